@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Sets up, idempotently, everything the test suite needs, skipping what is already there:
+#   1. a Docker engine that answers `docker info` (Debian's docker.io, started without systemd);
+#   2. the local PostgreSQL test images (built from Debian packages, see tests/images/build.sh);
+#   3. act (pinned) to run the action's workflow as a GitHub runner would;
+#   4. gitlab-ci-local (pinned, an npm devDependency) and its helper image.
+# Safe on a laptop that already runs Docker: nothing is installed or restarted when present.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+ACT_VERSION=${ACT_VERSION:-v0.2.89}
+log() { printf '[setup] %s\n' "$*"; }
+
+need_root() {
+  if [ "$(id -u)" -ne 0 ]; then
+    log "need root to $1; run as root or install it yourself" >&2
+    exit 1
+  fi
+}
+
+apt_updated=0
+apt_install() {
+  need_root "install $*"
+  if [ "$apt_updated" = 0 ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    apt_updated=1
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+# --- 1. Docker engine ---------------------------------------------------------------------------
+if docker info >/dev/null 2>&1; then
+  log "docker engine answers: skipping"
+else
+  if ! command -v dockerd >/dev/null 2>&1; then
+    log "installing docker.io from Debian"
+    apt_install docker.io
+  fi
+  if ! docker info >/dev/null 2>&1; then
+    need_root "start dockerd"
+    log "starting dockerd (log: /tmp/dockerd.log)"
+    nohup dockerd >/tmp/dockerd.log 2>&1 </dev/null &
+    for _ in $(seq 1 120); do
+      docker info >/dev/null 2>&1 && break
+      sleep 0.5
+    done
+    docker info >/dev/null 2>&1 || { log "dockerd did not answer; see /tmp/dockerd.log" >&2; tail -20 /tmp/dockerd.log >&2; exit 1; }
+  fi
+  log "docker engine: $(docker version --format '{{.Server.Version}}')"
+fi
+
+# --- 2. test images -----------------------------------------------------------------------------
+for tool in debootstrap rsync; do
+  command -v "$tool" >/dev/null 2>&1 || apt_install "$tool"
+done
+bash "$here/tests/images/build.sh"
+
+# --- 3. act -------------------------------------------------------------------------------------
+gobin=$(go env GOPATH 2>/dev/null)/bin
+if command -v act >/dev/null 2>&1 && act --version 2>/dev/null | grep -q "${ACT_VERSION#v}"; then
+  log "act ${ACT_VERSION} present: skipping"
+elif [ -x "$gobin/act" ] && "$gobin/act" --version 2>/dev/null | grep -q "${ACT_VERSION#v}"; then
+  log "act ${ACT_VERSION} present in $gobin: skipping"
+else
+  command -v go >/dev/null 2>&1 || apt_install golang-go
+  log "installing act ${ACT_VERSION} with go install"
+  GOFLAGS= go install "github.com/nektos/act@${ACT_VERSION}"
+fi
+
+# --- 4. gitlab-ci-local helper image ------------------------------------------------------------
+if ! docker image inspect docker.io/firecow/gitlab-ci-local-util:latest >/dev/null 2>&1; then
+  log "tagging a local bash image as gitlab-ci-local's helper image"
+  docker tag pg-tmpfs-test/postgres:15 docker.io/firecow/gitlab-ci-local-util:latest
+fi
+log "ready"

@@ -1,0 +1,49 @@
+/**
+ * How a client reaches the server: the connection URI and libpq's environment variables
+ * (manual: libpq "Connection Strings" and "Environment Variables").
+ */
+
+/** Where and as whom to connect. */
+export interface ConnectionInfo {
+  /** Host name or IP address (TCP) the server is published on, e.g. `127.0.0.1`. */
+  host: string;
+  /** TCP port on `host`. */
+  port: number;
+  user: string;
+  password: string;
+  database: string;
+}
+
+/**
+ * `postgresql://user:password@host:port/database`, with user, password and database
+ * percent-encoded (RFC 3986) so any character survives; IPv6 hosts are bracketed.
+ */
+export function connectionUri(c: ConnectionInfo): string {
+  const host = c.host.includes(':') ? `[${c.host}]` : c.host;
+  const enc = encodeURIComponent;
+  return `postgresql://${enc(c.user)}:${enc(c.password)}@${host}:${c.port}/${enc(c.database)}`;
+}
+
+/** DATABASE_URL and libpq's PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE. */
+export function connectionEnv(c: ConnectionInfo): Record<string, string> {
+  return {
+    DATABASE_URL: connectionUri(c),
+    PGHOST: c.host,
+    PGPORT: String(c.port),
+    PGUSER: c.user,
+    PGPASSWORD: c.password,
+    PGDATABASE: c.database,
+  };
+}
+
+/** Quotes a value for POSIX sh: single quotes, with each ' written as '\''. */
+export function shellQuote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** `export NAME='value'` lines (POSIX sh) for DATABASE_URL and PG*. */
+export function exportLines(c: ConnectionInfo): string {
+  return Object.entries(connectionEnv(c))
+    .map(([name, value]) => `export ${name}=${shellQuote(value)}`)
+    .join('\n');
+}

@@ -1,0 +1,190 @@
+/**
+ * Docker mode: PostgreSQL from an image built on the official one, PGDATA on a tmpfs, durability
+ * off, ready when a real query is answered through the published port, then verified.
+ */
+import { performance } from 'node:perf_hooks';
+import type { ConnectionInfo } from './connection.js';
+import { buildRunPlan, CONTAINER_PORT, parseDockerPort, pgdataFromEnv } from './docker-args.js';
+import { docker, dockerOk, engineVersion, inspectImage, isRunning, logsTail, pullImage, removeContainer } from './docker.js';
+import { SetupError } from './errors.js';
+import type { Config } from './inputs.js';
+import type { Logger } from './log.js';
+import { NotReadyError, waitForQuery } from './readiness.js';
+import { effectiveSettings } from './settings.js';
+import {
+  checkSettings,
+  filesystemTypeOf,
+  isRamFilesystem,
+  SETTINGS_QUERY,
+  type PgSettingRow,
+  type SettingCheck,
+} from './verify.js';
+
+/** A running, verified server. */
+export interface Started {
+  mode: 'docker' | 'native';
+  connection: ConnectionInfo;
+  /** Docker container ID (docker mode) or '' (native mode). */
+  containerId: string;
+  /** Image reference run (docker mode) or the bin directory used (native mode). */
+  source: string;
+  /** `server_version` as reported by the server. */
+  serverVersion: string;
+  /** `data_directory` as reported by the server. */
+  dataDirectory: string;
+  /** Filesystem type under the data directory, as measured (e.g. `tmpfs`, `overlay`). */
+  filesystem: string;
+  /** True when the measured filesystem is RAM-backed. */
+  tmpfs: boolean;
+  /** Each requested setting as the server reports it. */
+  settings: SettingCheck[];
+  /** ms from process start to the first answered query. */
+  startupMs: number;
+  /** ms spent pulling the image (0 when it was present). */
+  pullMs: number;
+}
+
+/** How many server log lines to show when something fails. */
+export const LOG_TAIL_LINES = 50;
+
+/**
+ * Reads back settings and the data directory's filesystem, and fails when they are not as asked.
+ * @param mountsText text of /proc/mounts as seen by the server process
+ * @throws SetupError listing each setting that did not take, or when PGDATA is not on tmpfs
+ */
+export async function verifyServer(
+  client: import('pg').Client,
+  requested: ReturnType<typeof effectiveSettings>,
+  readMounts: (dataDirectory: string) => Promise<string>,
+  expectTmpfs: boolean,
+): Promise<{ settings: SettingCheck[]; dataDirectory: string; filesystem: string }> {
+  const rows = (await client.query<PgSettingRow>(SETTINGS_QUERY, [requested.map((s) => s.name)])).rows;
+  const settings = checkSettings(requested, rows);
+  const dataDirectory = (await client.query<{ d: string }>("SELECT current_setting('data_directory') AS d")).rows[0]?.d ?? '';
+  const filesystem = filesystemTypeOf(dataDirectory, await readMounts(dataDirectory)) ?? 'unknown';
+  const bad = settings.filter((s) => !s.ok);
+  if (bad.length > 0) {
+    throw new SetupError(
+      `Settings not in effect: ${bad.map((s) => `${s.name} asked ${s.requested}, server has ${s.actual ?? '(unknown setting)'}`).join('; ')}`,
+      "Check the 'settings' input: names as in pg_settings and values the server accepts",
+    );
+  }
+  if (expectTmpfs && !isRamFilesystem(filesystem)) {
+    throw new SetupError(
+      `The data directory ${dataDirectory} is on ${filesystem}, not tmpfs`,
+      "The image's server does not use the PGDATA it declares; set PGDATA in the image or report this image",
+    );
+  }
+  return { settings, dataDirectory, filesystem };
+}
+
+/**
+ * Starts PostgreSQL in Docker.
+ * @param onContainer called with the container ID as soon as it exists (so a post step can
+ *   remove it even if this function never returns)
+ * @returns the running, verified server
+ * @throws SetupError (no container left behind) when Docker is missing, the image cannot be had,
+ *   the server does not answer within config.waitTimeoutMs, or a setting did not take
+ */
+export async function startDocker(
+  config: Config,
+  log: Logger,
+  onContainer: (id: string) => void = () => undefined,
+): Promise<Started> {
+  const engine = await engineVersion();
+  log.info(`Docker engine ${engine}`);
+
+  let pullMs = 0;
+  let image = await inspectImage(config.image);
+  if (!image) {
+    const t0 = performance.now();
+    await log.group(`Pulling ${config.image}`, async () => {
+      await pullImage(config.image);
+      pullMs = Math.round(performance.now() - t0);
+      log.info(`Pulled ${config.image} in ${pullMs} ms`);
+    });
+    image = await inspectImage(config.image);
+  }
+  const pgdata = pgdataFromEnv(image?.env);
+  if (!pgdata) {
+    throw new SetupError(
+      `Image "${config.image}" does not set PGDATA`,
+      "Input 'image' must name an image built on the official postgres image (docker-library/postgres), which sets PGDATA",
+    );
+  }
+
+  const plan = buildRunPlan(config, pgdata);
+  log.info(`PGDATA ${pgdata} on tmpfs${config.tmpfsSize ? ` (size ${config.tmpfsSize})` : ''}; /dev/shm ${config.shmSize}`);
+  log.info(`docker ${plan.args.join(' ')}`);
+  const run = await docker(plan.args, plan.env);
+  if (run.exitCode !== 0) {
+    const nameTaken = /already in use/.test(run.stderr);
+    const portTaken = /port is already allocated|address already in use/i.test(run.stderr);
+    throw new SetupError(
+      `docker run failed: ${run.stderr.trim()}`,
+      nameTaken
+        ? "Input 'container-name': choose another name or remove the old container"
+        : portTaken
+          ? "Input 'port': that port is taken; choose another or use 0 for a free one"
+          : 'See the Docker error above',
+    );
+  }
+  const containerId = run.stdout.trim();
+  onContainer(containerId);
+
+  try {
+    const port =
+      config.port !== 0
+        ? config.port
+        : parseDockerPort(await dockerOk(['port', containerId, `${CONTAINER_PORT}/tcp`], 'docker port', 'See the Docker error'));
+    const connection: ConnectionInfo = {
+      host: config.publishHost === '0.0.0.0' || config.publishHost === '::' ? '127.0.0.1' : config.publishHost,
+      port,
+      user: config.user,
+      password: config.password,
+      database: config.database,
+    };
+    const ready = await waitForQuery(connection, {
+      timeoutMs: config.waitTimeoutMs,
+      intervalMs: 20,
+      isAlive: () => isRunning(containerId),
+    }).catch(async (error: unknown) => {
+      if (error instanceof NotReadyError) {
+        throw new SetupError(
+          `PostgreSQL did not answer a query: ${error.message}; last error: ${error.lastError}`,
+          error.died ? 'The server exited; its log is below' : "Raise input 'wait-timeout', or read the server log below",
+          await logsTail(containerId, LOG_TAIL_LINES),
+        );
+      }
+      throw error;
+    });
+    const startupMs = Math.round(performance.now());
+    log.info(`Answered a query after ${startupMs} ms (${ready.attempts} attempts): PostgreSQL ${ready.serverVersion}`);
+    try {
+      const verified = await verifyServer(
+        ready.client,
+        effectiveSettings(config.settings),
+        async () =>
+          dockerOk(['exec', containerId, 'cat', '/proc/mounts'], 'docker exec cat /proc/mounts', 'The image needs `cat`'),
+        true,
+      );
+      return {
+        mode: 'docker',
+        connection,
+        containerId,
+        source: config.image,
+        serverVersion: ready.serverVersion,
+        ...verified,
+        tmpfs: isRamFilesystem(verified.filesystem),
+        startupMs,
+        pullMs,
+      };
+    } finally {
+      await ready.client.end().catch(() => undefined);
+    }
+  } catch (error) {
+    const problem = await removeContainer(containerId);
+    if (problem) log.warning(`Could not remove container ${containerId}: ${problem}`);
+    throw error;
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * Input parsing and validation, shared by the action (action.yml inputs) and the CLI (flags of
+ * the same names). Everything is checked here, before anything starts.
+ */
+import { randomBytes } from 'node:crypto';
+import { InputError } from './errors.js';
+import { parseSettings, type Setting } from './settings.js';
+
+/**
+ * Defaults of every input. action.yml repeats them for GitHub's UI; tests/unit/action-yml.test.ts
+ * proves the two agree.
+ */
+export const DEFAULTS = Object.freeze({
+  'postgres-version': '18',
+  image: '',
+  port: '5432',
+  'publish-host': '127.0.0.1',
+  user: 'postgres',
+  password: 'postgres',
+  database: 'postgres',
+  'tmpfs-size': '',
+  'shm-size': '512m',
+  settings: '',
+  'wait-timeout': '60',
+  'container-name': '',
+  'export-env': 'true',
+});
+
+/** Names of all inputs. */
+export type InputName = keyof typeof DEFAULTS;
+
+/** A validated configuration for starting PostgreSQL in Docker. */
+export interface Config {
+  /** The version input as given, e.g. `17` or `16.4-bookworm`. */
+  postgresVersion: string;
+  /** Image reference to run: the `image` input, or `postgres:<postgres-version>`. */
+  image: string;
+  /** Host TCP port; 0 lets Docker pick a free one. */
+  port: number;
+  /** Host address the port is published on (default 127.0.0.1: not reachable from outside). */
+  publishHost: string;
+  user: string;
+  password: string;
+  database: string;
+  /** tmpfs size for PGDATA in Docker's size syntax (`1g`, `512m`), or null for the kernel default (half of RAM). */
+  tmpfsSize: string | null;
+  /** /dev/shm size in Docker's syntax; Docker's own default is 64m, too small for parallel query. */
+  shmSize: string;
+  /** The user's settings (they override the durability profile). */
+  settings: Setting[];
+  /** How long to wait for the first answered query, in ms. */
+  waitTimeoutMs: number;
+  /** Docker container name. */
+  containerName: string;
+  /** Whether to export DATABASE_URL and PG* variables to later steps. */
+  exportEnv: boolean;
+}
+
+const VERSION = /^\d{1,2}(\.\d{1,2})?(-[a-z0-9][a-z0-9._-]*)?$/;
+const SIZE = /^[1-9]\d*[bkmg]?$/i;
+const CONTAINER_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
+// Docker reference: [registry[:port]/]path[:tag][@digest]; no spaces, cannot start with '-'.
+const IMAGE = /^[a-z0-9][a-z0-9._/:@-]*$/i;
+/** PostgreSQL truncates identifiers at NAMEDATALEN-1 = 63 bytes (manual: "Identifiers and Key Words"). */
+const MAX_IDENTIFIER_BYTES = 63;
+
+function integer(input: InputName, raw: string, min: number, max: number, fix: string): number {
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new InputError(input, `"${raw}" is not a whole number from ${min} to ${max}`, fix);
+  }
+  return Number(raw);
+}
+
+function identifier(input: InputName, raw: string): string {
+  if (raw === '') throw new InputError(input, 'is empty', `Give a name, or leave the input out for "${DEFAULTS[input]}".`);
+  if (Buffer.byteLength(raw) > MAX_IDENTIFIER_BYTES || raw.includes('\0')) {
+    throw new InputError(input, `"${raw}" is longer than ${MAX_IDENTIFIER_BYTES} bytes or holds a NUL`, 'Use a shorter name.');
+  }
+  return raw;
+}
+
+function boolean(input: InputName, raw: string): boolean {
+  const v = raw.toLowerCase();
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  throw new InputError(input, `"${raw}" is not true or false`, 'Write true or false.');
+}
+
+function size(input: InputName, raw: string): string {
+  if (!SIZE.test(raw)) {
+    throw new InputError(
+      input,
+      `"${raw}" is not a size`,
+      'Write a number with an optional unit b, k, m or g, e.g. "512m" or "2g".',
+    );
+  }
+  return raw.toLowerCase();
+}
+
+/** A container name unique to this run: `pg-tmpfs-<run id or pid>-<6 hex>`. */
+export function defaultContainerName(env: NodeJS.ProcessEnv = process.env): string {
+  return `pg-tmpfs-${env.GITHUB_RUN_ID ?? process.pid}-${randomBytes(3).toString('hex')}`;
+}
+
+/**
+ * Reads and validates all inputs.
+ * @param get returns an input's raw value ('' when not given); defaults from DEFAULTS apply to ''
+ * @throws InputError naming the first bad input and how to fix it
+ */
+export function parseInputs(get: (name: InputName) => string): Config {
+  const raw = (name: InputName): string => {
+    const value = get(name).trim();
+    return value === '' ? DEFAULTS[name] : value;
+  };
+  const postgresVersion = raw('postgres-version');
+  if (!VERSION.test(postgresVersion)) {
+    throw new InputError(
+      'postgres-version',
+      `"${postgresVersion}" is not a PostgreSQL version`,
+      'Give a major version such as "17", optionally with a tag suffix such as "17-alpine", or set `image` instead.',
+    );
+  }
+  const imageInput = raw('image');
+  if (imageInput !== '' && !IMAGE.test(imageInput)) {
+    throw new InputError('image', `"${imageInput}" is not an image reference`, 'Give a reference like "postgis/postgis:17-3.5".');
+  }
+  const containerName = raw('container-name') || defaultContainerName();
+  if (!CONTAINER_NAME.test(containerName)) {
+    throw new InputError(
+      'container-name',
+      `"${containerName}" is not a valid container name`,
+      'Use letters, digits, "_", "." and "-", starting with a letter or digit.',
+    );
+  }
+  const publishHost = raw('publish-host');
+  if (!/^[0-9a-fA-F.:]+$/.test(publishHost)) {
+    throw new InputError(
+      'publish-host',
+      `"${publishHost}" is not an IP address`,
+      'Use 127.0.0.1 (default), or 0.0.0.0 to accept connections from other hosts.',
+    );
+  }
+  return {
+    postgresVersion,
+    image: imageInput || `postgres:${postgresVersion}`,
+    port: integer('port', raw('port'), 0, 65535, 'Use a TCP port such as 5432, or 0 to let Docker pick a free one.'),
+    publishHost,
+    user: identifier('user', raw('user')),
+    password: (() => {
+      const p = get('password') === '' ? DEFAULTS.password : get('password');
+      if (/[\0]/.test(p)) throw new InputError('password', 'holds a NUL character', 'Remove it.');
+      return p;
+    })(),
+    database: identifier('database', raw('database')),
+    tmpfsSize: raw('tmpfs-size') === '' ? null : size('tmpfs-size', raw('tmpfs-size')),
+    shmSize: size('shm-size', raw('shm-size')),
+    settings: parseSettings(get('settings')),
+    waitTimeoutMs: integer('wait-timeout', raw('wait-timeout'), 1, 3600, 'Give whole seconds, e.g. 60.') * 1000,
+    containerName,
+    exportEnv: boolean('export-env', raw('export-env')),
+  };
+}

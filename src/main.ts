@@ -1,0 +1,48 @@
+/**
+ * The action's main step: parse inputs, start PostgreSQL, publish the connection.
+ */
+import * as core from '@actions/core';
+import { startDocker } from './docker-mode.js';
+import { InputError, SetupError } from './errors.js';
+import { parseInputs, type InputName } from './inputs.js';
+import { actionsLogger } from './log.js';
+import { publish, writeSummary } from './outputs.js';
+import { markMainRan, saveContainerId } from './state.js';
+
+/** Reports an error as an annotation that names the input (for InputError) and the fix. */
+export function reportError(error: unknown): void {
+  if (error instanceof InputError) {
+    core.setFailed(error.message);
+    return;
+  }
+  if (error instanceof SetupError) {
+    if (error.detail) {
+      core.startGroup('PostgreSQL server log (last lines)');
+      core.info(error.detail);
+      core.endGroup();
+    }
+    core.setFailed(error.message);
+    return;
+  }
+  core.setFailed(error instanceof Error ? (error.stack ?? error.message) : String(error));
+}
+
+/** Runs the main step. Never throws: failures become annotations and a failed step. */
+export async function run(): Promise<void> {
+  markMainRan();
+  try {
+    const config = parseInputs((name: InputName) => core.getInput(name));
+    core.setSecret(config.password);
+    const started = await startDocker(config, actionsLogger, saveContainerId);
+    publish(started, config.exportEnv);
+    await writeSummary(started);
+    core.info(
+      `PostgreSQL ${started.serverVersion} ready at ${started.connection.host}:${started.connection.port} ` +
+        `(PGDATA on ${started.filesystem}, ${started.startupMs} ms)`,
+    );
+  } catch (error) {
+    reportError(error);
+  }
+}
+
+await run();

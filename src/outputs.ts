@@ -1,0 +1,66 @@
+/**
+ * Publishing a started server: step outputs, exported environment, the job summary.
+ */
+import * as core from '@actions/core';
+import { connectionEnv, connectionUri } from './connection.js';
+import type { Started } from './docker-mode.js';
+
+/**
+ * Every output of action.yml, as strings. Keys are output names.
+ */
+export function outputsOf(s: Started): Record<string, string> {
+  return {
+    'connection-uri': connectionUri(s.connection),
+    host: s.connection.host,
+    port: String(s.connection.port),
+    user: s.connection.user,
+    password: s.connection.password,
+    database: s.connection.database,
+    'container-id': s.containerId,
+    'server-version': s.serverVersion,
+    'data-directory': s.dataDirectory,
+    tmpfs: String(s.tmpfs),
+    'startup-ms': String(s.startupMs),
+    mode: s.mode,
+  };
+}
+
+/**
+ * Sets the step outputs and, when `exportEnv`, DATABASE_URL and PG* for later steps.
+ * The password (and so the URI holding it) is masked in logs first.
+ */
+export function publish(s: Started, exportEnv: boolean): void {
+  core.setSecret(s.connection.password);
+  core.setSecret(encodeURIComponent(s.connection.password));
+  for (const [name, value] of Object.entries(outputsOf(s))) core.setOutput(name, value);
+  if (exportEnv) {
+    for (const [name, value] of Object.entries(connectionEnv(s.connection))) core.exportVariable(name, value);
+  }
+}
+
+/** Writes the job summary: what runs, where its data lives, what is in effect, how fast. */
+export async function writeSummary(s: Started): Promise<void> {
+  await core.summary
+    .addHeading('PostgreSQL on tmpfs', 3)
+    .addTable([
+      [
+        { data: 'what', header: true },
+        { data: 'value', header: true },
+      ],
+      [s.mode === 'docker' ? 'image' : 'binaries', s.source],
+      ['server version', s.serverVersion],
+      ['PGDATA', `${s.dataDirectory} (${s.filesystem})`],
+      ['startup', `${s.startupMs} ms to first answered query${s.pullMs ? ` (pull ${s.pullMs} ms)` : ''}`],
+      ['connection', `${s.connection.host}:${s.connection.port} as ${s.connection.user}, database ${s.connection.database}`],
+    ])
+    .addHeading('Settings in effect', 4)
+    .addTable([
+      [
+        { data: 'setting', header: true },
+        { data: 'asked', header: true },
+        { data: 'server reports', header: true },
+      ],
+      ...s.settings.map((c) => [c.name, c.requested, c.actual ?? '']),
+    ])
+    .write();
+}

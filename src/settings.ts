@@ -1,0 +1,109 @@
+/**
+ * The durability profile: the one definition of what "durability off" means in this project.
+ * The action (Docker and native modes), the CLI and the GitLab/Woodpecker templates all use it
+ * (templates are checked against it by tests/unit/templates.test.ts).
+ *
+ * Source: PostgreSQL manual, "Non-Durable Settings" (runtime-config / non-durability.html),
+ * and the measurements in the README's performance section.
+ */
+import { InputError } from './errors.js';
+
+/** One server setting passed to `postgres` as `-c name=value`. */
+export interface Setting {
+  /** GUC name as in pg_settings.name, e.g. `fsync`. */
+  name: string;
+  /** Value as PostgreSQL accepts it on the command line, e.g. `off`, `16MB`. */
+  value: string;
+  /** Why it is in the profile (shown in docs and the job summary). */
+  why: string;
+}
+
+/**
+ * Settings that trade crash safety for speed. Every one is safe for a throwaway test database
+ * and none changes query results.
+ */
+export const DURABILITY_SETTINGS: readonly Setting[] = Object.freeze([
+  { name: 'fsync', value: 'off', why: 'no fsync() of data or WAL files (manual: Non-Durable Settings)' },
+  {
+    name: 'synchronous_commit',
+    value: 'off',
+    why: 'COMMIT does not wait for the WAL flush (manual: Non-Durable Settings)',
+  },
+  {
+    name: 'full_page_writes',
+    value: 'off',
+    why: 'no full page images in WAL after each checkpoint (manual: Non-Durable Settings)',
+  },
+  {
+    name: 'wal_level',
+    value: 'minimal',
+    why: 'least WAL; CREATE TABLE + COPY/TRUNCATE in one transaction skip WAL entirely',
+  },
+  { name: 'max_wal_senders', value: '0', why: 'required by wal_level=minimal' },
+  {
+    name: 'jit',
+    value: 'off',
+    why: 'near-empty test tables have bad row estimates that make JIT compile for nothing',
+  },
+]);
+
+/**
+ * Arguments for initdb: `--nosync` skips the fsync of every file initdb writes (manual: initdb).
+ * Docker mode passes them through the official image's POSTGRES_INITDB_ARGS.
+ */
+export const INITDB_ARGS: readonly string[] = Object.freeze(['--nosync']);
+
+/** A GUC name: `name` or `extension.name` (letters, digits, underscores). */
+const SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
+
+/**
+ * Parses the `settings` input: one `name=value` per line; blank lines and lines starting with
+ * `#` are ignored; whitespace around name and value is trimmed.
+ * @returns the settings in input order (a repeated name keeps the last value)
+ * @throws InputError (input `settings`) for a line without `=`, a bad name or an empty value
+ */
+export function parseSettings(text: string, input = 'settings'): Setting[] {
+  const byName = new Map<string, Setting>();
+  for (const [index, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const eq = line.indexOf('=');
+    if (eq <= 0) {
+      throw new InputError(
+        input,
+        `line ${index + 1} "${line}" is not name=value`,
+        'Write one setting per line, e.g. "work_mem=64MB".',
+      );
+    }
+    const name = line.slice(0, eq).trim();
+    const value = line.slice(eq + 1).trim();
+    if (!SETTING_NAME.test(name)) {
+      throw new InputError(
+        input,
+        `"${name}" is not a PostgreSQL setting name`,
+        'Use the name as in pg_settings, e.g. "shared_buffers".',
+      );
+    }
+    if (value === '' || /[\0\r\n]/.test(value)) {
+      throw new InputError(input, `setting "${name}" has an empty value`, 'Give a value after "=", e.g. "work_mem=64MB".');
+    }
+    byName.delete(name);
+    byName.set(name, { name, value, why: 'from the settings input' });
+  }
+  return [...byName.values()];
+}
+
+/**
+ * The settings a server is started with: the durability profile, overridden and extended by the
+ * user's settings (a user value replaces the profile's value for the same name).
+ */
+export function effectiveSettings(overrides: readonly Setting[]): Setting[] {
+  const merged = new Map<string, Setting>(DURABILITY_SETTINGS.map((s) => [s.name, s]));
+  for (const s of overrides) merged.set(s.name, s);
+  return [...merged.values()];
+}
+
+/** `postgres` arguments for settings: `['-c', 'fsync=off', ...]`. */
+export function settingsToArgs(settings: readonly Setting[]): string[] {
+  return settings.flatMap((s) => ['-c', `${s.name}=${s.value}`]);
+}

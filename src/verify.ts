@@ -1,0 +1,120 @@
+/**
+ * Checks that what was asked for is in effect: each setting as the running server reports it in
+ * pg_settings, and the filesystem type under the data directory as the kernel reports it.
+ */
+import type { Setting } from './settings.js';
+
+/** A row of pg_settings (manual: "pg_settings"). */
+export interface PgSettingRow {
+  name: string;
+  /** Current value in the setting's base unit, e.g. `2048` for shared_buffers=16MB. */
+  setting: string;
+  /** Base unit (`8kB`, `kB`, `MB`, `B`, `ms`, `s`, `min`) or null. */
+  unit: string | null;
+  /** `bool`, `integer`, `real`, `string` or `enum`. */
+  vartype: string;
+}
+
+/** The outcome of comparing one requested setting with the server's value. */
+export interface SettingCheck {
+  name: string;
+  requested: string;
+  /** The server's value as pg_settings shows it (with its unit), or null when unknown. */
+  actual: string | null;
+  ok: boolean;
+}
+
+const MEMORY_UNITS: Record<string, number> = { B: 1, kB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 };
+const TIME_UNITS: Record<string, number> = { us: 0.001, ms: 1, s: 1000, min: 60_000, h: 3_600_000, d: 86_400_000 };
+const TRUE_WORDS = new Set(['on', 'true', 'yes', '1', 't', 'y']);
+const FALSE_WORDS = new Set(['off', 'false', 'no', '0', 'f', 'n']);
+
+/** Splits a base unit like `8kB` into its multiplier in bytes or ms; null when unitless. */
+function baseUnitSize(unit: string | null): { size: number; table: Record<string, number> } | null {
+  if (!unit) return null;
+  const match = /^(\d*)\s*([A-Za-z]+)$/.exec(unit);
+  if (!match) return null;
+  const factor = match[1] ? Number(match[1]) : 1;
+  const name = match[2] ?? '';
+  if (name in MEMORY_UNITS) return { size: factor * (MEMORY_UNITS[name] ?? 1), table: MEMORY_UNITS };
+  if (name in TIME_UNITS) return { size: factor * (TIME_UNITS[name] ?? 1), table: TIME_UNITS };
+  return null;
+}
+
+/**
+ * Normalises a requested value to the form pg_settings.setting uses for `row`, following the
+ * manual's "Parameter Names and Values" rules (booleans' spellings, unit suffixes, enums case
+ * insensitive). Returns null when the value cannot be read.
+ */
+export function normalizeRequested(value: string, row: PgSettingRow): string | null {
+  const v = value.trim().replace(/^'(.*)'$/, '$1');
+  switch (row.vartype) {
+    case 'bool': {
+      const lower = v.toLowerCase();
+      if (TRUE_WORDS.has(lower)) return 'on';
+      if (FALSE_WORDS.has(lower)) return 'off';
+      return null;
+    }
+    case 'enum':
+      return v.toLowerCase();
+    case 'integer':
+    case 'real': {
+      const match = /^(-?\d+(?:\.\d+)?)\s*([A-Za-z]*)$/.exec(v);
+      if (!match) return null;
+      const number = Number(match[1]);
+      const suffix = match[2] ?? '';
+      if (suffix === '') return String(number);
+      const base = baseUnitSize(row.unit);
+      const multiplier = base?.table[suffix];
+      if (!base || multiplier === undefined) return null;
+      const inBase = (number * multiplier) / base.size;
+      return String(row.vartype === 'integer' ? Math.round(inBase) : inBase);
+    }
+    default:
+      return v;
+  }
+}
+
+/**
+ * Compares requested settings with pg_settings rows.
+ * @returns one check per requested setting, in request order
+ */
+export function checkSettings(requested: readonly Setting[], rows: readonly PgSettingRow[]): SettingCheck[] {
+  const byName = new Map(rows.map((r) => [r.name, r]));
+  return requested.map(({ name, value }) => {
+    const row = byName.get(name);
+    if (!row) return { name, requested: value, actual: null, ok: false };
+    const actual = row.unit ? `${row.setting} (${row.unit})` : row.setting;
+    const want = normalizeRequested(value, row);
+    const have = row.vartype === 'enum' ? row.setting.toLowerCase() : row.setting;
+    const ok = want !== null && (row.vartype === 'real' ? Number(want) === Number(have) : want === have);
+    return { name, requested: value, actual, ok };
+  });
+}
+
+/** SQL that reads the rows checkSettings needs; $1 is a text[] of setting names. */
+export const SETTINGS_QUERY = 'SELECT name, setting, unit, vartype FROM pg_settings WHERE name = ANY($1::text[])';
+
+/**
+ * Finds the filesystem type that holds `path`, from the text of /proc/mounts (or
+ * /proc/self/mounts): the entry with the longest mount point that is `path` or a parent of it.
+ * Mount points in /proc/mounts escape spaces as `\040` (proc(5)).
+ * @returns e.g. `tmpfs`, `overlay`, `ext4`; null when no entry matches
+ */
+export function filesystemTypeOf(path: string, procMounts: string): string | null {
+  let best: { point: string; type: string } | null = null;
+  for (const line of procMounts.split('\n')) {
+    const fields = line.split(' ');
+    if (fields.length < 3) continue;
+    const point = (fields[1] ?? '').replace(/\\(\d{3})/g, (_, oct: string) => String.fromCharCode(parseInt(oct, 8)));
+    const type = fields[2] ?? '';
+    const covers = point === '/' || path === point || path.startsWith(point.endsWith('/') ? point : `${point}/`);
+    if (covers && (!best || point.length >= best.point.length)) best = { point, type };
+  }
+  return best?.type ?? null;
+}
+
+/** Filesystem types that live in RAM. */
+export function isRamFilesystem(type: string | null): boolean {
+  return type === 'tmpfs' || type === 'ramfs';
+}

@@ -1,0 +1,58 @@
+/**
+ * Shared helpers for end-to-end tests: the local test images, the act binary, leftovers checks.
+ * Under CI=true, missing infrastructure fails the test (never skips).
+ */
+import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { CONTAINER_LABEL } from '../../src/docker-args.js';
+
+/** Repository root. */
+export const ROOT = resolve(import.meta.dirname, '..', '..');
+
+/** Local images from tests/images/build.sh: both PGDATA layouts of the official image. */
+export const TEST_IMAGES = {
+  /** PGDATA=/var/lib/postgresql/data (official image up to 17). */
+  layout17: 'pg-tmpfs-test/postgres:15',
+  /** PGDATA=/var/lib/postgresql/15/docker (official image 18 and later). */
+  layout18: 'pg-tmpfs-test/postgres:15-layout18',
+} as const;
+
+/** Throws with a pointer to the setup script when an image is missing. */
+export function requireImages(): void {
+  for (const image of Object.values(TEST_IMAGES)) {
+    const r = spawnSync('docker', ['image', 'inspect', image], { stdio: 'ignore' });
+    if (r.status !== 0) throw new Error(`test image ${image} is missing: run bash scripts/setup-test-infra.sh`);
+  }
+}
+
+/** Path of the act binary (PATH, then $(go env GOPATH)/bin). */
+export function actBinary(): string {
+  const onPath = spawnSync('sh', ['-c', 'command -v act'], { encoding: 'utf8' }).stdout.trim();
+  if (onPath) return onPath;
+  const gopath = spawnSync('go', ['env', 'GOPATH'], { encoding: 'utf8' }).stdout.trim() || join(homedir(), 'go');
+  const candidate = join(gopath, 'bin', 'act');
+  if (existsSync(candidate)) return candidate;
+  throw new Error('act is not installed: run bash scripts/setup-test-infra.sh');
+}
+
+/**
+ * Runs a workflow with act on the host (`-P ubuntu-latest=-self-hosted`), as a runner would.
+ * @returns act's exit status and combined output
+ */
+export function runAct(workflow: string, args: string[] = []): SpawnSyncReturns<string> & { log: string } {
+  const r = spawnSync(
+    actBinary(),
+    ['push', '-P', 'ubuntu-latest=-self-hosted', '-W', workflow, '--pull=false', '--action-offline-mode', ...args],
+    { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, ACT: 'true' } },
+  );
+  return Object.assign(r, { log: `${r.stdout}${r.stderr}` });
+}
+
+/** IDs of containers this project started (by label), running or not. */
+export function ourContainers(): string[] {
+  return execFileSync('docker', ['ps', '-aq', '--filter', `label=${CONTAINER_LABEL}`], { encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean);
+}

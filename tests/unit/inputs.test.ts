@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { InputError } from '../../src/errors.js';
+import { DEFAULTS, parseInputs, type InputName } from '../../src/inputs.js';
+
+const parse = (given: Partial<Record<InputName, string>>) => parseInputs((name) => given[name] ?? '');
+
+function inputError(fn: () => unknown): InputError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof InputError) return e;
+    throw e;
+  }
+  throw new Error('no error thrown');
+}
+
+describe('parseInputs', () => {
+  it('applies the defaults', () => {
+    const c = parse({});
+    expect(c.image).toBe(`postgres:${DEFAULTS['postgres-version']}`);
+    expect(c.port).toBe(5432);
+    expect(c.publishHost).toBe('127.0.0.1');
+    expect([c.user, c.password, c.database]).toEqual(['postgres', 'postgres', 'postgres']);
+    expect(c.tmpfsSize).toBeNull();
+    expect(c.shmSize).toBe('512m');
+    expect(c.waitTimeoutMs).toBe(60_000);
+    expect(c.exportEnv).toBe(true);
+    expect(c.containerName).toMatch(/^pg-tmpfs-\w+-[0-9a-f]{6}$/);
+  });
+
+  it('derives the image from the version, and image overrides it', () => {
+    expect(parse({ 'postgres-version': '16' }).image).toBe('postgres:16');
+    expect(parse({ 'postgres-version': '17-alpine' }).image).toBe('postgres:17-alpine');
+    expect(parse({ 'postgres-version': '16', image: 'postgis/postgis:17-3.5' }).image).toBe('postgis/postgis:17-3.5');
+  });
+
+  it('keeps a password exactly, spaces included', () => {
+    expect(parse({ password: ' p@ss:w/rd ' }).password).toBe(' p@ss:w/rd ');
+  });
+
+  it.each<[InputName, string, RegExp]>([
+    ['postgres-version', 'latest', /not a PostgreSQL version/],
+    ['postgres-version', '17; rm -rf /', /not a PostgreSQL version/],
+    ['image', '--privileged', /not an image reference/],
+    ['port', '70000', /whole number from 0 to 65535/],
+    ['port', 'abc', /whole number/],
+    ['tmpfs-size', 'lots', /not a size/],
+    ['shm-size', '1.5g', /not a size/],
+    ['wait-timeout', '0', /whole number from 1/],
+    ['export-env', 'yes', /not true or false/],
+    ['container-name', '-x', /not a valid container name/],
+    ['user', 'x'.repeat(64), /longer than 63 bytes/],
+    ['publish-host', 'example.com', /not an IP address/],
+    ['settings', 'fsync', /not name=value/],
+  ])('rejects %s=%j, naming the input and a fix', (input, value, message) => {
+    const error = inputError(() => parse({ [input]: value }));
+    expect(error.input).toBe(input);
+    expect(error.problem).toMatch(message);
+    expect(error.fix.length).toBeGreaterThan(5);
+  });
+
+  it('accepts port 0 (free port) and sizes with units', () => {
+    const c = parse({ port: '0', 'tmpfs-size': '2G', 'shm-size': '1g' });
+    expect([c.port, c.tmpfsSize, c.shmSize]).toEqual([0, '2g', '1g']);
+  });
+});

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { checkSettings, filesystemTypeOf, isRamFilesystem, normalizeRequested, type PgSettingRow } from '../../src/verify.js';
+
+const row = (name: string, setting: string, vartype: string, unit: string | null = null): PgSettingRow => ({
+  name,
+  setting,
+  unit,
+  vartype,
+});
+
+describe('normalizeRequested', () => {
+  it('reads booleans in every spelling the manual allows', () => {
+    for (const v of ['off', 'OFF', 'false', 'no', '0']) expect(normalizeRequested(v, row('fsync', 'off', 'bool'))).toBe('off');
+    for (const v of ['on', 'true', 'yes', '1']) expect(normalizeRequested(v, row('fsync', 'off', 'bool'))).toBe('on');
+    expect(normalizeRequested('maybe', row('fsync', 'off', 'bool'))).toBeNull();
+  });
+
+  it('converts memory and time units to the base unit', () => {
+    expect(normalizeRequested('16MB', row('shared_buffers', '2048', 'integer', '8kB'))).toBe('2048');
+    expect(normalizeRequested('1GB', row('shared_buffers', '2048', 'integer', '8kB'))).toBe('131072');
+    expect(normalizeRequested('64MB', row('work_mem', '4096', 'integer', 'kB'))).toBe('65536');
+    expect(normalizeRequested('1min', row('checkpoint_timeout', '300', 'integer', 's'))).toBe('60');
+    expect(normalizeRequested('300', row('checkpoint_timeout', '300', 'integer', 's'))).toBe('300');
+    expect(normalizeRequested('10parsecs', row('work_mem', '4096', 'integer', 'kB'))).toBeNull();
+  });
+
+  it('compares enums case-insensitively and strings exactly', () => {
+    expect(normalizeRequested('Minimal', row('wal_level', 'minimal', 'enum'))).toBe('minimal');
+    expect(normalizeRequested("'UTC'", row('timezone', 'UTC', 'string'))).toBe('UTC');
+  });
+});
+
+describe('checkSettings', () => {
+  it('marks each requested setting ok or not, and unknown names as not', () => {
+    const checks = checkSettings(
+      [
+        { name: 'fsync', value: 'off', why: '' },
+        { name: 'shared_buffers', value: '16MB', why: '' },
+        { name: 'wal_level', value: 'minimal', why: '' },
+        { name: 'no_such', value: '1', why: '' },
+      ],
+      [row('fsync', 'on', 'bool'), row('shared_buffers', '2048', 'integer', '8kB'), row('wal_level', 'replica', 'enum')],
+    );
+    expect(checks.map((c) => [c.name, c.ok, c.actual])).toEqual([
+      ['fsync', false, 'on'],
+      ['shared_buffers', true, '2048 (8kB)'],
+      ['wal_level', false, 'replica'],
+      ['no_such', false, null],
+    ]);
+  });
+});
+
+describe('filesystemTypeOf', () => {
+  const mounts = [
+    'overlay / overlay rw,relatime 0 0',
+    'tmpfs /dev/shm tmpfs rw 0 0',
+    '/dev/vda /var/lib/postgresql ext4 rw 0 0',
+    'tmpfs /var/lib/postgresql/18/docker tmpfs rw,size=1048576k 0 0',
+    'tmpfs /with\\040space tmpfs rw 0 0',
+  ].join('\n');
+
+  it('picks the longest mount point that holds the path', () => {
+    expect(filesystemTypeOf('/var/lib/postgresql/18/docker', mounts)).toBe('tmpfs');
+    expect(filesystemTypeOf('/var/lib/postgresql/18/dockerx', mounts)).toBe('ext4');
+    expect(filesystemTypeOf('/var/lib/postgresql/data', mounts)).toBe('ext4');
+    expect(filesystemTypeOf('/etc', mounts)).toBe('overlay');
+    expect(filesystemTypeOf('/with space/pg', mounts)).toBe('tmpfs');
+    expect(filesystemTypeOf('/x', '')).toBeNull();
+  });
+
+  it('counts tmpfs and ramfs as RAM', () => {
+    expect([isRamFilesystem('tmpfs'), isRamFilesystem('ramfs'), isRamFilesystem('overlay'), isRamFilesystem(null)]).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
+  });
+});
