@@ -39,7 +39,7 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
 var require_tunnel = __commonJS({
   "node_modules/tunnel/lib/tunnel.js"(exports) {
     "use strict";
-    var net = __require("net");
+    var net2 = __require("net");
     var tls = __require("tls");
     var http = __require("http");
     var https = __require("https");
@@ -966,7 +966,7 @@ var require_util = __commonJS({
     var { kDestroyed, kBodyUsed, kListeners, kBody } = require_symbols();
     var { IncomingMessage } = __require("node:http");
     var stream = __require("node:stream");
-    var net = __require("node:net");
+    var net2 = __require("node:net");
     var { Blob: Blob2 } = __require("node:buffer");
     var nodeUtil = __require("node:util");
     var { stringify } = __require("node:querystring");
@@ -1111,7 +1111,7 @@ var require_util = __commonJS({
       }
       assert(typeof host === "string");
       const servername = getHostname(host);
-      if (net.isIP(servername)) {
+      if (net2.isIP(servername)) {
         return "";
       }
       return servername;
@@ -2436,11 +2436,11 @@ var require_timers = __commonJS({
        *
        * @param {NodeJS.Timeout|FastTimer} timeout
        */
-      clearTimeout(timeout) {
-        if (timeout[kFastTimer]) {
-          timeout.clear();
+      clearTimeout(timeout2) {
+        if (timeout2[kFastTimer]) {
+          timeout2.clear();
         } else {
-          clearTimeout(timeout);
+          clearTimeout(timeout2);
         }
       },
       /**
@@ -2463,8 +2463,8 @@ var require_timers = __commonJS({
        *
        * @param {FastTimer} timeout
        */
-      clearFastTimeout(timeout) {
-        timeout.clear();
+      clearFastTimeout(timeout2) {
+        timeout2.clear();
       },
       /**
        * The now method returns the value of the internal fast timer clock.
@@ -2512,7 +2512,7 @@ var require_timers = __commonJS({
 var require_connect = __commonJS({
   "node_modules/undici/lib/core/connect.js"(exports, module) {
     "use strict";
-    var net = __require("node:net");
+    var net2 = __require("node:net");
     var assert = __require("node:assert");
     var util = require_util();
     var { InvalidArgumentError, ConnectTimeoutError } = require_errors();
@@ -2569,13 +2569,13 @@ var require_connect = __commonJS({
         }
       };
     }
-    function buildConnector({ allowH2, maxCachedSessions, socketPath, timeout, session: customSession, ...opts }) {
+    function buildConnector({ allowH2, maxCachedSessions, socketPath, timeout: timeout2, session: customSession, ...opts }) {
       if (maxCachedSessions != null && (!Number.isInteger(maxCachedSessions) || maxCachedSessions < 0)) {
         throw new InvalidArgumentError("maxCachedSessions must be a positive integer or zero");
       }
       const options = { path: socketPath, ...opts };
       const sessionCache = new SessionCache(maxCachedSessions == null ? 100 : maxCachedSessions);
-      timeout = timeout == null ? 1e4 : timeout;
+      timeout2 = timeout2 == null ? 1e4 : timeout2;
       allowH2 = allowH2 != null ? allowH2 : false;
       return function connect({ hostname, host, protocol, port, servername, localAddress, httpSocket }, callback) {
         let socket;
@@ -2608,7 +2608,7 @@ var require_connect = __commonJS({
         } else {
           assert(!httpSocket, "httpSocket can only be sent on TLS update");
           port = port || 80;
-          socket = net.connect({
+          socket = net2.connect({
             highWaterMark: 64 * 1024,
             // Same as nodejs fs streams.
             ...options,
@@ -2621,7 +2621,7 @@ var require_connect = __commonJS({
           const keepAliveInitialDelay = options.keepAliveInitialDelay === void 0 ? 6e4 : options.keepAliveInitialDelay;
           socket.setKeepAlive(true, keepAliveInitialDelay);
         }
-        const clearConnectTimeout = setupConnectTimeout(new WeakRef(socket), { timeout, hostname, port });
+        const clearConnectTimeout = setupConnectTimeout(new WeakRef(socket), { timeout: timeout2, hostname, port });
         socket.setNoDelay(true).once(protocol === "https:" ? "secureConnect" : "connect", function() {
           queueMicrotask(clearConnectTimeout);
           if (callback) {
@@ -3370,13 +3370,13 @@ var require_data_url = __commonJS({
     }
     function collectASequenceOfCodePointsFast(char, input, position) {
       const idx = input.indexOf(char, position.position);
-      const start = position.position;
+      const start2 = position.position;
       if (idx === -1) {
         position.position = input.length;
-        return input.slice(start);
+        return input.slice(start2);
       }
       position.position = idx;
-      return input.slice(start, position.position);
+      return input.slice(start2, position.position);
     }
     function stringPercentDecode(input) {
       const bytes = encoder.encode(input);
@@ -4081,7 +4081,7 @@ var require_util2 = __commonJS({
     var { redirectStatusSet, referrerPolicySet: referrerPolicyTokens, badPortsSet } = require_constants3();
     var { getGlobalOrigin } = require_global();
     var { collectASequenceOfCodePoints, collectAnHTTPQuotedString, removeChars, parseMIMEType } = require_data_url();
-    var { performance: performance3 } = __require("node:perf_hooks");
+    var { performance: performance4 } = __require("node:perf_hooks");
     var { isBlobLike, ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util();
     var assert = __require("node:assert");
     var { isUint8Array } = __require("node:util/types");
@@ -4240,7 +4240,7 @@ var require_util2 = __commonJS({
       };
     }
     function coarsenedSharedCurrentTime(crossOriginIsolatedCapability) {
-      return coarsenTime(performance3.now(), crossOriginIsolatedCapability);
+      return coarsenTime(performance4.now(), crossOriginIsolatedCapability);
     }
     function createOpaqueTimingInfo(timingInfo) {
       return {
@@ -5382,11 +5382,11 @@ var require_formdata_parser = __commonJS({
       return name;
     }
     function collectASequenceOfBytes(condition, input, position) {
-      let start = position.position;
-      while (start < input.length && condition(input[start])) {
-        ++start;
+      let start2 = position.position;
+      while (start2 < input.length && condition(input[start2])) {
+        ++start2;
       }
-      return input.subarray(position.position, position.position = start);
+      return input.subarray(position.position, position.position = start2);
     }
     function removeChars(buf, leading, trailing, predicate) {
       let lead = 0;
@@ -5399,12 +5399,12 @@ var require_formdata_parser = __commonJS({
       }
       return lead === 0 && trail === buf.length - 1 ? buf : buf.subarray(lead, trail + 1);
     }
-    function bufferStartsWith(buffer, start, position) {
-      if (buffer.length < start.length) {
+    function bufferStartsWith(buffer, start2, position) {
+      if (buffer.length < start2.length) {
         return false;
       }
-      for (let i = 0; i < start.length; i++) {
-        if (start[i] !== buffer[position.position + i]) {
+      for (let i = 0; i < start2.length; i++) {
+        if (start2[i] !== buffer[position.position + i]) {
           return false;
         }
       }
@@ -5785,7 +5785,7 @@ var require_client_h1 = __commonJS({
       kResume,
       kHTTPContext
     } = require_symbols();
-    var constants3 = require_constants2();
+    var constants4 = require_constants2();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var addListener = util.addListener;
@@ -5810,8 +5810,8 @@ var require_client_h1 = __commonJS({
           },
           wasm_on_status: (p, at, len) => {
             assert(currentParser.ptr === p);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
-            return currentParser.onStatus(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
+            const start2 = at - currentBufferPtr + currentBufferRef.byteOffset;
+            return currentParser.onStatus(new FastBuffer(currentBufferRef.buffer, start2, len)) || 0;
           },
           wasm_on_message_begin: (p) => {
             assert(currentParser.ptr === p);
@@ -5819,13 +5819,13 @@ var require_client_h1 = __commonJS({
           },
           wasm_on_header_field: (p, at, len) => {
             assert(currentParser.ptr === p);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
-            return currentParser.onHeaderField(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
+            const start2 = at - currentBufferPtr + currentBufferRef.byteOffset;
+            return currentParser.onHeaderField(new FastBuffer(currentBufferRef.buffer, start2, len)) || 0;
           },
           wasm_on_header_value: (p, at, len) => {
             assert(currentParser.ptr === p);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
-            return currentParser.onHeaderValue(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
+            const start2 = at - currentBufferPtr + currentBufferRef.byteOffset;
+            return currentParser.onHeaderValue(new FastBuffer(currentBufferRef.buffer, start2, len)) || 0;
           },
           wasm_on_headers_complete: (p, statusCode, upgrade, shouldKeepAlive) => {
             assert(currentParser.ptr === p);
@@ -5833,8 +5833,8 @@ var require_client_h1 = __commonJS({
           },
           wasm_on_body: (p, at, len) => {
             assert(currentParser.ptr === p);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
-            return currentParser.onBody(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
+            const start2 = at - currentBufferPtr + currentBufferRef.byteOffset;
+            return currentParser.onBody(new FastBuffer(currentBufferRef.buffer, start2, len)) || 0;
           },
           wasm_on_message_complete: (p) => {
             assert(currentParser.ptr === p);
@@ -5860,7 +5860,7 @@ var require_client_h1 = __commonJS({
       constructor(client, socket, { exports: exports2 }) {
         assert(Number.isFinite(client[kMaxHeadersSize]) && client[kMaxHeadersSize] > 0);
         this.llhttp = exports2;
-        this.ptr = this.llhttp.llhttp_alloc(constants3.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants4.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -5955,11 +5955,11 @@ var require_client_h1 = __commonJS({
             currentBufferRef = null;
           }
           const offset = llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr;
-          if (ret !== constants3.ERROR.OK) {
+          if (ret !== constants4.ERROR.OK) {
             const body = data.subarray(offset);
-            if (ret === constants3.ERROR.PAUSED_UPGRADE) {
+            if (ret === constants4.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(body);
-            } else if (ret === constants3.ERROR.PAUSED) {
+            } else if (ret === constants4.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(body);
             } else {
@@ -5982,10 +5982,10 @@ var require_client_h1 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret === constants3.ERROR.OK) {
+        if (ret === constants4.ERROR.OK) {
           return null;
         }
-        if (ret === constants3.ERROR.PAUSED || ret === constants3.ERROR.PAUSED_UPGRADE) {
+        if (ret === constants4.ERROR.PAUSED || ret === constants4.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -6002,7 +6002,7 @@ var require_client_h1 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants3.ERROR[ret], data);
+        return new HTTPParserError(message, constants4.ERROR[ret], data);
       }
       destroy() {
         assert(this.ptr != null);
@@ -6153,14 +6153,14 @@ var require_client_h1 = __commonJS({
         if (this.shouldKeepAlive && client[kPipelining]) {
           const keepAliveTimeout = this.keepAlive ? util.parseKeepAliveTimeout(this.keepAlive) : null;
           if (keepAliveTimeout != null) {
-            const timeout = Math.min(
+            const timeout2 = Math.min(
               keepAliveTimeout - client[kKeepAliveTimeoutThreshold],
               client[kKeepAliveMaxTimeout]
             );
-            if (timeout <= 0) {
+            if (timeout2 <= 0) {
               socket[kReset] = true;
             } else {
-              client[kKeepAliveTimeoutValue] = timeout;
+              client[kKeepAliveTimeoutValue] = timeout2;
             }
           } else {
             client[kKeepAliveTimeoutValue] = client[kKeepAliveDefaultTimeout];
@@ -6182,7 +6182,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants3.ERROR.PAUSED : 0;
+        return pause ? constants4.ERROR.PAUSED : 0;
       }
       onBody(buf) {
         const { client, socket, statusCode, maxResponseSize } = this;
@@ -6204,7 +6204,7 @@ var require_client_h1 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request.onData(buf) === false) {
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         }
       }
       onMessageComplete() {
@@ -6240,13 +6240,13 @@ var require_client_h1 = __commonJS({
         if (socket[kWriting]) {
           assert(client[kRunning] === 0);
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(() => client[kResume]());
         } else {
@@ -7621,7 +7621,7 @@ var require_client = __commonJS({
   "node_modules/undici/lib/dispatcher/client.js"(exports, module) {
     "use strict";
     var assert = __require("node:assert");
-    var net = __require("node:net");
+    var net2 = __require("node:net");
     var http = __require("node:http");
     var util = require_util();
     var { channels } = require_diagnostics();
@@ -7771,7 +7771,7 @@ var require_client = __commonJS({
         if (maxRequestsPerClient != null && (!Number.isInteger(maxRequestsPerClient) || maxRequestsPerClient < 0)) {
           throw new InvalidArgumentError("maxRequestsPerClient must be a positive number");
         }
-        if (localAddress != null && (typeof localAddress !== "string" || net.isIP(localAddress) === 0)) {
+        if (localAddress != null && (typeof localAddress !== "string" || net2.isIP(localAddress) === 0)) {
           throw new InvalidArgumentError("localAddress must be valid string IP address");
         }
         if (maxResponseSize != null && (!Number.isInteger(maxResponseSize) || maxResponseSize < -1)) {
@@ -7935,7 +7935,7 @@ var require_client = __commonJS({
         const idx = hostname.indexOf("]");
         assert(idx !== -1);
         const ip = hostname.substring(1, idx);
-        assert(net.isIP(ip));
+        assert(net2.isIP(ip));
         hostname = ip;
       }
       client[kConnecting] = true;
@@ -9282,8 +9282,8 @@ var require_retry_handler = __commonJS({
             this.abort(contentLengthError);
             return false;
           }
-          const { start, size: size2, end = size2 - 1 } = contentRange;
-          if (this.start !== start || this.end != null && this.end !== end) {
+          const { start: start2, size: size2, end = size2 - 1 } = contentRange;
+          if (this.start !== start2 || this.end != null && this.end !== end) {
             this.abort(
               new RequestRetryError("Content-Range mismatch", statusCode, {
                 headers,
@@ -9312,13 +9312,13 @@ var require_retry_handler = __commonJS({
               this.abort(contentLengthError);
               return false;
             }
-            const { start, size: size2, end = size2 - 1 } = range;
+            const { start: start2, size: size2, end = size2 - 1 } = range;
             assert(
-              start != null && Number.isFinite(start),
+              start2 != null && Number.isFinite(start2),
               "content-range mismatch"
             );
             assert(end != null && Number.isFinite(end), "invalid content-length");
-            this.start = start;
+            this.start = start2;
             this.end = end;
           }
           if (this.end == null) {
@@ -9644,9 +9644,9 @@ var require_readable = __commonJS({
       }
       const { _readableState: state } = consume2.stream;
       if (state.bufferIndex) {
-        const start = state.bufferIndex;
+        const start2 = state.bufferIndex;
         const end = state.buffer.length;
-        for (let n = start; n < end; n++) {
+        for (let n = start2; n < end; n++) {
           consumePush(consume2, state.buffer[n]);
         }
       } else {
@@ -9671,8 +9671,8 @@ var require_readable = __commonJS({
       }
       const buffer = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length);
       const bufferLength = buffer.length;
-      const start = bufferLength > 2 && buffer[0] === 239 && buffer[1] === 187 && buffer[2] === 191 ? 3 : 0;
-      return buffer.utf8Slice(start, bufferLength);
+      const start2 = bufferLength > 2 && buffer[0] === 239 && buffer[1] === 187 && buffer[2] === 191 ? 3 : 0;
+      return buffer.utf8Slice(start2, bufferLength);
     }
     function chunksConcat(chunks, length) {
       if (chunks.length === 0 || length === 0) {
@@ -11113,7 +11113,7 @@ var require_mock_interceptor = __commonJS({
 var require_mock_client = __commonJS({
   "node_modules/undici/lib/mock/mock-client.js"(exports, module) {
     "use strict";
-    var { promisify } = __require("node:util");
+    var { promisify: promisify3 } = __require("node:util");
     var Client2 = require_client();
     var { buildMockDispatch } = require_mock_utils();
     var {
@@ -11153,7 +11153,7 @@ var require_mock_client = __commonJS({
         return new MockInterceptor(opts, this[kDispatches]);
       }
       async [kClose]() {
-        await promisify(this[kOriginalClose])();
+        await promisify3(this[kOriginalClose])();
         this[kConnected] = 0;
         this[kMockAgent][Symbols.kClients].delete(this[kOrigin]);
       }
@@ -11166,7 +11166,7 @@ var require_mock_client = __commonJS({
 var require_mock_pool = __commonJS({
   "node_modules/undici/lib/mock/mock-pool.js"(exports, module) {
     "use strict";
-    var { promisify } = __require("node:util");
+    var { promisify: promisify3 } = __require("node:util");
     var Pool2 = require_pool();
     var { buildMockDispatch } = require_mock_utils();
     var {
@@ -11206,7 +11206,7 @@ var require_mock_pool = __commonJS({
         return new MockInterceptor(opts, this[kDispatches]);
       }
       async [kClose]() {
-        await promisify(this[kOriginalClose])();
+        await promisify3(this[kOriginalClose])();
         this[kConnected] = 0;
         this[kMockAgent][Symbols.kClients].delete(this[kOrigin]);
       }
@@ -18322,19 +18322,19 @@ var require_eventsource_stream = __commonJS({
     var minParserItems = 1024;
     var maxParserItems = 131072;
     var bytesPerParserItem = 128;
-    function isASCIINumberBytes(buffer2, start) {
-      if (start >= buffer2.length) {
+    function isASCIINumberBytes(buffer2, start2) {
+      if (start2 >= buffer2.length) {
         return false;
       }
-      for (let i = start; i < buffer2.length; i++) {
+      for (let i = start2; i < buffer2.length; i++) {
         if (buffer2[i] < 48 || buffer2[i] > 57) {
           return false;
         }
       }
       return true;
     }
-    function isValidLastEventIdBytes(buffer2, start) {
-      for (let i = start; i < buffer2.length; i++) {
+    function isValidLastEventIdBytes(buffer2, start2) {
+      for (let i = start2; i < buffer2.length; i++) {
         if (buffer2[i] === 0) {
           return false;
         }
@@ -18637,9 +18637,9 @@ ${value}`;
         let length = 0;
         for (let i = this.lineChunkIndex; i <= this.chunkIndex; i++) {
           const chunk = this.chunks[i];
-          const start = i === this.lineChunkIndex ? this.linePos : 0;
+          const start2 = i === this.lineChunkIndex ? this.linePos : 0;
           const end = i === this.chunkIndex ? this.pos : chunk.length;
-          const slice = chunk.subarray(start, end);
+          const slice = chunk.subarray(start2, end);
           length += slice.length;
           chunks.push(slice);
         }
@@ -20320,7 +20320,7 @@ var require_utils3 = __commonJS({
     var nodeCrypto = __require("crypto");
     module.exports = {
       postgresMd5PasswordHash,
-      randomBytes: randomBytes2,
+      randomBytes: randomBytes3,
       deriveKey,
       sha256,
       hashByName,
@@ -20330,7 +20330,7 @@ var require_utils3 = __commonJS({
     var webCrypto = nodeCrypto.webcrypto || globalThis.crypto;
     var subtleCrypto = webCrypto.subtle;
     var textEncoder = new TextEncoder();
-    function randomBytes2(length) {
+    function randomBytes3(length) {
       return webCrypto.getRandomValues(Buffer.alloc(length));
     }
     async function md5(string) {
@@ -21864,12 +21864,12 @@ var require_buffer_reader = __commonJS({
         return result;
       }
       cstring() {
-        const start = this.offset;
-        let end = start;
+        const start2 = this.offset;
+        let end = start2;
         while (this.buffer[end++]) {
         }
         this.offset = end;
-        return this.buffer.toString(this.encoding, start, end - 1);
+        return this.buffer.toString(this.encoding, start2, end - 1);
       }
       bytes(length) {
         const result = this.buffer.slice(this.offset, this.offset + length);
@@ -22240,8 +22240,8 @@ var require_stream = __commonJS({
     };
     function getNodejsStreamFuncs() {
       function getStream2(ssl) {
-        const net = __require("net");
-        return new net.Socket();
+        const net2 = __require("net");
+        return new net2.Socket();
       }
       function getSecureStream2(options) {
         const tls = __require("tls");
@@ -22384,8 +22384,8 @@ var require_connection2 = __commonJS({
         if (self.sslNegotiation === "direct") {
           options.ALPNProtocols = ["postgresql"];
         }
-        const net = __require("net");
-        if (net.isIP && net.isIP(host) === 0) {
+        const net2 = __require("net");
+        if (net2.isIP && net2.isIP(host) === 0) {
           options.servername = host;
         }
         try {
@@ -23505,7 +23505,7 @@ var require_pg_pool = __commonJS({
     function throwOnDoubleRelease() {
       throw new Error("Release called on client which has already been released to the pool.");
     }
-    function promisify(Promise2, callback) {
+    function promisify3(Promise2, callback) {
       if (callback) {
         return { callback, result: void 0 };
       }
@@ -23643,7 +23643,7 @@ var require_pg_pool = __commonJS({
           const err = new Error("Cannot use a pool after calling end on the pool");
           return cb ? cb(err) : this.Promise.reject(err);
         }
-        const response = promisify(this.Promise, cb);
+        const response = promisify3(this.Promise, cb);
         const result = response.result;
         if (this._isFull() || this._idle.length) {
           if (this._idle.length) {
@@ -23828,7 +23828,7 @@ var require_pg_pool = __commonJS({
       }
       query(text, values, cb) {
         if (typeof text === "function") {
-          const response2 = promisify(this.Promise, text);
+          const response2 = promisify3(this.Promise, text);
           setImmediate(function() {
             return response2.callback(new Error("Passing a function as the first parameter to pool.query is not supported"));
           });
@@ -23838,7 +23838,7 @@ var require_pg_pool = __commonJS({
           cb = values;
           values = void 0;
         }
-        const response = promisify(this.Promise, cb);
+        const response = promisify3(this.Promise, cb);
         cb = response.callback;
         this.connect((err, client) => {
           if (err) {
@@ -23883,7 +23883,7 @@ var require_pg_pool = __commonJS({
           return cb ? cb(err) : this.Promise.reject(err);
         }
         this.ending = true;
-        const promised = promisify(this.Promise, cb);
+        const promised = promisify3(this.Promise, cb);
         this._endCallback = promised.callback;
         this._pulseQueue();
         return promised.result;
@@ -25767,9 +25767,6 @@ function saveState(name, value) {
   issueCommand("save-state", { name }, toCommandValue(value));
 }
 
-// src/docker-mode.ts
-import { performance as performance2 } from "node:perf_hooks";
-
 // src/errors.ts
 var InputError = class extends Error {
   /**
@@ -25805,6 +25802,9 @@ var SetupError = class extends Error {
   fix;
   detail;
 };
+
+// src/inputs.ts
+import { randomBytes } from "node:crypto";
 
 // src/settings.ts
 var DURABILITY_SETTINGS = Object.freeze([
@@ -25871,6 +25871,207 @@ function effectiveSettings(overrides) {
 function settingsToArgs(settings) {
   return settings.flatMap((s) => ["-c", `${s.name}=${s.value}`]);
 }
+
+// src/inputs.ts
+var DEFAULTS = Object.freeze({
+  mode: "auto",
+  "postgres-version": "",
+  image: "",
+  port: "5432",
+  "publish-host": "127.0.0.1",
+  user: "postgres",
+  password: "postgres",
+  database: "postgres",
+  "tmpfs-size": "",
+  "shm-size": "512m",
+  settings: "",
+  "wait-timeout": "60",
+  "container-name": "",
+  "export-env": "true",
+  locale: "C",
+  "cache-dir": ""
+});
+var NEWEST_MAJOR = "18";
+var VERSION = /^\d{1,2}(\.\d{1,2})?(-[a-z0-9][a-z0-9._-]*)?$/;
+var SIZE = /^[1-9]\d*[bkmg]?$/i;
+var CONTAINER_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
+var IMAGE = /^[a-z0-9][a-z0-9._/:@-]*$/i;
+var MAX_IDENTIFIER_BYTES = 63;
+function integer(input, raw, min, max, fix) {
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new InputError(input, `"${raw}" is not a whole number from ${min} to ${max}`, fix);
+  }
+  return Number(raw);
+}
+function identifier(input, raw) {
+  if (raw === "") throw new InputError(input, "is empty", `Give a name, or leave the input out for "${DEFAULTS[input]}".`);
+  if (Buffer.byteLength(raw) > MAX_IDENTIFIER_BYTES || raw.includes("\0")) {
+    throw new InputError(input, `"${raw}" is longer than ${MAX_IDENTIFIER_BYTES} bytes or holds a NUL`, "Use a shorter name.");
+  }
+  return raw;
+}
+function boolean(input, raw) {
+  const v = raw.toLowerCase();
+  if (v === "true") return true;
+  if (v === "false") return false;
+  throw new InputError(input, `"${raw}" is not true or false`, "Write true or false.");
+}
+function size(input, raw) {
+  if (!SIZE.test(raw)) {
+    throw new InputError(
+      input,
+      `"${raw}" is not a size`,
+      'Write a number with an optional unit b, k, m or g, e.g. "512m" or "2g".'
+    );
+  }
+  return raw.toLowerCase();
+}
+function defaultContainerName(env = process.env) {
+  return `pg-tmpfs-${env.GITHUB_RUN_ID ?? process.pid}-${randomBytes(3).toString("hex")}`;
+}
+function parseInputs(get) {
+  const raw = (name) => {
+    const value = get(name).trim();
+    return value === "" ? DEFAULTS[name] : value;
+  };
+  const mode = raw("mode");
+  if (mode !== "docker" && mode !== "native" && mode !== "auto") {
+    throw new InputError("mode", `"${mode}" is not a mode`, "Use docker, native or auto.");
+  }
+  const postgresVersion = raw("postgres-version");
+  if (postgresVersion !== "" && !VERSION.test(postgresVersion)) {
+    throw new InputError(
+      "postgres-version",
+      `"${postgresVersion}" is not a PostgreSQL version`,
+      'Give a major version such as "17", optionally with a tag suffix such as "17-alpine", or set `image` instead.'
+    );
+  }
+  const imageInput = raw("image");
+  if (imageInput !== "" && !IMAGE.test(imageInput)) {
+    throw new InputError("image", `"${imageInput}" is not an image reference`, 'Give a reference like "postgis/postgis:17-3.5".');
+  }
+  const containerName = raw("container-name") || defaultContainerName();
+  if (!CONTAINER_NAME.test(containerName)) {
+    throw new InputError(
+      "container-name",
+      `"${containerName}" is not a valid container name`,
+      'Use letters, digits, "_", "." and "-", starting with a letter or digit.'
+    );
+  }
+  const publishHost = raw("publish-host");
+  if (!/^[0-9a-fA-F.:]+$/.test(publishHost)) {
+    throw new InputError(
+      "publish-host",
+      `"${publishHost}" is not an IP address`,
+      "Use 127.0.0.1 (default), or 0.0.0.0 to accept connections from other hosts."
+    );
+  }
+  const locale = raw("locale");
+  if (!/^[A-Za-z0-9_.@-]+$/.test(locale)) {
+    throw new InputError("locale", `"${locale}" is not a locale name`, "Use a name such as C, C.UTF-8 or en_US.UTF-8.");
+  }
+  return {
+    mode,
+    postgresVersion,
+    major: postgresVersion === "" ? null : parseInt(postgresVersion, 10),
+    image: imageInput || `postgres:${postgresVersion || NEWEST_MAJOR}`,
+    imageGiven: imageInput !== "",
+    port: integer("port", raw("port"), 0, 65535, "Use a TCP port such as 5432, or 0 to let Docker pick a free one."),
+    publishHost,
+    user: identifier("user", raw("user")),
+    password: (() => {
+      const p = get("password") === "" ? DEFAULTS.password : get("password");
+      if (/[\0]/.test(p)) throw new InputError("password", "holds a NUL character", "Remove it.");
+      return p;
+    })(),
+    database: identifier("database", raw("database")),
+    tmpfsSize: raw("tmpfs-size") === "" ? null : size("tmpfs-size", raw("tmpfs-size")),
+    shmSize: size("shm-size", raw("shm-size")),
+    settings: parseSettings(get("settings")),
+    waitTimeoutMs: integer("wait-timeout", raw("wait-timeout"), 1, 3600, "Give whole seconds, e.g. 60.") * 1e3,
+    containerName,
+    exportEnv: boolean("export-env", raw("export-env")),
+    locale,
+    cacheDir: raw("cache-dir")
+  };
+}
+
+// src/log.ts
+var actionsLogger = {
+  info: (m) => info(m),
+  warning: (m) => warning(m),
+  debug: (m) => debug(m),
+  group: (name, fn) => group(name, fn)
+};
+
+// src/connection.ts
+function connectionUri(c) {
+  const host = c.host.includes(":") ? `[${c.host}]` : c.host;
+  const enc = encodeURIComponent;
+  return `postgresql://${enc(c.user)}:${enc(c.password)}@${host}:${c.port}/${enc(c.database)}`;
+}
+function connectionEnv(c) {
+  return {
+    DATABASE_URL: connectionUri(c),
+    PGHOST: c.host,
+    PGPORT: String(c.port),
+    PGUSER: c.user,
+    PGPASSWORD: c.password,
+    PGDATABASE: c.database
+  };
+}
+
+// src/outputs.ts
+function outputsOf(s) {
+  return {
+    "connection-uri": connectionUri(s.connection),
+    host: s.connection.host,
+    port: String(s.connection.port),
+    user: s.connection.user,
+    password: s.connection.password,
+    database: s.connection.database,
+    "container-id": s.containerId,
+    "server-version": s.serverVersion,
+    "data-directory": s.dataDirectory,
+    tmpfs: String(s.tmpfs),
+    "startup-ms": String(s.startupMs),
+    mode: s.mode,
+    "socket-directory": s.socketDirectory,
+    "cache-hit": s.cacheHit === null ? "" : String(s.cacheHit)
+  };
+}
+function publish(s, exportEnv) {
+  setSecret(s.connection.password);
+  setSecret(encodeURIComponent(s.connection.password));
+  for (const [name, value] of Object.entries(outputsOf(s))) setOutput(name, value);
+  if (exportEnv) {
+    for (const [name, value] of Object.entries(connectionEnv(s.connection))) exportVariable(name, value);
+  }
+}
+async function writeSummary(s) {
+  await summary.addHeading("PostgreSQL on tmpfs", 3).addTable([
+    [
+      { data: "what", header: true },
+      { data: "value", header: true }
+    ],
+    [s.mode === "docker" ? "image" : "binaries", s.source],
+    ["mode", s.mode + (s.cacheHit === null ? "" : s.cacheHit ? " (initdb cache hit)" : " (initdb cache filled)")],
+    ["server version", s.serverVersion],
+    ["PGDATA", `${s.dataDirectory} (${s.filesystem})`],
+    ["startup", `${s.startupMs} ms to first answered query${s.pullMs ? ` (pull ${s.pullMs} ms)` : ""}`],
+    ["connection", `${s.connection.host}:${s.connection.port} as ${s.connection.user}, database ${s.connection.database}`]
+  ]).addHeading("Settings in effect", 4).addTable([
+    [
+      { data: "setting", header: true },
+      { data: "asked", header: true },
+      { data: "server reports", header: true }
+    ],
+    ...s.settings.map((c) => [c.name, c.requested, c.actual ?? ""])
+  ]).write();
+}
+
+// src/docker-mode.ts
+import { performance as performance2 } from "node:perf_hooks";
 
 // src/docker-args.ts
 var CONTAINER_PORT = 5432;
@@ -26119,13 +26320,13 @@ function isRamFilesystem(type) {
   return type === "tmpfs" || type === "ramfs";
 }
 
-// src/docker-mode.ts
+// src/server.ts
 var LOG_TAIL_LINES = 50;
-async function verifyServer(client, requested, readMounts, expectTmpfs) {
+async function verifyServer(client, requested, measureFilesystem, expectTmpfs) {
   const rows = (await client.query(SETTINGS_QUERY, [requested.map((s) => s.name)])).rows;
   const settings = checkSettings(requested, rows);
   const dataDirectory = (await client.query("SELECT current_setting('data_directory') AS d")).rows[0]?.d ?? "";
-  const filesystem = filesystemTypeOf(dataDirectory, await readMounts(dataDirectory)) ?? "unknown";
+  const filesystem = await measureFilesystem(dataDirectory);
   const bad = settings.filter((s) => !s.ok);
   if (bad.length > 0) {
     throw new SetupError(
@@ -26141,6 +26342,8 @@ async function verifyServer(client, requested, readMounts, expectTmpfs) {
   }
   return { settings, dataDirectory, filesystem };
 }
+
+// src/docker-mode.ts
 async function startDocker(config, log, onContainer = () => void 0) {
   const engine = await engineVersion();
   log.info(`Docker engine ${engine}`);
@@ -26165,16 +26368,16 @@ async function startDocker(config, log, onContainer = () => void 0) {
   const plan = buildRunPlan(config, pgdata);
   log.info(`PGDATA ${pgdata} on tmpfs${config.tmpfsSize ? ` (size ${config.tmpfsSize})` : ""}; /dev/shm ${config.shmSize}`);
   log.info(`docker ${plan.args.join(" ")}`);
-  const run2 = await docker(plan.args, plan.env);
-  if (run2.exitCode !== 0) {
-    const nameTaken = /already in use/.test(run2.stderr);
-    const portTaken = /port is already allocated|address already in use/i.test(run2.stderr);
+  const run3 = await docker(plan.args, plan.env);
+  if (run3.exitCode !== 0) {
+    const nameTaken = /already in use/.test(run3.stderr);
+    const portTaken = /port is already allocated|address already in use/i.test(run3.stderr);
     throw new SetupError(
-      `docker run failed: ${run2.stderr.trim()}`,
+      `docker run failed: ${run3.stderr.trim()}`,
       nameTaken ? "Input 'container-name': choose another name or remove the old container" : portTaken ? "Input 'port': that port is taken; choose another or use 0 for a free one" : "See the Docker error above"
     );
   }
-  const containerId = run2.stdout.trim();
+  const containerId = run3.stdout.trim();
   onContainer(containerId);
   try {
     const port = config.port !== 0 ? config.port : parseDockerPort(await dockerOk(["port", containerId, `${CONTAINER_PORT}/tcp`], "docker port", "See the Docker error"));
@@ -26205,7 +26408,10 @@ async function startDocker(config, log, onContainer = () => void 0) {
       const verified = await verifyServer(
         ready.client,
         effectiveSettings(config.settings),
-        async () => dockerOk(["exec", containerId, "cat", "/proc/mounts"], "docker exec cat /proc/mounts", "The image needs `cat`"),
+        async (dir) => filesystemTypeOf(
+          dir,
+          await dockerOk(["exec", containerId, "cat", "/proc/mounts"], "docker exec cat /proc/mounts", "The image needs `cat`")
+        ) ?? "unknown",
         true
       );
       return {
@@ -26217,7 +26423,9 @@ async function startDocker(config, log, onContainer = () => void 0) {
         ...verified,
         tmpfs: isRamFilesystem(verified.filesystem),
         startupMs,
-        pullMs
+        pullMs,
+        socketDirectory: "",
+        cacheHit: null
       };
     } finally {
       await ready.client.end().catch(() => void 0);
@@ -26229,197 +26437,665 @@ async function startDocker(config, log, onContainer = () => void 0) {
   }
 }
 
-// src/inputs.ts
-import { randomBytes } from "node:crypto";
-var DEFAULTS = Object.freeze({
-  "postgres-version": "18",
-  image: "",
-  port: "5432",
-  "publish-host": "127.0.0.1",
-  user: "postgres",
-  password: "postgres",
-  database: "postgres",
-  "tmpfs-size": "",
-  "shm-size": "512m",
-  settings: "",
-  "wait-timeout": "60",
-  "container-name": "",
-  "export-env": "true"
-});
-var VERSION = /^\d{1,2}(\.\d{1,2})?(-[a-z0-9][a-z0-9._-]*)?$/;
-var SIZE = /^[1-9]\d*[bkmg]?$/i;
-var CONTAINER_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
-var IMAGE = /^[a-z0-9][a-z0-9._/:@-]*$/i;
-var MAX_IDENTIFIER_BYTES = 63;
-function integer(input, raw, min, max, fix) {
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    throw new InputError(input, `"${raw}" is not a whole number from ${min} to ${max}`, fix);
-  }
-  return Number(raw);
+// src/native/binaries.ts
+import { execFileSync } from "node:child_process";
+import { existsSync as existsSync2, readdirSync } from "node:fs";
+import { join as join3, posix, win32 } from "node:path";
+function exe(name, platform2) {
+  return platform2 === "win32" ? `${name}.exe` : name;
 }
-function identifier(input, raw) {
-  if (raw === "") throw new InputError(input, "is empty", `Give a name, or leave the input out for "${DEFAULTS[input]}".`);
-  if (Buffer.byteLength(raw) > MAX_IDENTIFIER_BYTES || raw.includes("\0")) {
-    throw new InputError(input, `"${raw}" is longer than ${MAX_IDENTIFIER_BYTES} bytes or holds a NUL`, "Use a shorter name.");
+function candidateBindirs(probe) {
+  const out = [];
+  const pathEntries = (probe.env.PATH ?? probe.env.Path ?? "").split(probe.platform === "win32" ? ";" : ":").filter(Boolean);
+  if (probe.platform === "linux") {
+    for (const major of probe.list("/usr/lib/postgresql").filter((n) => /^\d+$/.test(n))) {
+      out.push({ bindir: posix.join("/usr/lib/postgresql", major, "bin"), source: "debian" });
+    }
+  } else if (probe.platform === "darwin") {
+    for (const prefix of ["/opt/homebrew/opt", "/usr/local/opt"]) {
+      for (const name of probe.list(prefix).filter((n) => /^postgresql@\d+$/.test(n))) {
+        out.push({ bindir: posix.join(prefix, name, "bin"), source: "homebrew" });
+      }
+    }
+  } else if (probe.platform === "win32") {
+    if (probe.env.PGBIN) out.push({ bindir: probe.env.PGBIN, source: "PGBIN" });
+    const root = win32.join(probe.env.ProgramFiles ?? "C:\\Program Files", "PostgreSQL");
+    for (const major of probe.list(root).filter((n) => /^\d+$/.test(n))) {
+      out.push({ bindir: win32.join(root, major, "bin"), source: "windows" });
+    }
   }
-  return raw;
+  if (probe.platform !== "win32") {
+    const fromConfig = probe.pgConfigBindir();
+    if (fromConfig) out.push({ bindir: fromConfig, source: "pg_config" });
+  }
+  for (const entry of pathEntries) out.push({ bindir: entry, source: "PATH" });
+  return out;
 }
-function boolean(input, raw) {
-  const v = raw.toLowerCase();
-  if (v === "true") return true;
-  if (v === "false") return false;
-  throw new InputError(input, `"${raw}" is not true or false`, "Write true or false.");
+function installedBinaries(probe) {
+  const byMajor = /* @__PURE__ */ new Map();
+  const join_ = probe.platform === "win32" ? win32.join : posix.join;
+  for (const { bindir, source } of candidateBindirs(probe)) {
+    if (!probe.exists(join_(bindir, exe("postgres", probe.platform))) || !probe.exists(join_(bindir, exe("initdb", probe.platform))))
+      continue;
+    const major = source === "debian" ? Number(bindir.split("/")[4]) : probe.majorOf(bindir);
+    if (major !== null && !byMajor.has(major)) byMajor.set(major, { bindir, major, source });
+  }
+  return [...byMajor.values()].sort((a, b) => b.major - a.major);
 }
-function size(input, raw) {
-  if (!SIZE.test(raw)) {
-    throw new InputError(
-      input,
-      `"${raw}" is not a size`,
-      'Write a number with an optional unit b, k, m or g, e.g. "512m" or "2g".'
-    );
-  }
-  return raw.toLowerCase();
+function findBinaries(major, probe = realProbe()) {
+  const all = installedBinaries(probe);
+  const found = major === null ? all[0] : all.find((b) => b.major === major);
+  if (found) return found;
+  const have = all.length ? `installed: ${all.map((b) => `${b.major} (${b.bindir})`).join(", ")}` : "none installed";
+  const install = probe.platform === "darwin" ? `brew install postgresql@${major ?? 17}` : probe.platform === "win32" ? "install it from the EDB installer, or set PGBIN to its bin folder" : `apt-get install postgresql-${major ?? 17} (PGDG repository for other majors)`;
+  throw new SetupError(
+    `PostgreSQL ${major ?? ""} server binaries not found (looked for initdb and postgres in ${candidateBindirs(probe).map((c) => c.bindir).slice(0, 6).join(", ")}${candidateBindirs(probe).length > 6 ? ", ..." : ""}; ${have})`.replace("  ", " "),
+    `Set input 'postgres-version' to an installed major, ${install}, or use mode: docker`
+  );
 }
-function defaultContainerName(env = process.env) {
-  return `pg-tmpfs-${env.GITHUB_RUN_ID ?? process.pid}-${randomBytes(3).toString("hex")}`;
+function parseMajor(versionOutput) {
+  const match = /\(PostgreSQL\)\s+(\d+)/.exec(versionOutput);
+  return match ? Number(match[1]) : null;
 }
-function parseInputs(get) {
-  const raw = (name) => {
-    const value = get(name).trim();
-    return value === "" ? DEFAULTS[name] : value;
-  };
-  const postgresVersion = raw("postgres-version");
-  if (!VERSION.test(postgresVersion)) {
-    throw new InputError(
-      "postgres-version",
-      `"${postgresVersion}" is not a PostgreSQL version`,
-      'Give a major version such as "17", optionally with a tag suffix such as "17-alpine", or set `image` instead.'
-    );
-  }
-  const imageInput = raw("image");
-  if (imageInput !== "" && !IMAGE.test(imageInput)) {
-    throw new InputError("image", `"${imageInput}" is not an image reference`, 'Give a reference like "postgis/postgis:17-3.5".');
-  }
-  const containerName = raw("container-name") || defaultContainerName();
-  if (!CONTAINER_NAME.test(containerName)) {
-    throw new InputError(
-      "container-name",
-      `"${containerName}" is not a valid container name`,
-      'Use letters, digits, "_", "." and "-", starting with a letter or digit.'
-    );
-  }
-  const publishHost = raw("publish-host");
-  if (!/^[0-9a-fA-F.:]+$/.test(publishHost)) {
-    throw new InputError(
-      "publish-host",
-      `"${publishHost}" is not an IP address`,
-      "Use 127.0.0.1 (default), or 0.0.0.0 to accept connections from other hosts."
-    );
-  }
+function realProbe() {
   return {
-    postgresVersion,
-    image: imageInput || `postgres:${postgresVersion}`,
-    port: integer("port", raw("port"), 0, 65535, "Use a TCP port such as 5432, or 0 to let Docker pick a free one."),
-    publishHost,
-    user: identifier("user", raw("user")),
-    password: (() => {
-      const p = get("password") === "" ? DEFAULTS.password : get("password");
-      if (/[\0]/.test(p)) throw new InputError("password", "holds a NUL character", "Remove it.");
-      return p;
-    })(),
-    database: identifier("database", raw("database")),
-    tmpfsSize: raw("tmpfs-size") === "" ? null : size("tmpfs-size", raw("tmpfs-size")),
-    shmSize: size("shm-size", raw("shm-size")),
-    settings: parseSettings(get("settings")),
-    waitTimeoutMs: integer("wait-timeout", raw("wait-timeout"), 1, 3600, "Give whole seconds, e.g. 60.") * 1e3,
-    containerName,
-    exportEnv: boolean("export-env", raw("export-env"))
+    platform: process.platform,
+    env: process.env,
+    exists: existsSync2,
+    list: (dir) => {
+      try {
+        return readdirSync(dir);
+      } catch {
+        return [];
+      }
+    },
+    pgConfigBindir: () => {
+      try {
+        return execFileSync("pg_config", ["--bindir"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim() || null;
+      } catch {
+        return null;
+      }
+    },
+    majorOf: (bindir) => {
+      try {
+        return parseMajor(execFileSync(join3(bindir, exe("postgres", process.platform)), ["--version"], { encoding: "utf8" }));
+      } catch {
+        return null;
+      }
+    }
   };
 }
 
-// src/log.ts
-var actionsLogger = {
-  info: (m) => info(m),
-  warning: (m) => warning(m),
-  debug: (m) => debug(m),
-  group: (name, fn) => group(name, fn)
+// src/native/native-mode.ts
+import { execFile as execFile2, execFileSync as execFileSync3, spawn as spawn2 } from "node:child_process";
+import { closeSync, existsSync as existsSync4, mkdtempSync as mkdtempSync2, openSync, readFileSync, rmSync as rmSync2, writeFileSync } from "node:fs";
+import { join as join6 } from "node:path";
+import { performance as performance3 } from "node:perf_hooks";
+import { setTimeout as sleep2 } from "node:timers/promises";
+import { promisify as promisify2 } from "node:util";
+
+// node_modules/get-port/index.js
+import net from "node:net";
+import os6 from "node:os";
+var Locked = class extends Error {
+  constructor(port) {
+    super(`${port} is locked`);
+  }
 };
+var lockedPorts = {
+  old: /* @__PURE__ */ new Set(),
+  young: /* @__PURE__ */ new Set()
+};
+var releaseOldLockedPortsIntervalMs = 1e3 * 15;
+var reservedPorts = /* @__PURE__ */ new Set();
+var timeout;
+var getLocalHosts = () => {
+  const interfaces = os6.networkInterfaces();
+  const results = /* @__PURE__ */ new Set([void 0, "0.0.0.0"]);
+  for (const _interface of Object.values(interfaces)) {
+    for (const config of _interface) {
+      results.add(config.address);
+    }
+  }
+  return results;
+};
+var checkAvailablePort = (options) => new Promise((resolve2, reject) => {
+  const server = net.createServer();
+  server.unref();
+  server.on("error", reject);
+  server.listen(options, () => {
+    const { port } = server.address();
+    server.close(() => {
+      resolve2(port);
+    });
+  });
+});
+var getAvailablePort = async (options, hosts) => {
+  if (options.host || options.port === 0) {
+    return checkAvailablePort(options);
+  }
+  for (const host of hosts) {
+    try {
+      await checkAvailablePort({ port: options.port, host });
+    } catch (error2) {
+      if (!["EADDRNOTAVAIL", "EINVAL"].includes(error2.code)) {
+        throw error2;
+      }
+    }
+  }
+  return options.port;
+};
+var isLockedPort = (port) => lockedPorts.old.has(port) || lockedPorts.young.has(port) || reservedPorts.has(port);
+var portCheckSequence = function* (ports) {
+  if (ports) {
+    yield* ports;
+  }
+  yield 0;
+};
+async function getPorts(options) {
+  let ports;
+  let exclude = /* @__PURE__ */ new Set();
+  if (options) {
+    if (options.port) {
+      ports = typeof options.port === "number" ? [options.port] : options.port;
+    }
+    if (options.exclude) {
+      const excludeIterable = options.exclude;
+      if (typeof excludeIterable[Symbol.iterator] !== "function") {
+        throw new TypeError("The `exclude` option must be an iterable.");
+      }
+      for (const element of excludeIterable) {
+        if (typeof element !== "number") {
+          throw new TypeError("Each item in the `exclude` option must be a number corresponding to the port you want excluded.");
+        }
+        if (!Number.isSafeInteger(element)) {
+          throw new TypeError(`Number ${element} in the exclude option is not a safe integer and can't be used`);
+        }
+      }
+      exclude = new Set(excludeIterable);
+    }
+  }
+  const { reserve, ...netOptions } = options ?? {};
+  if (timeout === void 0) {
+    timeout = setTimeout(() => {
+      timeout = void 0;
+      lockedPorts.old = lockedPorts.young;
+      lockedPorts.young = /* @__PURE__ */ new Set();
+    }, releaseOldLockedPortsIntervalMs);
+    if (timeout.unref) {
+      timeout.unref();
+    }
+  }
+  const hosts = getLocalHosts();
+  for (const port of portCheckSequence(ports)) {
+    try {
+      if (exclude.has(port)) {
+        continue;
+      }
+      let availablePort = await getAvailablePort({ ...netOptions, port }, hosts);
+      while (isLockedPort(availablePort)) {
+        if (port !== 0) {
+          throw new Locked(port);
+        }
+        availablePort = await getAvailablePort({ ...netOptions, port }, hosts);
+      }
+      if (reserve) {
+        reservedPorts.add(availablePort);
+      } else {
+        lockedPorts.young.add(availablePort);
+      }
+      return availablePort;
+    } catch (error2) {
+      if (!["EADDRINUSE", "EACCES"].includes(error2.code) && !(error2 instanceof Locked)) {
+        throw error2;
+      }
+    }
+  }
+  throw new Error("No available ports found");
+}
 
-// src/connection.ts
-function connectionUri(c) {
-  const host = c.host.includes(":") ? `[${c.host}]` : c.host;
-  const enc = encodeURIComponent;
-  return `postgresql://${enc(c.user)}:${enc(c.password)}@${host}:${c.port}/${enc(c.database)}`;
+// src/native/initdb-cache.ts
+import { execFile } from "node:child_process";
+import { createHash, randomBytes as randomBytes2 } from "node:crypto";
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync as existsSync3,
+  lstatSync,
+  mkdirSync,
+  readdirSync as readdirSync2,
+  renameSync,
+  rmSync,
+  constants as constants3
+} from "node:fs";
+import { homedir } from "node:os";
+import { join as join4 } from "node:path";
+import { promisify } from "node:util";
+var execFileP = promisify(execFile);
+function initdbArgs(spec) {
+  return [
+    ...INITDB_ARGS,
+    `--username=${spec.user}`,
+    "--auth-local=trust",
+    "--auth-host=scram-sha-256",
+    "--encoding=UTF8",
+    `--locale=${spec.locale}`
+  ];
 }
-function connectionEnv(c) {
-  return {
-    DATABASE_URL: connectionUri(c),
-    PGHOST: c.host,
-    PGPORT: String(c.port),
-    PGUSER: c.user,
-    PGPASSWORD: c.password,
-    PGDATABASE: c.database
-  };
+function cacheKey(initdbVersion, args) {
+  return createHash("sha256").update(JSON.stringify({ initdbVersion: initdbVersion.trim(), args })).digest("hex").slice(0, 32);
 }
-
-// src/outputs.ts
-function outputsOf(s) {
-  return {
-    "connection-uri": connectionUri(s.connection),
-    host: s.connection.host,
-    port: String(s.connection.port),
-    user: s.connection.user,
-    password: s.connection.password,
-    database: s.connection.database,
-    "container-id": s.containerId,
-    "server-version": s.serverVersion,
-    "data-directory": s.dataDirectory,
-    tmpfs: String(s.tmpfs),
-    "startup-ms": String(s.startupMs),
-    mode: s.mode
-  };
+function defaultCacheDir(env = process.env) {
+  if (env.PG_TMPFS_CACHE_DIR) return env.PG_TMPFS_CACHE_DIR;
+  if (process.getuid?.() === 0) return "/var/cache/pg-tmpfs";
+  return join4(env.XDG_CACHE_HOME || join4(homedir(), ".cache"), "pg-tmpfs");
 }
-function publish(s, exportEnv) {
-  setSecret(s.connection.password);
-  setSecret(encodeURIComponent(s.connection.password));
-  for (const [name, value] of Object.entries(outputsOf(s))) setOutput(name, value);
-  if (exportEnv) {
-    for (const [name, value] of Object.entries(connectionEnv(s.connection))) exportVariable(name, value);
+function chownTree(path4, who) {
+  chownSync(path4, who.uid, who.gid);
+  if (lstatSync(path4).isDirectory()) {
+    for (const name of readdirSync2(path4)) chownTree(join4(path4, name), who);
   }
 }
-async function writeSummary(s) {
-  await summary.addHeading("PostgreSQL on tmpfs", 3).addTable([
-    [
-      { data: "what", header: true },
-      { data: "value", header: true }
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error2) {
+    return error2.code === "EPERM";
+  }
+}
+function removeStaleFills(cacheDir) {
+  let removed = 0;
+  for (const name of existsSync3(cacheDir) ? readdirSync2(cacheDir) : []) {
+    const match = /\.tmp-(\d+)-[0-9a-f]+$/.exec(name);
+    if (match && !alive(Number(match[1]))) {
+      rmSync(join4(cacheDir, name), { recursive: true, force: true });
+      removed += 1;
+    }
+  }
+  return removed;
+}
+async function ensureCluster(cacheDir, spec, runAs) {
+  const initdb = join4(spec.bindir, exe("initdb", process.platform));
+  const version = (await execFileP(initdb, ["--version"])).stdout;
+  const args = initdbArgs(spec);
+  const entry = join4(cacheDir, cacheKey(version, args));
+  if (existsSync3(join4(entry, "PG_VERSION"))) return { entry, hit: true, initdbMs: 0 };
+  mkdirSync(cacheDir, { recursive: true, mode: 493 });
+  if (runAs) chownSync(cacheDir, runAs.uid, runAs.gid);
+  removeStaleFills(cacheDir);
+  const staging = `${entry}.tmp-${process.pid}-${randomBytes2(4).toString("hex")}`;
+  mkdirSync(staging, { mode: 448 });
+  if (runAs) chownSync(staging, runAs.uid, runAs.gid);
+  const t0 = performance.now();
+  try {
+    await execFileP(initdb, ["-D", staging, ...args], {
+      cwd: cacheDir,
+      ...runAs ? { uid: runAs.uid, gid: runAs.gid } : {},
+      env: { ...process.env, LC_ALL: "", LANG: "" }
+    });
+  } catch (error2) {
+    rmSync(staging, { recursive: true, force: true });
+    const e = error2;
+    const text = `${e.stderr ?? ""}${e.stdout ?? ""}`.trim() || e.message;
+    const lastLines = text.split("\n").slice(-4).join(" | ");
+    throw new SetupError(
+      `initdb failed: ${lastLines}`,
+      /locale/i.test(text) ? "Input 'locale': that locale is not installed here; use C (the default) or install it (e.g. locale-gen)" : "See initdb's message"
+    );
+  }
+  const initdbMs = Math.round(performance.now() - t0);
+  try {
+    renameSync(staging, entry);
+  } catch {
+    rmSync(staging, { recursive: true, force: true });
+    if (!existsSync3(join4(entry, "PG_VERSION")))
+      throw new SetupError(`Could not place the initdb cache entry ${entry}`, "Check the cache folder");
+  }
+  return { entry, hit: false, initdbMs };
+}
+function copyCluster(entry, dest, runAs) {
+  cpSync(entry, dest, { recursive: true, mode: constants3.COPYFILE_FICLONE });
+  chmodSync(dest, 448);
+  if (runAs) chownTree(dest, runAs);
+}
+
+// src/native/ramdir.ts
+import { execFileSync as execFileSync2 } from "node:child_process";
+import { mkdtempSync, statfsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join as join5 } from "node:path";
+var TMPFS_MAGIC = 16914836;
+var RAMFS_MAGIC = 2240043254;
+function sizeToBytes(size2) {
+  const match = /^(\d+)([bkmg]?)$/i.exec(size2.trim());
+  if (!match) throw new Error(`not a size: ${size2}`);
+  const power = { "": 0, b: 0, k: 1, m: 2, g: 3 }[(match[2] ?? "").toLowerCase()] ?? 0;
+  return Number(match[1]) * 1024 ** power;
+}
+function macRamDiskPlan(bytes, name) {
+  const sectors = Math.ceil(bytes / (1024 * 1024)) * 2048;
+  return {
+    kind: "ramdisk",
+    setup: [
+      { program: "hdiutil", args: ["attach", "-nomount", `ram://${sectors}`] },
+      { program: "diskutil", args: ["erasevolume", "HFS+", name, "DEVICE"] }
     ],
-    [s.mode === "docker" ? "image" : "binaries", s.source],
-    ["server version", s.serverVersion],
-    ["PGDATA", `${s.dataDirectory} (${s.filesystem})`],
-    ["startup", `${s.startupMs} ms to first answered query${s.pullMs ? ` (pull ${s.pullMs} ms)` : ""}`],
-    ["connection", `${s.connection.host}:${s.connection.port} as ${s.connection.user}, database ${s.connection.database}`]
-  ]).addHeading("Settings in effect", 4).addTable([
-    [
-      { data: "setting", header: true },
-      { data: "asked", header: true },
-      { data: "server reports", header: true }
-    ],
-    ...s.settings.map((c) => [c.name, c.requested, c.actual ?? ""])
-  ]).write();
+    teardown: [{ program: "hdiutil", args: ["detach", "DEVICE", "-force"] }]
+  };
+}
+function linuxMountPlan(dir, bytes, root) {
+  const sudo = (c) => root ? c : { program: "sudo", args: ["-n", c.program, ...c.args] };
+  return {
+    kind: "mount",
+    setup: [sudo({ program: "mount", args: ["-t", "tmpfs", "-o", `size=${bytes},mode=0700`, "tmpfs", dir] })],
+    teardown: [sudo({ program: "umount", args: [dir] })]
+  };
+}
+function diskPlan(reason) {
+  return {
+    kind: "disk",
+    setup: [],
+    teardown: [],
+    warning: `PGDATA is on disk, not in RAM (${reason}); durability is still off`
+  };
+}
+function measure(path4) {
+  try {
+    const s = statfsSync(path4);
+    return { ram: s.type === TMPFS_MAGIC || s.type === RAMFS_MAGIC, freeBytes: s.bavail * s.bsize };
+  } catch {
+    return null;
+  }
+}
+function canMount() {
+  const root = process.getuid?.() === 0;
+  if (root) return { may: true, root };
+  try {
+    execFileSync2("sudo", ["-n", "true"], { stdio: "ignore", timeout: 2e3 });
+    return { may: true, root };
+  } catch {
+    return { may: false, root };
+  }
+}
+function tempBase(env = process.env) {
+  return env.RUNNER_TEMP || tmpdir();
+}
+function chooseLinux(needBytes, shm = "/dev/shm") {
+  const m = measure(shm);
+  if (m?.ram && m.freeBytes >= needBytes) return { base: shm, plan: { kind: "shm", setup: [], teardown: [] } };
+  const why = m?.ram ? `${shm} has ${Math.floor((m?.freeBytes ?? 0) / 1048576)} MB free, ${Math.ceil(needBytes / 1048576)} MB needed` : `${shm} is not a tmpfs`;
+  const { may, root } = canMount();
+  if (may) {
+    const dir = mkdtempSync(join5(tempBase(), "pg-tmpfs-mnt-"));
+    return { base: dir, plan: linuxMountPlan(dir, needBytes, root) };
+  }
+  return { base: tempBase(), plan: diskPlan(`${why}, and mounting a tmpfs needs root or passwordless sudo`) };
+}
+
+// src/native/native-mode.ts
+var execFileP2 = promisify2(execFile2);
+var RUN_MARKER = ".pg-tmpfs-run";
+var DEFAULT_NATIVE_BYTES = 1024 ** 3;
+function runAsUser() {
+  if (process.getuid?.() !== 0) return null;
+  try {
+    const [name, , uid, gid] = execFileSync3("getent", ["passwd", "postgres"], { encoding: "utf8" }).trim().split(":");
+    return { name: name ?? "postgres", uid: Number(uid), gid: Number(gid) };
+  } catch {
+    throw new SetupError(
+      'PostgreSQL refuses to run as root, and there is no "postgres" user to run it as',
+      "Run as a normal user, or create a postgres user (useradd postgres)"
+    );
+  }
+}
+function postgresArgs(dataDir, port, config) {
+  return [
+    "-D",
+    dataDir,
+    "-p",
+    String(port),
+    "-c",
+    "listen_addresses=127.0.0.1",
+    "-c",
+    `unix_socket_directories=${dataDir}`,
+    ...settingsToArgs(effectiveSettings(config.settings))
+  ];
+}
+async function run(c) {
+  return (await execFileP2(c.program, c.args, { encoding: "utf8" })).stdout;
+}
+async function prepareRam(config, name, log) {
+  const bytes = config.tmpfsSize ? sizeToBytes(config.tmpfsSize) : DEFAULT_NATIVE_BYTES;
+  if (process.platform === "linux") {
+    const chosen = chooseLinux(bytes);
+    for (const c of chosen.plan.setup) await run(c);
+    return chosen;
+  }
+  if (process.platform === "darwin") {
+    const plan = macRamDiskPlan(bytes, name);
+    const device = (await run(plan.setup[0])).trim().split(/\s+/)[0] ?? "";
+    const fill = (c) => ({ ...c, args: c.args.map((a) => a === "DEVICE" ? device : a) });
+    await run(fill(plan.setup[1]));
+    return { base: `/Volumes/${name}`, plan: { ...plan, teardown: plan.teardown.map(fill) } };
+  }
+  log.debug("no RAM disk on this platform");
+  return { base: tempBase(), plan: diskPlan("Windows has no RAM disk without extra drivers") };
+}
+async function teardown(commands, log) {
+  for (const c of commands) {
+    try {
+      await run(c);
+    } catch (error2) {
+      log.warning(`${c.program} ${c.args.join(" ")} failed: ${error2 instanceof Error ? error2.message : String(error2)}`);
+    }
+  }
+}
+function processAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+async function stopNative(state, log) {
+  if (state.pid > 0 && processAlive(state.pid)) {
+    try {
+      if (process.platform === "win32") {
+        await execFileP2(join6(state.bindir, exe("pg_ctl", "win32")), [
+          "stop",
+          "-m",
+          "immediate",
+          "-D",
+          join6(state.runDir, "data")
+        ]);
+      } else {
+        process.kill(state.pid, "SIGQUIT");
+      }
+      for (let i = 0; i < 500 && processAlive(state.pid); i++) await sleep2(10);
+      if (processAlive(state.pid)) process.kill(state.pid, "SIGKILL");
+    } catch (error2) {
+      log.warning(`Could not stop postgres (pid ${state.pid}): ${error2 instanceof Error ? error2.message : String(error2)}`);
+    }
+  }
+  const marker = join6(state.runDir, RUN_MARKER);
+  if (existsSync4(marker) && readFileSync(marker, "utf8") === state.token) {
+    rmSync2(state.runDir, { recursive: true, force: true });
+  } else if (existsSync4(state.runDir)) {
+    log.warning(`Not removing ${state.runDir}: it does not carry this run's marker`);
+  }
+  await teardown(state.teardown, log);
+}
+async function startNative(config, log, onState = () => void 0, binaries) {
+  const bins = binaries ?? findBinaries(config.major);
+  log.info(`PostgreSQL ${bins.major} binaries: ${bins.bindir} (${bins.source})`);
+  const runAs = runAsUser();
+  if (runAs) log.info(`Running as root: postgres runs as user ${runAs.name}`);
+  const port = config.port === 0 ? await getPorts({ host: "127.0.0.1" }) : config.port;
+  if (config.port !== 0 && await getPorts({ host: "127.0.0.1", port: config.port }) !== config.port) {
+    throw new InputError("port", `port ${config.port} on 127.0.0.1 is in use`, "Choose another port, or 0 for a free one.");
+  }
+  const ram = await prepareRam(config, config.containerName, log);
+  const state = { pid: 0, runDir: "", token: "", teardown: ram.plan.teardown, bindir: bins.bindir };
+  onState(state);
+  if (ram.plan.warning) log.warning(ram.plan.warning);
+  try {
+    state.runDir = mkdtempSync2(join6(ram.base, `${config.containerName}-`));
+    state.token = `${process.pid}-${Date.now()}`;
+    writeFileSync(join6(state.runDir, RUN_MARKER), state.token);
+    onState(state);
+    const dataDir = join6(state.runDir, "data");
+    const cacheDir = config.cacheDir || defaultCacheDir();
+    const cache = await ensureCluster(cacheDir, { bindir: bins.bindir, user: config.user, locale: config.locale }, runAs);
+    log.info(
+      cache.hit ? `initdb cache hit: ${cache.entry}` : `initdb cache miss: ran initdb --nosync in ${cache.initdbMs} ms into ${cache.entry}`
+    );
+    copyCluster(cache.entry, dataDir, runAs);
+    if (runAs) chownTree(state.runDir, runAs);
+    const logFd = openSync(join6(state.runDir, "server.log"), "a");
+    const child2 = spawn2(join6(bins.bindir, exe("postgres", process.platform)), postgresArgs(dataDir, port, config), {
+      detached: true,
+      stdio: ["ignore", logFd, logFd],
+      cwd: state.runDir,
+      ...runAs ? { uid: runAs.uid, gid: runAs.gid } : {}
+    });
+    closeSync(logFd);
+    let exited = false;
+    child2.on("exit", () => exited = true);
+    child2.unref();
+    state.pid = child2.pid ?? 0;
+    onState(state);
+    const serverLog = () => {
+      try {
+        return readFileSync(join6(state.runDir, "server.log"), "utf8").trimEnd().split("\n").slice(-50).join("\n");
+      } catch {
+        return "";
+      }
+    };
+    const notReady = (error2) => {
+      if (error2 instanceof NotReadyError) {
+        throw new SetupError(
+          `PostgreSQL did not answer a query: ${error2.message}; last error: ${error2.lastError}`,
+          error2.died ? "The server exited; its log is below" : "Raise input 'wait-timeout', or read the server log below",
+          serverLog()
+        );
+      }
+      throw error2;
+    };
+    const local = await waitForQuery(
+      { host: dataDir, port, user: config.user, password: "", database: "postgres" },
+      {
+        timeoutMs: config.waitTimeoutMs,
+        intervalMs: 5,
+        isAlive: async () => !exited && processAlive(state.pid),
+        aliveEveryMs: 50
+      }
+    ).catch(notReady);
+    try {
+      await local.client.query(
+        `ALTER ROLE ${local.client.escapeIdentifier(config.user)} PASSWORD ${local.client.escapeLiteral(config.password)}`
+      );
+      if (config.database !== "postgres") {
+        await local.client.query(`CREATE DATABASE ${local.client.escapeIdentifier(config.database)}`);
+      }
+    } finally {
+      await local.client.end().catch(() => void 0);
+    }
+    const connection = {
+      host: "127.0.0.1",
+      port,
+      user: config.user,
+      password: config.password,
+      database: config.database
+    };
+    const ready = await waitForQuery(connection, { timeoutMs: config.waitTimeoutMs, intervalMs: 5 }).catch(notReady);
+    const startupMs = Math.round(performance3.now());
+    log.info(`Answered a query after ${startupMs} ms: PostgreSQL ${ready.serverVersion}`);
+    try {
+      const expectRam = ram.plan.kind !== "disk";
+      const verified = await verifyServer(
+        ready.client,
+        effectiveSettings(config.settings),
+        async (dir) => {
+          if (process.platform === "linux") return filesystemTypeOf(dir, readFileSync("/proc/mounts", "utf8")) ?? "unknown";
+          return ram.plan.kind === "ramdisk" ? "ramdisk" : "disk";
+        },
+        expectRam
+      );
+      return {
+        mode: "native",
+        connection,
+        containerId: "",
+        source: bins.bindir,
+        serverVersion: ready.serverVersion,
+        ...verified,
+        tmpfs: isRamFilesystem(verified.filesystem) || verified.filesystem === "ramdisk",
+        startupMs,
+        pullMs: 0,
+        socketDirectory: dataDir,
+        cacheHit: cache.hit,
+        native: state
+      };
+    } finally {
+      await ready.client.end().catch(() => void 0);
+    }
+  } catch (error2) {
+    await stopNative(state, log);
+    throw error2;
+  }
+}
+
+// src/start.ts
+async function chooseMode(config, log, probe = realProbe()) {
+  if (config.mode !== "auto") return { mode: config.mode };
+  const installed = installedBinaries(probe);
+  if (!config.imageGiven) {
+    const match = config.major === null ? installed[0] : installed.find((b) => b.major === config.major);
+    if (match) {
+      log.info(`mode auto: native (PostgreSQL ${match.major} binaries in ${match.bindir})`);
+      return { mode: "native", binaries: match };
+    }
+  }
+  try {
+    await engineVersion();
+    log.info(
+      config.imageGiven ? "mode auto: docker (an image was given)" : `mode auto: docker (no PostgreSQL ${config.major ?? ""} binaries installed)`
+    );
+    return { mode: "docker" };
+  } catch (error2) {
+    const found = installed.length ? `found majors ${installed.map((b) => b.major).join(", ")}` : "found none";
+    throw new SetupError(
+      `mode auto: no PostgreSQL ${config.major ?? ""} server binaries (${found})${config.imageGiven ? " (and an image was given)" : ""}, and Docker did not answer (${error2 instanceof SetupError ? error2.problem : String(error2)})`.replace(
+        "  ",
+        " "
+      ),
+      `Install PostgreSQL ${config.major ?? ""} server binaries or start Docker, or set 'postgres-version' to an installed major`.replace(
+        "  ",
+        " "
+      )
+    );
+  }
+}
+async function start(config, log, hooks = {}) {
+  const chosen = await chooseMode(config, log);
+  if (chosen.mode === "native") return startNative(config, log, hooks.onNative, chosen.binaries);
+  return startDocker(config, log, hooks.onContainer);
 }
 
 // src/state.ts
 var STATE = Object.freeze({
-  /** Set to 'true' by the main step: tells post.ts it runs as the post step. */
-  isPost: "isPost",
   /** Docker container ID to remove. */
-  containerId: "containerId"
+  containerId: "containerId",
+  /** JSON of NativeState: the postgres process and run folder to remove. */
+  native: "native"
 });
-function markMainRan() {
-  saveState(STATE.isPost, "true");
-}
 function saveContainerId(id) {
   saveState(STATE.containerId, id);
+}
+function saveNative(state) {
+  saveState(STATE.native, JSON.stringify(state));
 }
 
 // src/main.ts
@@ -26439,23 +27115,22 @@ function reportError(error2) {
   }
   setFailed(error2 instanceof Error ? error2.stack ?? error2.message : String(error2));
 }
-async function run() {
-  markMainRan();
+async function run2() {
   try {
     const config = parseInputs((name) => getInput(name));
     setSecret(config.password);
-    const started = await startDocker(config, actionsLogger, saveContainerId);
+    const started = await start(config, actionsLogger, { onContainer: saveContainerId, onNative: saveNative });
     publish(started, config.exportEnv);
     await writeSummary(started);
     info(
-      `PostgreSQL ${started.serverVersion} ready at ${started.connection.host}:${started.connection.port} (PGDATA on ${started.filesystem}, ${started.startupMs} ms)`
+      `PostgreSQL ${started.serverVersion} ready at ${started.connection.host}:${started.connection.port} (${started.mode} mode, PGDATA on ${started.filesystem}, ${started.startupMs} ms)`
     );
   } catch (error2) {
     reportError(error2);
   }
 }
-await run();
+await run2();
 export {
   reportError,
-  run
+  run2 as run
 };

@@ -11113,7 +11113,7 @@ var require_mock_interceptor = __commonJS({
 var require_mock_client = __commonJS({
   "node_modules/undici/lib/mock/mock-client.js"(exports, module) {
     "use strict";
-    var { promisify } = __require("node:util");
+    var { promisify: promisify3 } = __require("node:util");
     var Client2 = require_client();
     var { buildMockDispatch } = require_mock_utils();
     var {
@@ -11153,7 +11153,7 @@ var require_mock_client = __commonJS({
         return new MockInterceptor(opts, this[kDispatches]);
       }
       async [kClose]() {
-        await promisify(this[kOriginalClose])();
+        await promisify3(this[kOriginalClose])();
         this[kConnected] = 0;
         this[kMockAgent][Symbols.kClients].delete(this[kOrigin]);
       }
@@ -11166,7 +11166,7 @@ var require_mock_client = __commonJS({
 var require_mock_pool = __commonJS({
   "node_modules/undici/lib/mock/mock-pool.js"(exports, module) {
     "use strict";
-    var { promisify } = __require("node:util");
+    var { promisify: promisify3 } = __require("node:util");
     var Pool2 = require_pool();
     var { buildMockDispatch } = require_mock_utils();
     var {
@@ -11206,7 +11206,7 @@ var require_mock_pool = __commonJS({
         return new MockInterceptor(opts, this[kDispatches]);
       }
       async [kClose]() {
-        await promisify(this[kOriginalClose])();
+        await promisify3(this[kOriginalClose])();
         this[kConnected] = 0;
         this[kMockAgent][Symbols.kClients].delete(this[kOrigin]);
       }
@@ -23505,7 +23505,7 @@ var require_pg_pool = __commonJS({
     function throwOnDoubleRelease() {
       throw new Error("Release called on client which has already been released to the pool.");
     }
-    function promisify(Promise2, callback) {
+    function promisify3(Promise2, callback) {
       if (callback) {
         return { callback, result: void 0 };
       }
@@ -23643,7 +23643,7 @@ var require_pg_pool = __commonJS({
           const err = new Error("Cannot use a pool after calling end on the pool");
           return cb ? cb(err) : this.Promise.reject(err);
         }
-        const response = promisify(this.Promise, cb);
+        const response = promisify3(this.Promise, cb);
         const result = response.result;
         if (this._isFull() || this._idle.length) {
           if (this._idle.length) {
@@ -23828,7 +23828,7 @@ var require_pg_pool = __commonJS({
       }
       query(text, values, cb) {
         if (typeof text === "function") {
-          const response2 = promisify(this.Promise, text);
+          const response2 = promisify3(this.Promise, text);
           setImmediate(function() {
             return response2.callback(new Error("Passing a function as the first parameter to pool.query is not supported"));
           });
@@ -23838,7 +23838,7 @@ var require_pg_pool = __commonJS({
           cb = values;
           values = void 0;
         }
-        const response = promisify(this.Promise, cb);
+        const response = promisify3(this.Promise, cb);
         cb = response.callback;
         this.connect((err, client) => {
           if (err) {
@@ -23883,7 +23883,7 @@ var require_pg_pool = __commonJS({
           return cb ? cb(err) : this.Promise.reject(err);
         }
         this.ending = true;
-        const promised = promisify(this.Promise, cb);
+        const promised = promisify3(this.Promise, cb);
         this._endCallback = promised.callback;
         this._pulseQueue();
         return promised.result;
@@ -25634,11 +25634,41 @@ var platform = os3.platform();
 var arch = os3.arch();
 
 // node_modules/@actions/core/lib/core.js
+var __awaiter6 = function(thisArg, _arguments, P, generator) {
+  function adopt(value) {
+    return value instanceof P ? value : new P(function(resolve2) {
+      resolve2(value);
+    });
+  }
+  return new (P || (P = Promise))(function(resolve2, reject) {
+    function fulfilled(value) {
+      try {
+        step(generator.next(value));
+      } catch (e) {
+        reject(e);
+      }
+    }
+    function rejected(value) {
+      try {
+        step(generator["throw"](value));
+      } catch (e) {
+        reject(e);
+      }
+    }
+    function step(result) {
+      result.done ? resolve2(result.value) : adopt(result.value).then(fulfilled, rejected);
+    }
+    step((generator = generator.apply(thisArg, _arguments || [])).next());
+  });
+};
 var ExitCode;
 (function(ExitCode2) {
   ExitCode2[ExitCode2["Success"] = 0] = "Success";
   ExitCode2[ExitCode2["Failure"] = 1] = "Failure";
 })(ExitCode || (ExitCode = {}));
+function debug(message) {
+  issueCommand("debug", {}, message);
+}
 function warning(message, properties = {}) {
   issueCommand("warning", toCommandProperties(properties), message instanceof Error ? message.toString() : message);
 }
@@ -25651,9 +25681,25 @@ function startGroup(name) {
 function endGroup() {
   issue("endgroup");
 }
+function group(name, fn) {
+  return __awaiter6(this, void 0, void 0, function* () {
+    startGroup(name);
+    let result;
+    try {
+      result = yield fn();
+    } finally {
+      endGroup();
+    }
+    return result;
+  });
+}
 function getState(name) {
   return process.env[`STATE_${name}`] || "";
 }
+
+// src/post.ts
+import { readFileSync as readFileSync2 } from "node:fs";
+import { join as join4 } from "node:path";
 
 // src/errors.ts
 var SetupError = class extends Error {
@@ -25707,6 +25753,41 @@ async function removeContainer(container) {
   return result.exitCode === 0 ? null : result.stderr.trim();
 }
 
+// src/log.ts
+var actionsLogger = {
+  info: (m) => info(m),
+  warning: (m) => warning(m),
+  debug: (m) => debug(m),
+  group: (name, fn) => group(name, fn)
+};
+
+// src/native/native-mode.ts
+import { execFile as execFile2, execFileSync, spawn as spawn2 } from "node:child_process";
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join as join3 } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { promisify as promisify2 } from "node:util";
+
+// node_modules/pg/esm/index.mjs
+var import_lib = __toESM(require_lib2(), 1);
+var Client = import_lib.default.Client;
+var Pool = import_lib.default.Pool;
+var Connection = import_lib.default.Connection;
+var types = import_lib.default.types;
+var Query = import_lib.default.Query;
+var DatabaseError = import_lib.default.DatabaseError;
+var escapeIdentifier = import_lib.default.escapeIdentifier;
+var escapeLiteral = import_lib.default.escapeLiteral;
+var Result = import_lib.default.Result;
+var TypeOverrides = import_lib.default.TypeOverrides;
+var defaults = import_lib.default.defaults;
+
+// src/verify.ts
+var MEMORY_UNITS = { B: 1, kB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 };
+
+// src/server.ts
+var LOG_TAIL_LINES = 50;
+
 // src/settings.ts
 var DURABILITY_SETTINGS = Object.freeze([
   { name: "fsync", value: "off", why: "no fsync() of data or WAL files (manual: Non-Durable Settings)" },
@@ -25734,60 +25815,121 @@ var DURABILITY_SETTINGS = Object.freeze([
 ]);
 var INITDB_ARGS = Object.freeze(["--nosync"]);
 
-// node_modules/pg/esm/index.mjs
-var import_lib = __toESM(require_lib2(), 1);
-var Client = import_lib.default.Client;
-var Pool = import_lib.default.Pool;
-var Connection = import_lib.default.Connection;
-var types = import_lib.default.types;
-var Query = import_lib.default.Query;
-var DatabaseError = import_lib.default.DatabaseError;
-var escapeIdentifier = import_lib.default.escapeIdentifier;
-var escapeLiteral = import_lib.default.escapeLiteral;
-var Result = import_lib.default.Result;
-var TypeOverrides = import_lib.default.TypeOverrides;
-var defaults = import_lib.default.defaults;
+// src/native/binaries.ts
+function exe(name, platform2) {
+  return platform2 === "win32" ? `${name}.exe` : name;
+}
 
-// src/verify.ts
-var MEMORY_UNITS = { B: 1, kB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 };
+// src/native/initdb-cache.ts
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+var execFileP = promisify(execFile);
 
-// src/docker-mode.ts
-var LOG_TAIL_LINES = 50;
+// src/native/native-mode.ts
+var execFileP2 = promisify2(execFile2);
+var RUN_MARKER = ".pg-tmpfs-run";
+var DEFAULT_NATIVE_BYTES = 1024 ** 3;
+async function run(c) {
+  return (await execFileP2(c.program, c.args, { encoding: "utf8" })).stdout;
+}
+async function teardown(commands, log) {
+  for (const c of commands) {
+    try {
+      await run(c);
+    } catch (error) {
+      log.warning(`${c.program} ${c.args.join(" ")} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
+function processAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+async function stopNative(state, log) {
+  if (state.pid > 0 && processAlive(state.pid)) {
+    try {
+      if (process.platform === "win32") {
+        await execFileP2(join3(state.bindir, exe("pg_ctl", "win32")), [
+          "stop",
+          "-m",
+          "immediate",
+          "-D",
+          join3(state.runDir, "data")
+        ]);
+      } else {
+        process.kill(state.pid, "SIGQUIT");
+      }
+      for (let i = 0; i < 500 && processAlive(state.pid); i++) await sleep(10);
+      if (processAlive(state.pid)) process.kill(state.pid, "SIGKILL");
+    } catch (error) {
+      log.warning(`Could not stop postgres (pid ${state.pid}): ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  const marker = join3(state.runDir, RUN_MARKER);
+  if (existsSync(marker) && readFileSync(marker, "utf8") === state.token) {
+    rmSync(state.runDir, { recursive: true, force: true });
+  } else if (existsSync(state.runDir)) {
+    log.warning(`Not removing ${state.runDir}: it does not carry this run's marker`);
+  }
+  await teardown(state.teardown, log);
+}
 
 // src/state.ts
 var STATE = Object.freeze({
-  /** Set to 'true' by the main step: tells post.ts it runs as the post step. */
-  isPost: "isPost",
   /** Docker container ID to remove. */
-  containerId: "containerId"
+  containerId: "containerId",
+  /** JSON of NativeState: the postgres process and run folder to remove. */
+  native: "native"
 });
 function savedContainerId() {
   return getState(STATE.containerId);
 }
+function savedNative() {
+  const text = getState(STATE.native);
+  return text ? JSON.parse(text) : null;
+}
 
 // src/post.ts
-async function cleanup() {
-  const id = savedContainerId();
-  if (!id) {
-    info("No PostgreSQL container to remove.");
-    return;
+function showLog(tail) {
+  startGroup(`PostgreSQL server log (last ${LOG_TAIL_LINES} lines)`);
+  info(tail || "(empty)");
+  endGroup();
+}
+async function cleanupContainer(id) {
+  const running = await isRunning(id);
+  const tail = await logsTail(id, LOG_TAIL_LINES);
+  if (!running)
+    warning(`The PostgreSQL container ${id.slice(0, 12)} was not running at the end of the job; its log follows.`);
+  showLog(tail);
+  const problem = await removeContainer(id);
+  if (problem && !/No such container/i.test(problem)) {
+    warning(`Could not remove PostgreSQL container ${id.slice(0, 12)}: ${problem}`);
+  } else {
+    info(`Removed PostgreSQL container ${id.slice(0, 12)} and its anonymous volumes.`);
   }
+}
+async function cleanupNative(state) {
   try {
-    const running = await isRunning(id);
-    const tail = await logsTail(id, LOG_TAIL_LINES);
-    if (!running)
-      warning(`The PostgreSQL container ${id.slice(0, 12)} was not running at the end of the job; its log follows.`);
-    startGroup(`PostgreSQL server log (last ${LOG_TAIL_LINES} lines)`);
-    info(tail || "(empty)");
-    endGroup();
-    const problem = await removeContainer(id);
-    if (problem && !/No such container/i.test(problem)) {
-      warning(`Could not remove PostgreSQL container ${id.slice(0, 12)}: ${problem}`);
-    } else {
-      info(`Removed PostgreSQL container ${id.slice(0, 12)} and its anonymous volumes.`);
-    }
+    showLog(readFileSync2(join4(state.runDir, "server.log"), "utf8").trimEnd().split("\n").slice(-LOG_TAIL_LINES).join("\n"));
+  } catch {
+    showLog("");
+  }
+  await stopNative(state, actionsLogger);
+  info(`Stopped PostgreSQL (pid ${state.pid}) and removed ${state.runDir}.`);
+}
+async function cleanup() {
+  try {
+    const id = savedContainerId();
+    const native = savedNative();
+    if (id) await cleanupContainer(id);
+    if (native) await cleanupNative(native);
+    if (!id && !native) info("No PostgreSQL server to remove.");
   } catch (error) {
-    warning(`Cleanup of the PostgreSQL container failed: ${error instanceof Error ? error.message : String(error)}`);
+    warning(`Cleanup of PostgreSQL failed: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 await cleanup();

@@ -8,16 +8,18 @@
  */
 import { Command, Option } from 'commander';
 import { connectionUri, exportLines } from './connection.js';
-import { startDocker } from './docker-mode.js';
 import { removeContainer } from './docker.js';
 import { InputError, SetupError } from './errors.js';
 import { DEFAULTS, parseInputs, type InputName } from './inputs.js';
 import { checkInstanceName, forgetInstance, listInstances, loadInstance, saveInstance, type Instance } from './instances.js';
 import { consoleLogger } from './log.js';
+import { stopNative } from './native/native-mode.js';
+import { start } from './start.js';
 
 /** Flags of `up`: every action input, with the CLI's defaults (port 0: a free port). */
 const UP_FLAGS: Array<[InputName, string]> = [
-  ['postgres-version', 'PostgreSQL major version (image postgres:<version>)'],
+  ['mode', 'docker, native, or auto (native when the binaries are installed and no image is given)'],
+  ['postgres-version', 'PostgreSQL major version; empty: newest installed (native) or newest image (docker)'],
   ['image', 'image to run instead of postgres:<version>'],
   ['port', 'host port; 0 picks a free one'],
   ['publish-host', 'host address to publish on'],
@@ -28,6 +30,8 @@ const UP_FLAGS: Array<[InputName, string]> = [
   ['shm-size', '/dev/shm size'],
   ['settings', 'extra settings, name=value per line (repeat --setting instead for one each)'],
   ['wait-timeout', 'seconds to wait for the first answered query'],
+  ['locale', 'initdb locale (native mode)'],
+  ['cache-dir', 'initdb cache folder (native mode)'],
 ];
 
 /** CLI defaults that differ from the action's. */
@@ -64,12 +68,13 @@ async function up(opts: Record<string, string | string[] | boolean | undefined>)
     return typeof value === 'string' ? value : (CLI_DEFAULTS[input] ?? '');
   });
   const log = consoleLogger(Boolean(opts.quiet));
-  const started = await startDocker(config, log);
+  const started = await start(config, log);
   const instance: Instance = {
     name,
     mode: started.mode,
     connection: started.connection,
-    containerId: started.containerId,
+    containerId: started.containerId || undefined,
+    native: started.native,
     startedAt: new Date().toISOString(),
   };
   saveInstance(instance);
@@ -86,6 +91,8 @@ async function up(opts: Record<string, string | string[] | boolean | undefined>)
           dataDirectory: started.dataDirectory,
           filesystem: started.filesystem,
           tmpfs: started.tmpfs,
+          socketDirectory: started.socketDirectory || undefined,
+          cacheHit: started.cacheHit ?? undefined,
           startupMs: started.startupMs,
           settings: started.settings,
         },
@@ -112,6 +119,7 @@ async function down(name: string): Promise<void> {
     if (problem && !/No such container/i.test(problem))
       throw new SetupError(`Could not remove container: ${problem}`, 'Remove it with docker rm -f');
   }
+  if (instance.native) await stopNative(instance.native, consoleLogger());
   forgetInstance(name);
   process.stderr.write(`Stopped "${name}".\n`);
 }

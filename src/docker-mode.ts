@@ -11,72 +11,8 @@ import type { Config } from './inputs.js';
 import type { Logger } from './log.js';
 import { NotReadyError, waitForQuery } from './readiness.js';
 import { effectiveSettings } from './settings.js';
-import {
-  checkSettings,
-  filesystemTypeOf,
-  isRamFilesystem,
-  SETTINGS_QUERY,
-  type PgSettingRow,
-  type SettingCheck,
-} from './verify.js';
-
-/** A running, verified server. */
-export interface Started {
-  mode: 'docker' | 'native';
-  connection: ConnectionInfo;
-  /** Docker container ID (docker mode) or '' (native mode). */
-  containerId: string;
-  /** Image reference run (docker mode) or the bin directory used (native mode). */
-  source: string;
-  /** `server_version` as reported by the server. */
-  serverVersion: string;
-  /** `data_directory` as reported by the server. */
-  dataDirectory: string;
-  /** Filesystem type under the data directory, as measured (e.g. `tmpfs`, `overlay`). */
-  filesystem: string;
-  /** True when the measured filesystem is RAM-backed. */
-  tmpfs: boolean;
-  /** Each requested setting as the server reports it. */
-  settings: SettingCheck[];
-  /** ms from process start to the first answered query. */
-  startupMs: number;
-  /** ms spent pulling the image (0 when it was present). */
-  pullMs: number;
-}
-
-/** How many server log lines to show when something fails. */
-export const LOG_TAIL_LINES = 50;
-
-/**
- * Reads back settings and the data directory's filesystem, and fails when they are not as asked.
- * @param mountsText text of /proc/mounts as seen by the server process
- * @throws SetupError listing each setting that did not take, or when PGDATA is not on tmpfs
- */
-export async function verifyServer(
-  client: import('pg').Client,
-  requested: ReturnType<typeof effectiveSettings>,
-  readMounts: (dataDirectory: string) => Promise<string>,
-  expectTmpfs: boolean,
-): Promise<{ settings: SettingCheck[]; dataDirectory: string; filesystem: string }> {
-  const rows = (await client.query<PgSettingRow>(SETTINGS_QUERY, [requested.map((s) => s.name)])).rows;
-  const settings = checkSettings(requested, rows);
-  const dataDirectory = (await client.query<{ d: string }>("SELECT current_setting('data_directory') AS d")).rows[0]?.d ?? '';
-  const filesystem = filesystemTypeOf(dataDirectory, await readMounts(dataDirectory)) ?? 'unknown';
-  const bad = settings.filter((s) => !s.ok);
-  if (bad.length > 0) {
-    throw new SetupError(
-      `Settings not in effect: ${bad.map((s) => `${s.name} asked ${s.requested}, server has ${s.actual ?? '(unknown setting)'}`).join('; ')}`,
-      "Check the 'settings' input: names as in pg_settings and values the server accepts",
-    );
-  }
-  if (expectTmpfs && !isRamFilesystem(filesystem)) {
-    throw new SetupError(
-      `The data directory ${dataDirectory} is on ${filesystem}, not tmpfs`,
-      "The image's server does not use the PGDATA it declares; set PGDATA in the image or report this image",
-    );
-  }
-  return { settings, dataDirectory, filesystem };
-}
+import { LOG_TAIL_LINES, verifyServer, type Started } from './server.js';
+import { filesystemTypeOf, isRamFilesystem } from './verify.js';
 
 /**
  * Starts PostgreSQL in Docker.
@@ -164,8 +100,11 @@ export async function startDocker(
       const verified = await verifyServer(
         ready.client,
         effectiveSettings(config.settings),
-        async () =>
-          dockerOk(['exec', containerId, 'cat', '/proc/mounts'], 'docker exec cat /proc/mounts', 'The image needs `cat`'),
+        async (dir) =>
+          filesystemTypeOf(
+            dir,
+            await dockerOk(['exec', containerId, 'cat', '/proc/mounts'], 'docker exec cat /proc/mounts', 'The image needs `cat`'),
+          ) ?? 'unknown',
         true,
       );
       return {
@@ -178,6 +117,8 @@ export async function startDocker(
         tmpfs: isRamFilesystem(verified.filesystem),
         startupMs,
         pullMs,
+        socketDirectory: '',
+        cacheHit: null,
       };
     } finally {
       await ready.client.end().catch(() => undefined);

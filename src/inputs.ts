@@ -11,7 +11,8 @@ import { parseSettings, type Setting } from './settings.js';
  * proves the two agree.
  */
 export const DEFAULTS = Object.freeze({
-  'postgres-version': '18',
+  mode: 'auto',
+  'postgres-version': '',
   image: '',
   port: '5432',
   'publish-host': '127.0.0.1',
@@ -24,17 +25,31 @@ export const DEFAULTS = Object.freeze({
   'wait-timeout': '60',
   'container-name': '',
   'export-env': 'true',
+  locale: 'C',
+  'cache-dir': '',
 });
+
+/** Newest PostgreSQL major with an official image: Docker mode's default version. */
+export const NEWEST_MAJOR = '18';
+
+/** How to start PostgreSQL. */
+export type Mode = 'docker' | 'native' | 'auto';
 
 /** Names of all inputs. */
 export type InputName = keyof typeof DEFAULTS;
 
 /** A validated configuration for starting PostgreSQL in Docker. */
 export interface Config {
-  /** The version input as given, e.g. `17` or `16.4-bookworm`. */
+  /** `docker`, `native` or `auto` (native when the binaries are installed and no image is given). */
+  mode: Mode;
+  /** The version input as given, e.g. `17` or `16.4-bookworm`; '' when not given. */
   postgresVersion: string;
-  /** Image reference to run: the `image` input, or `postgres:<postgres-version>`. */
+  /** Major version asked for (17 for `17.2-alpine`); null when not given (newest installed / NEWEST_MAJOR). */
+  major: number | null;
+  /** Image reference to run: the `image` input, or `postgres:<postgres-version or NEWEST_MAJOR>`. */
   image: string;
+  /** True when the `image` input was given (auto mode then picks Docker). */
+  imageGiven: boolean;
   /** Host TCP port; 0 lets Docker pick a free one. */
   port: number;
   /** Host address the port is published on (default 127.0.0.1: not reachable from outside). */
@@ -54,6 +69,10 @@ export interface Config {
   containerName: string;
   /** Whether to export DATABASE_URL and PG* variables to later steps. */
   exportEnv: boolean;
+  /** initdb locale (native mode). */
+  locale: string;
+  /** initdb cache folder (native mode); '' for the default. */
+  cacheDir: string;
 }
 
 const VERSION = /^\d{1,2}(\.\d{1,2})?(-[a-z0-9][a-z0-9._-]*)?$/;
@@ -112,8 +131,12 @@ export function parseInputs(get: (name: InputName) => string): Config {
     const value = get(name).trim();
     return value === '' ? DEFAULTS[name] : value;
   };
+  const mode = raw('mode');
+  if (mode !== 'docker' && mode !== 'native' && mode !== 'auto') {
+    throw new InputError('mode', `"${mode}" is not a mode`, 'Use docker, native or auto.');
+  }
   const postgresVersion = raw('postgres-version');
-  if (!VERSION.test(postgresVersion)) {
+  if (postgresVersion !== '' && !VERSION.test(postgresVersion)) {
     throw new InputError(
       'postgres-version',
       `"${postgresVersion}" is not a PostgreSQL version`,
@@ -140,9 +163,16 @@ export function parseInputs(get: (name: InputName) => string): Config {
       'Use 127.0.0.1 (default), or 0.0.0.0 to accept connections from other hosts.',
     );
   }
+  const locale = raw('locale');
+  if (!/^[A-Za-z0-9_.@-]+$/.test(locale)) {
+    throw new InputError('locale', `"${locale}" is not a locale name`, 'Use a name such as C, C.UTF-8 or en_US.UTF-8.');
+  }
   return {
+    mode,
     postgresVersion,
-    image: imageInput || `postgres:${postgresVersion}`,
+    major: postgresVersion === '' ? null : parseInt(postgresVersion, 10),
+    image: imageInput || `postgres:${postgresVersion || NEWEST_MAJOR}`,
+    imageGiven: imageInput !== '',
     port: integer('port', raw('port'), 0, 65535, 'Use a TCP port such as 5432, or 0 to let Docker pick a free one.'),
     publishHost,
     user: identifier('user', raw('user')),
@@ -158,5 +188,7 @@ export function parseInputs(get: (name: InputName) => string): Config {
     waitTimeoutMs: integer('wait-timeout', raw('wait-timeout'), 1, 3600, 'Give whole seconds, e.g. 60.') * 1000,
     containerName,
     exportEnv: boolean('export-env', raw('export-env')),
+    locale,
+    cacheDir: raw('cache-dir'),
   };
 }

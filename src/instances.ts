@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { ConnectionInfo } from './connection.js';
 import { InputError } from './errors.js';
+import type { NativeState } from './native/native-mode.js';
 
 /** What `up` records and `down`/`status` read. */
 export interface Instance {
@@ -15,14 +16,8 @@ export interface Instance {
   connection: ConnectionInfo;
   /** Docker container ID (docker mode). */
   containerId?: string;
-  /** Data directory this run created (native mode); the only directory `down` removes. */
-  dataDirectory?: string;
-  /** postmaster PID (native mode). */
-  pid?: number;
-  /** Unix socket directory (native mode). */
-  socketDirectory?: string;
-  /** RAM disk device to detach (native mode, macOS). */
-  ramDisk?: string;
+  /** Native mode: the postgres process, run folder and RAM setup to undo. */
+  native?: NativeState;
   startedAt: string;
 }
 

@@ -2,12 +2,12 @@
  * The action's main step: parse inputs, start PostgreSQL, publish the connection.
  */
 import * as core from '@actions/core';
-import { startDocker } from './docker-mode.js';
 import { InputError, SetupError } from './errors.js';
 import { parseInputs, type InputName } from './inputs.js';
 import { actionsLogger } from './log.js';
 import { publish, writeSummary } from './outputs.js';
-import { markMainRan, saveContainerId } from './state.js';
+import { start } from './start.js';
+import { saveContainerId, saveNative } from './state.js';
 
 /** Reports an error as an annotation that names the input (for InputError) and the fix. */
 export function reportError(error: unknown): void {
@@ -29,16 +29,15 @@ export function reportError(error: unknown): void {
 
 /** Runs the main step. Never throws: failures become annotations and a failed step. */
 export async function run(): Promise<void> {
-  markMainRan();
   try {
     const config = parseInputs((name: InputName) => core.getInput(name));
     core.setSecret(config.password);
-    const started = await startDocker(config, actionsLogger, saveContainerId);
+    const started = await start(config, actionsLogger, { onContainer: saveContainerId, onNative: saveNative });
     publish(started, config.exportEnv);
     await writeSummary(started);
     core.info(
       `PostgreSQL ${started.serverVersion} ready at ${started.connection.host}:${started.connection.port} ` +
-        `(PGDATA on ${started.filesystem}, ${started.startupMs} ms)`,
+        `(${started.mode} mode, PGDATA on ${started.filesystem}, ${started.startupMs} ms)`,
     );
   } catch (error) {
     reportError(error);

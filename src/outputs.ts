@@ -3,7 +3,7 @@
  */
 import * as core from '@actions/core';
 import { connectionEnv, connectionUri } from './connection.js';
-import type { Started } from './docker-mode.js';
+import type { Started } from './server.js';
 
 /**
  * Every output of action.yml, as strings. Keys are output names.
@@ -22,6 +22,8 @@ export function outputsOf(s: Started): Record<string, string> {
     tmpfs: String(s.tmpfs),
     'startup-ms': String(s.startupMs),
     mode: s.mode,
+    'socket-directory': s.socketDirectory,
+    'cache-hit': s.cacheHit === null ? '' : String(s.cacheHit),
   };
 }
 
@@ -48,6 +50,7 @@ export async function writeSummary(s: Started): Promise<void> {
         { data: 'value', header: true },
       ],
       [s.mode === 'docker' ? 'image' : 'binaries', s.source],
+      ['mode', s.mode + (s.cacheHit === null ? '' : s.cacheHit ? ' (initdb cache hit)' : ' (initdb cache filled)')],
       ['server version', s.serverVersion],
       ['PGDATA', `${s.dataDirectory} (${s.filesystem})`],
       ['startup', `${s.startupMs} ms to first answered query${s.pullMs ? ` (pull ${s.pullMs} ms)` : ''}`],

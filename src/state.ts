@@ -3,19 +3,15 @@
  * saveState/getState), as in actions/setup-node and docker/login-action.
  */
 import * as core from '@actions/core';
+import type { NativeState } from './native/native-mode.js';
 
 /** Keys saved by the main step. */
 export const STATE = Object.freeze({
-  /** Set to 'true' by the main step: tells post.ts it runs as the post step. */
-  isPost: 'isPost',
   /** Docker container ID to remove. */
   containerId: 'containerId',
+  /** JSON of NativeState: the postgres process and run folder to remove. */
+  native: 'native',
 });
-
-/** Marks that the main step ran, so the post step knows it has something to do. */
-export function markMainRan(): void {
-  core.saveState(STATE.isPost, 'true');
-}
 
 /** Saves the container ID for the post step. */
 export function saveContainerId(id: string): void {
@@ -25,4 +21,15 @@ export function saveContainerId(id: string): void {
 /** The container ID the main step saved, or '' when none. */
 export function savedContainerId(): string {
   return core.getState(STATE.containerId);
+}
+
+/** Saves native mode's state for the post step. */
+export function saveNative(state: NativeState): void {
+  core.saveState(STATE.native, JSON.stringify(state));
+}
+
+/** Native mode's saved state, or null when none. */
+export function savedNative(): NativeState | null {
+  const text = core.getState(STATE.native);
+  return text ? (JSON.parse(text) as NativeState) : null;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
-import { DEFAULTS, parseInputs, type InputName } from '../../src/inputs.js';
+import { NEWEST_MAJOR, parseInputs, type InputName } from '../../src/inputs.js';
 
 const parse = (given: Partial<Record<InputName, string>>) => parseInputs((name) => given[name] ?? '');
 
@@ -17,7 +17,8 @@ function inputError(fn: () => unknown): InputError {
 describe('parseInputs', () => {
   it('applies the defaults', () => {
     const c = parse({});
-    expect(c.image).toBe(`postgres:${DEFAULTS['postgres-version']}`);
+    expect(c.image).toBe(`postgres:${NEWEST_MAJOR}`);
+    expect([c.mode, c.major, c.imageGiven, c.locale]).toEqual(['auto', null, false, 'C']);
     expect(c.port).toBe(5432);
     expect(c.publishHost).toBe('127.0.0.1');
     expect([c.user, c.password, c.database]).toEqual(['postgres', 'postgres', 'postgres']);
@@ -30,6 +31,7 @@ describe('parseInputs', () => {
 
   it('derives the image from the version, and image overrides it', () => {
     expect(parse({ 'postgres-version': '16' }).image).toBe('postgres:16');
+    expect(parse({ 'postgres-version': '16.4-bookworm' }).major).toBe(16);
     expect(parse({ 'postgres-version': '17-alpine' }).image).toBe('postgres:17-alpine');
     expect(parse({ 'postgres-version': '16', image: 'postgis/postgis:17-3.5' }).image).toBe('postgis/postgis:17-3.5');
   });
@@ -39,6 +41,8 @@ describe('parseInputs', () => {
   });
 
   it.each<[InputName, string, RegExp]>([
+    ['mode', 'podman', /not a mode/],
+    ['locale', 'en US', /not a locale name/],
     ['postgres-version', 'latest', /not a PostgreSQL version/],
     ['postgres-version', '17; rm -rf /', /not a PostgreSQL version/],
     ['image', '--privileged', /not an image reference/],
