@@ -29385,7 +29385,7 @@ function consoleLogger(quiet = false) {
 
 // src/native/native-mode.ts
 import { execFile as execFile2, execFileSync as execFileSync3, spawn as spawn2 } from "node:child_process";
-import { closeSync, existsSync as existsSync3, mkdtempSync as mkdtempSync2, openSync, readFileSync as readFileSync2, rmSync as rmSync3, writeFileSync as writeFileSync2 } from "node:fs";
+import { chownSync as chownSync2, closeSync, existsSync as existsSync3, mkdtempSync as mkdtempSync2, openSync, readFileSync as readFileSync2, rmSync as rmSync3, writeFileSync as writeFileSync2 } from "node:fs";
 import { join as join7 } from "node:path";
 import { performance as performance2 } from "node:perf_hooks";
 import { setTimeout as sleep2 } from "node:timers/promises";
@@ -29823,29 +29823,35 @@ function removeStaleFills(cacheDir) {
   }
   return removed;
 }
-async function ensureCluster(cacheDir, spec, runAs) {
+async function ensureCluster(cacheDir, spec, runAs, stagingBase) {
   const initdb = join5(spec.bindir, exe("initdb", process.platform));
   const version = (await execFileP(initdb, ["--version"])).stdout;
   const args = initdbArgs(spec);
   const entry = join5(cacheDir, cacheKey(version, args));
   if (existsSync2(join5(entry, "PG_VERSION"))) return { entry, hit: true, initdbMs: 0 };
   mkdirSync2(cacheDir, { recursive: true, mode: 493 });
-  if (runAs) chownSync(cacheDir, runAs.uid, runAs.gid);
   removeStaleFills(cacheDir);
-  const staging = `${entry}.tmp-${process.pid}-${randomBytes2(4).toString("hex")}`;
-  mkdirSync2(staging, { mode: 448 });
-  if (runAs) chownSync(staging, runAs.uid, runAs.gid);
+  const suffix = `.tmp-${process.pid}-${randomBytes2(4).toString("hex")}`;
+  const staging = `${entry}${suffix}`;
+  const initdbDir = runAs && stagingBase ? join5(stagingBase, `initdb${suffix}`) : staging;
+  mkdirSync2(initdbDir, { mode: 448 });
+  if (runAs) chownSync(initdbDir, runAs.uid, runAs.gid);
   const t0 = performance.now();
   try {
-    await execFileP(initdb, ["-D", staging, ...args], {
-      cwd: cacheDir,
+    await execFileP(initdb, ["-D", initdbDir, ...args], {
+      cwd: initdbDir,
       ...runAs ? { uid: runAs.uid, gid: runAs.gid } : {},
       env: { ...process.env, LC_ALL: "", LANG: "" }
     });
+    if (initdbDir !== staging) {
+      cpSync(initdbDir, staging, { recursive: true });
+      rmSync2(initdbDir, { recursive: true, force: true });
+    }
   } catch (error) {
+    rmSync2(initdbDir, { recursive: true, force: true });
     rmSync2(staging, { recursive: true, force: true });
     const e = error;
-    const text = `${e.stderr ?? ""}${e.stdout ?? ""}`.trim() || e.message;
+    const text = (e.stderr ?? "").trim() || e.message;
     const lastLines = text.split("\n").slice(-4).join(" | ");
     throw new SetupError(
       `initdb failed: ${lastLines}`,
@@ -29857,8 +29863,9 @@ async function ensureCluster(cacheDir, spec, runAs) {
     renameSync2(staging, entry);
   } catch {
     rmSync2(staging, { recursive: true, force: true });
-    if (!existsSync2(join5(entry, "PG_VERSION")))
+    if (!existsSync2(join5(entry, "PG_VERSION"))) {
       throw new SetupError(`Could not place the initdb cache entry ${entry}`, "Check the cache folder");
+    }
   }
   return { entry, hit: false, initdbMs };
 }
@@ -30007,8 +30014,17 @@ function processAlive(pid) {
     return false;
   }
 }
+function postmasterRunning(dataDir, pid) {
+  try {
+    const first = readFileSync2(join7(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
+    return first === String(pid) && processAlive(pid);
+  } catch {
+    return false;
+  }
+}
 async function stopNative(state, log) {
-  if (state.pid > 0 && processAlive(state.pid)) {
+  const dataDir = join7(state.runDir, "data");
+  if (state.pid > 0 && postmasterRunning(dataDir, state.pid)) {
     try {
       if (process.platform === "win32") {
         await execFileP2(join7(state.bindir, exe("pg_ctl", "win32")), [
@@ -30021,8 +30037,8 @@ async function stopNative(state, log) {
       } else {
         process.kill(state.pid, "SIGQUIT");
       }
-      for (let i = 0; i < 500 && processAlive(state.pid); i++) await sleep2(10);
-      if (processAlive(state.pid)) process.kill(state.pid, "SIGKILL");
+      for (let i = 0; i < 500 && postmasterRunning(dataDir, state.pid); i++) await sleep2(5);
+      if (postmasterRunning(dataDir, state.pid)) process.kill(state.pid, "SIGKILL");
     } catch (error) {
       log.warning(`Could not stop postgres (pid ${state.pid}): ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -30052,10 +30068,16 @@ async function startNative(config, log, onState = () => void 0, binaries) {
     state.runDir = mkdtempSync2(join7(ram.base, `${config.containerName}-`));
     state.token = `${process.pid}-${Date.now()}`;
     writeFileSync2(join7(state.runDir, RUN_MARKER), state.token);
+    if (runAs) chownSync2(state.runDir, runAs.uid, runAs.gid);
     onState(state);
     const dataDir = join7(state.runDir, "data");
     const cacheDir = config.cacheDir || defaultCacheDir();
-    const cache = await ensureCluster(cacheDir, { bindir: bins.bindir, user: config.user, locale: config.locale }, runAs);
+    const cache = await ensureCluster(
+      cacheDir,
+      { bindir: bins.bindir, user: config.user, locale: config.locale },
+      runAs,
+      state.runDir
+    );
     log.info(
       cache.hit ? `initdb cache hit: ${cache.entry}` : `initdb cache miss: ran initdb --nosync in ${cache.initdbMs} ms into ${cache.entry}`
     );

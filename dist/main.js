@@ -26041,8 +26041,10 @@ function outputsOf(s) {
   };
 }
 function publish(s, exportEnv) {
-  setSecret(s.connection.password);
-  setSecret(encodeURIComponent(s.connection.password));
+  if (s.connection.password !== DEFAULTS.password) {
+    setSecret(s.connection.password);
+    setSecret(encodeURIComponent(s.connection.password));
+  }
   for (const [name, value] of Object.entries(outputsOf(s))) setOutput(name, value);
   if (exportEnv) {
     for (const [name, value] of Object.entries(connectionEnv(s.connection))) exportVariable(name, value);
@@ -26528,7 +26530,7 @@ function realProbe() {
 
 // src/native/native-mode.ts
 import { execFile as execFile2, execFileSync as execFileSync3, spawn as spawn2 } from "node:child_process";
-import { closeSync, existsSync as existsSync4, mkdtempSync as mkdtempSync2, openSync, readFileSync, rmSync as rmSync2, writeFileSync } from "node:fs";
+import { chownSync as chownSync2, closeSync, existsSync as existsSync4, mkdtempSync as mkdtempSync2, openSync, readFileSync, rmSync as rmSync2, writeFileSync } from "node:fs";
 import { join as join6 } from "node:path";
 import { performance as performance3 } from "node:perf_hooks";
 import { setTimeout as sleep2 } from "node:timers/promises";
@@ -26716,29 +26718,35 @@ function removeStaleFills(cacheDir) {
   }
   return removed;
 }
-async function ensureCluster(cacheDir, spec, runAs) {
+async function ensureCluster(cacheDir, spec, runAs, stagingBase) {
   const initdb = join4(spec.bindir, exe("initdb", process.platform));
   const version = (await execFileP(initdb, ["--version"])).stdout;
   const args = initdbArgs(spec);
   const entry = join4(cacheDir, cacheKey(version, args));
   if (existsSync3(join4(entry, "PG_VERSION"))) return { entry, hit: true, initdbMs: 0 };
   mkdirSync(cacheDir, { recursive: true, mode: 493 });
-  if (runAs) chownSync(cacheDir, runAs.uid, runAs.gid);
   removeStaleFills(cacheDir);
-  const staging = `${entry}.tmp-${process.pid}-${randomBytes2(4).toString("hex")}`;
-  mkdirSync(staging, { mode: 448 });
-  if (runAs) chownSync(staging, runAs.uid, runAs.gid);
+  const suffix = `.tmp-${process.pid}-${randomBytes2(4).toString("hex")}`;
+  const staging = `${entry}${suffix}`;
+  const initdbDir = runAs && stagingBase ? join4(stagingBase, `initdb${suffix}`) : staging;
+  mkdirSync(initdbDir, { mode: 448 });
+  if (runAs) chownSync(initdbDir, runAs.uid, runAs.gid);
   const t0 = performance.now();
   try {
-    await execFileP(initdb, ["-D", staging, ...args], {
-      cwd: cacheDir,
+    await execFileP(initdb, ["-D", initdbDir, ...args], {
+      cwd: initdbDir,
       ...runAs ? { uid: runAs.uid, gid: runAs.gid } : {},
       env: { ...process.env, LC_ALL: "", LANG: "" }
     });
+    if (initdbDir !== staging) {
+      cpSync(initdbDir, staging, { recursive: true });
+      rmSync(initdbDir, { recursive: true, force: true });
+    }
   } catch (error2) {
+    rmSync(initdbDir, { recursive: true, force: true });
     rmSync(staging, { recursive: true, force: true });
     const e = error2;
-    const text = `${e.stderr ?? ""}${e.stdout ?? ""}`.trim() || e.message;
+    const text = (e.stderr ?? "").trim() || e.message;
     const lastLines = text.split("\n").slice(-4).join(" | ");
     throw new SetupError(
       `initdb failed: ${lastLines}`,
@@ -26750,8 +26758,9 @@ async function ensureCluster(cacheDir, spec, runAs) {
     renameSync(staging, entry);
   } catch {
     rmSync(staging, { recursive: true, force: true });
-    if (!existsSync3(join4(entry, "PG_VERSION")))
+    if (!existsSync3(join4(entry, "PG_VERSION"))) {
       throw new SetupError(`Could not place the initdb cache entry ${entry}`, "Check the cache folder");
+    }
   }
   return { entry, hit: false, initdbMs };
 }
@@ -26900,8 +26909,17 @@ function processAlive(pid) {
     return false;
   }
 }
+function postmasterRunning(dataDir, pid) {
+  try {
+    const first = readFileSync(join6(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
+    return first === String(pid) && processAlive(pid);
+  } catch {
+    return false;
+  }
+}
 async function stopNative(state, log) {
-  if (state.pid > 0 && processAlive(state.pid)) {
+  const dataDir = join6(state.runDir, "data");
+  if (state.pid > 0 && postmasterRunning(dataDir, state.pid)) {
     try {
       if (process.platform === "win32") {
         await execFileP2(join6(state.bindir, exe("pg_ctl", "win32")), [
@@ -26914,8 +26932,8 @@ async function stopNative(state, log) {
       } else {
         process.kill(state.pid, "SIGQUIT");
       }
-      for (let i = 0; i < 500 && processAlive(state.pid); i++) await sleep2(10);
-      if (processAlive(state.pid)) process.kill(state.pid, "SIGKILL");
+      for (let i = 0; i < 500 && postmasterRunning(dataDir, state.pid); i++) await sleep2(5);
+      if (postmasterRunning(dataDir, state.pid)) process.kill(state.pid, "SIGKILL");
     } catch (error2) {
       log.warning(`Could not stop postgres (pid ${state.pid}): ${error2 instanceof Error ? error2.message : String(error2)}`);
     }
@@ -26945,10 +26963,16 @@ async function startNative(config, log, onState = () => void 0, binaries) {
     state.runDir = mkdtempSync2(join6(ram.base, `${config.containerName}-`));
     state.token = `${process.pid}-${Date.now()}`;
     writeFileSync(join6(state.runDir, RUN_MARKER), state.token);
+    if (runAs) chownSync2(state.runDir, runAs.uid, runAs.gid);
     onState(state);
     const dataDir = join6(state.runDir, "data");
     const cacheDir = config.cacheDir || defaultCacheDir();
-    const cache = await ensureCluster(cacheDir, { bindir: bins.bindir, user: config.user, locale: config.locale }, runAs);
+    const cache = await ensureCluster(
+      cacheDir,
+      { bindir: bins.bindir, user: config.user, locale: config.locale },
+      runAs,
+      state.runDir
+    );
     log.info(
       cache.hit ? `initdb cache hit: ${cache.entry}` : `initdb cache miss: ran initdb --nosync in ${cache.initdbMs} ms into ${cache.entry}`
     );
@@ -27118,7 +27142,7 @@ function reportError(error2) {
 async function run2() {
   try {
     const config = parseInputs((name) => getInput(name));
-    setSecret(config.password);
+    if (config.password !== DEFAULTS.password) setSecret(config.password);
     const started = await start(config, actionsLogger, { onContainer: saveContainerId, onNative: saveNative });
     publish(started, config.exportEnv);
     await writeSummary(started);

@@ -25763,7 +25763,7 @@ var actionsLogger = {
 
 // src/native/native-mode.ts
 import { execFile as execFile2, execFileSync, spawn as spawn2 } from "node:child_process";
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chownSync, closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join as join3 } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify as promisify2 } from "node:util";
@@ -25849,8 +25849,17 @@ function processAlive(pid) {
     return false;
   }
 }
+function postmasterRunning(dataDir, pid) {
+  try {
+    const first = readFileSync(join3(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
+    return first === String(pid) && processAlive(pid);
+  } catch {
+    return false;
+  }
+}
 async function stopNative(state, log) {
-  if (state.pid > 0 && processAlive(state.pid)) {
+  const dataDir = join3(state.runDir, "data");
+  if (state.pid > 0 && postmasterRunning(dataDir, state.pid)) {
     try {
       if (process.platform === "win32") {
         await execFileP2(join3(state.bindir, exe("pg_ctl", "win32")), [
@@ -25863,8 +25872,8 @@ async function stopNative(state, log) {
       } else {
         process.kill(state.pid, "SIGQUIT");
       }
-      for (let i = 0; i < 500 && processAlive(state.pid); i++) await sleep(10);
-      if (processAlive(state.pid)) process.kill(state.pid, "SIGKILL");
+      for (let i = 0; i < 500 && postmasterRunning(dataDir, state.pid); i++) await sleep(5);
+      if (postmasterRunning(dataDir, state.pid)) process.kill(state.pid, "SIGKILL");
     } catch (error) {
       log.warning(`Could not stop postgres (pid ${state.pid}): ${error instanceof Error ? error.message : String(error)}`);
     }

@@ -3,7 +3,7 @@
  */
 import * as core from '@actions/core';
 import { InputError, SetupError } from './errors.js';
-import { parseInputs, type InputName } from './inputs.js';
+import { DEFAULTS, parseInputs, type InputName } from './inputs.js';
 import { actionsLogger } from './log.js';
 import { publish, writeSummary } from './outputs.js';
 import { start } from './start.js';
@@ -31,7 +31,7 @@ export function reportError(error: unknown): void {
 export async function run(): Promise<void> {
   try {
     const config = parseInputs((name: InputName) => core.getInput(name));
-    core.setSecret(config.password);
+    if (config.password !== DEFAULTS.password) core.setSecret(config.password);
     const started = await start(config, actionsLogger, { onContainer: saveContainerId, onNative: saveNative });
     publish(started, config.exportEnv);
     await writeSummary(started);

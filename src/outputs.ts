@@ -3,6 +3,7 @@
  */
 import * as core from '@actions/core';
 import { connectionEnv, connectionUri } from './connection.js';
+import { DEFAULTS } from './inputs.js';
 import type { Started } from './server.js';
 
 /**
@@ -32,8 +33,11 @@ export function outputsOf(s: Started): Record<string, string> {
  * The password (and so the URI holding it) is masked in logs first.
  */
 export function publish(s: Started, exportEnv: boolean): void {
-  core.setSecret(s.connection.password);
-  core.setSecret(encodeURIComponent(s.connection.password));
+  // The default password is no secret, and masking "postgres" would garble every path in the log.
+  if (s.connection.password !== DEFAULTS.password) {
+    core.setSecret(s.connection.password);
+    core.setSecret(encodeURIComponent(s.connection.password));
+  }
   for (const [name, value] of Object.entries(outputsOf(s))) core.setOutput(name, value);
   if (exportEnv) {
     for (const [name, value] of Object.entries(connectionEnv(s.connection))) core.exportVariable(name, value);

@@ -122,10 +122,18 @@ export interface CacheResult {
 /**
  * Returns a complete cached cluster for `spec`, running `initdb` into the cache first when
  * there is none.
+ * @param stagingBase when running as another user (root runs postgres as `postgres`), a folder
+ *   that user can write to: initdb runs there and the result is moved into the cache, which may
+ *   sit where that user cannot reach (e.g. under /root)
  * @throws SetupError with initdb's own message when initdb fails (e.g. a locale that is not
  *   installed); nothing is left in the cache then
  */
-export async function ensureCluster(cacheDir: string, spec: ClusterSpec, runAs: RunAs | null): Promise<CacheResult> {
+export async function ensureCluster(
+  cacheDir: string,
+  spec: ClusterSpec,
+  runAs: RunAs | null,
+  stagingBase?: string,
+): Promise<CacheResult> {
   const initdb = join(spec.bindir, exe('initdb', process.platform));
   const version = (await execFileP(initdb, ['--version'])).stdout;
   const args = initdbArgs(spec);
@@ -133,22 +141,28 @@ export async function ensureCluster(cacheDir: string, spec: ClusterSpec, runAs: 
   if (existsSync(join(entry, 'PG_VERSION'))) return { entry, hit: true, initdbMs: 0 };
 
   mkdirSync(cacheDir, { recursive: true, mode: 0o755 });
-  if (runAs) chownSync(cacheDir, runAs.uid, runAs.gid);
   removeStaleFills(cacheDir);
-  const staging = `${entry}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  mkdirSync(staging, { mode: 0o700 });
-  if (runAs) chownSync(staging, runAs.uid, runAs.gid);
+  const suffix = `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const staging = `${entry}${suffix}`;
+  const initdbDir = runAs && stagingBase ? join(stagingBase, `initdb${suffix}`) : staging;
+  mkdirSync(initdbDir, { mode: 0o700 });
+  if (runAs) chownSync(initdbDir, runAs.uid, runAs.gid);
   const t0 = performance.now();
   try {
-    await execFileP(initdb, ['-D', staging, ...args], {
-      cwd: cacheDir,
+    await execFileP(initdb, ['-D', initdbDir, ...args], {
+      cwd: initdbDir,
       ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
       env: { ...process.env, LC_ALL: '', LANG: '' },
     });
+    if (initdbDir !== staging) {
+      cpSync(initdbDir, staging, { recursive: true });
+      rmSync(initdbDir, { recursive: true, force: true });
+    }
   } catch (error) {
+    rmSync(initdbDir, { recursive: true, force: true });
     rmSync(staging, { recursive: true, force: true });
-    const e = error as { stderr?: string; stdout?: string; message: string };
-    const text = `${e.stderr ?? ''}${e.stdout ?? ''}`.trim() || e.message;
+    const e = error as { stderr?: string; message: string };
+    const text = (e.stderr ?? '').trim() || e.message;
     const lastLines = text.split('\n').slice(-4).join(' | ');
     throw new SetupError(
       `initdb failed: ${lastLines}`,
@@ -163,8 +177,9 @@ export async function ensureCluster(cacheDir: string, spec: ClusterSpec, runAs: 
   } catch {
     // Another run filled the same entry first: theirs is as good as ours.
     rmSync(staging, { recursive: true, force: true });
-    if (!existsSync(join(entry, 'PG_VERSION')))
+    if (!existsSync(join(entry, 'PG_VERSION'))) {
       throw new SetupError(`Could not place the initdb cache entry ${entry}`, 'Check the cache folder');
+    }
   }
   return { entry, hit: false, initdbMs };
 }

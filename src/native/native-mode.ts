@@ -3,7 +3,7 @@
  * the cluster copied from the initdb cache, the same durability settings as Docker mode.
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -121,12 +121,28 @@ function processAlive(pid: number): boolean {
 }
 
 /**
+ * Whether `pid` is our running postmaster: its data directory's postmaster.pid names it (as
+ * pg_ctl checks; the file goes when the postmaster exits, even while an orphaned postmaster
+ * waits as a zombie to be reaped) and the process exists. Guards against signalling a PID that
+ * the system has since given to another process.
+ */
+export function postmasterRunning(dataDir: string, pid: number): boolean {
+  try {
+    const first = readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]?.trim();
+    return first === String(pid) && processAlive(pid);
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Stops a native server with an immediate shutdown (SIGQUIT; pg_ctl -m immediate on Windows),
  * removes the run folder (only when its marker matches), and undoes the RAM setup.
  * Problems are warnings: this never throws.
  */
 export async function stopNative(state: NativeState, log: Logger): Promise<void> {
-  if (state.pid > 0 && processAlive(state.pid)) {
+  const dataDir = join(state.runDir, 'data');
+  if (state.pid > 0 && postmasterRunning(dataDir, state.pid)) {
     try {
       if (process.platform === 'win32') {
         await execFileP(join(state.bindir, exe('pg_ctl', 'win32')), [
@@ -139,8 +155,8 @@ export async function stopNative(state: NativeState, log: Logger): Promise<void>
       } else {
         process.kill(state.pid, 'SIGQUIT');
       }
-      for (let i = 0; i < 500 && processAlive(state.pid); i++) await sleep(10);
-      if (processAlive(state.pid)) process.kill(state.pid, 'SIGKILL');
+      for (let i = 0; i < 500 && postmasterRunning(dataDir, state.pid); i++) await sleep(5);
+      if (postmasterRunning(dataDir, state.pid)) process.kill(state.pid, 'SIGKILL');
     } catch (error) {
       log.warning(`Could not stop postgres (pid ${state.pid}): ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -186,11 +202,17 @@ export async function startNative(
     state.runDir = mkdtempSync(join(ram.base, `${config.containerName}-`));
     state.token = `${process.pid}-${Date.now()}`;
     writeFileSync(join(state.runDir, RUN_MARKER), state.token);
+    if (runAs) chownSync(state.runDir, runAs.uid, runAs.gid);
     onState(state);
     const dataDir = join(state.runDir, 'data');
 
     const cacheDir = config.cacheDir || defaultCacheDir();
-    const cache = await ensureCluster(cacheDir, { bindir: bins.bindir, user: config.user, locale: config.locale }, runAs);
+    const cache = await ensureCluster(
+      cacheDir,
+      { bindir: bins.bindir, user: config.user, locale: config.locale },
+      runAs,
+      state.runDir,
+    );
     log.info(
       cache.hit
         ? `initdb cache hit: ${cache.entry}`

@@ -3,20 +3,26 @@
  * the real Docker engine, for both PGDATA layouts, then a check that nothing is left behind.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ourContainers, requireImages, runAct, TEST_IMAGES } from '../helpers/infra.js';
+import { NATIVE_MAJOR, nativeLeftovers, ourContainers, requireImages, runAct, TEST_IMAGES } from '../helpers/infra.js';
 
 describe('action through act', () => {
   beforeAll(() => {
-    requireImages();
     expect(ourContainers()).toEqual([]);
+    expect(nativeLeftovers()).toEqual([]);
   });
 
   it('starts, verifies, exports and cleans up for both PGDATA layouts', () => {
+    requireImages();
     const images = JSON.stringify([TEST_IMAGES.layout17, TEST_IMAGES.layout18]);
     const r = runAct('.github/workflows/e2e.yml', ['-j', 'docker-mode', '--var', `PG_TMPFS_TEST_IMAGES=${images}`]);
     const checks = r.log.split('\n').filter((l) => l.includes('e2e-check '));
     console.log(checks.join('\n'));
-    console.log(r.log.split('\n').filter((l) => /Answered a query after|startup-ms/.test(l)).join('\n'));
+    console.log(
+      r.log
+        .split('\n')
+        .filter((l) => /Answered a query after|startup-ms/.test(l))
+        .join('\n'),
+    );
     expect(r.status, r.log.slice(-6000)).toBe(0);
     expect(checks.some((l) => l.includes('e2e-check /var/lib/postgresql/data: ok'))).toBe(true);
     expect(checks.some((l) => l.includes('e2e-check /var/lib/postgresql/15/docker: ok'))).toBe(true);
@@ -24,6 +30,22 @@ describe('action through act', () => {
     expect(r.log).not.toContain('p@ss:w/rd?#%&= x');
     expect(r.log).toMatch(/Removed PostgreSQL container/);
     expect(ourContainers()).toEqual([]);
+  });
+
+  it('native mode: fills the initdb cache, then uses it; the post step removes both servers', () => {
+    const r = runAct('.github/workflows/e2e.yml', ['-j', 'native-mode', '--var', `PG_TMPFS_NATIVE_VERSION=${NATIVE_MAJOR}`]);
+    console.log(
+      r.log
+        .split('\n')
+        .filter((l) => /e2e-check|initdb cache|Answered a query/.test(l))
+        .join('\n'),
+    );
+    expect(r.status, r.log.slice(-6000)).toBe(0);
+    expect(r.log).toContain('e2e-check native: ok');
+    expect(r.log).toMatch(/initdb cache miss: ran initdb --nosync/);
+    expect(r.log).toMatch(/initdb cache hit:/);
+    expect(r.log.match(/Stopped PostgreSQL \(pid \d+\) and removed/g)).toHaveLength(2);
+    expect(nativeLeftovers()).toEqual([]);
   });
 
   it('fails bad input and an image that cannot be had, leaving no container', () => {

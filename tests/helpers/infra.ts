@@ -3,7 +3,7 @@
  * Under CI=true, missing infrastructure fails the test (never skips).
  */
 import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CONTAINER_LABEL } from '../../src/docker-args.js';
@@ -55,4 +55,21 @@ export function ourContainers(): string[] {
   return execFileSync('docker', ['ps', '-aq', '--filter', `label=${CONTAINER_LABEL}`], { encoding: 'utf8' })
     .split('\n')
     .filter(Boolean);
+}
+
+/** The PostgreSQL major installed on this machine for native-mode tests (Debian 12: 15). */
+export const NATIVE_MAJOR = process.env.PG_TMPFS_NATIVE_VERSION ?? '15';
+
+/**
+ * What native mode may leave behind: run folders under /dev/shm and postgres processes whose
+ * data directory is one of ours. Both must be empty after every test.
+ */
+export function nativeLeftovers(): string[] {
+  const dirs = readdirSync('/dev/shm')
+    .filter((n) => n.startsWith('pg-tmpfs-'))
+    .map((n) => `/dev/shm/${n}`);
+  const procs = spawnSync('pgrep', ['-af', 'postgres -D /dev/shm/pg-tmpfs-'], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .filter(Boolean);
+  return [...dirs, ...procs];
 }

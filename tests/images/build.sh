@@ -112,9 +112,10 @@ logfile=$(mktemp /tmp/pg-tmpfs-debootstrap.XXXXXX.log)
 unmount_below() {
 	# debootstrap mounts /proc and /sys inside the target; make sure nothing is left mounted.
 	local m
-	for m in $(awk -v r="$1/" 'index($2, r) == 1 { print $2 }' /proc/mounts | sort -r); do
-		as_root umount -l "$m" || true
-	done
+	awk -v r="$1/" 'index($2, r) == 1 { print $2 }' /proc/mounts | sort -r |
+		while IFS= read -r m; do
+			as_root umount -l "$m" || true
+		done
 }
 
 cleanup() {
@@ -204,6 +205,7 @@ rm -rf /var/cache/apt/archives/*.deb /var/lib/apt/lists/* /var/log/*.log
 : > /etc/resolv.conf
 : > /etc/hostname
 CHROOT
+# shellcheck disable=SC2016 # ${Version} is a dpkg-query field, not a shell expansion
 pg_version=$(as_root chroot "$rootfs" dpkg-query -W -f '${Version}' "postgresql-$PG_MAJOR")
 log "configured ($(since "$t")); postgresql-$PG_MAJOR $pg_version"
 
@@ -219,6 +221,7 @@ for image in "${todo[@]}"; do
 	esac
 	old_id=$(docker image inspect -f '{{.Id}}' "$image" 2>/dev/null || true)
 	log "importing $image (PGDATA=$pgdata, VOLUME $volume)"
+	# Imported untagged; the tag moves only once, to the finished image.
 	imported=$(as_root tar --numeric-owner "${excludes[@]}" -C "$rootfs" -c . |
 		docker import \
 			-c "ENV PATH=$BASE_PATH:/usr/lib/postgresql/$PG_MAJOR/bin" \
@@ -232,20 +235,23 @@ for image in "${todo[@]}"; do
 			-c 'EXPOSE 5432' \
 			-c "LABEL $INPUTS_LABEL=$inputs" \
 			-m "pg-tmpfs-action test image (Debian $SUITE, postgresql-$PG_MAJOR $pg_version)" \
-			- "$image")
+			-)
 	# `docker import` cannot set STOPSIGNAL; the official image stops with SIGINT (fast shutdown).
-	# Add it with a one-line build when the classic builder is available, else keep the import.
-	if printf 'FROM %s\nSTOPSIGNAL SIGINT\n' "$image" |
+	# Add it with a one-line build (classic builder: FROM a local image ID, nothing pulled); if
+	# that builder is unavailable, tag the plain import instead.
+	if printf 'FROM %s\nSTOPSIGNAL SIGINT\n' "$imported" |
 		DOCKER_BUILDKIT=0 docker build --quiet --tag "$image" - >/dev/null 2>"$logfile.build"; then
 		stopsignal=SIGINT
 	else
 		log "warning: could not add STOPSIGNAL SIGINT ($(tail -n 1 "$logfile.build")); docker stop will send SIGTERM"
+		docker tag "$imported" "$image"
 		stopsignal=SIGTERM
 	fi
 	rm -f "$logfile.build"
 	new_id=$(docker image inspect -f '{{.Id}}' "$image")
-	if [ -n "$old_id" ] && [ "$old_id" != "$new_id" ]; then
-		# The previous build of this tag (only if nothing else uses it).
+	if [ -n "$old_id" ] && [ "$old_id" != "$new_id" ] &&
+		[ "$(docker image inspect -f '{{len .RepoTags}}' "$old_id" 2>/dev/null)" = 0 ]; then
+		# The previous build of this tag, now untagged; kept if another tag or a container uses it.
 		docker image rm "$old_id" >/dev/null 2>&1 || true
 	fi
 	log "built $image ${new_id:7:12} (import ${imported:7:12}, stop signal $stopsignal) in $(since "$t")"

@@ -108,7 +108,7 @@ allow_host_connections() {
 
 # psql against the temporary server (Unix socket only), stopping at the first error.
 init_psql() {
-	PGHOST= PGHOSTADDR= psql -v ON_ERROR_STOP=1 --username "$POSTGRES_USER" \
+	PGHOST='' PGHOSTADDR='' psql -v ON_ERROR_STOP=1 --username "$POSTGRES_USER" \
 		--no-password --no-psqlrc "$@"
 }
 
@@ -199,7 +199,7 @@ main() {
 	if [ "$(id -u)" = 0 ]; then
 		# Step down from root and run this script again (gosu is not installed; setpriv is).
 		export HOME=/var/lib/postgresql
-		exec setpriv --reuid=postgres --regid=postgres --init-groups "$BASH_SOURCE" "$@"
+		exec setpriv --reuid=postgres --regid=postgres --init-groups "${BASH_SOURCE[0]}" "$@"
 	fi
 
 	if [ -s "$PGDATA/PG_VERSION" ]; then

@@ -1,0 +1,162 @@
+/**
+ * The CLI in native mode on this machine's installed PostgreSQL: cache fill then hit, two
+ * instances side by side, `down` leaving nothing, a killed cache fill not poisoning the next
+ * run, and bad input failing before anything is left behind.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statfsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TMPFS_MAGIC } from '../../src/native/ramdir.js';
+import { NATIVE_MAJOR, nativeLeftovers, ROOT } from '../helpers/infra.js';
+
+const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-cli-test-'));
+const env = { ...process.env, PG_TMPFS_STATE_DIR: join(work, 'state'), PG_TMPFS_CACHE_DIR: join(work, 'cache') };
+
+interface UpJson {
+  connectionUri: string;
+  port: number;
+  dataDirectory: string;
+  socketDirectory: string;
+  cacheHit: boolean;
+  tmpfs: boolean;
+  mode: string;
+}
+
+function cli(args: string[], extraEnv: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), ...args], {
+    encoding: 'utf8',
+    env: { ...env, ...extraEnv },
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function up(name: string, extra: string[] = []): UpJson {
+  const r = cli(['up', '--mode', 'native', '--postgres-version', NATIVE_MAJOR, '--name', name, '--json', ...extra]);
+  expect(r.status, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as UpJson;
+}
+
+async function query(uri: string, sql: string): Promise<string> {
+  const client = new pg.Client({ connectionString: uri });
+  await client.connect();
+  try {
+    const result = await client.query<{ v: string }>(sql);
+    return String(result.rows[0]?.v);
+  } finally {
+    await client.end();
+  }
+}
+
+describe('CLI, native mode', () => {
+  beforeAll(() => {
+    expect(nativeLeftovers()).toEqual([]);
+  });
+  afterAll(() => {
+    for (const name of ['a', 'b', 'after-kill', 'hit']) cli(['down', '--name', name]);
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('fills the cache on the first start, uses it on the second; both run side by side and answer', async () => {
+    const a = up('a', ['--database', 'app db', '--password', "it's:secret"]);
+    const b = up('b');
+    expect([a.mode, a.cacheHit, b.cacheHit]).toEqual(['native', false, true]);
+    expect(a.port).not.toBe(b.port);
+    expect(a.dataDirectory).not.toBe(b.dataDirectory);
+    for (const s of [a, b]) {
+      expect(s.tmpfs).toBe(true);
+      expect(statfsSync(s.dataDirectory).type).toBe(TMPFS_MAGIC);
+      expect(await query(s.connectionUri, "select current_setting('fsync') as v")).toBe('off');
+      expect(await query(s.connectionUri, "select current_setting('synchronous_commit') as v")).toBe('off');
+    }
+    expect(await query(a.connectionUri, 'select current_database() as v')).toBe('app db');
+    // The Unix socket in the data directory answers too (trust for the owner).
+    expect(
+      await query(
+        `postgresql://postgres@/postgres?host=${encodeURIComponent(a.socketDirectory)}&port=${a.port}`,
+        'select 1 as v',
+      ),
+    ).toBe('1');
+    const status = JSON.parse(cli(['status']).stdout) as Array<{ name: string }>;
+    expect(status.map((s) => s.name).sort()).toEqual(['a', 'b']);
+
+    for (const name of ['a', 'b']) expect(cli(['down', '--name', name]).status).toBe(0);
+    expect(existsSync(a.dataDirectory)).toBe(false);
+    expect(existsSync(b.dataDirectory)).toBe(false);
+    expect(nativeLeftovers()).toEqual([]);
+    expect(JSON.parse(cli(['status']).stdout)).toEqual([]);
+  });
+
+  it('a run killed while filling the cache does not poison the next run', async () => {
+    const cache = join(work, 'cache-kill');
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, 'dist', 'cli.js'), 'up', '--mode', 'native', '--postgres-version', NATIVE_MAJOR, '--name', 'killed'],
+      {
+        env: { ...env, PG_TMPFS_CACHE_DIR: cache },
+        detached: true,
+        stdio: 'ignore',
+      },
+    );
+    // Wait until initdb is writing into a staging folder, then kill the whole process group.
+    const deadline = Date.now() + 30_000;
+    const staging = () => (existsSync(cache) ? readdirSync(cache).filter((n) => n.includes('.tmp-')) : []);
+    while (staging().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    expect(staging().length).toBe(1);
+    process.kill(-(child.pid ?? 0), 'SIGKILL');
+    await new Promise((r) => setTimeout(r, 200));
+    const complete = readdirSync(cache).filter((n) => !n.includes('.tmp-'));
+    expect(complete).toEqual([]);
+    // The killed run's half-written folders: a staging entry in the cache and its run folder.
+    for (const dir of readdirSync('/dev/shm').filter((n) => n.startsWith('pg-tmpfs-cli-killed-')))
+      rmSync(join('/dev/shm', dir), { recursive: true, force: true });
+
+    const r = cli(['up', '--mode', 'native', '--postgres-version', NATIVE_MAJOR, '--name', 'after-kill', '--json'], {
+      PG_TMPFS_CACHE_DIR: cache,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const after = JSON.parse(r.stdout) as UpJson;
+    expect(after.cacheHit).toBe(false);
+    expect(await query(after.connectionUri, 'select count(*) as v from pg_database')).toBe('3');
+    expect(readdirSync(cache).filter((n) => n.includes('.tmp-'))).toEqual([]);
+    const hit = JSON.parse(
+      cli(['up', '--mode', 'native', '--postgres-version', NATIVE_MAJOR, '--name', 'hit', '--json'], {
+        PG_TMPFS_CACHE_DIR: cache,
+      }).stdout,
+    ) as UpJson;
+    expect(hit.cacheHit).toBe(true);
+    expect(cli(['down', '--name', 'after-kill']).status).toBe(0);
+    expect(cli(['down', '--name', 'hit']).status).toBe(0);
+    expect(nativeLeftovers()).toEqual([]);
+  });
+
+  it.each([
+    [['--postgres-version', '9'], /PostgreSQL 9 server binaries not found .*installed: 15/],
+    [['--postgres-version', NATIVE_MAJOR, '--locale', 'xx_XX.UTF-8'], /initdb failed: .*locale.*--locale: |Input 'locale'/],
+    [['--postgres-version', NATIVE_MAJOR, '--port', 'abc'], /--port: "abc" is not a whole number/],
+    [['--postgres-version', NATIVE_MAJOR, '--settings', 'no equals sign'], /--settings: line 1/],
+  ])('bad input %j fails clearly and leaves nothing', (args, message) => {
+    const r = cli(['up', '--mode', 'native', '--name', 'bad', ...args]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(message);
+    expect(nativeLeftovers()).toEqual([]);
+    expect(JSON.parse(cli(['status']).stdout)).toEqual([]);
+  });
+
+  it('a port in use is a clear error', async () => {
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const r = cli(['up', '--mode', 'native', '--postgres-version', NATIVE_MAJOR, '--name', 'busy', '--port', String(port)]);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toMatch(new RegExp(`--port: port ${port} on 127.0.0.1 is in use`));
+      expect(nativeLeftovers()).toEqual([]);
+    } finally {
+      blocker.close();
+    }
+  });
+});

@@ -1,0 +1,194 @@
+/**
+ * Native mode's plans for systems that cannot run here (macOS, Windows) and the pure parts of
+ * Linux's: what would run, with what arguments. Nothing is executed.
+ */
+import { describe, expect, it } from 'vitest';
+import { candidateBindirs, findBinaries, installedBinaries, parseMajor, type Probe } from '../../src/native/binaries.js';
+import { cacheKey, initdbArgs } from '../../src/native/initdb-cache.js';
+import { postgresArgs } from '../../src/native/native-mode.js';
+import { diskPlan, linuxMountPlan, macRamDiskPlan, sizeToBytes } from '../../src/native/ramdir.js';
+import { SetupError } from '../../src/errors.js';
+import { parseInputs } from '../../src/inputs.js';
+import { consoleLogger } from '../../src/log.js';
+import { chooseMode } from '../../src/start.js';
+
+/** A fake system: `files` are the paths that exist; majors come from the bindir's name. */
+function probe(platform: NodeJS.Platform, files: string[], env: NodeJS.ProcessEnv = {}, pgConfig: string | null = null): Probe {
+  const set = new Set(files);
+  return {
+    platform,
+    env,
+    exists: (p) => set.has(p),
+    list: (dir) => [
+      ...new Set(
+        files
+          .filter((f) => f.startsWith(`${dir}/`) || f.startsWith(`${dir}\\`))
+          .map((f) => f.slice(dir.length + 1).split(/[\\/]/)[0] ?? ''),
+      ),
+    ],
+    pgConfigBindir: () => pgConfig,
+    majorOf: (bindir) => {
+      const m = /(?:postgresql@|PostgreSQL[\\/]|postgresql\/)(\d+)/.exec(bindir) ?? /pg(\d+)/.exec(bindir);
+      return m ? Number(m[1]) : null;
+    },
+  };
+}
+
+describe('finding binaries', () => {
+  it('Linux: Debian/Ubuntu layout by major, newest first', () => {
+    const p = probe('linux', [
+      '/usr/lib/postgresql/15/bin/postgres',
+      '/usr/lib/postgresql/15/bin/initdb',
+      '/usr/lib/postgresql/17/bin/postgres',
+      '/usr/lib/postgresql/17/bin/initdb',
+    ]);
+    expect(installedBinaries(p).map((b) => [b.major, b.bindir, b.source])).toEqual([
+      [17, '/usr/lib/postgresql/17/bin', 'debian'],
+      [15, '/usr/lib/postgresql/15/bin', 'debian'],
+    ]);
+    expect(findBinaries(null, p).major).toBe(17);
+    expect(findBinaries(15, p).bindir).toBe('/usr/lib/postgresql/15/bin');
+  });
+
+  it('a missing major lists the majors found and how to install it', () => {
+    const p = probe('linux', ['/usr/lib/postgresql/15/bin/postgres', '/usr/lib/postgresql/15/bin/initdb']);
+    expect(() => findBinaries(16, p)).toThrow(SetupError);
+    expect(() => findBinaries(16, p)).toThrow(/installed: 15 \(\/usr\/lib\/postgresql\/15\/bin\).*apt-get install postgresql-16/);
+  });
+
+  it('macOS: Homebrew postgresql@<major> on Apple silicon and Intel prefixes', () => {
+    const p = probe('darwin', [
+      '/opt/homebrew/opt/postgresql@17/bin/postgres',
+      '/opt/homebrew/opt/postgresql@17/bin/initdb',
+      '/usr/local/opt/postgresql@16/bin/postgres',
+      '/usr/local/opt/postgresql@16/bin/initdb',
+    ]);
+    expect(installedBinaries(p).map((b) => [b.major, b.bindir, b.source])).toEqual([
+      [17, '/opt/homebrew/opt/postgresql@17/bin', 'homebrew'],
+      [16, '/usr/local/opt/postgresql@16/bin', 'homebrew'],
+    ]);
+    expect(() => findBinaries(15, p)).toThrow(/brew install postgresql@15/);
+  });
+
+  it('Windows: PGBIN first, then C:\\Program Files\\PostgreSQL\\<major>\\bin, with .exe names', () => {
+    const p = probe(
+      'win32',
+      [
+        'C:\\Program Files\\PostgreSQL\\17\\bin\\postgres.exe',
+        'C:\\Program Files\\PostgreSQL\\17\\bin\\initdb.exe',
+        'D:\\pg16\\bin\\postgres.exe',
+        'D:\\pg16\\bin\\initdb.exe',
+      ],
+      { PGBIN: 'D:\\pg16\\bin', ProgramFiles: 'C:\\Program Files', PATH: 'C:\\Windows;C:\\tools' },
+    );
+    expect(candidateBindirs(p).map((c) => c.source)).toEqual(['PGBIN', 'windows', 'PATH', 'PATH']);
+    expect(installedBinaries(p).map((b) => [b.major, b.bindir])).toEqual([
+      [17, 'C:\\Program Files\\PostgreSQL\\17\\bin'],
+      [16, 'D:\\pg16\\bin'],
+    ]);
+  });
+
+  it('pg_config --bindir and PATH are searched too', () => {
+    const p = probe(
+      'linux',
+      ['/opt/pg18/bin/postgres', '/opt/pg18/bin/initdb'],
+      { PATH: '/usr/bin:/opt/pg18/bin' },
+      '/opt/pg18/bin',
+    );
+    expect(candidateBindirs(p).map((c) => `${c.source}:${c.bindir}`)).toEqual([
+      'pg_config:/opt/pg18/bin',
+      'PATH:/usr/bin',
+      'PATH:/opt/pg18/bin',
+    ]);
+    expect(findBinaries(18, p).source).toBe('pg_config');
+  });
+
+  it('reads the major from postgres --version', () => {
+    expect(parseMajor('postgres (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)')).toBe(15);
+    expect(parseMajor('postgres (PostgreSQL) 18beta1')).toBe(18);
+    expect(parseMajor('nonsense')).toBeNull();
+  });
+});
+
+describe('RAM plans', () => {
+  it('macOS: a RAM disk of whole MB in 512-byte sectors, erased as HFS+, detached after', () => {
+    const plan = macRamDiskPlan(sizeToBytes('1g'), 'pg-tmpfs-x');
+    expect(plan.kind).toBe('ramdisk');
+    expect(plan.setup).toEqual([
+      { program: 'hdiutil', args: ['attach', '-nomount', 'ram://2097152'] },
+      { program: 'diskutil', args: ['erasevolume', 'HFS+', 'pg-tmpfs-x', 'DEVICE'] },
+    ]);
+    expect(plan.teardown).toEqual([{ program: 'hdiutil', args: ['detach', 'DEVICE', '-force'] }]);
+  });
+
+  it('Linux: mounts a tmpfs directly as root, through sudo -n otherwise', () => {
+    expect(linuxMountPlan('/tmp/m', 1024, true).setup).toEqual([
+      { program: 'mount', args: ['-t', 'tmpfs', '-o', 'size=1024,mode=0700', 'tmpfs', '/tmp/m'] },
+    ]);
+    expect(linuxMountPlan('/tmp/m', 1024, false).teardown).toEqual([{ program: 'sudo', args: ['-n', 'umount', '/tmp/m'] }]);
+  });
+
+  it('Windows: a folder on disk, with a warning that says so', () => {
+    const plan = diskPlan('Windows has no RAM disk without extra drivers');
+    expect([plan.kind, plan.setup, plan.teardown]).toEqual(['disk', [], []]);
+    expect(plan.warning).toMatch(/on disk, not in RAM .*durability is still off/);
+  });
+
+  it('sizes', () => {
+    expect([sizeToBytes('512m'), sizeToBytes('2G'), sizeToBytes('100')]).toEqual([512 * 1024 ** 2, 2 * 1024 ** 3, 100]);
+  });
+});
+
+describe('initdb and postgres arguments', () => {
+  it('initdb: --nosync from the shared profile, user, auth, encoding, locale', () => {
+    expect(initdbArgs({ bindir: '/b', user: 'app', locale: 'C' })).toEqual([
+      '--nosync',
+      '--username=app',
+      '--auth-local=trust',
+      '--auth-host=scram-sha-256',
+      '--encoding=UTF8',
+      '--locale=C',
+    ]);
+  });
+
+  it('the cache key changes with the initdb version and with any argument', () => {
+    const args = initdbArgs({ bindir: '/b', user: 'app', locale: 'C' });
+    const key = cacheKey('initdb (PostgreSQL) 15.18', args);
+    expect(key).toMatch(/^[0-9a-f]{32}$/);
+    expect(cacheKey('initdb (PostgreSQL) 15.18\n', args)).toBe(key);
+    expect(cacheKey('initdb (PostgreSQL) 15.19', args)).not.toBe(key);
+    expect(cacheKey('initdb (PostgreSQL) 15.18', initdbArgs({ bindir: '/b', user: 'other', locale: 'C' }))).not.toBe(key);
+  });
+
+  it('postgres: loopback TCP, the socket in the data directory, then the shared durability settings', () => {
+    const args = postgresArgs('/dev/shm/x/data', 5433, { settings: [{ name: 'work_mem', value: '8MB', why: '' }] });
+    expect(args.slice(0, 8)).toEqual([
+      '-D',
+      '/dev/shm/x/data',
+      '-p',
+      '5433',
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=/dev/shm/x/data',
+    ]);
+    expect(args).toContain('fsync=off');
+    expect(args.at(-1)).toBe('work_mem=8MB');
+  });
+});
+
+describe('mode auto', () => {
+  const installed = probe('linux', ['/usr/lib/postgresql/16/bin/postgres', '/usr/lib/postgresql/16/bin/initdb']);
+  const config = (given: Record<string, string>) => parseInputs((n) => given[n] ?? '');
+  const quiet = consoleLogger(true);
+
+  it('picks native when the asked major (or any, when none is asked) is installed and no image is given', async () => {
+    expect((await chooseMode(config({}), quiet, installed)).mode).toBe('native');
+    expect((await chooseMode(config({ 'postgres-version': '16' }), quiet, installed)).mode).toBe('native');
+  });
+
+  it('explicit modes are taken as given', async () => {
+    expect((await chooseMode(config({ mode: 'docker' }), quiet, installed)).mode).toBe('docker');
+    expect((await chooseMode(config({ mode: 'native', 'postgres-version': '99' }), quiet, installed)).mode).toBe('native');
+  });
+});
