@@ -26347,10 +26347,10 @@ async function verifyServer(client, requested, measureFilesystem, expectTmpfs) {
 
 // src/docker-mode.ts
 async function startDocker(config, log, onContainer = () => void 0) {
-  const engine = await engineVersion();
+  const [engine, inspected] = await Promise.all([engineVersion(), inspectImage(config.image).catch(() => null)]);
   log.info(`Docker engine ${engine}`);
   let pullMs = 0;
-  let image = await inspectImage(config.image);
+  let image = inspected;
   if (!image) {
     const t0 = performance2.now();
     await log.group(`Pulling ${config.image}`, async () => {

@@ -27,11 +27,12 @@ export async function startDocker(
   log: Logger,
   onContainer: (id: string) => void = () => undefined,
 ): Promise<Started> {
-  const engine = await engineVersion();
+  // Two independent docker calls: run them side by side (each is a process spawn).
+  const [engine, inspected] = await Promise.all([engineVersion(), inspectImage(config.image).catch(() => null)]);
   log.info(`Docker engine ${engine}`);
 
   let pullMs = 0;
-  let image = await inspectImage(config.image);
+  let image = inspected;
   if (!image) {
     const t0 = performance.now();
     await log.group(`Pulling ${config.image}`, async () => {
