@@ -3,12 +3,12 @@
  * the real Docker engine, for both PGDATA layouts, then a check that nothing is left behind.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { NATIVE_MAJOR, nativeLeftovers, ourContainers, requireImages, runAct, TEST_IMAGES } from '../helpers/infra.js';
+import { leftoverSnapshot, NATIVE_MAJOR, requireImages, runAct, TEST_IMAGES } from '../helpers/infra.js';
 
 describe('action through act', () => {
+  let leftovers: ReturnType<typeof leftoverSnapshot>;
   beforeAll(() => {
-    expect(ourContainers()).toEqual([]);
-    expect(nativeLeftovers()).toEqual([]);
+    leftovers = leftoverSnapshot();
   });
 
   it('starts, verifies, exports and cleans up for both PGDATA layouts', () => {
@@ -29,7 +29,7 @@ describe('action through act', () => {
     // The password never appears in clear in the log (it is masked as ***).
     expect(r.log).not.toContain('p@ss:w/rd?#%&= x');
     expect(r.log).toMatch(/Removed PostgreSQL container/);
-    expect(ourContainers()).toEqual([]);
+    expect(leftovers.added()).toEqual([]);
   });
 
   it('native mode: fills the initdb cache, then uses it; the post step removes both servers', () => {
@@ -45,7 +45,7 @@ describe('action through act', () => {
     expect(r.log).toMatch(/initdb cache miss: ran initdb --nosync/);
     expect(r.log).toMatch(/initdb cache hit:/);
     expect(r.log.match(/Stopped PostgreSQL \(pid \d+\) and removed/g)).toHaveLength(2);
-    expect(nativeLeftovers()).toEqual([]);
+    expect(leftovers.added()).toEqual([]);
   });
 
   it('fails bad input and an image that cannot be had, leaving no container', () => {
@@ -54,6 +54,6 @@ describe('action through act', () => {
     expect(r.log).toContain('e2e-check bad-input: ok');
     expect(r.log).toMatch(/Input 'port': "not-a-port" is not a whole number/);
     expect(r.log).toMatch(/Could not pull image "pg-tmpfs-test\/no-such-image:1"/);
-    expect(ourContainers()).toEqual([]);
+    expect(leftovers.added()).toEqual([]);
   });
 });

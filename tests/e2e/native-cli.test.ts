@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TMPFS_MAGIC } from '../../src/native/ramdir.js';
-import { NATIVE_MAJOR, nativeLeftovers, ROOT } from '../helpers/infra.js';
+import { leftoverSnapshot, NATIVE_MAJOR, ROOT } from '../helpers/infra.js';
 
 const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-cli-test-'));
 const env = { ...process.env, PG_TMPFS_STATE_DIR: join(work, 'state'), PG_TMPFS_CACHE_DIR: join(work, 'cache') };
@@ -52,8 +52,9 @@ async function query(uri: string, sql: string): Promise<string> {
 }
 
 describe('CLI, native mode', () => {
+  let leftovers: ReturnType<typeof leftoverSnapshot>;
   beforeAll(() => {
-    expect(nativeLeftovers()).toEqual([]);
+    leftovers = leftoverSnapshot();
   });
   afterAll(() => {
     for (const name of ['a', 'b', 'after-kill', 'hit']) cli(['down', '--name', name]);
@@ -86,7 +87,7 @@ describe('CLI, native mode', () => {
     for (const name of ['a', 'b']) expect(cli(['down', '--name', name]).status).toBe(0);
     expect(existsSync(a.dataDirectory)).toBe(false);
     expect(existsSync(b.dataDirectory)).toBe(false);
-    expect(nativeLeftovers()).toEqual([]);
+    expect(leftovers.added()).toEqual([]);
     expect(JSON.parse(cli(['status']).stdout)).toEqual([]);
   });
 
@@ -130,7 +131,7 @@ describe('CLI, native mode', () => {
     expect(hit.cacheHit).toBe(true);
     expect(cli(['down', '--name', 'after-kill']).status).toBe(0);
     expect(cli(['down', '--name', 'hit']).status).toBe(0);
-    expect(nativeLeftovers()).toEqual([]);
+    expect(leftovers.added()).toEqual([]);
   });
 
   it.each([
@@ -142,7 +143,7 @@ describe('CLI, native mode', () => {
     const r = cli(['up', '--mode', 'native', '--name', 'bad', ...args]);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(message);
-    expect(nativeLeftovers()).toEqual([]);
+    expect(leftovers.added()).toEqual([]);
     expect(JSON.parse(cli(['status']).stdout)).toEqual([]);
   });
 
@@ -154,7 +155,7 @@ describe('CLI, native mode', () => {
       const r = cli(['up', '--mode', 'native', '--postgres-version', NATIVE_MAJOR, '--name', 'busy', '--port', String(port)]);
       expect(r.status).toBe(1);
       expect(r.stderr).toMatch(new RegExp(`--port: port ${port} on 127.0.0.1 is in use`));
-      expect(nativeLeftovers()).toEqual([]);
+      expect(leftovers.added()).toEqual([]);
     } finally {
       blocker.close();
     }

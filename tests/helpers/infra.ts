@@ -73,3 +73,12 @@ export function nativeLeftovers(): string[] {
     .filter(Boolean);
   return [...dirs, ...procs];
 }
+
+/**
+ * Snapshot of our containers and native leftovers; `added()` lists those that appeared since.
+ * Tests assert `added()` is empty, so instances a developer runs alongside do not count.
+ */
+export function leftoverSnapshot(): { added: () => string[] } {
+  const before = new Set([...ourContainers(), ...nativeLeftovers()]);
+  return { added: () => [...ourContainers(), ...nativeLeftovers()].filter((x) => !before.has(x)) };
+}
