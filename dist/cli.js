@@ -30022,6 +30022,13 @@ function postmasterRunning(dataDir, pid) {
     return false;
   }
 }
+function nativeLogTail(runDir) {
+  try {
+    return readFileSync2(join7(runDir, "server.log"), "utf8").trimEnd().split("\n").slice(-LOG_TAIL_LINES).join("\n");
+  } catch {
+    return "";
+  }
+}
 async function stopNative(state, log) {
   const dataDir = join7(state.runDir, "data");
   if (state.pid > 0 && postmasterRunning(dataDir, state.pid)) {
@@ -30096,19 +30103,12 @@ async function startNative(config, log, onState = () => void 0, binaries) {
     child2.unref();
     state.pid = child2.pid ?? 0;
     onState(state);
-    const serverLog = () => {
-      try {
-        return readFileSync2(join7(state.runDir, "server.log"), "utf8").trimEnd().split("\n").slice(-50).join("\n");
-      } catch {
-        return "";
-      }
-    };
     const notReady = (error) => {
       if (error instanceof NotReadyError) {
         throw new SetupError(
           `PostgreSQL did not answer a query: ${error.message}; last error: ${error.lastError}`,
           error.died ? "The server exited; its log is below" : "Raise input 'wait-timeout', or read the server log below",
-          serverLog()
+          nativeLogTail(state.runDir)
         );
       }
       throw error;

@@ -26917,6 +26917,13 @@ function postmasterRunning(dataDir, pid) {
     return false;
   }
 }
+function nativeLogTail(runDir) {
+  try {
+    return readFileSync(join6(runDir, "server.log"), "utf8").trimEnd().split("\n").slice(-LOG_TAIL_LINES).join("\n");
+  } catch {
+    return "";
+  }
+}
 async function stopNative(state, log) {
   const dataDir = join6(state.runDir, "data");
   if (state.pid > 0 && postmasterRunning(dataDir, state.pid)) {
@@ -26991,19 +26998,12 @@ async function startNative(config, log, onState = () => void 0, binaries) {
     child2.unref();
     state.pid = child2.pid ?? 0;
     onState(state);
-    const serverLog = () => {
-      try {
-        return readFileSync(join6(state.runDir, "server.log"), "utf8").trimEnd().split("\n").slice(-50).join("\n");
-      } catch {
-        return "";
-      }
-    };
     const notReady = (error2) => {
       if (error2 instanceof NotReadyError) {
         throw new SetupError(
           `PostgreSQL did not answer a query: ${error2.message}; last error: ${error2.lastError}`,
           error2.died ? "The server exited; its log is below" : "Raise input 'wait-timeout', or read the server log below",
-          serverLog()
+          nativeLogTail(state.runDir)
         );
       }
       throw error2;

@@ -25697,10 +25697,6 @@ function getState(name) {
   return process.env[`STATE_${name}`] || "";
 }
 
-// src/post.ts
-import { readFileSync as readFileSync2 } from "node:fs";
-import { join as join4 } from "node:path";
-
 // src/errors.ts
 var SetupError = class extends Error {
   /**
@@ -25857,6 +25853,13 @@ function postmasterRunning(dataDir, pid) {
     return false;
   }
 }
+function nativeLogTail(runDir) {
+  try {
+    return readFileSync(join3(runDir, "server.log"), "utf8").trimEnd().split("\n").slice(-LOG_TAIL_LINES).join("\n");
+  } catch {
+    return "";
+  }
+}
 async function stopNative(state, log) {
   const dataDir = join3(state.runDir, "data");
   if (state.pid > 0 && postmasterRunning(dataDir, state.pid)) {
@@ -25922,11 +25925,7 @@ async function cleanupContainer(id) {
   }
 }
 async function cleanupNative(state) {
-  try {
-    showLog(readFileSync2(join4(state.runDir, "server.log"), "utf8").trimEnd().split("\n").slice(-LOG_TAIL_LINES).join("\n"));
-  } catch {
-    showLog("");
-  }
+  showLog(nativeLogTail(state.runDir));
   await stopNative(state, actionsLogger);
   info(`Stopped PostgreSQL (pid ${state.pid}) and removed ${state.runDir}.`);
 }

@@ -7,11 +7,9 @@
  * the log tail is always printed, in a collapsed group; a server that died is a warning.
  */
 import * as core from '@actions/core';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { isRunning, logsTail, removeContainer } from './docker.js';
 import { actionsLogger } from './log.js';
-import { stopNative, type NativeState } from './native/native-mode.js';
+import { nativeLogTail, stopNative, type NativeState } from './native/native-mode.js';
 import { LOG_TAIL_LINES } from './server.js';
 import { savedContainerId, savedNative } from './state.js';
 
@@ -36,11 +34,7 @@ async function cleanupContainer(id: string): Promise<void> {
 }
 
 async function cleanupNative(state: NativeState): Promise<void> {
-  try {
-    showLog(readFileSync(join(state.runDir, 'server.log'), 'utf8').trimEnd().split('\n').slice(-LOG_TAIL_LINES).join('\n'));
-  } catch {
-    showLog('');
-  }
+  showLog(nativeLogTail(state.runDir));
   await stopNative(state, actionsLogger);
   core.info(`Stopped PostgreSQL (pid ${state.pid}) and removed ${state.runDir}.`);
 }

@@ -14,7 +14,7 @@ import { InputError, SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
 import type { Logger } from '../log.js';
 import { NotReadyError, waitForQuery } from '../readiness.js';
-import { verifyServer, type Started } from '../server.js';
+import { LOG_TAIL_LINES, verifyServer, type Started } from '../server.js';
 import { effectiveSettings, settingsToArgs } from '../settings.js';
 import { filesystemTypeOf, isRamFilesystem } from '../verify.js';
 import { exe, findBinaries, type Binaries } from './binaries.js';
@@ -135,6 +135,15 @@ export function postmasterRunning(dataDir: string, pid: number): boolean {
   }
 }
 
+/** The last LOG_TAIL_LINES lines of a native server's log ('' when there is none). */
+export function nativeLogTail(runDir: string): string {
+  try {
+    return readFileSync(join(runDir, 'server.log'), 'utf8').trimEnd().split('\n').slice(-LOG_TAIL_LINES).join('\n');
+  } catch {
+    return '';
+  }
+}
+
 /**
  * Stops a native server with an immediate shutdown (SIGQUIT; pg_ctl -m immediate on Windows),
  * removes the run folder (only when its marker matches), and undoes the RAM setup.
@@ -235,19 +244,12 @@ export async function startNative(
     state.pid = child.pid ?? 0;
     onState(state);
 
-    const serverLog = () => {
-      try {
-        return readFileSync(join(state.runDir, 'server.log'), 'utf8').trimEnd().split('\n').slice(-50).join('\n');
-      } catch {
-        return '';
-      }
-    };
     const notReady = (error: unknown): never => {
       if (error instanceof NotReadyError) {
         throw new SetupError(
           `PostgreSQL did not answer a query: ${error.message}; last error: ${error.lastError}`,
           error.died ? 'The server exited; its log is below' : "Raise input 'wait-timeout', or read the server log below",
-          serverLog(),
+          nativeLogTail(state.runDir),
         );
       }
       throw error;
