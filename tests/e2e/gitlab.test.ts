@@ -1,0 +1,425 @@
+/**
+ * The GitLab CI/CD component (templates/postgres.yml) end to end on the real Docker engine, for
+ * both PGDATA layouts of the official image (test images pg-tmpfs-test/postgres:15 and :15-layout18).
+ *
+ * 1. gitlab-ci-local runs tests/fixtures/gitlab/.gitlab-ci.yml, which includes the component with
+ *    `include: component:` and inputs. It does so in a throwaway git repository: gitlab-ci-local
+ *    resolves a component from the working tree when the component's project path and ref are the
+ *    repository's own (origin remote and HEAD). Run once with privileged services (the component's
+ *    privileged-tmpfs input mounts a tmpfs on PGDATA) and once without (it falls back to disk).
+ * 2. Runner-side tmpfs (services_tmpfs and shm_size of templates/gitlab-runner.toml) cannot be set
+ *    in gitlab-ci-local. The jobs of tests/fixtures/gitlab/runner.gitlab-ci.yml, rendered by
+ *    `gitlab-ci-local --preview`, are run the way GitLab Runner's Docker executor runs them: the
+ *    service with its entrypoint, command, job + service variables, network alias, HostConfig.Tmpfs
+ *    and ShmSize; then the job's before_script and script in the job image on the same network.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { DURABILITY_SETTINGS } from '../../src/settings.js';
+import { requireImages, ROOT, TEST_IMAGES } from '../helpers/infra.js';
+
+const GITLAB_CI_LOCAL = join(ROOT, 'node_modules', '.bin', 'gitlab-ci-local');
+const FIXTURES = join(ROOT, 'tests', 'fixtures', 'gitlab');
+const PRIVILEGED_SHIM = join(FIXTURES, 'docker-privileged-shim.sh');
+const HELPER_IMAGE = 'docker.io/firecow/gitlab-ci-local-util:latest';
+/** Where the sample pipelines say the component lives; the throwaway repository's origin. */
+const ORIGIN = 'https://gitlab.example.com/pg-tmpfs/pg-tmpfs-action.git';
+
+/** The two jobs of each sample pipeline, one per PGDATA layout. */
+const LAYOUTS = [
+  { job: 'pg-tmpfs-layout17', image: TEST_IMAGES.layout17, pgdata: '/var/lib/postgresql/data' },
+  { job: 'pg-tmpfs-layout18', image: TEST_IMAGES.layout18, pgdata: '/var/lib/postgresql/15/docker' },
+] as const;
+
+/** Names and labels of the containers and networks the runner-side tests create. */
+const RUN_ID = `pg-tmpfs-e2e-gitlab-${randomBytes(4).toString('hex')}`;
+const LABEL = `pg-tmpfs-e2e=${RUN_ID}`;
+
+function docker(args: string[]): string {
+  return execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+}
+
+function lines(text: string): string[] {
+  return text.split('\n').filter((l) => l !== '');
+}
+
+/** Everything gitlab-ci-local creates on Docker for these pipelines, by its naming scheme. */
+function gitlabCiLocalResources(): string[] {
+  const networks = lines(docker(['network', 'ls', '--format', '{{.Name}}'])).filter((n) => n.startsWith('gitlab-ci-local-'));
+  const volumes = lines(docker(['volume', 'ls', '--format', '{{.Name}}'])).filter((v) => v.startsWith('gcl-pg-tmpfs-'));
+  const containers = lines(docker(['ps', '-a', '--format', '{{.Names}}'])).filter((c) => c.startsWith('gcl-'));
+  return [
+    ...networks.map((n) => `network ${n}`),
+    ...volumes.map((v) => `volume ${v}`),
+    ...containers.map((c) => `container ${c}`),
+  ];
+}
+
+/** Containers and networks of the runner-side tests. */
+function ownResources(): string[] {
+  const containers = lines(docker(['ps', '-aq', '--filter', `label=${LABEL}`]));
+  const networks = lines(docker(['network', 'ls', '-q', '--filter', `label=${LABEL}`]));
+  return [...containers.map((c) => `container ${c}`), ...networks.map((n) => `network ${n}`)];
+}
+
+function requireGitlabInfra(): void {
+  requireImages();
+  if (spawnSync('docker', ['image', 'inspect', HELPER_IMAGE], { stdio: 'ignore' }).status !== 0) {
+    throw new Error(`gitlab-ci-local's helper image ${HELPER_IMAGE} is missing: run bash scripts/setup-test-infra.sh`);
+  }
+  if (!existsSync(GITLAB_CI_LOCAL)) throw new Error('gitlab-ci-local is not installed: run npm ci');
+  if (spawnSync('rsync', ['--version'], { stdio: 'ignore' }).status !== 0) {
+    throw new Error('gitlab-ci-local needs rsync: run bash scripts/setup-test-infra.sh');
+  }
+}
+
+/** A git repository holding the component and the sample pipelines, with the origin they name. */
+function makeRepository(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'pg-tmpfs-gitlab-'));
+  cpSync(join(ROOT, 'templates'), join(dir, 'templates'), { recursive: true });
+  for (const file of ['.gitlab-ci.yml', 'runner.gitlab-ci.yml', 'check.yml']) cpSync(join(FIXTURES, file), join(dir, file));
+  const git = (...args: string[]) =>
+    execFileSync(
+      'git',
+      ['-c', 'user.name=pg-tmpfs e2e', '-c', 'user.email=e2e@example.invalid', '-c', 'commit.gpgsign=false', ...args],
+      { cwd: dir, stdio: 'pipe' },
+    );
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'sample pipelines');
+  git('remote', 'add', 'origin', ORIGIN);
+  return dir;
+}
+
+function gitlabCiLocal(cwd: string, args: string[]): { status: number | null; stdout: string; log: string } {
+  const r = spawnSync(GITLAB_CI_LOCAL, ['--pull-policy', 'if-not-present', '--no-color', ...args], {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 400_000,
+  });
+  if (r.error) throw r.error;
+  return { status: r.status, stdout: r.stdout, log: `${r.stdout}\n${r.stderr}` };
+}
+
+/** What a job printed: see tests/fixtures/gitlab/check.yml and the component's before_script. */
+interface JobFacts {
+  connected?: string;
+  settings: Record<string, string>;
+  mounts: Record<string, { mountPoint: string; fs: string; options: string }>;
+  waitLine?: string;
+}
+
+function jobFacts(output: string[]): JobFacts {
+  const facts: JobFacts = { settings: {}, mounts: {} };
+  for (const line of output) {
+    let m: RegExpMatchArray | null;
+    if ((m = line.match(/^CONNECTED (.*)$/))) facts.connected = m[1];
+    else if ((m = line.match(/^SETTING (\S+) (.*)$/))) facts.settings[m[1]!] = m[2]!;
+    else if ((m = line.match(/^MOUNT (\S+) (\S+) (\S+) (\S+)$/)))
+      facts.mounts[m[1]!] = { mountPoint: m[2]!, fs: m[3]!, options: m[4]! };
+    else if (/^pg-tmpfs: PostgreSQL .* answers at /.test(line)) facts.waitLine = line;
+  }
+  return facts;
+}
+
+/** Lines a job printed in gitlab-ci-local's log (`<job> > <line>`). */
+function jobOutput(log: string, job: string): string[] {
+  const prefix = new RegExp(`^${job}\\s+> ?(.*)$`);
+  return log.split('\n').flatMap((l) => {
+    const m = l.match(prefix);
+    return m ? [m[1]!] : [];
+  });
+}
+
+/** The service's log as gitlab-ci-local saved it. */
+function serviceLog(repo: string, job: string): string[] {
+  const dir = join(repo, '.gitlab-ci-local', 'services-output', job);
+  const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+  expect(files).toHaveLength(1);
+  return readFileSync(join(files[0]!.parentPath, files[0]!.name), 'utf8').split('\n');
+}
+
+function expectDurable(facts: JobFacts): void {
+  for (const s of DURABILITY_SETTINGS) expect(facts.settings[s.name], s.name).toBe(s.value);
+  // Not raised: PostgreSQL's default (see src/settings.ts).
+  expect(facts.settings.shared_buffers).toBe('128MB');
+}
+
+function ourLogLines(log: string[]): string[] {
+  return log.filter((l) => l.startsWith('pg-tmpfs:'));
+}
+
+let repo = '';
+let before: string[] = [];
+let privilegedWorks = false;
+
+beforeAll(() => {
+  requireGitlabInfra();
+  repo = makeRepository();
+  before = gitlabCiLocalResources();
+  // Some Docker hosts (a CI sandbox whose capability bounding set lacks CAP_SYS_RESOURCE) cannot
+  // start --privileged containers at all; there the shim maps --privileged to every capability the
+  // host has. On a normal host gitlab-ci-local's own --privileged is used.
+  const probe = ['run', '--rm', '--name', `${RUN_ID}-probe`, '--label', LABEL, '--privileged', '--entrypoint', 'true'];
+  privilegedWorks = spawnSync('docker', [...probe, TEST_IMAGES.layout17], { stdio: 'ignore' }).status === 0;
+});
+
+afterAll(() => {
+  // gitlab-ci-local removes what it creates (its --cleanup is on by default); this only catches
+  // what a failed run may have left: networks and volumes of these pipelines and their containers.
+  const leftovers = gitlabCiLocalResources().filter((r) => !before.includes(r));
+  for (const r of leftovers) {
+    const [kind, name] = r.split(' ') as [string, string];
+    if (kind === 'container') spawnSync('docker', ['rm', '-f', '-v', name], { stdio: 'ignore' });
+    if (kind === 'network' || kind === 'volume') {
+      const filter = kind === 'network' ? `network=${name}` : `volume=${name}`;
+      const ids = lines(docker(['ps', '-aq', '--filter', filter]));
+      if (ids.length > 0) spawnSync('docker', ['rm', '-f', '-v', ...ids], { stdio: 'ignore' });
+      spawnSync('docker', [kind, 'rm', name], { stdio: 'ignore' });
+    }
+  }
+  const own = lines(docker(['ps', '-aq', '--filter', `label=${LABEL}`]));
+  if (own.length > 0) spawnSync('docker', ['rm', '-f', '-v', ...own], { stdio: 'ignore' });
+  for (const n of lines(docker(['network', 'ls', '-q', '--filter', `label=${LABEL}`]))) {
+    spawnSync('docker', ['network', 'rm', n], { stdio: 'ignore' });
+  }
+  if (repo) rmSync(repo, { recursive: true, force: true });
+});
+
+describe('GitLab component through gitlab-ci-local', () => {
+  it('privileged services (as on GitLab-hosted runners): PGDATA on a tmpfs the service mounts, both layouts', () => {
+    const shim = privilegedWorks ? [] : ['--container-executable', PRIVILEGED_SHIM];
+    const r = gitlabCiLocal(repo, ['--privileged', ...shim]);
+    console.log(`privileged via ${privilegedWorks ? 'docker --privileged' : PRIVILEGED_SHIM}\n${r.log.slice(-5000)}`);
+    expect(r.status, r.log.slice(-8000)).toBe(0);
+    for (const { job, pgdata } of LAYOUTS) {
+      expect(r.log).toMatch(new RegExp(`PASS\\s+${job}`));
+      const facts = jobFacts(jobOutput(r.log, job));
+      expect(facts.connected).toBe('ci app_test');
+      expectDurable(facts);
+      expect(facts.settings.work_mem).toBe('8MB');
+      expect(facts.mounts.data_directory).toMatchObject({ mountPoint: pgdata, fs: 'tmpfs' });
+      expect(facts.mounts['/dev/shm']!.options).toContain('size=524288k'); // shm-size default 512m
+      expect(facts.waitLine).toMatch(
+        new RegExp(`^pg-tmpfs: PostgreSQL 15\\.\\d+ .*, PGDATA ${pgdata} on tmpfs answers at postgres:5432 \\(attempt \\d+\\)$`),
+      );
+      expect(ourLogLines(serviceLog(repo, job))).toEqual([
+        expect.stringMatching(
+          new RegExp(`^pg-tmpfs: PGDATA ${pgdata} is on tmpfs \\(mounted by privileged-tmpfs.*\\); /dev/shm 512m$`),
+        ),
+      ]);
+    }
+    // Inputs reach the service: the settings input of each include, tmpfs-size of the second.
+    const f17 = jobFacts(jobOutput(r.log, 'pg-tmpfs-layout17'));
+    const f18 = jobFacts(jobOutput(r.log, 'pg-tmpfs-layout18'));
+    expect(f17.settings.max_connections).toBe('50');
+    expect(f18.settings.max_connections).toBe('100');
+    expect(f18.mounts.data_directory!.options).toContain('size=262144k');
+    expect(gitlabCiLocalResources().filter((x) => !before.includes(x))).toEqual([]);
+  });
+
+  it('unprivileged services: the service logs that it could not mount, runs on disk, and the job passes', () => {
+    const r = gitlabCiLocal(repo, ['--no-privileged']);
+    console.log(r.log.slice(-3000));
+    expect(r.status, r.log.slice(-8000)).toBe(0);
+    for (const { job, pgdata } of LAYOUTS) {
+      expect(r.log).toMatch(new RegExp(`PASS\\s+${job}`));
+      const facts = jobFacts(jobOutput(r.log, job));
+      expect(facts.connected).toBe('ci app_test');
+      expectDurable(facts);
+      expect(facts.mounts.data_directory!.fs).not.toBe('tmpfs');
+      expect(facts.waitLine).toMatch(new RegExp(`PGDATA ${pgdata} on (?!tmpfs)\\S+ answers at postgres:5432`));
+      expect(ourLogLines(serviceLog(repo, job))).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^pg-tmpfs: PGDATA ${pgdata} is not on tmpfs but on \\S+ \\(privileged-tmpfs: mount not permitted, .*\\); durability is off`,
+          ),
+        ),
+      ]);
+    }
+    expect(gitlabCiLocalResources().filter((x) => !before.includes(x))).toEqual([]);
+  });
+});
+
+/** A job as `gitlab-ci-local --preview` renders it (the keys used here). */
+interface RenderedJob {
+  image: string | { name: string };
+  services: { name: string; alias: string; entrypoint: string[]; command: string[]; variables: Record<string, unknown> }[];
+  variables: Record<string, unknown>;
+  before_script: string[];
+  script: string[];
+}
+
+function render(file: string): Record<string, RenderedJob> {
+  const r = gitlabCiLocal(repo, ['--preview', '--file', file]);
+  expect(r.status, r.log.slice(-4000)).toBe(0);
+  return parse(r.stdout.slice(r.stdout.indexOf('---\n'))) as Record<string, RenderedJob>;
+}
+
+/** services_tmpfs and shm_size from templates/gitlab-runner.toml. */
+function runnerSettings(): { servicesTmpfs: Record<string, string>; shmSize: string } {
+  const toml = readFileSync(join(ROOT, 'templates', 'gitlab-runner.toml'), 'utf8');
+  const section = toml.slice(toml.indexOf('[runners.docker.services_tmpfs]'));
+  const servicesTmpfs = Object.fromEntries([...section.matchAll(/^\s*"([^"]+)"\s*=\s*"([^"]*)"/gm)].map((m) => [m[1]!, m[2]!]));
+  const shmSize = toml.match(/^\s*shm_size = (\d+)$/m)?.[1];
+  if (!shmSize || Object.keys(servicesTmpfs).length === 0)
+    throw new Error('templates/gitlab-runner.toml: no shm_size or services_tmpfs');
+  return { servicesTmpfs, shmSize };
+}
+
+const asEnv = (vars: Record<string, unknown>): string[] => Object.entries(vars).flatMap(([k, v]) => ['-e', `${k}=${String(v)}`]);
+
+let seq = 0;
+
+/**
+ * Runs a rendered job the way GitLab Runner's Docker executor does, on a network of its own:
+ * the service container (Env = job variables + service variables, Entrypoint, Cmd = command,
+ * the alias as network alias, HostConfig.Tmpfs = services_tmpfs, ShmSize = shm_size), then the job
+ * container with the job's variables running before_script and script.
+ */
+function runAsDockerExecutor(
+  job: RenderedJob,
+  opts: {
+    servicesTmpfs?: Record<string, string>;
+    shmSize?: string;
+    entrypointOverwrite?: boolean;
+    serviceEnv?: Record<string, string>;
+  } = {},
+): { status: number | null; output: string[]; serviceLog: string[] } {
+  const name = `${RUN_ID}-${++seq}`;
+  const service = job.services[0]!;
+  const overwrite = opts.entrypointOverwrite ?? true;
+  docker(['network', 'create', '--label', LABEL, name]);
+  try {
+    const args = [
+      'run',
+      '-d',
+      '--name',
+      `${name}-service`,
+      '--label',
+      LABEL,
+      '--network',
+      name,
+      '--network-alias',
+      service.alias,
+    ];
+    if (opts.shmSize) args.push('--shm-size', opts.shmSize);
+    for (const [path, options] of Object.entries(opts.servicesTmpfs ?? {}))
+      args.push('--tmpfs', options ? `${path}:${options}` : path);
+    args.push(...asEnv({ ...job.variables, ...service.variables, ...opts.serviceEnv }));
+    if (overwrite) args.push('--entrypoint', service.entrypoint[0]!);
+    args.push(service.name, ...(overwrite ? service.entrypoint.slice(1) : []), ...service.command);
+    docker(args);
+    const image = typeof job.image === 'string' ? job.image : job.image.name;
+    const script = ['set -e', ...job.before_script, ...job.script].join('\n');
+    const r = spawnSync(
+      'docker',
+      [
+        'run',
+        '--rm',
+        '--name',
+        `${name}-job`,
+        '--label',
+        LABEL,
+        '--network',
+        name,
+        ...asEnv(job.variables),
+        '--entrypoint',
+        '/bin/sh',
+        image,
+        '-c',
+        script,
+      ],
+      { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024, timeout: 300_000 },
+    );
+    const logs = spawnSync('docker', ['logs', `${name}-service`], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+    return { status: r.status, output: lines(`${r.stdout}\n${r.stderr}`), serviceLog: lines(`${logs.stdout}\n${logs.stderr}`) };
+  } finally {
+    spawnSync('docker', ['rm', '-f', '-v', `${name}-service`, `${name}-job`], { stdio: 'ignore' });
+    spawnSync('docker', ['network', 'rm', name], { stdio: 'ignore' });
+  }
+}
+
+describe('GitLab component as GitLab Runner runs it, with runner-side settings', () => {
+  let jobs: Record<string, RenderedJob> = {};
+  beforeAll(() => {
+    jobs = render('runner.gitlab-ci.yml');
+  });
+
+  it.each(LAYOUTS)(
+    'services_tmpfs and shm_size of templates/gitlab-runner.toml: $job has PGDATA on tmpfs unprivileged',
+    ({ job, pgdata }) => {
+      const { servicesTmpfs, shmSize } = runnerSettings();
+      const r = runAsDockerExecutor(jobs[job]!, { servicesTmpfs, shmSize });
+      console.log([...r.output, ...ourLogLines(r.serviceLog)].join('\n'));
+      expect(r.status, r.output.join('\n')).toBe(0);
+      const facts = jobFacts(r.output);
+      expect(facts.connected).toBe('postgres postgres');
+      expectDurable(facts);
+      expect(facts.mounts.data_directory).toMatchObject({ fs: 'tmpfs' });
+      expect(facts.mounts.data_directory!.options).toContain('size=2097152k');
+      expect(facts.mounts['/dev/shm']!.options).toContain('size=524288k');
+      expect(facts.waitLine).toMatch(new RegExp(`PGDATA ${pgdata} on tmpfs answers at postgres:5432`));
+      expect(ourLogLines(r.serviceLog)).toEqual([`pg-tmpfs: PGDATA ${pgdata} is on tmpfs`]);
+    },
+  );
+
+  it('runner with disable_entrypoint_overwrite: the image entrypoint runs `command`, durability still off', () => {
+    const r = runAsDockerExecutor(jobs['pg-tmpfs-layout17']!, { entrypointOverwrite: false });
+    expect(r.status, r.output.join('\n')).toBe(0);
+    const facts = jobFacts(r.output);
+    expectDurable(facts);
+    expect(facts.mounts.data_directory!.fs).not.toBe('tmpfs');
+    expect(ourLogLines(r.serviceLog)).toEqual([]);
+  });
+
+  it.each([
+    ['an image without PGDATA, postgres-version 18', { PGDATA: '', PG_TMPFS_VERSION: '18' }, '/var/lib/postgresql/18/docker'],
+    ['an image without PGDATA, postgres-version 17', { PGDATA: '', PG_TMPFS_VERSION: '17-alpine' }, '/var/lib/postgresql/data'],
+    ['the pgdata input', { PG_TMPFS_PGDATA: '/var/lib/postgresql/custom' }, '/var/lib/postgresql/custom'],
+  ])('PGDATA from %s', (_what, serviceEnv, pgdata) => {
+    const r = runAsDockerExecutor(jobs['pg-tmpfs-layout18']!, { serviceEnv });
+    expect(r.status, r.output.join('\n')).toBe(0);
+    expect(r.output).toContain(`DATA_DIRECTORY ${pgdata}`);
+    expect(ourLogLines(r.serviceLog)).toEqual([
+      expect.stringMatching(new RegExp(`^pg-tmpfs: PGDATA ${pgdata} is not on tmpfs but on `)),
+    ]);
+  });
+
+  it.each([
+    ['fsync', 'pg-tmpfs: error: settings: "fsync" is not name=value'],
+    ['work_mem=8MB\nbad-name=1', 'pg-tmpfs: error: settings: "bad-name" is not a setting name'],
+  ])('a bad settings line (%j) stops the service with a clear message', (settings, message) => {
+    const service = jobs['pg-tmpfs-layout17']!.services[0]!;
+    const r = spawnSync(
+      'docker',
+      [
+        'run',
+        '--rm',
+        '--name',
+        `${RUN_ID}-${++seq}-service`,
+        '--label',
+        LABEL,
+        ...asEnv({ ...service.variables, PG_TMPFS_SETTINGS: settings }),
+        '--entrypoint',
+        service.entrypoint[0]!,
+        service.name,
+        ...service.entrypoint.slice(1),
+        ...service.command,
+      ],
+      { encoding: 'utf8', timeout: 120_000 },
+    );
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim()).toBe(message);
+  });
+
+  it('leaves no containers or networks behind', () => {
+    expect(ownResources()).toEqual([]);
+  });
+});

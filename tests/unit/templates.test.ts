@@ -1,0 +1,303 @@
+/**
+ * The GitLab CI/CD component (templates/postgres.yml), the GitLab Runner settings
+ * (templates/gitlab-runner.toml) and the Woodpecker workflow (templates/woodpecker/pipeline.yaml):
+ * parsed and checked against the one definition of the durability settings (src/settings.ts),
+ * GitLab's component layout rules and Woodpecker's JSON schema.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { Ajv, type ErrorObject } from 'ajv';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { DURABILITY_SETTINGS, INITDB_ARGS, settingsToArgs } from '../../src/settings.js';
+import { asList, loadWorkflow, substitute, type WoodpeckerWorkflow } from '../fixtures/woodpecker/backend.js';
+import { ROOT } from '../helpers/infra.js';
+
+const TEMPLATES = join(ROOT, 'templates');
+const COMPONENT = join(TEMPLATES, 'postgres.yml');
+const WOODPECKER = join(TEMPLATES, 'woodpecker', 'pipeline.yaml');
+const RUNNER_CONFIG = join(TEMPLATES, 'gitlab-runner.toml');
+const WOODPECKER_SCHEMA = join(ROOT, '..', 'shared', 'schemas', 'woodpecker-pipeline.schema.json');
+
+/** `postgres -c fsync=off -c ...`: what every template must run. */
+const EXPECTED_ARGS = ['postgres', ...settingsToArgs(DURABILITY_SETTINGS)];
+
+interface Input {
+  description?: string;
+  type?: 'string' | 'number' | 'boolean' | 'array';
+  default?: unknown;
+  regex?: string;
+  options?: unknown[];
+}
+
+interface Service {
+  name: string;
+  alias: string;
+  entrypoint: string[];
+  command: string[];
+  variables: Record<string, unknown>;
+}
+
+interface HiddenJob {
+  services: Service[];
+  variables: Record<string, unknown>;
+  before_script: string[];
+}
+
+function loadComponent(): { text: string; inputs: Record<string, Input>; jobs: Record<string, HiddenJob> } {
+  const text = readFileSync(COMPONENT, 'utf8');
+  const docs = parseAllDocuments(text);
+  if (!Array.isArray(docs)) throw new Error('templates/postgres.yml is empty');
+  for (const doc of docs) expect(doc.errors, `YAML errors in ${COMPONENT}`).toEqual([]);
+  expect(docs).toHaveLength(2); // the spec header, `---`, the job content
+  const header = docs[0]!.toJS() as { spec: { inputs: Record<string, Input> } };
+  const jobs = docs[1]!.toJS() as Record<string, HiddenJob>;
+  return { text, inputs: header.spec.inputs, jobs };
+}
+
+function theJob(): HiddenJob {
+  const { jobs } = loadComponent();
+  const job = jobs['$[[ inputs.job-name ]]'];
+  if (!job) throw new Error('the component defines no job named $[[ inputs.job-name ]]');
+  return job;
+}
+
+function theService(): Service {
+  const services = theJob().services;
+  expect(services).toHaveLength(1);
+  return services[0]!;
+}
+
+/** A GitLab input regex as JavaScript sees it; anchored like GitLab's (RE2, whole value). */
+function inputRegex(input: Input): RegExp {
+  if (input.regex === undefined) throw new Error('input has no regex');
+  return new RegExp(input.regex);
+}
+
+/** Every file under a directory, relative to it, with / separators. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)).split('\\').join('/'))
+    .sort();
+}
+
+describe('GitLab CI/CD component layout', () => {
+  it('has exactly one component, postgres, where the CI/CD catalog looks for components', () => {
+    const files = filesUnder(TEMPLATES);
+    // GitLab: templates/<name>.yml or templates/<name>/template.yml is a component.
+    const components = files.filter((f) => /^[^/]+\.yml$/.test(f) || /^[^/]+\/template\.yml$/.test(f));
+    expect(components).toEqual(['postgres.yml']);
+    // glab's catalog publishing searches every .yml below templates/: no other file may be one.
+    expect(files.filter((f) => f.endsWith('.yml'))).toEqual(['postgres.yml']);
+    expect(files).toEqual(expect.arrayContaining(['gitlab-runner.toml', 'woodpecker/README.md', 'woodpecker/pipeline.yaml']));
+  });
+});
+
+describe('GitLab component spec:inputs', () => {
+  it('declares the inputs users set, each with a description and a default', () => {
+    const { inputs } = loadComponent();
+    for (const name of [
+      'job-name',
+      'postgres-version',
+      'image',
+      'alias',
+      'user',
+      'password',
+      'database',
+      'settings',
+      'pgdata',
+      'privileged-tmpfs',
+      'tmpfs-size',
+      'shm-size',
+      'wait-timeout',
+    ]) {
+      expect(inputs[name], `input ${name}`).toBeDefined();
+      expect(inputs[name]!.description, `description of ${name}`).toMatch(/\w{3}/);
+      expect(inputs[name]!.default, `default of ${name}`).not.toBeUndefined();
+    }
+    expect(inputs['job-name']!.default).toBe('.postgres');
+    expect(inputs['postgres-version']!.default).toBe('18');
+    expect(inputs['privileged-tmpfs']).toMatchObject({ type: 'boolean', default: false });
+    expect(inputs['wait-timeout']).toMatchObject({ type: 'number', default: 60 });
+  });
+
+  it('gives every string input an RE2-safe regex that its default matches', () => {
+    const { inputs } = loadComponent();
+    const strings = Object.entries(inputs).filter(([, i]) => (i.type ?? 'string') === 'string');
+    expect(strings.length).toBeGreaterThan(8);
+    for (const [name, input] of strings) {
+      expect(input.regex, `regex of ${name}`).toMatch(/^\^.*\$$/);
+      // GitLab evaluates input regexes with RE2: no lookaround, no backreferences.
+      expect(input.regex, `regex of ${name}`).not.toMatch(/\(\?[=!<]|\\[1-9]/);
+      expect(inputRegex(input).test(String(input.default)), `default of ${name} matches its regex`).toBe(true);
+    }
+    for (const [name, input] of Object.entries(inputs)) {
+      if ((input.type ?? 'string') !== 'string') expect(input.regex, `${name} is not a string`).toBeUndefined();
+    }
+  });
+
+  it.each([
+    ['postgres-version', ['17', '16.4', '17-alpine', '17-3.5', '15-layout18'], ['latest', '17:1', 'v17', '']],
+    [
+      'image',
+      ['postgres', 'postgis/postgis', 'registry.example.com:5000/library/postgres'],
+      ['postgres:17', 'Postgres', 'a b', ''],
+    ],
+    ['job-name', ['.postgres', '.pg-17'], ['postgres', '.', '.a b']],
+    ['alias', ['postgres', 'db-1'], ['Postgres', '-db', 'db_1']],
+    ['user', ['postgres', 'app_user', 'ci-user'], ['a b', 'x@y', '']],
+    ['password', ['postgres', 'Secret-1.x~y_z'], ['p$ss', 'a@b', 'a:b', 'a/b', 'a b', '']],
+    ['database', ['postgres', 'app_test'], ['a/b', '']],
+    ['pgdata', ['', '/var/lib/postgresql/data', '/var/lib/postgresql/18/docker'], ['relative/dir', '/a b', '/x/']],
+    ['tmpfs-size', ['', '1g', '512m', '50%'], ['1 g', '1gb', '-1']],
+    ['shm-size', ['', '512m', '1g'], ['1%', 'big']],
+    [
+      'settings',
+      ['', 'work_mem=64MB', 'work_mem = 64MB\n\n# comment\nlog_statement=all\n', "search_path='$user', public"],
+      ['fsync', 'bad-name=1', 'a b=1', 'work_mem=', '=on'],
+    ],
+  ])('input %s accepts %j and rejects %j', (name, good, bad) => {
+    const re = inputRegex(loadComponent().inputs[name]!);
+    for (const value of good) expect(re.test(value), `${name} accepts ${JSON.stringify(value)}`).toBe(true);
+    for (const value of bad) expect(re.test(value), `${name} rejects ${JSON.stringify(value)}`).toBe(false);
+  });
+
+  it('uses exactly the inputs it declares', () => {
+    const { text, inputs } = loadComponent();
+    const body = text.slice(text.indexOf('\n---\n'));
+    const used = new Set([...body.matchAll(/\$\[\[\s*inputs\.([\w-]+)\s*\]\]/g)].map((m) => m[1]));
+    expect([...used].sort()).toEqual(Object.keys(inputs).sort());
+  });
+});
+
+describe('GitLab component job', () => {
+  it('is a hidden job named by the job-name input', () => {
+    const { jobs } = loadComponent();
+    expect(Object.keys(jobs)).toEqual(['$[[ inputs.job-name ]]']);
+  });
+
+  it('runs the service with exactly the durability settings of src/settings.ts as -c flags', () => {
+    const service = theService();
+    expect(service.command).toEqual(EXPECTED_ARGS);
+    expect(service.command.join(' ')).not.toMatch(/shared_buffers/);
+  });
+
+  it('passes the initdb arguments of src/settings.ts through POSTGRES_INITDB_ARGS', () => {
+    expect(theService().variables.POSTGRES_INITDB_ARGS).toBe(INITDB_ARGS.join(' '));
+  });
+
+  it('names the service image from the inputs and gives it the alias input', () => {
+    const service = theService();
+    expect(service.name).toBe('$[[ inputs.image ]]:$[[ inputs.postgres-version ]]');
+    expect(service.alias).toBe('$[[ inputs.alias ]]');
+    expect(service.variables).toMatchObject({
+      POSTGRES_USER: '$[[ inputs.user ]]',
+      POSTGRES_PASSWORD: '$[[ inputs.password ]]',
+      POSTGRES_DB: '$[[ inputs.database ]]',
+    });
+  });
+
+  it("wraps the image's own entrypoint: one shell script that ends in exec docker-entrypoint.sh", () => {
+    const ep = theService().entrypoint;
+    expect(ep).toHaveLength(4);
+    expect(ep.slice(0, 2)).toEqual(['/bin/sh', '-c']);
+    expect(ep[3]).toBe('pg-tmpfs'); // $0 of the script; `command` follows as $1...
+    const script = ep[2]!;
+    expect(script.trimEnd().split('\n').at(-1)).toBe('exec docker-entrypoint.sh "$@"');
+    // Exactly one log line about PGDATA, whichever case applies.
+    expect(script.match(/\bsay "PGDATA /g)).toHaveLength(2); // one per branch of a single if/else
+    expect(script).toMatch(/if \[ "\$type" = tmpfs \]; then\n\s+say "PGDATA \$PGDATA is on tmpfs/);
+  });
+
+  it('gives the job DATABASE_URL and the PG* variables for the service alias', () => {
+    expect(theJob().variables).toEqual({
+      PGHOST: '$[[ inputs.alias ]]',
+      PGPORT: '5432',
+      PGUSER: '$[[ inputs.user ]]',
+      PGPASSWORD: '$[[ inputs.password ]]',
+      PGDATABASE: '$[[ inputs.database ]]',
+      DATABASE_URL: 'postgresql://$[[ inputs.user ]]:$[[ inputs.password ]]@$[[ inputs.alias ]]:5432/$[[ inputs.database ]]',
+      PG_TMPFS_WAIT_TIMEOUT: '$[[ inputs.wait-timeout ]]',
+    });
+  });
+
+  it('waits in before_script for an answered select 1, polling every 50 ms, with a timeout', () => {
+    const wait = theJob().before_script.join('\n');
+    expect(wait).toMatch(/until pg_tmpfs_err=\$\(PGCONNECT_TIMEOUT=2 psql [^)]*-c 'select 1'/);
+    expect(wait).toMatch(/sleep 0\.05/);
+    expect(wait).toMatch(/did not answer 'select 1' within \$\{PG_TMPFS_WAIT_TIMEOUT:-60\} s/);
+    expect(wait).toMatch(/psql is not installed in the job image/);
+  });
+});
+
+describe('GitLab Runner settings (templates/gitlab-runner.toml)', () => {
+  it('puts the PGDATA of both image layouts on tmpfs and sets shm_size', () => {
+    const toml = readFileSync(RUNNER_CONFIG, 'utf8');
+    const section = toml.slice(toml.indexOf('[runners.docker.services_tmpfs]'));
+    const paths = [...section.matchAll(/^\s*"([^"]+)"\s*=\s*"([^"]*)"/gm)].map((m) => m[1]);
+    // Up to 17: PGDATA=/var/lib/postgresql/data. From 18: /var/lib/postgresql/<major>/docker.
+    expect(paths).toEqual(expect.arrayContaining(['/var/lib/postgresql/data', '/var/lib/postgresql']));
+    expect(toml).toMatch(/^\s*shm_size = 536870912$/m);
+  });
+});
+
+describe('Woodpecker workflow (templates/woodpecker/pipeline.yaml)', () => {
+  const load = (): WoodpeckerWorkflow => loadWorkflow(WOODPECKER).workflow;
+
+  it("survives Woodpecker's variable substitution unchanged in meaning (every $ doubled)", () => {
+    const raw = readFileSync(WOODPECKER, 'utf8');
+    expect(() => substitute(raw)).not.toThrow();
+    // No single $ outside $$ pairs: nothing is left for the substitution to touch.
+    expect(raw.replace(/\$\$/g, '')).not.toMatch(/\$/);
+    expect(substitute('a $$b $${c} \\\\ \\/ \\n')).toBe('a $b ${c} \\ / \\n');
+    expect(() => substitute('${CI_COMMIT_SHA}')).toThrow(/would be substituted/);
+  });
+
+  it('runs the service with exactly the durability settings of src/settings.ts through entrypoint', () => {
+    const postgres = load().services.postgres!;
+    expect(asList(postgres.entrypoint)).toEqual(['docker-entrypoint.sh', ...EXPECTED_ARGS]);
+    expect(postgres.environment?.POSTGRES_INITDB_ARGS).toBe(INITDB_ARGS.join(' '));
+  });
+
+  it('puts PGDATA of both image layouts and /dev/shm on tmpfs', () => {
+    expect(load().services.postgres!.tmpfs).toEqual(['/var/lib/postgresql', '/var/lib/postgresql/data', '/dev/shm:size=512m']);
+  });
+
+  it('has a wait step before the tests that polls a real query', () => {
+    const steps = load().steps;
+    expect(Object.keys(steps)).toEqual(['wait-for-postgres', 'test']);
+    const wait = asList(steps['wait-for-postgres']!.commands).join('\n');
+    expect(wait).toMatch(/until err=\$\(PGCONNECT_TIMEOUT=2 psql -X -q -t -A -c 'select 1'/);
+    expect(wait).toMatch(/sleep 0\.05/);
+    expect(steps['wait-for-postgres']!.image).toBe(load().services.postgres!.image);
+    expect(steps.test!.environment?.DATABASE_URL).toBe('postgresql://postgres:postgres@postgres:5432/postgres');
+  });
+
+  it("validates against Woodpecker's schema, tmpfs being the only exception", () => {
+    const schema = JSON.parse(readFileSync(WOODPECKER_SCHEMA, 'utf8')) as object;
+    const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
+    const validate = ajv.compile(schema);
+    const workflow = load();
+
+    expect(validate(workflow)).toBe(false);
+    const errors = (validate.errors ?? []).map((e: ErrorObject) => ({
+      path: e.instancePath,
+      keyword: e.keyword,
+      params: e.params,
+    }));
+    // The service definition rejects its one unknown key, tmpfs; the other two errors are that
+    // rejection seen from `services` (neither the map nor the list form of its oneOf matches).
+    expect(errors).toEqual([
+      { path: '/services/postgres', keyword: 'additionalProperties', params: { additionalProperty: 'tmpfs' } },
+      { path: '/services', keyword: 'type', params: { type: 'array' } },
+      { path: '/services', keyword: 'oneOf', params: { passingSchemas: null } },
+    ]);
+
+    const withoutTmpfs = structuredClone(workflow);
+    delete withoutTmpfs.services.postgres!.tmpfs;
+    const valid = validate(withoutTmpfs);
+    expect(validate.errors ?? []).toEqual([]);
+    expect(valid).toBe(true);
+  });
+});
