@@ -28796,7 +28796,7 @@ var DURABILITY_SETTINGS = Object.freeze([
   {
     name: "wal_level",
     value: "minimal",
-    why: "least WAL; CREATE TABLE + COPY/TRUNCATE in one transaction skip WAL entirely"
+    why: "least WAL (CREATE TABLE/TRUNCATE + COPY in one transaction skip it); on tmpfs it costs CREATE DATABASE STRATEGY WAL_LOG 28% (README, Performance, table 5)"
   },
   { name: "max_wal_senders", value: "0", why: "required by wal_level=minimal" },
   {

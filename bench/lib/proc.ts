@@ -1,0 +1,85 @@
+/**
+ * Running programs for the benchmark: argument arrays only (never a shell), a hard time limit on
+ * every call, output collected, and the wall time measured around the call.
+ */
+import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+
+/** What a finished program left. */
+export interface ProcResult {
+  /** Exit code; null when killed by a signal (e.g. the time limit). */
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** Wall time from spawn to exit, in ms. */
+  ms: number;
+  /** True when the time limit killed it. */
+  timedOut: boolean;
+}
+
+/** Options for run(). */
+export interface ProcOptions {
+  /** Kill (SIGKILL, whole process group) after this many ms. */
+  timeoutMs: number;
+  /** Extra environment, merged over process.env. */
+  env?: Record<string, string>;
+  cwd?: string;
+  uid?: number;
+  gid?: number;
+}
+
+/**
+ * Runs `program args` and waits for it; never throws for a non-zero exit (read `code`).
+ * @throws Error only when the program cannot be started (e.g. not installed)
+ */
+export function run(program: string, args: readonly string[], options: ProcOptions): Promise<ProcResult> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(program, args, {
+      cwd: options.cwd,
+      env: options.env ? { ...process.env, ...options.env } : process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+      ...(options.uid !== undefined ? { uid: options.uid, gid: options.gid } : {}),
+    });
+    let stdout = '';
+    let stderr = '';
+    let timedOut = false;
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    }, options.timeoutMs);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, ms: performance.now() - t0, timedOut });
+    });
+  });
+}
+
+/** The last lines of a program's output, for error messages. */
+export function tail(text: string, lines = 6): string {
+  return text.trimEnd().split('\n').slice(-lines).join(' | ');
+}
+
+/**
+ * Like run(), but throws when the program fails or times out.
+ * @throws Error naming the program, its exit and the tail of its stderr
+ */
+export async function runOk(program: string, args: readonly string[], options: ProcOptions): Promise<ProcResult> {
+  const r = await run(program, args, options);
+  if (r.code !== 0) {
+    const why = r.timedOut ? `timed out after ${options.timeoutMs} ms` : `exit code ${r.code}`;
+    throw new Error(`${program} ${args.slice(0, 3).join(' ')} … ${why}: ${tail(r.stderr || r.stdout)}`);
+  }
+  return r;
+}

@@ -1,0 +1,406 @@
+/**
+ * The run's report: the Markdown table (printed and written to table.md) and the chart (chart.svg).
+ */
+import type { Machine } from './machine.js';
+import { machineLine } from './machine.js';
+import type { CaseResult, Metric, Section } from './results.js';
+
+/** Everything a report is made from (also the shape of results.json). */
+export interface Report {
+  tool: 'pg-tmpfs-action benchmark';
+  /** ISO time the run started. */
+  startedAt: string;
+  durationSeconds: number;
+  command: string;
+  runId: string;
+  options: Record<string, unknown>;
+  machine: Machine;
+  load: { before: number; mean: number; max: number; otherCpuSeconds: number; otherProcesses: string[] };
+  cases: CaseResult[];
+  /** Problems met while cleaning up (including anything the final sweep found). */
+  cleanupProblems: string[];
+  /** Sections that stopped with an error (their remaining cases did not run). */
+  sectionErrors: Array<{ section: Section; error: string }>;
+}
+
+const UNITS: Record<Metric, string> = { seconds: 's', tps: 'tps', latency_ms: 'ms' };
+
+/** A number with sensible precision: 3 significant digits, no more than needed for big values. */
+export function fmt(value: number): string {
+  if (!Number.isFinite(value)) return '–';
+  const abs = Math.abs(value);
+  if (abs >= 100) return Math.round(value).toString();
+  if (abs >= 10) return value.toFixed(1);
+  if (abs >= 1) return value.toFixed(2);
+  return value.toFixed(3);
+}
+
+/** `median (min–max)` of a case, or the error marker. */
+export function cell(c: CaseResult | undefined): string {
+  if (!c) return '–';
+  if (!c.summary) return c.errors.length ? 'failed' : '–';
+  const { median, min, max, n } = c.summary;
+  const range = n > 1 ? ` (${fmt(min)}–${fmt(max)})` : '';
+  return `${fmt(median)}${range}${c.errors.length ? ' ⚠' : ''}`;
+}
+
+/** Ratio of two cases' medians, oriented so that > 1 means "a is better". */
+function ratio(a: CaseResult | undefined, b: CaseResult | undefined): string {
+  if (!a?.summary || !b?.summary || b.summary.median === 0 || a.summary.median === 0) return '–';
+  const r = a.metric === 'tps' ? a.summary.median / b.summary.median : b.summary.median / a.summary.median;
+  return `${r >= 10 ? r.toFixed(0) : r.toFixed(2)}×`;
+}
+
+function table(header: string[], align: Array<'l' | 'r'>, rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(align.map((a) => (a === 'r' ? '---:' : '---'))), ...rows.map(line)].join('\n');
+}
+
+/** Rows and columns of a section's cases, in first-seen order. */
+function grid(cases: readonly CaseResult[]): {
+  rows: string[];
+  cols: string[];
+  at: (row: string, col: string) => CaseResult | undefined;
+} {
+  const rows = [...new Set(cases.map((c) => c.row))];
+  const cols = [...new Set(cases.map((c) => c.variant))];
+  const byKey = new Map(cases.map((c) => [`${c.row}\u0000${c.variant}`, c]));
+  return { rows, cols, at: (row, col) => byKey.get(`${row}\u0000${col}`) };
+}
+
+function startupNotes(c: CaseResult): string {
+  const notes: string[] = [];
+  const ok = c.details.filter((d) => d.firstQueryOk === true).length;
+  const tried = c.details.filter((d) => 'firstQueryOk' in d).length;
+  if (tried) {
+    const errors = [...new Set(c.details.map((d) => d.firstQueryError).filter((e): e is string => typeof e === 'string'))];
+    notes.push(`first real query right after "healthy": ${ok}/${tried} answered${errors.length ? ` (else: ${errors[0]})` : ''}`);
+  }
+  const seen = c.details.map((d) => d.runnerSeesHealthyAfterS).filter((v): v is number => typeof v === 'number');
+  if (seen.length) {
+    const sorted = [...seen].sort((a, b) => a - b);
+    notes.push(
+      `GitHub's runner looks at 0, 2, 6, 14, 30 s: its steps start after ≈${fmt(sorted[Math.floor(sorted.length / 2)] as number)} s`,
+    );
+  }
+  return notes.join('; ');
+}
+
+const TITLES: Record<Section, string> = {
+  startup: '1. Time to the first answered query (seconds, lower is better)',
+  workloads: '2. Test-suite workloads on four servers (transactions per second, higher is better)',
+  shared_buffers: '3. shared_buffers on the action’s server: tmpfs, durability off (transactions per second, higher is better)',
+  client_path: '4. Client path: select-only, 1 client, the action’s container (average latency in ms, lower is better)',
+  settings: '5. The durability profile one setting at a time, on tmpfs (profile: all six settings as the action applies them)',
+};
+
+/** The Markdown report. */
+export function markdown(report: Report, sections: readonly Section[]): string {
+  const out: string[] = [];
+  const o = report.options as { reps: number; seconds: number; transactions: number | null; quick: boolean; scale: number };
+  const length = o.transactions ? `${o.transactions} transactions per client` : `${o.seconds} s`;
+  out.push(`# pg-tmpfs-action benchmark${o.quick ? ' (quick smoke run: figures are not meaningful)' : ''}`);
+  out.push('');
+  out.push(`- Run: ${report.startedAt}, ${Math.round(report.durationSeconds)} s, \`${report.command}\``);
+  out.push(`- Machine: ${machineLine(report.machine)}`);
+  out.push(
+    `- Method: ${o.reps} repetition(s) per variant, variants interleaved (rotated each repetition); pgbench runs ${length} each (scale ${o.scale} for tpcb-like/select-only) after a CHECKPOINT; cells are median (min–max).`,
+  );
+  out.push(
+    `- Load: 1-minute load average ${fmt(report.load.before)} before the run, mean ${fmt(report.load.mean)}, max ${fmt(report.load.max)}; other processes used ${report.load.otherCpuSeconds} CPU-seconds during the run${report.load.otherProcesses.length ? ` (${report.load.otherProcesses.join('; ')})` : ''}.`,
+  );
+  const cases = report.cases;
+  for (const section of sections) {
+    const sc = cases.filter((c) => c.section === section);
+    if (!sc.length) continue;
+    out.push('', `## ${TITLES[section]}`, '');
+    if (section === 'startup') {
+      out.push(
+        table(
+          ['How the server is started', 'median s', 'min–max s', 'notes'],
+          ['l', 'r', 'r', 'l'],
+          sc.map((c) => [
+            c.row,
+            c.summary ? fmt(c.summary.median) : 'failed',
+            c.summary ? `${fmt(c.summary.min)}–${fmt(c.summary.max)}` : '–',
+            [startupNotes(c), c.errors.length ? `⚠ ${c.errors.length} failed` : ''].filter(Boolean).join('; '),
+          ]),
+        ),
+      );
+      continue;
+    }
+    const g = grid(sc);
+    if (section === 'workloads') {
+      // Columns: durable/disk (stock), off/disk, durable/tmpfs, off/tmpfs (the action).
+      const stock = g.cols[0] as string;
+      const action = g.cols[g.cols.length - 1] as string;
+      const durableTmpfs = g.cols[g.cols.length - 2] as string;
+      out.push(
+        table(
+          ['Workload', ...g.cols, `${action} vs ${stock}`, `${action} vs ${durableTmpfs}`],
+          ['l', ...g.cols.map(() => 'r' as const), 'r', 'r'],
+          g.rows.map((r) => [
+            r,
+            ...g.cols.map((col) => cell(g.at(r, col))),
+            ratio(g.at(r, action), g.at(r, stock)),
+            ratio(g.at(r, action), g.at(r, durableTmpfs)),
+          ]),
+        ),
+      );
+    } else if (section === 'shared_buffers') {
+      const def = g.cols.find((c) => c.includes('default')) ?? (g.cols[0] as string);
+      const first = g.cols[0] as string;
+      const last = g.cols[g.cols.length - 1] as string;
+      out.push(
+        table(
+          ['Workload', ...g.cols, `${first} vs default`, `${last} vs default`],
+          ['l', ...g.cols.map(() => 'r' as const), 'r', 'r'],
+          g.rows.map((r) => [
+            r,
+            ...g.cols.map((col) => cell(g.at(r, col))),
+            ratio(g.at(r, first), g.at(r, def)),
+            ratio(g.at(r, last), g.at(r, def)),
+          ]),
+        ),
+      );
+    } else if (section === 'settings') {
+      const base = g.cols[0] as string;
+      out.push(
+        table(
+          ['Workload (unit)', ...g.cols],
+          ['l', ...g.cols.map(() => 'r' as const)],
+          g.rows.map((r) => {
+            const unit = UNITS[(g.at(r, base) ?? sc[0])?.metric ?? 'tps'];
+            return [
+              `${r} (${unit})`,
+              ...g.cols.map((col) =>
+                col === base ? cell(g.at(r, col)) : `${cell(g.at(r, col))} ${ratio(g.at(r, col), g.at(r, base))}`,
+              ),
+            ];
+          }),
+        ),
+      );
+      out.push('', `Each restored setting is shown with its speed relative to the full profile (below 1× = slower).`);
+    } else if (section === 'client_path') {
+      out.push(
+        table(
+          ['Path', 'latency ms', 'tps', 'vs published port'],
+          ['l', 'r', 'r', 'r'],
+          g.cols.map((col) => {
+            const c = g.at(g.rows[0] as string, col);
+            const tps = c?.details.map((d) => d.tps).filter((v): v is number => typeof v === 'number') ?? [];
+            return [
+              col,
+              cell(c),
+              tps.length ? fmt(tps.sort((a, b) => a - b)[Math.floor(tps.length / 2)] as number) : '–',
+              ratio(c, g.at(g.rows[0] as string, g.cols[0] as string)),
+            ];
+          }),
+        ),
+      );
+    }
+  }
+  const failed = cases.filter((c) => c.errors.length);
+  if (failed.length || report.cleanupProblems.length || report.sectionErrors.length) {
+    out.push('', '## Errors', '');
+    for (const e of report.sectionErrors) out.push(`- section ${e.section} stopped: ${e.error}`);
+    for (const c of failed) out.push(`- ${c.id}: ${c.errors.join(' / ')}`);
+    for (const p of report.cleanupProblems) out.push(`- ${p}`);
+  }
+  return `${out.join('\n')}\n`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// SVG chart: one panel per section, horizontal bars (median) with min–max whiskers.
+
+interface Bar {
+  group: string;
+  label: string;
+  median: number;
+  min: number;
+  max: number;
+  failed: boolean;
+}
+
+interface Panel {
+  title: string;
+  unit: string;
+  bars: Bar[];
+  /** Draw a reference line at this value (1 for ratios). */
+  reference?: number;
+}
+
+function esc(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** Bars of a section, each value divided by the same row's value of `baseCol` (when given). */
+function barsOf(cases: readonly CaseResult[], baseCol?: string, invert = false): Bar[] {
+  const g = grid(cases);
+  const bars: Bar[] = [];
+  for (const row of g.rows) {
+    const base = baseCol ? g.at(row, baseCol)?.summary?.median : undefined;
+    for (const col of g.cols) {
+      const c = g.at(row, col);
+      if (!c) continue;
+      const s = c.summary;
+      const scale = (v: number) => {
+        if (baseCol === undefined) return v;
+        if (!base || !v) return 0;
+        return invert ? base / v : v / base;
+      };
+      const lo = s ? scale(invert ? s.max : s.min) : 0;
+      const hi = s ? scale(invert ? s.min : s.max) : 0;
+      bars.push({ group: row, label: col, median: s ? scale(s.median) : 0, min: lo, max: hi, failed: !s });
+    }
+  }
+  return bars;
+}
+
+/** The panels of a report. */
+export function panels(cases: readonly CaseResult[]): Panel[] {
+  const out: Panel[] = [];
+  const of = (s: Section) => cases.filter((c) => c.section === s);
+  const startup = of('startup');
+  if (startup.length) {
+    out.push({
+      title: 'Time to the first answered query (s, lower is better)',
+      unit: 's',
+      bars: startup.map((c) => ({
+        group: '',
+        label: c.row,
+        median: c.summary?.median ?? 0,
+        min: c.summary?.min ?? 0,
+        max: c.summary?.max ?? 0,
+        failed: !c.summary,
+      })),
+    });
+  }
+  const workloads = of('workloads');
+  if (workloads.length) {
+    const base = workloads[0]?.variant as string;
+    out.push({
+      title: `Workloads: throughput relative to "${base}" (log scale, higher is better)`,
+      unit: '×',
+      bars: barsOf(workloads, base),
+      reference: 1,
+    });
+  }
+  const sb = of('shared_buffers');
+  if (sb.length) {
+    const base = sb.find((c) => c.variant.includes('default'))?.variant ?? (sb[0]?.variant as string);
+    out.push({
+      title: `shared_buffers: throughput relative to ${base} (log scale, higher is better)`,
+      unit: '×',
+      bars: barsOf(sb, base),
+      reference: 1,
+    });
+  }
+  const cp = of('client_path');
+  if (cp.length) {
+    out.push({ title: 'Client path: select-only latency (ms, lower is better)', unit: 'ms', bars: barsOf(cp) });
+  }
+  const st = of('settings');
+  if (st.length) {
+    const base = st[0]?.variant as string;
+    out.push({
+      title: `Profile one setting at a time (tmpfs): speed relative to "${base}" (log scale, higher is better)`,
+      unit: '×',
+      bars: [...new Set(st.map((c) => c.row))].flatMap((row) => {
+        const rc = st.filter((c) => c.row === row);
+        return barsOf(rc, base, rc[0]?.metric !== 'tps');
+      }),
+      reference: 1,
+    });
+  }
+  return out;
+}
+
+/** The SVG chart of a report. */
+export function svg(report: Report): string {
+  const ps = panels(report.cases);
+  const width = 1000;
+  const labelW = 470;
+  const barX = labelW + 10;
+  const barW = width - barX - 90;
+  const rowH = 17;
+  const parts: string[] = [];
+  let y = 30;
+  const m = report.machine;
+  parts.push(`<text x="10" y="20" class="h1">pg-tmpfs-action benchmark, ${esc(report.startedAt)}, ${esc(report.command)}</text>`);
+  parts.push(
+    `<text x="10" y="38" class="l">${esc(`${m.cpuModel}, ${m.cpus} cores, ${m.memoryGiB} GiB RAM; kernel ${m.kernel}; ${m.postgres}; Docker ${m.docker}`)}</text>`,
+  );
+  y += 12;
+  for (const p of ps) {
+    y += 26;
+    parts.push(`<text x="10" y="${y}" class="h2">${esc(p.title)}</text>`);
+    y += 8;
+    // Ratio panels (with a reference of 1×) use a log scale with bars growing from 1× to the
+    // left (slower) or right (faster); absolute panels a linear scale from 0.
+    const ref = p.reference;
+    const ok = p.bars.filter((b) => !b.failed && b.min > 0);
+    let xOf: (v: number) => number;
+    let origin: number;
+    if (ref !== undefined && ok.length) {
+      const lo = Math.log(Math.min(ref, ...ok.map((b) => b.min)) / 1.15);
+      const hi = Math.log(Math.max(ref, ...ok.map((b) => b.max)) * 1.15);
+      xOf = (v: number) => barX + ((Math.log(Math.max(v, 1e-9)) - lo) / (hi - lo)) * barW;
+      origin = xOf(ref);
+      y += 12;
+      for (const tick of [0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100]) {
+        const x = xOf(tick);
+        if (x < barX - 1 || x > barX + barW + 1) continue;
+        parts.push(`<text x="${x.toFixed(1)}" y="${y - 2}" class="t">${tick}×</text>`);
+      }
+    } else {
+      const top = Math.max(...p.bars.map((b) => b.max)) * 1.05 || 1;
+      xOf = (v: number) => barX + (Math.max(0, v) / top) * barW;
+      origin = barX;
+    }
+    const panelTop = y;
+    let group = '';
+    for (const b of p.bars) {
+      if (b.group && b.group !== group) {
+        group = b.group;
+        y += rowH;
+        parts.push(`<text x="10" y="${y - 4}" class="g">${esc(group)}</text>`);
+      }
+      y += rowH;
+      const label = b.group ? `    ${b.label}` : b.label;
+      parts.push(`<text x="${b.group ? 24 : 10}" y="${y - 4}" class="l">${esc(label.trim()).slice(0, 78)}</text>`);
+      if (b.failed) {
+        parts.push(`<text x="${barX}" y="${y - 4}" class="f">failed</text>`);
+        continue;
+      }
+      const xm = xOf(b.median);
+      const left = Math.min(origin, xm);
+      parts.push(
+        `<rect x="${left.toFixed(1)}" y="${y - 13}" width="${Math.max(1, Math.abs(xm - origin)).toFixed(1)}" height="11" class="b"/>`,
+      );
+      if (b.max > b.min) {
+        parts.push(
+          `<line x1="${xOf(b.min).toFixed(1)}" x2="${xOf(b.max).toFixed(1)}" y1="${y - 7.5}" y2="${y - 7.5}" class="w"/>`,
+        );
+      }
+      const right = Math.max(xOf(b.max), xm, origin);
+      parts.push(
+        `<text x="${(right + 4).toFixed(1)}" y="${y - 4}" class="v">${esc(fmt(b.median))}${esc(p.unit === '×' ? '×' : ` ${p.unit}`)}</text>`,
+      );
+    }
+    if (ref !== undefined) {
+      const x = origin.toFixed(1);
+      parts.push(`<line x1="${x}" x2="${x}" y1="${panelTop}" y2="${y + 2}" class="r"/>`);
+    }
+    y += 6;
+  }
+  const height = y + 20;
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, -apple-system, Segoe UI, sans-serif">`,
+    '<style>.h1{font-size:13px;font-weight:600}.h2{font-size:14px;font-weight:700}.g{font-size:12px;font-weight:600}.l,.v,.f{font-size:11px}.t{font-size:10px;fill:#666;text-anchor:middle}.f{fill:#b00}.b{fill:#4e79a7}.w{stroke:#222;stroke-width:1.2}.r{stroke:#b00;stroke-dasharray:3 3}</style>',
+    `<rect width="${width}" height="${height}" fill="#fff"/>`,
+    ...parts,
+    '</svg>',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,343 @@
+/**
+ * Section 1: time to the first answered query.
+ *
+ * - The action's Docker mode and native mode (initdb cache cold and warm), through start(): the
+ *   wall time of the call, which includes the project's verification of settings and tmpfs.
+ * - Floors: the same `docker run` (buildRunPlan's arguments) with a query every 5 ms; `pg_ctl -w
+ *   start` of a ready data directory on /dev/shm, then one query.
+ * - What users do today: a stock container with its default disk volume (query every 5 ms); a
+ *   GitHub-style service container with `--health-cmd pg_isready` (time until "healthy", and
+ *   whether a real query right after it succeeds), at the usual 10 s interval and at 1 s.
+ */
+import { appendFileSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { buildRunPlan } from '../../src/docker-args.js';
+import { removeContainer } from '../../src/docker.js';
+import { parseInputs, type InputName } from '../../src/inputs.js';
+import { consoleLogger } from '../../src/log.js';
+import { copyCluster, ensureCluster } from '../../src/native/initdb-cache.js';
+import { stopNative, type NativeState } from '../../src/native/native-mode.js';
+import { DURABILITY_SETTINGS } from '../../src/settings.js';
+import { start, type Running } from '../../src/start.js';
+import getPort from 'get-port';
+import { CONTAINER_PASSWORD, imagePgdata, publishedPort, runContainer, waitHealthy } from '../lib/containers.js';
+import { throwIfInterrupted } from '../lib/cleanup.js';
+import type { Context } from '../lib/context.js';
+import { BENCH_PASSWORD, withClient } from '../lib/pgserver.js';
+import { run, runOk } from '../lib/proc.js';
+import { tryQuery, untilAnswered } from '../lib/query.js';
+import { rotation } from '../lib/results.js';
+
+/** One way of starting a server, measured once per repetition. */
+interface Variant {
+  key: string;
+  label: string;
+  /** Starts, measures, and removes what it started. @returns seconds and details */
+  measure(rep: number): Promise<{ seconds: number; details?: Record<string, unknown> }>;
+}
+
+/**
+ * When GitHub's runner sees a service container healthy: it inspects right after starting it,
+ * then after waits of 2, 4, 8, 16, 32, 32 ... s (actions/runner, ContainerOperationProvider
+ * ContainerHealthcheck: BackoffTimerHelper.GetExponentialBackoff(retry, min 2 s, max 32 s,
+ * delta 2 s), ±20 % jitter on the growing part, left out here).
+ * @param healthySeconds when the container turned healthy, counted from the runner's first look
+ * @returns the runner's first look at or after that moment, in seconds
+ */
+export function runnerNoticeSeconds(healthySeconds: number): number {
+  let t = 0;
+  for (let retry = 0; retry < 64; retry++) {
+    if (t >= healthySeconds) return t;
+    t += Math.min(2 + (2 ** retry - 1) * 2, 32);
+  }
+  return t;
+}
+
+const log = consoleLogger(true);
+
+/**
+ * buildRunPlan's arguments without `run --detach --name N --label L`: runContainer adds the
+ * first three, and the project's label would make concurrently running e2e tests count the
+ * container as one of theirs. Everything that affects the server stays.
+ */
+export function runOptions(planArgs: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < planArgs.length; i++) {
+    const a = planArgs[i] as string;
+    if (i < 2 && (a === 'run' || a === '--detach')) continue;
+    if (a === '--name' || a === '--label') {
+      i++;
+      continue;
+    }
+    out.push(a);
+  }
+  return out;
+}
+
+function inputs(values: Partial<Record<InputName, string>>) {
+  return parseInputs((name) => values[name] ?? '');
+}
+
+/** start() with its container or native server registered for cleanup the moment it exists. */
+async function startRegistered(ctx: Context, values: Partial<Record<InputName, string>>) {
+  const undo: Array<() => Promise<void>> = [];
+  let nativeSeen: NativeState | null = null;
+  const t0 = performance.now();
+  let running: Running | null = null;
+  try {
+    running = await start(inputs(values), log, {
+      onContainer: (id) => {
+        ctx.containerIds.push(id);
+        undo.push(
+          ctx.cleanup.adopt(`container ${id}`, async () => {
+            const problem = await removeContainer(id);
+            if (problem && !/No such container/i.test(problem)) throw new Error(problem);
+          }),
+        );
+      },
+      onNative: (state) => {
+        if (nativeSeen === state) return;
+        nativeSeen = state;
+        undo.push(ctx.cleanup.adopt(`native server ${values['container-name']}`, () => stopNative(state, log)));
+      },
+    });
+    const seconds = (performance.now() - t0) / 1000;
+    return { seconds, running };
+  } finally {
+    for (const u of undo.reverse()) await u();
+  }
+}
+
+export async function runStartup(ctx: Context): Promise<void> {
+  const { options, results } = ctx;
+  const image = options.image;
+  const pgdata = await imagePgdata(image);
+  const major = String(ctx.major);
+
+  // Warm-ups (not measured): the image's files in the page cache, and the warm initdb cache.
+  ctx.log('startup: warming up (image files, native initdb cache)');
+  await runOk('docker', ['run', '--rm', '--entrypoint', 'postgres', image, '--version'], { timeoutMs: 120_000 });
+  const warmCache = join(ctx.diskWork, 'warm-cache');
+  await startRegistered(ctx, {
+    mode: 'native',
+    'postgres-version': major,
+    port: '0',
+    'container-name': `${ctx.prefix}-warmup`,
+    'cache-dir': warmCache,
+  });
+
+  // The pg_ctl floor's data directory: a ready cluster on /dev/shm with the profile in postgresql.conf.
+  const pgctlDir = mkdtempSync(join(ctx.shmWork, 'pgctl-'));
+  const pgctlData = join(pgctlDir, 'data');
+  const pgctlPort = await getPort({ host: '127.0.0.1' });
+  const asPostgres = { cwd: pgctlDir, ...(ctx.runAs ? { uid: ctx.runAs.uid, gid: ctx.runAs.gid } : {}) };
+  const pgCtl = join(ctx.bindir, 'pg_ctl');
+  const removePgctl = ctx.cleanup.add(`pg_ctl server ${pgctlDir}`, async () => {
+    await run(pgCtl, ['stop', '-D', pgctlData, '-m', 'immediate', '-w'], { timeoutMs: 30_000, ...asPostgres });
+    rmSync(pgctlDir, { recursive: true, force: true });
+  });
+  try {
+    if (ctx.runAs) chownSync(pgctlDir, ctx.runAs.uid, ctx.runAs.gid);
+    const cache = await ensureCluster(
+      ctx.cacheDir,
+      { bindir: ctx.bindir, user: 'postgres', locale: 'C' },
+      ctx.runAs,
+      ctx.shmWork,
+    );
+    copyCluster(cache.entry, pgctlData, ctx.runAs);
+    const conf = [
+      `port = ${pgctlPort}`,
+      `listen_addresses = '127.0.0.1'`,
+      `unix_socket_directories = '${pgctlData}'`,
+      ...DURABILITY_SETTINGS.map((s) => `${s.name} = '${s.value}'`),
+    ];
+    appendFileSync(join(pgctlData, 'postgresql.conf'), `\n# pg-tmpfs-action benchmark\n${conf.join('\n')}\n`);
+    const pgctlLog = join(pgctlDir, 'server.log');
+    const pgctlStart = () =>
+      runOk(pgCtl, ['start', '-w', '-t', '60', '-D', pgctlData, '-l', pgctlLog], { timeoutMs: 90_000, ...asPostgres });
+    const pgctlStop = () => runOk(pgCtl, ['stop', '-w', '-m', 'fast', '-D', pgctlData], { timeoutMs: 90_000, ...asPostgres });
+    await pgctlStart();
+    await withClient({ socketDir: pgctlData, conn: { host: '', port: pgctlPort, user: '', password: '', database: '' } }, (c) =>
+      c.query(`ALTER ROLE postgres PASSWORD '${BENCH_PASSWORD}'`),
+    );
+    await pgctlStop();
+
+    const tcp = (port: number, password: string) => ({
+      host: '127.0.0.1',
+      port,
+      user: 'postgres',
+      password,
+      database: 'postgres',
+    });
+
+    const serviceContainer = (interval: string): Variant => ({
+      key: `service-${interval}`,
+      label: `GitHub-style service container, pg_isready every ${interval}: until healthy`,
+      async measure(rep) {
+        const name = `${ctx.prefix}-service-${interval}-${rep}`;
+        const t0 = performance.now();
+        const c = await runContainer(
+          ctx,
+          name,
+          [
+            '--publish',
+            '127.0.0.1::5432',
+            '--health-cmd',
+            'pg_isready',
+            '--health-interval',
+            interval,
+            '--health-timeout',
+            '5s',
+            '--health-retries',
+            '5',
+            image,
+          ],
+          { POSTGRES_PASSWORD: CONTAINER_PASSWORD },
+        );
+        try {
+          const started = performance.now();
+          const port = await publishedPort(name);
+          const healthyAt = await waitHealthy(name, 120_000, 100);
+          const firstQueryError = await tryQuery(tcp(port, CONTAINER_PASSWORD));
+          const seconds = (healthyAt - t0) / 1000;
+          return {
+            seconds,
+            details: {
+              firstQueryOk: firstQueryError === null,
+              firstQueryError,
+              runnerSeesHealthyAfterS: (started - t0) / 1000 + runnerNoticeSeconds((healthyAt - started) / 1000),
+            },
+          };
+        } finally {
+          await c.remove();
+        }
+      },
+    });
+
+    const variants: Variant[] = [
+      {
+        key: 'action-docker',
+        label: 'Action, Docker mode: start() until verified',
+        async measure(rep) {
+          const { seconds, running } = await startRegistered(ctx, {
+            mode: 'docker',
+            image,
+            port: '0',
+            'container-name': `${ctx.prefix}-docker-${rep}`,
+            'wait-timeout': '120',
+          });
+          if (!running.tmpfs) throw new Error(`Docker mode data directory on ${running.filesystem}`);
+          return { seconds, details: { filesystem: running.filesystem } };
+        },
+      },
+      {
+        key: 'action-native-cold',
+        label: 'Action, native mode, initdb cache cold: start() until verified',
+        async measure(rep) {
+          const cacheDir = join(ctx.diskWork, `cold-cache-${rep}`);
+          const removeCache = ctx.cleanup.add(`cache ${cacheDir}`, () => rmSync(cacheDir, { recursive: true, force: true }));
+          try {
+            const { seconds, running } = await startRegistered(ctx, {
+              mode: 'native',
+              'postgres-version': major,
+              port: '0',
+              'container-name': `${ctx.prefix}-native-cold-${rep}`,
+              'cache-dir': cacheDir,
+            });
+            if (running.cacheHit !== false) throw new Error('cold start found a filled initdb cache');
+            return { seconds, details: { filesystem: running.filesystem, cacheHit: running.cacheHit } };
+          } finally {
+            await removeCache();
+          }
+        },
+      },
+      {
+        key: 'action-native-warm',
+        label: 'Action, native mode, initdb cache warm: start() until verified',
+        async measure(rep) {
+          const { seconds, running } = await startRegistered(ctx, {
+            mode: 'native',
+            'postgres-version': major,
+            port: '0',
+            'container-name': `${ctx.prefix}-native-warm-${rep}`,
+            'cache-dir': warmCache,
+          });
+          if (running.cacheHit !== true) throw new Error('warm start missed the initdb cache');
+          return { seconds, details: { filesystem: running.filesystem, cacheHit: running.cacheHit } };
+        },
+      },
+      {
+        key: 'floor-docker-run',
+        label: 'Floor: the same docker run (image, tmpfs, settings), a query every 5 ms',
+        async measure(rep) {
+          const name = `${ctx.prefix}-floor-${rep}`;
+          const config = inputs({ mode: 'docker', image, port: '0', 'container-name': name });
+          const plan = buildRunPlan(config, pgdata);
+          const args = runOptions(plan.args);
+          const t0 = performance.now();
+          const c = await runContainer(ctx, name, args, plan.env);
+          try {
+            const port = await publishedPort(name);
+            const attempts = await untilAnswered(tcp(port, config.password), 120_000, 5);
+            return { seconds: (performance.now() - t0) / 1000, details: { attempts } };
+          } finally {
+            await c.remove();
+          }
+        },
+      },
+      {
+        key: 'floor-pg-ctl',
+        label: 'Floor: pg_ctl -w start of a ready data directory on /dev/shm, then a query',
+        async measure() {
+          const t0 = performance.now();
+          await pgctlStart();
+          try {
+            const attempts = await untilAnswered(tcp(pgctlPort, BENCH_PASSWORD), 30_000, 5);
+            return { seconds: (performance.now() - t0) / 1000, details: { attempts } };
+          } finally {
+            await pgctlStop();
+          }
+        },
+      },
+      {
+        key: 'docker-disk-durable',
+        label: 'Stock container: default disk volume, durable, a query every 5 ms',
+        async measure(rep) {
+          const name = `${ctx.prefix}-disk-${rep}`;
+          const t0 = performance.now();
+          const c = await runContainer(ctx, name, ['--publish', '127.0.0.1::5432', image], {
+            POSTGRES_PASSWORD: CONTAINER_PASSWORD,
+          });
+          try {
+            const port = await publishedPort(name);
+            const attempts = await untilAnswered(tcp(port, CONTAINER_PASSWORD), 120_000, 5);
+            return { seconds: (performance.now() - t0) / 1000, details: { attempts } };
+          } finally {
+            await c.remove();
+          }
+        },
+      },
+      serviceContainer('10s'),
+      serviceContainer('1s'),
+    ];
+
+    for (let rep = 0; rep < options.reps; rep++) {
+      for (const v of rotation(variants, rep)) {
+        throwIfInterrupted();
+        const c = results.get('startup', `startup/${v.key}`, v.label, 'seconds', 'seconds');
+        ctx.log(`startup ${rep + 1}/${options.reps}: ${v.key}`);
+        try {
+          const m = await v.measure(rep);
+          results.add(c, m.seconds, m.details);
+        } catch (error) {
+          throwIfInterrupted();
+          results.fail(c, error);
+          ctx.log(`  failed: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+    }
+  } finally {
+    await removePgctl();
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * The benchmark's smoke run (`npm run bench:quick`), so the benchmark itself cannot rot: it
+ * exits 0, runs every case, writes results.json, table.md and chart.svg, and leaves nothing
+ * behind. Speed is never asserted: a quick run's figures mean nothing.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { NATIVE_MAJOR, requireImages, ROOT } from '../helpers/infra.js';
+
+const out = mkdtempSync(join(tmpdir(), 'pg-tmpfs-bench-test-'));
+
+interface CaseJson {
+  section: string;
+  id: string;
+  row: string;
+  variant: string;
+  samples: number[];
+  errors: string[];
+}
+
+interface ResultsJson {
+  runId: string;
+  machine: Record<string, unknown>;
+  cases: CaseJson[];
+  cleanupProblems: string[];
+  sectionErrors: unknown[];
+}
+
+/** Every case a run must have, written out independently of the benchmark's own lists. */
+function expectedIds(): string[] {
+  const ids: string[] = [];
+  for (const v of [
+    'action-docker',
+    'action-native-cold',
+    'action-native-warm',
+    'floor-docker-run',
+    'floor-pg-ctl',
+    'docker-disk-durable',
+    'service-10s',
+    'service-1s',
+  ]) {
+    ids.push(`startup/${v}`);
+  }
+  const createdb = Number(NATIVE_MAJOR) >= 15 ? ['createdb-wal-log', 'createdb-file-copy'] : ['createdb'];
+  for (const w of ['truncate', 'create-drop-table', ...createdb, 'tpcb-like', 'select-only']) {
+    for (const c of [1, 4]) {
+      for (const s of ['durable-disk', 'off-disk', 'durable-tmpfs', 'off-tmpfs']) ids.push(`workloads/${w}/c${c}/${s}`);
+    }
+  }
+  for (const w of ['truncate', 'create-drop-table', 'tpcb-like', 'select-only']) {
+    for (const size of ['16MB', '32MB', '64MB', '128MB', '256MB', '1GB']) ids.push(`shared_buffers/${w}/c1/sb-${size}`);
+  }
+  for (const p of ['docker-port', 'host-network', 'unix-socket']) ids.push(`client_path/select-only/c1/${p}`);
+  for (const w of ['truncate', ...createdb, 'tpcb-like', 'jit-report']) {
+    for (const v of ['profile', 'fsync', 'synchronous_commit', 'full_page_writes', 'wal_level', 'jit']) {
+      ids.push(`settings/${w}/c1/${v === 'profile' ? v : `default-${v}`}`);
+    }
+  }
+  return ids;
+}
+
+describe('benchmark smoke run (npm run bench:quick)', () => {
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  it('runs every case, writes JSON, table and chart, and leaves nothing behind', () => {
+    requireImages();
+    const r = spawnSync('npm', ['run', '--silent', 'bench:quick', '--', '--out', out], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 540_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    expect(r.status, `${r.stdout.slice(-3000)}\n${r.stderr.slice(-5000)}`).toBe(0);
+
+    const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsJson;
+    expect(results.cases.map((c) => c.id).sort()).toEqual(expectedIds().sort());
+    for (const c of results.cases) {
+      expect(c.errors, c.id).toEqual([]);
+      expect(c.samples.length, c.id).toBe(1);
+      expect(Number.isFinite(c.samples[0]), c.id).toBe(true);
+    }
+    expect(results.sectionErrors).toEqual([]);
+    expect(results.cleanupProblems).toEqual([]);
+    for (const key of ['cpuModel', 'kernel', 'postgres', 'docker']) expect(results.machine[key], key).toBeTruthy();
+
+    const table = readFileSync(join(out, 'table.md'), 'utf8');
+    expect(r.stdout).toContain(table.trim());
+    for (const heading of [
+      '## 1. Time to the first answered query',
+      '## 2. Test-suite workloads',
+      '## 3. shared_buffers',
+      '## 4. Client path',
+      '## 5. The durability profile',
+    ]) {
+      expect(table).toContain(heading);
+    }
+    for (const c of results.cases) {
+      expect(table, c.id).toContain(c.section === 'client_path' ? c.variant : c.row);
+    }
+
+    const svg = readFileSync(join(out, 'chart.svg'), 'utf8');
+    expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
+    expect(svg.trimEnd().endsWith('</svg>')).toBe(true);
+    expect(svg.match(/class="h2"/g)?.length).toBe(5);
+
+    // Nothing of this run is left: containers, /dev/shm and /var/tmp folders, servers.
+    const prefix = `pgtbench-${results.runId}`;
+    const containers = spawnSync('docker', ['ps', '--all', '--quiet', '--filter', `name=${prefix}`], { encoding: 'utf8' });
+    expect(containers.stdout.trim()).toBe('');
+    for (const dir of ['/dev/shm', '/var/tmp']) {
+      expect(existsSync(dir) ? readdirSync(dir).filter((n) => n.startsWith(prefix)) : []).toEqual([]);
+    }
+    const servers = spawnSync('pgrep', ['-af', prefix], { encoding: 'utf8' });
+    expect(servers.stdout.trim()).toBe('');
+  });
+});
