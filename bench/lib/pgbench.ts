@@ -38,6 +38,16 @@ export type Script = { builtin: 'tpcb-like' | 'select-only' } | { file: string }
 /** How long a pgbench run lasts: a time, or a number of transactions per client (smoke runs). */
 export type Length = { seconds: number } | { transactions: number };
 
+/** pgbench's connection flags for a target (the database name goes last, separately). */
+function connectionArgs(target: PgbenchTarget): string[] {
+  return ['--host', target.host, '--port', String(target.port), '--username', target.user];
+}
+
+/** Environment for pgbench: the password (never in argv) and a connect timeout in seconds. */
+function connectionEnv(target: PgbenchTarget): Record<string, string> {
+  return { PGPASSWORD: target.password, PGCONNECT_TIMEOUT: '10' };
+}
+
 /**
  * Runs `pgbench -n -c clients -j min(clients, cpus)` with the script, for `-T seconds` or
  * `-t transactions`.
@@ -52,12 +62,7 @@ export async function pgbench(
 ): Promise<PgbenchResult> {
   const args = [
     '--no-vacuum',
-    '--host',
-    target.host,
-    '--port',
-    String(target.port),
-    '--username',
-    target.user,
+    ...connectionArgs(target),
     '--client',
     String(clients),
     '--jobs',
@@ -69,7 +74,7 @@ export async function pgbench(
   ];
   const r = await run('pgbench', args, {
     timeoutMs: ('seconds' in length ? length.seconds * 1000 : 300_000) + 120_000,
-    env: { PGPASSWORD: target.password, PGCONNECT_TIMEOUT: '10' },
+    env: connectionEnv(target),
   });
   if (r.code !== 0) {
     throw new Error(`pgbench ${r.timedOut ? 'timed out' : `exited with ${r.code}`}: ${tail(r.stderr || r.stdout)}`);
@@ -83,20 +88,8 @@ export async function pgbench(
 export async function pgbenchInit(target: PgbenchTarget, scale: number): Promise<void> {
   const r = await run(
     'pgbench',
-    [
-      '--initialize',
-      '--quiet',
-      '--scale',
-      String(scale),
-      '--host',
-      target.host,
-      '--port',
-      String(target.port),
-      '--username',
-      target.user,
-      target.database,
-    ],
-    { timeoutMs: 300_000, env: { PGPASSWORD: target.password, PGCONNECT_TIMEOUT: '10' } },
+    ['--initialize', '--quiet', '--scale', String(scale), ...connectionArgs(target), target.database],
+    { timeoutMs: 300_000, env: connectionEnv(target) },
   );
   if (r.code !== 0) throw new Error(`pgbench -i failed: ${tail(r.stderr)}`);
 }

@@ -100,6 +100,15 @@ export async function withClient<T>(
 }
 
 /**
+ * Puts a fresh cluster (superuser postgres, locale C) at `dataDir`, from the project's initdb
+ * cache (filled on first use), owned by the user postgres runs as.
+ */
+export async function placeCluster(ctx: Context, dataDir: string): Promise<void> {
+  const cache = await ensureCluster(ctx.cacheDir, { bindir: ctx.bindir, user: 'postgres', locale: 'C' }, ctx.runAs, ctx.shmWork);
+  copyCluster(cache.entry, dataDir, ctx.runAs);
+}
+
+/**
  * Starts a server for `spec`: a run folder under the disk or /dev/shm work folder, the cluster
  * from this run's initdb cache, `postgres` as the postgres user with postgresArgs(), a password
  * for TCP, then a check that every setting took and the data directory is where it should be.
@@ -114,14 +123,8 @@ export async function startServer(ctx: Context, spec: ServerSpec): Promise<Bench
   const stop = ctx.cleanup.add(`server ${spec.label} (${runDir})`, () => stopNative(state, consoleLogger(true)));
   try {
     if (ctx.runAs) chownSync(runDir, ctx.runAs.uid, ctx.runAs.gid);
-    const cache = await ensureCluster(
-      ctx.cacheDir,
-      { bindir: ctx.bindir, user: 'postgres', locale: 'C' },
-      ctx.runAs,
-      ctx.shmWork,
-    );
     const dataDir = join(runDir, 'data');
-    copyCluster(cache.entry, dataDir, ctx.runAs);
+    await placeCluster(ctx, dataDir);
     const port = await getPort({ host: '127.0.0.1' });
     const logFd = openSync(join(runDir, 'server.log'), 'a');
     if (ctx.runAs) chownSync(join(runDir, 'server.log'), ctx.runAs.uid, ctx.runAs.gid);

@@ -16,7 +16,6 @@ import { buildRunPlan } from '../../src/docker-args.js';
 import { removeContainer } from '../../src/docker.js';
 import { parseInputs, type InputName } from '../../src/inputs.js';
 import { consoleLogger } from '../../src/log.js';
-import { copyCluster, ensureCluster } from '../../src/native/initdb-cache.js';
 import { stopNative, type NativeState } from '../../src/native/native-mode.js';
 import { DURABILITY_SETTINGS } from '../../src/settings.js';
 import { start, type Running } from '../../src/start.js';
@@ -24,7 +23,7 @@ import getPort from 'get-port';
 import { CONTAINER_PASSWORD, imagePgdata, publishedPort, runContainer, waitHealthy } from '../lib/containers.js';
 import { throwIfInterrupted } from '../lib/cleanup.js';
 import type { Context } from '../lib/context.js';
-import { BENCH_PASSWORD, withClient } from '../lib/pgserver.js';
+import { BENCH_PASSWORD, placeCluster, withClient } from '../lib/pgserver.js';
 import { run, runOk } from '../lib/proc.js';
 import { tryQuery, untilAnswered } from '../lib/query.js';
 import { rotation } from '../lib/results.js';
@@ -139,13 +138,7 @@ export async function runStartup(ctx: Context): Promise<void> {
   });
   try {
     if (ctx.runAs) chownSync(pgctlDir, ctx.runAs.uid, ctx.runAs.gid);
-    const cache = await ensureCluster(
-      ctx.cacheDir,
-      { bindir: ctx.bindir, user: 'postgres', locale: 'C' },
-      ctx.runAs,
-      ctx.shmWork,
-    );
-    copyCluster(cache.entry, pgctlData, ctx.runAs);
+    await placeCluster(ctx, pgctlData);
     const conf = [
       `port = ${pgctlPort}`,
       `listen_addresses = '127.0.0.1'`,
