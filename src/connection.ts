@@ -35,15 +35,3 @@ export function connectionEnv(c: ConnectionInfo): Record<string, string> {
     PGDATABASE: c.database,
   };
 }
-
-/** Quotes a value for POSIX sh: single quotes, with each ' written as '\''. */
-export function shellQuote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
-/** `export NAME='value'` lines (POSIX sh) for DATABASE_URL and PG*. */
-export function exportLines(c: ConnectionInfo): string {
-  return Object.entries(connectionEnv(c))
-    .map(([name, value]) => `export ${name}=${shellQuote(value)}`)
-    .join('\n');
-}

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { InputError } from './errors.js';
-import { parseSettings, type Setting } from './settings.js';
+import { parseSettings, type Setting } from './profile.js';
 
 /**
  * Defaults of every input. action.yml repeats them for GitHub's UI; tests/unit/action-yml.test.ts

@@ -1,26 +1,16 @@
 /**
- * Choosing a mode and starting PostgreSQL: the one entry point the action and the CLI share.
+ * A server's life, whatever its mode: choosing the mode, starting, telling whether it still runs,
+ * its log, stopping. The action, the CLI and the benchmark go through here.
  */
-import { startDocker } from './docker-mode.js';
-import { engineVersion } from './docker.js';
+import { engineVersion } from './docker/engine.js';
+import { dockerAlive, dockerLogTail, startDocker, stopDocker } from './docker/start.js';
 import { SetupError } from './errors.js';
 import type { Config } from './inputs.js';
 import type { Logger } from './log.js';
 import { installedBinaries, realProbe, type Binaries, type Probe } from './native/binaries.js';
-import { startNative, type NativeState } from './native/native-mode.js';
-import type { Started } from './server.js';
-
-/** A started server, with what is needed to stop it. */
-export interface Running extends Started {
-  /** Native mode's state (for stopNative); absent in Docker mode. */
-  native?: NativeState;
-}
-
-/** Callbacks that record what must be undone, as soon as it exists. */
-export interface Hooks {
-  onContainer?: (id: string) => void;
-  onNative?: (state: NativeState) => void;
-}
+import { postgresAlive, postgresLogTail, stopPostgres } from './native/postgres.js';
+import { startNative } from './native/start.js';
+import { LOG_TAIL_LINES, type Server, type ServerHandle } from './server.js';
 
 /**
  * Resolves `auto`: native when no image was given and the asked major's binaries are installed
@@ -66,10 +56,49 @@ export async function chooseMode(
 
 /**
  * Starts PostgreSQL in the chosen mode.
+ * @param onHandle called with what must be undone as soon as it exists, and again when it grows
+ *   (the action saves it for the post step, the benchmark registers it for cleanup)
+ * @returns the running, verified server
  * @throws InputError / SetupError as startDocker and startNative do; nothing is left behind then
  */
-export async function start(config: Config, log: Logger, hooks: Hooks = {}): Promise<Running> {
+export async function start(
+  config: Config,
+  log: Logger,
+  onHandle: (handle: ServerHandle) => void = () => undefined,
+): Promise<Server> {
   const chosen = await chooseMode(config, log);
-  if (chosen.mode === 'native') return startNative(config, log, hooks.onNative, chosen.binaries);
-  return startDocker(config, log, hooks.onContainer);
+  if (chosen.mode === 'native') return startNative(config, log, onHandle, chosen.binaries);
+  return startDocker(config, log, onHandle);
+}
+
+/**
+ * Stops a server and removes everything its start made (container and anonymous volumes; or
+ * postgres, its run folder and RAM mount). Something already gone counts as removed.
+ * @returns one text per problem; [] when everything is gone. Never throws.
+ */
+export async function stop(handle: ServerHandle): Promise<string[]> {
+  try {
+    if (handle.mode === 'native') return await stopPostgres(handle);
+    const problem = await stopDocker(handle);
+    return problem ? [`Could not remove container ${handle.containerId.slice(0, 12)}: ${problem}`] : [];
+  } catch (error) {
+    return [error instanceof Error ? error.message : String(error)];
+  }
+}
+
+/** Whether the server still runs (container running; postmaster alive and ours). */
+export async function isAlive(handle: ServerHandle): Promise<boolean> {
+  return handle.mode === 'native' ? postgresAlive(handle) : dockerAlive(handle);
+}
+
+/** The last `lines` lines of the server's log; '' when there is none. */
+export async function logTail(handle: ServerHandle, lines = LOG_TAIL_LINES): Promise<string> {
+  return handle.mode === 'native' ? postgresLogTail(handle.runDir, lines) : dockerLogTail(handle, lines);
+}
+
+/** A short description of the server's resources for messages: `container 0123456789ab` or `postgres pid 42 in DIR`. */
+export function describe(handle: ServerHandle): string {
+  return handle.mode === 'docker'
+    ? `container ${handle.containerId.slice(0, 12)}`
+    : `postgres${handle.pid ? ` pid ${handle.pid}` : ''}${handle.runDir ? ` in ${handle.runDir}` : ''}`;
 }

@@ -21,18 +21,21 @@ export const actionsLogger: Logger = {
   group: (name, fn) => core.group(name, fn),
 };
 
-/** Logger for the CLI: plain lines on stderr; `quiet` keeps only warnings. */
-export function consoleLogger(quiet = false): Logger {
+/**
+ * Logger for the CLI: plain lines on stderr (or `write`); `quiet` keeps only warnings;
+ * debug lines only when PG_TMPFS_DEBUG is set.
+ */
+export function consoleLogger(quiet = false, write: (text: string) => void = (t) => process.stderr.write(t)): Logger {
   return {
     info: (m) => {
-      if (!quiet) process.stderr.write(`${m}\n`);
+      if (!quiet) write(`${m}\n`);
     },
-    warning: (m) => process.stderr.write(`warning: ${m}\n`),
+    warning: (m) => write(`warning: ${m}\n`),
     debug: (m) => {
-      if (process.env.PG_TMPFS_DEBUG) process.stderr.write(`debug: ${m}\n`);
+      if (process.env.PG_TMPFS_DEBUG) write(`debug: ${m}\n`);
     },
     group: async (name, fn) => {
-      if (!quiet) process.stderr.write(`${name}\n`);
+      if (!quiet) write(`${name}\n`);
       return fn();
     },
   };

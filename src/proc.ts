@@ -1,6 +1,7 @@
 /**
- * Running programs for the benchmark: argument arrays only (never a shell), a hard time limit on
- * every call, output collected, and the wall time measured around the call.
+ * Running programs: argument arrays only (never a shell), a deadline on every call (the whole
+ * process group is killed when it passes), output collected, and the wall time measured around
+ * the call. The Docker engine wrapper, native mode's helpers and the benchmark all use it.
  */
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
@@ -19,7 +20,7 @@ export interface ProcResult {
 
 /** Options for run(). */
 export interface ProcOptions {
-  /** Kill (SIGKILL, whole process group) after this many ms. */
+  /** Deadline: kill (SIGKILL, whole process group) after this many ms. */
   timeoutMs: number;
   /** Extra environment, merged over process.env. */
   env?: Record<string, string>;
@@ -30,7 +31,7 @@ export interface ProcOptions {
 
 /**
  * Runs `program args` and waits for it; never throws for a non-zero exit (read `code`).
- * @throws Error only when the program cannot be started (e.g. not installed)
+ * @throws Error only when the program cannot be started (e.g. not installed: `code` ENOENT)
  */
 export function run(program: string, args: readonly string[], options: ProcOptions): Promise<ProcResult> {
   return new Promise((resolve, reject) => {

@@ -4,7 +4,7 @@
  * (templates are checked against it by tests/unit/templates.test.ts).
  *
  * Source: PostgreSQL manual, "Non-Durable Settings" (runtime-config / non-durability.html),
- * and the measurements in the README's performance section.
+ * and the measurements in docs/performance.md.
  */
 import { InputError } from './errors.js';
 
@@ -37,7 +37,7 @@ export const DURABILITY_SETTINGS: readonly Setting[] = Object.freeze([
   {
     name: 'wal_level',
     value: 'minimal',
-    why: 'least WAL (CREATE TABLE/TRUNCATE + COPY in one transaction skip it); on tmpfs it costs CREATE DATABASE STRATEGY WAL_LOG 28% (README, Performance, table 5)',
+    why: 'least WAL (CREATE TABLE/TRUNCATE + COPY in one transaction skip it); on tmpfs it costs CREATE DATABASE STRATEGY WAL_LOG 28% (docs/performance.md, table 5)',
   },
   { name: 'max_wal_senders', value: '0', why: 'required by wal_level=minimal' },
   {

@@ -1,71 +1,73 @@
 /**
- * What both modes share once a server runs: the Started record and the check that what was asked
- * for is in effect.
+ * The one record of a server this project started, discriminated by `mode`, and its handle: the
+ * part that identifies what must be removed (a container, or a postgres process and its run
+ * folder). The handle exists before the server answers; the action's post step and the CLI's
+ * `down` need nothing else.
  */
-import type pg from 'pg';
 import type { ConnectionInfo } from './connection.js';
-import { SetupError } from './errors.js';
-import type { Setting } from './settings.js';
-import { checkSettings, isRamFilesystem, SETTINGS_QUERY, type PgSettingRow, type SettingCheck } from './verify.js';
+import type { Command } from './native/ramdir.js';
+import type { SettingCheck } from './verify.js';
 
-/** A running, verified server. */
-export interface Started {
-  mode: 'docker' | 'native';
-  connection: ConnectionInfo;
-  /** Docker container ID (docker mode) or '' (native mode). */
+/** What identifies a Docker-mode server's resources. */
+export interface DockerHandle {
+  mode: 'docker';
+  /** Docker container ID (removed with its anonymous volumes). */
   containerId: string;
-  /** Image reference run (docker mode) or the bin directory used (native mode). */
-  source: string;
-  /** `server_version` as reported by the server. */
+}
+
+/** What identifies a native-mode server's resources. */
+export interface NativeHandle {
+  mode: 'native';
+  /** postmaster PID; 0 before postgres was spawned. */
+  pid: number;
+  /** The run folder this run created (holds data/ and server.log); the only folder removed; '' before it exists. */
+  runDir: string;
+  /** Token written into the run folder's marker file; removal checks it. */
+  token: string;
+  /** Commands that undo the RAM setup (unmount, detach), with the device already filled in. */
+  teardown: Command[];
+  /** Folder with the server binaries (pg_ctl stops the server on Windows). */
+  bindir: string;
+}
+
+/** What must be undone to remove a server, whatever its mode. */
+export type ServerHandle = DockerHandle | NativeHandle;
+
+/** What every running, verified server reports, whatever its mode. */
+interface Verified {
+  connection: ConnectionInfo;
+  /** `server_version` as reported by the server, e.g. `18.1 (Debian 18.1-1)`. */
   serverVersion: string;
-  /** `data_directory` as reported by the server. */
+  /** `data_directory` as reported by the server (PGDATA). */
   dataDirectory: string;
-  /** Filesystem type under the data directory, as measured (e.g. `tmpfs`, `overlay`). */
+  /** Filesystem type under the data directory, as measured (e.g. `tmpfs`, `overlay`, `ramdisk`). */
   filesystem: string;
   /** True when the measured filesystem is RAM-backed. */
   tmpfs: boolean;
-  /** Each requested setting as the server reports it. */
+  /** Each requested setting as the server reports it, in request order. */
   settings: SettingCheck[];
   /** ms from process start to the first answered query. */
   startupMs: number;
-  /** ms spent pulling the image (0 when it was present). */
+}
+
+/** A Docker-mode server. */
+export interface DockerServer extends DockerHandle, Verified {
+  /** Image reference run, e.g. `postgres:18`. */
+  image: string;
+  /** ms spent pulling the image; 0 when it was present. */
   pullMs: number;
-  /** Unix socket directory (native mode; '' in docker mode). */
+}
+
+/** A native-mode server. */
+export interface NativeServer extends NativeHandle, Verified {
+  /** Unix socket directory (the fastest client path). */
   socketDirectory: string;
-  /** Whether the initdb cache had the cluster (native mode; null in docker mode). */
-  cacheHit: boolean | null;
+  /** Whether the initdb cache had the cluster. */
+  cacheHit: boolean;
 }
 
-/** How many server log lines to show when something fails. */
+/** A running, verified server. */
+export type Server = DockerServer | NativeServer;
+
+/** How many server log lines to show when something fails, and in the post step. */
 export const LOG_TAIL_LINES = 50;
-
-/**
- * Reads back settings and the data directory's filesystem, and fails when they are not as asked.
- * @param measureFilesystem returns the filesystem type (e.g. `tmpfs`) holding the server's data directory
- * @throws SetupError listing each setting that did not take, or when PGDATA is not on tmpfs
- */
-export async function verifyServer(
-  client: pg.Client,
-  requested: readonly Setting[],
-  measureFilesystem: (dataDirectory: string) => Promise<string>,
-  expectTmpfs: boolean,
-): Promise<{ settings: SettingCheck[]; dataDirectory: string; filesystem: string }> {
-  const rows = (await client.query<PgSettingRow>(SETTINGS_QUERY, [requested.map((s) => s.name)])).rows;
-  const settings = checkSettings(requested, rows);
-  const dataDirectory = (await client.query<{ d: string }>("SELECT current_setting('data_directory') AS d")).rows[0]?.d ?? '';
-  const filesystem = await measureFilesystem(dataDirectory);
-  const bad = settings.filter((s) => !s.ok);
-  if (bad.length > 0) {
-    throw new SetupError(
-      `Settings not in effect: ${bad.map((s) => `${s.name} asked ${s.requested}, server has ${s.actual ?? '(unknown setting)'}`).join('; ')}`,
-      "Check the 'settings' input: names as in pg_settings and values the server accepts",
-    );
-  }
-  if (expectTmpfs && !isRamFilesystem(filesystem)) {
-    throw new SetupError(
-      `The data directory ${dataDirectory} is on ${filesystem}, not tmpfs`,
-      "The image's server does not use the PGDATA it declares; set PGDATA in the image or report this image",
-    );
-  }
-  return { settings, dataDirectory, filesystem };
-}

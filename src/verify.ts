@@ -1,8 +1,11 @@
 /**
- * Checks that what was asked for is in effect: each setting as the running server reports it in
- * pg_settings, and the filesystem type under the data directory as the kernel reports it.
+ * Verification: checks that what was asked for is in effect on the running server, each setting
+ * as it reports it in pg_settings and the filesystem type under its data directory as the kernel
+ * reports it (verifyServer); the comparisons themselves are pure functions below.
  */
-import type { Setting } from './settings.js';
+import type pg from 'pg';
+import { SetupError } from './errors.js';
+import type { Setting } from './profile.js';
 
 /** A row of pg_settings (manual: "pg_settings"). */
 export interface PgSettingRow {
@@ -117,4 +120,37 @@ export function filesystemTypeOf(path: string, procMounts: string): string | nul
 /** Filesystem types that live in RAM. */
 export function isRamFilesystem(type: string | null): boolean {
   return type === 'tmpfs' || type === 'ramfs';
+}
+
+/**
+ * Reads back settings and the data directory's filesystem, and fails when they are not as asked.
+ * @param client a connected client (not ended here)
+ * @param measureFilesystem returns the filesystem type (e.g. `tmpfs`) holding the server's data directory
+ * @param expectTmpfs fail unless that filesystem is RAM-backed
+ * @throws SetupError listing each setting that did not take, or when PGDATA is not on tmpfs
+ */
+export async function verifyServer(
+  client: pg.Client,
+  requested: readonly Setting[],
+  measureFilesystem: (dataDirectory: string) => Promise<string>,
+  expectTmpfs: boolean,
+): Promise<{ settings: SettingCheck[]; dataDirectory: string; filesystem: string }> {
+  const rows = (await client.query<PgSettingRow>(SETTINGS_QUERY, [requested.map((s) => s.name)])).rows;
+  const settings = checkSettings(requested, rows);
+  const dataDirectory = (await client.query<{ d: string }>("SELECT current_setting('data_directory') AS d")).rows[0]?.d ?? '';
+  const filesystem = await measureFilesystem(dataDirectory);
+  const bad = settings.filter((s) => !s.ok);
+  if (bad.length > 0) {
+    throw new SetupError(
+      `Settings not in effect: ${bad.map((s) => `${s.name} asked ${s.requested}, server has ${s.actual ?? '(unknown setting)'}`).join('; ')}`,
+      "Check the 'settings' input: names as in pg_settings and values the server accepts",
+    );
+  }
+  if (expectTmpfs && !isRamFilesystem(filesystem)) {
+    throw new SetupError(
+      `The data directory ${dataDirectory} is on ${filesystem}, not tmpfs`,
+      "The image's server does not use the PGDATA it declares; set PGDATA in the image or report this image",
+    );
+  }
+  return { settings, dataDirectory, filesystem };
 }

@@ -1,12 +1,19 @@
 /**
  * Containers the benchmark runs directly with `docker run` (the floors, the service container,
- * the client-path servers). Each is registered for removal (by name) before it is created.
+ * the client-path servers), through the project's Docker wrapper (src/docker/engine.ts). Each is
+ * registered for removal (by name) before it is created.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseDockerPort, pgdataFromEnv } from '../../src/docker-args.js';
+import {
+  dockerOk,
+  healthStatus,
+  inspectImage,
+  publishedPort as enginePublishedPort,
+  removeContainer,
+} from '../../src/docker/engine.js';
+import { CONTAINER_PORT } from '../../src/docker/run-plan.js';
 import { throwIfInterrupted } from './cleanup.js';
 import type { Context } from './context.js';
-import { run, runOk, tail } from './proc.js';
 
 /** Password of the benchmark's containers (POSTGRES_PASSWORD, passed by name, not in argv). */
 export const CONTAINER_PASSWORD = 'bench';
@@ -19,15 +26,10 @@ export interface BenchContainer {
   remove(): Promise<void>;
 }
 
-/** Runs `docker ARGS` with a time limit; throws on failure. */
-export async function dockerOk(args: readonly string[], timeoutMs = 60_000, env?: Record<string, string>): Promise<string> {
-  return (await runOk('docker', args, { timeoutMs, env })).stdout;
-}
-
-/** Removes a container by name or id, with its anonymous volumes; ignores "no such container". */
-export async function removeByName(name: string): Promise<void> {
-  const r = await run('docker', ['rm', '--force', '--volumes', name], { timeoutMs: 60_000 });
-  if (r.code !== 0 && !/No such container/i.test(r.stderr)) throw new Error(`docker rm ${name}: ${tail(r.stderr)}`);
+/** Removes a container by name or id, with its anonymous volumes; one already gone counts as removed. */
+async function removeByName(name: string): Promise<void> {
+  const problem = await removeContainer(name);
+  if (problem) throw new Error(`docker rm ${name}: ${problem}`);
 }
 
 /**
@@ -43,7 +45,13 @@ export async function runContainer(
   const remove = ctx.cleanup.add(`container ${name}`, () => removeByName(name));
   try {
     const id = (
-      await dockerOk(['run', '--detach', '--name', name, ...Object.keys(env).flatMap((k) => ['--env', k]), ...args], 120_000, env)
+      await dockerOk(
+        ['run', '--detach', '--name', name, ...Object.keys(env).flatMap((k) => ['--env', k]), ...args],
+        'docker run',
+        'See the Docker error',
+        env,
+        120_000,
+      )
     ).trim();
     ctx.containerIds.push(id);
     return { name, id, remove };
@@ -54,41 +62,24 @@ export async function runContainer(
 }
 
 /** The host port published for the container's 5432/tcp. */
-export async function publishedPort(container: string): Promise<number> {
-  return parseDockerPort(await dockerOk(['port', container, '5432/tcp']));
+export function publishedPort(container: string): Promise<number> {
+  return enginePublishedPort(container, CONTAINER_PORT);
 }
 
 /** The image's PGDATA (from its environment). */
 export async function imagePgdata(image: string): Promise<string> {
-  const r = await run('docker', ['image', 'inspect', '--format', '{{json .Config.Env}}', image], { timeoutMs: 30_000 });
-  if (r.code !== 0) {
-    throw new Error(
-      `image ${image} is not present (${tail(r.stderr)}); build the local test images: bash scripts/setup-test-infra.sh`,
-    );
+  const inspected = await inspectImage(image);
+  if (!inspected) {
+    throw new Error(`image ${image} is not present; build the local test images: bash scripts/setup-test-infra.sh`);
   }
-  const pgdata = pgdataFromEnv(JSON.parse(r.stdout.trim() || '[]') as string[]);
-  if (!pgdata) throw new Error(`image ${image} does not set PGDATA`);
-  return pgdata;
-}
-
-/** `.State.Health.Status` of a container ('' when it has no health check). */
-export async function healthStatus(container: string): Promise<string> {
-  const r = await run('docker', ['inspect', '--format', '{{if .State.Health}}{{.State.Health.Status}}{{end}}', container], {
-    timeoutMs: 30_000,
-  });
-  return r.code === 0 ? r.stdout.trim() : `inspect failed: ${tail(r.stderr)}`;
-}
-
-/** Whether the container is running. */
-export async function running(container: string): Promise<boolean> {
-  const r = await run('docker', ['inspect', '--format', '{{.State.Running}}', container], { timeoutMs: 30_000 });
-  return r.code === 0 && r.stdout.trim() === 'true';
+  if (!inspected.pgdata) throw new Error(`image ${image} does not set PGDATA`);
+  return inspected.pgdata;
 }
 
 /**
  * Polls the health status every `everyMs` until it is `healthy`.
  * @returns when it turned healthy (performance.now() of the first poll that saw it)
- * @throws Error when it turns unhealthy, stops running, or `timeoutMs` passes
+ * @throws Error when it turns unhealthy, cannot be inspected, or `timeoutMs` passes
  */
 export async function waitHealthy(container: string, timeoutMs: number, everyMs = 100): Promise<number> {
   const deadline = Date.now() + timeoutMs;
@@ -96,7 +87,7 @@ export async function waitHealthy(container: string, timeoutMs: number, everyMs 
     throwIfInterrupted();
     const status = await healthStatus(container);
     if (status === 'healthy') return performance.now();
-    if (status === 'unhealthy' || status.startsWith('inspect failed')) throw new Error(`container ${container} is ${status}`);
+    if (status === 'unhealthy') throw new Error(`container ${container} is ${status}`);
     if (Date.now() > deadline) throw new Error(`container ${container} not healthy within ${timeoutMs} ms (status ${status})`);
     await sleep(everyMs);
   }

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, statfsSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { filesystemTypeOf } from '../../src/verify.js';
-import { run } from './proc.js';
+import { run } from '../../src/proc.js';
 
 /** What the results record about the machine. */
 export interface Machine {

@@ -2,7 +2,7 @@
  * Running pgbench and reading its figures.
  */
 import { cpus } from 'node:os';
-import { run, tail } from './proc.js';
+import { run, tail } from '../../src/proc.js';
 
 /** Where pgbench connects: a TCP host or a Unix socket directory. */
 export interface PgbenchTarget {

@@ -4,21 +4,20 @@
  * defaults. Native mode always puts the data directory in RAM, so the on-disk servers of the
  * 2x2 matrix cannot come from start(); everything that defines the server comes from the
  * project's code instead: the initdb arguments and cache (src/native/initdb-cache.ts), the
- * `postgres` arguments (postgresArgs: src/native/native-mode.ts, which applies the profile of
- * src/settings.ts), stopping (stopNative) and the settings check (src/verify.ts).
+ * `postgres` process (spawnPostgres: src/native/postgres.ts, whose arguments apply the profile of
+ * src/profile.ts), stopping (stopPostgres) and the settings check (src/verify.ts).
  */
-import { spawn } from 'node:child_process';
-import { chownSync, closeSync, mkdtempSync, openSync, readFileSync, statfsSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdtempSync, readFileSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import getPort from 'get-port';
 import pg from 'pg';
 import type { ConnectionInfo } from '../../src/connection.js';
-import { consoleLogger } from '../../src/log.js';
 import { copyCluster, ensureCluster } from '../../src/native/initdb-cache.js';
-import { postgresArgs, RUN_MARKER, stopNative, type NativeState } from '../../src/native/native-mode.js';
+import { dataDirOf, postgresLogTail, RUN_MARKER, spawnPostgres, stopPostgres } from '../../src/native/postgres.js';
 import { TMPFS_MAGIC } from '../../src/native/ramdir.js';
 import { waitForQuery } from '../../src/readiness.js';
-import { DURABILITY_SETTINGS, effectiveSettings, type Setting } from '../../src/settings.js';
+import type { NativeHandle } from '../../src/server.js';
+import { DURABILITY_SETTINGS, effectiveSettings, type Setting } from '../../src/profile.js';
 import { checkSettings, filesystemTypeOf, SETTINGS_QUERY, type PgSettingRow } from '../../src/verify.js';
 import type { Context } from './context.js';
 
@@ -118,41 +117,32 @@ export async function placeCluster(ctx: Context, dataDir: string): Promise<void>
 export async function startServer(ctx: Context, spec: ServerSpec): Promise<BenchServer> {
   const base = spec.storage === 'tmpfs' ? ctx.shmWork : ctx.diskWork;
   const runDir = mkdtempSync(join(base, `${spec.key}-`));
-  const state: NativeState = { pid: 0, runDir, token: `${ctx.runId}-${spec.key}`, teardown: [], bindir: ctx.bindir };
-  writeFileSync(join(runDir, RUN_MARKER), state.token);
-  const stop = ctx.cleanup.add(`server ${spec.label} (${runDir})`, () => stopNative(state, consoleLogger(true)));
+  const handle: NativeHandle = {
+    mode: 'native',
+    pid: 0,
+    runDir,
+    token: `${ctx.runId}-${spec.key}`,
+    teardown: [],
+    bindir: ctx.bindir,
+  };
+  writeFileSync(join(runDir, RUN_MARKER), handle.token);
+  const stop = ctx.cleanup.add(`server ${spec.label} (${runDir})`, async () => {
+    const problems = await stopPostgres(handle);
+    if (problems.length) throw new Error(problems.join('; '));
+  });
   try {
     if (ctx.runAs) chownSync(runDir, ctx.runAs.uid, ctx.runAs.gid);
-    const dataDir = join(runDir, 'data');
+    const dataDir = dataDirOf(runDir);
     await placeCluster(ctx, dataDir);
     const port = await getPort({ host: '127.0.0.1' });
-    const logFd = openSync(join(runDir, 'server.log'), 'a');
-    if (ctx.runAs) chownSync(join(runDir, 'server.log'), ctx.runAs.uid, ctx.runAs.gid);
-    const child = spawn(join(ctx.bindir, 'postgres'), postgresArgs(dataDir, port, { settings: [...spec.settings] }), {
-      detached: true,
-      stdio: ['ignore', logFd, logFd],
-      cwd: runDir,
-      ...(ctx.runAs ? { uid: ctx.runAs.uid, gid: ctx.runAs.gid } : {}),
-    });
-    closeSync(logFd);
-    let exited = false;
-    child.on('exit', () => (exited = true));
-    child.unref();
-    state.pid = child.pid ?? 0;
-
-    const serverLog = () => {
-      try {
-        return readFileSync(join(runDir, 'server.log'), 'utf8').trimEnd().split('\n').slice(-8).join(' | ');
-      } catch {
-        return '';
-      }
-    };
+    const postgres = spawnPostgres(ctx.bindir, runDir, port, { settings: [...spec.settings] }, ctx.runAs);
+    handle.pid = postgres.pid;
     const ready = await waitForQuery(
       { host: dataDir, port, user: 'postgres', password: '', database: 'postgres' },
-      { timeoutMs: 60_000, intervalMs: 10, isAlive: async () => !exited, aliveEveryMs: 100 },
+      { timeoutMs: 60_000, intervalMs: 10, isAlive: async () => !postgres.exited(), aliveEveryMs: 100 },
     ).catch((error: unknown) => {
       throw new Error(
-        `server ${spec.label} did not answer: ${error instanceof Error ? error.message : String(error)}; log: ${serverLog()}`,
+        `server ${spec.label} did not answer: ${error instanceof Error ? error.message : String(error)}; log: ${postgresLogTail(runDir, 8).split('\n').join(' | ')}`,
       );
     });
     const filesystem = filesystemTypeOf(dataDir, readFileSync('/proc/mounts', 'utf8')) ?? 'unknown';

@@ -1,10 +1,10 @@
 /**
- * Client-side probes: one query attempt, and a tight loop of attempts (the floor of "time to the
- * first answered query").
+ * Client-side probes: one query attempt, and the floor of "time to the first answered query"
+ * (the project's own readiness loop, src/readiness.ts, at a given interval).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { ConnectionInfo } from '../../src/connection.js';
+import { waitForQuery } from '../../src/readiness.js';
 import { throwIfInterrupted } from './cleanup.js';
 
 /** One attempt: connect, `SELECT 1`, disconnect. Returns null on success, else the error text. */
@@ -23,19 +23,21 @@ export async function tryQuery(target: ConnectionInfo, connectTimeoutMs = 2000):
 }
 
 /**
- * Attempts a query every `intervalMs` until one is answered.
+ * Attempts a query every `intervalMs` until one is answered (waitForQuery); an interrupted run
+ * stops it within 100 ms.
  * @returns the number of attempts
- * @throws Error with the last connection error after `timeoutMs`
+ * @throws NotReadyError after `timeoutMs`; Interrupted when the run was interrupted
  */
 export async function untilAnswered(target: ConnectionInfo, timeoutMs: number, intervalMs = 5): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  let attempts = 0;
-  for (;;) {
-    throwIfInterrupted();
-    attempts += 1;
-    const error = await tryQuery(target, Math.max(1, Math.min(2000, deadline - Date.now())));
-    if (error === null) return attempts;
-    if (Date.now() >= deadline) throw new Error(`no answer within ${timeoutMs} ms (${attempts} attempts): ${error}`);
-    await sleep(intervalMs);
-  }
+  const ready = await waitForQuery(target, {
+    timeoutMs,
+    intervalMs,
+    aliveEveryMs: 100,
+    isAlive: async () => {
+      throwIfInterrupted();
+      return true;
+    },
+  });
+  await ready.client.end().catch(() => undefined);
+  return ready.attempts;
 }

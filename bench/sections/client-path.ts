@@ -8,7 +8,7 @@
 import { chmodSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import getPort from 'get-port';
-import { buildRunPlan } from '../../src/docker-args.js';
+import { buildRunPlan } from '../../src/docker/run-plan.js';
 import { parseInputs, type InputName } from '../../src/inputs.js';
 import { compare } from '../lib/compare.js';
 import { imagePgdata, publishedPort, runContainer, type BenchContainer } from '../lib/containers.js';

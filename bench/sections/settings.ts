@@ -7,7 +7,7 @@ import { compare, type Row } from '../lib/compare.js';
 import type { Context } from '../lib/context.js';
 import { PG_DEFAULTS, startServers, stopServers, type ServerSpec } from '../lib/pgserver.js';
 import { createdbWorkloads, prepare, serverMajor, WORKLOADS } from '../lib/workloads.js';
-import { DURABILITY_SETTINGS } from '../../src/settings.js';
+import { DURABILITY_SETTINGS } from '../../src/profile.js';
 
 /** Settings that only make sense together (wal_level=minimal requires max_wal_senders=0). */
 const TOGETHER: Record<string, string[]> = { wal_level: ['wal_level', 'max_wal_senders'] };

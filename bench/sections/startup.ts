@@ -12,19 +12,18 @@
 import { appendFileSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { buildRunPlan } from '../../src/docker-args.js';
-import { removeContainer } from '../../src/docker.js';
+import { buildRunPlan } from '../../src/docker/run-plan.js';
 import { parseInputs, type InputName } from '../../src/inputs.js';
+import { describe, start, stop } from '../../src/lifecycle.js';
 import { consoleLogger } from '../../src/log.js';
-import { stopNative, type NativeState } from '../../src/native/native-mode.js';
-import { DURABILITY_SETTINGS } from '../../src/settings.js';
-import { start, type Running } from '../../src/start.js';
+import { DURABILITY_SETTINGS } from '../../src/profile.js';
+import type { Server, ServerHandle } from '../../src/server.js';
 import getPort from 'get-port';
 import { CONTAINER_PASSWORD, imagePgdata, publishedPort, runContainer, waitHealthy } from '../lib/containers.js';
 import { throwIfInterrupted } from '../lib/cleanup.js';
 import type { Context } from '../lib/context.js';
 import { BENCH_PASSWORD, placeCluster, withClient } from '../lib/pgserver.js';
-import { run, runOk } from '../lib/proc.js';
+import { run, runOk } from '../../src/proc.js';
 import { tryQuery, untilAnswered } from '../lib/query.js';
 import { rotation } from '../lib/results.js';
 
@@ -78,33 +77,28 @@ function inputs(values: Partial<Record<InputName, string>>) {
   return parseInputs((name) => values[name] ?? '');
 }
 
-/** start() with its container or native server registered for cleanup the moment it exists. */
+/**
+ * start() with its server registered for cleanup the moment its handle exists (the latest handle
+ * is the one removed), and removed again before returning.
+ */
 async function startRegistered(ctx: Context, values: Partial<Record<InputName, string>>) {
-  const undo: Array<() => Promise<void>> = [];
-  let nativeSeen: NativeState | null = null;
+  let handle: ServerHandle | null = null;
+  let undo: (() => Promise<void>) | null = null;
   const t0 = performance.now();
-  let running: Running | null = null;
+  let server: Server | null = null;
   try {
-    running = await start(inputs(values), log, {
-      onContainer: (id) => {
-        ctx.containerIds.push(id);
-        undo.push(
-          ctx.cleanup.adopt(`container ${id}`, async () => {
-            const problem = await removeContainer(id);
-            if (problem && !/No such container/i.test(problem)) throw new Error(problem);
-          }),
-        );
-      },
-      onNative: (state) => {
-        if (nativeSeen === state) return;
-        nativeSeen = state;
-        undo.push(ctx.cleanup.adopt(`native server ${values['container-name']}`, () => stopNative(state, log)));
-      },
+    server = await start(inputs(values), log, (h) => {
+      handle = h;
+      if (h.mode === 'docker') ctx.containerIds.push(h.containerId);
+      undo ??= ctx.cleanup.adopt(`server ${values['container-name']}`, async () => {
+        const problems = handle ? await stop(handle) : [];
+        if (problems.length) throw new Error(`${handle ? describe(handle) : ''}: ${problems.join('; ')}`);
+      });
     });
     const seconds = (performance.now() - t0) / 1000;
-    return { seconds, running };
+    return { seconds, running: server };
   } finally {
-    for (const u of undo.reverse()) await u();
+    await (undo as (() => Promise<void>) | null)?.();
   }
 }
 
@@ -238,7 +232,7 @@ export async function runStartup(ctx: Context): Promise<void> {
               'container-name': `${ctx.prefix}-native-cold-${rep}`,
               'cache-dir': cacheDir,
             });
-            if (running.cacheHit !== false) throw new Error('cold start found a filled initdb cache');
+            if (running.mode !== 'native' || running.cacheHit) throw new Error('cold start found a filled initdb cache');
             return { seconds, details: { filesystem: running.filesystem, cacheHit: running.cacheHit } };
           } finally {
             await removeCache();
@@ -256,7 +250,7 @@ export async function runStartup(ctx: Context): Promise<void> {
             'container-name': `${ctx.prefix}-native-warm-${rep}`,
             'cache-dir': warmCache,
           });
-          if (running.cacheHit !== true) throw new Error('warm start missed the initdb cache');
+          if (running.mode !== 'native' || !running.cacheHit) throw new Error('warm start missed the initdb cache');
           return { seconds, details: { filesystem: running.filesystem, cacheHit: running.cacheHit } };
         },
       },

@@ -2,12 +2,13 @@
  * The action's main step: parse inputs, start PostgreSQL, publish the connection.
  */
 import * as core from '@actions/core';
-import { InputError, SetupError } from './errors.js';
-import { DEFAULTS, parseInputs, type InputName } from './inputs.js';
-import { actionsLogger } from './log.js';
+import { InputError, SetupError } from '../errors.js';
+import { DEFAULTS, parseInputs, type InputName } from '../inputs.js';
+import { start } from '../lifecycle.js';
+import { actionsLogger } from '../log.js';
+import type { Server } from '../server.js';
 import { publish, writeSummary } from './outputs.js';
-import { start } from './start.js';
-import { saveContainerId, saveNative } from './state.js';
+import { saveHandle } from './state.js';
 
 /** Reports an error as an annotation that names the input (for InputError) and the fix. */
 export function reportError(error: unknown): void {
@@ -27,21 +28,26 @@ export function reportError(error: unknown): void {
   core.setFailed(error instanceof Error ? (error.stack ?? error.message) : String(error));
 }
 
-/** Runs the main step. Never throws: failures become annotations and a failed step. */
-export async function run(): Promise<void> {
+/**
+ * Runs the main step: inputs from INPUT_* (core.getInput); outputs, exported env, the job
+ * summary and the handle for the post step (GITHUB_STATE) out. Never throws: failures become an
+ * error annotation and a failed step (process.exitCode 1).
+ * @returns the running server, or null when the step failed
+ */
+export async function run(): Promise<Server | null> {
   try {
     const config = parseInputs((name: InputName) => core.getInput(name));
     if (config.password !== DEFAULTS.password) core.setSecret(config.password);
-    const started = await start(config, actionsLogger, { onContainer: saveContainerId, onNative: saveNative });
-    publish(started, config.exportEnv);
-    await writeSummary(started);
+    const server = await start(config, actionsLogger, saveHandle);
+    publish(server, config.exportEnv);
+    await writeSummary(server);
     core.info(
-      `PostgreSQL ${started.serverVersion} ready at ${started.connection.host}:${started.connection.port} ` +
-        `(${started.mode} mode, PGDATA on ${started.filesystem}, ${started.startupMs} ms)`,
+      `PostgreSQL ${server.serverVersion} ready at ${server.connection.host}:${server.connection.port} ` +
+        `(${server.mode} mode, PGDATA on ${server.filesystem}, ${server.startupMs} ms)`,
     );
+    return server;
   } catch (error) {
     reportError(error);
+    return null;
   }
 }
-
-await run();

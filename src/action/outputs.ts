@@ -2,14 +2,15 @@
  * Publishing a started server: step outputs, exported environment, the job summary.
  */
 import * as core from '@actions/core';
-import { connectionEnv, connectionUri } from './connection.js';
-import { DEFAULTS } from './inputs.js';
-import type { Started } from './server.js';
+import { connectionEnv, connectionUri } from '../connection.js';
+import { DEFAULTS } from '../inputs.js';
+import type { Server } from '../server.js';
 
 /**
- * Every output of action.yml, as strings. Keys are output names.
+ * Every output of action.yml, as strings; outputs that do not apply to the server's mode are ''.
+ * @returns output name → value
  */
-export function outputsOf(s: Started): Record<string, string> {
+export function outputsOf(s: Server): Record<string, string> {
   return {
     'connection-uri': connectionUri(s.connection),
     host: s.connection.host,
@@ -17,14 +18,14 @@ export function outputsOf(s: Started): Record<string, string> {
     user: s.connection.user,
     password: s.connection.password,
     database: s.connection.database,
-    'container-id': s.containerId,
+    'container-id': s.mode === 'docker' ? s.containerId : '',
     'server-version': s.serverVersion,
     'data-directory': s.dataDirectory,
     tmpfs: String(s.tmpfs),
     'startup-ms': String(s.startupMs),
     mode: s.mode,
-    'socket-directory': s.socketDirectory,
-    'cache-hit': s.cacheHit === null ? '' : String(s.cacheHit),
+    'socket-directory': s.mode === 'native' ? s.socketDirectory : '',
+    'cache-hit': s.mode === 'native' ? String(s.cacheHit) : '',
   };
 }
 
@@ -32,7 +33,7 @@ export function outputsOf(s: Started): Record<string, string> {
  * Sets the step outputs and, when `exportEnv`, DATABASE_URL and PG* for later steps.
  * The password (and so the URI holding it) is masked in logs first.
  */
-export function publish(s: Started, exportEnv: boolean): void {
+export function publish(s: Server, exportEnv: boolean): void {
   // The default password is no secret, and masking "postgres" would garble every path in the log.
   if (s.connection.password !== DEFAULTS.password) {
     core.setSecret(s.connection.password);
@@ -45,7 +46,7 @@ export function publish(s: Started, exportEnv: boolean): void {
 }
 
 /** Writes the job summary: what runs, where its data lives, what is in effect, how fast. */
-export async function writeSummary(s: Started): Promise<void> {
+export async function writeSummary(s: Server): Promise<void> {
   await core.summary
     .addHeading('PostgreSQL on tmpfs', 3)
     .addTable([
@@ -53,11 +54,11 @@ export async function writeSummary(s: Started): Promise<void> {
         { data: 'what', header: true },
         { data: 'value', header: true },
       ],
-      [s.mode === 'docker' ? 'image' : 'binaries', s.source],
-      ['mode', s.mode + (s.cacheHit === null ? '' : s.cacheHit ? ' (initdb cache hit)' : ' (initdb cache filled)')],
+      s.mode === 'docker' ? ['image', s.image] : ['binaries', s.bindir],
+      ['mode', s.mode === 'docker' ? s.mode : `${s.mode} (${s.cacheHit ? 'initdb cache hit' : 'initdb cache filled'})`],
       ['server version', s.serverVersion],
       ['PGDATA', `${s.dataDirectory} (${s.filesystem})`],
-      ['startup', `${s.startupMs} ms to first answered query${s.pullMs ? ` (pull ${s.pullMs} ms)` : ''}`],
+      ['startup', `${s.startupMs} ms to first answered query${s.mode === 'docker' && s.pullMs ? ` (pull ${s.pullMs} ms)` : ''}`],
       ['connection', `${s.connection.host}:${s.connection.port} as ${s.connection.user}, database ${s.connection.database}`],
     ])
     .addHeading('Settings in effect', 4)

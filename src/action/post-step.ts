@@ -7,49 +7,40 @@
  * the log tail is always printed, in a collapsed group; a server that died is a warning.
  */
 import * as core from '@actions/core';
-import { isRunning, logsTail, removeContainer } from './docker.js';
-import { actionsLogger } from './log.js';
-import { nativeLogTail, stopNative, type NativeState } from './native/native-mode.js';
-import { LOG_TAIL_LINES } from './server.js';
-import { savedContainerId, savedNative } from './state.js';
+import { describe, isAlive, logTail, stop } from '../lifecycle.js';
+import { LOG_TAIL_LINES } from '../server.js';
+import { savedHandle } from './state.js';
 
-function showLog(tail: string): void {
-  core.startGroup(`PostgreSQL server log (last ${LOG_TAIL_LINES} lines)`);
-  core.info(tail || '(empty)');
-  core.endGroup();
-}
-
-async function cleanupContainer(id: string): Promise<void> {
-  const running = await isRunning(id);
-  const tail = await logsTail(id, LOG_TAIL_LINES);
-  if (!running)
-    core.warning(`The PostgreSQL container ${id.slice(0, 12)} was not running at the end of the job; its log follows.`);
-  showLog(tail);
-  const problem = await removeContainer(id);
-  if (problem && !/No such container/i.test(problem)) {
-    core.warning(`Could not remove PostgreSQL container ${id.slice(0, 12)}: ${problem}`);
-  } else {
-    core.info(`Removed PostgreSQL container ${id.slice(0, 12)} and its anonymous volumes.`);
-  }
-}
-
-async function cleanupNative(state: NativeState): Promise<void> {
-  showLog(nativeLogTail(state.runDir));
-  await stopNative(state, actionsLogger);
-  core.info(`Stopped PostgreSQL (pid ${state.pid}) and removed ${state.runDir}.`);
-}
-
-/** Runs the post step. Never throws and never fails the job. */
-export async function cleanup(): Promise<void> {
+/**
+ * Runs the post step: the handle from GITHUB_STATE (STATE_server) in; log lines, warnings and
+ * removal out. Never throws and never fails the job.
+ * @returns the problems met (each also a warning); [] when everything was removed or there was nothing
+ */
+export async function cleanup(): Promise<string[]> {
   try {
-    const id = savedContainerId();
-    const native = savedNative();
-    if (id) await cleanupContainer(id);
-    if (native) await cleanupNative(native);
-    if (!id && !native) core.info('No PostgreSQL server to remove.');
+    const handle = savedHandle();
+    if (!handle) {
+      core.info('No PostgreSQL server to remove.');
+      return [];
+    }
+    const what = describe(handle);
+    if (!(await isAlive(handle))) core.warning(`PostgreSQL (${what}) was not running at the end of the job; its log follows.`);
+    core.startGroup(`PostgreSQL server log (last ${LOG_TAIL_LINES} lines)`);
+    core.info((await logTail(handle)) || '(empty)');
+    core.endGroup();
+    const problems = await stop(handle);
+    for (const problem of problems) core.warning(problem);
+    if (problems.length === 0) {
+      core.info(
+        handle.mode === 'docker'
+          ? `Removed PostgreSQL container ${handle.containerId.slice(0, 12)} and its anonymous volumes.`
+          : `Stopped PostgreSQL (pid ${handle.pid}) and removed ${handle.runDir}.`,
+      );
+    }
+    return problems;
   } catch (error) {
-    core.warning(`Cleanup of PostgreSQL failed: ${error instanceof Error ? error.message : String(error)}`);
+    const problem = `Cleanup of PostgreSQL failed: ${error instanceof Error ? error.message : String(error)}`;
+    core.warning(problem);
+    return [problem];
   }
 }
-
-await cleanup();

@@ -1,35 +1,31 @@
 /**
  * What the main step hands to the post step (through GITHUB_STATE, via @actions/core's
- * saveState/getState), as in actions/setup-node and docker/login-action.
+ * saveState/getState), as in actions/setup-node and docker/login-action: the server's handle,
+ * saved the moment there is something to remove and again each time it grows.
  */
 import * as core from '@actions/core';
-import type { NativeState } from './native/native-mode.js';
+import type { ServerHandle } from '../server.js';
 
 /** Keys saved by the main step. */
 export const STATE = Object.freeze({
-  /** Docker container ID to remove. */
-  containerId: 'containerId',
-  /** JSON of NativeState: the postgres process and run folder to remove. */
-  native: 'native',
+  /** JSON of the ServerHandle: the container, or the postgres process and run folder, to remove. */
+  server: 'server',
 });
 
-/** Saves the container ID for the post step. */
-export function saveContainerId(id: string): void {
-  core.saveState(STATE.containerId, id);
+/** Saves the handle for the post step (a later call replaces an earlier one). */
+export function saveHandle(handle: ServerHandle): void {
+  core.saveState(STATE.server, JSON.stringify(handle));
 }
 
-/** The container ID the main step saved, or '' when none. */
-export function savedContainerId(): string {
-  return core.getState(STATE.containerId);
-}
-
-/** Saves native mode's state for the post step. */
-export function saveNative(state: NativeState): void {
-  core.saveState(STATE.native, JSON.stringify(state));
-}
-
-/** Native mode's saved state, or null when none. */
-export function savedNative(): NativeState | null {
-  const text = core.getState(STATE.native);
-  return text ? (JSON.parse(text) as NativeState) : null;
+/**
+ * The handle the main step saved.
+ * @returns null when the main step saved none (it failed before anything started)
+ * @throws Error when the saved state is not a handle (never written by this action)
+ */
+export function savedHandle(): ServerHandle | null {
+  const text = core.getState(STATE.server);
+  if (!text) return null;
+  const handle = JSON.parse(text) as ServerHandle;
+  if (handle.mode !== 'docker' && handle.mode !== 'native') throw new Error(`unexpected saved state: ${text.slice(0, 80)}`);
+  return handle;
 }

@@ -5,20 +5,17 @@
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, renameSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { ConnectionInfo } from './connection.js';
-import { InputError } from './errors.js';
-import type { NativeState } from './native/native-mode.js';
+import { InputError } from '../errors.js';
+import type { Server } from '../server.js';
 
-/** What `up` records and `down`/`status` read. */
+/** What `up` records and `down`/`status` read: the instance's name, when it started, and its server. */
 export interface Instance {
+  /** Instance name (`--name`), also the record's file name. */
   name: string;
-  mode: 'docker' | 'native';
-  connection: ConnectionInfo;
-  /** Docker container ID (docker mode). */
-  containerId?: string;
-  /** Native mode: the postgres process, run folder and RAM setup to undo. */
-  native?: NativeState;
+  /** ISO 8601 time `up` finished. */
   startedAt: string;
+  /** The running server, with the handle `down` removes. */
+  server: Server;
 }
 
 const NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$/;
@@ -36,7 +33,7 @@ export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.PG_TMPFS_STATE_DIR || join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'pg-tmpfs');
 }
 
-/** Writes an instance record atomically (temporary file, then rename). */
+/** Writes an instance record atomically (temporary file, then rename), readable by its owner only (0600, folder 0700). */
 export function saveInstance(instance: Instance): void {
   const dir = stateDir();
   mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -45,7 +42,7 @@ export function saveInstance(instance: Instance): void {
   renameSync(`${file}.tmp`, file);
 }
 
-/** Reads an instance record; null when there is none. */
+/** Reads an instance record; null when there is none or it cannot be read. */
 export function loadInstance(name: string): Instance | null {
   try {
     return JSON.parse(readFileSync(join(stateDir(), `${name}.json`), 'utf8')) as Instance;

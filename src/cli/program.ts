@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 /**
  * pg-tmpfs: the command-line tool on the action's core.
  *   pg-tmpfs up [options]     start PostgreSQL; print `export` lines (or JSON with --json)
@@ -6,15 +5,27 @@
  *   pg-tmpfs status           list running instances as JSON
  * Options of `up` are the action's inputs, as flags of the same names.
  */
-import { Command, Option } from 'commander';
-import { connectionUri, exportLines } from './connection.js';
-import { removeContainer } from './docker.js';
-import { InputError, SetupError } from './errors.js';
-import { DEFAULTS, parseInputs, type InputName } from './inputs.js';
-import { checkInstanceName, forgetInstance, listInstances, loadInstance, saveInstance, type Instance } from './instances.js';
-import { consoleLogger } from './log.js';
-import { stopNative } from './native/native-mode.js';
-import { start } from './start.js';
+import { Command, CommanderError, Option } from 'commander';
+import { connectionUri } from '../connection.js';
+import { InputError, SetupError } from '../errors.js';
+import { DEFAULTS, parseInputs, type InputName } from '../inputs.js';
+import { start, stop } from '../lifecycle.js';
+import { consoleLogger } from '../log.js';
+import type { Server } from '../server.js';
+import { checkInstanceName, forgetInstance, listInstances, loadInstance, saveInstance } from './instances.js';
+import { exportLines } from './shell.js';
+
+/** Where the program writes: stdout for results (export lines, JSON), stderr for everything else. */
+export interface Io {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+/** The process's own streams. */
+export const processIo: Io = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};
 
 /** Flags of `up`: every action input, with the CLI's defaults (port 0: a free port). */
 const UP_FLAGS: Array<[InputName, string]> = [
@@ -37,19 +48,38 @@ const UP_FLAGS: Array<[InputName, string]> = [
 /** CLI defaults that differ from the action's. */
 const CLI_DEFAULTS: Partial<Record<InputName, string>> = { port: '0' };
 
-function fail(error: unknown): never {
-  if (error instanceof InputError) {
-    process.stderr.write(`error: --${error.input}: ${error.problem}. ${error.fix}\n`);
-  } else if (error instanceof SetupError) {
-    if (error.detail) process.stderr.write(`--- server log ---\n${error.detail}\n---\n`);
-    process.stderr.write(`error: ${error.message}\n`);
-  } else {
-    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+/** The error as the CLI prints it: `error: --INPUT: problem. fix`, the server log first when there is one. */
+export function formatError(error: unknown): string {
+  if (error instanceof InputError) return `error: --${error.input}: ${error.problem}. ${error.fix}\n`;
+  if (error instanceof SetupError) {
+    return `${error.detail ? `--- server log ---\n${error.detail}\n---\n` : ''}error: ${error.message}\n`;
   }
-  process.exit(1);
+  return `error: ${error instanceof Error ? error.message : String(error)}\n`;
 }
 
-async function up(opts: Record<string, string | string[] | boolean | undefined>): Promise<void> {
+/** What `up --json` prints: the connection, its URI, and what was measured. */
+export function upJson(name: string, server: Server): Record<string, unknown> {
+  return {
+    name,
+    mode: server.mode,
+    connectionUri: connectionUri(server.connection),
+    ...server.connection,
+    containerId: server.mode === 'docker' ? server.containerId : undefined,
+    serverVersion: server.serverVersion,
+    dataDirectory: server.dataDirectory,
+    filesystem: server.filesystem,
+    tmpfs: server.tmpfs,
+    socketDirectory: server.mode === 'native' ? server.socketDirectory : undefined,
+    cacheHit: server.mode === 'native' ? server.cacheHit : undefined,
+    startupMs: server.startupMs,
+    pullMs: server.mode === 'docker' ? server.pullMs : undefined,
+    settings: server.settings,
+  };
+}
+
+type UpOptions = Record<string, string | string[] | boolean | undefined>;
+
+async function up(opts: UpOptions, io: Io): Promise<void> {
   const name = checkInstanceName(String(opts.name));
   if (loadInstance(name)) {
     throw new InputError(
@@ -67,66 +97,47 @@ async function up(opts: Record<string, string | string[] | boolean | undefined>)
     const value = opts[key];
     return typeof value === 'string' ? value : (CLI_DEFAULTS[input] ?? '');
   });
-  const log = consoleLogger(Boolean(opts.quiet));
-  const started = await start(config, log);
-  const instance: Instance = {
-    name,
-    mode: started.mode,
-    connection: started.connection,
-    containerId: started.containerId || undefined,
-    native: started.native,
-    startedAt: new Date().toISOString(),
-  };
-  saveInstance(instance);
+  const log = consoleLogger(Boolean(opts.quiet), io.stderr);
+  const server = await start(config, log);
+  saveInstance({ name, startedAt: new Date().toISOString(), server });
   if (opts.json) {
-    process.stdout.write(
-      `${JSON.stringify(
-        {
-          name,
-          mode: started.mode,
-          connectionUri: connectionUri(started.connection),
-          ...started.connection,
-          containerId: started.containerId,
-          serverVersion: started.serverVersion,
-          dataDirectory: started.dataDirectory,
-          filesystem: started.filesystem,
-          tmpfs: started.tmpfs,
-          socketDirectory: started.socketDirectory || undefined,
-          cacheHit: started.cacheHit ?? undefined,
-          startupMs: started.startupMs,
-          settings: started.settings,
-        },
-        null,
-        2,
-      )}\n`,
-    );
+    io.stdout(`${JSON.stringify(upJson(name, server), null, 2)}\n`);
   } else {
-    process.stdout.write(`${exportLines(started.connection)}\n`);
+    io.stdout(`${exportLines(server.connection)}\n`);
     log.info(
-      `# PostgreSQL ${started.serverVersion} ready in ${started.startupMs} ms; PGDATA on ${started.filesystem}. Stop: pg-tmpfs down --name ${name}`,
+      `# PostgreSQL ${server.serverVersion} ready in ${server.startupMs} ms; PGDATA on ${server.filesystem}. Stop: pg-tmpfs down --name ${name}`,
     );
   }
 }
 
-async function down(name: string): Promise<void> {
+async function down(name: string, io: Io): Promise<void> {
   const instance = loadInstance(checkInstanceName(name));
   if (!instance) {
-    process.stderr.write(`No running instance named "${name}".\n`);
+    io.stderr(`No running instance named "${name}".\n`);
     return;
   }
-  if (instance.mode === 'docker' && instance.containerId) {
-    const problem = await removeContainer(instance.containerId);
-    if (problem && !/No such container/i.test(problem))
-      throw new SetupError(`Could not remove container: ${problem}`, 'Remove it with docker rm -f');
+  const problems = await stop(instance.server);
+  if (problems.length > 0) {
+    throw new SetupError(
+      `Could not remove everything of "${name}": ${problems.join('; ')}`,
+      `Fix what is named, then run \`pg-tmpfs down --name ${name}\` again`,
+    );
   }
-  if (instance.native) await stopNative(instance.native, consoleLogger());
   forgetInstance(name);
-  process.stderr.write(`Stopped "${name}".\n`);
+  io.stderr(`Stopped "${name}".\n`);
 }
 
-/** Builds the command-line program (exported for tests). */
-export function program(): Command {
-  const cli = new Command('pg-tmpfs').description('Throwaway PostgreSQL on tmpfs with durability off').showHelpAfterError();
+/**
+ * Builds the command-line program.
+ * @param io where results and messages go (default: the process's stdout and stderr)
+ * @returns a commander program whose parse errors and --help throw CommanderError (exitOverride)
+ */
+export function program(io: Io = processIo): Command {
+  const cli = new Command('pg-tmpfs')
+    .description('Throwaway PostgreSQL on tmpfs with durability off')
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   const upCmd = cli.command('up').description('start PostgreSQL and print its connection');
   for (const [input, help] of UP_FLAGS) {
     const def = CLI_DEFAULTS[input] ?? DEFAULTS[input];
@@ -137,19 +148,32 @@ export function program(): Command {
     .option('--name <name>', 'instance name, so several can run side by side', 'default')
     .option('--json', 'print JSON instead of export lines')
     .option('--quiet', 'no progress lines on stderr')
-    .action((opts: Record<string, string | string[] | boolean | undefined>) => up(opts).catch(fail));
+    .action((opts: UpOptions) => up(opts, io));
   cli
     .command('down')
     .description('stop an instance and remove what it made')
     .option('--name <name>', 'instance name', 'default')
-    .action((opts: { name: string }) => down(opts.name).catch(fail));
+    .action((opts: { name: string }) => down(opts.name, io));
   cli
     .command('status')
     .description('list running instances as JSON')
-    .action(() => {
-      process.stdout.write(`${JSON.stringify(listInstances(), null, 2)}\n`);
-    });
+    .action(() => io.stdout(`${JSON.stringify(listInstances(), null, 2)}\n`));
+  for (const sub of cli.commands) sub.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   return cli;
 }
 
-await program().parseAsync(process.argv);
+/**
+ * Runs the program on `argv` (as process.argv: node, script, then arguments).
+ * @returns the exit code: 0 on success, 1 on an error (printed to io.stderr), commander's code
+ *   for usage errors and --help
+ */
+export async function runCli(argv: readonly string[], io: Io = processIo): Promise<number> {
+  try {
+    await program(io).parseAsync([...argv]);
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    io.stderr(formatError(error));
+    return 1;
+  }
+}

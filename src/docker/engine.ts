@@ -1,8 +1,17 @@
 /**
- * The Docker engine, through the `docker` CLI (argument arrays only, never a shell).
+ * The Docker engine, through the `docker` CLI: argument arrays only (never a shell), and a
+ * deadline on every call (src/proc.ts), so a daemon that stops answering cannot hang a step.
+ * The action, the CLI, the benchmark and the tests all reach Docker through this module.
  */
-import { getExecOutput } from '@actions/exec';
-import { SetupError } from './errors.js';
+import { SetupError } from '../errors.js';
+import { run } from '../proc.js';
+import { parseDockerPort, pgdataFromEnv } from './run-plan.js';
+
+/** Deadline of a docker command that only asks the daemon something (inspect, port, logs, rm): 60 000 ms. */
+export const DOCKER_TIMEOUT_MS = 60_000;
+
+/** Deadline of `docker pull`: 600 000 ms (a large image over a slow link). */
+export const PULL_TIMEOUT_MS = 600_000;
 
 /** Result of one docker command. */
 export interface DockerResult {
@@ -13,20 +22,27 @@ export interface DockerResult {
 
 /**
  * Runs `docker ARGS`; never throws for a non-zero exit (look at exitCode).
- * @param env extra environment for the docker process (merged over process.env)
- * @throws SetupError when the docker CLI is not installed
+ * @param env extra environment for the docker process (merged over process.env); credentials go
+ *   here and reach the container as `--env NAME`, so they never show in argv
+ * @param timeoutMs deadline in ms (default DOCKER_TIMEOUT_MS)
+ * @throws SetupError when the docker CLI is not installed, or when the deadline passes
  */
-export async function docker(args: string[], env?: Record<string, string>): Promise<DockerResult> {
+export async function docker(
+  args: readonly string[],
+  env?: Record<string, string>,
+  timeoutMs = DOCKER_TIMEOUT_MS,
+): Promise<DockerResult> {
   try {
-    const out = await getExecOutput('docker', args, {
-      silent: true,
-      ignoreReturnCode: true,
-      env: env ? ({ ...process.env, ...env } as Record<string, string>) : undefined,
-    });
-    return { exitCode: out.exitCode, stdout: out.stdout, stderr: out.stderr };
+    const r = await run('docker', args, { timeoutMs, env });
+    if (r.timedOut) {
+      throw new SetupError(
+        `docker ${args[0] ?? ''} did not finish within ${Math.round(timeoutMs / 1000)} s`,
+        'The Docker daemon is not answering; check it (`docker info`) and try again',
+      );
+    }
+    return { exitCode: r.code ?? 1, stdout: r.stdout, stderr: r.stderr };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    if (/Unable to locate executable|ENOENT/.test(message)) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
       throw new SetupError(
         'The docker command was not found',
         'Install Docker (GitHub-hosted Ubuntu runners have it), or use mode: native with PostgreSQL binaries installed',
@@ -36,9 +52,21 @@ export async function docker(args: string[], env?: Record<string, string>): Prom
   }
 }
 
-/** Like docker(), but throws SetupError with `what` and docker's stderr on a non-zero exit. */
-export async function dockerOk(args: string[], what: string, fix: string, env?: Record<string, string>): Promise<string> {
-  const result = await docker(args, env);
+/**
+ * Like docker(), but throws on a non-zero exit.
+ * @param what names the operation in the error, e.g. `docker port`
+ * @param fix what the user should do, for the error
+ * @returns docker's stdout
+ * @throws SetupError with `what` and docker's stderr
+ */
+export async function dockerOk(
+  args: readonly string[],
+  what: string,
+  fix: string,
+  env?: Record<string, string>,
+  timeoutMs = DOCKER_TIMEOUT_MS,
+): Promise<string> {
+  const result = await docker(args, env, timeoutMs);
   if (result.exitCode !== 0) {
     throw new SetupError(`${what} failed: ${result.stderr.trim() || `exit code ${result.exitCode}`}`, fix);
   }
@@ -65,21 +93,24 @@ export async function engineVersion(): Promise<string> {
 export interface ImageConfig {
   /** `Config.Env` entries, `NAME=value`. */
   env: string[];
+  /** PGDATA from `Config.Env` (the official image sets it), or null. */
+  pgdata: string | null;
 }
 
 /** Inspects a local image; null when it is not present locally. */
 export async function inspectImage(image: string): Promise<ImageConfig | null> {
   const result = await docker(['image', 'inspect', '--format', '{{json .Config.Env}}', image]);
   if (result.exitCode !== 0) return null;
-  return { env: (JSON.parse(result.stdout.trim() || '[]') as string[] | null) ?? [] };
+  const env = (JSON.parse(result.stdout.trim() || '[]') as string[] | null) ?? [];
+  return { env, pgdata: pgdataFromEnv(env) };
 }
 
 /**
- * Pulls an image.
+ * Pulls an image (deadline PULL_TIMEOUT_MS).
  * @throws SetupError (naming the `image` / `postgres-version` input) when the pull fails
  */
 export async function pullImage(image: string): Promise<void> {
-  const result = await docker(['pull', '--quiet', image]);
+  const result = await docker(['pull', '--quiet', image], undefined, PULL_TIMEOUT_MS);
   if (result.exitCode !== 0) {
     throw new SetupError(
       `Could not pull image "${image}": ${result.stderr.trim().split('\n').pop() ?? ''}`,
@@ -94,17 +125,42 @@ export async function isRunning(container: string): Promise<boolean> {
   return result.exitCode === 0 && result.stdout.trim() === 'true';
 }
 
-/** The last `lines` lines of the container's log (stdout and stderr interleaved as docker keeps them). */
-export async function logsTail(container: string, lines: number): Promise<string> {
-  const result = await docker(['logs', '--tail', String(lines), container]);
-  return `${result.stdout}${result.stderr}`.trimEnd();
+/** `.State.Health.Status` of a container: `starting`, `healthy`, `unhealthy`, or '' without a health check. */
+export async function healthStatus(container: string): Promise<string> {
+  const out = await dockerOk(
+    ['container', 'inspect', '--format', '{{if .State.Health}}{{.State.Health.Status}}{{end}}', container],
+    'docker container inspect',
+    'Check that the container exists',
+  );
+  return out.trim();
 }
 
 /**
- * Removes a container and its anonymous volumes (`docker rm --force --volumes`).
+ * The host port published for the container's `containerPort`/tcp.
+ * @throws SetupError when docker fails or nothing is published
+ */
+export async function publishedPort(container: string, containerPort: number): Promise<number> {
+  const out = await dockerOk(['port', container, `${containerPort}/tcp`], 'docker port', 'See the Docker error');
+  try {
+    return parseDockerPort(out);
+  } catch (error) {
+    throw new SetupError(error instanceof Error ? error.message : String(error), 'See the Docker error');
+  }
+}
+
+/** The last `lines` lines of the container's log (stdout and stderr as docker keeps them); '' when it is gone. */
+export async function logsTail(container: string, lines: number): Promise<string> {
+  const result = await docker(['logs', '--tail', String(lines), container]);
+  return result.exitCode === 0 ? `${result.stdout}${result.stderr}`.trimEnd() : '';
+}
+
+/**
+ * Removes a container and its anonymous volumes (`docker rm --force --volumes`). A container
+ * that is already gone counts as removed.
  * @returns null on success, else docker's error text
  */
 export async function removeContainer(container: string): Promise<string | null> {
   const result = await docker(['rm', '--force', '--volumes', container]);
-  return result.exitCode === 0 ? null : result.stderr.trim();
+  if (result.exitCode === 0 || /No such container/i.test(result.stderr)) return null;
+  return result.stderr.trim() || `exit code ${result.exitCode}`;
 }

@@ -2,8 +2,8 @@
  * Building `docker run` arguments (pure; no Docker needed). Every value is a separate argv entry:
  * nothing is ever interpolated into a shell string.
  */
-import type { Config } from './inputs.js';
-import { effectiveSettings, INITDB_ARGS, settingsToArgs } from './settings.js';
+import type { Config } from '../inputs.js';
+import { effectiveSettings, INITDB_ARGS, settingsToArgs } from '../profile.js';
 
 /** Port the official image's server listens on inside the container. */
 export const CONTAINER_PORT = 5432;

@@ -3,21 +3,34 @@
  * off, ready when a real query is answered through the published port, then verified.
  */
 import { performance } from 'node:perf_hooks';
-import type { ConnectionInfo } from './connection.js';
-import { buildRunPlan, CONTAINER_PORT, parseDockerPort, pgdataFromEnv } from './docker-args.js';
-import { docker, dockerOk, engineVersion, inspectImage, isRunning, logsTail, pullImage, removeContainer } from './docker.js';
-import { SetupError } from './errors.js';
-import type { Config } from './inputs.js';
-import type { Logger } from './log.js';
-import { NotReadyError, waitForQuery } from './readiness.js';
-import { effectiveSettings } from './settings.js';
-import { LOG_TAIL_LINES, verifyServer, type Started } from './server.js';
-import { filesystemTypeOf, isRamFilesystem } from './verify.js';
+import type { ConnectionInfo } from '../connection.js';
+import { SetupError } from '../errors.js';
+import type { Config } from '../inputs.js';
+import type { Logger } from '../log.js';
+import { effectiveSettings } from '../profile.js';
+import { NotReadyError, waitForQuery } from '../readiness.js';
+import { LOG_TAIL_LINES, type DockerHandle, type DockerServer } from '../server.js';
+import { filesystemTypeOf, isRamFilesystem, verifyServer } from '../verify.js';
+import {
+  docker,
+  dockerOk,
+  engineVersion,
+  inspectImage,
+  isRunning,
+  logsTail,
+  publishedPort,
+  pullImage,
+  removeContainer,
+} from './engine.js';
+import { buildRunPlan, CONTAINER_PORT } from './run-plan.js';
+
+/** Deadline of `docker run --detach` (create and start; the image is already there): 120 000 ms. */
+const RUN_TIMEOUT_MS = 120_000;
 
 /**
  * Starts PostgreSQL in Docker.
- * @param onContainer called with the container ID as soon as it exists (so a post step can
- *   remove it even if this function never returns)
+ * @param onHandle called with the container's handle as soon as the container exists (so a post
+ *   step can remove it even if this function never returns)
  * @returns the running, verified server
  * @throws SetupError (no container left behind) when Docker is missing, the image cannot be had,
  *   the server does not answer within config.waitTimeoutMs, or a setting did not take
@@ -25,8 +38,8 @@ import { filesystemTypeOf, isRamFilesystem } from './verify.js';
 export async function startDocker(
   config: Config,
   log: Logger,
-  onContainer: (id: string) => void = () => undefined,
-): Promise<Started> {
+  onHandle: (handle: DockerHandle) => void = () => undefined,
+): Promise<DockerServer> {
   // Two independent docker calls: run them side by side (each is a process spawn).
   const [engine, inspected] = await Promise.all([engineVersion(), inspectImage(config.image).catch(() => null)]);
   log.info(`Docker engine ${engine}`);
@@ -42,7 +55,7 @@ export async function startDocker(
     });
     image = await inspectImage(config.image);
   }
-  const pgdata = pgdataFromEnv(image?.env);
+  const pgdata = image?.pgdata;
   if (!pgdata) {
     throw new SetupError(
       `Image "${config.image}" does not set PGDATA`,
@@ -53,7 +66,7 @@ export async function startDocker(
   const plan = buildRunPlan(config, pgdata);
   log.info(`PGDATA ${pgdata} on tmpfs${config.tmpfsSize ? ` (size ${config.tmpfsSize})` : ''}; /dev/shm ${config.shmSize}`);
   log.info(`docker ${plan.args.join(' ')}`);
-  const run = await docker(plan.args, plan.env);
+  const run = await docker(plan.args, plan.env, RUN_TIMEOUT_MS);
   if (run.exitCode !== 0) {
     const nameTaken = /already in use/.test(run.stderr);
     const portTaken = /port is already allocated|address already in use/i.test(run.stderr);
@@ -66,14 +79,11 @@ export async function startDocker(
           : 'See the Docker error above',
     );
   }
-  const containerId = run.stdout.trim();
-  onContainer(containerId);
+  const handle: DockerHandle = { mode: 'docker', containerId: run.stdout.trim() };
+  onHandle(handle);
 
   try {
-    const port =
-      config.port !== 0
-        ? config.port
-        : parseDockerPort(await dockerOk(['port', containerId, `${CONTAINER_PORT}/tcp`], 'docker port', 'See the Docker error'));
+    const port = config.port !== 0 ? config.port : await publishedPort(handle.containerId, CONTAINER_PORT);
     const connection: ConnectionInfo = {
       host: config.publishHost === '0.0.0.0' || config.publishHost === '::' ? '127.0.0.1' : config.publishHost,
       port,
@@ -84,13 +94,13 @@ export async function startDocker(
     const ready = await waitForQuery(connection, {
       timeoutMs: config.waitTimeoutMs,
       intervalMs: 20,
-      isAlive: () => isRunning(containerId),
+      isAlive: () => isRunning(handle.containerId),
     }).catch(async (error: unknown) => {
       if (error instanceof NotReadyError) {
         throw new SetupError(
           `PostgreSQL did not answer a query: ${error.message}; last error: ${error.lastError}`,
           error.died ? 'The server exited; its log is below' : "Raise input 'wait-timeout', or read the server log below",
-          await logsTail(containerId, LOG_TAIL_LINES),
+          await logsTail(handle.containerId, LOG_TAIL_LINES),
         );
       }
       throw error;
@@ -104,29 +114,48 @@ export async function startDocker(
         async (dir) =>
           filesystemTypeOf(
             dir,
-            await dockerOk(['exec', containerId, 'cat', '/proc/mounts'], 'docker exec cat /proc/mounts', 'The image needs `cat`'),
+            await dockerOk(
+              ['exec', handle.containerId, 'cat', '/proc/mounts'],
+              'docker exec cat /proc/mounts',
+              'The image needs `cat`',
+            ),
           ) ?? 'unknown',
         true,
       );
       return {
-        mode: 'docker',
+        ...handle,
         connection,
-        containerId,
-        source: config.image,
+        image: config.image,
         serverVersion: ready.serverVersion,
         ...verified,
         tmpfs: isRamFilesystem(verified.filesystem),
         startupMs,
         pullMs,
-        socketDirectory: '',
-        cacheHit: null,
       };
     } finally {
       await ready.client.end().catch(() => undefined);
     }
   } catch (error) {
-    const problem = await removeContainer(containerId);
-    if (problem) log.warning(`Could not remove container ${containerId}: ${problem}`);
+    const problem = await stopDocker(handle);
+    if (problem) log.warning(`Could not remove container ${handle.containerId}: ${problem}`);
     throw error;
   }
+}
+
+/**
+ * Removes the container and its anonymous volumes; a container already gone counts as removed.
+ * @returns null on success, else docker's error text
+ */
+export function stopDocker(handle: DockerHandle): Promise<string | null> {
+  return removeContainer(handle.containerId);
+}
+
+/** Whether the container is still running. */
+export function dockerAlive(handle: DockerHandle): Promise<boolean> {
+  return isRunning(handle.containerId);
+}
+
+/** The last `lines` lines of the container's log; '' when it is gone. */
+export function dockerLogTail(handle: DockerHandle, lines: number): Promise<string> {
+  return logsTail(handle.containerId, lines);
 }

@@ -25,7 +25,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { SetupError } from '../errors.js';
-import { INITDB_ARGS } from '../settings.js';
+import { INITDB_ARGS } from '../profile.js';
 import { exe } from './binaries.js';
 
 const execFileP = promisify(execFile);

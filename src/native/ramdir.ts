@@ -13,6 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runOk } from '../proc.js';
 
 /** statfs(2) f_type of tmpfs (linux/magic.h TMPFS_MAGIC). */
 export const TMPFS_MAGIC = 0x01021994;
@@ -29,7 +30,7 @@ export interface Command {
 export interface RamDirPlan {
   /** `shm` (existing tmpfs), `mount` (tmpfs mounted by us), `ramdisk` (macOS), `disk` (fallback). */
   kind: 'shm' | 'mount' | 'ramdisk' | 'disk';
-  /** Commands to run before use (their outputs may feed later ones, see native-mode). */
+  /** Commands to run before use (their outputs may feed later ones, see prepareRam). */
   setup: Command[];
   /** Commands that undo setup, run by the post step / `down`. */
   teardown: Command[];
@@ -125,4 +126,53 @@ export function chooseLinux(needBytes: number, shm = '/dev/shm'): { base: string
     return { base: dir, plan: linuxMountPlan(dir, needBytes, root) };
   }
   return { base: tempBase(), plan: diskPlan(`${why}, and mounting a tmpfs needs root or passwordless sudo`) };
+}
+
+/** Room asked of /dev/shm when tmpfs-size is not given: 1 GiB (1 073 741 824 bytes). */
+export const DEFAULT_NATIVE_BYTES = 1024 ** 3;
+
+/** Deadline of one setup or teardown command (mount, hdiutil, diskutil): 60 000 ms. */
+const COMMAND_TIMEOUT_MS = 60_000;
+
+async function runCommand(c: Command): Promise<string> {
+  return (await runOk(c.program, c.args, { timeoutMs: COMMAND_TIMEOUT_MS })).stdout;
+}
+
+/**
+ * Makes the RAM-backed base folder for this platform (Linux: /dev/shm or a tmpfs mount; macOS:
+ * a RAM disk named `name`; Windows: the temp folder).
+ * @param bytes room the data needs (the tmpfs-size input, or DEFAULT_NATIVE_BYTES)
+ * @returns the base folder and the plan, its teardown with the device filled in
+ * @throws Error when a setup command fails or passes its deadline
+ */
+export async function prepareRam(bytes: number, name: string): Promise<{ base: string; plan: RamDirPlan }> {
+  if (process.platform === 'linux') {
+    const chosen = chooseLinux(bytes);
+    for (const c of chosen.plan.setup) await runCommand(c);
+    return chosen;
+  }
+  if (process.platform === 'darwin') {
+    const plan = macRamDiskPlan(bytes, name);
+    const device = (await runCommand(plan.setup[0] as Command)).trim().split(/\s+/)[0] ?? '';
+    const fill = (c: Command): Command => ({ ...c, args: c.args.map((a) => (a === 'DEVICE' ? device : a)) });
+    await runCommand(fill(plan.setup[1] as Command));
+    return { base: `/Volumes/${name}`, plan: { ...plan, teardown: plan.teardown.map(fill) } };
+  }
+  return { base: tempBase(), plan: diskPlan('Windows has no RAM disk without extra drivers') };
+}
+
+/**
+ * Runs teardown commands (unmount, detach), each with a deadline.
+ * @returns one problem text per command that failed; [] when all succeeded
+ */
+export async function teardownRam(commands: readonly Command[]): Promise<string[]> {
+  const problems: string[] = [];
+  for (const c of commands) {
+    try {
+      await runCommand(c);
+    } catch (error) {
+      problems.push(`${c.program} ${c.args.join(' ')} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return problems;
 }

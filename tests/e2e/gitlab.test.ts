@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { DURABILITY_SETTINGS } from '../../src/settings.js';
+import { DURABILITY_SETTINGS } from '../../src/profile.js';
 import { requireImages, ROOT, TEST_IMAGES } from '../helpers/infra.js';
 
 const GITLAB_CI_LOCAL = join(ROOT, 'node_modules', '.bin', 'gitlab-ci-local');
@@ -147,7 +147,7 @@ function serviceLog(repo: string, job: string): string[] {
 
 function expectDurable(facts: JobFacts): void {
   for (const s of DURABILITY_SETTINGS) expect(facts.settings[s.name], s.name).toBe(s.value);
-  // Not raised: PostgreSQL's default (see src/settings.ts).
+  // Not raised: PostgreSQL's default (see src/profile.ts).
   expect(facts.settings.shared_buffers).toBe('128MB');
 }
 

@@ -13,7 +13,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DURABILITY_SETTINGS } from '../../src/settings.js';
+import { DURABILITY_SETTINGS } from '../../src/profile.js';
 import {
   asList,
   loadWorkflow,

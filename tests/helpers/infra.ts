@@ -6,7 +6,7 @@ import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_proce
 import { existsSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { CONTAINER_LABEL } from '../../src/docker-args.js';
+import { CONTAINER_LABEL } from '../../src/docker/run-plan.js';
 
 /** Repository root. */
 export const ROOT = resolve(import.meta.dirname, '..', '..');

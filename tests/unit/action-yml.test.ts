@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../src/inputs.js';
-import { outputsOf } from '../../src/outputs.js';
-import type { Started } from '../../src/server.js';
+import { outputsOf } from '../../src/action/outputs.js';
+import type { Server } from '../../src/server.js';
 import { ROOT } from '../helpers/infra.js';
 
 interface ActionYml {
@@ -25,23 +25,43 @@ describe('action.yml', () => {
     }
   });
 
-  it('declares exactly the outputs the code sets', () => {
-    const started: Started = {
-      mode: 'docker',
+  it('declares exactly the outputs the code sets, in both modes', () => {
+    const common = {
       connection: { host: 'h', port: 1, user: 'u', password: 'p', database: 'd' },
-      containerId: '',
-      source: '',
-      serverVersion: '',
-      dataDirectory: '',
-      filesystem: '',
+      serverVersion: '18.1',
+      dataDirectory: '/d',
+      filesystem: 'tmpfs',
       tmpfs: true,
       settings: [],
-      startupMs: 0,
-      pullMs: 0,
-      socketDirectory: '',
-      cacheHit: null,
+      startupMs: 5,
     };
-    expect(Object.keys(action.outputs).sort()).toEqual(Object.keys(outputsOf(started)).sort());
+    const docker: Server = { mode: 'docker', containerId: 'c0ffee', image: 'postgres:18', pullMs: 0, ...common };
+    const native: Server = {
+      mode: 'native',
+      pid: 42,
+      runDir: '/dev/shm/r',
+      token: 't',
+      teardown: [],
+      bindir: '/usr/lib/postgresql/18/bin',
+      socketDirectory: '/dev/shm/r/data',
+      cacheHit: true,
+      ...common,
+    };
+    const declared = Object.keys(action.outputs).sort();
+    expect(Object.keys(outputsOf(docker)).sort()).toEqual(declared);
+    expect(Object.keys(outputsOf(native)).sort()).toEqual(declared);
+    expect(outputsOf(docker)).toMatchObject({
+      'container-id': 'c0ffee',
+      'socket-directory': '',
+      'cache-hit': '',
+      mode: 'docker',
+    });
+    expect(outputsOf(native)).toMatchObject({
+      'container-id': '',
+      'socket-directory': '/dev/shm/r/data',
+      'cache-hit': 'true',
+      mode: 'native',
+    });
   });
 
   it('runs on node24 with a post step, from the committed bundle', () => {

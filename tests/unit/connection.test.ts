@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { connectionEnv, connectionUri, exportLines, shellQuote } from '../../src/connection.js';
+import { exportLines, shellQuote } from '../../src/cli/shell.js';
+import { connectionEnv, connectionUri } from '../../src/connection.js';
 
 const c = { host: '127.0.0.1', port: 5433, user: 'al ice', password: "p@ss:w/rd?#%'", database: 'my db' };
 

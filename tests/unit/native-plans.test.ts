@@ -5,12 +5,12 @@
 import { describe, expect, it } from 'vitest';
 import { candidateBindirs, findBinaries, installedBinaries, parseMajor, type Probe } from '../../src/native/binaries.js';
 import { cacheKey, initdbArgs } from '../../src/native/initdb-cache.js';
-import { postgresArgs } from '../../src/native/native-mode.js';
+import { postgresArgs } from '../../src/native/postgres.js';
 import { diskPlan, linuxMountPlan, macRamDiskPlan, sizeToBytes } from '../../src/native/ramdir.js';
 import { SetupError } from '../../src/errors.js';
 import { parseInputs } from '../../src/inputs.js';
 import { consoleLogger } from '../../src/log.js';
-import { chooseMode } from '../../src/start.js';
+import { chooseMode } from '../../src/lifecycle.js';
 
 /** A fake system: `files` are the paths that exist; majors come from the bindir's name. */
 function probe(platform: NodeJS.Platform, files: string[], env: NodeJS.ProcessEnv = {}, pgConfig: string | null = null): Probe {

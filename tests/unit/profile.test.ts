@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
-import { DURABILITY_SETTINGS, effectiveSettings, INITDB_ARGS, parseSettings, settingsToArgs } from '../../src/settings.js';
+import { DURABILITY_SETTINGS, effectiveSettings, INITDB_ARGS, parseSettings, settingsToArgs } from '../../src/profile.js';
 
 describe('durability profile', () => {
   it('turns off what the manual lists under Non-Durable Settings', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildRunPlan, parseDockerPort, pgdataFromEnv } from '../../src/docker-args.js';
+import { buildRunPlan, parseDockerPort, pgdataFromEnv } from '../../src/docker/run-plan.js';
 import { parseInputs, type InputName } from '../../src/inputs.js';
 
 const config = (given: Partial<Record<InputName, string>>) =>

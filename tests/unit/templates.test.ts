@@ -1,7 +1,7 @@
 /**
  * The GitLab CI/CD component (templates/postgres.yml), the GitLab Runner settings
  * (templates/gitlab-runner.toml) and the Woodpecker workflow (templates/woodpecker/pipeline.yaml):
- * parsed and checked against the one definition of the durability settings (src/settings.ts),
+ * parsed and checked against the one definition of the durability settings (src/profile.ts),
  * GitLab's component layout rules and Woodpecker's JSON schema.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { DURABILITY_SETTINGS, INITDB_ARGS, settingsToArgs } from '../../src/settings.js';
+import { DURABILITY_SETTINGS, INITDB_ARGS, settingsToArgs } from '../../src/profile.js';
 import { asList, loadWorkflow, substitute, type WoodpeckerWorkflow } from '../fixtures/woodpecker/backend.js';
 import { ROOT } from '../helpers/infra.js';
 
@@ -177,13 +177,13 @@ describe('GitLab component job', () => {
     expect(Object.keys(jobs)).toEqual(['$[[ inputs.job-name ]]']);
   });
 
-  it('runs the service with exactly the durability settings of src/settings.ts as -c flags', () => {
+  it('runs the service with exactly the durability settings of src/profile.ts as -c flags', () => {
     const service = theService();
     expect(service.command).toEqual(EXPECTED_ARGS);
     expect(service.command.join(' ')).not.toMatch(/shared_buffers/);
   });
 
-  it('passes the initdb arguments of src/settings.ts through POSTGRES_INITDB_ARGS', () => {
+  it('passes the initdb arguments of src/profile.ts through POSTGRES_INITDB_ARGS', () => {
     expect(theService().variables.POSTGRES_INITDB_ARGS).toBe(INITDB_ARGS.join(' '));
   });
 
@@ -254,7 +254,7 @@ describe('Woodpecker workflow (templates/woodpecker/pipeline.yaml)', () => {
     expect(() => substitute('${CI_COMMIT_SHA}')).toThrow(/would be substituted/);
   });
 
-  it('runs the service with exactly the durability settings of src/settings.ts through entrypoint', () => {
+  it('runs the service with exactly the durability settings of src/profile.ts through entrypoint', () => {
     const postgres = load().services.postgres!;
     expect(asList(postgres.entrypoint)).toEqual(['docker-entrypoint.sh', ...EXPECTED_ARGS]);
     expect(postgres.environment?.POSTGRES_INITDB_ARGS).toBe(INITDB_ARGS.join(' '));

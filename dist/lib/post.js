@@ -1,0 +1,47 @@
+import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
+import {
+  savedHandle
+} from "./chunk-CM7KEYDF.js";
+import {
+  LOG_TAIL_LINES,
+  describe,
+  endGroup,
+  info,
+  isAlive,
+  logTail,
+  startGroup,
+  stop,
+  warning
+} from "./chunk-FUIMO7ZN.js";
+
+// src/action/post-step.ts
+async function cleanup() {
+  try {
+    const handle = savedHandle();
+    if (!handle) {
+      info("No PostgreSQL server to remove.");
+      return [];
+    }
+    const what = describe(handle);
+    if (!await isAlive(handle)) warning(`PostgreSQL (${what}) was not running at the end of the job; its log follows.`);
+    startGroup(`PostgreSQL server log (last ${LOG_TAIL_LINES} lines)`);
+    info(await logTail(handle) || "(empty)");
+    endGroup();
+    const problems = await stop(handle);
+    for (const problem of problems) warning(problem);
+    if (problems.length === 0) {
+      info(
+        handle.mode === "docker" ? `Removed PostgreSQL container ${handle.containerId.slice(0, 12)} and its anonymous volumes.` : `Stopped PostgreSQL (pid ${handle.pid}) and removed ${handle.runDir}.`
+      );
+    }
+    return problems;
+  } catch (error) {
+    const problem = `Cleanup of PostgreSQL failed: ${error instanceof Error ? error.message : String(error)}`;
+    warning(problem);
+    return [problem];
+  }
+}
+
+// src/action/post.ts
+await cleanup();
+//# sourceMappingURL=post.js.map

@@ -1,0 +1,80 @@
+/**
+ * The CLI through runCli() (argv in; exit code, stdout and stderr out), for what needs no server:
+ * usage, bad flags, status and down of unknown instances. Starting servers is in
+ * tests/e2e/native-cli.test.ts and docker-cli.test.ts.
+ */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatError, runCli } from '../../src/cli/program.js';
+import { InputError, SetupError } from '../../src/errors.js';
+
+const stateDir = mkdtempSync(join(tmpdir(), 'pg-tmpfs-cli-unit-'));
+let savedStateDir: string | undefined;
+beforeAll(() => {
+  savedStateDir = process.env.PG_TMPFS_STATE_DIR;
+  process.env.PG_TMPFS_STATE_DIR = stateDir;
+});
+afterAll(() => {
+  if (savedStateDir === undefined) delete process.env.PG_TMPFS_STATE_DIR;
+  else process.env.PG_TMPFS_STATE_DIR = savedStateDir;
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+async function cli(...args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(['node', 'pg-tmpfs', ...args], { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+  return { code, stdout, stderr };
+}
+
+describe('runCli', () => {
+  it('prints help on stdout and exits 0', async () => {
+    const r = await cli('up', '--help');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('--postgres-version <value>');
+    expect(r.stdout).toContain('--setting <name=value>');
+  });
+
+  it('rejects an unknown command with a usage error', async () => {
+    const r = await cli('upp');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("unknown command 'upp'");
+  });
+
+  it('names the flag and the fix for bad input, before anything starts', async () => {
+    const r = await cli('up', '--port', 'x', '--mode', 'docker');
+    expect(r).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'error: --port: "x" is not a whole number from 0 to 65535. Use a TCP port such as 5432, or 0 to let Docker pick a free one.\n',
+    });
+    expect(readdirSync(stateDir)).toEqual([]);
+  });
+
+  it('rejects an instance name that cannot be a file or container name', async () => {
+    const r = await cli('up', '--name', '../etc');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: --name: "\.\.\/etc" is not a valid instance name/);
+  });
+
+  it('status lists no instances, and down of an unknown one says so', async () => {
+    expect(await cli('status')).toEqual({ code: 0, stdout: '[]\n', stderr: '' });
+    expect(await cli('down', '--name', 'nothing')).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: 'No running instance named "nothing".\n',
+    });
+  });
+});
+
+describe('formatError', () => {
+  it('prints the server log before a setup error, and the flag for an input error', () => {
+    expect(formatError(new SetupError('it died', 'Read the log', 'FATAL: x'))).toBe(
+      '--- server log ---\nFATAL: x\n---\nerror: it died. Read the log\n',
+    );
+    expect(formatError(new InputError('port', 'bad', 'Fix it.'))).toBe('error: --port: bad. Fix it.\n');
+  });
+});
