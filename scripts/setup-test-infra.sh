@@ -3,11 +3,13 @@
 #   1. a Docker engine that answers `docker info` (Debian's docker.io, started without systemd);
 #   2. the local PostgreSQL test images (built from Debian packages, see tests/images/build.sh);
 #   3. act (pinned) to run the action's workflow as a GitHub runner would;
-#   4. gitlab-ci-local (pinned, an npm devDependency) and its helper image.
+#   4. gitlab-ci-local (pinned, an npm devDependency) and its helper image;
+#   5. the CNCF distribution registry (pinned), which the tests start on 127.0.0.1 for real pulls.
 # Safe on a laptop that already runs Docker: nothing is installed or restarted when present.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 ACT_VERSION=${ACT_VERSION:-v0.2.89}
+REGISTRY_VERSION=${REGISTRY_VERSION:-v3.0.0}
 log() { printf '[setup] %s\n' "$*"; }
 
 need_root() {
@@ -70,5 +72,13 @@ fi
 if ! docker image inspect docker.io/firecow/gitlab-ci-local-util:latest >/dev/null 2>&1; then
   log "tagging a local bash image as gitlab-ci-local's helper image"
   docker tag pg-tmpfs-test/postgres:15 docker.io/firecow/gitlab-ci-local-util:latest
+fi
+# --- 5. container registry -----------------------------------------------------------------------
+if [ -x "$gobin/registry" ] && "$gobin/registry" --version 2>/dev/null | grep -q "${REGISTRY_VERSION}"; then
+  log "registry ${REGISTRY_VERSION} present in $gobin: skipping"
+else
+  command -v go >/dev/null 2>&1 || apt_install golang-go
+  log "installing the distribution registry ${REGISTRY_VERSION} with go install"
+  GOFLAGS= go install "github.com/distribution/distribution/v3/cmd/registry@${REGISTRY_VERSION}"
 fi
 log "ready"

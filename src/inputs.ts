@@ -14,6 +14,7 @@ export const DEFAULTS = Object.freeze({
   mode: 'auto',
   'postgres-version': '',
   image: '',
+  registry: '',
   port: '5432',
   'publish-host': '127.0.0.1',
   user: 'postgres',
@@ -46,7 +47,10 @@ export interface Config {
   postgresVersion: string;
   /** Major version asked for (17 for `17.2-alpine`); null when not given (newest installed / NEWEST_MAJOR). */
   major: number | null;
-  /** Image reference to run: the `image` input, or `postgres:<postgres-version or NEWEST_MAJOR>`. */
+  /**
+   * Image reference to run: the `image` input, or `[<registry>/]postgres:<postgres-version or
+   * NEWEST_MAJOR>` (registry: a mirror of Docker Hub's library, e.g. `mirror.gcr.io/library`).
+   */
   image: string;
   /** True when the `image` input was given (auto mode then picks Docker). */
   imageGiven: boolean;
@@ -78,6 +82,8 @@ export interface Config {
 const VERSION = /^\d{1,2}(\.\d{1,2})?(-[a-z0-9][a-z0-9._-]*)?$/;
 const SIZE = /^[1-9]\d*[bkmg]?$/i;
 const CONTAINER_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
+/** A registry host with an optional port and path, e.g. `mirror.gcr.io/library`, `127.0.0.1:5000/library`. */
+const REGISTRY = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:\d{1,5})?(\/[a-z0-9]([a-z0-9._-]*[a-z0-9])?)*$/i;
 // Docker reference: [registry[:port]/]path[:tag][@digest]; no spaces, cannot start with '-'.
 const IMAGE = /^[a-z0-9][a-z0-9._/:@-]*$/i;
 /** PostgreSQL truncates identifiers at NAMEDATALEN-1 = 63 bytes (manual: "Identifiers and Key Words"). */
@@ -147,6 +153,14 @@ export function parseInputs(get: (name: InputName) => string): Config {
   if (imageInput !== '' && !IMAGE.test(imageInput)) {
     throw new InputError('image', `"${imageInput}" is not an image reference`, 'Give a reference like "postgis/postgis:17-3.5".');
   }
+  const registry = raw('registry').replace(/\/+$/, '');
+  if (registry !== '' && !REGISTRY.test(registry)) {
+    throw new InputError(
+      'registry',
+      `"${registry}" is not a registry with an optional path`,
+      'Give a host and path such as "mirror.gcr.io/library" (the default image is then <registry>/postgres:<version>).',
+    );
+  }
   const containerName = raw('container-name') || defaultContainerName();
   if (!CONTAINER_NAME.test(containerName)) {
     throw new InputError(
@@ -171,7 +185,7 @@ export function parseInputs(get: (name: InputName) => string): Config {
     mode,
     postgresVersion,
     major: postgresVersion === '' ? null : parseInt(postgresVersion, 10),
-    image: imageInput || `postgres:${postgresVersion || NEWEST_MAJOR}`,
+    image: imageInput || `${registry ? `${registry}/` : ''}postgres:${postgresVersion || NEWEST_MAJOR}`,
     imageGiven: imageInput !== '',
     port: integer('port', raw('port'), 0, 65535, 'Use a TCP port such as 5432, or 0 to let Docker pick a free one.'),
     publishHost,

@@ -11,7 +11,7 @@ import {
   publishedPort as enginePublishedPort,
   removeContainer,
 } from '../../src/docker/engine.js';
-import { CONTAINER_PORT } from '../../src/docker/run-plan.js';
+import { CONTAINER_PORT, type ImageLayout } from '../../src/docker/run-plan.js';
 import { throwIfInterrupted } from './cleanup.js';
 import type { Context } from './context.js';
 
@@ -66,14 +66,14 @@ export function publishedPort(container: string): Promise<number> {
   return enginePublishedPort(container, CONTAINER_PORT);
 }
 
-/** The image's PGDATA (from its environment). */
-export async function imagePgdata(image: string): Promise<string> {
+/** The image's PGDATA and VOLUMEs (from `docker image inspect`), as buildRunPlan takes them. */
+export async function imageLayout(image: string): Promise<ImageLayout> {
   const inspected = await inspectImage(image);
   if (!inspected) {
     throw new Error(`image ${image} is not present; build the local test images: bash scripts/setup-test-infra.sh`);
   }
   if (!inspected.pgdata) throw new Error(`image ${image} does not set PGDATA`);
-  return inspected.pgdata;
+  return { pgdata: inspected.pgdata, volumes: inspected.volumes };
 }
 
 /**

@@ -11,7 +11,7 @@ import getPort from 'get-port';
 import { buildRunPlan } from '../../src/docker/run-plan.js';
 import { parseInputs, type InputName } from '../../src/inputs.js';
 import { compare } from '../lib/compare.js';
-import { imagePgdata, publishedPort, runContainer, type BenchContainer } from '../lib/containers.js';
+import { imageLayout, publishedPort, runContainer, type BenchContainer } from '../lib/containers.js';
 import type { Context } from '../lib/context.js';
 import { pgbenchInit } from '../lib/pgbench.js';
 import type { BenchServer } from '../lib/pgserver.js';
@@ -21,7 +21,7 @@ import { runOptions } from './startup.js';
 
 export async function runClientPath(ctx: Context): Promise<void> {
   const image = ctx.options.image;
-  const pgdata = await imagePgdata(image);
+  const layout = await imageLayout(image);
   const values = (name: string): Partial<Record<InputName, string>> => ({
     mode: 'docker',
     image,
@@ -33,7 +33,7 @@ export async function runClientPath(ctx: Context): Promise<void> {
     // A: the action's flags (published port), plus the socket folder bind-mounted to the host.
     const nameA = `${ctx.prefix}-path-bridge`;
     const configA = parseInputs((n) => values(nameA)[n] ?? '');
-    const planA = buildRunPlan(configA, pgdata);
+    const planA = buildRunPlan(configA, layout);
     const sockDir = mkdtempSync(join(ctx.shmWork, 'socket-'));
     chmodSync(sockDir, 0o777);
     const optsA = runOptions(planA.args);
@@ -49,7 +49,7 @@ export async function runClientPath(ctx: Context): Promise<void> {
     // B: the same on the host network, listening on 127.0.0.1 at a free port only.
     const nameB = `${ctx.prefix}-path-host`;
     const configB = parseInputs((n) => values(nameB)[n] ?? '');
-    const planB = buildRunPlan(configB, pgdata);
+    const planB = buildRunPlan(configB, layout);
     const hostPort = await getPort({ host: '127.0.0.1' });
     const optsB = runOptions(planB.args).filter((a, i, all) => a !== '--publish' && all[i - 1] !== '--publish');
     const imageBt = optsB.indexOf(image);
@@ -85,7 +85,7 @@ export async function runClientPath(ctx: Context): Promise<void> {
       spec: { key, label, storage: 'tmpfs', settings: [] },
       conn,
       socketDir,
-      dataDir: pgdata,
+      dataDir: layout.pgdata,
       filesystem: 'tmpfs',
       stop: async () => undefined,
     });

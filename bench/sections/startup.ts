@@ -19,7 +19,7 @@ import { consoleLogger } from '../../src/log.js';
 import { DURABILITY_SETTINGS } from '../../src/profile.js';
 import type { Server, ServerHandle } from '../../src/server.js';
 import getPort from 'get-port';
-import { CONTAINER_PASSWORD, imagePgdata, publishedPort, runContainer, waitHealthy } from '../lib/containers.js';
+import { CONTAINER_PASSWORD, imageLayout, publishedPort, runContainer, waitHealthy } from '../lib/containers.js';
 import { throwIfInterrupted } from '../lib/cleanup.js';
 import type { Context } from '../lib/context.js';
 import { BENCH_PASSWORD, placeCluster, withClient } from '../lib/pgserver.js';
@@ -105,7 +105,7 @@ async function startRegistered(ctx: Context, values: Partial<Record<InputName, s
 export async function runStartup(ctx: Context): Promise<void> {
   const { options, results } = ctx;
   const image = options.image;
-  const pgdata = await imagePgdata(image);
+  const layout = await imageLayout(image);
   const major = String(ctx.major);
 
   // Warm-ups (not measured): the image's files in the page cache, and the warm initdb cache.
@@ -260,7 +260,7 @@ export async function runStartup(ctx: Context): Promise<void> {
         async measure(rep) {
           const name = `${ctx.prefix}-floor-${rep}`;
           const config = inputs({ mode: 'docker', image, port: '0', 'container-name': name });
-          const plan = buildRunPlan(config, pgdata);
+          const plan = buildRunPlan(config, layout);
           const args = runOptions(plan.args);
           const t0 = performance.now();
           const c = await runContainer(ctx, name, args, plan.env);

@@ -6,7 +6,7 @@ import {
   connectionUri,
   consoleLogger,
   parseInputs
-} from "./chunk-JPKEQTLP.js";
+} from "./chunk-MRHEQSKO.js";
 import {
   InputError,
   SetupError,
@@ -15,7 +15,7 @@ import {
   __toESM,
   start,
   stop
-} from "./chunk-FUIMO7ZN.js";
+} from "./chunk-MJKOHWL7.js";
 
 // node_modules/commander/lib/error.js
 var require_error = __commonJS({
@@ -3518,6 +3518,7 @@ var UP_FLAGS = [
   ["mode", "docker, native, or auto (native when the binaries are installed and no image is given)"],
   ["postgres-version", "PostgreSQL major version; empty: newest installed (native) or newest image (docker)"],
   ["image", "image to run instead of postgres:<version>"],
+  ["registry", "registry (and path) to pull the default image from, e.g. mirror.gcr.io/library"],
   ["port", "host port; 0 picks a free one"],
   ["publish-host", "host address to publish on"],
   ["user", "superuser name"],

@@ -1,14 +1,14 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   saveHandle
-} from "./chunk-CM7KEYDF.js";
+} from "./chunk-Z2PTW2CJ.js";
 import {
   DEFAULTS,
   actionsLogger,
   connectionEnv,
   connectionUri,
   parseInputs
-} from "./chunk-JPKEQTLP.js";
+} from "./chunk-MRHEQSKO.js";
 import {
   InputError,
   SetupError,
@@ -22,7 +22,7 @@ import {
   start,
   startGroup,
   summary
-} from "./chunk-FUIMO7ZN.js";
+} from "./chunk-MJKOHWL7.js";
 
 // src/action/outputs.ts
 function outputsOf(s) {
@@ -38,6 +38,7 @@ function outputsOf(s) {
     "data-directory": s.dataDirectory,
     tmpfs: String(s.tmpfs),
     "startup-ms": String(s.startupMs),
+    "pull-ms": s.mode === "docker" ? String(s.pullMs) : "",
     mode: s.mode,
     "socket-directory": s.mode === "native" ? s.socketDirectory : "",
     "cache-hit": s.mode === "native" ? String(s.cacheHit) : ""

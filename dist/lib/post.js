@@ -1,7 +1,7 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   savedHandle
-} from "./chunk-CM7KEYDF.js";
+} from "./chunk-Z2PTW2CJ.js";
 import {
   LOG_TAIL_LINES,
   describe,
@@ -12,7 +12,7 @@ import {
   startGroup,
   stop,
   warning
-} from "./chunk-FUIMO7ZN.js";
+} from "./chunk-MJKOHWL7.js";
 
 // src/action/post-step.ts
 async function cleanup() {

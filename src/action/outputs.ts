@@ -23,6 +23,7 @@ export function outputsOf(s: Server): Record<string, string> {
     'data-directory': s.dataDirectory,
     tmpfs: String(s.tmpfs),
     'startup-ms': String(s.startupMs),
+    'pull-ms': s.mode === 'docker' ? String(s.pullMs) : '',
     mode: s.mode,
     'socket-directory': s.mode === 'native' ? s.socketDirectory : '',
     'cache-hit': s.mode === 'native' ? String(s.cacheHit) : '',

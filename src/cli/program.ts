@@ -32,6 +32,7 @@ const UP_FLAGS: Array<[InputName, string]> = [
   ['mode', 'docker, native, or auto (native when the binaries are installed and no image is given)'],
   ['postgres-version', 'PostgreSQL major version; empty: newest installed (native) or newest image (docker)'],
   ['image', 'image to run instead of postgres:<version>'],
+  ['registry', 'registry (and path) to pull the default image from, e.g. mirror.gcr.io/library'],
   ['port', 'host port; 0 picks a free one'],
   ['publish-host', 'host address to publish on'],
   ['user', 'superuser name'],

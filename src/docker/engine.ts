@@ -95,27 +95,88 @@ export interface ImageConfig {
   env: string[];
   /** PGDATA from `Config.Env` (the official image sets it), or null. */
   pgdata: string | null;
+  /** `Config.Volumes` paths, sorted. */
+  volumes: string[];
 }
 
 /** Inspects a local image; null when it is not present locally. */
 export async function inspectImage(image: string): Promise<ImageConfig | null> {
-  const result = await docker(['image', 'inspect', '--format', '{{json .Config.Env}}', image]);
+  const result = await docker([
+    'image',
+    'inspect',
+    '--format',
+    '{"env":{{json .Config.Env}},"volumes":{{json .Config.Volumes}}}',
+    image,
+  ]);
   if (result.exitCode !== 0) return null;
-  const env = (JSON.parse(result.stdout.trim() || '[]') as string[] | null) ?? [];
-  return { env, pgdata: pgdataFromEnv(env) };
+  const parsed = JSON.parse(result.stdout.trim() || '{}') as { env?: string[] | null; volumes?: Record<string, unknown> | null };
+  const env = parsed.env ?? [];
+  return { env, pgdata: pgdataFromEnv(env), volumes: Object.keys(parsed.volumes ?? {}).sort() };
+}
+
+/** How long pulls of one image are retried after transient failures, in total: 120 000 ms. */
+export const PULL_RETRY_MS = 120_000;
+
+/** What a failed `docker pull` means for the next step. */
+export type PullFailure = 'transient' | 'credentials' | 'not-found' | 'other';
+
+/**
+ * Classifies `docker pull` stderr: rate limits (HTTP 429), server errors (5xx) and dropped
+ * connections are worth retrying; a registry asking for credentials, an unknown image or a host
+ * name that does not resolve (a misspelt registry, as a rule) are not. Docker Hub answers
+ * "repository does not exist or may require 'docker login'" for both unknown and private
+ * images: that counts as not found, and the error names both fixes.
+ */
+export function classifyPullError(stderr: string): PullFailure {
+  const e = stderr.toLowerCase();
+  if (/manifest unknown|not found|repository does not exist|name unknown|invalid reference|no such host/.test(e))
+    return 'not-found';
+  if (/unauthorized|authentication required|no basic auth credentials|requested access to the resource is denied/.test(e))
+    return 'credentials';
+  if (
+    /toomanyrequests|too many requests|\b429\b|\b5\d\d\b|internal server error|bad gateway|service unavailable|gateway time-?out|connection refused|connection reset|i\/o timeout|tls handshake timeout|unexpected eof|\beof\b|temporary failure/.test(
+      e,
+    )
+  )
+    return 'transient';
+  return 'other';
 }
 
 /**
- * Pulls an image (deadline PULL_TIMEOUT_MS).
- * @throws SetupError (naming the `image` / `postgres-version` input) when the pull fails
+ * Pulls an image (each attempt's deadline PULL_TIMEOUT_MS). Transient failures (HTTP 429, 5xx,
+ * network) are retried after 1, 2, 4, 8, 16 … s for up to `retryMs` in total, each retry
+ * reported through `onRetry`.
+ * @throws SetupError naming the input to check: credentials (log in first, as
+ *   docker/login-action does), an image that does not exist, or retries exhausted
  */
-export async function pullImage(image: string): Promise<void> {
-  const result = await docker(['pull', '--quiet', image], undefined, PULL_TIMEOUT_MS);
-  if (result.exitCode !== 0) {
-    throw new SetupError(
-      `Could not pull image "${image}": ${result.stderr.trim().split('\n').pop() ?? ''}`,
-      "Check the inputs 'postgres-version' and 'image' (does that tag exist?) and the runner's access to the registry",
-    );
+export async function pullImage(
+  image: string,
+  onRetry: (message: string) => void = () => undefined,
+  retryMs = PULL_RETRY_MS,
+): Promise<void> {
+  const deadline = Date.now() + retryMs;
+  for (let attempt = 1; ; attempt++) {
+    const result = await docker(['pull', '--quiet', image], undefined, PULL_TIMEOUT_MS);
+    if (result.exitCode === 0) return;
+    const reason = result.stderr.trim().split('\n').pop() ?? `exit code ${result.exitCode}`;
+    const kind = classifyPullError(result.stderr);
+    if (kind === 'credentials') {
+      throw new SetupError(
+        `Image "${image}" needs registry credentials: ${reason}`,
+        "Log in to its registry in an earlier step (e.g. docker/login-action), or check the inputs 'image' and 'registry'",
+      );
+    }
+    const waitMs = Math.min(1000 * 2 ** (attempt - 1), 16_000);
+    if (kind !== 'transient' || Date.now() + waitMs > deadline) {
+      throw new SetupError(
+        `Could not pull image "${image}"${kind === 'transient' ? ` after ${attempt} attempts in ${Math.round(retryMs / 1000)} s` : ''}: ${reason}`,
+        kind === 'transient'
+          ? "The registry kept failing; try again later, or pull from a mirror with input 'registry'"
+          : "Check the inputs 'postgres-version', 'image' and 'registry' (does that tag exist? is the registry's name right?), and log in first (docker/login-action) if the image is private",
+      );
+    }
+    onRetry(`Pull of ${image} failed (${reason}); retrying in ${waitMs / 1000} s (attempt ${attempt + 1})`);
+    await new Promise((resolve) => setTimeout(resolve, waitMs));
   }
 }
 

@@ -22,15 +22,48 @@ export interface RunPlan {
   env: Record<string, string>;
 }
 
+/** What the run plan needs of the image (from `docker image inspect`). */
+export interface ImageLayout {
+  /** The image's PGDATA, e.g. `/var/lib/postgresql/18/docker`. */
+  pgdata: string;
+  /** The image's VOLUMEs, e.g. `['/var/lib/postgresql']`. */
+  volumes: readonly string[];
+}
+
+/** Where the server's port goes: published on the host, or on the job container's network. */
+export type Reach = { kind: 'publish' } | { kind: 'network'; network: string };
+
+/** Whether `path` is `dir` or below it. */
+function isBelow(path: string, dir: string): boolean {
+  const d = dir.endsWith('/') ? dir : `${dir}/`;
+  return path === dir || path.startsWith(d);
+}
+
 /**
- * The `docker run -d` plan for `config`, with `pgdata` (the image's own PGDATA, from
- * `docker image inspect`) on a tmpfs.
+ * The tmpfs mounts for an image: one on each VOLUME (so Docker makes no anonymous volume on disk
+ * at every start), and one on PGDATA unless a VOLUME already holds it. Official image layouts
+ * (docker-library/postgres Dockerfiles): up to 17 PGDATA = VOLUME = /var/lib/postgresql/data;
+ * from 18 PGDATA /var/lib/postgresql/<major>/docker below VOLUME /var/lib/postgresql, where a
+ * mount on /var/lib/postgresql/data would make the entrypoint refuse to start.
+ * @returns `--tmpfs` values, `PATH:options`; PGDATA's mode 0700, others 1777 as in the image
+ */
+export function tmpfsMounts(layout: ImageLayout, size: string | null): string[] {
+  const sized = size ? [`size=${size}`] : [];
+  const mounts = layout.volumes.map((v) => `${v}:${['rw', v === layout.pgdata ? 'mode=0700' : 'mode=1777', ...sized].join(',')}`);
+  if (!layout.volumes.some((v) => isBelow(layout.pgdata, v)))
+    mounts.push(`${layout.pgdata}:${['rw', 'mode=0700', ...sized].join(',')}`);
+  return mounts;
+}
+
+/**
+ * The `docker run -d` plan for `config` and the image's layout: its VOLUMEs and PGDATA on tmpfs
+ * (tmpfsMounts), and the port published on `config.publishHost` (default 127.0.0.1), or, in a
+ * `container:` job, the container on the job's network under its name.
  * The official image reads POSTGRES_USER, POSTGRES_PASSWORD, POSTGRES_DB and
  * POSTGRES_INITDB_ARGS, and passes arguments starting with `-` to `postgres`
  * (docker-library/postgres, "Environment Variables" in the image docs).
  */
-export function buildRunPlan(config: Config, pgdata: string): RunPlan {
-  const tmpfsOptions = ['rw', 'mode=0700', ...(config.tmpfsSize ? [`size=${config.tmpfsSize}`] : [])];
+export function buildRunPlan(config: Config, layout: ImageLayout, reach: Reach = { kind: 'publish' }): RunPlan {
   const publish = `${config.publishHost.includes(':') ? `[${config.publishHost}]` : config.publishHost}:${
     config.port === 0 ? '' : config.port
   }:${CONTAINER_PORT}`;
@@ -47,12 +80,12 @@ export function buildRunPlan(config: Config, pgdata: string): RunPlan {
     config.containerName,
     '--label',
     `${CONTAINER_LABEL}=1`,
-    '--tmpfs',
-    `${pgdata}:${tmpfsOptions.join(',')}`,
+    ...tmpfsMounts(layout, config.tmpfsSize).flatMap((m) => ['--tmpfs', m]),
     '--shm-size',
     config.shmSize,
-    '--publish',
-    publish,
+    ...(reach.kind === 'network'
+      ? ['--network', reach.network, '--network-alias', config.containerName]
+      : ['--publish', publish]),
     ...Object.keys(env).flatMap((name) => ['--env', name]),
     config.image,
     ...settingsToArgs(effectiveSettings(config.settings)),

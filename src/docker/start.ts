@@ -22,7 +22,8 @@ import {
   pullImage,
   removeContainer,
 } from './engine.js';
-import { buildRunPlan, CONTAINER_PORT } from './run-plan.js';
+import { detectJobNetwork } from './job-container.js';
+import { buildRunPlan, CONTAINER_PORT, type Reach } from './run-plan.js';
 
 /** Deadline of `docker run --detach` (create and start; the image is already there): 120 000 ms. */
 const RUN_TIMEOUT_MS = 120_000;
@@ -40,16 +41,26 @@ export async function startDocker(
   log: Logger,
   onHandle: (handle: DockerHandle) => void = () => undefined,
 ): Promise<DockerServer> {
-  // Two independent docker calls: run them side by side (each is a process spawn).
-  const [engine, inspected] = await Promise.all([engineVersion(), inspectImage(config.image).catch(() => null)]);
+  // Independent docker calls: run them side by side (each is a process spawn).
+  const [engine, inspected, jobNetwork] = await Promise.all([
+    engineVersion(),
+    inspectImage(config.image).catch(() => null),
+    detectJobNetwork(),
+  ]);
   log.info(`Docker engine ${engine}`);
+  const reach: Reach = jobNetwork ? { kind: 'network', network: jobNetwork.network } : { kind: 'publish' };
+  if (jobNetwork) {
+    log.info(
+      `Running in a job container on network ${jobNetwork.network}: PostgreSQL joins it as ${config.containerName}:${CONTAINER_PORT} (no port published on the host)`,
+    );
+  }
 
   let pullMs = 0;
   let image = inspected;
   if (!image) {
     const t0 = performance.now();
     await log.group(`Pulling ${config.image}`, async () => {
-      await pullImage(config.image);
+      await pullImage(config.image, (message) => log.warning(message));
       pullMs = Math.round(performance.now() - t0);
       log.info(`Pulled ${config.image} in ${pullMs} ms`);
     });
@@ -63,8 +74,11 @@ export async function startDocker(
     );
   }
 
-  const plan = buildRunPlan(config, pgdata);
-  log.info(`PGDATA ${pgdata} on tmpfs${config.tmpfsSize ? ` (size ${config.tmpfsSize})` : ''}; /dev/shm ${config.shmSize}`);
+  const plan = buildRunPlan(config, { pgdata, volumes: image?.volumes ?? [] }, reach);
+  log.info(
+    `PGDATA ${pgdata} on tmpfs${config.tmpfsSize ? ` (size ${config.tmpfsSize})` : ''}` +
+      `${image?.volumes.length ? `, VOLUME ${image.volumes.join(', ')} on tmpfs` : ''}; /dev/shm ${config.shmSize}`,
+  );
   log.info(`docker ${plan.args.join(' ')}`);
   const run = await docker(plan.args, plan.env, RUN_TIMEOUT_MS);
   if (run.exitCode !== 0) {
@@ -83,9 +97,20 @@ export async function startDocker(
   onHandle(handle);
 
   try {
-    const port = config.port !== 0 ? config.port : await publishedPort(handle.containerId, CONTAINER_PORT);
+    const port =
+      reach.kind === 'network'
+        ? CONTAINER_PORT
+        : config.port !== 0
+          ? config.port
+          : await publishedPort(handle.containerId, CONTAINER_PORT);
+    const host =
+      reach.kind === 'network'
+        ? config.containerName
+        : config.publishHost === '0.0.0.0' || config.publishHost === '::'
+          ? '127.0.0.1'
+          : config.publishHost;
     const connection: ConnectionInfo = {
-      host: config.publishHost === '0.0.0.0' || config.publishHost === '::' ? '127.0.0.1' : config.publishHost,
+      host,
       port,
       user: config.user,
       password: config.password,

@@ -1,9 +1,20 @@
 /**
  * The action end to end, as a GitHub runner runs it: .github/workflows/e2e.yml through act on
- * the real Docker engine, for both PGDATA layouts, then a check that nothing is left behind.
+ * the real Docker engine, on PostgreSQL 15, 17 and 18 (both PGDATA layouts of the official image),
+ * then a check that nothing is left behind.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { leftoverSnapshot, NATIVE_MAJOR, requireImages, runAct, TEST_IMAGES } from '../helpers/infra.js';
+import { execFileSync } from 'node:child_process';
+import {
+  leftoverSnapshot,
+  NATIVE_MAJOR,
+  officialPgdata,
+  requireImages,
+  runAct,
+  TEST_IMAGES,
+  TEST_MAJORS,
+  withNetwork,
+} from '../helpers/infra.js';
 
 describe('action through act', () => {
   let leftovers: ReturnType<typeof leftoverSnapshot>;
@@ -11,9 +22,9 @@ describe('action through act', () => {
     leftovers = leftoverSnapshot();
   });
 
-  it('starts, verifies, exports and cleans up for both PGDATA layouts', () => {
+  it('starts, verifies, exports and cleans up on PostgreSQL 15, 17 and 18', () => {
     requireImages();
-    const images = JSON.stringify([TEST_IMAGES.layout17, TEST_IMAGES.layout18]);
+    const images = JSON.stringify(TEST_MAJORS.map((m) => TEST_IMAGES[m]));
     const r = runAct('.github/workflows/e2e.yml', ['-j', 'docker-mode', '--var', `PG_TMPFS_TEST_IMAGES=${images}`]);
     const checks = r.log.split('\n').filter((l) => l.includes('e2e-check '));
     console.log(checks.join('\n'));
@@ -24,10 +35,48 @@ describe('action through act', () => {
         .join('\n'),
     );
     expect(r.status, r.log.slice(-6000)).toBe(0);
-    expect(checks.some((l) => l.includes('e2e-check /var/lib/postgresql/data: ok'))).toBe(true);
-    expect(checks.some((l) => l.includes('e2e-check /var/lib/postgresql/15/docker: ok'))).toBe(true);
+    for (const major of TEST_MAJORS) {
+      const ok = new RegExp(`e2e-check ${officialPgdata(major)}: ok \\(server ${major}\\.`);
+      expect(
+        checks.some((l) => ok.test(l)),
+        `PostgreSQL ${major}`,
+      ).toBe(true);
+    }
     // The password never appears in clear in the log (it is masked as ***).
     expect(r.log).not.toContain('p@ss:w/rd?#%&= x');
+    expect(r.log).toMatch(/Removed PostgreSQL container/);
+    expect(leftovers.added()).toEqual([]);
+  });
+
+  it('container job on a bridge network: the server joins the job network; outputs and env reach it there', () => {
+    requireImages();
+    // node and the docker CLI from the host, mounted into a local job image (GitHub's runner
+    // brings its own node; the docker CLI must be in the job image or mounted like this).
+    const node = process.execPath;
+    const dockerCli = execFileSync('sh', ['-c', 'command -v docker'], { encoding: 'utf8' }).trim();
+    const r = withNetwork((network) =>
+      runAct('.github/workflows/e2e.yml', [
+        '-j',
+        'container-job',
+        '--network',
+        network,
+        '--var',
+        `PG_TMPFS_JOB_IMAGE=${TEST_IMAGES[15]}`,
+        '--var',
+        `PG_TMPFS_JOB_OPTIONS=-v ${node}:/usr/bin/node:ro -v ${dockerCli}:/usr/bin/docker:ro`,
+        '--var',
+        `PG_TMPFS_SERVER_IMAGE=${TEST_IMAGES[18]}`,
+      ]),
+    );
+    console.log(
+      r.log
+        .split('\n')
+        .filter((l) => /e2e-check|job container|Answered a query/.test(l))
+        .join('\n'),
+    );
+    expect(r.status, r.log.slice(-6000)).toBe(0);
+    expect(r.log).toMatch(/Running in a job container on network pg-tmpfs-e2e-net-\S+: PostgreSQL joins it as pg-tmpfs-\S+:5432/);
+    expect(r.log).toMatch(/e2e-check container-job: ok \(host pg-tmpfs-\S+, port 5432\)/);
     expect(r.log).toMatch(/Removed PostgreSQL container/);
     expect(leftovers.added()).toEqual([]);
   });

@@ -1,6 +1,6 @@
 /**
  * The GitLab CI/CD component (templates/postgres.yml) end to end on the real Docker engine, for
- * both PGDATA layouts of the official image (test images pg-tmpfs-test/postgres:15 and :15-layout18).
+ * every real major of the test images (pg-tmpfs-test/postgres:15, :17 and :18: both PGDATA layouts of the official image).
  *
  * 1. gitlab-ci-local runs tests/fixtures/gitlab/.gitlab-ci.yml, which includes the component with
  *    `include: component:` and inputs. It does so in a throwaway git repository: gitlab-ci-local
@@ -21,7 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { DURABILITY_SETTINGS } from '../../src/profile.js';
-import { requireImages, ROOT, TEST_IMAGES } from '../helpers/infra.js';
+import { officialPgdata, requireImages, ROOT, TEST_IMAGES, TEST_MAJORS } from '../helpers/infra.js';
 
 const GITLAB_CI_LOCAL = join(ROOT, 'node_modules', '.bin', 'gitlab-ci-local');
 const FIXTURES = join(ROOT, 'tests', 'fixtures', 'gitlab');
@@ -30,11 +30,13 @@ const HELPER_IMAGE = 'docker.io/firecow/gitlab-ci-local-util:latest';
 /** Where the sample pipelines say the component lives; the throwaway repository's origin. */
 const ORIGIN = 'https://gitlab.example.com/pg-tmpfs/pg-tmpfs-action.git';
 
-/** The two jobs of each sample pipeline, one per PGDATA layout. */
-const LAYOUTS = [
-  { job: 'pg-tmpfs-layout17', image: TEST_IMAGES.layout17, pgdata: '/var/lib/postgresql/data' },
-  { job: 'pg-tmpfs-layout18', image: TEST_IMAGES.layout18, pgdata: '/var/lib/postgresql/15/docker' },
-] as const;
+/** The jobs of each sample pipeline, one per real major, with the image's own PGDATA. */
+const MAJORS = TEST_MAJORS.map((major) => ({
+  major,
+  job: `pg-tmpfs-${major}`,
+  image: TEST_IMAGES[major],
+  pgdata: officialPgdata(major),
+}));
 
 /** Names and labels of the containers and networks the runner-side tests create. */
 const RUN_ID = `pg-tmpfs-e2e-gitlab-${randomBytes(4).toString('hex')}`;
@@ -138,11 +140,21 @@ function jobOutput(log: string, job: string): string[] {
 }
 
 /** The service's log as gitlab-ci-local saved it. */
+/**
+ * The service's log as gitlab-ci-local saved it. It writes the file as the service's output
+ * arrives, which can lag behind the pipeline's end on a busy machine: read again for up to 5 s
+ * until the component's line is there.
+ */
 function serviceLog(repo: string, job: string): string[] {
   const dir = join(repo, '.gitlab-ci-local', 'services-output', job);
-  const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
-  expect(files).toHaveLength(1);
-  return readFileSync(join(files[0]!.parentPath, files[0]!.name), 'utf8').split('\n');
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+    expect(files).toHaveLength(1);
+    const text = readFileSync(join(files[0]!.parentPath, files[0]!.name), 'utf8');
+    if (text.includes('pg-tmpfs: ') || Date.now() > deadline) return text.split('\n');
+    spawnSync('sleep', ['0.2']);
+  }
 }
 
 function expectDurable(facts: JobFacts): void {
@@ -193,12 +205,12 @@ afterAll(() => {
 });
 
 describe('GitLab component through gitlab-ci-local', () => {
-  it('privileged services (as on GitLab-hosted runners): PGDATA on a tmpfs the service mounts, both layouts', () => {
+  it('privileged services (as on GitLab-hosted runners): PGDATA on a tmpfs the service mounts, every major', () => {
     const shim = privilegedWorks ? [] : ['--container-executable', PRIVILEGED_SHIM];
     const r = gitlabCiLocal(repo, ['--privileged', ...shim]);
     console.log(`privileged via ${privilegedWorks ? 'docker --privileged' : PRIVILEGED_SHIM}\n${r.log.slice(-5000)}`);
     expect(r.status, r.log.slice(-8000)).toBe(0);
-    for (const { job, pgdata } of LAYOUTS) {
+    for (const { major, job, pgdata } of MAJORS) {
       expect(r.log).toMatch(new RegExp(`PASS\\s+${job}`));
       const facts = jobFacts(jobOutput(r.log, job));
       expect(facts.connected).toBe('ci app_test');
@@ -207,7 +219,9 @@ describe('GitLab component through gitlab-ci-local', () => {
       expect(facts.mounts.data_directory).toMatchObject({ mountPoint: pgdata, fs: 'tmpfs' });
       expect(facts.mounts['/dev/shm']!.options).toContain('size=524288k'); // shm-size default 512m
       expect(facts.waitLine).toMatch(
-        new RegExp(`^pg-tmpfs: PostgreSQL 15\\.\\d+ .*, PGDATA ${pgdata} on tmpfs answers at postgres:5432 \\(attempt \\d+\\)$`),
+        new RegExp(
+          `^pg-tmpfs: PostgreSQL ${major}\\.\\d+ .*, PGDATA ${pgdata} on tmpfs answers at postgres:5432 \\(attempt \\d+\\)$`,
+        ),
       );
       expect(ourLogLines(serviceLog(repo, job))).toEqual([
         expect.stringMatching(
@@ -215,10 +229,10 @@ describe('GitLab component through gitlab-ci-local', () => {
         ),
       ]);
     }
-    // Inputs reach the service: the settings input of each include, tmpfs-size of the second.
-    const f17 = jobFacts(jobOutput(r.log, 'pg-tmpfs-layout17'));
-    const f18 = jobFacts(jobOutput(r.log, 'pg-tmpfs-layout18'));
-    expect(f17.settings.max_connections).toBe('50');
+    // Inputs reach the service: the settings input of each include, tmpfs-size of the last.
+    const f15 = jobFacts(jobOutput(r.log, 'pg-tmpfs-15'));
+    const f18 = jobFacts(jobOutput(r.log, 'pg-tmpfs-18'));
+    expect(f15.settings.max_connections).toBe('50');
     expect(f18.settings.max_connections).toBe('100');
     expect(f18.mounts.data_directory!.options).toContain('size=262144k');
     expect(gitlabCiLocalResources().filter((x) => !before.includes(x))).toEqual([]);
@@ -228,7 +242,7 @@ describe('GitLab component through gitlab-ci-local', () => {
     const r = gitlabCiLocal(repo, ['--no-privileged']);
     console.log(r.log.slice(-3000));
     expect(r.status, r.log.slice(-8000)).toBe(0);
-    for (const { job, pgdata } of LAYOUTS) {
+    for (const { job, pgdata } of MAJORS) {
       expect(r.log).toMatch(new RegExp(`PASS\\s+${job}`));
       const facts = jobFacts(jobOutput(r.log, job));
       expect(facts.connected).toBe('ci app_test');
@@ -352,9 +366,15 @@ describe('GitLab component as GitLab Runner runs it, with runner-side settings',
     jobs = render('runner.gitlab-ci.yml');
   });
 
-  it.each(LAYOUTS)(
-    'services_tmpfs and shm_size of templates/gitlab-runner.toml: $job has PGDATA on tmpfs unprivileged',
-    ({ job, pgdata }) => {
+  it.each(MAJORS)(
+    'services_tmpfs and shm_size of templates/gitlab-runner.toml: PostgreSQL $major has PGDATA on tmpfs unprivileged',
+    ({ major, job, pgdata: imagePgdata }) => {
+      // From 18 the image's PGDATA lies below the runner's tmpfs; up to 17 the component moves it there.
+      const pgdata = `/var/lib/postgresql/${major}/docker`;
+      const moved =
+        imagePgdata !== pgdata
+          ? ` \\(moved from ${imagePgdata}, a volume on \\S+, below the runner's tmpfs on /var/lib/postgresql\\)`
+          : '';
       const { servicesTmpfs, shmSize } = runnerSettings();
       const r = runAsDockerExecutor(jobs[job]!, { servicesTmpfs, shmSize });
       console.log([...r.output, ...ourLogLines(r.serviceLog)].join('\n'));
@@ -362,16 +382,18 @@ describe('GitLab component as GitLab Runner runs it, with runner-side settings',
       const facts = jobFacts(r.output);
       expect(facts.connected).toBe('postgres postgres');
       expectDurable(facts);
-      expect(facts.mounts.data_directory).toMatchObject({ fs: 'tmpfs' });
+      expect(facts.mounts.data_directory).toMatchObject({ mountPoint: '/var/lib/postgresql', fs: 'tmpfs' });
       expect(facts.mounts.data_directory!.options).toContain('size=2097152k');
       expect(facts.mounts['/dev/shm']!.options).toContain('size=524288k');
       expect(facts.waitLine).toMatch(new RegExp(`PGDATA ${pgdata} on tmpfs answers at postgres:5432`));
-      expect(ourLogLines(r.serviceLog)).toEqual([`pg-tmpfs: PGDATA ${pgdata} is on tmpfs`]);
+      expect(ourLogLines(r.serviceLog)).toEqual([
+        expect.stringMatching(new RegExp(`^pg-tmpfs: PGDATA ${pgdata} is on tmpfs${moved}$`)),
+      ]);
     },
   );
 
   it('runner with disable_entrypoint_overwrite: the image entrypoint runs `command`, durability still off', () => {
-    const r = runAsDockerExecutor(jobs['pg-tmpfs-layout17']!, { entrypointOverwrite: false });
+    const r = runAsDockerExecutor(jobs['pg-tmpfs-17']!, { entrypointOverwrite: false });
     expect(r.status, r.output.join('\n')).toBe(0);
     const facts = jobFacts(r.output);
     expectDurable(facts);
@@ -384,7 +406,7 @@ describe('GitLab component as GitLab Runner runs it, with runner-side settings',
     ['an image without PGDATA, postgres-version 17', { PGDATA: '', PG_TMPFS_VERSION: '17-alpine' }, '/var/lib/postgresql/data'],
     ['the pgdata input', { PG_TMPFS_PGDATA: '/var/lib/postgresql/custom' }, '/var/lib/postgresql/custom'],
   ])('PGDATA from %s', (_what, serviceEnv, pgdata) => {
-    const r = runAsDockerExecutor(jobs['pg-tmpfs-layout18']!, { serviceEnv });
+    const r = runAsDockerExecutor(jobs['pg-tmpfs-18']!, { serviceEnv });
     expect(r.status, r.output.join('\n')).toBe(0);
     expect(r.output).toContain(`DATA_DIRECTORY ${pgdata}`);
     expect(ourLogLines(r.serviceLog)).toEqual([
@@ -396,7 +418,7 @@ describe('GitLab component as GitLab Runner runs it, with runner-side settings',
     ['fsync', 'pg-tmpfs: error: settings: "fsync" is not name=value'],
     ['work_mem=8MB\nbad-name=1', 'pg-tmpfs: error: settings: "bad-name" is not a setting name'],
   ])('a bad settings line (%j) stops the service with a clear message', (settings, message) => {
-    const service = jobs['pg-tmpfs-layout17']!.services[0]!;
+    const service = jobs['pg-tmpfs-17']!.services[0]!;
     const r = spawnSync(
       'docker',
       [

@@ -11,13 +11,30 @@ import { CONTAINER_LABEL } from '../../src/docker/run-plan.js';
 /** Repository root. */
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 
-/** Local images from tests/images/build.sh: both PGDATA layouts of the official image. */
+/** The real PostgreSQL majors of the local test images (Debian bookworm 15, trixie 17, forky 18). */
+export const TEST_MAJORS = ['15', '17', '18'] as const;
+
+/** A test major. */
+export type TestMajor = (typeof TEST_MAJORS)[number];
+
+/**
+ * Local images from tests/images/build.sh, one per real major, each with the official image's
+ * layout for that major, and the two layouts by name.
+ */
 export const TEST_IMAGES = {
-  /** PGDATA=/var/lib/postgresql/data (official image up to 17). */
-  layout17: 'pg-tmpfs-test/postgres:15',
-  /** PGDATA=/var/lib/postgresql/15/docker (official image 18 and later). */
-  layout18: 'pg-tmpfs-test/postgres:15-layout18',
+  15: 'pg-tmpfs-test/postgres:15',
+  17: 'pg-tmpfs-test/postgres:17',
+  18: 'pg-tmpfs-test/postgres:18',
+  /** PostgreSQL 17: PGDATA=/var/lib/postgresql/data, VOLUME the same (official image up to 17). */
+  layout17: 'pg-tmpfs-test/postgres:17',
+  /** PostgreSQL 18: PGDATA=/var/lib/postgresql/18/docker, VOLUME /var/lib/postgresql (18 and later). */
+  layout18: 'pg-tmpfs-test/postgres:18',
 } as const;
+
+/** PGDATA of the official image of a major (docker-library/postgres Dockerfiles). */
+export function officialPgdata(major: string): string {
+  return Number(major) >= 18 ? `/var/lib/postgresql/${major}/docker` : '/var/lib/postgresql/data';
+}
 
 /** Throws with a pointer to the setup script when an image is missing. */
 export function requireImages(): void {
@@ -48,6 +65,24 @@ export function runAct(workflow: string, args: string[] = []): SpawnSyncReturns<
     { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, ACT: 'true' } },
   );
   return Object.assign(r, { log: `${r.stdout}${r.stderr}` });
+}
+
+/**
+ * Runs `fn` with a user-defined bridge network of its own (as GitHub's `job.container.network`),
+ * removed afterwards, with every container still attached to it.
+ */
+export function withNetwork<T>(fn: (network: string) => T): T {
+  const network = `pg-tmpfs-e2e-net-${process.pid}-${Date.now()}`;
+  execFileSync('docker', ['network', 'create', network], { stdio: 'ignore' });
+  try {
+    return fn(network);
+  } finally {
+    const attached = execFileSync('docker', ['ps', '-aq', '--filter', `network=${network}`], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean);
+    if (attached.length) spawnSync('docker', ['rm', '-f', '-v', ...attached], { stdio: 'ignore' });
+    spawnSync('docker', ['network', 'rm', network], { stdio: 'ignore' });
+  }
 }
 
 /** IDs of containers this project started (by label), running or not. */

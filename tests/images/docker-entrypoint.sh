@@ -10,6 +10,10 @@
 #     `host all all all <POSTGRES_HOST_AUTH_METHOD|scram-sha-256>` line in pg_hba.conf, then a
 #     TEMPORARY server listening on the Unix socket only (no TCP) that creates POSTGRES_DB and runs
 #     /docker-entrypoint-initdb.d/*, then a fast stop;
+#   * 18 and later, with PGDATA at its default /var/lib/postgresql/<major>/docker: refuse to
+#     initialise (exit 1) when PostgreSQL data sits in /var/lib/postgresql,
+#     /var/lib/postgresql/data or another /var/lib/postgresql/*/docker, or when
+#     /var/lib/postgresql/data is a mount point (an "unused mount/volume" of an older layout);
 #   * finally `exec "$@"`: the real server becomes PID 1 and reads PGDATA from the environment.
 # POSTGRES_PASSWORD_FILE / POSTGRES_USER_FILE / POSTGRES_DB_FILE / POSTGRES_INITDB_ARGS_FILE are
 # honoured too (Docker secrets style).
@@ -60,6 +64,39 @@ prepare_directories() {
 		if [ -n "${POSTGRES_INITDB_WALDIR:-}" ]; then
 			chown -R postgres:postgres "$POSTGRES_INITDB_WALDIR"
 		fi
+	fi
+}
+
+# 18+: data of an older layout next to an empty default PGDATA means an upgrade without
+# pg_upgrade, or a mount meant for the old layout; the official entrypoint refuses to start then.
+check_old_layout() {
+	local -a old=()
+	local d
+	if [ "${PG_MAJOR:-0}" -lt 18 ] || [ "$PGDATA" != "/var/lib/postgresql/$PG_MAJOR/docker" ]; then
+		return 0
+	fi
+	for d in /var/lib/postgresql /var/lib/postgresql/data /var/lib/postgresql/*/docker; do
+		if [ -s "$d/PG_VERSION" ]; then
+			old+=("$d")
+		fi
+	done
+	if [ "${#old[@]}" -eq 0 ] && mountpoint -q /var/lib/postgresql/data; then
+		old+=('/var/lib/postgresql/data (unused mount/volume)')
+	fi
+	if [ "${#old[@]}" -gt 0 ]; then
+		cat >&2 <<-EOE
+			Error: in 18+, these Docker images are configured to store database data in a
+			       format which is compatible with "pg_ctlcluster" (specifically, using
+			       major-version-specific directory names).
+
+			       Counter to that, there appears to be PostgreSQL data in:
+			         ${old[*]}
+
+			       The suggested container configuration for 18+ is to place a single mount
+			       at /var/lib/postgresql which will then place PostgreSQL data in a
+			       subdirectory.
+		EOE
+		exit 1
 	fi
 }
 
@@ -208,6 +245,9 @@ main() {
 		say
 	else
 		check_password_given
+		check_old_layout
+		# Fails early when the init scripts folder cannot be read (like the official entrypoint).
+		ls /docker-entrypoint-initdb.d/ >/dev/null
 		run_initdb
 		allow_host_connections
 		export PGPASSWORD="${PGPASSWORD:-$POSTGRES_PASSWORD}"

@@ -68,3 +68,20 @@ describe('parseInputs', () => {
     expect([c.port, c.tmpfsSize, c.shmSize]).toEqual([0, '2g', '1g']);
   });
 });
+
+describe('registry', () => {
+  const parse = (values: Record<string, string>) => parseInputs((name) => values[name] ?? '');
+  it('prefixes the default image with a mirror, and leaves a given image alone', () => {
+    expect(parse({ registry: 'mirror.gcr.io/library' }).image).toBe(`mirror.gcr.io/library/postgres:${NEWEST_MAJOR}`);
+    expect(parse({ registry: '127.0.0.1:5000/library/', 'postgres-version': '17' }).image).toBe(
+      '127.0.0.1:5000/library/postgres:17',
+    );
+    expect(parse({ registry: 'mirror.gcr.io/library', image: 'postgis/postgis:17-3.5' }).image).toBe('postgis/postgis:17-3.5');
+  });
+  it('rejects what is not a registry, naming the input', () => {
+    expect(() => parse({ registry: 'https://mirror.gcr.io' })).toThrow(
+      /Input 'registry': "https:\/\/mirror.gcr.io" is not a registry/,
+    );
+    expect(() => parse({ registry: '-v /:/host' })).toThrow(InputError);
+  });
+});

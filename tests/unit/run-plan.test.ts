@@ -1,15 +1,37 @@
 import { describe, expect, it } from 'vitest';
-import { buildRunPlan, parseDockerPort, pgdataFromEnv } from '../../src/docker/run-plan.js';
+import { buildRunPlan, parseDockerPort, pgdataFromEnv, tmpfsMounts } from '../../src/docker/run-plan.js';
 import { parseInputs, type InputName } from '../../src/inputs.js';
 
 const config = (given: Partial<Record<InputName, string>>) =>
   parseInputs((name) => ({ 'container-name': 'pg-test', ...given })[name] ?? '');
 
+/** The official image's layouts (docker-library/postgres Dockerfiles). */
+const LAYOUT_17 = { pgdata: '/var/lib/postgresql/data', volumes: ['/var/lib/postgresql/data'] };
+const LAYOUT_18 = { pgdata: '/var/lib/postgresql/18/docker', volumes: ['/var/lib/postgresql'] };
+const tmpfsArgs = (args: string[]) => args.filter((_, i) => args[i - 1] === '--tmpfs');
+
+describe('tmpfsMounts', () => {
+  it('up to 17: one tmpfs on PGDATA, which is the VOLUME (0700)', () => {
+    expect(tmpfsMounts(LAYOUT_17, null)).toEqual(['/var/lib/postgresql/data:rw,mode=0700']);
+  });
+  it('from 18: one tmpfs on the VOLUME holding PGDATA, never one on /var/lib/postgresql/data', () => {
+    expect(tmpfsMounts(LAYOUT_18, '1g')).toEqual(['/var/lib/postgresql:rw,mode=1777,size=1g']);
+  });
+  it('an image with PGDATA outside its VOLUMEs gets a tmpfs on each', () => {
+    expect(tmpfsMounts({ pgdata: '/pgdata', volumes: ['/var/lib/postgresql/data'] }, null)).toEqual([
+      '/var/lib/postgresql/data:rw,mode=1777',
+      '/pgdata:rw,mode=0700',
+    ]);
+    expect(tmpfsMounts({ pgdata: '/pgdata', volumes: [] }, null)).toEqual(['/pgdata:rw,mode=0700']);
+    expect(tmpfsMounts({ pgdata: '/var/lib/postgresql-x', volumes: ['/var/lib/postgresql'] }, null)).toHaveLength(2);
+  });
+});
+
 describe('buildRunPlan', () => {
-  it('mounts a tmpfs on the PGDATA it is given, publishes on 127.0.0.1 and turns durability off', () => {
-    const { args, env } = buildRunPlan(config({ 'tmpfs-size': '1g' }), '/var/lib/postgresql/18/docker');
+  it('mounts the tmpfs of the layout, publishes on 127.0.0.1 and turns durability off', () => {
+    const { args, env } = buildRunPlan(config({ 'tmpfs-size': '1g' }), LAYOUT_17);
     expect(args.slice(0, 4)).toEqual(['run', '--detach', '--name', 'pg-test']);
-    expect(args[args.indexOf('--tmpfs') + 1]).toBe('/var/lib/postgresql/18/docker:rw,mode=0700,size=1g');
+    expect(tmpfsArgs(args)).toEqual(['/var/lib/postgresql/data:rw,mode=0700,size=1g']);
     expect(args[args.indexOf('--shm-size') + 1]).toBe('512m');
     expect(args[args.indexOf('--publish') + 1]).toBe('127.0.0.1:5432:5432');
     const image = args.indexOf('postgres:18');
@@ -31,8 +53,16 @@ describe('buildRunPlan', () => {
     expect(env.POSTGRES_INITDB_ARGS).toBe('--nosync');
   });
 
+  it('in a container job: joins the job network under its name and publishes nothing', () => {
+    const { args } = buildRunPlan(config({}), LAYOUT_18, { kind: 'network', network: 'github_network_1' });
+    expect(args).not.toContain('--publish');
+    expect(args[args.indexOf('--network') + 1]).toBe('github_network_1');
+    expect(args[args.indexOf('--network-alias') + 1]).toBe('pg-test');
+    expect(tmpfsArgs(args)).toEqual(['/var/lib/postgresql:rw,mode=1777']);
+  });
+
   it('keeps credentials out of argv: -e NAME only, values in the docker process env', () => {
-    const { args, env } = buildRunPlan(config({ password: 's3cret!', user: 'alice', database: 'app' }), '/d');
+    const { args, env } = buildRunPlan(config({ password: 's3cret!', user: 'alice', database: 'app' }), LAYOUT_17);
     expect(args.join(' ')).not.toContain('s3cret');
     expect(args.filter((a, i) => args[i - 1] === '--env')).toEqual([
       'POSTGRES_USER',
@@ -44,12 +74,12 @@ describe('buildRunPlan', () => {
   });
 
   it('lets Docker pick the port for port 0 and brackets IPv6 hosts', () => {
-    expect(buildRunPlan(config({ port: '0' }), '/d').args).toContain('127.0.0.1::5432');
-    expect(buildRunPlan(config({ 'publish-host': '::1', port: '6000' }), '/d').args).toContain('[::1]:6000:5432');
+    expect(buildRunPlan(config({ port: '0' }), LAYOUT_17).args).toContain('127.0.0.1::5432');
+    expect(buildRunPlan(config({ 'publish-host': '::1', port: '6000' }), LAYOUT_17).args).toContain('[::1]:6000:5432');
   });
 
   it('puts user settings after the defaults, overriding them', () => {
-    const { args } = buildRunPlan(config({ settings: 'fsync=on\nwork_mem=64MB' }), '/d');
+    const { args } = buildRunPlan(config({ settings: 'fsync=on\nwork_mem=64MB' }), LAYOUT_17);
     expect(args).toContain('fsync=on');
     expect(args).not.toContain('fsync=off');
     expect(args.at(-1)).toBe('work_mem=64MB');
@@ -70,5 +100,34 @@ describe('pgdataFromEnv', () => {
     expect(pgdataFromEnv(['PGDATA=/var/lib/postgresql/18/docker'])).toBe('/var/lib/postgresql/18/docker');
     expect(pgdataFromEnv(['PATH=/bin'])).toBeNull();
     expect(pgdataFromEnv(null)).toBeNull();
+  });
+});
+
+describe('classifyPullError', () => {
+  it('retries rate limits, server and network errors; not credentials or unknown images', async () => {
+    const { classifyPullError } = await import('../../src/docker/engine.js');
+    expect(classifyPullError('Error response from daemon: toomanyrequests: You have reached your pull rate limit.')).toBe(
+      'transient',
+    );
+    expect(classifyPullError('Error response from daemon: received unexpected HTTP status: 503 Service Unavailable')).toBe(
+      'transient',
+    );
+    expect(classifyPullError('Error response from daemon: Get "https://r/v2/": dial tcp: connection refused')).toBe('transient');
+    expect(classifyPullError('Error response from daemon: Head "https://r/v2/x/manifests/1": no basic auth credentials')).toBe(
+      'credentials',
+    );
+    expect(classifyPullError('Error response from daemon: unauthorized: authentication required')).toBe('credentials');
+    expect(classifyPullError('Error response from daemon: manifest for x:1 not found: manifest unknown')).toBe('not-found');
+    expect(classifyPullError('Error response from daemon: something else')).toBe('other');
+    expect(
+      classifyPullError(
+        'Error response from daemon: Get "https://registry-1.docker.io/v2/": dial tcp: lookup registry-1.docker.io: no such host',
+      ),
+    ).toBe('not-found');
+    expect(
+      classifyPullError(
+        "Error response from daemon: pull access denied for x, repository does not exist or may require 'docker login': denied: requested access to the resource is denied",
+      ),
+    ).toBe('not-found');
   });
 });

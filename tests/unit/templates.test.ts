@@ -232,12 +232,11 @@ describe('GitLab component job', () => {
 });
 
 describe('GitLab Runner settings (templates/gitlab-runner.toml)', () => {
-  it('puts the PGDATA of both image layouts on tmpfs and sets shm_size', () => {
+  it('puts a tmpfs on /var/lib/postgresql only (a mount on /var/lib/postgresql/data breaks 18+) and sets shm_size', () => {
     const toml = readFileSync(RUNNER_CONFIG, 'utf8');
     const section = toml.slice(toml.indexOf('[runners.docker.services_tmpfs]'));
     const paths = [...section.matchAll(/^\s*"([^"]+)"\s*=\s*"([^"]*)"/gm)].map((m) => m[1]);
-    // Up to 17: PGDATA=/var/lib/postgresql/data. From 18: /var/lib/postgresql/<major>/docker.
-    expect(paths).toEqual(expect.arrayContaining(['/var/lib/postgresql/data', '/var/lib/postgresql']));
+    expect(paths).toEqual(['/var/lib/postgresql']);
     expect(toml).toMatch(/^\s*shm_size = 536870912$/m);
   });
 });
@@ -260,7 +259,8 @@ describe('Woodpecker workflow (templates/woodpecker/pipeline.yaml)', () => {
     expect(postgres.environment?.POSTGRES_INITDB_ARGS).toBe(INITDB_ARGS.join(' '));
   });
 
-  it('puts PGDATA of both image layouts and /dev/shm on tmpfs', () => {
+  it('sets one PGDATA for every major and puts it, the VOLUME of every layout and /dev/shm on tmpfs', () => {
+    expect(load().services.postgres!.environment?.PGDATA).toBe('/var/lib/postgresql/data');
     expect(load().services.postgres!.tmpfs).toEqual(['/var/lib/postgresql', '/var/lib/postgresql/data', '/dev/shm:size=512m']);
   });
 

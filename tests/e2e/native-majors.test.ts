@@ -1,0 +1,76 @@
+/**
+ * Native mode on PostgreSQL 17 and 18: the CLI (dist/cli.js) runs inside a container of each test
+ * image, whose Debian packages put the real binaries in /usr/lib/postgresql/<major>/bin, as on
+ * an Ubuntu runner; node is mounted from the host. Each run fills the initdb cache, starts from
+ * it a second time, answers through the URI it printed, and `down` leaves nothing. The cache
+ * folder is shared by both majors: two entries prove the key tells their initdb apart.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireImages, ROOT, TEST_IMAGES } from '../helpers/infra.js';
+
+const cache = mkdtempSync(`${tmpdir()}/pg-tmpfs-native-majors-cache-`);
+beforeAll(() => requireImages());
+afterAll(() => rmSync(cache, { recursive: true, force: true }));
+
+/** In the container, as root (postgres then runs as the image's postgres user). */
+const SCRIPT = String.raw`
+set -euo pipefail
+up() { node /src/dist/cli.js up --mode native --postgres-version "$MAJOR" --name "$1" --json --quiet; }
+field() { node -e 'const j = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log(j[process.argv[1]])' "$1"; }
+first=$(up first)
+echo "FIRST $(printf '%s' "$first" | field cacheHit) $(printf '%s' "$first" | field tmpfs) $(printf '%s' "$first" | field serverVersion)"
+uri=$(printf '%s' "$first" | field connectionUri)
+echo "QUERY $(psql "$uri" -XAtc "select current_setting('server_version_num')::int / 10000 || ' ' || current_setting('fsync') || ' ' || current_setting('data_checksums')")"
+second=$(up second)
+echo "SECOND $(printf '%s' "$second" | field cacheHit)"
+node /src/dist/cli.js down --name first
+node /src/dist/cli.js down --name second
+echo "LEFT $(ls /dev/shm | grep -c '^pg-tmpfs-' || true) $(cat /proc/[0-9]*/comm 2>/dev/null | grep -c '^postgres$' || true)"
+`;
+
+describe.each(['17', '18'] as const)('native mode on PostgreSQL %s (real Debian binaries)', (major) => {
+  it('fills the initdb cache, starts from it, answers, and down leaves nothing', () => {
+    const r = spawnSync(
+      'docker',
+      [
+        'run',
+        '--rm',
+        '--shm-size',
+        '2g',
+        '--env',
+        `MAJOR=${major}`,
+        '--env',
+        'PG_TMPFS_CACHE_DIR=/cache',
+        '--volume',
+        `${ROOT}:/src:ro`,
+        '--volume',
+        `${process.execPath}:/usr/local/bin/node:ro`,
+        '--volume',
+        `${cache}:/cache`,
+        '--entrypoint',
+        '/bin/bash',
+        TEST_IMAGES[major],
+        '-c',
+        SCRIPT,
+      ],
+      { encoding: 'utf8', timeout: 300_000 },
+    );
+    console.log(r.stdout);
+    expect(r.status, r.stderr).toBe(0);
+    const line = (tag: string) => r.stdout.split('\n').find((l) => l.startsWith(`${tag} `)) ?? '';
+    expect(line('FIRST')).toMatch(new RegExp(`^FIRST false true ${major}\\.\\d+`));
+    // PostgreSQL 18's initdb turns data checksums on by default; the profile leaves initdb's default.
+    expect(line('QUERY')).toBe(`QUERY ${major} off ${major === '18' ? 'on' : 'off'}`);
+    expect(line('SECOND')).toBe('SECOND true');
+    expect(line('LEFT')).toBe('LEFT 0 0');
+  });
+});
+
+describe('the initdb cache shared by both majors', () => {
+  it('holds one entry per major: the key includes the initdb version', () => {
+    expect(readdirSync(cache).filter((n) => /^[0-9a-f]{32}$/.test(n))).toHaveLength(2);
+  });
+});

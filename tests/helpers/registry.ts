@@ -1,0 +1,149 @@
+/**
+ * Real container registries for the tests (no public registry can be reached here): the CNCF
+ * distribution registry (installed by scripts/setup-test-infra.sh) on 127.0.0.1, optionally
+ * behind htpasswd authentication, and a proxy in front of one that fails the first requests with
+ * given HTTP statuses (429, 503), as a rate-limited or overloaded registry does. Docker treats
+ * registries on 127.0.0.0/8 as insecure (plain HTTP) by default, so nothing is configured.
+ */
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import bcrypt from 'bcryptjs';
+import getPort from 'get-port';
+import { stringify } from 'yaml';
+
+/** A running registry. */
+export interface Registry {
+  /** `127.0.0.1:PORT`, the host part of image references. */
+  address: string;
+  /** Stops it and removes its storage. */
+  stop(): Promise<void>;
+}
+
+/** Path of the registry binary: PATH, then $(go env GOPATH)/bin. */
+export function registryBinary(): string {
+  const onPath = spawnSync('sh', ['-c', 'command -v registry'], { encoding: 'utf8' }).stdout.trim();
+  if (onPath) return onPath;
+  const gopath = spawnSync('go', ['env', 'GOPATH'], { encoding: 'utf8' }).stdout.trim() || join(homedir(), 'go');
+  const candidate = join(gopath, 'bin', 'registry');
+  if (existsSync(candidate)) return candidate;
+  throw new Error('the distribution registry is not installed: run bash scripts/setup-test-infra.sh');
+}
+
+/**
+ * Starts a registry on 127.0.0.1 with its storage in a temporary folder.
+ * @param auth when given, clients must log in with this user and password (htpasswd, bcrypt)
+ * @throws Error when it does not answer GET /v2/ within 20 000 ms
+ */
+export async function startRegistry(auth?: { user: string; password: string }): Promise<Registry> {
+  const dir = mkdtempSync(join(tmpdir(), 'pg-tmpfs-registry-'));
+  const port = await getPort({ host: '127.0.0.1' });
+  const config: Record<string, unknown> = {
+    version: 0.1,
+    log: { level: 'warn', accesslog: { disabled: true } },
+    storage: { filesystem: { rootdirectory: join(dir, 'data') }, delete: { enabled: true } },
+    http: { addr: `127.0.0.1:${port}`, secret: 'pg-tmpfs-test' },
+  };
+  if (auth) {
+    writeFileSync(join(dir, 'htpasswd'), `${auth.user}:${bcrypt.hashSync(auth.password, 10)}\n`);
+    config.auth = { htpasswd: { realm: 'pg-tmpfs-test', path: join(dir, 'htpasswd') } };
+  }
+  writeFileSync(join(dir, 'config.yml'), stringify(config));
+  const child: ChildProcess = spawn(registryBinary(), ['serve', join(dir, 'config.yml')], { stdio: 'ignore' });
+  const stop = async () => {
+    child.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const status = await fetch(`http://127.0.0.1:${port}/v2/`).then(
+      (r) => r.status,
+      () => 0,
+    );
+    if (status === 200 || status === 401) return { address: `127.0.0.1:${port}`, stop };
+    if (Date.now() > deadline || child.exitCode !== null) {
+      await stop();
+      throw new Error(`registry on 127.0.0.1:${port} did not answer (exit code ${child.exitCode})`);
+    }
+    await sleep(50);
+  }
+}
+
+/** A proxy in front of a registry that fails its first requests. */
+export interface FaultyProxy extends Registry {
+  /** Status of every request answered so far (failures and forwarded ones), in order. */
+  statuses: number[];
+}
+
+/**
+ * Starts an HTTP proxy on 127.0.0.1 that answers its first requests with `failures` (e.g.
+ * [429, 503], with a Retry-After of 0 s), then forwards everything to `target`.
+ */
+export async function startFaultyProxy(target: string, failures: number[]): Promise<FaultyProxy> {
+  const pending = [...failures];
+  const statuses: number[] = [];
+  const [targetHost, targetPort] = target.split(':') as [string, string];
+  const server = http.createServer((req, res) => {
+    const fail = pending.shift();
+    if (fail !== undefined) {
+      statuses.push(fail);
+      res.writeHead(fail, { 'Content-Type': 'application/json', 'Retry-After': '0' });
+      res.end(
+        JSON.stringify({ errors: [{ code: fail === 429 ? 'TOOMANYREQUESTS' : 'UNAVAILABLE', message: `injected ${fail}` }] }),
+      );
+      return;
+    }
+    const upstream = http.request(
+      {
+        host: targetHost,
+        port: Number(targetPort),
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: target },
+      },
+      (up) => {
+        statuses.push(up.statusCode ?? 0);
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    address: `127.0.0.1:${port}`,
+    statuses,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * Pushes an image to `registry` as `<registry>/library/postgres:<tag>` and removes it locally, so
+ * that the next pull of that reference is real. The image pushed is `base` plus a small layer of
+ * its own (the base layer stays local under the base's tag and is only checked, not fetched).
+ * @param dockerEnv environment for the docker CLI (e.g. DOCKER_CONFIG of a logged-in client)
+ * @returns the reference to pull
+ */
+export function pushProbeImage(base: string, registry: string, tag: string, dockerEnv: NodeJS.ProcessEnv = process.env): string {
+  const ref = `${registry}/library/postgres:${tag}`;
+  const opts = { env: dockerEnv, stdio: ['pipe', 'ignore', 'pipe'] as ['pipe', 'ignore', 'pipe'] };
+  execFileSync('docker', ['build', '--quiet', '--tag', ref, '-'], {
+    ...opts,
+    input: `FROM ${base}\nRUN echo "pg-tmpfs registry probe ${ref} ${Date.now()}" > /pg-tmpfs-probe\n`,
+    env: { ...dockerEnv, DOCKER_BUILDKIT: '0' },
+  });
+  execFileSync('docker', ['push', '--quiet', ref], opts);
+  forgetImage(ref);
+  return ref;
+}
+
+/** Removes a local image tag (and its own layers); nothing when it is not there. */
+export function forgetImage(ref: string): void {
+  spawnSync('docker', ['image', 'rm', '--force', ref], { stdio: 'ignore' });
+}
