@@ -24,6 +24,7 @@ import { run } from '../src/proc.js';
 import { markdown, svg, type Report } from './lib/report.js';
 import { Results, SECTIONS, type Section } from './lib/results.js';
 import { runClientPath } from './sections/client-path.js';
+import { runMajors, runPg18 } from './sections/majors.js';
 import { runSettings } from './sections/settings.js';
 import { runSharedBuffers } from './sections/shared-buffers.js';
 import { runStartup } from './sections/startup.js';
@@ -106,6 +107,8 @@ const RUNNERS: Record<Section, (ctx: Context) => Promise<void>> = {
   shared_buffers: runSharedBuffers,
   client_path: runClientPath,
   settings: runSettings,
+  majors: runMajors,
+  pg18: runPg18,
 };
 
 /**

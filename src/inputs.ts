@@ -52,7 +52,7 @@ export interface Config {
    * NEWEST_MAJOR>` (registry: a mirror of Docker Hub's library, e.g. `mirror.gcr.io/library`).
    */
   image: string;
-  /** True when the `image` input was given (auto mode then picks Docker). */
+  /** True when the `image` or `registry` input was given (auto mode then picks Docker). */
   imageGiven: boolean;
   /** Host TCP port; 0 lets Docker pick a free one. */
   port: number;
@@ -186,7 +186,7 @@ export function parseInputs(get: (name: InputName) => string): Config {
     postgresVersion,
     major: postgresVersion === '' ? null : parseInt(postgresVersion, 10),
     image: imageInput || `${registry ? `${registry}/` : ''}postgres:${postgresVersion || NEWEST_MAJOR}`,
-    imageGiven: imageInput !== '',
+    imageGiven: imageInput !== '' || registry !== '',
     port: integer('port', raw('port'), 0, 65535, 'Use a TCP port such as 5432, or 0 to let Docker pick a free one.'),
     publishHost,
     user: identifier('user', raw('user')),

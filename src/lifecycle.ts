@@ -13,7 +13,7 @@ import { startNative } from './native/start.js';
 import { LOG_TAIL_LINES, type Server, type ServerHandle } from './server.js';
 
 /**
- * Resolves `auto`: native when no image was given and the asked major's binaries are installed
+ * Resolves `auto`: native when neither an image nor a registry was given and the asked major's binaries are installed
  * (any major when none was asked), else Docker when an engine answers.
  * @throws SetupError saying what was looked for and how to fix it, when neither is there
  */
@@ -35,14 +35,14 @@ export async function chooseMode(
     await engineVersion();
     log.info(
       config.imageGiven
-        ? 'mode auto: docker (an image was given)'
+        ? 'mode auto: docker (an image or registry was given)'
         : `mode auto: docker (no PostgreSQL ${config.major ?? ''} binaries installed)`,
     );
     return { mode: 'docker' };
   } catch (error) {
     const found = installed.length ? `found majors ${installed.map((b) => b.major).join(', ')}` : 'found none';
     throw new SetupError(
-      `mode auto: no PostgreSQL ${config.major ?? ''} server binaries (${found})${config.imageGiven ? ' (and an image was given)' : ''}, and Docker did not answer (${error instanceof SetupError ? error.problem : String(error)})`.replace(
+      `mode auto: no PostgreSQL ${config.major ?? ''} server binaries (${found})${config.imageGiven ? ' (and an image or registry was given)' : ''}, and Docker did not answer (${error instanceof SetupError ? error.problem : String(error)})`.replace(
         '  ',
         ' ',
       ),

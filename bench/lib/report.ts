@@ -86,12 +86,25 @@ function startupNotes(c: CaseResult): string {
   return notes.join('; ');
 }
 
+/** The pull's own time (start()'s pullMs), median and range, for cases that pulled. */
+function pullNote(c: CaseResult): string {
+  const ms = c.details
+    .map((d) => d.pullMs)
+    .filter((v): v is number => typeof v === 'number')
+    .sort((a, b) => a - b);
+  if (!ms.length) return '';
+  return `of which pull ${fmt((ms[Math.floor(ms.length / 2)] as number) / 1000)} s (${fmt((ms[0] as number) / 1000)}–${fmt((ms[ms.length - 1] as number) / 1000)})`;
+}
+
 const TITLES: Record<Section, string> = {
   startup: '1. Time to the first answered query (seconds, lower is better)',
   workloads: '2. Test-suite workloads on four servers (transactions per second, higher is better)',
   shared_buffers: '3. shared_buffers on the action’s server: tmpfs, durability off (transactions per second, higher is better)',
   client_path: '4. Client path: select-only, 1 client, the action’s container (average latency in ms, lower is better)',
   settings: '5. The durability profile one setting at a time, on tmpfs (profile: all six settings as the action applies them)',
+  majors:
+    '6. PostgreSQL 15, 17 and 18 in Docker mode: image present, image pulled, and 18’s data checksums (seconds, lower is better)',
+  pg18: '7. PostgreSQL 18: initdb data checksums and io_method on the action’s container, tmpfs (transactions per second, higher is better)',
 };
 
 /** The Markdown report. */
@@ -114,7 +127,7 @@ export function markdown(report: Report, sections: readonly Section[]): string {
     const sc = cases.filter((c) => c.section === section);
     if (!sc.length) continue;
     out.push('', `## ${TITLES[section]}`, '');
-    if (section === 'startup') {
+    if (section === 'startup' || section === 'majors') {
       out.push(
         table(
           ['How the server is started', 'median s', 'min–max s', 'notes'],
@@ -123,7 +136,7 @@ export function markdown(report: Report, sections: readonly Section[]): string {
             c.row,
             c.summary ? fmt(c.summary.median) : 'failed',
             c.summary ? `${fmt(c.summary.min)}–${fmt(c.summary.max)}` : '–',
-            [startupNotes(c), c.errors.length ? `⚠ ${c.errors.length} failed` : ''].filter(Boolean).join('; '),
+            [startupNotes(c), pullNote(c), c.errors.length ? `⚠ ${c.errors.length} failed` : ''].filter(Boolean).join('; '),
           ]),
         ),
       );
@@ -163,7 +176,7 @@ export function markdown(report: Report, sections: readonly Section[]): string {
           ]),
         ),
       );
-    } else if (section === 'settings') {
+    } else if (section === 'settings' || section === 'pg18') {
       const base = g.cols[0] as string;
       out.push(
         table(
@@ -180,7 +193,12 @@ export function markdown(report: Report, sections: readonly Section[]): string {
           }),
         ),
       );
-      out.push('', `Each restored setting is shown with its speed relative to the full profile (below 1× = slower).`);
+      out.push(
+        '',
+        section === 'settings'
+          ? `Each restored setting is shown with its speed relative to the full profile (below 1× = slower).`
+          : `Each variant is shown with its speed relative to 18’s defaults (below 1× = slower).`,
+      );
     } else if (section === 'client_path') {
       out.push(
         table(
@@ -261,7 +279,7 @@ function barsOf(cases: readonly CaseResult[], baseCol?: string, invert = false):
 export function panels(cases: readonly CaseResult[]): Panel[] {
   const out: Panel[] = [];
   const of = (s: Section) => cases.filter((c) => c.section === s);
-  const startup = of('startup');
+  const startup = [...of('startup'), ...of('majors')];
   if (startup.length) {
     out.push({
       title: 'Time to the first answered query (s, lower is better)',
@@ -299,6 +317,16 @@ export function panels(cases: readonly CaseResult[]): Panel[] {
   const cp = of('client_path');
   if (cp.length) {
     out.push({ title: 'Client path: select-only latency (ms, lower is better)', unit: 'ms', bars: barsOf(cp) });
+  }
+  const p18 = of('pg18');
+  if (p18.length) {
+    const base = p18[0]?.variant as string;
+    out.push({
+      title: `PostgreSQL 18: speed relative to "${base}" (log scale, higher is better)`,
+      unit: '×',
+      bars: barsOf(p18, base),
+      reference: 1,
+    });
   }
   const st = of('settings');
   if (st.length) {

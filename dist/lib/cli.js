@@ -6,7 +6,7 @@ import {
   connectionUri,
   consoleLogger,
   parseInputs
-} from "./chunk-MRHEQSKO.js";
+} from "./chunk-DMVP4IJB.js";
 import {
   InputError,
   SetupError,
@@ -15,7 +15,7 @@ import {
   __toESM,
   start,
   stop
-} from "./chunk-MJKOHWL7.js";
+} from "./chunk-5XL735P3.js";
 
 // node_modules/commander/lib/error.js
 var require_error = __commonJS({

@@ -1,14 +1,14 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   saveHandle
-} from "./chunk-Z2PTW2CJ.js";
+} from "./chunk-6N2XWRAR.js";
 import {
   DEFAULTS,
   actionsLogger,
   connectionEnv,
   connectionUri,
   parseInputs
-} from "./chunk-MRHEQSKO.js";
+} from "./chunk-DMVP4IJB.js";
 import {
   InputError,
   SetupError,
@@ -22,7 +22,7 @@ import {
   start,
   startGroup,
   summary
-} from "./chunk-MJKOHWL7.js";
+} from "./chunk-5XL735P3.js";
 
 // src/action/outputs.ts
 function outputsOf(s) {

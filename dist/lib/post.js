@@ -1,7 +1,7 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   savedHandle
-} from "./chunk-Z2PTW2CJ.js";
+} from "./chunk-6N2XWRAR.js";
 import {
   LOG_TAIL_LINES,
   describe,
@@ -12,7 +12,7 @@ import {
   startGroup,
   stop,
   warning
-} from "./chunk-MJKOHWL7.js";
+} from "./chunk-5XL735P3.js";
 
 // src/action/post-step.ts
 async function cleanup() {

@@ -1,0 +1,285 @@
+/**
+ * Section 6: PostgreSQL 15, 17 and 18 in Docker mode, through start() as the action runs it:
+ * with the image on the machine, and with the image pulled from a registry on 127.0.0.1 (a full
+ * pull: a copy of the image with a layer of its own, absent locally before every pull); the
+ * pull's own time is start()'s pullMs. On 18 also the first query with initdb's data checksums
+ * (18's default) and with `--no-data-checksums`, each a `docker run` polled every 5 ms.
+ *
+ * Section 7: PostgreSQL 18's initdb data checksums and io_method on the action's container (tmpfs,
+ * profile): the test-suite workloads with 18's defaults (checksums on, io_method=worker), with
+ * `--no-data-checksums`, with io_method=sync, and with io_method=io_uring where it can start.
+ */
+import { execFileSync } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { buildRunPlan } from '../../src/docker/run-plan.js';
+import { dockerOk, removeContainer } from '../../src/docker/engine.js';
+import { parseInputs, type InputName } from '../../src/inputs.js';
+import { start, stop } from '../../src/lifecycle.js';
+import { consoleLogger } from '../../src/log.js';
+import { INITDB_ARGS } from '../../src/profile.js';
+import type { Server, ServerHandle } from '../../src/server.js';
+import { startRegistry, type Registry } from '../../tests/helpers/registry.js';
+import { throwIfInterrupted } from '../lib/cleanup.js';
+import { compare, type Row } from '../lib/compare.js';
+import { imageLayout, publishedPort, runContainer, type BenchContainer } from '../lib/containers.js';
+import type { Context } from '../lib/context.js';
+import type { BenchServer } from '../lib/pgserver.js';
+import { untilAnswered } from '../lib/query.js';
+import { rotation } from '../lib/results.js';
+import { createdbWorkloads, prepare, WORKLOADS } from '../lib/workloads.js';
+
+const log = consoleLogger(true);
+
+/** The local test images, one per real major (tests/images/build.sh). */
+export const MAJOR_IMAGES: Record<string, string> = {
+  15: 'pg-tmpfs-test/postgres:15',
+  17: 'pg-tmpfs-test/postgres:17',
+  18: 'pg-tmpfs-test/postgres:18',
+};
+
+function inputs(values: Partial<Record<InputName, string>>) {
+  return parseInputs((name) => values[name] ?? '');
+}
+
+/** start(), its server registered for cleanup the moment its handle exists, and removed after. */
+async function startAndStop(
+  ctx: Context,
+  values: Partial<Record<InputName, string>>,
+): Promise<{ seconds: number; server: Server }> {
+  let handle: ServerHandle | null = null;
+  let undo: (() => Promise<void>) | null = null;
+  const t0 = performance.now();
+  try {
+    const server = await start(inputs(values), log, (h) => {
+      handle = h;
+      undo ??= ctx.cleanup.adopt(`server ${values['container-name']}`, async () => {
+        const problems = handle ? await stop(handle) : [];
+        if (problems.length) throw new Error(problems.join('; '));
+      });
+    });
+    return { seconds: (performance.now() - t0) / 1000, server };
+  } finally {
+    await (undo as (() => Promise<void>) | null)?.();
+  }
+}
+
+export async function runMajors(ctx: Context): Promise<void> {
+  const { results, options } = ctx;
+  const majors = Object.keys(MAJOR_IMAGES);
+  ctx.log('majors: starting a registry on 127.0.0.1 and pushing a full copy of each image');
+  const registry = await startRegistry();
+  const stopRegistry = ctx.cleanup.adopt('registry', () => registry.stop());
+  const copies: Record<string, string> = {};
+  try {
+    for (const major of majors) copies[major] = await pushFullCopy(ctx, MAJOR_IMAGES[major] as string, registry, major);
+    type Variant = {
+      key: string;
+      label: string;
+      measure: (rep: number) => Promise<{ seconds: number; details?: Record<string, unknown> }>;
+    };
+    const variants: Variant[] = [];
+    for (const major of majors) {
+      const image = MAJOR_IMAGES[major] as string;
+      variants.push({
+        key: `present-${major}`,
+        label: `Docker mode, PostgreSQL ${major}, image on the machine: start() until verified`,
+        async measure(rep) {
+          const { seconds, server } = await startAndStop(ctx, {
+            mode: 'docker',
+            image,
+            port: '0',
+            'container-name': `${ctx.prefix}-m${major}-${rep}`,
+          });
+          return { seconds, details: { serverVersion: server.serverVersion } };
+        },
+      });
+      variants.push({
+        key: `pulled-${major}`,
+        label: `Docker mode, PostgreSQL ${major}, image pulled from a registry on 127.0.0.1: start() until verified`,
+        async measure(rep) {
+          const ref = copies[major] as string;
+          forgetImage(ref);
+          try {
+            const { seconds, server } = await startAndStop(ctx, {
+              mode: 'docker',
+              image: ref,
+              port: '0',
+              'container-name': `${ctx.prefix}-p${major}-${rep}`,
+            });
+            const pullMs = server.mode === 'docker' ? server.pullMs : 0;
+            if (pullMs <= 0) throw new Error(`no pull happened for ${ref}`);
+            return { seconds, details: { pullMs } };
+          } finally {
+            forgetImage(ref);
+          }
+        },
+      });
+    }
+    const image18 = MAJOR_IMAGES[18] as string;
+    const layout18 = await imageLayout(image18);
+    for (const [key, label, initdb] of [
+      ['checksums-18', 'PostgreSQL 18, initdb with data checksums (18’s default): docker run, a query every 5 ms', INITDB_ARGS],
+      [
+        'no-checksums-18',
+        'PostgreSQL 18, initdb --no-data-checksums: docker run, a query every 5 ms',
+        [...INITDB_ARGS, '--no-data-checksums'],
+      ],
+    ] as const) {
+      variants.push({
+        key,
+        label,
+        async measure(rep) {
+          const name = `${ctx.prefix}-${key}-${rep}`;
+          const config = inputs({ mode: 'docker', image: image18, port: '0', 'container-name': name });
+          const plan = buildRunPlan(config, layout18);
+          const args = plan.args.slice(plan.args.indexOf('--label') + 2);
+          const t0 = performance.now();
+          const c = await runContainer(ctx, name, args, { ...plan.env, POSTGRES_INITDB_ARGS: initdb.join(' ') });
+          try {
+            const port = await publishedPort(name);
+            const attempts = await untilAnswered(
+              { host: '127.0.0.1', port, user: config.user, password: config.password, database: 'postgres' },
+              120_000,
+              5,
+            );
+            return { seconds: (performance.now() - t0) / 1000, details: { attempts } };
+          } finally {
+            await c.remove();
+          }
+        },
+      });
+    }
+    for (let rep = 0; rep < options.reps; rep++) {
+      for (const v of rotation(variants, rep)) {
+        throwIfInterrupted();
+        const c = results.get('majors', `majors/${v.key}`, v.label, 'seconds', 'seconds');
+        ctx.log(`majors ${rep + 1}/${options.reps}: ${v.key}`);
+        try {
+          const m = await v.measure(rep);
+          results.add(c, m.seconds, m.details);
+        } catch (error) {
+          throwIfInterrupted();
+          results.fail(c, error);
+          ctx.log(`  failed: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+    }
+  } finally {
+    for (const ref of Object.values(copies)) forgetImage(ref);
+    await stopRegistry();
+  }
+}
+
+/** Removes a local image tag; nothing when it is not there. */
+function forgetImage(ref: string): void {
+  try {
+    execFileSync('docker', ['image', 'rm', '--force', ref], { stdio: 'ignore', timeout: 60_000 });
+  } catch {
+    // not there
+  }
+}
+
+/**
+ * A full copy of `image` in `registry` as `<registry>/pg-tmpfs-bench/postgres:<tag>`: the image's
+ * files exported (`docker export` to a file in the run's disk folder) and imported as one new
+ * layer, so that no local image shares it, with the image's environment, entrypoint, command and
+ * volumes; pushed, then removed locally. Argument arrays only.
+ * @returns the reference to pull
+ */
+async function pushFullCopy(ctx: Context, image: string, registry: Registry, tag: string): Promise<string> {
+  const ref = `${registry.address}/pg-tmpfs-bench/postgres:${tag}`;
+  const cfg = JSON.parse(
+    await dockerOk(['image', 'inspect', '--format', '{{json .Config}}', image], 'docker image inspect', ''),
+  ) as {
+    Env?: string[];
+    Entrypoint?: string[];
+    Cmd?: string[];
+    Volumes?: Record<string, unknown>;
+  };
+  const changes = [
+    ...(cfg.Env ?? []).map((e) => `ENV ${e}`),
+    `ENTRYPOINT ${JSON.stringify(cfg.Entrypoint ?? [])}`,
+    `CMD ${JSON.stringify(cfg.Cmd ?? [])}`,
+    ...Object.keys(cfg.Volumes ?? {}).map((v) => `VOLUME ${v}`),
+    'EXPOSE 5432',
+  ].flatMap((c) => ['--change', c]);
+  const name = `${ctx.prefix}-export-${tag}`;
+  const tar = `${ctx.diskWork}/export-${tag}.tar`;
+  const removeTemp = ctx.cleanup.add(`container ${name} and ${tar}`, async () => {
+    await removeContainer(name);
+    execFileSync('rm', ['-f', tar]);
+  });
+  try {
+    await dockerOk(['create', '--name', name, image], 'docker create', 'See the Docker error');
+    await dockerOk(['export', '--output', tar, name], 'docker export', 'See the Docker error', undefined, 600_000);
+    await dockerOk(['import', ...changes, tar, ref], 'docker import', 'See the Docker error', undefined, 600_000);
+    await dockerOk(['push', '--quiet', ref], 'docker push', 'See the Docker error', undefined, 600_000);
+    forgetImage(ref);
+    return ref;
+  } finally {
+    await removeTemp();
+  }
+}
+
+export async function runPg18(ctx: Context): Promise<void> {
+  const image = MAJOR_IMAGES[18] as string;
+  const layout = await imageLayout(image);
+  type Spec = { key: string; label: string; initdb: readonly string[]; settings: string };
+  const specs: Spec[] = [
+    { key: 'defaults-18', label: '18’s defaults (checksums, io_method=worker)', initdb: INITDB_ARGS, settings: '' },
+    { key: 'no-checksums', label: 'initdb --no-data-checksums', initdb: [...INITDB_ARGS, '--no-data-checksums'], settings: '' },
+    { key: 'io-sync', label: 'io_method=sync', initdb: INITDB_ARGS, settings: 'io_method=sync' },
+    { key: 'io-uring', label: 'io_method=io_uring', initdb: INITDB_ARGS, settings: 'io_method=io_uring' },
+  ];
+  const containers: BenchContainer[] = [];
+  const servers: BenchServer[] = [];
+  try {
+    for (const spec of specs) {
+      const name = `${ctx.prefix}-pg18-${spec.key}`;
+      const config = inputs({ mode: 'docker', image, port: '0', 'container-name': name, settings: spec.settings });
+      const plan = buildRunPlan(config, layout);
+      const args = plan.args.slice(plan.args.indexOf('--label') + 2);
+      const c = await runContainer(ctx, name, args, { ...plan.env, POSTGRES_INITDB_ARGS: spec.initdb.join(' ') });
+      containers.push(c);
+      const conn = {
+        host: '127.0.0.1',
+        port: await publishedPort(name),
+        user: config.user,
+        password: config.password,
+        database: 'postgres',
+      };
+      try {
+        await untilAnswered(conn, 120_000, 20);
+      } catch (error) {
+        // io_uring needs kernel support and a seccomp profile that allows it: leave it out when it cannot start.
+        if (spec.key === 'io-uring') {
+          ctx.log(
+            `pg18: io_method=io_uring did not start here (${error instanceof Error ? error.message : String(error)}); left out`,
+          );
+          continue;
+        }
+        throw error;
+      }
+      servers.push({
+        spec: { key: spec.key, label: spec.label, storage: 'tmpfs', settings: [] },
+        conn,
+        socketDir: '',
+        dataDir: layout.pgdata,
+        filesystem: 'tmpfs',
+        stop: async () => undefined,
+      });
+    }
+    const rows: Row[] = [
+      { workload: WORKLOADS.truncate, clients: 1, metric: 'tps' },
+      { workload: WORKLOADS.createDropTable, clients: 1, metric: 'tps' },
+      ...createdbWorkloads(18).map((workload) => ({ workload, clients: 1, metric: 'tps' as const })),
+      { workload: WORKLOADS.tpcb, clients: 1, metric: 'tps' },
+      { workload: WORKLOADS.tpcb, clients: 4, metric: 'tps' },
+      { workload: WORKLOADS.selectOnly, clients: 1, metric: 'tps' },
+    ];
+    for (const s of servers) await prepare(s, [...new Set(rows.map((r) => r.workload))], 4, ctx.options.scale);
+    await compare(ctx, 'pg18', servers, rows);
+  } finally {
+    for (const c of containers.reverse()) await c.remove();
+  }
+}
