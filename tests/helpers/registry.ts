@@ -55,7 +55,13 @@ export async function startRegistry(auth?: { user: string; password: string }): 
   writeFileSync(join(dir, 'config.yml'), stringify(config));
   const child: ChildProcess = spawn(registryBinary(), ['serve', join(dir, 'config.yml')], { stdio: 'ignore' });
   const stop = async () => {
-    child.kill('SIGTERM');
+    if (child.exitCode === null && child.signalCode === null) {
+      // SIGKILL: the registry drains connections on SIGTERM and may not exit; a test registry's
+      // storage is deleted right after, so there is nothing to shut down cleanly.
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGKILL');
+      await exited;
+    }
     rmSync(dir, { recursive: true, force: true });
   };
   const deadline = Date.now() + 20_000;
