@@ -73,6 +73,16 @@ if ! docker image inspect docker.io/firecow/gitlab-ci-local-util:latest >/dev/nu
   log "tagging a local bash image as gitlab-ci-local's helper image"
   docker tag pg-tmpfs-test/postgres:15 docker.io/firecow/gitlab-ci-local-util:latest
 fi
+# gitlab-ci-local's service health check runs docker.io/sumina46/wait-for-it (as GitLab Runner
+# waits for a service's port); a local stand-in, rebuilt when its script changes.
+wait_image=docker.io/sumina46/wait-for-it:latest
+wait_inputs=$(sha256sum "$here/tests/fixtures/gitlab/wait-for-it.sh" | cut -c1-16)
+if [ "$(docker image inspect -f '{{ index .Config.Labels "pg-tmpfs-test.inputs" }}' "$wait_image" 2>/dev/null)" != "$wait_inputs" ]; then
+  log "building a local stand-in for gitlab-ci-local's health check image"
+  printf 'FROM pg-tmpfs-test/postgres:15\nCOPY wait-for-it.sh /usr/local/bin/wait-for-it\nLABEL pg-tmpfs-test.inputs=%s\nENTRYPOINT ["/usr/local/bin/wait-for-it"]\n' "$wait_inputs" |
+    DOCKER_BUILDKIT=0 docker build --quiet --tag "$wait_image" --file - "$here/tests/fixtures/gitlab" >/dev/null
+fi
+
 # --- 5. container registry -----------------------------------------------------------------------
 if [ -x "$gobin/registry" ] && "$gobin/registry" --version 2>/dev/null | grep -q "${REGISTRY_VERSION}"; then
   log "registry ${REGISTRY_VERSION} present in $gobin: skipping"

@@ -13,22 +13,15 @@ import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { buildRunPlan } from '../../src/docker/run-plan.js';
 import { dockerOk, removeContainer } from '../../src/docker/engine.js';
-import { parseInputs, type InputName } from '../../src/inputs.js';
-import { start, stop } from '../../src/lifecycle.js';
-import { consoleLogger } from '../../src/log.js';
 import { INITDB_ARGS } from '../../src/profile.js';
-import type { Server, ServerHandle } from '../../src/server.js';
 import { startRegistry, type Registry } from '../../tests/helpers/registry.js';
-import { throwIfInterrupted } from '../lib/cleanup.js';
 import { compare, type Row } from '../lib/compare.js';
 import { imageLayout, publishedPort, runContainer, type BenchContainer } from '../lib/containers.js';
 import type { Context } from '../lib/context.js';
 import type { BenchServer } from '../lib/pgserver.js';
 import { untilAnswered } from '../lib/query.js';
-import { rotation } from '../lib/results.js';
+import { inputs, measureVariants, startRegistered, type Variant } from '../lib/timed.js';
 import { createdbWorkloads, prepare, WORKLOADS } from '../lib/workloads.js';
-
-const log = consoleLogger(true);
 
 /** The local test images, one per real major (tests/images/build.sh). */
 export const MAJOR_IMAGES: Record<string, string> = {
@@ -37,34 +30,7 @@ export const MAJOR_IMAGES: Record<string, string> = {
   18: 'pg-tmpfs-test/postgres:18',
 };
 
-function inputs(values: Partial<Record<InputName, string>>) {
-  return parseInputs((name) => values[name] ?? '');
-}
-
-/** start(), its server registered for cleanup the moment its handle exists, and removed after. */
-async function startAndStop(
-  ctx: Context,
-  values: Partial<Record<InputName, string>>,
-): Promise<{ seconds: number; server: Server }> {
-  let handle: ServerHandle | null = null;
-  let undo: (() => Promise<void>) | null = null;
-  const t0 = performance.now();
-  try {
-    const server = await start(inputs(values), log, (h) => {
-      handle = h;
-      undo ??= ctx.cleanup.adopt(`server ${values['container-name']}`, async () => {
-        const problems = handle ? await stop(handle) : [];
-        if (problems.length) throw new Error(problems.join('; '));
-      });
-    });
-    return { seconds: (performance.now() - t0) / 1000, server };
-  } finally {
-    await (undo as (() => Promise<void>) | null)?.();
-  }
-}
-
 export async function runMajors(ctx: Context): Promise<void> {
-  const { results, options } = ctx;
   const majors = Object.keys(MAJOR_IMAGES);
   ctx.log('majors: starting a registry on 127.0.0.1 and pushing a full copy of each image');
   const registry = await startRegistry();
@@ -72,11 +38,6 @@ export async function runMajors(ctx: Context): Promise<void> {
   const copies: Record<string, string> = {};
   try {
     for (const major of majors) copies[major] = await pushFullCopy(ctx, MAJOR_IMAGES[major] as string, registry, major);
-    type Variant = {
-      key: string;
-      label: string;
-      measure: (rep: number) => Promise<{ seconds: number; details?: Record<string, unknown> }>;
-    };
     const variants: Variant[] = [];
     for (const major of majors) {
       const image = MAJOR_IMAGES[major] as string;
@@ -84,7 +45,7 @@ export async function runMajors(ctx: Context): Promise<void> {
         key: `present-${major}`,
         label: `Docker mode, PostgreSQL ${major}, image on the machine: start() until verified`,
         async measure(rep) {
-          const { seconds, server } = await startAndStop(ctx, {
+          const { seconds, server } = await startRegistered(ctx, {
             mode: 'docker',
             image,
             port: '0',
@@ -100,7 +61,7 @@ export async function runMajors(ctx: Context): Promise<void> {
           const ref = copies[major] as string;
           forgetImage(ref);
           try {
-            const { seconds, server } = await startAndStop(ctx, {
+            const { seconds, server } = await startRegistered(ctx, {
               mode: 'docker',
               image: ref,
               port: '0',
@@ -149,21 +110,7 @@ export async function runMajors(ctx: Context): Promise<void> {
         },
       });
     }
-    for (let rep = 0; rep < options.reps; rep++) {
-      for (const v of rotation(variants, rep)) {
-        throwIfInterrupted();
-        const c = results.get('majors', `majors/${v.key}`, v.label, 'seconds', 'seconds');
-        ctx.log(`majors ${rep + 1}/${options.reps}: ${v.key}`);
-        try {
-          const m = await v.measure(rep);
-          results.add(c, m.seconds, m.details);
-        } catch (error) {
-          throwIfInterrupted();
-          results.fail(c, error);
-          ctx.log(`  failed: ${error instanceof Error ? error.message : String(error)}`);
-        }
-      }
-    }
+    await measureVariants(ctx, 'majors', variants);
   } finally {
     for (const ref of Object.values(copies)) forgetImage(ref);
     await stopRegistry();

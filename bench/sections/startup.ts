@@ -13,27 +13,14 @@ import { appendFileSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { buildRunPlan } from '../../src/docker/run-plan.js';
-import { parseInputs, type InputName } from '../../src/inputs.js';
-import { describe, start, stop } from '../../src/lifecycle.js';
-import { consoleLogger } from '../../src/log.js';
 import { DURABILITY_SETTINGS } from '../../src/profile.js';
-import type { Server, ServerHandle } from '../../src/server.js';
 import getPort from 'get-port';
 import { CONTAINER_PASSWORD, imageLayout, publishedPort, runContainer, waitHealthy } from '../lib/containers.js';
-import { throwIfInterrupted } from '../lib/cleanup.js';
 import type { Context } from '../lib/context.js';
 import { BENCH_PASSWORD, placeCluster, withClient } from '../lib/pgserver.js';
 import { run, runOk } from '../../src/proc.js';
 import { tryQuery, untilAnswered } from '../lib/query.js';
-import { rotation } from '../lib/results.js';
-
-/** One way of starting a server, measured once per repetition. */
-interface Variant {
-  key: string;
-  label: string;
-  /** Starts, measures, and removes what it started. @returns seconds and details */
-  measure(rep: number): Promise<{ seconds: number; details?: Record<string, unknown> }>;
-}
+import { inputs, measureVariants, startRegistered, type Variant } from '../lib/timed.js';
 
 /**
  * When GitHub's runner sees a service container healthy: it inspects right after starting it,
@@ -51,8 +38,6 @@ export function runnerNoticeSeconds(healthySeconds: number): number {
   }
   return t;
 }
-
-const log = consoleLogger(true);
 
 /**
  * buildRunPlan's arguments without `run --detach --name N --label L`: runContainer adds the
@@ -73,38 +58,8 @@ export function runOptions(planArgs: readonly string[]): string[] {
   return out;
 }
 
-function inputs(values: Partial<Record<InputName, string>>) {
-  return parseInputs((name) => values[name] ?? '');
-}
-
-/**
- * start() with its server registered for cleanup the moment its handle exists (the latest handle
- * is the one removed), and removed again before returning.
- */
-async function startRegistered(ctx: Context, values: Partial<Record<InputName, string>>) {
-  let handle: ServerHandle | null = null;
-  let undo: (() => Promise<void>) | null = null;
-  const t0 = performance.now();
-  let server: Server | null = null;
-  try {
-    server = await start(inputs(values), log, (h) => {
-      handle = h;
-      if (h.mode === 'docker') ctx.containerIds.push(h.containerId);
-      undo ??= ctx.cleanup.adopt(`server ${values['container-name']}`, async () => {
-        const problems = handle ? await stop(handle) : [];
-        if (problems.length) throw new Error(`${handle ? describe(handle) : ''}: ${problems.join('; ')}`);
-      });
-    });
-    const seconds = (performance.now() - t0) / 1000;
-    return { seconds, running: server };
-  } finally {
-    await (undo as (() => Promise<void>) | null)?.();
-  }
-}
-
 export async function runStartup(ctx: Context): Promise<void> {
-  const { options, results } = ctx;
-  const image = options.image;
+  const image = ctx.options.image;
   const layout = await imageLayout(image);
   const major = String(ctx.major);
 
@@ -207,7 +162,7 @@ export async function runStartup(ctx: Context): Promise<void> {
         key: 'action-docker',
         label: 'Action, Docker mode: start() until verified',
         async measure(rep) {
-          const { seconds, running } = await startRegistered(ctx, {
+          const { seconds, server: running } = await startRegistered(ctx, {
             mode: 'docker',
             image,
             port: '0',
@@ -225,7 +180,7 @@ export async function runStartup(ctx: Context): Promise<void> {
           const cacheDir = join(ctx.diskWork, `cold-cache-${rep}`);
           const removeCache = ctx.cleanup.add(`cache ${cacheDir}`, () => rmSync(cacheDir, { recursive: true, force: true }));
           try {
-            const { seconds, running } = await startRegistered(ctx, {
+            const { seconds, server: running } = await startRegistered(ctx, {
               mode: 'native',
               'postgres-version': major,
               port: '0',
@@ -243,7 +198,7 @@ export async function runStartup(ctx: Context): Promise<void> {
         key: 'action-native-warm',
         label: 'Action, native mode, initdb cache warm: start() until verified',
         async measure(rep) {
-          const { seconds, running } = await startRegistered(ctx, {
+          const { seconds, server: running } = await startRegistered(ctx, {
             mode: 'native',
             'postgres-version': major,
             port: '0',
@@ -309,21 +264,7 @@ export async function runStartup(ctx: Context): Promise<void> {
       serviceContainer('1s'),
     ];
 
-    for (let rep = 0; rep < options.reps; rep++) {
-      for (const v of rotation(variants, rep)) {
-        throwIfInterrupted();
-        const c = results.get('startup', `startup/${v.key}`, v.label, 'seconds', 'seconds');
-        ctx.log(`startup ${rep + 1}/${options.reps}: ${v.key}`);
-        try {
-          const m = await v.measure(rep);
-          results.add(c, m.seconds, m.details);
-        } catch (error) {
-          throwIfInterrupted();
-          results.fail(c, error);
-          ctx.log(`  failed: ${error instanceof Error ? error.message : String(error)}`);
-        }
-      }
-    }
+    await measureVariants(ctx, 'startup', variants);
   } finally {
     await removePgctl();
   }

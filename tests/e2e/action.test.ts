@@ -11,6 +11,7 @@ import {
   officialPgdata,
   requireImages,
   runAct,
+  showLines,
   TEST_IMAGES,
   TEST_MAJORS,
   withNetwork,
@@ -28,12 +29,7 @@ describe('action through act', () => {
     const r = runAct('.github/workflows/e2e.yml', ['-j', 'docker-mode', '--var', `PG_TMPFS_TEST_IMAGES=${images}`]);
     const checks = r.log.split('\n').filter((l) => l.includes('e2e-check '));
     console.log(checks.join('\n'));
-    console.log(
-      r.log
-        .split('\n')
-        .filter((l) => /Answered a query after|startup-ms/.test(l))
-        .join('\n'),
-    );
+    showLines(r.log, /Answered a query after|startup-ms/);
     expect(r.status, r.log.slice(-6000)).toBe(0);
     for (const major of TEST_MAJORS) {
       const ok = new RegExp(`e2e-check ${officialPgdata(major)}: ok \\(server ${major}\\.`);
@@ -68,12 +64,7 @@ describe('action through act', () => {
         `PG_TMPFS_SERVER_IMAGE=${TEST_IMAGES[18]}`,
       ]),
     );
-    console.log(
-      r.log
-        .split('\n')
-        .filter((l) => /e2e-check|job container|Answered a query/.test(l))
-        .join('\n'),
-    );
+    showLines(r.log, /e2e-check|job container|Answered a query/);
     expect(r.status, r.log.slice(-6000)).toBe(0);
     expect(r.log).toMatch(/Running in a job container on network pg-tmpfs-e2e-net-\S+: PostgreSQL joins it as pg-tmpfs-\S+:5432/);
     expect(r.log).toMatch(/e2e-check container-job: ok \(host pg-tmpfs-\S+, port 5432\)/);
@@ -83,12 +74,7 @@ describe('action through act', () => {
 
   it('native mode: fills the initdb cache, then uses it; the post step removes both servers', () => {
     const r = runAct('.github/workflows/e2e.yml', ['-j', 'native-mode', '--var', `PG_TMPFS_NATIVE_VERSION=${NATIVE_MAJOR}`]);
-    console.log(
-      r.log
-        .split('\n')
-        .filter((l) => /e2e-check|initdb cache|Answered a query/.test(l))
-        .join('\n'),
-    );
+    showLines(r.log, /e2e-check|initdb cache|Answered a query/);
     expect(r.status, r.log.slice(-6000)).toBe(0);
     expect(r.log).toContain('e2e-check native: ok');
     expect(r.log).toMatch(/initdb cache miss: ran initdb --nosync/);

@@ -29,6 +29,17 @@ interface ResultsJson {
   sectionErrors: unknown[];
 }
 
+/** Rows of section 7 (PostgreSQL 18), as `<workload>/c<clients>`. */
+const PG18_ROWS = [
+  'truncate/c1',
+  'create-drop-table/c1',
+  'createdb-wal-log/c1',
+  'createdb-file-copy/c1',
+  'tpcb-like/c1',
+  'tpcb-like/c4',
+  'select-only/c1',
+];
+
 /** Every case a run must have, written out independently of the benchmark's own lists. */
 function expectedIds(): string[] {
   const ids: string[] = [];
@@ -61,30 +72,13 @@ function expectedIds(): string[] {
   }
   for (const m of ['15', '17', '18']) ids.push(`majors/present-${m}`, `majors/pulled-${m}`);
   ids.push('majors/checksums-18', 'majors/no-checksums-18');
-  const pg18Rows = [
-    'truncate/c1',
-    'create-drop-table/c1',
-    'createdb-wal-log/c1',
-    'createdb-file-copy/c1',
-    'tpcb-like/c1',
-    'tpcb-like/c4',
-    'select-only/c1',
-  ];
-  for (const row of pg18Rows) for (const v of ['defaults-18', 'no-checksums', 'io-sync']) ids.push(`pg18/${row}/${v}`);
+  for (const row of PG18_ROWS) for (const v of ['defaults-18', 'no-checksums', 'io-sync']) ids.push(`pg18/${row}/${v}`);
   return ids;
 }
 
 /** io_method=io_uring runs where the kernel and Docker's seccomp profile allow it: all its rows, or none. */
 function ioUringIds(): string[] {
-  return [
-    'truncate/c1',
-    'create-drop-table/c1',
-    'createdb-wal-log/c1',
-    'createdb-file-copy/c1',
-    'tpcb-like/c1',
-    'tpcb-like/c4',
-    'select-only/c1',
-  ].map((row) => `pg18/${row}/io-uring`);
+  return PG18_ROWS.map((row) => `pg18/${row}/io-uring`);
 }
 
 describe('benchmark smoke run (npm run bench:quick)', () => {

@@ -27,6 +27,8 @@ const GITLAB_CI_LOCAL = join(ROOT, 'node_modules', '.bin', 'gitlab-ci-local');
 const FIXTURES = join(ROOT, 'tests', 'fixtures', 'gitlab');
 const PRIVILEGED_SHIM = join(FIXTURES, 'docker-privileged-shim.sh');
 const HELPER_IMAGE = 'docker.io/firecow/gitlab-ci-local-util:latest';
+/** gitlab-ci-local's service health check (waits for the service's port, as GitLab Runner does). */
+const WAIT_IMAGE = 'docker.io/sumina46/wait-for-it:latest';
 /** Where the sample pipelines say the component lives; the throwaway repository's origin. */
 const ORIGIN = 'https://gitlab.example.com/pg-tmpfs/pg-tmpfs-action.git';
 
@@ -73,6 +75,11 @@ function requireGitlabInfra(): void {
   requireImages();
   if (spawnSync('docker', ['image', 'inspect', HELPER_IMAGE], { stdio: 'ignore' }).status !== 0) {
     throw new Error(`gitlab-ci-local's helper image ${HELPER_IMAGE} is missing: run bash scripts/setup-test-infra.sh`);
+  }
+  // Without it the health check fails at once and the service's log is saved before the
+  // service printed anything.
+  if (spawnSync('docker', ['image', 'inspect', WAIT_IMAGE], { stdio: 'ignore' }).status !== 0) {
+    throw new Error(`gitlab-ci-local's health check image ${WAIT_IMAGE} is missing: run bash scripts/setup-test-infra.sh`);
   }
   if (!existsSync(GITLAB_CI_LOCAL)) throw new Error('gitlab-ci-local is not installed: run npm ci');
   if (spawnSync('rsync', ['--version'], { stdio: 'ignore' }).status !== 0) {
@@ -141,20 +148,14 @@ function jobOutput(log: string, job: string): string[] {
 
 /** The service's log as gitlab-ci-local saved it. */
 /**
- * The service's log as gitlab-ci-local saved it. It writes the file as the service's output
- * arrives, which can lag behind the pipeline's end on a busy machine: read again for up to 5 s
- * until the component's line is there.
+ * The service's log as gitlab-ci-local saved it: `docker logs` once its health check saw the
+ * service's port open, so the component's line (printed before initdb) is in it.
  */
 function serviceLog(repo: string, job: string): string[] {
   const dir = join(repo, '.gitlab-ci-local', 'services-output', job);
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
-    expect(files).toHaveLength(1);
-    const text = readFileSync(join(files[0]!.parentPath, files[0]!.name), 'utf8');
-    if (text.includes('pg-tmpfs: ') || Date.now() > deadline) return text.split('\n');
-    spawnSync('sleep', ['0.2']);
-  }
+  const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+  expect(files).toHaveLength(1);
+  return readFileSync(join(files[0]!.parentPath, files[0]!.name), 'utf8').split('\n');
 }
 
 function expectDurable(facts: JobFacts): void {
@@ -249,7 +250,8 @@ describe('GitLab component through gitlab-ci-local', () => {
       expectDurable(facts);
       expect(facts.mounts.data_directory!.fs).not.toBe('tmpfs');
       expect(facts.waitLine).toMatch(new RegExp(`PGDATA ${pgdata} on (?!tmpfs)\\S+ answers at postgres:5432`));
-      expect(ourLogLines(serviceLog(repo, job))).toEqual([
+      const log = serviceLog(repo, job);
+      expect(ourLogLines(log), log.join('\n')).toEqual([
         expect.stringMatching(
           new RegExp(
             `^pg-tmpfs: PGDATA ${pgdata} is not on tmpfs but on \\S+ \\(privileged-tmpfs: mount not permitted, .*\\); durability is off`,

@@ -17,7 +17,7 @@ import { run } from '../../src/action/main-step.js';
 import { cleanup } from '../../src/action/post-step.js';
 import { pullImage } from '../../src/docker/engine.js';
 import { SetupError } from '../../src/errors.js';
-import { leftoverSnapshot, requireImages, runAct, TEST_IMAGES } from '../helpers/infra.js';
+import { leftoverSnapshot, requireImages, runAct, showLines, TEST_IMAGES } from '../helpers/infra.js';
 import { forgetImage, pushProbeImage, startFaultyProxy, startRegistry, type Registry } from '../helpers/registry.js';
 import { RunnerJob } from '../helpers/runner-env.js';
 
@@ -72,12 +72,7 @@ describe('pulls from a registry', () => {
       `PG_TMPFS_REGISTRY=${registry.address}/library`,
     ]);
     forgetImage(ref);
-    console.log(
-      r.log
-        .split('\n')
-        .filter((l) => /e2e-check|Pulled|Answered a query/.test(l))
-        .join('\n'),
-    );
+    showLines(r.log, /e2e-check|Pulled|Answered a query/);
     expect(r.status, r.log.slice(-6000)).toBe(0);
     expect(r.log).toMatch(/e2e-check default-version: ok \(server 18\.\d+.*, pull-ms [1-9]\d*\)/);
     expect(leftovers.added()).toEqual([]);

@@ -44,14 +44,23 @@ export function requireImages(): void {
   }
 }
 
-/** Path of the act binary (PATH, then $(go env GOPATH)/bin). */
-export function actBinary(): string {
-  const onPath = spawnSync('sh', ['-c', 'command -v act'], { encoding: 'utf8' }).stdout.trim();
+/**
+ * Path of a tool that scripts/setup-test-infra.sh installs with `go install`: PATH, then
+ * $(go env GOPATH)/bin.
+ * @throws Error pointing at the setup script when it is in neither
+ */
+export function goBinary(name: string): string {
+  const onPath = spawnSync('sh', ['-c', 'command -v "$1"', 'sh', name], { encoding: 'utf8' }).stdout.trim();
   if (onPath) return onPath;
   const gopath = spawnSync('go', ['env', 'GOPATH'], { encoding: 'utf8' }).stdout.trim() || join(homedir(), 'go');
-  const candidate = join(gopath, 'bin', 'act');
+  const candidate = join(gopath, 'bin', name);
   if (existsSync(candidate)) return candidate;
-  throw new Error('act is not installed: run bash scripts/setup-test-infra.sh');
+  throw new Error(`${name} is not installed: run bash scripts/setup-test-infra.sh`);
+}
+
+/** Path of the act binary. */
+export function actBinary(): string {
+  return goBinary('act');
 }
 
 /**
@@ -83,6 +92,16 @@ export function withNetwork<T>(fn: (network: string) => T): T {
     if (attached.length) spawnSync('docker', ['rm', '-f', '-v', ...attached], { stdio: 'ignore' });
     spawnSync('docker', ['network', 'rm', network], { stdio: 'ignore' });
   }
+}
+
+/** Prints the lines of a (long) log that match `pattern`, for the test output. */
+export function showLines(log: string, pattern: RegExp): void {
+  console.log(
+    log
+      .split('\n')
+      .filter((l) => pattern.test(l))
+      .join('\n'),
+  );
 }
 
 /** IDs of containers this project started (by label), running or not. */

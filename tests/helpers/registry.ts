@@ -6,15 +6,16 @@
  * registries on 127.0.0.0/8 as insecure (plain HTTP) by default, so nothing is configured.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import bcrypt from 'bcryptjs';
 import getPort from 'get-port';
 import { stringify } from 'yaml';
+import { goBinary } from './infra.js';
 
 /** A running registry. */
 export interface Registry {
@@ -22,16 +23,6 @@ export interface Registry {
   address: string;
   /** Stops it and removes its storage. */
   stop(): Promise<void>;
-}
-
-/** Path of the registry binary: PATH, then $(go env GOPATH)/bin. */
-export function registryBinary(): string {
-  const onPath = spawnSync('sh', ['-c', 'command -v registry'], { encoding: 'utf8' }).stdout.trim();
-  if (onPath) return onPath;
-  const gopath = spawnSync('go', ['env', 'GOPATH'], { encoding: 'utf8' }).stdout.trim() || join(homedir(), 'go');
-  const candidate = join(gopath, 'bin', 'registry');
-  if (existsSync(candidate)) return candidate;
-  throw new Error('the distribution registry is not installed: run bash scripts/setup-test-infra.sh');
 }
 
 /**
@@ -53,7 +44,7 @@ export async function startRegistry(auth?: { user: string; password: string }): 
     config.auth = { htpasswd: { realm: 'pg-tmpfs-test', path: join(dir, 'htpasswd') } };
   }
   writeFileSync(join(dir, 'config.yml'), stringify(config));
-  const child: ChildProcess = spawn(registryBinary(), ['serve', join(dir, 'config.yml')], { stdio: 'ignore' });
+  const child: ChildProcess = spawn(goBinary('registry'), ['serve', join(dir, 'config.yml')], { stdio: 'ignore' });
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       // SIGKILL: the registry drains connections on SIGTERM and may not exit; a test registry's
