@@ -82,8 +82,12 @@ export interface Config {
 const VERSION = /^\d{1,2}(\.\d{1,2})?(-[a-z0-9][a-z0-9._-]*)?$/;
 const SIZE = /^[1-9]\d*[bkmg]?$/i;
 const CONTAINER_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
-/** A registry host with an optional port and path, e.g. `mirror.gcr.io/library`, `127.0.0.1:5000/library`. */
-const REGISTRY = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:\d{1,5})?(\/[a-z0-9]([a-z0-9._-]*[a-z0-9])?)*$/i;
+/**
+ * A registry host with an optional port and a lowercase path, e.g. `mirror.gcr.io/library`,
+ * `127.0.0.1:5000/library`. The host must look like one to Docker (a `.` or a `:`, or
+ * `localhost`); otherwise Docker reads it as a Docker Hub namespace (distribution/reference).
+ */
+const REGISTRY = /^(localhost|[a-z0-9-]+(\.[a-z0-9-]+)+|[a-z0-9.-]+:\d{1,5}|localhost:\d{1,5})(\/[a-z0-9]+([._-][a-z0-9]+)*)*$/;
 // Docker reference: [registry[:port]/]path[:tag][@digest]; no spaces, cannot start with '-'.
 const IMAGE = /^[a-z0-9][a-z0-9._/:@-]*$/i;
 /** PostgreSQL truncates identifiers at NAMEDATALEN-1 = 63 bytes (manual: "Identifiers and Key Words"). */

@@ -36,8 +36,10 @@ export async function runMajors(ctx: Context): Promise<void> {
   const registry = await startRegistry();
   const stopRegistry = ctx.cleanup.adopt('registry', () => registry.stop());
   const copies: Record<string, string> = {};
+  /** Every copy imported locally, removed at the end even when its push failed. */
+  const imported: string[] = [];
   try {
-    for (const major of majors) copies[major] = await pushFullCopy(ctx, MAJOR_IMAGES[major] as string, registry, major);
+    for (const major of majors) copies[major] = await pushFullCopy(ctx, MAJOR_IMAGES[major] as string, registry, major, imported);
     const variants: Variant[] = [];
     for (const major of majors) {
       const image = MAJOR_IMAGES[major] as string;
@@ -112,7 +114,7 @@ export async function runMajors(ctx: Context): Promise<void> {
     }
     await measureVariants(ctx, 'majors', variants);
   } finally {
-    for (const ref of Object.values(copies)) forgetImage(ref);
+    for (const ref of new Set([...imported, ...Object.values(copies)])) forgetImage(ref);
     await stopRegistry();
   }
 }
@@ -133,7 +135,7 @@ function forgetImage(ref: string): void {
  * volumes; pushed, then removed locally. Argument arrays only.
  * @returns the reference to pull
  */
-async function pushFullCopy(ctx: Context, image: string, registry: Registry, tag: string): Promise<string> {
+async function pushFullCopy(ctx: Context, image: string, registry: Registry, tag: string, registered: string[]): Promise<string> {
   const ref = `${registry.address}/pg-tmpfs-bench/postgres:${tag}`;
   const cfg = JSON.parse(
     await dockerOk(['image', 'inspect', '--format', '{{json .Config}}', image], 'docker image inspect', ''),
@@ -160,6 +162,7 @@ async function pushFullCopy(ctx: Context, image: string, registry: Registry, tag
     await dockerOk(['create', '--name', name, image], 'docker create', 'See the Docker error');
     await dockerOk(['export', '--output', tar, name], 'docker export', 'See the Docker error', undefined, 600_000);
     await dockerOk(['import', ...changes, tar, ref], 'docker import', 'See the Docker error', undefined, 600_000);
+    registered.push(ref);
     await dockerOk(['push', '--quiet', ref], 'docker push', 'See the Docker error', undefined, 600_000);
     forgetImage(ref);
     return ref;

@@ -1,21 +1,21 @@
 #!/usr/bin/env node
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
-  DEFAULTS,
   connectionEnv,
   connectionUri,
-  consoleLogger,
-  parseInputs
-} from "./chunk-DMVP4IJB.js";
+  consoleLogger
+} from "./chunk-CDM76YDC.js";
 import {
+  DEFAULTS,
   InputError,
   SetupError,
   __commonJS,
   __require,
   __toESM,
+  parseInputs,
   start,
   stop
-} from "./chunk-5XL735P3.js";
+} from "./chunk-GOL3HA4M.js";
 
 // node_modules/commander/lib/error.js
 var require_error = __commonJS({

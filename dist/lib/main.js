@@ -1,28 +1,28 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   saveHandle
-} from "./chunk-6N2XWRAR.js";
+} from "./chunk-RWMNUVUF.js";
 import {
-  DEFAULTS,
   actionsLogger,
   connectionEnv,
-  connectionUri,
-  parseInputs
-} from "./chunk-DMVP4IJB.js";
+  connectionUri
+} from "./chunk-CDM76YDC.js";
 import {
+  DEFAULTS,
   InputError,
   SetupError,
   endGroup,
   exportVariable,
   getInput,
   info,
+  parseInputs,
   setFailed,
   setOutput,
   setSecret,
   start,
   startGroup,
   summary
-} from "./chunk-5XL735P3.js";
+} from "./chunk-GOL3HA4M.js";
 
 // src/action/outputs.ts
 function outputsOf(s) {

@@ -1,7 +1,7 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   savedHandle
-} from "./chunk-6N2XWRAR.js";
+} from "./chunk-RWMNUVUF.js";
 import {
   LOG_TAIL_LINES,
   describe,
@@ -12,7 +12,7 @@ import {
   startGroup,
   stop,
   warning
-} from "./chunk-5XL735P3.js";
+} from "./chunk-GOL3HA4M.js";
 
 // src/action/post-step.ts
 async function cleanup() {

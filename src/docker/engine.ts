@@ -114,7 +114,10 @@ export async function inspectImage(image: string): Promise<ImageConfig | null> {
   return { env, pgdata: pgdataFromEnv(env), volumes: Object.keys(parsed.volumes ?? {}).sort() };
 }
 
-/** How long pulls of one image are retried after transient failures, in total: 120 000 ms. */
+/**
+ * How long failed pulls of one image are retried, in ms (120 000): no new attempt starts after
+ * it; an attempt already running may take up to PULL_TIMEOUT_MS.
+ */
 export const PULL_RETRY_MS = 120_000;
 
 /** What a failed `docker pull` means for the next step. */
@@ -134,7 +137,7 @@ export function classifyPullError(stderr: string): PullFailure {
   if (/unauthorized|authentication required|no basic auth credentials|requested access to the resource is denied/.test(e))
     return 'credentials';
   if (
-    /toomanyrequests|too many requests|\b429\b|\b5\d\d\b|internal server error|bad gateway|service unavailable|gateway time-?out|connection refused|connection reset|i\/o timeout|tls handshake timeout|unexpected eof|\beof\b|temporary failure/.test(
+    /toomanyrequests|too many requests|\b429\b|\b5\d\d\b|internal server error|bad gateway|service unavailable|gateway time-?out|connection refused|connection reset|i\/o timeout|tls handshake timeout|unexpected eof|\beof\b|temporary failure|client\.timeout exceeded|context deadline exceeded|request canceled|server misbehaving/.test(
       e,
     )
   )
@@ -154,11 +157,12 @@ export async function pullImage(
   onRetry: (message: string) => void = () => undefined,
   retryMs = PULL_RETRY_MS,
 ): Promise<void> {
-  const deadline = Date.now() + retryMs;
+  const t0 = Date.now();
+  const deadline = t0 + retryMs;
   for (let attempt = 1; ; attempt++) {
     const result = await docker(['pull', '--quiet', image], undefined, PULL_TIMEOUT_MS);
     if (result.exitCode === 0) return;
-    const reason = result.stderr.trim().split('\n').pop() ?? `exit code ${result.exitCode}`;
+    const reason = result.stderr.trim().split('\n').pop() || `exit code ${result.exitCode}`;
     const kind = classifyPullError(result.stderr);
     if (kind === 'credentials') {
       throw new SetupError(
@@ -169,7 +173,7 @@ export async function pullImage(
     const waitMs = Math.min(1000 * 2 ** (attempt - 1), 16_000);
     if (kind !== 'transient' || Date.now() + waitMs > deadline) {
       throw new SetupError(
-        `Could not pull image "${image}"${kind === 'transient' ? ` after ${attempt} attempts in ${Math.round(retryMs / 1000)} s` : ''}: ${reason}`,
+        `Could not pull image "${image}"${kind === 'transient' ? ` after ${attempt} attempts in ${Math.round((Date.now() - t0) / 1000)} s` : ''}: ${reason}`,
         kind === 'transient'
           ? "The registry kept failing; try again later, or pull from a mirror with input 'registry'"
           : "Check the inputs 'postgres-version', 'image' and 'registry' (does that tag exist? is the registry's name right?), and log in first (docker/login-action) if the image is private",

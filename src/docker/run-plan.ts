@@ -40,19 +40,21 @@ function isBelow(path: string, dir: string): boolean {
 }
 
 /**
- * The tmpfs mounts for an image: one on each VOLUME (so Docker makes no anonymous volume on disk
- * at every start), and one on PGDATA unless a VOLUME already holds it. Official image layouts
+ * The tmpfs for an image's PGDATA: on the VOLUME that holds PGDATA (so Docker makes no anonymous
+ * volume on disk for it at every start), else on PGDATA itself. Official image layouts
  * (docker-library/postgres Dockerfiles): up to 17 PGDATA = VOLUME = /var/lib/postgresql/data;
  * from 18 PGDATA /var/lib/postgresql/<major>/docker below VOLUME /var/lib/postgresql, where a
- * mount on /var/lib/postgresql/data would make the entrypoint refuse to start.
- * @returns `--tmpfs` values, `PATH:options`; PGDATA's mode 0700, others 1777 as in the image
+ * mount on /var/lib/postgresql/data would make the entrypoint refuse to start. Other VOLUMEs
+ * (e.g. a derived image's /docker-entrypoint-initdb.d) keep Docker's volume, which carries the
+ * image's files there; a tmpfs would start empty.
+ * @returns one `--tmpfs` value, `PATH:options`: mode 0700 on PGDATA itself, 1777 on a parent
+ *   (the official image's /var/lib/postgresql is 1777, and the entrypoint creates PGDATA in it)
  */
 export function tmpfsMounts(layout: ImageLayout, size: string | null): string[] {
   const sized = size ? [`size=${size}`] : [];
-  const mounts = layout.volumes.map((v) => `${v}:${['rw', v === layout.pgdata ? 'mode=0700' : 'mode=1777', ...sized].join(',')}`);
-  if (!layout.volumes.some((v) => isBelow(layout.pgdata, v)))
-    mounts.push(`${layout.pgdata}:${['rw', 'mode=0700', ...sized].join(',')}`);
-  return mounts;
+  const holder = layout.volumes.filter((v) => isBelow(layout.pgdata, v)).sort((a, b) => b.length - a.length)[0];
+  const path = holder ?? layout.pgdata;
+  return [`${path}:${['rw', path === layout.pgdata ? 'mode=0700' : 'mode=1777', ...sized].join(',')}`];
 }
 
 /**

@@ -5,7 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import type { ConnectionInfo } from '../connection.js';
 import { SetupError } from '../errors.js';
-import type { Config } from '../inputs.js';
+import { DEFAULTS, type Config } from '../inputs.js';
 import type { Logger } from '../log.js';
 import { effectiveSettings } from '../profile.js';
 import { NotReadyError, waitForQuery } from '../readiness.js';
@@ -52,6 +52,11 @@ export async function startDocker(
   if (jobNetwork) {
     log.info(
       `Running in a job container on network ${jobNetwork.network}: PostgreSQL joins it as ${config.containerName}:${CONTAINER_PORT} (no port published on the host)`,
+    );
+  }
+  if (jobNetwork && (config.port !== Number(DEFAULTS.port) || config.publishHost !== DEFAULTS['publish-host'])) {
+    log.warning(
+      `Inputs 'port' and 'publish-host' do not apply in a job container: the server is reached as ${config.containerName}:${CONTAINER_PORT} on the job's network`,
     );
   }
 

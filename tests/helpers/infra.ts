@@ -86,7 +86,7 @@ export function withNetwork<T>(fn: (network: string) => T): T {
   try {
     return fn(network);
   } finally {
-    const attached = execFileSync('docker', ['ps', '-aq', '--filter', `network=${network}`], { encoding: 'utf8' })
+    const attached = (spawnSync('docker', ['ps', '-aq', '--filter', `network=${network}`], { encoding: 'utf8' }).stdout ?? '')
       .split('\n')
       .filter(Boolean);
     if (attached.length) spawnSync('docker', ['rm', '-f', '-v', ...attached], { stdio: 'ignore' });

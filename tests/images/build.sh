@@ -128,6 +128,8 @@ unmount_below() {
 
 cleanup() {
 	local rc=$? dir
+	# A cached root filesystem (PG_TMPFS_ROOTFS_CACHE) is kept, but never left with mounts in it.
+	if [ -n "${rootfs:-}" ] && [ -d "$rootfs" ]; then unmount_below "$rootfs"; fi
 	for dir in "${temp_rootfs[@]}"; do
 		if [ -d "$dir" ]; then
 			unmount_below "$dir"

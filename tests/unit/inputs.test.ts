@@ -83,5 +83,9 @@ describe('registry', () => {
       /Input 'registry': "https:\/\/mirror.gcr.io" is not a registry/,
     );
     expect(() => parse({ registry: '-v /:/host' })).toThrow(InputError);
+    // Docker would read these as a Docker Hub namespace, or reject the upper case.
+    expect(() => parse({ registry: 'myorg' })).toThrow(/Input 'registry'/);
+    expect(() => parse({ registry: 'mirror.gcr.io/Library' })).toThrow(/Input 'registry'/);
+    expect(parse({ registry: 'localhost:5000' }).image).toBe(`localhost:5000/postgres:${NEWEST_MAJOR}`);
   });
 });

@@ -17,13 +17,14 @@ describe('tmpfsMounts', () => {
   it('from 18: one tmpfs on the VOLUME holding PGDATA, never one on /var/lib/postgresql/data', () => {
     expect(tmpfsMounts(LAYOUT_18, '1g')).toEqual(['/var/lib/postgresql:rw,mode=1777,size=1g']);
   });
-  it('an image with PGDATA outside its VOLUMEs gets a tmpfs on each', () => {
-    expect(tmpfsMounts({ pgdata: '/pgdata', volumes: ['/var/lib/postgresql/data'] }, null)).toEqual([
-      '/var/lib/postgresql/data:rw,mode=1777',
-      '/pgdata:rw,mode=0700',
-    ]);
+  it('leaves VOLUMEs that do not hold PGDATA to Docker (they carry the image files there)', () => {
+    expect(tmpfsMounts({ pgdata: '/pgdata', volumes: ['/var/lib/postgresql/data'] }, null)).toEqual(['/pgdata:rw,mode=0700']);
     expect(tmpfsMounts({ pgdata: '/pgdata', volumes: [] }, null)).toEqual(['/pgdata:rw,mode=0700']);
-    expect(tmpfsMounts({ pgdata: '/var/lib/postgresql-x', volumes: ['/var/lib/postgresql'] }, null)).toHaveLength(2);
+    expect(tmpfsMounts({ pgdata: '/var/lib/postgresql-x', volumes: ['/var/lib/postgresql'] }, null)).toEqual([
+      '/var/lib/postgresql-x:rw,mode=0700',
+    ]);
+    const derived = { pgdata: '/var/lib/postgresql/18/docker', volumes: ['/docker-entrypoint-initdb.d', '/var/lib/postgresql'] };
+    expect(tmpfsMounts(derived, '1g')).toEqual(['/var/lib/postgresql:rw,mode=1777,size=1g']);
   });
 });
 
@@ -119,6 +120,12 @@ describe('classifyPullError', () => {
     expect(classifyPullError('Error response from daemon: unauthorized: authentication required')).toBe('credentials');
     expect(classifyPullError('Error response from daemon: manifest for x:1 not found: manifest unknown')).toBe('not-found');
     expect(classifyPullError('Error response from daemon: something else')).toBe('other');
+    expect(
+      classifyPullError(
+        'Error response from daemon: Get "https://registry-1.docker.io/v2/": net/http: request canceled while waiting for connection (Client.Timeout exceeded while awaiting headers)',
+      ),
+    ).toBe('transient');
+    expect(classifyPullError('Error response from daemon: Get "https://r/v2/": context deadline exceeded')).toBe('transient');
     expect(
       classifyPullError(
         'Error response from daemon: Get "https://registry-1.docker.io/v2/": dial tcp: lookup registry-1.docker.io: no such host',
