@@ -56,17 +56,23 @@ for tool in debootstrap rsync; do
 done
 bash "$here/tests/images/build.sh"
 
-# --- 3. act -------------------------------------------------------------------------------------
+# --- 3. act ---------------------------------------------------------------------------------------
 gobin=$(go env GOPATH 2>/dev/null)/bin
-if command -v act >/dev/null 2>&1 && act --version 2>/dev/null | grep -q "${ACT_VERSION#v}"; then
-  log "act ${ACT_VERSION} present: skipping"
-elif [ -x "$gobin/act" ] && "$gobin/act" --version 2>/dev/null | grep -q "${ACT_VERSION#v}"; then
-  log "act ${ACT_VERSION} present in $gobin: skipping"
-else
+# go_tool NAME MODULE VERSION: skips when NAME --version (on PATH, else in $gobin) names VERSION,
+# else installs MODULE@VERSION with go install.
+go_tool() {
+  local name=$1 module=$2 version=$3 bin
+  for bin in "$(command -v "$name" 2>/dev/null)" "$gobin/$name"; do
+    if [ -n "$bin" ] && [ -x "$bin" ] && "$bin" --version 2>/dev/null | grep -q "${version#v}"; then
+      log "$name ${version} present ($bin): skipping"
+      return 0
+    fi
+  done
   command -v go >/dev/null 2>&1 || apt_install golang-go
-  log "installing act ${ACT_VERSION} with go install"
-  GOFLAGS= go install "github.com/nektos/act@${ACT_VERSION}"
-fi
+  log "installing $name ${version} with go install"
+  GOFLAGS= go install "${module}@${version}"
+}
+go_tool act github.com/nektos/act "$ACT_VERSION"
 
 # --- 4. gitlab-ci-local helper image ------------------------------------------------------------
 if ! docker image inspect docker.io/firecow/gitlab-ci-local-util:latest >/dev/null 2>&1; then
@@ -84,11 +90,5 @@ if [ "$(docker image inspect -f '{{ index .Config.Labels "pg-tmpfs-test.inputs" 
 fi
 
 # --- 5. container registry -----------------------------------------------------------------------
-if [ -x "$gobin/registry" ] && "$gobin/registry" --version 2>/dev/null | grep -q "${REGISTRY_VERSION}"; then
-  log "registry ${REGISTRY_VERSION} present in $gobin: skipping"
-else
-  command -v go >/dev/null 2>&1 || apt_install golang-go
-  log "installing the distribution registry ${REGISTRY_VERSION} with go install"
-  GOFLAGS= go install "github.com/distribution/distribution/v3/cmd/registry@${REGISTRY_VERSION}"
-fi
+go_tool registry github.com/distribution/distribution/v3/cmd/registry "$REGISTRY_VERSION"
 log "ready"

@@ -21,6 +21,7 @@ import type { Context } from '../lib/context.js';
 import type { BenchServer } from '../lib/pgserver.js';
 import { untilAnswered } from '../lib/query.js';
 import { inputs, measureVariants, startRegistered, type Variant } from '../lib/timed.js';
+import { runOptions } from './startup.js';
 import { createdbWorkloads, prepare, WORKLOADS } from '../lib/workloads.js';
 
 /** The local test images, one per real major (tests/images/build.sh). */
@@ -95,7 +96,7 @@ export async function runMajors(ctx: Context): Promise<void> {
           const name = `${ctx.prefix}-${key}-${rep}`;
           const config = inputs({ mode: 'docker', image: image18, port: '0', 'container-name': name });
           const plan = buildRunPlan(config, layout18);
-          const args = plan.args.slice(plan.args.indexOf('--label') + 2);
+          const args = runOptions(plan.args);
           const t0 = performance.now();
           const c = await runContainer(ctx, name, args, { ...plan.env, POSTGRES_INITDB_ARGS: initdb.join(' ') });
           try {
@@ -188,7 +189,7 @@ export async function runPg18(ctx: Context): Promise<void> {
       const name = `${ctx.prefix}-pg18-${spec.key}`;
       const config = inputs({ mode: 'docker', image, port: '0', 'container-name': name, settings: spec.settings });
       const plan = buildRunPlan(config, layout);
-      const args = plan.args.slice(plan.args.indexOf('--label') + 2);
+      const args = runOptions(plan.args);
       const c = await runContainer(ctx, name, args, { ...plan.env, POSTGRES_INITDB_ARGS: spec.initdb.join(' ') });
       containers.push(c);
       const conn = {
