@@ -9,11 +9,13 @@ export class InputError extends Error {
    * @param input the input's name as the user writes it, e.g. `port`
    * @param problem what is wrong
    * @param fix how to fix it
+   * @param detail extra lines (e.g. the server log tail that shows the problem), printed before the message
    */
   constructor(
     readonly input: string,
     readonly problem: string,
     readonly fix: string,
+    readonly detail = '',
   ) {
     super(`Input '${input}': ${problem}. ${fix}`);
     this.name = 'InputError';

@@ -193,7 +193,13 @@ export function parseInputs(get: (name: InputName) => string): Config {
     imageGiven: imageInput !== '' || registry !== '',
     port: integer('port', raw('port'), 0, 65535, 'Use a TCP port such as 5432, or 0 to let Docker pick a free one.'),
     publishHost,
-    user: identifier('user', raw('user')),
+    user: (() => {
+      const user = identifier('user', raw('user'));
+      // initdb builds SQL with the name in double quotes without doubling them, and fails
+      // (PostgreSQL 15-18: "role ... does not exist" in post-bootstrap initialization).
+      if (user.includes('"')) throw new InputError('user', `"${user}" holds a double quote, which initdb cannot handle`, 'Use a name without double quotes.');
+      return user;
+    })(),
     password: (() => {
       const p = get('password') === '' ? DEFAULTS.password : get('password');
       if (/[\0]/.test(p)) throw new InputError('password', 'holds a NUL character', 'Remove it.');

@@ -2,13 +2,17 @@
  * A server's life, whatever its mode: choosing the mode, starting, telling whether it still runs,
  * its log, stopping. The action, the CLI and the benchmark go through here.
  */
-import { engineVersion } from './docker/engine.js';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { docker, engineVersion, removeContainer } from './docker/engine.js';
+import { CONTAINER_LABEL } from './docker/run-plan.js';
 import { dockerAlive, dockerLogTail, startDocker, stopDocker } from './docker/start.js';
 import { SetupError } from './errors.js';
 import type { Config } from './inputs.js';
 import type { Logger } from './log.js';
 import { installedBinaries, realProbe, type Binaries, type Probe } from './native/binaries.js';
-import { postgresAlive, postgresLogTail, stopPostgres } from './native/postgres.js';
+import { postgresAlive, postgresLogTail, RUN_MARKER, stopPostgres } from './native/postgres.js';
+import { MOUNT_PREFIX, tempBase } from './native/ramdir.js';
 import { startNative } from './native/start.js';
 import { LOG_TAIL_LINES, type Server, type ServerHandle } from './server.js';
 
@@ -80,7 +84,7 @@ export async function stop(handle: ServerHandle): Promise<string[]> {
   try {
     if (handle.mode === 'native') return await stopPostgres(handle);
     const problem = await stopDocker(handle);
-    return problem ? [`Could not remove container ${handle.containerId.slice(0, 12)}: ${problem}`] : [];
+    return problem ? [`Could not remove container ${handle.containerName}: ${problem}`] : [];
   } catch (error) {
     return [error instanceof Error ? error.message : String(error)];
   }
@@ -99,6 +103,78 @@ export async function logTail(handle: ServerHandle, lines = LOG_TAIL_LINES): Pro
 /** A short description of the server's resources for messages: `container 0123456789ab` or `postgres pid 42 in DIR`. */
 export function describe(handle: ServerHandle): string {
   return handle.mode === 'docker'
-    ? `container ${handle.containerId.slice(0, 12)}`
+    ? `container ${handle.containerName}${handle.containerId ? ` (${handle.containerId.slice(0, 12)})` : ''}`
     : `postgres${handle.pid ? ` pid ${handle.pid}` : ''}${handle.runDir ? ` in ${handle.runDir}` : ''}`;
+}
+
+/** Escapes a string for a regular expression (Docker's name filter is one). */
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Finds and removes what runs under the name `containerName` left when their record was lost or
+ * could not be read: containers with this project's label and that name, and native run folders
+ * `<container-name>-<token>` carrying the run marker (in /dev/shm, the temp folder and the tmpfs
+ * mounts this project makes there), with the postmaster their postmaster.pid names.
+ * A missing Docker counts as nothing to remove.
+ * @returns what was removed and the problems met; never throws
+ */
+export async function sweepLeftovers(containerName: string): Promise<{ removed: string[]; problems: string[] }> {
+  const removed: string[] = [];
+  const problems: string[] = [];
+  try {
+    const list = await docker([
+      'ps',
+      '--all',
+      '--quiet',
+      '--no-trunc',
+      '--filter',
+      `label=${CONTAINER_LABEL}`,
+      '--filter',
+      `name=^/${escapeRegExp(containerName)}$`,
+    ]);
+    for (const id of list.exitCode === 0 ? list.stdout.split('\n').filter(Boolean) : []) {
+      const problem = await removeContainer(id);
+      if (problem) problems.push(problem);
+      else removed.push(`container ${containerName} (${id.slice(0, 12)})`);
+    }
+  } catch {
+    // no docker here: no containers to remove
+  }
+  const bases = ['/dev/shm', tempBase()];
+  for (const base of [...bases]) {
+    try {
+      for (const n of readdirSync(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join(base, n));
+    } catch {
+      // base missing
+    }
+  }
+  for (const base of bases) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(base).filter((n) => n.startsWith(`${containerName}-`));
+    } catch {
+      continue;
+    }
+    for (const n of names) {
+      const runDir = join(base, n);
+      const marker = join(runDir, RUN_MARKER);
+      if (!existsSync(marker)) continue;
+      const token = readFileSync(marker, 'utf8');
+      if (n !== `${containerName}-${token}`) continue;
+      const mountDir = base.includes(`/${MOUNT_PREFIX}`) ? base : null;
+      const found = await stopPostgres({
+        mode: 'native',
+        pid: 0,
+        runDir,
+        token,
+        ram: mountDir ? { kind: 'mount', dir: mountDir, sudo: process.getuid?.() !== 0 } : null,
+        bindir: '',
+      });
+      if (found.length) problems.push(...found);
+      else removed.push(`run folder ${runDir}`);
+    }
+  }
+  return { removed, problems };
 }

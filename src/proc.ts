@@ -6,6 +6,28 @@
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 
+/** Process group IDs of the programs run() has started and that have not exited yet. */
+const active = new Set<number>();
+
+/**
+ * Kills (SIGKILL, whole process group) every program run() started that is still running: an
+ * interrupted step calls it before cleaning up, so no `docker run` or `initdb` carries on behind it.
+ * @returns how many were killed
+ */
+export function killActive(): number {
+  let killed = 0;
+  for (const pid of active) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+      killed += 1;
+    } catch {
+      // already gone
+    }
+  }
+  active.clear();
+  return killed;
+}
+
 /** What a finished program left. */
 export interface ProcResult {
   /** Exit code; null when killed by a signal (e.g. the time limit). */
@@ -27,6 +49,8 @@ export interface ProcOptions {
   cwd?: string;
   uid?: number;
   gid?: number;
+  /** Text written to the program's stdin (then closed); default: no stdin. */
+  input?: string;
 }
 
 /**
@@ -39,15 +63,17 @@ export function run(program: string, args: readonly string[], options: ProcOptio
     const child = spawn(program, args, {
       cwd: options.cwd,
       env: options.env ? { ...process.env, ...options.env } : process.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       detached: true,
       ...(options.uid !== undefined ? { uid: options.uid, gid: options.gid } : {}),
     });
+    if (child.pid) active.add(child.pid);
     let stdout = '';
     let stderr = '';
     let timedOut = false;
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    if (options.input !== undefined) child.stdin?.end(options.input);
+    child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const timer = setTimeout(() => {
       timedOut = true;
       try {
@@ -58,10 +84,12 @@ export function run(program: string, args: readonly string[], options: ProcOptio
     }, options.timeoutMs);
     child.on('error', (error) => {
       clearTimeout(timer);
+      if (child.pid) active.delete(child.pid);
       reject(error);
     });
     child.on('close', (code) => {
       clearTimeout(timer);
+      if (child.pid) active.delete(child.pid);
       resolve({ code, stdout, stderr, ms: performance.now() - t0, timedOut });
     });
   });

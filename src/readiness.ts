@@ -9,6 +9,8 @@
 import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ConnectionInfo } from './connection.js';
+import { InputError, SetupError } from './errors.js';
+import { throwIfInterrupted } from './interrupt.js';
 
 /** Options for waitForQuery. */
 export interface WaitOptions {
@@ -83,9 +85,13 @@ export async function waitForQuery(target: Target, options: WaitOptions): Promis
       const result = await client.query<{ v: string }>("SELECT current_setting('server_version') AS v");
       return { client, serverVersion: result.rows[0]?.v ?? '', attempts };
     } catch (error) {
-      lastError = error instanceof Error ? error.message : String(error);
+      const message = error instanceof Error ? error.message : String(error);
+      // The last attempt's connect timeout is cut to the time left: its "timeout" says nothing
+      // about the server, so an earlier, real cause is kept.
+      if (!(lastError && /timeout/i.test(message))) lastError = message;
       await client.end().catch(() => undefined);
     }
+    throwIfInterrupted();
     if (Date.now() >= deadline) {
       throw new NotReadyError(`no query answered within ${options.timeoutMs} ms (${attempts} attempts)`, lastError, false);
     }
@@ -97,4 +103,72 @@ export async function waitForQuery(target: Target, options: WaitOptions): Promis
     }
     await sleep(interval);
   }
+}
+
+/** Errors that mean the server is still on its way up (so more time may help). */
+const STILL_STARTING = /ECONNREFUSED|ENOENT|ECONNRESET|starting up|shutting down|Connection terminated|timeout|not yet accepting/i;
+
+/**
+ * Log lines that name the input at fault, in the order they are looked for: the server's own
+ * words (manual: "Setting Parameters"; initdb's and the kernel's messages).
+ */
+const LOG_CAUSES: Array<{ pattern: RegExp; input: string; problem: (m: RegExpExecArray) => string; fix: string }> = [
+  {
+    pattern: /unrecognized configuration parameter "([^"]+)"/,
+    input: 'settings',
+    problem: (m) => `the server does not know the setting "${m[1]}"`,
+    fix: 'Use a name from pg_settings (an extension setting needs its library in shared_preload_libraries)',
+  },
+  {
+    pattern: /(invalid value for parameter "[^"]+": "[^"]*"|parameter "[^"]+" requires a [a-z]+ value|-?\d+(?:\.\d+)? (?:\S+ )?is outside the valid range for parameter "[^"]+"[^\n]*)/,
+    input: 'settings',
+    problem: (m) => `the server refused a value: ${m[1]}`,
+    fix: 'Give a value the server accepts (see pg_settings for units and ranges)',
+  },
+  {
+    pattern: /(invalid locale name[^\n]*|locale "[^"]*" (?:is not|not) [^\n]*)/i,
+    input: 'locale',
+    problem: (m) => `initdb refused the locale: ${m[1]}`,
+    fix: 'Use C (the default) or a locale installed in the image or on the machine',
+  },
+  {
+    pattern: /(could not (?:resize|create|map) shared memory segment[^\n]*No space left on device[^\n]*)/,
+    input: 'shm-size',
+    problem: (m) => `/dev/shm is too small: ${m[1]}`,
+    fix: 'Raise shm-size (e.g. 1g)',
+  },
+  {
+    pattern: /([^\n]*No space left on device[^\n]*)/,
+    input: 'tmpfs-size',
+    problem: (m) => `the data directory is full: ${m[1]?.trim()}`,
+    fix: 'Raise tmpfs-size, or leave it empty for no limit',
+  },
+];
+
+/**
+ * The error to report when a server did not answer: the input its log names (an unknown setting,
+ * a full tmpfs, a locale initdb refused), else the real last connection error, with the log.
+ * @param error what waitForQuery threw
+ * @param serverLog the last lines of the server's log ('' when there is none)
+ * @returns an InputError naming the input when the log shows one, else a SetupError
+ */
+export function notReadyError(error: NotReadyError, serverLog: string): InputError | SetupError {
+  for (const cause of LOG_CAUSES) {
+    const m = cause.pattern.exec(serverLog);
+    if (m) return new InputError(cause.input, cause.problem(m), cause.fix, serverLog);
+  }
+  const last = error.lastError || 'none';
+  if (/password authentication failed/i.test(last)) {
+    return new SetupError(
+      `PostgreSQL rejected the password: ${last}`,
+      "The server was not initialised with input 'password' (an image with its own cluster?); check the inputs 'user' and 'password'",
+      serverLog,
+    );
+  }
+  const fix = error.died
+    ? 'The server exited; its log is above'
+    : STILL_STARTING.test(last)
+      ? "The server was still starting: raise input 'wait-timeout', and read the server log above"
+      : 'Read the server log above';
+  return new SetupError(`PostgreSQL did not answer a query: ${error.message}; last error: ${last}`, fix, serverLog);
 }

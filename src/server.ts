@@ -5,14 +5,22 @@
  * `down` need nothing else.
  */
 import type { ConnectionInfo } from './connection.js';
-import type { Command } from './native/ramdir.js';
+import type { RamMount } from './native/ramdir.js';
 import type { SettingCheck } from './verify.js';
 
-/** What identifies a Docker-mode server's resources. */
+/**
+ * What identifies a Docker-mode server's resources. It is recorded before `docker run`, so a run
+ * killed at any point leaves a container that the label `io.github.pg-tmpfs-action.run=<token>`
+ * finds.
+ */
 export interface DockerHandle {
   mode: 'docker';
-  /** Docker container ID (removed with its anonymous volumes). */
+  /** Docker container ID (removed with its anonymous volumes); '' until `docker run` returned. */
   containerId: string;
+  /** The container's name. */
+  containerName: string;
+  /** Random token of this run, set as the container's label `io.github.pg-tmpfs-action.run`. */
+  token: string;
 }
 
 /** What identifies a native-mode server's resources. */
@@ -24,8 +32,8 @@ export interface NativeHandle {
   runDir: string;
   /** Token written into the run folder's marker file; removal checks it. */
   token: string;
-  /** Commands that undo the RAM setup (unmount, detach), with the device already filled in. */
-  teardown: Command[];
+  /** The tmpfs this run mounted (Linux) or RAM disk it attached (macOS); null when none. Data, not commands. */
+  ram: RamMount | null;
   /** Folder with the server binaries (pg_ctl stops the server on Windows). */
   bindir: string;
 }
@@ -46,6 +54,8 @@ interface Verified {
   tmpfs: boolean;
   /** Each requested setting as the server reports it, in request order. */
   settings: SettingCheck[];
+  /** Things the user should know (e.g. a setting that opens the server to other hosts); shown in the log and the summary. */
+  warnings: string[];
   /** ms from process start to the first answered query. */
   startupMs: number;
 }

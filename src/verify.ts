@@ -16,6 +16,8 @@ export interface PgSettingRow {
   unit: string | null;
   /** `bool`, `integer`, `real`, `string` or `enum`. */
   vartype: string;
+  /** When it can be changed: `user` and `superuser` settings can be SET in a session. */
+  context?: string;
 }
 
 /** The outcome of comparing one requested setting with the server's value. */
@@ -24,7 +26,13 @@ export interface SettingCheck {
   requested: string;
   /** The server's value as pg_settings shows it (with its unit), or null when unknown. */
   actual: string | null;
+  /** False when the value is not what was asked. */
   ok: boolean;
+  /**
+   * False for an extension setting (`prefix.name`) the server does not list: passed through, not
+   * checked (ok is then true).
+   */
+  verified: boolean;
 }
 
 const MEMORY_UNITS: Record<string, number> = { B: 1, kB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 };
@@ -79,24 +87,71 @@ export function normalizeRequested(value: string, row: PgSettingRow): string | n
 }
 
 /**
- * Compares requested settings with pg_settings rows.
- * @returns one check per requested setting, in request order
+ * Compares requested settings with pg_settings rows the way PostgreSQL reads them: names case
+ * insensitively (`timezone` is pg_settings' `TimeZone`), values in the server's own form.
+ * @param normalised for settings a session may SET, the row pg_settings showed after
+ *   `set_config(name, requested value)`: the server's own normal form of the requested value
+ *   (time zones, date styles, units); other settings are normalised by normalizeRequested
+ * @returns one check per requested setting, in request order; an extension setting the server
+ *   does not list is passed as not verified
  */
-export function checkSettings(requested: readonly Setting[], rows: readonly PgSettingRow[]): SettingCheck[] {
-  const byName = new Map(rows.map((r) => [r.name, r]));
+export function checkSettings(
+  requested: readonly Setting[],
+  rows: readonly PgSettingRow[],
+  normalised: readonly PgSettingRow[] = [],
+): SettingCheck[] {
+  const byName = new Map(rows.map((r) => [r.name.toLowerCase(), r]));
+  const normalByName = new Map(normalised.map((r) => [r.name.toLowerCase(), r]));
   return requested.map(({ name, value }) => {
-    const row = byName.get(name);
-    if (!row) return { name, requested: value, actual: null, ok: false };
+    const row = byName.get(name.toLowerCase());
+    if (!row) {
+      const extension = name.includes('.');
+      return { name, requested: value, actual: null, ok: extension, verified: false };
+    }
     const actual = row.unit ? `${row.setting} (${row.unit})` : row.setting;
-    const want = normalizeRequested(value, row);
-    const have = row.vartype === 'enum' ? row.setting.toLowerCase() : row.setting;
-    const ok = want !== null && (row.vartype === 'real' ? Number(want) === Number(have) : want === have);
-    return { name, requested: value, actual, ok };
+    const normal = normalByName.get(name.toLowerCase());
+    const want = normal ? normal.setting : normalizeRequested(value, row);
+    const fold = (v: string) => (row.vartype === 'enum' ? v.toLowerCase() : v);
+    const ok =
+      want !== null && (row.vartype === 'real' ? Number(want) === Number(row.setting) : fold(want) === fold(row.setting));
+    return { name, requested: value, actual, ok, verified: true };
   });
 }
 
-/** SQL that reads the rows checkSettings needs; $1 is a text[] of setting names. */
-export const SETTINGS_QUERY = 'SELECT name, setting, unit, vartype FROM pg_settings WHERE name = ANY($1::text[])';
+/** SQL that reads the rows checkSettings needs; $1 is a text[] of lower-case setting names. */
+export const SETTINGS_QUERY =
+  'SELECT name, setting, unit, vartype, context FROM pg_settings WHERE lower(name) = ANY($1::text[])';
+
+/**
+ * The server's own normal form of each requested value it lets a session SET: inside a
+ * transaction that is rolled back, `set_config(name, value, true)` for each (a savepoint each, so
+ * one refusal spoils nothing), then pg_settings as it then reads, for those the server took.
+ */
+async function normalisedRows(client: pg.Client, requested: readonly Setting[], rows: readonly PgSettingRow[]): Promise<PgSettingRow[]> {
+  const byName = new Map(rows.map((r) => [r.name.toLowerCase(), r]));
+  const settable = requested.filter((s) => {
+    const context = byName.get(s.name.toLowerCase())?.context;
+    return context === 'user' || context === 'superuser';
+  });
+  if (settable.length === 0) return [];
+  const taken: string[] = [];
+  await client.query('BEGIN');
+  try {
+    for (const s of settable) {
+      await client.query('SAVEPOINT pg_tmpfs_verify');
+      try {
+        await client.query('SELECT set_config($1, $2, true)', [byName.get(s.name.toLowerCase())?.name ?? s.name, s.value]);
+        await client.query('RELEASE SAVEPOINT pg_tmpfs_verify');
+        taken.push(s.name.toLowerCase());
+      } catch {
+        await client.query('ROLLBACK TO SAVEPOINT pg_tmpfs_verify');
+      }
+    }
+    return taken.length ? (await client.query<PgSettingRow>(SETTINGS_QUERY, [taken])).rows : [];
+  } finally {
+    await client.query('ROLLBACK');
+  }
+}
 
 /**
  * Finds the filesystem type that holds `path`, from the text of /proc/mounts (or
@@ -135,8 +190,8 @@ export async function verifyServer(
   measureFilesystem: (dataDirectory: string) => Promise<string>,
   expectTmpfs: boolean,
 ): Promise<{ settings: SettingCheck[]; dataDirectory: string; filesystem: string }> {
-  const rows = (await client.query<PgSettingRow>(SETTINGS_QUERY, [requested.map((s) => s.name)])).rows;
-  const settings = checkSettings(requested, rows);
+  const rows = (await client.query<PgSettingRow>(SETTINGS_QUERY, [requested.map((s) => s.name.toLowerCase())])).rows;
+  const settings = checkSettings(requested, rows, await normalisedRows(client, requested, rows));
   const dataDirectory = (await client.query<{ d: string }>("SELECT current_setting('data_directory') AS d")).rows[0]?.d ?? '';
   const filesystem = await measureFilesystem(dataDirectory);
   const bad = settings.filter((s) => !s.ok);

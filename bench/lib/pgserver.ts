@@ -122,7 +122,7 @@ export async function startServer(ctx: Context, spec: ServerSpec): Promise<Bench
     pid: 0,
     runDir,
     token: `${ctx.runId}-${spec.key}`,
-    teardown: [],
+    ram: null,
     bindir: ctx.bindir,
   };
   writeFileSync(join(runDir, RUN_MARKER), handle.token);
@@ -135,7 +135,7 @@ export async function startServer(ctx: Context, spec: ServerSpec): Promise<Bench
     const dataDir = dataDirOf(runDir);
     await placeCluster(ctx, dataDir);
     const port = await getPort({ host: '127.0.0.1' });
-    const postgres = spawnPostgres(ctx.bindir, runDir, port, { settings: [...spec.settings] }, ctx.runAs);
+    const postgres = spawnPostgres(ctx.bindir, runDir, port, { settings: [...spec.settings], publishHost: '127.0.0.1' }, ctx.runAs);
     handle.pid = postgres.pid;
     const ready = await waitForQuery(
       { host: dataDir, port, user: 'postgres', password: '', database: 'postgres' },

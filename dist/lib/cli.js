@@ -4,18 +4,26 @@ import {
   connectionEnv,
   connectionUri,
   consoleLogger
-} from "./chunk-CDM76YDC.js";
+} from "./chunk-XL67BX6M.js";
 import {
   DEFAULTS,
+  FolderError,
   InputError,
   SetupError,
   __commonJS,
   __require,
   __toESM,
+  checkPrivateDir,
+  cleanupOnInterrupt,
+  isAlive,
+  killActive,
+  makeDirs,
   parseInputs,
+  processAlive,
   start,
-  stop
-} from "./chunk-GOL3HA4M.js";
+  stop,
+  sweepLeftovers
+} from "./chunk-SOJPBFQT.js";
 
 // node_modules/commander/lib/error.js
 var require_error = __commonJS({
@@ -27,11 +35,11 @@ var require_error = __commonJS({
        * @param {string} code an id string representing the error
        * @param {string} message human-readable description of the error
        */
-      constructor(exitCode, code, message) {
+      constructor(exitCode, code2, message) {
         super(message);
         Error.captureStackTrace(this, this.constructor);
         this.name = this.constructor.name;
-        this.code = code;
+        this.code = code2;
         this.exitCode = exitCode;
         this.nestedError = void 0;
       }
@@ -1625,9 +1633,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return never
        * @private
        */
-      _exit(exitCode, code, message) {
+      _exit(exitCode, code2, message) {
         if (this._exitCallback) {
-          this._exitCallback(new CommanderError2(exitCode, code, message));
+          this._exitCallback(new CommanderError2(exitCode, code2, message));
         }
         process2.exit(exitCode);
       }
@@ -2265,14 +2273,14 @@ Expecting one of '${allowedValues.join("', '")}'`);
           });
         }
         const exitCallback = this._exitCallback;
-        proc.on("close", (code) => {
-          code = code ?? 1;
+        proc.on("close", (code2) => {
+          code2 = code2 ?? 1;
           if (!exitCallback) {
-            process2.exit(code);
+            process2.exit(code2);
           } else {
             exitCallback(
               new CommanderError2(
-                code,
+                code2,
                 "commander.executeSubCommandAsync",
                 "(close)"
               )
@@ -2779,8 +2787,8 @@ Expecting one of '${allowedValues.join("', '")}'`);
         }
         const config = errorOptions || {};
         const exitCode = config.exitCode || 1;
-        const code = config.code || "commander.error";
-        this._exit(exitCode, code, message);
+        const code2 = config.code || "commander.error";
+        this._exit(exitCode, code2, message);
       }
       /**
        * Apply any option related environment variables, if option does
@@ -3443,6 +3451,9 @@ var require_commander = __commonJS({
   }
 });
 
+// src/cli/program.ts
+import { readFileSync as readFileSync2 } from "node:fs";
+
 // node_modules/commander/esm.mjs
 var import_index = __toESM(require_commander(), 1);
 var {
@@ -3461,7 +3472,7 @@ var {
 } = import_index.default;
 
 // src/cli/instances.ts
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, renameSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 var NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$/;
@@ -3474,19 +3485,73 @@ function checkInstanceName(name) {
 function stateDir(env = process.env) {
   return env.PG_TMPFS_STATE_DIR || join(env.XDG_STATE_HOME || join(homedir(), ".local", "state"), "pg-tmpfs");
 }
-function saveInstance(instance) {
-  const dir = stateDir();
-  mkdirSync(dir, { recursive: true, mode: 448 });
-  const file = join(dir, `${instance.name}.json`);
-  writeFileSync(`${file}.tmp`, JSON.stringify(instance, null, 2), { mode: 384 });
-  renameSync(`${file}.tmp`, file);
+function recordFile(name) {
+  return join(stateDir(), `${name}.json`);
 }
-function loadInstance(name) {
+function prepareStateDir() {
+  const dir = stateDir();
   try {
-    return JSON.parse(readFileSync(join(stateDir(), `${name}.json`), "utf8"));
-  } catch {
-    return null;
+    makeDirs(dir, 448);
+    checkPrivateDir(dir);
+  } catch (error) {
+    if (error instanceof FolderError) {
+      throw new SetupError(
+        `The state folder ${dir} cannot hold instance records: ${error.message}`,
+        "Set PG_TMPFS_STATE_DIR to a folder only you can write (mode 0700), or fix that one (chmod 700)"
+      );
+    }
+    throw error;
   }
+  return dir;
+}
+function isInstance(value, name) {
+  const v = value;
+  return typeof v === "object" && v !== null && v.name === name && (v.state === "starting" || v.state === "running") && typeof v.ownerPid === "number" && (v.handle === null || typeof v.handle === "object" && (v.handle.mode === "docker" || v.handle.mode === "native"));
+}
+function readInstance(name) {
+  const file = recordFile(name);
+  let text;
+  try {
+    const s = statSync(file);
+    const uid = process.getuid?.();
+    if (uid !== void 0 && s.uid !== uid) return { kind: "unreadable", file, problem: `it belongs to uid ${s.uid}` };
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    const code2 = error.code;
+    if (code2 === "ENOENT") return { kind: "none" };
+    return { kind: "unreadable", file, problem: code2 ?? String(error) };
+  }
+  try {
+    const parsed = JSON.parse(text);
+    if (isInstance(parsed, name)) return { kind: "ok", instance: parsed };
+    return { kind: "unreadable", file, problem: "it is not a pg-tmpfs instance record" };
+  } catch (error) {
+    return { kind: "unreadable", file, problem: `it is not valid JSON (${error instanceof Error ? error.message : String(error)})` };
+  }
+}
+function claimInstance(instance) {
+  let fd;
+  try {
+    fd = openSync(recordFile(instance.name), "wx", 384);
+  } catch (error) {
+    if (error.code === "EEXIST") return false;
+    throw new SetupError(
+      `Cannot write the instance record ${recordFile(instance.name)}: ${error.message}`,
+      "Set PG_TMPFS_STATE_DIR to a folder you can write"
+    );
+  }
+  try {
+    writeSync(fd, JSON.stringify(instance, null, 2));
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+function saveInstance(instance) {
+  const file = recordFile(instance.name);
+  const tmp = `${file}.tmp-${process.pid}`;
+  writeFileSync(tmp, JSON.stringify(instance, null, 2), { mode: 384 });
+  renameSync(tmp, file);
 }
 function listInstances() {
   let names = [];
@@ -3495,10 +3560,10 @@ function listInstances() {
   } catch {
     return [];
   }
-  return names.map((f) => loadInstance(f.slice(0, -".json".length))).filter((i) => i !== null);
+  return names.map((f) => f.slice(0, -".json".length)).map((name) => ({ name, record: readInstance(name) }));
 }
 function forgetInstance(name) {
-  rmSync(join(stateDir(), `${name}.json`), { force: true });
+  rmSync(recordFile(name), { force: true });
 }
 
 // src/cli/shell.ts
@@ -3522,7 +3587,7 @@ var UP_FLAGS = [
   ["port", "host port; 0 picks a free one"],
   ["publish-host", "host address to publish on"],
   ["user", "superuser name"],
-  ["password", "superuser password"],
+  ["password", "superuser password (shows in ps: prefer $PGPASSWORD or --password-file)"],
   ["database", "database to create"],
   ["tmpfs-size", "tmpfs size for PGDATA (e.g. 1g); empty: kernel default"],
   ["shm-size", "/dev/shm size"],
@@ -3533,8 +3598,13 @@ var UP_FLAGS = [
 ];
 var CLI_DEFAULTS = { port: "0" };
 function formatError(error) {
-  if (error instanceof InputError) return `error: --${error.input}: ${error.problem}. ${error.fix}
+  if (error instanceof InputError) {
+    return `${error.detail ? `--- server log ---
+${error.detail}
+---
+` : ""}error: --${error.input}: ${error.problem}. ${error.fix}
 `;
+  }
   if (error instanceof SetupError) {
     return `${error.detail ? `--- server log ---
 ${error.detail}
@@ -3563,27 +3633,102 @@ function upJson(name, server) {
     settings: server.settings
   };
 }
-async function up(opts, io) {
-  const name = checkInstanceName(String(opts.name));
-  if (loadInstance(name)) {
-    throw new InputError(
-      "name",
-      `an instance named "${name}" is already running`,
-      `Run \`pg-tmpfs down --name ${name}\` first, or pick another --name.`
+function cliPassword(opts, env = process.env) {
+  if (typeof opts.password === "string") return opts.password;
+  if (typeof opts.passwordFile === "string") {
+    try {
+      return readFileSync2(opts.passwordFile, "utf8").split(/\r?\n/)[0] ?? "";
+    } catch (error) {
+      throw new InputError("password-file", `${opts.passwordFile} cannot be read (${error.code ?? String(error)})`, "Give a readable file whose first line is the password");
+    }
+  }
+  return env.PGPASSWORD ?? "";
+}
+async function takeName(name, log) {
+  prepareStateDir();
+  const mine = { name, state: "starting", ownerPid: process.pid, startedAt: (/* @__PURE__ */ new Date()).toISOString(), handle: null, server: null };
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (claimInstance(mine)) return mine;
+    const found = readInstance(name);
+    if (found.kind === "none") continue;
+    if (found.kind === "unreadable") {
+      throw new InputError(
+        "name",
+        `the record of instance "${name}" (${found.file}) cannot be read: ${found.problem}`,
+        `Run \`pg-tmpfs down --name ${name}\` (it removes what runs under that name and the record), or pick another --name`
+      );
+    }
+    const old = found.instance;
+    if (old.state === "starting" && old.ownerPid !== process.pid && processAlive(old.ownerPid)) {
+      throw new InputError("name", `instance "${name}" is being started by process ${old.ownerPid}`, "Wait for it, or pick another --name");
+    }
+    const handle = old.server ?? old.handle;
+    if (old.state === "running" && handle && await isAlive(handle)) {
+      throw new InputError(
+        "name",
+        `an instance named "${name}" is already running`,
+        `Run \`pg-tmpfs down --name ${name}\` first, or pick another --name.`
+      );
+    }
+    log.warning(
+      `Instance "${name}" was left behind (${old.state === "starting" ? "its start was killed" : "its server is gone"}): removing it`
+    );
+    await removeInstance(name, handle);
+  }
+  throw new SetupError(`Could not take the instance name "${name}": its record keeps changing`, "Try again");
+}
+async function removeInstance(name, handle) {
+  const problems = handle ? await stop(handle) : [];
+  const swept = await sweepLeftovers(cliContainerName(name));
+  problems.push(...swept.problems);
+  if (problems.length > 0) {
+    throw new SetupError(
+      `Could not remove everything of "${name}": ${problems.join("; ")}`,
+      `Fix what is named, then run \`pg-tmpfs down --name ${name}\` again`
     );
   }
+  forgetInstance(name);
+  return swept.removed;
+}
+function cliContainerName(name) {
+  return `pg-tmpfs-cli-${name}`;
+}
+async function up(opts, io) {
+  const name = checkInstanceName(String(opts.name));
   const settingLines = [String(opts.settings ?? ""), ...opts.setting ?? []].join("\n");
+  const password = cliPassword(opts);
   const config = parseInputs((input) => {
     if (input === "settings") return settingLines;
-    if (input === "container-name") return `pg-tmpfs-cli-${name}`;
+    if (input === "container-name") return cliContainerName(name);
     if (input === "export-env") return "false";
+    if (input === "password") return password;
     const key = input.replace(/-([a-z])/g, (_, c) => c.toUpperCase());
     const value = opts[key];
     return typeof value === "string" ? value : CLI_DEFAULTS[input] ?? "";
   });
   const log = consoleLogger(Boolean(opts.quiet), io.stderr);
-  const server = await start(config, log);
-  saveInstance({ name, startedAt: (/* @__PURE__ */ new Date()).toISOString(), server });
+  const record = await takeName(name, log);
+  const server = await cleanupOnInterrupt(
+    () => start(config, log, (handle) => {
+      record.handle = handle;
+      saveInstance(record);
+    }),
+    async (signal) => {
+      io.stderr(`Interrupted by ${signal}: removing what was started
+`);
+      await removeInstance(name, record.handle).catch((error) => io.stderr(formatError(error)));
+    }
+  ).catch((error) => {
+    forgetInstance(name);
+    throw error;
+  });
+  try {
+    saveInstance({ ...record, state: "running", handle: server, server });
+  } catch (error) {
+    await stop(server);
+    forgetInstance(name);
+    throw new SetupError(`Could not record instance "${name}": ${error.message}`, "Check PG_TMPFS_STATE_DIR");
+  }
   if (opts.json) {
     io.stdout(`${JSON.stringify(upJson(name, server), null, 2)}
 `);
@@ -3596,21 +3741,43 @@ async function up(opts, io) {
   }
 }
 async function down(name, io) {
-  const instance = loadInstance(checkInstanceName(name));
-  if (!instance) {
+  checkInstanceName(name);
+  const found = readInstance(name);
+  if (found.kind === "ok") {
+    const old = found.instance;
+    if (old.state === "starting" && old.ownerPid !== process.pid && processAlive(old.ownerPid)) {
+      throw new InputError("name", `instance "${name}" is being started by process ${old.ownerPid}`, "Wait for it to finish (or stop it with Ctrl-C), then run down again");
+    }
+  }
+  const handle = found.kind === "ok" ? found.instance.server ?? found.instance.handle : null;
+  const removed = await removeInstance(name, handle);
+  if (found.kind === "unreadable") {
+    io.stderr(`Removed the unreadable record ${found.file} (${found.problem}).
+`);
+  }
+  if (found.kind === "none" && removed.length === 0) {
     io.stderr(`No running instance named "${name}".
 `);
     return;
   }
-  const problems = await stop(instance.server);
-  if (problems.length > 0) {
-    throw new SetupError(
-      `Could not remove everything of "${name}": ${problems.join("; ")}`,
-      `Fix what is named, then run \`pg-tmpfs down --name ${name}\` again`
-    );
-  }
-  forgetInstance(name);
+  for (const r of removed) io.stderr(`Removed leftover ${r}.
+`);
   io.stderr(`Stopped "${name}".
+`);
+}
+async function status(io) {
+  const rows = [];
+  for (const { name, record } of listInstances()) {
+    if (record.kind === "ok") {
+      const handle = record.instance.server ?? record.instance.handle;
+      const alive = handle ? await isAlive(handle) : false;
+      const starting = record.instance.state === "starting" && processAlive(record.instance.ownerPid);
+      rows.push({ ...record.instance, alive, state: alive || starting ? record.instance.state : "dead" });
+    } else if (record.kind === "unreadable") {
+      rows.push({ name, state: "unreadable", alive: false, problem: `${record.file}: ${record.problem}` });
+    }
+  }
+  io.stdout(`${JSON.stringify(rows, null, 2)}
 `);
 }
 function program2(io = processIo) {
@@ -3620,10 +3787,9 @@ function program2(io = processIo) {
     const def = CLI_DEFAULTS[input] ?? DEFAULTS[input];
     upCmd.addOption(new Option(`--${input} <value>`, help).default(def === "" ? void 0 : def));
   }
-  upCmd.option("--setting <name=value>", "one setting (repeatable)", (v, acc) => [...acc, v], []).option("--name <name>", "instance name, so several can run side by side", "default").option("--json", "print JSON instead of export lines").option("--quiet", "no progress lines on stderr").action((opts) => up(opts, io));
+  upCmd.option("--password-file <path>", "read the superuser password from the first line of this file").option("--setting <name=value>", "one setting (repeatable)", (v, acc) => [...acc, v], []).option("--name <name>", "instance name, so several can run side by side", "default").option("--json", "print JSON instead of export lines").option("--quiet", "no progress lines on stderr").action((opts) => up(opts, io));
   cli.command("down").description("stop an instance and remove what it made").option("--name <name>", "instance name", "default").action((opts) => down(opts.name, io));
-  cli.command("status").description("list running instances as JSON").action(() => io.stdout(`${JSON.stringify(listInstances(), null, 2)}
-`));
+  cli.command("status").description("list instances as JSON, each with `alive` checked now (`state`: running, starting, dead or unreadable)").action(() => status(io));
   for (const sub of cli.commands) sub.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   return cli;
 }
@@ -3639,5 +3805,7 @@ async function runCli(argv, io = processIo) {
 }
 
 // src/cli/main.ts
-process.exitCode = await runCli(process.argv);
+var code = await runCli(process.argv);
+killActive();
+process.exit(code);
 //# sourceMappingURL=cli.js.map

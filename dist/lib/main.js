@@ -1,28 +1,32 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   saveHandle
-} from "./chunk-RWMNUVUF.js";
+} from "./chunk-RARYLKJH.js";
 import {
   actionsLogger,
   connectionEnv,
   connectionUri
-} from "./chunk-CDM76YDC.js";
+} from "./chunk-XL67BX6M.js";
 import {
   DEFAULTS,
   InputError,
   SetupError,
+  cleanupOnInterrupt,
   endGroup,
   exportVariable,
   getInput,
   info,
+  killActive,
   parseInputs,
   setFailed,
   setOutput,
   setSecret,
   start,
   startGroup,
-  summary
-} from "./chunk-GOL3HA4M.js";
+  stop,
+  summary,
+  warning
+} from "./chunk-SOJPBFQT.js";
 
 // src/action/outputs.ts
 function outputsOf(s) {
@@ -66,23 +70,25 @@ async function writeSummary(s) {
     ["PGDATA", `${s.dataDirectory} (${s.filesystem})`],
     ["startup", `${s.startupMs} ms to first answered query${s.mode === "docker" && s.pullMs ? ` (pull ${s.pullMs} ms)` : ""}`],
     ["connection", `${s.connection.host}:${s.connection.port} as ${s.connection.user}, database ${s.connection.database}`]
-  ]).addHeading("Settings in effect", 4).addTable([
+  ]).addRaw(s.warnings.length ? `
+
+**Warnings**
+
+${s.warnings.map((w) => `- ${w}`).join("\n")}
+
+` : "").addHeading("Settings in effect", 4).addTable([
     [
       { data: "setting", header: true },
       { data: "asked", header: true },
       { data: "server reports", header: true }
     ],
-    ...s.settings.map((c) => [c.name, c.requested, c.actual ?? ""])
+    ...s.settings.map((c) => [c.name, c.requested, c.verified ? c.actual ?? "" : `${c.actual ?? ""} (not verified: extension setting)`])
   ]).write();
 }
 
 // src/action/main-step.ts
 function reportError(error) {
-  if (error instanceof InputError) {
-    setFailed(error.message);
-    return;
-  }
-  if (error instanceof SetupError) {
+  if (error instanceof InputError || error instanceof SetupError) {
     if (error.detail) {
       startGroup("PostgreSQL server log (last lines)");
       info(error.detail);
@@ -97,7 +103,17 @@ async function run() {
   try {
     const config = parseInputs((name) => getInput(name));
     if (config.password !== DEFAULTS.password) setSecret(config.password);
-    const server = await start(config, actionsLogger, saveHandle);
+    let handle = null;
+    const server = await cleanupOnInterrupt(
+      () => start(config, actionsLogger, (h) => {
+        handle = h;
+        saveHandle(h);
+      }),
+      async (signal) => {
+        warning(`Interrupted by ${signal}: removing what was started`);
+        if (handle) for (const problem of await stop(handle)) warning(problem);
+      }
+    );
     publish(server, config.exportEnv);
     await writeSummary(server);
     info(
@@ -112,4 +128,6 @@ async function run() {
 
 // src/action/main.ts
 await run();
+killActive();
+process.exit();
 //# sourceMappingURL=main.js.map

@@ -1,7 +1,7 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   savedHandle
-} from "./chunk-RWMNUVUF.js";
+} from "./chunk-RARYLKJH.js";
 import {
   LOG_TAIL_LINES,
   describe,
@@ -12,7 +12,7 @@ import {
   startGroup,
   stop,
   warning
-} from "./chunk-GOL3HA4M.js";
+} from "./chunk-SOJPBFQT.js";
 
 // src/action/post-step.ts
 async function cleanup() {
@@ -31,7 +31,7 @@ async function cleanup() {
     for (const problem of problems) warning(problem);
     if (problems.length === 0) {
       info(
-        handle.mode === "docker" ? `Removed PostgreSQL container ${handle.containerId.slice(0, 12)} and its anonymous volumes.` : `Stopped PostgreSQL (pid ${handle.pid}) and removed ${handle.runDir}.`
+        handle.mode === "docker" ? `Removed PostgreSQL ${what} and its anonymous volumes.` : `Stopped PostgreSQL and removed ${what}.`
       );
     }
     return problems;

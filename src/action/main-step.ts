@@ -4,19 +4,16 @@
 import * as core from '@actions/core';
 import { InputError, SetupError } from '../errors.js';
 import { DEFAULTS, parseInputs, type InputName } from '../inputs.js';
-import { start } from '../lifecycle.js';
+import { cleanupOnInterrupt } from '../interrupt.js';
+import { start, stop } from '../lifecycle.js';
 import { actionsLogger } from '../log.js';
-import type { Server } from '../server.js';
+import type { Server, ServerHandle } from '../server.js';
 import { publish, writeSummary } from './outputs.js';
 import { saveHandle } from './state.js';
 
 /** Reports an error as an annotation that names the input (for InputError) and the fix. */
 export function reportError(error: unknown): void {
-  if (error instanceof InputError) {
-    core.setFailed(error.message);
-    return;
-  }
-  if (error instanceof SetupError) {
+  if (error instanceof InputError || error instanceof SetupError) {
     if (error.detail) {
       core.startGroup('PostgreSQL server log (last lines)');
       core.info(error.detail);
@@ -38,7 +35,18 @@ export async function run(): Promise<Server | null> {
   try {
     const config = parseInputs((name: InputName) => core.getInput(name));
     if (config.password !== DEFAULTS.password) core.setSecret(config.password);
-    const server = await start(config, actionsLogger, saveHandle);
+    let handle: ServerHandle | null = null;
+    const server = await cleanupOnInterrupt(
+      () =>
+        start(config, actionsLogger, (h) => {
+          handle = h;
+          saveHandle(h);
+        }),
+      async (signal) => {
+        core.warning(`Interrupted by ${signal}: removing what was started`);
+        if (handle) for (const problem of await stop(handle)) core.warning(problem);
+      },
+    );
     publish(server, config.exportEnv);
     await writeSummary(server);
     core.info(

@@ -62,6 +62,7 @@ export async function writeSummary(s: Server): Promise<void> {
       ['startup', `${s.startupMs} ms to first answered query${s.mode === 'docker' && s.pullMs ? ` (pull ${s.pullMs} ms)` : ''}`],
       ['connection', `${s.connection.host}:${s.connection.port} as ${s.connection.user}, database ${s.connection.database}`],
     ])
+    .addRaw(s.warnings.length ? `\n\n**Warnings**\n\n${s.warnings.map((w) => `- ${w}`).join('\n')}\n\n` : '')
     .addHeading('Settings in effect', 4)
     .addTable([
       [
@@ -69,7 +70,7 @@ export async function writeSummary(s: Server): Promise<void> {
         { data: 'asked', header: true },
         { data: 'server reports', header: true },
       ],
-      ...s.settings.map((c) => [c.name, c.requested, c.actual ?? '']),
+      ...s.settings.map((c) => [c.name, c.requested, c.verified ? (c.actual ?? '') : `${c.actual ?? ''} (not verified: extension setting)`]),
     ])
     .write();
 }

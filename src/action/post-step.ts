@@ -33,8 +33,8 @@ export async function cleanup(): Promise<string[]> {
     if (problems.length === 0) {
       core.info(
         handle.mode === 'docker'
-          ? `Removed PostgreSQL container ${handle.containerId.slice(0, 12)} and its anonymous volumes.`
-          : `Stopped PostgreSQL (pid ${handle.pid}) and removed ${handle.runDir}.`,
+          ? `Removed PostgreSQL ${what} and its anonymous volumes.`
+          : `Stopped PostgreSQL and removed ${what}.`,
       );
     }
     return problems;

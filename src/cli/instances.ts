@@ -1,22 +1,41 @@
 /**
- * The CLI's record of running instances: one JSON file per instance name under
- * $PG_TMPFS_STATE_DIR, else $XDG_STATE_HOME/pg-tmpfs, else ~/.local/state/pg-tmpfs.
+ * The CLI's records of instances: one JSON file per instance name under $PG_TMPFS_STATE_DIR,
+ * else $XDG_STATE_HOME/pg-tmpfs, else ~/.local/state/pg-tmpfs.
+ *
+ * A record is data only (never a command to run). It is created exclusively (O_EXCL) before
+ * anything starts, which makes it the instance name's lock, and it is rewritten atomically as the
+ * start makes things, so a run killed at any point leaves a record that names what to remove.
+ * The folder must be private (0700, owned by this user): a record someone else could write would
+ * tell `down` what to stop.
  */
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, renameSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { InputError } from '../errors.js';
-import type { Server } from '../server.js';
+import { InputError, SetupError } from '../errors.js';
+import { checkPrivateDir, FolderError, makeDirs } from '../fsutil.js';
+import type { Server, ServerHandle } from '../server.js';
 
-/** What `up` records and `down`/`status` read: the instance's name, when it started, and its server. */
+/** What `up` records and `down`/`status` read. */
 export interface Instance {
   /** Instance name (`--name`), also the record's file name. */
   name: string;
-  /** ISO 8601 time `up` finished. */
+  /** `starting` from before the first side effect until `up` finished; then `running`. */
+  state: 'starting' | 'running';
+  /** PID of the `up` process that wrote the record (a `starting` record whose writer is gone was left by a killed run). */
+  ownerPid: number;
+  /** ISO 8601 time the record was made. */
   startedAt: string;
-  /** The running server, with the handle `down` removes. */
-  server: Server;
+  /** What must be removed, as soon as it exists; null before the start made anything. */
+  handle: ServerHandle | null;
+  /** The running server, once `up` finished. */
+  server: Server | null;
 }
+
+/** A record as read: none, sound, or unreadable (with the reason). */
+export type ReadRecord =
+  | { kind: 'none' }
+  | { kind: 'ok'; instance: Instance }
+  | { kind: 'unreadable'; file: string; problem: string };
 
 const NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$/;
 
@@ -33,36 +52,111 @@ export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.PG_TMPFS_STATE_DIR || join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'pg-tmpfs');
 }
 
-/** Writes an instance record atomically (temporary file, then rename), readable by its owner only (0600, folder 0700). */
-export function saveInstance(instance: Instance): void {
-  const dir = stateDir();
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const file = join(dir, `${instance.name}.json`);
-  writeFileSync(`${file}.tmp`, JSON.stringify(instance, null, 2), { mode: 0o600 });
-  renameSync(`${file}.tmp`, file);
+/** The record file of an instance. */
+export function recordFile(name: string): string {
+  return join(stateDir(), `${name}.json`);
 }
 
-/** Reads an instance record; null when there is none or it cannot be read. */
-export function loadInstance(name: string): Instance | null {
+/**
+ * Makes the state folder (0700) and checks that only this user can write it.
+ * @throws SetupError naming PG_TMPFS_STATE_DIR when it cannot be made or is not private
+ */
+export function prepareStateDir(): string {
+  const dir = stateDir();
   try {
-    return JSON.parse(readFileSync(join(stateDir(), `${name}.json`), 'utf8')) as Instance;
-  } catch {
-    return null;
+    makeDirs(dir, 0o700);
+    checkPrivateDir(dir);
+  } catch (error) {
+    if (error instanceof FolderError) {
+      throw new SetupError(
+        `The state folder ${dir} cannot hold instance records: ${error.message}`,
+        'Set PG_TMPFS_STATE_DIR to a folder only you can write (mode 0700), or fix that one (chmod 700)',
+      );
+    }
+    throw error;
+  }
+  return dir;
+}
+
+function isInstance(value: unknown, name: string): value is Instance {
+  const v = value as Partial<Instance> | null;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    v.name === name &&
+    (v.state === 'starting' || v.state === 'running') &&
+    typeof v.ownerPid === 'number' &&
+    (v.handle === null || (typeof v.handle === 'object' && (v.handle.mode === 'docker' || v.handle.mode === 'native')))
+  );
+}
+
+/** Reads an instance's record, telling a missing one from one that cannot be read or trusted. */
+export function readInstance(name: string): ReadRecord {
+  const file = recordFile(name);
+  let text: string;
+  try {
+    const s = statSync(file);
+    const uid = process.getuid?.();
+    if (uid !== undefined && s.uid !== uid) return { kind: 'unreadable', file, problem: `it belongs to uid ${s.uid}` };
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { kind: 'none' };
+    return { kind: 'unreadable', file, problem: code ?? String(error) };
+  }
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (isInstance(parsed, name)) return { kind: 'ok', instance: parsed };
+    return { kind: 'unreadable', file, problem: 'it is not a pg-tmpfs instance record' };
+  } catch (error) {
+    return { kind: 'unreadable', file, problem: `it is not valid JSON (${error instanceof Error ? error.message : String(error)})` };
   }
 }
 
-/** All instance records. */
-export function listInstances(): Instance[] {
+/**
+ * Creates an instance's record exclusively: the lock on its name.
+ * @returns false when a record exists already
+ * @throws SetupError when it cannot be written (before anything started)
+ */
+export function claimInstance(instance: Instance): boolean {
+  let fd: number;
+  try {
+    fd = openSync(recordFile(instance.name), 'wx', 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw new SetupError(
+      `Cannot write the instance record ${recordFile(instance.name)}: ${(error as Error).message}`,
+      'Set PG_TMPFS_STATE_DIR to a folder you can write',
+    );
+  }
+  try {
+    writeSync(fd, JSON.stringify(instance, null, 2));
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
+/** Rewrites an instance's record atomically (temporary file, then rename), 0600. */
+export function saveInstance(instance: Instance): void {
+  const file = recordFile(instance.name);
+  const tmp = `${file}.tmp-${process.pid}`;
+  writeFileSync(tmp, JSON.stringify(instance, null, 2), { mode: 0o600 });
+  renameSync(tmp, file);
+}
+
+/** Every record in the state folder, sound or not, by name. */
+export function listInstances(): Array<{ name: string; record: ReadRecord }> {
   let names: string[] = [];
   try {
     names = readdirSync(stateDir()).filter((f) => f.endsWith('.json'));
   } catch {
     return [];
   }
-  return names.map((f) => loadInstance(f.slice(0, -'.json'.length))).filter((i): i is Instance => i !== null);
+  return names.map((f) => f.slice(0, -'.json'.length)).map((name) => ({ name, record: readInstance(name) }));
 }
 
-/** Deletes an instance record. */
+/** Deletes an instance's record. */
 export function forgetInstance(name: string): void {
-  rmSync(join(stateDir(), `${name}.json`), { force: true });
+  rmSync(recordFile(name), { force: true });
 }

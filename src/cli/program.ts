@@ -5,14 +5,26 @@
  *   pg-tmpfs status           list running instances as JSON
  * Options of `up` are the action's inputs, as flags of the same names.
  */
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { connectionUri } from '../connection.js';
 import { InputError, SetupError } from '../errors.js';
 import { DEFAULTS, parseInputs, type InputName } from '../inputs.js';
-import { start, stop } from '../lifecycle.js';
-import { consoleLogger } from '../log.js';
-import type { Server } from '../server.js';
-import { checkInstanceName, forgetInstance, listInstances, loadInstance, saveInstance } from './instances.js';
+import { cleanupOnInterrupt } from '../interrupt.js';
+import { isAlive, start, stop, sweepLeftovers } from '../lifecycle.js';
+import { consoleLogger, type Logger } from '../log.js';
+import { processAlive } from '../native/postgres.js';
+import type { Server, ServerHandle } from '../server.js';
+import {
+  checkInstanceName,
+  claimInstance,
+  forgetInstance,
+  listInstances,
+  prepareStateDir,
+  readInstance,
+  saveInstance,
+  type Instance,
+} from './instances.js';
 import { exportLines } from './shell.js';
 
 /** Where the program writes: stdout for results (export lines, JSON), stderr for everything else. */
@@ -36,7 +48,7 @@ const UP_FLAGS: Array<[InputName, string]> = [
   ['port', 'host port; 0 picks a free one'],
   ['publish-host', 'host address to publish on'],
   ['user', 'superuser name'],
-  ['password', 'superuser password'],
+  ['password', 'superuser password (shows in ps: prefer $PGPASSWORD or --password-file)'],
   ['database', 'database to create'],
   ['tmpfs-size', 'tmpfs size for PGDATA (e.g. 1g); empty: kernel default'],
   ['shm-size', '/dev/shm size'],
@@ -51,7 +63,9 @@ const CLI_DEFAULTS: Partial<Record<InputName, string>> = { port: '0' };
 
 /** The error as the CLI prints it: `error: --INPUT: problem. fix`, the server log first when there is one. */
 export function formatError(error: unknown): string {
-  if (error instanceof InputError) return `error: --${error.input}: ${error.problem}. ${error.fix}\n`;
+  if (error instanceof InputError) {
+    return `${error.detail ? `--- server log ---\n${error.detail}\n---\n` : ''}error: --${error.input}: ${error.problem}. ${error.fix}\n`;
+  }
   if (error instanceof SetupError) {
     return `${error.detail ? `--- server log ---\n${error.detail}\n---\n` : ''}error: ${error.message}\n`;
   }
@@ -80,27 +94,123 @@ export function upJson(name: string, server: Server): Record<string, unknown> {
 
 type UpOptions = Record<string, string | string[] | boolean | undefined>;
 
-async function up(opts: UpOptions, io: Io): Promise<void> {
-  const name = checkInstanceName(String(opts.name));
-  if (loadInstance(name)) {
-    throw new InputError(
-      'name',
-      `an instance named "${name}" is already running`,
-      `Run \`pg-tmpfs down --name ${name}\` first, or pick another --name.`,
+/**
+ * The password for `up`: --password, else --password-file (its first line), else $PGPASSWORD,
+ * else the default. A flag shows in `ps`; the file and the environment do not.
+ * @throws InputError (password-file) when the file cannot be read
+ */
+export function cliPassword(opts: UpOptions, env: NodeJS.ProcessEnv = process.env): string {
+  if (typeof opts.password === 'string') return opts.password;
+  if (typeof opts.passwordFile === 'string') {
+    try {
+      return readFileSync(opts.passwordFile, 'utf8').split(/\r?\n/)[0] ?? '';
+    } catch (error) {
+      throw new InputError('password-file', `${opts.passwordFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`, 'Give a readable file whose first line is the password');
+    }
+  }
+  return env.PGPASSWORD ?? '';
+}
+
+/**
+ * Takes the instance name: creates its record (the lock). A record left by a run that was killed,
+ * or whose server died, is cleaned up first (its server removed), and said so.
+ * @throws InputError (name) when the instance runs, is being started, or its record cannot be read
+ */
+async function takeName(name: string, log: Logger): Promise<Instance> {
+  prepareStateDir();
+  const mine: Instance = { name, state: 'starting', ownerPid: process.pid, startedAt: new Date().toISOString(), handle: null, server: null };
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (claimInstance(mine)) return mine;
+    const found = readInstance(name);
+    if (found.kind === 'none') continue;
+    if (found.kind === 'unreadable') {
+      throw new InputError(
+        'name',
+        `the record of instance "${name}" (${found.file}) cannot be read: ${found.problem}`,
+        `Run \`pg-tmpfs down --name ${name}\` (it removes what runs under that name and the record), or pick another --name`,
+      );
+    }
+    const old = found.instance;
+    if (old.state === 'starting' && old.ownerPid !== process.pid && processAlive(old.ownerPid)) {
+      throw new InputError('name', `instance "${name}" is being started by process ${old.ownerPid}`, 'Wait for it, or pick another --name');
+    }
+    const handle = old.server ?? old.handle;
+    if (old.state === 'running' && handle && (await isAlive(handle))) {
+      throw new InputError(
+        'name',
+        `an instance named "${name}" is already running`,
+        `Run \`pg-tmpfs down --name ${name}\` first, or pick another --name.`,
+      );
+    }
+    log.warning(
+      `Instance "${name}" was left behind (${old.state === 'starting' ? 'its start was killed' : 'its server is gone'}): removing it`,
+    );
+    await removeInstance(name, handle);
+  }
+  throw new SetupError(`Could not take the instance name "${name}": its record keeps changing`, 'Try again');
+}
+
+/**
+ * Removes what an instance made (its handle, and anything else run under its container name) and
+ * its record.
+ * @throws SetupError listing what could not be removed (the record is kept then)
+ */
+async function removeInstance(name: string, handle: ServerHandle | null): Promise<string[]> {
+  const problems = handle ? await stop(handle) : [];
+  const swept = await sweepLeftovers(cliContainerName(name));
+  problems.push(...swept.problems);
+  if (problems.length > 0) {
+    throw new SetupError(
+      `Could not remove everything of "${name}": ${problems.join('; ')}`,
+      `Fix what is named, then run \`pg-tmpfs down --name ${name}\` again`,
     );
   }
+  forgetInstance(name);
+  return swept.removed;
+}
+
+/** The container name (and run folder prefix) of a CLI instance. */
+export function cliContainerName(name: string): string {
+  return `pg-tmpfs-cli-${name}`;
+}
+
+async function up(opts: UpOptions, io: Io): Promise<void> {
+  const name = checkInstanceName(String(opts.name));
   const settingLines = [String(opts.settings ?? ''), ...((opts.setting as string[] | undefined) ?? [])].join('\n');
+  const password = cliPassword(opts);
   const config = parseInputs((input) => {
     if (input === 'settings') return settingLines;
-    if (input === 'container-name') return `pg-tmpfs-cli-${name}`;
+    if (input === 'container-name') return cliContainerName(name);
     if (input === 'export-env') return 'false';
+    if (input === 'password') return password;
     const key = input.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
     const value = opts[key];
     return typeof value === 'string' ? value : (CLI_DEFAULTS[input] ?? '');
   });
   const log = consoleLogger(Boolean(opts.quiet), io.stderr);
-  const server = await start(config, log);
-  saveInstance({ name, startedAt: new Date().toISOString(), server });
+  const record = await takeName(name, log);
+  const server = await cleanupOnInterrupt(
+    () =>
+      start(config, log, (handle) => {
+        record.handle = handle;
+        saveInstance(record);
+      }),
+    async (signal) => {
+      io.stderr(`Interrupted by ${signal}: removing what was started\n`);
+      await removeInstance(name, record.handle).catch((error: unknown) => io.stderr(formatError(error)));
+    },
+  ).catch((error: unknown) => {
+    // start() removed what it made; the record goes too.
+    forgetInstance(name);
+    throw error;
+  });
+  try {
+    saveInstance({ ...record, state: 'running', handle: server, server });
+  } catch (error) {
+    await stop(server);
+    forgetInstance(name);
+    throw new SetupError(`Could not record instance "${name}": ${(error as Error).message}`, 'Check PG_TMPFS_STATE_DIR');
+  }
   if (opts.json) {
     io.stdout(`${JSON.stringify(upJson(name, server), null, 2)}\n`);
   } else {
@@ -112,20 +222,41 @@ async function up(opts: UpOptions, io: Io): Promise<void> {
 }
 
 async function down(name: string, io: Io): Promise<void> {
-  const instance = loadInstance(checkInstanceName(name));
-  if (!instance) {
+  checkInstanceName(name);
+  const found = readInstance(name);
+  if (found.kind === 'ok') {
+    const old = found.instance;
+    if (old.state === 'starting' && old.ownerPid !== process.pid && processAlive(old.ownerPid)) {
+      throw new InputError('name', `instance "${name}" is being started by process ${old.ownerPid}`, 'Wait for it to finish (or stop it with Ctrl-C), then run down again');
+    }
+  }
+  const handle = found.kind === 'ok' ? (found.instance.server ?? found.instance.handle) : null;
+  const removed = await removeInstance(name, handle);
+  if (found.kind === 'unreadable') {
+    io.stderr(`Removed the unreadable record ${found.file} (${found.problem}).\n`);
+  }
+  if (found.kind === 'none' && removed.length === 0) {
     io.stderr(`No running instance named "${name}".\n`);
     return;
   }
-  const problems = await stop(instance.server);
-  if (problems.length > 0) {
-    throw new SetupError(
-      `Could not remove everything of "${name}": ${problems.join('; ')}`,
-      `Fix what is named, then run \`pg-tmpfs down --name ${name}\` again`,
-    );
-  }
-  forgetInstance(name);
+  for (const r of removed) io.stderr(`Removed leftover ${r}.\n`);
   io.stderr(`Stopped "${name}".\n`);
+}
+
+/** What `status` prints per record: the record with `alive` checked now, or why it cannot be read. */
+async function status(io: Io): Promise<void> {
+  const rows = [];
+  for (const { name, record } of listInstances()) {
+    if (record.kind === 'ok') {
+      const handle = record.instance.server ?? record.instance.handle;
+      const alive = handle ? await isAlive(handle) : false;
+      const starting = record.instance.state === 'starting' && processAlive(record.instance.ownerPid);
+      rows.push({ ...record.instance, alive, state: alive || starting ? record.instance.state : 'dead' });
+    } else if (record.kind === 'unreadable') {
+      rows.push({ name, state: 'unreadable', alive: false, problem: `${record.file}: ${record.problem}` });
+    }
+  }
+  io.stdout(`${JSON.stringify(rows, null, 2)}\n`);
 }
 
 /**
@@ -145,6 +276,7 @@ export function program(io: Io = processIo): Command {
     upCmd.addOption(new Option(`--${input} <value>`, help).default(def === '' ? undefined : def));
   }
   upCmd
+    .option('--password-file <path>', 'read the superuser password from the first line of this file')
     .option('--setting <name=value>', 'one setting (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--name <name>', 'instance name, so several can run side by side', 'default')
     .option('--json', 'print JSON instead of export lines')
@@ -157,8 +289,8 @@ export function program(io: Io = processIo): Command {
     .action((opts: { name: string }) => down(opts.name, io));
   cli
     .command('status')
-    .description('list running instances as JSON')
-    .action(() => io.stdout(`${JSON.stringify(listInstances(), null, 2)}\n`));
+    .description('list instances as JSON, each with `alive` checked now (`state`: running, starting, dead or unreadable)')
+    .action(() => status(io));
   for (const sub of cli.commands) sub.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   return cli;
 }

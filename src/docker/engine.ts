@@ -10,6 +10,9 @@ import { parseDockerPort, pgdataFromEnv } from './run-plan.js';
 /** Deadline of a docker command that only asks the daemon something (inspect, port, logs, rm): 60 000 ms. */
 export const DOCKER_TIMEOUT_MS = 60_000;
 
+/** Deadline of `docker version`, the first question to the daemon: 15 000 ms (a healthy one answers in milliseconds). */
+export const VERSION_TIMEOUT_MS = 15_000;
+
 /** Deadline of `docker pull`: 600 000 ms (a large image over a slow link). */
 export const PULL_TIMEOUT_MS = 600_000;
 
@@ -79,7 +82,7 @@ export async function dockerOk(
  * @throws SetupError when the CLI is missing or the daemon does not answer
  */
 export async function engineVersion(): Promise<string> {
-  const result = await docker(['version', '--format', '{{.Server.Version}}']);
+  const result = await docker(['version', '--format', '{{.Server.Version}}'], undefined, VERSION_TIMEOUT_MS);
   if (result.exitCode !== 0) {
     throw new SetupError(
       `The Docker daemon did not answer: ${result.stderr.trim().split('\n').pop() ?? ''}`,
@@ -228,4 +231,20 @@ export async function removeContainer(container: string): Promise<string | null>
   const result = await docker(['rm', '--force', '--volumes', container]);
   if (result.exitCode === 0 || /No such container/i.test(result.stderr)) return null;
   return result.stderr.trim() || `exit code ${result.exitCode}`;
+}
+
+/**
+ * Removes every container carrying `label` (`key=value`), with its anonymous volumes: what a
+ * killed run left, found by its run label or instance label.
+ * @returns one problem text per container that could not be removed; [] when none is left
+ */
+export async function removeLabelled(label: string): Promise<string[]> {
+  const list = await docker(['ps', '--all', '--quiet', '--no-trunc', '--filter', `label=${label}`]);
+  if (list.exitCode !== 0) return [`docker ps failed: ${list.stderr.trim()}`];
+  const problems: string[] = [];
+  for (const id of list.stdout.split('\n').filter(Boolean)) {
+    const problem = await removeContainer(id);
+    if (problem) problems.push(problem);
+  }
+  return problems;
 }

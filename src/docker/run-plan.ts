@@ -60,12 +60,14 @@ export function tmpfsMounts(layout: ImageLayout, size: string | null): string[] 
 /**
  * The `docker run -d` plan for `config` and the image's layout: its VOLUMEs and PGDATA on tmpfs
  * (tmpfsMounts), and the port published on `config.publishHost` (default 127.0.0.1), or, in a
- * `container:` job, the container on the job's network under its name.
+ * `container:` job, the container on the job's network under its name. `token` (this run's
+ * random token) goes into the label `io.github.pg-tmpfs-action.run`, which finds the container
+ * when the run was killed before `docker run` returned its ID.
  * The official image reads POSTGRES_USER, POSTGRES_PASSWORD, POSTGRES_DB and
  * POSTGRES_INITDB_ARGS, and passes arguments starting with `-` to `postgres`
  * (docker-library/postgres, "Environment Variables" in the image docs).
  */
-export function buildRunPlan(config: Config, layout: ImageLayout, reach: Reach = { kind: 'publish' }): RunPlan {
+export function buildRunPlan(config: Config, layout: ImageLayout, reach: Reach = { kind: 'publish' }, token = ''): RunPlan {
   const publish = `${config.publishHost.includes(':') ? `[${config.publishHost}]` : config.publishHost}:${
     config.port === 0 ? '' : config.port
   }:${CONTAINER_PORT}`;
@@ -82,6 +84,7 @@ export function buildRunPlan(config: Config, layout: ImageLayout, reach: Reach =
     config.containerName,
     '--label',
     `${CONTAINER_LABEL}=1`,
+    ...(token ? ['--label', `${CONTAINER_LABEL}.run=${token}`] : []),
     ...tmpfsMounts(layout, config.tmpfsSize).flatMap((m) => ['--tmpfs', m]),
     '--shm-size',
     config.shmSize,

@@ -2,13 +2,18 @@
  * Docker mode: PostgreSQL from an image built on the official one, PGDATA on a tmpfs, durability
  * off, ready when a real query is answered through the published port, then verified.
  */
+import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import getPort from 'get-port';
 import type { ConnectionInfo } from '../connection.js';
-import { SetupError } from '../errors.js';
+import { InputError, SetupError } from '../errors.js';
+import { throwIfInterrupted } from '../interrupt.js';
+import { isLoopback } from '../native/postgres.js';
 import { DEFAULTS, type Config } from '../inputs.js';
 import type { Logger } from '../log.js';
 import { effectiveSettings } from '../profile.js';
-import { NotReadyError, waitForQuery } from '../readiness.js';
+import { NotReadyError, notReadyError, waitForQuery } from '../readiness.js';
 import { LOG_TAIL_LINES, type DockerHandle, type DockerServer } from '../server.js';
 import { filesystemTypeOf, isRamFilesystem, verifyServer } from '../verify.js';
 import {
@@ -21,9 +26,10 @@ import {
   publishedPort,
   pullImage,
   removeContainer,
+  removeLabelled,
 } from './engine.js';
 import { detectJobNetwork } from './job-container.js';
-import { buildRunPlan, CONTAINER_PORT, type Reach } from './run-plan.js';
+import { buildRunPlan, CONTAINER_LABEL, CONTAINER_PORT, type Reach } from './run-plan.js';
 
 /** Deadline of `docker run --detach` (create and start; the image is already there): 120 000 ms. */
 const RUN_TIMEOUT_MS = 120_000;
@@ -41,6 +47,7 @@ export async function startDocker(
   log: Logger,
   onHandle: (handle: DockerHandle) => void = () => undefined,
 ): Promise<DockerServer> {
+  checkDockerInputs(config);
   // Independent docker calls: run them side by side (each is a process spawn).
   const [engine, inspected, jobNetwork] = await Promise.all([
     engineVersion(),
@@ -79,29 +86,34 @@ export async function startDocker(
     );
   }
 
-  const plan = buildRunPlan(config, { pgdata, volumes: image?.volumes ?? [] }, reach);
+  if (reach.kind === 'publish' && config.port !== 0) await checkPortFree(config.publishHost, config.port);
+  const warnings =
+    reach.kind === 'publish' && !isLoopback(config.publishHost)
+      ? [`Input 'publish-host' is ${config.publishHost}: PostgreSQL accepts password connections from other hosts`]
+      : [];
+  for (const w of warnings) log.warning(w);
+  const handle: DockerHandle = {
+    mode: 'docker',
+    containerId: '',
+    containerName: config.containerName,
+    token: randomBytes(8).toString('hex'),
+  };
+  const plan = buildRunPlan(config, { pgdata, volumes: image?.volumes ?? [] }, reach, handle.token);
   log.info(
     `PGDATA ${pgdata} on tmpfs${config.tmpfsSize ? ` (size ${config.tmpfsSize})` : ''}` +
       `${image?.volumes.length ? `, VOLUME ${image.volumes.join(', ')} on tmpfs` : ''}; /dev/shm ${config.shmSize}`,
   );
   log.info(`docker ${plan.args.join(' ')}`);
-  const run = await docker(plan.args, plan.env, RUN_TIMEOUT_MS);
-  if (run.exitCode !== 0) {
-    const nameTaken = /already in use/.test(run.stderr);
-    const portTaken = /port is already allocated|address already in use/i.test(run.stderr);
-    throw new SetupError(
-      `docker run failed: ${run.stderr.trim()}`,
-      nameTaken
-        ? "Input 'container-name': choose another name or remove the old container"
-        : portTaken
-          ? "Input 'port': that port is taken; choose another or use 0 for a free one"
-          : 'See the Docker error above',
-    );
-  }
-  const handle: DockerHandle = { mode: 'docker', containerId: run.stdout.trim() };
-  onHandle(handle);
-
+  // Recorded before the container exists: a run killed from here on leaves a container that
+  // the run label finds.
+  throwIfInterrupted();
+  onHandle({ ...handle });
   try {
+    const run = await docker(plan.args, plan.env, RUN_TIMEOUT_MS);
+    if (run.exitCode !== 0) throw runError(run.stderr, config);
+    handle.containerId = run.stdout.trim();
+    onHandle({ ...handle });
+
     const port =
       reach.kind === 'network'
         ? CONTAINER_PORT
@@ -126,13 +138,7 @@ export async function startDocker(
       intervalMs: 20,
       isAlive: () => isRunning(handle.containerId),
     }).catch(async (error: unknown) => {
-      if (error instanceof NotReadyError) {
-        throw new SetupError(
-          `PostgreSQL did not answer a query: ${error.message}; last error: ${error.lastError}`,
-          error.died ? 'The server exited; its log is below' : "Raise input 'wait-timeout', or read the server log below",
-          await logsTail(handle.containerId, LOG_TAIL_LINES),
-        );
-      }
+      if (error instanceof NotReadyError) throw notReadyError(error, await logsTail(handle.containerId, LOG_TAIL_LINES));
       throw error;
     });
     const startupMs = Math.round(performance.now());
@@ -158,6 +164,7 @@ export async function startDocker(
         image: config.image,
         serverVersion: ready.serverVersion,
         ...verified,
+        warnings,
         tmpfs: isRamFilesystem(verified.filesystem),
         startupMs,
         pullMs,
@@ -167,25 +174,81 @@ export async function startDocker(
     }
   } catch (error) {
     const problem = await stopDocker(handle);
-    if (problem) log.warning(`Could not remove container ${handle.containerId}: ${problem}`);
+    if (problem) log.warning(`Could not remove container ${handle.containerName}: ${problem}`);
     throw error;
   }
+}
+
+/**
+ * Checks that Docker mode can carry the inputs, before anything starts: the official image passes
+ * the password to initdb through `--pwfile`, which keeps only its first line.
+ * @throws InputError (input `password`) for a password with a line break
+ */
+export function checkDockerInputs(config: Config): void {
+  if (/[\r\n]/.test(config.password)) {
+    throw new InputError(
+      'password',
+      "holds a line break, which Docker mode cannot carry (the image's initdb reads only the first line of the password)",
+      'Use a password without line breaks, or mode: native',
+    );
+  }
+}
+
+/**
+ * Checks that nothing listens on `host`:`port` yet (Docker would create the container and then
+ * fail to start it).
+ * @throws InputError (input `port`) when the port is taken
+ */
+async function checkPortFree(host: string, port: number): Promise<void> {
+  const listenOn = host === '0.0.0.0' || host === '::' ? undefined : host;
+  if ((await getPort({ host: listenOn, port })) !== port) {
+    throw new InputError('port', `port ${port} on ${host} is in use`, 'Choose another port, or 0 for a free one');
+  }
+}
+
+/** The error for a failed `docker run`, naming the input at fault when Docker's message shows one. */
+function runError(stderr: string, config: Config): Error {
+  const text = stderr.trim();
+  if (/port is already allocated|address already in use/i.test(text)) {
+    return new InputError('port', `port ${config.port} is in use (${text.split('\n').pop() ?? ''})`, 'Choose another port, or 0 for a free one');
+  }
+  if (/Conflict\. The container name .* is already in use/i.test(text)) {
+    return new InputError(
+      'container-name',
+      `a container named "${config.containerName}" exists already`,
+      'Choose another name, or remove that container (docker rm -f NAME)',
+    );
+  }
+  return new SetupError(`docker run failed: ${text}`, 'See the Docker error above');
 }
 
 /**
  * Removes the container and its anonymous volumes; a container already gone counts as removed.
  * @returns null on success, else docker's error text
  */
-export function stopDocker(handle: DockerHandle): Promise<string | null> {
-  return removeContainer(handle.containerId);
+export async function stopDocker(handle: DockerHandle): Promise<string | null> {
+  const problems: string[] = [];
+  if (handle.containerId) {
+    const problem = await removeContainer(handle.containerId);
+    if (problem) problems.push(problem);
+  }
+  // What a killed `docker run` may have made: the container carries this run's label.
+  const swept = await removeLabelled(`${CONTAINER_LABEL}.run=${handle.token}`);
+  problems.push(...swept);
+  if (!handle.containerId) {
+    // `docker run` may still have been under way in the daemon: look once more.
+    await sleep(1000);
+    problems.push(...(await removeLabelled(`${CONTAINER_LABEL}.run=${handle.token}`)));
+  }
+  return problems.length ? problems.join('; ') : null;
 }
 
 /** Whether the container is still running. */
 export function dockerAlive(handle: DockerHandle): Promise<boolean> {
-  return isRunning(handle.containerId);
+  return isRunning(handle.containerId || handle.containerName);
 }
 
 /** The last `lines` lines of the container's log; '' when it is gone. */
 export function dockerLogTail(handle: DockerHandle, lines: number): Promise<string> {
-  return logsTail(handle.containerId, lines);
+  return logsTail(handle.containerId || handle.containerName, lines);
 }

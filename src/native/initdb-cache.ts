@@ -7,7 +7,6 @@
  * when complete, so a killed run never leaves a half cluster that a later run trusts;
  * leftovers of dead processes are removed.
  */
-import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import {
   chmodSync,
@@ -17,18 +16,26 @@ import {
   lstatSync,
   mkdirSync,
   readdirSync,
+  readFileSync,
   renameSync,
   rmSync,
+  statSync,
+  writeFileSync,
   constants,
 } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { SetupError } from '../errors.js';
+import { join, relative } from 'node:path';
+import { InputError, SetupError } from '../errors.js';
+import { FolderError, makeDirs } from '../fsutil.js';
+import { throwIfInterrupted } from '../interrupt.js';
 import { INITDB_ARGS } from '../profile.js';
+import { run } from '../proc.js';
 import { exe } from './binaries.js';
 
-const execFileP = promisify(execFile);
+/** Deadline of `initdb --version`: 30 000 ms. */
+const VERSION_TIMEOUT_MS = 30_000;
+/** Deadline of initdb itself: 300 000 ms (about 1 s on a runner; a loaded machine may take far longer). */
+const INITDB_TIMEOUT_MS = 300_000;
 
 /** An OS user to run server programs as (PostgreSQL refuses to run as root). */
 export interface RunAs {
@@ -100,7 +107,7 @@ function alive(pid: number): boolean {
 export function removeStaleFills(cacheDir: string): number {
   let removed = 0;
   for (const name of existsSync(cacheDir) ? readdirSync(cacheDir) : []) {
-    const match = /\.tmp-(\d+)-[0-9a-f]+$/.exec(name);
+    const match = /\.tmp-(\d+)-[0-9a-f]+(\.manifest\.json)?$/.exec(name);
     if (match && !alive(Number(match[1]))) {
       rmSync(join(cacheDir, name), { recursive: true, force: true });
       removed += 1;
@@ -109,24 +116,94 @@ export function removeStaleFills(cacheDir: string): number {
   return removed;
 }
 
+/** Suffix of the file beside an entry that lists its files and their sizes. */
+export const MANIFEST_SUFFIX = '.manifest.json';
+
+/** Every file below `dir` (relative path → size in bytes). */
+export function listFiles(dir: string): Record<string, number> {
+  const files: Record<string, number> = {};
+  const walk = (at: string): void => {
+    for (const name of readdirSync(at)) {
+      const path = join(at, name);
+      const s = lstatSync(path);
+      if (s.isDirectory()) walk(path);
+      else files[relative(dir, path)] = s.size;
+    }
+  };
+  walk(dir);
+  return files;
+}
+
+/**
+ * Why a cache entry cannot be used: a file missing, added or of another size than when it was
+ * filled (a truncated catalog file, a removed PG_VERSION), or no manifest.
+ * @returns null when the entry matches its manifest
+ */
+export function entryProblem(entry: string): string | null {
+  let manifest: Record<string, number>;
+  try {
+    manifest = JSON.parse(readFileSync(`${entry}${MANIFEST_SUFFIX}`, 'utf8')) as Record<string, number>;
+  } catch {
+    return 'it has no readable manifest';
+  }
+  let files: Record<string, number>;
+  try {
+    files = listFiles(entry);
+  } catch (error) {
+    return `it cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+  }
+  for (const [path, size] of Object.entries(manifest)) {
+    if (!(path in files)) return `${path} is missing`;
+    if (files[path] !== size) return `${path} has ${files[path]} bytes, not ${size}`;
+  }
+  const extra = Object.keys(files).find((path) => !(path in manifest));
+  return extra ? `${extra} was added` : null;
+}
+
 /** Result of ensureCluster. */
 export interface CacheResult {
   /** The complete cached cluster. */
   entry: string;
-  /** True when the entry existed already. */
+  /** True when the entry existed already (and was sound). */
   hit: boolean;
   /** ms spent in initdb (0 on a hit). */
   initdbMs: number;
+  /** Why a damaged entry was dropped before initdb filled it again; absent when none was. */
+  dropped?: string;
+}
+
+/**
+ * Makes the cache folder, or says why the `cache-dir` input cannot be used.
+ * @throws InputError (input `cache-dir`) when it is a file, below a file, or not writable
+ */
+export function prepareCacheDir(cacheDir: string): void {
+  try {
+    makeDirs(cacheDir, 0o755);
+  } catch (error) {
+    if (error instanceof FolderError) {
+      throw new InputError('cache-dir', `${cacheDir} cannot hold the initdb cache: ${error.message}`, 'Give a folder this user can write to, or leave cache-dir empty for the default');
+    }
+    throw error;
+  }
+}
+
+/** The reason to show for initdb's failure: its FATAL/ERROR/error lines first, then its last line. */
+export function initdbCause(output: string): string {
+  const lines = output.split('\n').map((l) => l.trim()).filter(Boolean);
+  const causes = lines.filter((l) => /\b(FATAL|ERROR|PANIC)\b|^initdb: error:/.test(l));
+  const picked = [...new Set([...causes.slice(0, 3), lines[lines.length - 1] ?? ''])].filter(Boolean);
+  return picked.join(' | ') || 'no output';
 }
 
 /**
  * Returns a complete cached cluster for `spec`, running `initdb` into the cache first when
- * there is none.
+ * there is none. An entry that does not match its manifest is dropped and filled once more.
  * @param stagingBase when running as another user (root runs postgres as `postgres`), a folder
  *   that user can write to: initdb runs there and the result is moved into the cache, which may
  *   sit where that user cannot reach (e.g. under /root)
- * @throws SetupError with initdb's own message when initdb fails (e.g. a locale that is not
- *   installed); nothing is left in the cache then
+ * @throws InputError (cache-dir) when the cache folder cannot be used; SetupError with initdb's
+ *   own message when initdb fails (e.g. a locale that is not installed); nothing is left in the
+ *   cache then
  */
 export async function ensureCluster(
   cacheDir: string,
@@ -135,53 +212,84 @@ export async function ensureCluster(
   stagingBase?: string,
 ): Promise<CacheResult> {
   const initdb = join(spec.bindir, exe('initdb', process.platform));
-  const version = (await execFileP(initdb, ['--version'])).stdout;
+  const versionRun = await run(initdb, ['--version'], { timeoutMs: VERSION_TIMEOUT_MS });
+  if (versionRun.code !== 0) {
+    throw new SetupError(`${initdb} --version failed: ${initdbCause(versionRun.stderr || versionRun.stdout)}`, 'Check the PostgreSQL installation');
+  }
   const args = initdbArgs(spec);
-  const entry = join(cacheDir, cacheKey(version, args));
-  if (existsSync(join(entry, 'PG_VERSION'))) return { entry, hit: true, initdbMs: 0 };
+  const entry = join(cacheDir, cacheKey(versionRun.stdout, args));
+  let dropped: string | undefined;
+  if (existsSync(entry)) {
+    const problem = entryProblem(entry);
+    if (problem === null) return { entry, hit: true, initdbMs: 0 };
+    dropped = `${entry}: ${problem}`;
+    // Renamed aside first, so no other run copies it while it is being removed.
+    const aside = `${entry}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+    try {
+      renameSync(entry, aside);
+      rmSync(aside, { recursive: true, force: true });
+    } catch {
+      // another run dropped it first
+    }
+  }
 
-  mkdirSync(cacheDir, { recursive: true, mode: 0o755 });
+  prepareCacheDir(cacheDir);
   removeStaleFills(cacheDir);
   const suffix = `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   const staging = `${entry}${suffix}`;
   const initdbDir = runAs && stagingBase ? join(stagingBase, `initdb${suffix}`) : staging;
+  throwIfInterrupted();
   mkdirSync(initdbDir, { mode: 0o700 });
   if (runAs) chownSync(initdbDir, runAs.uid, runAs.gid);
   const t0 = performance.now();
+  const failed = (problem: string, fix: string): SetupError => {
+    rmSync(initdbDir, { recursive: true, force: true });
+    rmSync(staging, { recursive: true, force: true });
+    return new SetupError(problem, fix);
+  };
+  const result = await run(initdb, ['-D', initdbDir, ...args], {
+    timeoutMs: INITDB_TIMEOUT_MS,
+    cwd: initdbDir,
+    ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
+    env: { LC_ALL: '', LANG: '' },
+  }).catch((error: unknown) => {
+    throw failed(`initdb could not be run: ${error instanceof Error ? error.message : String(error)}`, 'Check the PostgreSQL installation');
+  });
+  if (result.code !== 0) {
+    const text = `${result.stdout}\n${result.stderr}`;
+    if (/locale/i.test(result.stderr) && /invalid|not supported|not found|no usable/i.test(result.stderr)) {
+      rmSync(initdbDir, { recursive: true, force: true });
+      rmSync(staging, { recursive: true, force: true });
+      throw new InputError('locale', `initdb refused locale "${spec.locale}": ${initdbCause(result.stderr)}`, 'Use C (the default), or install that locale (e.g. locale-gen)');
+    }
+    throw failed(
+      result.timedOut ? `initdb did not finish within ${INITDB_TIMEOUT_MS / 1000} s` : `initdb failed: ${initdbCause(text)}`,
+      "See initdb's message",
+    );
+  }
   try {
-    await execFileP(initdb, ['-D', initdbDir, ...args], {
-      cwd: initdbDir,
-      ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
-      env: { ...process.env, LC_ALL: '', LANG: '' },
-    });
     if (initdbDir !== staging) {
       cpSync(initdbDir, staging, { recursive: true });
       rmSync(initdbDir, { recursive: true, force: true });
     }
+    writeFileSync(`${staging}${MANIFEST_SUFFIX}`, JSON.stringify(listFiles(staging)));
   } catch (error) {
-    rmSync(initdbDir, { recursive: true, force: true });
-    rmSync(staging, { recursive: true, force: true });
-    const e = error as { stderr?: string; message: string };
-    const text = (e.stderr ?? '').trim() || e.message;
-    const lastLines = text.split('\n').slice(-4).join(' | ');
-    throw new SetupError(
-      `initdb failed: ${lastLines}`,
-      /locale/i.test(text)
-        ? "Input 'locale': that locale is not installed here; use C (the default) or install it (e.g. locale-gen)"
-        : "See initdb's message",
-    );
+    throw failed(`Could not fill the initdb cache in ${cacheDir}: ${error instanceof Error ? error.message : String(error)}`, "Check input 'cache-dir' (room, permissions)");
   }
   const initdbMs = Math.round(performance.now() - t0);
   try {
     renameSync(staging, entry);
+    renameSync(`${staging}${MANIFEST_SUFFIX}`, `${entry}${MANIFEST_SUFFIX}`);
   } catch {
     // Another run filled the same entry first: theirs is as good as ours.
     rmSync(staging, { recursive: true, force: true });
-    if (!existsSync(join(entry, 'PG_VERSION'))) {
-      throw new SetupError(`Could not place the initdb cache entry ${entry}`, 'Check the cache folder');
+    rmSync(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+    const problem = entryProblem(entry);
+    if (problem !== null) {
+      throw new SetupError(`Could not place the initdb cache entry ${entry}: ${problem}`, `Remove ${entry} and try again`);
     }
   }
-  return { entry, hit: false, initdbMs };
+  return { entry, hit: false, initdbMs, ...(dropped ? { dropped } : {}) };
 }
 
 /**

@@ -4,12 +4,12 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { chownSync, closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
 import { runOk } from '../proc.js';
-import { effectiveSettings, settingsToArgs } from '../profile.js';
+import { effectiveSettings, settingsToArgs, type Setting } from '../profile.js';
 import { LOG_TAIL_LINES, type NativeHandle } from '../server.js';
 import { exe } from './binaries.js';
 import type { RunAs } from './initdb-cache.js';
@@ -47,21 +47,31 @@ export function runAsUser(): RunAs | null {
 }
 
 /**
- * The server's arguments: data directory, port, TCP on 127.0.0.1 only, the Unix socket in the
- * (0700) data directory, then the durability profile with the user's settings over it.
+ * The server's arguments: data directory, port, TCP on the publish-host address (127.0.0.1 unless
+ * asked otherwise), the durability profile with the user's settings over it, and the Unix socket
+ * in the (0700) data directory, before any socket folder the user's settings name.
  * @returns e.g. `['-D', dir, '-p', '5432', '-c', 'listen_addresses=127.0.0.1', …, '-c', 'fsync=off', …]`
  */
-export function postgresArgs(dataDir: string, port: number, config: Pick<Config, 'settings'>): string[] {
+export function postgresArgs(dataDir: string, port: number, config: Pick<Config, 'settings' | 'publishHost'>): string[] {
+  return ['-D', dataDir, '-p', String(port), '-c', `listen_addresses=${config.publishHost}`, ...settingsToArgs(nativeSettings(dataDir, config))];
+}
+
+/**
+ * The settings a native server runs with: the durability profile, the user's settings over it,
+ * and unix_socket_directories last: the data directory first (the bootstrap connection's
+ * socket), then any folder the user's settings name (peer authentication keeps other OS users
+ * out of those).
+ */
+export function nativeSettings(dataDir: string, config: Pick<Config, 'settings'>): Setting[] {
+  const settings = effectiveSettings(config.settings);
+  const socket = settings.find((s) => s.name.toLowerCase() === 'unix_socket_directories');
   return [
-    '-D',
-    dataDir,
-    '-p',
-    String(port),
-    '-c',
-    'listen_addresses=127.0.0.1',
-    '-c',
-    `unix_socket_directories=${dataDir}`,
-    ...settingsToArgs(effectiveSettings(config.settings)),
+    ...settings.filter((s) => s !== socket),
+    {
+      name: 'unix_socket_directories',
+      value: socket ? `${dataDir},${socket.value}` : dataDir,
+      why: 'the bootstrap connection uses the socket in the 0700 data directory',
+    },
   ];
 }
 
@@ -75,7 +85,7 @@ export function spawnPostgres(
   bindir: string,
   runDir: string,
   port: number,
-  config: Pick<Config, 'settings'>,
+  config: Pick<Config, 'settings' | 'publishHost'>,
   runAs: RunAs | null,
 ): { pid: number; exited: () => boolean } {
   const logFile = join(runDir, SERVER_LOG);
@@ -119,9 +129,37 @@ export function postmasterRunning(dataDir: string, pid: number): boolean {
   }
 }
 
+/**
+ * The postmaster's PID: the handle's, else the first line of the data directory's
+ * postmaster.pid (a run killed between spawning postgres and recording its PID); 0 when none.
+ */
+export function postmasterPid(handle: NativeHandle): number {
+  if (handle.pid > 0) return handle.pid;
+  if (!handle.runDir) return 0;
+  try {
+    const pid = Number(readFileSync(join(dataDirOf(handle.runDir), 'postmaster.pid'), 'utf8').split('\n')[0]?.trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : 0;
+  } catch {
+    return 0;
+  }
+}
+
 /** Whether the handle's postmaster still runs. */
 export function postgresAlive(handle: NativeHandle): boolean {
-  return handle.pid > 0 && postmasterRunning(dataDirOf(handle.runDir), handle.pid);
+  const pid = postmasterPid(handle);
+  return pid > 0 && postmasterRunning(dataDirOf(handle.runDir), pid);
+}
+
+/**
+ * Whether a run folder is this run's to remove: its marker holds the run's token, or (a run
+ * killed between making the folder and writing the marker) it has no marker and its name ends
+ * with the token.
+ */
+export function isOurRunDir(runDir: string, token: string): boolean {
+  if (!token) return false;
+  const marker = join(runDir, RUN_MARKER);
+  if (existsSync(marker)) return readFileSync(marker, 'utf8') === token;
+  return basename(runDir).endsWith(`-${token}`);
 }
 
 /** The last `lines` lines of a native server's log ('' when there is none). */
@@ -139,36 +177,65 @@ const PG_CTL_TIMEOUT_MS = 30_000;
 
 /**
  * Stops a native server with an immediate shutdown (SIGQUIT, then SIGKILL after 2.5 s; `pg_ctl
- * stop -m immediate` on Windows), removes the run folder (only when its marker carries the
- * handle's token), and undoes the RAM setup. Never throws.
+ * stop -m immediate` on Windows), removes the run folder (only when isOurRunDir), and undoes the
+ * RAM mount. Something already gone counts as removed. Never throws.
  * @returns one text per problem; [] when everything is gone
  */
 export async function stopPostgres(handle: NativeHandle): Promise<string[]> {
   const problems: string[] = [];
   const dataDir = dataDirOf(handle.runDir);
-  if (postgresAlive(handle)) {
+  const pid = postmasterPid(handle);
+  if (pid > 0 && postmasterRunning(dataDir, pid)) {
     try {
       if (process.platform === 'win32') {
         await runOk(join(handle.bindir, exe('pg_ctl', 'win32')), ['stop', '-m', 'immediate', '-D', dataDir], {
           timeoutMs: PG_CTL_TIMEOUT_MS,
         });
       } else {
-        process.kill(handle.pid, 'SIGQUIT');
+        process.kill(pid, 'SIGQUIT');
       }
-      for (let i = 0; i < 500 && postmasterRunning(dataDir, handle.pid); i++) await sleep(5);
-      if (postmasterRunning(dataDir, handle.pid)) process.kill(handle.pid, 'SIGKILL');
+      for (let i = 0; i < 500 && postmasterRunning(dataDir, pid); i++) await sleep(5);
+      if (postmasterRunning(dataDir, pid)) process.kill(pid, 'SIGKILL');
+      // The children exit once the postmaster is gone; give them a moment to let go of the folder.
+      for (let i = 0; i < 200 && processAlive(pid); i++) await sleep(5);
     } catch (error) {
-      problems.push(`Could not stop postgres (pid ${handle.pid}): ${error instanceof Error ? error.message : String(error)}`);
+      problems.push(`Could not stop postgres (pid ${pid}): ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  if (handle.runDir) {
-    const marker = join(handle.runDir, RUN_MARKER);
-    if (existsSync(marker) && readFileSync(marker, 'utf8') === handle.token) {
+  if (handle.runDir && existsSync(handle.runDir)) {
+    if (isOurRunDir(handle.runDir, handle.token)) {
       rmSync(handle.runDir, { recursive: true, force: true });
-    } else if (existsSync(handle.runDir)) {
+    } else {
       problems.push(`Not removing ${handle.runDir}: it does not carry this run's marker`);
     }
   }
-  problems.push(...(await teardownRam(handle.teardown)));
+  problems.push(...(await teardownRam(handle.ram)));
   return problems;
+}
+
+/** Whether an address is a loopback one (127.0.0.0/8, ::1, localhost). */
+export function isLoopback(address: string): boolean {
+  return /^127\./.test(address) || address === '::1' || address === 'localhost';
+}
+
+/**
+ * pg_hba.conf for a run (manual: "The pg_hba.conf File"). Unix-socket connections use peer
+ * authentication mapped (pg_ident.conf, map `pg_tmpfs`) from the OS users that start and run the
+ * server to the superuser: no other local user gets in, whatever unix_socket_directories says.
+ * TCP needs the password (scram-sha-256), from loopback only unless `listen` is not loopback.
+ */
+export function hbaConf(listen: string): string {
+  return [
+    '# Written by pg-tmpfs for this run.',
+    'local all all peer map=pg_tmpfs',
+    'host all all 127.0.0.1/32 scram-sha-256',
+    'host all all ::1/128 scram-sha-256',
+    ...(listen.split(',').every((a) => isLoopback(a.trim())) ? [] : ['host all all all scram-sha-256']),
+    '',
+  ].join('\n');
+}
+
+/** pg_ident.conf for a run: each OS user in `osUsers` may connect over the socket as `dbUser`. */
+export function identConf(osUsers: readonly string[], dbUser: string): string {
+  return ['# Written by pg-tmpfs for this run.', ...[...new Set(osUsers)].map((u) => `pg_tmpfs "${u}" "${dbUser}"`), ''].join('\n');
 }

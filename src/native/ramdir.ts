@@ -10,9 +10,10 @@
  * - Windows: RUNNER_TEMP (no RAM disk without third-party drivers); durability is still off.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, statfsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmdirSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, isAbsolute, join } from 'node:path';
+import { InputError } from '../errors.js';
 import { runOk } from '../proc.js';
 
 /** statfs(2) f_type of tmpfs (linux/magic.h TMPFS_MAGIC). */
@@ -20,23 +21,32 @@ export const TMPFS_MAGIC = 0x01021994;
 /** statfs(2) f_type of ramfs (linux/magic.h RAMFS_MAGIC). */
 export const RAMFS_MAGIC = 0x858458f6;
 
-/** One command of a plan: program and argument array. */
+/** One command: program and argument array (never a shell string). */
 export interface Command {
   program: string;
   args: string[];
 }
 
-/** How the data root is made and unmade. */
+/**
+ * What a run mounted or attached, as recorded for the post step and `down`: data only. The
+ * commands that undo it are derived from it (unmountCommand), after checking it is ours.
+ */
+export type RamMount =
+  /** A tmpfs this run mounted on `dir` (a `pg-tmpfs-mnt-*` folder it made); `sudo` when not root. */
+  | { kind: 'mount'; dir: string; sudo: boolean }
+  /** A macOS RAM disk on `device` (e.g. /dev/disk4). */
+  | { kind: 'ramdisk'; device: string };
+
+/** Where the data goes, and what the user must be told. */
 export interface RamDirPlan {
   /** `shm` (existing tmpfs), `mount` (tmpfs mounted by us), `ramdisk` (macOS), `disk` (fallback). */
   kind: 'shm' | 'mount' | 'ramdisk' | 'disk';
-  /** Commands to run before use (their outputs may feed later ones, see prepareRam). */
-  setup: Command[];
-  /** Commands that undo setup, run by the post step / `down`. */
-  teardown: Command[];
   /** Warning to show (for `disk`). */
   warning?: string;
 }
+
+/** Prefix of the folders this project mounts a tmpfs on. */
+export const MOUNT_PREFIX = 'pg-tmpfs-mnt-';
 
 /** Bytes from a Docker-style size (`512m`, `2g`, `1048576`). */
 export function sizeToBytes(size: string): number {
@@ -47,39 +57,45 @@ export function sizeToBytes(size: string): number {
 }
 
 /**
- * macOS RAM disk plan for `bytes` (rounded up to whole MB) named `name`.
- * `hdiutil attach` prints the device (e.g. /dev/disk4); DEVICE in later commands stands for it.
+ * macOS RAM disk commands for `bytes` (rounded up to whole MB) named `name`: `hdiutil attach`
+ * prints the device (e.g. /dev/disk4); DEVICE in the second command stands for it.
  */
-export function macRamDiskPlan(bytes: number, name: string): RamDirPlan {
+export function macRamDiskCommands(bytes: number, name: string): [Command, Command] {
   const sectors = Math.ceil(bytes / (1024 * 1024)) * 2048;
-  return {
-    kind: 'ramdisk',
-    setup: [
-      { program: 'hdiutil', args: ['attach', '-nomount', `ram://${sectors}`] },
-      { program: 'diskutil', args: ['erasevolume', 'HFS+', name, 'DEVICE'] },
-    ],
-    teardown: [{ program: 'hdiutil', args: ['detach', 'DEVICE', '-force'] }],
-  };
+  return [
+    { program: 'hdiutil', args: ['attach', '-nomount', `ram://${sectors}`] },
+    { program: 'diskutil', args: ['erasevolume', 'HFS+', name, 'DEVICE'] },
+  ];
 }
 
-/** Linux tmpfs mount plan on `dir` (with `sudo -n` unless root). */
-export function linuxMountPlan(dir: string, bytes: number, root: boolean): RamDirPlan {
-  const sudo = (c: Command): Command => (root ? c : { program: 'sudo', args: ['-n', c.program, ...c.args] });
-  return {
-    kind: 'mount',
-    setup: [sudo({ program: 'mount', args: ['-t', 'tmpfs', '-o', `size=${bytes},mode=0700`, 'tmpfs', dir] })],
-    teardown: [sudo({ program: 'umount', args: [dir] })],
-  };
+/**
+ * The Linux tmpfs mount on `dir` (with `sudo -n` unless root): `bytes` large, owned by this
+ * process's user, mode 0711 so the server's user (root runs postgres as `postgres`) can reach
+ * its run folder inside.
+ */
+export function mountCommand(dir: string, bytes: number, root: boolean, uid: number, gid: number): Command {
+  const mount = { program: 'mount', args: ['-t', 'tmpfs', '-o', `size=${bytes},uid=${uid},gid=${gid},mode=0711`, 'tmpfs', dir] };
+  return root ? mount : { program: 'sudo', args: ['-n', mount.program, ...mount.args] };
+}
+
+/**
+ * The command that undoes a recorded mount, after checking that the record names something this
+ * project makes (a `pg-tmpfs-mnt-*` folder, a /dev/diskN device).
+ * @returns null when the record does not look like ours (nothing is run then)
+ */
+export function unmountCommand(mount: RamMount): Command | null {
+  if (mount.kind === 'mount') {
+    if (!basename(mount.dir).startsWith(MOUNT_PREFIX) || !isAbsolute(mount.dir)) return null;
+    const umount = { program: 'umount', args: [mount.dir] };
+    return mount.sudo ? { program: 'sudo', args: ['-n', umount.program, ...umount.args] } : umount;
+  }
+  if (!/^\/dev\/disk\d+$/.test(mount.device)) return null;
+  return { program: 'hdiutil', args: ['detach', mount.device, '-force'] };
 }
 
 /** Fallback plan: a folder on disk, with the warning that says so. */
 export function diskPlan(reason: string): RamDirPlan {
-  return {
-    kind: 'disk',
-    setup: [],
-    teardown: [],
-    warning: `PGDATA is on disk, not in RAM (${reason}); durability is still off`,
-  };
+  return { kind: 'disk', warning: `PGDATA is on disk, not in RAM (${reason}); durability is still off` };
 }
 
 /** Free bytes and whether `path` is RAM-backed, from statfs(2); null when statfs fails. */
@@ -109,23 +125,37 @@ export function tempBase(env: NodeJS.ProcessEnv = process.env): string {
   return env.RUNNER_TEMP || tmpdir();
 }
 
+/** What chooseLinux decided: use /dev/shm, mount a tmpfs, or fall back to disk. */
+export type LinuxChoice =
+  | { kind: 'shm'; base: string }
+  | { kind: 'mount'; root: boolean }
+  | { kind: 'disk'; base: string; warning: string };
+
 /**
  * Chooses where the run folder goes on Linux.
  * @param needBytes room the data needs (the tmpfs-size input, or a default)
- * @returns the folder to create the run folder in, and the plan
+ * @param capped true when tmpfs-size was given: only a tmpfs of that size honours it, so
+ *   /dev/shm is not used
+ * @throws InputError (input `tmpfs-size`) when capped and this process may not mount
  */
-export function chooseLinux(needBytes: number, shm = '/dev/shm'): { base: string; plan: RamDirPlan } {
+export function chooseLinux(needBytes: number, capped: boolean, shm = '/dev/shm'): LinuxChoice {
   const m = measure(shm);
-  if (m?.ram && m.freeBytes >= needBytes) return { base: shm, plan: { kind: 'shm', setup: [], teardown: [] } };
+  if (!capped && m?.ram && m.freeBytes >= needBytes) return { kind: 'shm', base: shm };
+  const { may, root } = canMount();
+  if (may) return { kind: 'mount', root };
+  if (capped) throw cannotCap('mounting a tmpfs needs root or passwordless sudo');
   const why = m?.ram
     ? `${shm} has ${Math.floor((m?.freeBytes ?? 0) / 1048576)} MB free, ${Math.ceil(needBytes / 1048576)} MB needed`
     : `${shm} is not a tmpfs`;
-  const { may, root } = canMount();
-  if (may) {
-    const dir = mkdtempSync(join(tempBase(), 'pg-tmpfs-mnt-'));
-    return { base: dir, plan: linuxMountPlan(dir, needBytes, root) };
-  }
-  return { base: tempBase(), plan: diskPlan(`${why}, and mounting a tmpfs needs root or passwordless sudo`) };
+  return { kind: 'disk', base: tempBase(), warning: diskPlan(`${why}, and mounting a tmpfs needs root or passwordless sudo`).warning ?? '' };
+}
+
+function cannotCap(why: string): InputError {
+  return new InputError(
+    'tmpfs-size',
+    `native mode limits the data directory's size by mounting a tmpfs of that size, and ${why}`,
+    'Leave tmpfs-size empty in native mode (the data then goes to /dev/shm), or use mode: docker',
+  );
 }
 
 /** Room asked of /dev/shm when tmpfs-size is not given: 1 GiB (1 073 741 824 bytes). */
@@ -139,40 +169,75 @@ async function runCommand(c: Command): Promise<string> {
 }
 
 /**
- * Makes the RAM-backed base folder for this platform (Linux: /dev/shm or a tmpfs mount; macOS:
- * a RAM disk named `name`; Windows: the temp folder).
+ * Makes the RAM-backed base folder for this platform (Linux: /dev/shm or a tmpfs it mounts;
+ * macOS: a RAM disk named `name`; Windows: the temp folder).
  * @param bytes room the data needs (the tmpfs-size input, or DEFAULT_NATIVE_BYTES)
- * @returns the base folder and the plan, its teardown with the device filled in
- * @throws Error when a setup command fails or passes its deadline
+ * @param capped true when tmpfs-size was given (a tmpfs of that size is mounted)
+ * @param onMount called with what is about to be mounted or was attached, before the mount
+ *   (so a run killed during the mount leaves a record the next cleanup finds)
+ * @returns the base folder, the plan, and the mount (null when nothing was mounted)
+ * @throws InputError (tmpfs-size) when a size was asked and no tmpfs of that size can be had;
+ *   Error when a macOS setup command fails
  */
-export async function prepareRam(bytes: number, name: string): Promise<{ base: string; plan: RamDirPlan }> {
+export async function prepareRam(
+  bytes: number,
+  capped: boolean,
+  name: string,
+  onMount: (mount: RamMount) => void = () => undefined,
+): Promise<{ base: string; plan: RamDirPlan; mount: RamMount | null }> {
   if (process.platform === 'linux') {
-    const chosen = chooseLinux(bytes);
-    for (const c of chosen.plan.setup) await runCommand(c);
-    return chosen;
+    const choice = chooseLinux(bytes, capped);
+    if (choice.kind === 'shm') return { base: choice.base, plan: { kind: 'shm' }, mount: null };
+    if (choice.kind === 'disk') return { base: choice.base, plan: { kind: 'disk', warning: choice.warning }, mount: null };
+    const dir = mkdtempSync(join(tempBase(), MOUNT_PREFIX));
+    const mount: RamMount = { kind: 'mount', dir, sudo: !choice.root };
+    onMount(mount);
+    try {
+      await runCommand(mountCommand(dir, bytes, choice.root, process.getuid?.() ?? 0, process.getgid?.() ?? 0));
+    } catch (error) {
+      rmdirSync(dir);
+      const why = error instanceof Error ? error.message : String(error);
+      if (capped) throw cannotCap(`the mount failed: ${why}`);
+      return { base: tempBase(), plan: diskPlan(`/dev/shm is missing or too small, and mounting a tmpfs failed: ${why}`), mount: null };
+    }
+    return { base: dir, plan: { kind: 'mount' }, mount };
   }
   if (process.platform === 'darwin') {
-    const plan = macRamDiskPlan(bytes, name);
-    const device = (await runCommand(plan.setup[0] as Command)).trim().split(/\s+/)[0] ?? '';
-    const fill = (c: Command): Command => ({ ...c, args: c.args.map((a) => (a === 'DEVICE' ? device : a)) });
-    await runCommand(fill(plan.setup[1] as Command));
-    return { base: `/Volumes/${name}`, plan: { ...plan, teardown: plan.teardown.map(fill) } };
+    const [attach, erase] = macRamDiskCommands(bytes, name);
+    const device = (await runCommand(attach)).trim().split(/\s+/)[0] ?? '';
+    const mount: RamMount = { kind: 'ramdisk', device };
+    onMount(mount);
+    await runCommand({ ...erase, args: erase.args.map((a) => (a === 'DEVICE' ? device : a)) });
+    return { base: `/Volumes/${name}`, plan: { kind: 'ramdisk' }, mount };
   }
-  return { base: tempBase(), plan: diskPlan('Windows has no RAM disk without extra drivers') };
+  if (capped) throw cannotCap('Windows has no RAM disk without extra drivers');
+  return { base: tempBase(), plan: diskPlan('Windows has no RAM disk without extra drivers'), mount: null };
+}
+
+/** Whether `dir` is a mount point (Linux: listed in /proc/self/mounts). */
+function isMountPoint(dir: string): boolean {
+  try {
+    const mounts = readFileSync('/proc/self/mounts', 'utf8');
+    return mounts.split('\n').some((line) => line.split(' ')[1]?.replace(/\\040/g, ' ') === dir);
+  } catch {
+    return true; // not Linux: let umount decide
+  }
 }
 
 /**
- * Runs teardown commands (unmount, detach), each with a deadline.
- * @returns one problem text per command that failed; [] when all succeeded
+ * Undoes a recorded mount: unmounts the tmpfs (when still mounted) and removes its empty folder,
+ * or detaches the RAM disk; each command with a deadline. Something already gone counts as undone.
+ * @returns one problem text per step that failed; [] when all is undone
  */
-export async function teardownRam(commands: readonly Command[]): Promise<string[]> {
-  const problems: string[] = [];
-  for (const c of commands) {
-    try {
-      await runCommand(c);
-    } catch (error) {
-      problems.push(`${c.program} ${c.args.join(' ')} failed: ${error instanceof Error ? error.message : String(error)}`);
-    }
+export async function teardownRam(mount: RamMount | null): Promise<string[]> {
+  if (!mount) return [];
+  const command = unmountCommand(mount);
+  if (!command) return [`Not undoing ${JSON.stringify(mount)}: it does not name a mount this project makes`];
+  try {
+    if (mount.kind === 'ramdisk' || (existsSync(mount.dir) && isMountPoint(mount.dir))) await runCommand(command);
+    if (mount.kind === 'mount' && existsSync(mount.dir)) rmdirSync(mount.dir);
+    return [];
+  } catch (error) {
+    return [`${command.program} ${command.args.join(' ')} failed: ${error instanceof Error ? error.message : String(error)}`];
   }
-  return problems;
 }

@@ -4,7 +4,9 @@
  * binaries → port → RAM run folder → cached cluster → postgres → first query on the Unix socket
  * (password, database) → a query over TCP with the password → verification.
  */
-import { chownSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chownSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import getPort from 'get-port';
@@ -12,31 +14,81 @@ import type { ConnectionInfo } from '../connection.js';
 import { InputError, SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
 import type { Logger } from '../log.js';
-import { effectiveSettings } from '../profile.js';
-import { NotReadyError, waitForQuery, type Ready } from '../readiness.js';
+import { throwIfInterrupted } from '../interrupt.js';
+import { NotReadyError, notReadyError, waitForQuery, type Ready } from '../readiness.js';
 import type { NativeHandle, NativeServer } from '../server.js';
 import { filesystemTypeOf, isRamFilesystem, verifyServer } from '../verify.js';
 import { findBinaries, type Binaries } from './binaries.js';
-import { chownTree, copyCluster, defaultCacheDir, ensureCluster, type CacheResult, type RunAs } from './initdb-cache.js';
-import { dataDirOf, postgresLogTail, processAlive, RUN_MARKER, runAsUser, spawnPostgres, stopPostgres } from './postgres.js';
+import {
+  chownTree,
+  copyCluster,
+  defaultCacheDir,
+  ensureCluster,
+  prepareCacheDir,
+  type CacheResult,
+  type RunAs,
+} from './initdb-cache.js';
+import {
+  dataDirOf,
+  hbaConf,
+  identConf,
+  isLoopback,
+  nativeSettings,
+  postgresLogTail,
+  processAlive,
+  RUN_MARKER,
+  runAsUser,
+  spawnPostgres,
+  stopPostgres,
+} from './postgres.js';
 import { DEFAULT_NATIVE_BYTES, prepareRam, sizeToBytes, type RamDirPlan } from './ramdir.js';
+import { scramVerifier } from './scram.js';
 
 /**
- * The TCP port to use on 127.0.0.1: a free one for 0, else the given one if it is free.
+ * The TCP port to use on `host` (the publish-host input): a free one for 0, else the given one if it is free.
  * @throws InputError (input `port`) when the given port is in use
  */
-async function choosePort(port: number): Promise<number> {
-  if (port === 0) return getPort({ host: '127.0.0.1' });
-  if ((await getPort({ host: '127.0.0.1', port })) !== port) {
-    throw new InputError('port', `port ${port} on 127.0.0.1 is in use`, 'Choose another port, or 0 for a free one.');
+async function choosePort(host: string, port: number): Promise<number> {
+  const on = host === '0.0.0.0' || host === '::' ? undefined : host;
+  if (port === 0) return getPort({ host: on });
+  if ((await getPort({ host: on, port })) !== port) {
+    throw new InputError('port', `port ${port} on ${host} is in use`, 'Choose another port, or 0 for a free one.');
   }
   return port;
 }
 
-/** Makes the run folder under the RAM base, with its marker (holding `handle.token`), owned by `runAs`. */
-function makeRunDir(base: string, config: Config, handle: NativeHandle, runAs: RunAs | null): void {
-  handle.runDir = mkdtempSync(join(base, `${config.containerName}-`));
-  handle.token = `${process.pid}-${Date.now()}`;
+/** The address clients use for a server listening on `publishHost` (a wildcard means loopback here). */
+function clientHost(publishHost: string): string {
+  if (publishHost === '0.0.0.0') return '127.0.0.1';
+  if (publishHost === '::') return '::1';
+  return publishHost;
+}
+
+/**
+ * Warnings for a server reachable from other hosts: publish-host not loopback, or
+ * listen_addresses given through settings (it overrides publish-host).
+ */
+export function listenWarnings(config: Pick<Config, 'publishHost' | 'settings'>): string[] {
+  const warnings: string[] = [];
+  const listen = config.settings.find((s) => s.name.toLowerCase() === 'listen_addresses');
+  if (listen && !listen.value.split(',').every((a) => isLoopback(a.trim()))) {
+    warnings.push(
+      `Setting listen_addresses=${listen.value} makes PostgreSQL listen beyond this machine's loopback (it overrides input 'publish-host'); only password (scram-sha-256) connections from loopback are allowed by pg_hba.conf`,
+    );
+  }
+  if (!isLoopback(config.publishHost)) {
+    warnings.push(`Input 'publish-host' is ${config.publishHost}: PostgreSQL accepts password connections from other hosts`);
+  }
+  return warnings;
+}
+
+/**
+ * Makes the run folder `<base>/<container-name>-<token>` (its name is recorded before it exists),
+ * with its marker holding the token, owned by `runAs`.
+ */
+function makeRunDir(handle: NativeHandle, runAs: RunAs | null): void {
+  throwIfInterrupted();
+  mkdirSync(handle.runDir, { mode: 0o700 });
   writeFileSync(join(handle.runDir, RUN_MARKER), handle.token);
   if (runAs) chownSync(handle.runDir, runAs.uid, runAs.gid);
 }
@@ -55,19 +107,56 @@ async function placeCluster(
     runAs,
     handle.runDir,
   );
+  if (cache.dropped) log.warning(`initdb cache entry was damaged (${cache.dropped}): dropped it and ran initdb again`);
   log.info(
     cache.hit
       ? `initdb cache hit: ${cache.entry}`
       : `initdb cache miss: ran initdb --nosync in ${cache.initdbMs} ms into ${cache.entry}`,
   );
-  copyCluster(cache.entry, dataDirOf(handle.runDir), runAs);
+  throwIfInterrupted();
+  const dataDir = dataDirOf(handle.runDir);
+  try {
+    copyCluster(cache.entry, dataDir, null);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOSPC') {
+      throw new InputError(
+        'tmpfs-size',
+        `${config.tmpfsSize ? `a ${config.tmpfsSize} tmpfs` : 'the RAM folder'} has no room for the cluster (${(error as Error).message})`,
+        'Raise tmpfs-size (an empty cluster takes about 40 MB), or leave it empty',
+      );
+    }
+    throw new SetupError(`Could not copy the cached cluster into ${dataDir}: ${(error as Error).message}`, 'Check the room and permissions there');
+  }
+  // Authentication for this run (not cached: it names this run's OS users and listen address).
+  writeFileSync(join(dataDir, 'pg_hba.conf'), hbaConf(config.publishHost));
+  writeFileSync(join(dataDir, 'pg_ident.conf'), identConf(osUsers(runAs), config.user));
   if (runAs) chownTree(handle.runDir, runAs);
   return cache;
 }
 
 /**
- * The first query goes through the Unix socket (trust: it lives in the 0700 data directory),
- * polled every 5 ms; it sets the password and creates the database.
+ * The OS users that reach the server over its Unix socket: this process's user (the bootstrap
+ * connection) and the user postgres runs as.
+ * @throws SetupError when this process's user has no name (peer authentication needs one)
+ */
+function osUsers(runAs: RunAs | null): string[] {
+  let me: string;
+  try {
+    me = userInfo().username;
+  } catch {
+    throw new SetupError(
+      `This process's user (uid ${process.getuid?.() ?? '?'}) has no name in the user database, which peer authentication needs`,
+      'Run as a user listed in /etc/passwd',
+    );
+  }
+  return runAs ? [me, runAs.name] : [me];
+}
+
+/**
+ * The first query goes through the Unix socket (peer authentication, this process's OS user),
+ * polled every 5 ms; it sets the password (as a SCRAM verifier: the password itself is never
+ * sent, so no server log can show it) and creates the database.
  */
 async function bootstrap(config: Config, handle: NativeHandle, port: number, exited: () => boolean): Promise<void> {
   const local = await waitForQuery(
@@ -81,7 +170,7 @@ async function bootstrap(config: Config, handle: NativeHandle, port: number, exi
   );
   try {
     const c = local.client;
-    await c.query(`ALTER ROLE ${c.escapeIdentifier(config.user)} PASSWORD ${c.escapeLiteral(config.password)}`);
+    await c.query(`ALTER ROLE ${c.escapeIdentifier(config.user)} PASSWORD ${c.escapeLiteral(scramVerifier(config.password))}`);
     if (config.database !== 'postgres') await c.query(`CREATE DATABASE ${c.escapeIdentifier(config.database)}`);
   } finally {
     await local.client.end().catch(() => undefined);
@@ -89,10 +178,10 @@ async function bootstrap(config: Config, handle: NativeHandle, port: number, exi
 }
 
 /** Reads back settings and the filesystem under the data directory (RAM expected unless the plan fell back to disk). */
-async function verifyNative(ready: Ready, config: Config, plan: RamDirPlan) {
+async function verifyNative(ready: Ready, config: Config, plan: RamDirPlan, dataDir: string) {
   const verified = await verifyServer(
     ready.client,
-    effectiveSettings(config.settings),
+    nativeSettings(dataDir, config).filter((s) => s.name !== 'unix_socket_directories' || config.settings.some((u) => u.name.toLowerCase() === s.name)),
     async (dir) => {
       if (process.platform === 'linux') return filesystemTypeOf(dir, readFileSync('/proc/mounts', 'utf8')) ?? 'unknown';
       return plan.kind === 'ramdisk' ? 'ramdisk' : 'disk';
@@ -121,42 +210,49 @@ export async function startNative(
   log.info(`PostgreSQL ${bins.major} binaries: ${bins.bindir} (${bins.source})`);
   const runAs = runAsUser();
   if (runAs) log.info(`Running as root: postgres runs as user ${runAs.name}`);
-  const port = await choosePort(config.port);
+  prepareCacheDir(config.cacheDir || defaultCacheDir());
+  const port = await choosePort(config.publishHost, config.port);
+  const warnings = listenWarnings(config);
+  for (const w of warnings) log.warning(w);
 
-  const ram = await prepareRam(config.tmpfsSize ? sizeToBytes(config.tmpfsSize) : DEFAULT_NATIVE_BYTES, config.containerName);
   const handle: NativeHandle = {
     mode: 'native',
     pid: 0,
     runDir: '',
-    token: '',
-    teardown: ram.plan.teardown,
+    token: randomBytes(8).toString('hex'),
+    ram: null,
     bindir: bins.bindir,
   };
-  const record = () => onHandle({ ...handle, teardown: [...handle.teardown] });
-  record();
-  if (ram.plan.warning) log.warning(ram.plan.warning);
+  const record = () => onHandle({ ...handle });
   try {
-    makeRunDir(ram.base, config, handle, runAs);
+    throwIfInterrupted();
+    const ram = await prepareRam(
+      config.tmpfsSize ? sizeToBytes(config.tmpfsSize) : DEFAULT_NATIVE_BYTES,
+      config.tmpfsSize !== null,
+      config.containerName,
+      (mount) => {
+        handle.ram = mount;
+        record();
+      },
+    );
+    if (ram.plan.warning) log.warning(ram.plan.warning);
+    handle.runDir = join(ram.base, `${config.containerName}-${handle.token}`);
     record();
+    makeRunDir(handle, runAs);
     const cache = await placeCluster(config, bins, handle, runAs, log);
+    throwIfInterrupted();
     const postgres = spawnPostgres(bins.bindir, handle.runDir, port, config, runAs);
     handle.pid = postgres.pid;
     record();
 
     const notReady = (error: unknown): never => {
-      if (error instanceof NotReadyError) {
-        throw new SetupError(
-          `PostgreSQL did not answer a query: ${error.message}; last error: ${error.lastError}`,
-          error.died ? 'The server exited; its log is below' : "Raise input 'wait-timeout', or read the server log below",
-          postgresLogTail(handle.runDir),
-        );
-      }
+      if (error instanceof NotReadyError) throw notReadyError(error, postgresLogTail(handle.runDir));
       throw error;
     };
     await bootstrap(config, handle, port, postgres.exited).catch(notReady);
     // Then the path the user will use: TCP with the password.
     const connection: ConnectionInfo = {
-      host: '127.0.0.1',
+      host: clientHost(config.publishHost),
       port,
       user: config.user,
       password: config.password,
@@ -168,10 +264,10 @@ export async function startNative(
     try {
       return {
         ...handle,
-        teardown: [...handle.teardown],
         connection,
         serverVersion: ready.serverVersion,
-        ...(await verifyNative(ready, config, ram.plan)),
+        ...(await verifyNative(ready, config, ram.plan, dataDirOf(handle.runDir))),
+        warnings,
         startupMs,
         socketDirectory: dataDirOf(handle.runDir),
         cacheHit: cache.hit,

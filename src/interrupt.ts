@@ -1,0 +1,77 @@
+/**
+ * Interruptions: a cancelled CI job or a Ctrl-C sends SIGINT or SIGTERM (GitHub's runner: SIGINT,
+ * then SIGTERM 7.5 s later). While a start is under way, the handler kills the programs it runs
+ * (killActive), lets the start unwind (each step that makes something first calls
+ * throwIfInterrupted), removes what the start made, and exits with 128 + the signal's number.
+ * SIGKILL cannot be caught: for it, what is made is recorded before it is made, and the next
+ * `down`, `up` or post step removes it.
+ */
+import { constants } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { killActive } from './proc.js';
+
+/** The signals a cancelled job or a terminal sends. */
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/** How long the interrupted start may take to unwind before cleanup runs anyway: 5000 ms. */
+const UNWIND_MS = 5000;
+
+/** The signal that interrupted this process, or null. */
+let interruptedBy: NodeJS.Signals | null = null;
+
+/** Thrown by throwIfInterrupted: the start stops before making anything more. */
+export class InterruptedError extends Error {
+  constructor(readonly signal: string) {
+    super(`interrupted by ${signal}`);
+    this.name = 'InterruptedError';
+  }
+}
+
+/** The signal that interrupted this process, or null when none did. */
+export function interrupted(): NodeJS.Signals | null {
+  return interruptedBy;
+}
+
+/**
+ * Called before every step that makes something (a container, a mount, a run folder, a
+ * process), and in waiting loops.
+ * @throws InterruptedError once a signal has arrived
+ */
+export function throwIfInterrupted(): void {
+  if (interruptedBy) throw new InterruptedError(interruptedBy);
+}
+
+/**
+ * Runs `fn`; when SIGINT, SIGTERM or SIGHUP arrives before it settles: kills the programs it
+ * runs, waits up to UNWIND_MS for it to settle, awaits `cleanup(signal)` (further signals are
+ * ignored meanwhile; cleanup has its own deadlines), then exits the process with 128 + the
+ * signal's number (130 for SIGINT, 143 for SIGTERM).
+ * @returns what `fn` returns (the handlers are then removed); never settles once interrupted
+ * @throws what `fn` throws, when uninterrupted
+ */
+export async function cleanupOnInterrupt<T>(fn: () => Promise<T>, cleanup: (signal: string) => Promise<void>): Promise<T> {
+  let settled: Promise<unknown> = Promise.resolve();
+  const handler = (signal: NodeJS.Signals): void => {
+    if (interruptedBy) return;
+    interruptedBy = signal;
+    killActive();
+    void (async () => {
+      await Promise.race([settled.catch(() => undefined), sleep(UNWIND_MS)]);
+      killActive();
+      await cleanup(signal).catch(() => undefined);
+      process.exit(128 + (constants.signals[signal] ?? 15));
+    })();
+  };
+  for (const signal of SIGNALS) process.on(signal, handler);
+  const running = fn();
+  settled = running;
+  const outcome = await running.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+  // Interrupted: the handler cleans up and exits; nothing after this point may run.
+  if (interruptedBy) return new Promise<never>(() => undefined);
+  for (const signal of SIGNALS) process.off(signal, handler);
+  if ('error' in outcome) throw outcome.error;
+  return outcome.value;
+}
