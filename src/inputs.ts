@@ -197,7 +197,12 @@ export function parseInputs(get: (name: InputName) => string): Config {
       const user = identifier('user', raw('user'));
       // initdb builds SQL with the name in double quotes without doubling them, and fails
       // (PostgreSQL 15-18: "role ... does not exist" in post-bootstrap initialization).
-      if (user.includes('"')) throw new InputError('user', `"${user}" holds a double quote, which initdb cannot handle`, 'Use a name without double quotes.');
+      if (user.includes('"'))
+        throw new InputError(
+          'user',
+          `"${user}" holds a double quote, which initdb cannot handle`,
+          'Use a name without double quotes.',
+        );
       return user;
     })(),
     password: (() => {

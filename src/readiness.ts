@@ -106,7 +106,8 @@ export async function waitForQuery(target: Target, options: WaitOptions): Promis
 }
 
 /** Errors that mean the server is still on its way up (so more time may help). */
-const STILL_STARTING = /ECONNREFUSED|ENOENT|ECONNRESET|starting up|shutting down|Connection terminated|timeout|not yet accepting/i;
+const STILL_STARTING =
+  /ECONNREFUSED|ENOENT|ECONNRESET|starting up|shutting down|Connection terminated|timeout|not yet accepting/i;
 
 /**
  * Log lines that name the input at fault, in the order they are looked for: the server's own
@@ -120,7 +121,8 @@ const LOG_CAUSES: Array<{ pattern: RegExp; input: string; problem: (m: RegExpExe
     fix: 'Use a name from pg_settings (an extension setting needs its library in shared_preload_libraries)',
   },
   {
-    pattern: /(invalid value for parameter "[^"]+": "[^"]*"|parameter "[^"]+" requires a [a-z]+ value|-?\d+(?:\.\d+)? (?:\S+ )?is outside the valid range for parameter "[^"]+"[^\n]*)/,
+    pattern:
+      /(invalid value for parameter "[^"]+": "[^"]*"|parameter "[^"]+" requires a [a-z]+ value|-?\d+(?:\.\d+)? (?:\S+ )?is outside the valid range for parameter "[^"]+"[^\n]*)/,
     input: 'settings',
     problem: (m) => `the server refused a value: ${m[1]}`,
     fix: 'Give a value the server accepts (see pg_settings for units and ranges)',

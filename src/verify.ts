@@ -119,15 +119,18 @@ export function checkSettings(
 }
 
 /** SQL that reads the rows checkSettings needs; $1 is a text[] of lower-case setting names. */
-export const SETTINGS_QUERY =
-  'SELECT name, setting, unit, vartype, context FROM pg_settings WHERE lower(name) = ANY($1::text[])';
+export const SETTINGS_QUERY = 'SELECT name, setting, unit, vartype, context FROM pg_settings WHERE lower(name) = ANY($1::text[])';
 
 /**
  * The server's own normal form of each requested value it lets a session SET: inside a
  * transaction that is rolled back, `set_config(name, value, true)` for each (a savepoint each, so
  * one refusal spoils nothing), then pg_settings as it then reads, for those the server took.
  */
-async function normalisedRows(client: pg.Client, requested: readonly Setting[], rows: readonly PgSettingRow[]): Promise<PgSettingRow[]> {
+async function normalisedRows(
+  client: pg.Client,
+  requested: readonly Setting[],
+  rows: readonly PgSettingRow[],
+): Promise<PgSettingRow[]> {
   const byName = new Map(rows.map((r) => [r.name.toLowerCase(), r]));
   const settable = requested.filter((s) => {
     const context = byName.get(s.name.toLowerCase())?.context;

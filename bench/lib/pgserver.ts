@@ -135,7 +135,13 @@ export async function startServer(ctx: Context, spec: ServerSpec): Promise<Bench
     const dataDir = dataDirOf(runDir);
     await placeCluster(ctx, dataDir);
     const port = await getPort({ host: '127.0.0.1' });
-    const postgres = spawnPostgres(ctx.bindir, runDir, port, { settings: [...spec.settings], publishHost: '127.0.0.1' }, ctx.runAs);
+    const postgres = spawnPostgres(
+      ctx.bindir,
+      runDir,
+      port,
+      { settings: [...spec.settings], publishHost: '127.0.0.1' },
+      ctx.runAs,
+    );
     handle.pid = postgres.pid;
     const ready = await waitForQuery(
       { host: dataDir, port, user: 'postgres', password: '', database: 'postgres' },

@@ -4,7 +4,7 @@ import {
   connectionEnv,
   connectionUri,
   consoleLogger
-} from "./chunk-XL67BX6M.js";
+} from "./chunk-RJ5VVZ5R.js";
 import {
   DEFAULTS,
   FolderError,
@@ -23,7 +23,7 @@ import {
   start,
   stop,
   sweepLeftovers
-} from "./chunk-SOJPBFQT.js";
+} from "./chunk-U475TMG5.js";
 
 // node_modules/commander/lib/error.js
 var require_error = __commonJS({
@@ -3526,7 +3526,11 @@ function readInstance(name) {
     if (isInstance(parsed, name)) return { kind: "ok", instance: parsed };
     return { kind: "unreadable", file, problem: "it is not a pg-tmpfs instance record" };
   } catch (error) {
-    return { kind: "unreadable", file, problem: `it is not valid JSON (${error instanceof Error ? error.message : String(error)})` };
+    return {
+      kind: "unreadable",
+      file,
+      problem: `it is not valid JSON (${error instanceof Error ? error.message : String(error)})`
+    };
   }
 }
 function claimInstance(instance) {
@@ -3639,14 +3643,25 @@ function cliPassword(opts, env = process.env) {
     try {
       return readFileSync2(opts.passwordFile, "utf8").split(/\r?\n/)[0] ?? "";
     } catch (error) {
-      throw new InputError("password-file", `${opts.passwordFile} cannot be read (${error.code ?? String(error)})`, "Give a readable file whose first line is the password");
+      throw new InputError(
+        "password-file",
+        `${opts.passwordFile} cannot be read (${error.code ?? String(error)})`,
+        "Give a readable file whose first line is the password"
+      );
     }
   }
   return env.PGPASSWORD ?? "";
 }
 async function takeName(name, log) {
   prepareStateDir();
-  const mine = { name, state: "starting", ownerPid: process.pid, startedAt: (/* @__PURE__ */ new Date()).toISOString(), handle: null, server: null };
+  const mine = {
+    name,
+    state: "starting",
+    ownerPid: process.pid,
+    startedAt: (/* @__PURE__ */ new Date()).toISOString(),
+    handle: null,
+    server: null
+  };
   for (let attempt = 0; attempt < 3; attempt++) {
     if (claimInstance(mine)) return mine;
     const found = readInstance(name);
@@ -3660,7 +3675,11 @@ async function takeName(name, log) {
     }
     const old = found.instance;
     if (old.state === "starting" && old.ownerPid !== process.pid && processAlive(old.ownerPid)) {
-      throw new InputError("name", `instance "${name}" is being started by process ${old.ownerPid}`, "Wait for it, or pick another --name");
+      throw new InputError(
+        "name",
+        `instance "${name}" is being started by process ${old.ownerPid}`,
+        "Wait for it, or pick another --name"
+      );
     }
     const handle = old.server ?? old.handle;
     if (old.state === "running" && handle && await isAlive(handle)) {
@@ -3746,7 +3765,11 @@ async function down(name, io) {
   if (found.kind === "ok") {
     const old = found.instance;
     if (old.state === "starting" && old.ownerPid !== process.pid && processAlive(old.ownerPid)) {
-      throw new InputError("name", `instance "${name}" is being started by process ${old.ownerPid}`, "Wait for it to finish (or stop it with Ctrl-C), then run down again");
+      throw new InputError(
+        "name",
+        `instance "${name}" is being started by process ${old.ownerPid}`,
+        "Wait for it to finish (or stop it with Ctrl-C), then run down again"
+      );
     }
   }
   const handle = found.kind === "ok" ? found.instance.server ?? found.instance.handle : null;

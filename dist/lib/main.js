@@ -1,12 +1,12 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   saveHandle
-} from "./chunk-RARYLKJH.js";
+} from "./chunk-LCM7HKKI.js";
 import {
   actionsLogger,
   connectionEnv,
   connectionUri
-} from "./chunk-XL67BX6M.js";
+} from "./chunk-RJ5VVZ5R.js";
 import {
   DEFAULTS,
   InputError,
@@ -26,7 +26,7 @@ import {
   stop,
   summary,
   warning
-} from "./chunk-SOJPBFQT.js";
+} from "./chunk-U475TMG5.js";
 
 // src/action/outputs.ts
 function outputsOf(s) {
@@ -82,7 +82,11 @@ ${s.warnings.map((w) => `- ${w}`).join("\n")}
       { data: "asked", header: true },
       { data: "server reports", header: true }
     ],
-    ...s.settings.map((c) => [c.name, c.requested, c.verified ? c.actual ?? "" : `${c.actual ?? ""} (not verified: extension setting)`])
+    ...s.settings.map((c) => [
+      c.name,
+      c.requested,
+      c.verified ? c.actual ?? "" : `${c.actual ?? ""} (not verified: extension setting)`
+    ])
   ]).write();
 }
 

@@ -1,7 +1,7 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   savedHandle
-} from "./chunk-RARYLKJH.js";
+} from "./chunk-LCM7HKKI.js";
 import {
   LOG_TAIL_LINES,
   describe,
@@ -12,7 +12,7 @@ import {
   startGroup,
   stop,
   warning
-} from "./chunk-SOJPBFQT.js";
+} from "./chunk-U475TMG5.js";
 
 // src/action/post-step.ts
 async function cleanup() {

@@ -70,7 +70,11 @@ export async function writeSummary(s: Server): Promise<void> {
         { data: 'asked', header: true },
         { data: 'server reports', header: true },
       ],
-      ...s.settings.map((c) => [c.name, c.requested, c.verified ? (c.actual ?? '') : `${c.actual ?? ''} (not verified: extension setting)`]),
+      ...s.settings.map((c) => [
+        c.name,
+        c.requested,
+        c.verified ? (c.actual ?? '') : `${c.actual ?? ''} (not verified: extension setting)`,
+      ]),
     ])
     .write();
 }

@@ -33,9 +33,7 @@ export interface Instance {
 
 /** A record as read: none, sound, or unreadable (with the reason). */
 export type ReadRecord =
-  | { kind: 'none' }
-  | { kind: 'ok'; instance: Instance }
-  | { kind: 'unreadable'; file: string; problem: string };
+  { kind: 'none' } | { kind: 'ok'; instance: Instance } | { kind: 'unreadable'; file: string; problem: string };
 
 const NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$/;
 
@@ -109,7 +107,11 @@ export function readInstance(name: string): ReadRecord {
     if (isInstance(parsed, name)) return { kind: 'ok', instance: parsed };
     return { kind: 'unreadable', file, problem: 'it is not a pg-tmpfs instance record' };
   } catch (error) {
-    return { kind: 'unreadable', file, problem: `it is not valid JSON (${error instanceof Error ? error.message : String(error)})` };
+    return {
+      kind: 'unreadable',
+      file,
+      problem: `it is not valid JSON (${error instanceof Error ? error.message : String(error)})`,
+    };
   }
 }
 

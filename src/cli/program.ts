@@ -105,7 +105,11 @@ export function cliPassword(opts: UpOptions, env: NodeJS.ProcessEnv = process.en
     try {
       return readFileSync(opts.passwordFile, 'utf8').split(/\r?\n/)[0] ?? '';
     } catch (error) {
-      throw new InputError('password-file', `${opts.passwordFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`, 'Give a readable file whose first line is the password');
+      throw new InputError(
+        'password-file',
+        `${opts.passwordFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+        'Give a readable file whose first line is the password',
+      );
     }
   }
   return env.PGPASSWORD ?? '';
@@ -118,7 +122,14 @@ export function cliPassword(opts: UpOptions, env: NodeJS.ProcessEnv = process.en
  */
 async function takeName(name: string, log: Logger): Promise<Instance> {
   prepareStateDir();
-  const mine: Instance = { name, state: 'starting', ownerPid: process.pid, startedAt: new Date().toISOString(), handle: null, server: null };
+  const mine: Instance = {
+    name,
+    state: 'starting',
+    ownerPid: process.pid,
+    startedAt: new Date().toISOString(),
+    handle: null,
+    server: null,
+  };
   for (let attempt = 0; attempt < 3; attempt++) {
     if (claimInstance(mine)) return mine;
     const found = readInstance(name);
@@ -132,7 +143,11 @@ async function takeName(name: string, log: Logger): Promise<Instance> {
     }
     const old = found.instance;
     if (old.state === 'starting' && old.ownerPid !== process.pid && processAlive(old.ownerPid)) {
-      throw new InputError('name', `instance "${name}" is being started by process ${old.ownerPid}`, 'Wait for it, or pick another --name');
+      throw new InputError(
+        'name',
+        `instance "${name}" is being started by process ${old.ownerPid}`,
+        'Wait for it, or pick another --name',
+      );
     }
     const handle = old.server ?? old.handle;
     if (old.state === 'running' && handle && (await isAlive(handle))) {
@@ -227,7 +242,11 @@ async function down(name: string, io: Io): Promise<void> {
   if (found.kind === 'ok') {
     const old = found.instance;
     if (old.state === 'starting' && old.ownerPid !== process.pid && processAlive(old.ownerPid)) {
-      throw new InputError('name', `instance "${name}" is being started by process ${old.ownerPid}`, 'Wait for it to finish (or stop it with Ctrl-C), then run down again');
+      throw new InputError(
+        'name',
+        `instance "${name}" is being started by process ${old.ownerPid}`,
+        'Wait for it to finish (or stop it with Ctrl-C), then run down again',
+      );
     }
   }
   const handle = found.kind === 'ok' ? (found.instance.server ?? found.instance.handle) : null;

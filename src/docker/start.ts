@@ -210,7 +210,11 @@ async function checkPortFree(host: string, port: number): Promise<void> {
 function runError(stderr: string, config: Config): Error {
   const text = stderr.trim();
   if (/port is already allocated|address already in use/i.test(text)) {
-    return new InputError('port', `port ${config.port} is in use (${text.split('\n').pop() ?? ''})`, 'Choose another port, or 0 for a free one');
+    return new InputError(
+      'port',
+      `port ${config.port} is in use (${text.split('\n').pop() ?? ''})`,
+      'Choose another port, or 0 for a free one',
+    );
   }
   if (/Conflict\. The container name .* is already in use/i.test(text)) {
     return new InputError(

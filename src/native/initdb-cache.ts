@@ -19,7 +19,6 @@ import {
   readFileSync,
   renameSync,
   rmSync,
-  statSync,
   writeFileSync,
   constants,
 } from 'node:fs';
@@ -181,7 +180,11 @@ export function prepareCacheDir(cacheDir: string): void {
     makeDirs(cacheDir, 0o755);
   } catch (error) {
     if (error instanceof FolderError) {
-      throw new InputError('cache-dir', `${cacheDir} cannot hold the initdb cache: ${error.message}`, 'Give a folder this user can write to, or leave cache-dir empty for the default');
+      throw new InputError(
+        'cache-dir',
+        `${cacheDir} cannot hold the initdb cache: ${error.message}`,
+        'Give a folder this user can write to, or leave cache-dir empty for the default',
+      );
     }
     throw error;
   }
@@ -189,7 +192,10 @@ export function prepareCacheDir(cacheDir: string): void {
 
 /** The reason to show for initdb's failure: its FATAL/ERROR/error lines first, then its last line. */
 export function initdbCause(output: string): string {
-  const lines = output.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = output
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   const causes = lines.filter((l) => /\b(FATAL|ERROR|PANIC)\b|^initdb: error:/.test(l));
   const picked = [...new Set([...causes.slice(0, 3), lines[lines.length - 1] ?? ''])].filter(Boolean);
   return picked.join(' | ') || 'no output';
@@ -214,7 +220,10 @@ export async function ensureCluster(
   const initdb = join(spec.bindir, exe('initdb', process.platform));
   const versionRun = await run(initdb, ['--version'], { timeoutMs: VERSION_TIMEOUT_MS });
   if (versionRun.code !== 0) {
-    throw new SetupError(`${initdb} --version failed: ${initdbCause(versionRun.stderr || versionRun.stdout)}`, 'Check the PostgreSQL installation');
+    throw new SetupError(
+      `${initdb} --version failed: ${initdbCause(versionRun.stderr || versionRun.stdout)}`,
+      'Check the PostgreSQL installation',
+    );
   }
   const args = initdbArgs(spec);
   const entry = join(cacheDir, cacheKey(versionRun.stdout, args));
@@ -253,14 +262,21 @@ export async function ensureCluster(
     ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
     env: { LC_ALL: '', LANG: '' },
   }).catch((error: unknown) => {
-    throw failed(`initdb could not be run: ${error instanceof Error ? error.message : String(error)}`, 'Check the PostgreSQL installation');
+    throw failed(
+      `initdb could not be run: ${error instanceof Error ? error.message : String(error)}`,
+      'Check the PostgreSQL installation',
+    );
   });
   if (result.code !== 0) {
     const text = `${result.stdout}\n${result.stderr}`;
     if (/locale/i.test(result.stderr) && /invalid|not supported|not found|no usable/i.test(result.stderr)) {
       rmSync(initdbDir, { recursive: true, force: true });
       rmSync(staging, { recursive: true, force: true });
-      throw new InputError('locale', `initdb refused locale "${spec.locale}": ${initdbCause(result.stderr)}`, 'Use C (the default), or install that locale (e.g. locale-gen)');
+      throw new InputError(
+        'locale',
+        `initdb refused locale "${spec.locale}": ${initdbCause(result.stderr)}`,
+        'Use C (the default), or install that locale (e.g. locale-gen)',
+      );
     }
     throw failed(
       result.timedOut ? `initdb did not finish within ${INITDB_TIMEOUT_MS / 1000} s` : `initdb failed: ${initdbCause(text)}`,
@@ -274,7 +290,10 @@ export async function ensureCluster(
     }
     writeFileSync(`${staging}${MANIFEST_SUFFIX}`, JSON.stringify(listFiles(staging)));
   } catch (error) {
-    throw failed(`Could not fill the initdb cache in ${cacheDir}: ${error instanceof Error ? error.message : String(error)}`, "Check input 'cache-dir' (room, permissions)");
+    throw failed(
+      `Could not fill the initdb cache in ${cacheDir}: ${error instanceof Error ? error.message : String(error)}`,
+      "Check input 'cache-dir' (room, permissions)",
+    );
   }
   const initdbMs = Math.round(performance.now() - t0);
   try {

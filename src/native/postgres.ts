@@ -53,7 +53,15 @@ export function runAsUser(): RunAs | null {
  * @returns e.g. `['-D', dir, '-p', '5432', '-c', 'listen_addresses=127.0.0.1', …, '-c', 'fsync=off', …]`
  */
 export function postgresArgs(dataDir: string, port: number, config: Pick<Config, 'settings' | 'publishHost'>): string[] {
-  return ['-D', dataDir, '-p', String(port), '-c', `listen_addresses=${config.publishHost}`, ...settingsToArgs(nativeSettings(dataDir, config))];
+  return [
+    '-D',
+    dataDir,
+    '-p',
+    String(port),
+    '-c',
+    `listen_addresses=${config.publishHost}`,
+    ...settingsToArgs(nativeSettings(dataDir, config)),
+  ];
 }
 
 /**
@@ -137,7 +145,11 @@ export function postmasterPid(handle: NativeHandle): number {
   if (handle.pid > 0) return handle.pid;
   if (!handle.runDir) return 0;
   try {
-    const pid = Number(readFileSync(join(dataDirOf(handle.runDir), 'postmaster.pid'), 'utf8').split('\n')[0]?.trim());
+    const pid = Number(
+      readFileSync(join(dataDirOf(handle.runDir), 'postmaster.pid'), 'utf8')
+        .split('\n')[0]
+        ?.trim(),
+    );
     return Number.isInteger(pid) && pid > 0 ? pid : 0;
   } catch {
     return 0;
@@ -237,5 +249,7 @@ export function hbaConf(listen: string): string {
 
 /** pg_ident.conf for a run: each OS user in `osUsers` may connect over the socket as `dbUser`. */
 export function identConf(osUsers: readonly string[], dbUser: string): string {
-  return ['# Written by pg-tmpfs for this run.', ...[...new Set(osUsers)].map((u) => `pg_tmpfs "${u}" "${dbUser}"`), ''].join('\n');
+  return ['# Written by pg-tmpfs for this run.', ...[...new Set(osUsers)].map((u) => `pg_tmpfs "${u}" "${dbUser}"`), ''].join(
+    '\n',
+  );
 }

@@ -127,9 +127,7 @@ export function tempBase(env: NodeJS.ProcessEnv = process.env): string {
 
 /** What chooseLinux decided: use /dev/shm, mount a tmpfs, or fall back to disk. */
 export type LinuxChoice =
-  | { kind: 'shm'; base: string }
-  | { kind: 'mount'; root: boolean }
-  | { kind: 'disk'; base: string; warning: string };
+  { kind: 'shm'; base: string } | { kind: 'mount'; root: boolean } | { kind: 'disk'; base: string; warning: string };
 
 /**
  * Chooses where the run folder goes on Linux.
@@ -147,7 +145,11 @@ export function chooseLinux(needBytes: number, capped: boolean, shm = '/dev/shm'
   const why = m?.ram
     ? `${shm} has ${Math.floor((m?.freeBytes ?? 0) / 1048576)} MB free, ${Math.ceil(needBytes / 1048576)} MB needed`
     : `${shm} is not a tmpfs`;
-  return { kind: 'disk', base: tempBase(), warning: diskPlan(`${why}, and mounting a tmpfs needs root or passwordless sudo`).warning ?? '' };
+  return {
+    kind: 'disk',
+    base: tempBase(),
+    warning: diskPlan(`${why}, and mounting a tmpfs needs root or passwordless sudo`).warning ?? '',
+  };
 }
 
 function cannotCap(why: string): InputError {
@@ -198,7 +200,11 @@ export async function prepareRam(
       rmdirSync(dir);
       const why = error instanceof Error ? error.message : String(error);
       if (capped) throw cannotCap(`the mount failed: ${why}`);
-      return { base: tempBase(), plan: diskPlan(`/dev/shm is missing or too small, and mounting a tmpfs failed: ${why}`), mount: null };
+      return {
+        base: tempBase(),
+        plan: diskPlan(`/dev/shm is missing or too small, and mounting a tmpfs failed: ${why}`),
+        mount: null,
+      };
     }
     return { base: dir, plan: { kind: 'mount' }, mount };
   }

@@ -15,7 +15,7 @@ export const SCRAM_ITERATIONS = 4096;
  * is; otherwise SASLprep (RFC 4013), or the raw text when SASLprep refuses it.
  */
 export function preparePassword(password: string): string {
-  if (/^[\x00-\x7f]*$/.test(password)) return password;
+  if (![...password].some((c) => c.charCodeAt(0) > 0x7f)) return password;
   try {
     return saslprep(password);
   } catch {

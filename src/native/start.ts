@@ -126,7 +126,10 @@ async function placeCluster(
         'Raise tmpfs-size (an empty cluster takes about 40 MB), or leave it empty',
       );
     }
-    throw new SetupError(`Could not copy the cached cluster into ${dataDir}: ${(error as Error).message}`, 'Check the room and permissions there');
+    throw new SetupError(
+      `Could not copy the cached cluster into ${dataDir}: ${(error as Error).message}`,
+      'Check the room and permissions there',
+    );
   }
   // Authentication for this run (not cached: it names this run's OS users and listen address).
   writeFileSync(join(dataDir, 'pg_hba.conf'), hbaConf(config.publishHost));
@@ -181,7 +184,9 @@ async function bootstrap(config: Config, handle: NativeHandle, port: number, exi
 async function verifyNative(ready: Ready, config: Config, plan: RamDirPlan, dataDir: string) {
   const verified = await verifyServer(
     ready.client,
-    nativeSettings(dataDir, config).filter((s) => s.name !== 'unix_socket_directories' || config.settings.some((u) => u.name.toLowerCase() === s.name)),
+    nativeSettings(dataDir, config).filter(
+      (s) => s.name !== 'unix_socket_directories' || config.settings.some((u) => u.name.toLowerCase() === s.name),
+    ),
     async (dir) => {
       if (process.platform === 'linux') return filesystemTypeOf(dir, readFileSync('/proc/mounts', 'utf8')) ?? 'unknown';
       return plan.kind === 'ramdisk' ? 'ramdisk' : 'disk';

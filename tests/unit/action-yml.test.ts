@@ -34,14 +34,23 @@ describe('action.yml', () => {
       tmpfs: true,
       settings: [],
       startupMs: 5,
+      warnings: [],
     };
-    const docker: Server = { mode: 'docker', containerId: 'c0ffee', image: 'postgres:18', pullMs: 0, ...common };
+    const docker: Server = {
+      mode: 'docker',
+      containerId: 'c0ffee',
+      containerName: 'pg',
+      token: 't',
+      image: 'postgres:18',
+      pullMs: 0,
+      ...common,
+    };
     const native: Server = {
       mode: 'native',
       pid: 42,
       runDir: '/dev/shm/r',
       token: 't',
-      teardown: [],
+      ram: null,
       bindir: '/usr/lib/postgresql/18/bin',
       socketDirectory: '/dev/shm/r/data',
       cacheHit: true,

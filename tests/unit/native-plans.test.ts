@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { candidateBindirs, findBinaries, installedBinaries, parseMajor, type Probe } from '../../src/native/binaries.js';
 import { cacheKey, initdbArgs } from '../../src/native/initdb-cache.js';
-import { postgresArgs } from '../../src/native/postgres.js';
-import { diskPlan, linuxMountPlan, macRamDiskPlan, sizeToBytes } from '../../src/native/ramdir.js';
+import { hbaConf, identConf, postgresArgs } from '../../src/native/postgres.js';
+import { diskPlan, macRamDiskCommands, mountCommand, sizeToBytes, unmountCommand } from '../../src/native/ramdir.js';
 import { SetupError } from '../../src/errors.js';
 import { parseInputs } from '../../src/inputs.js';
 import { consoleLogger } from '../../src/log.js';
@@ -112,25 +112,37 @@ describe('finding binaries', () => {
 
 describe('RAM plans', () => {
   it('macOS: a RAM disk of whole MB in 512-byte sectors, erased as HFS+, detached after', () => {
-    const plan = macRamDiskPlan(sizeToBytes('1g'), 'pg-tmpfs-x');
-    expect(plan.kind).toBe('ramdisk');
-    expect(plan.setup).toEqual([
+    expect(macRamDiskCommands(sizeToBytes('1g'), 'pg-tmpfs-x')).toEqual([
       { program: 'hdiutil', args: ['attach', '-nomount', 'ram://2097152'] },
       { program: 'diskutil', args: ['erasevolume', 'HFS+', 'pg-tmpfs-x', 'DEVICE'] },
     ]);
-    expect(plan.teardown).toEqual([{ program: 'hdiutil', args: ['detach', 'DEVICE', '-force'] }]);
+    expect(unmountCommand({ kind: 'ramdisk', device: '/dev/disk4' })).toEqual({
+      program: 'hdiutil',
+      args: ['detach', '/dev/disk4', '-force'],
+    });
   });
 
-  it('Linux: mounts a tmpfs directly as root, through sudo -n otherwise', () => {
-    expect(linuxMountPlan('/tmp/m', 1024, true).setup).toEqual([
-      { program: 'mount', args: ['-t', 'tmpfs', '-o', 'size=1024,mode=0700', 'tmpfs', '/tmp/m'] },
-    ]);
-    expect(linuxMountPlan('/tmp/m', 1024, false).teardown).toEqual([{ program: 'sudo', args: ['-n', 'umount', '/tmp/m'] }]);
+  it('Linux: mounts a tmpfs owned by this user (0711, so postgres can reach its folder), through sudo -n unless root', () => {
+    expect(mountCommand('/tmp/pg-tmpfs-mnt-a', 1024, true, 0, 0)).toEqual({
+      program: 'mount',
+      args: ['-t', 'tmpfs', '-o', 'size=1024,uid=0,gid=0,mode=0711', 'tmpfs', '/tmp/pg-tmpfs-mnt-a'],
+    });
+    expect(mountCommand('/tmp/pg-tmpfs-mnt-a', 1024, false, 1001, 1001).program).toBe('sudo');
+    expect(unmountCommand({ kind: 'mount', dir: '/tmp/pg-tmpfs-mnt-a', sudo: true })).toEqual({
+      program: 'sudo',
+      args: ['-n', 'umount', '/tmp/pg-tmpfs-mnt-a'],
+    });
+  });
+
+  it('a recorded mount that does not name one of ours is never undone (records are data, not commands)', () => {
+    expect(unmountCommand({ kind: 'mount', dir: '/home', sudo: false })).toBeNull();
+    expect(unmountCommand({ kind: 'mount', dir: 'pg-tmpfs-mnt-relative', sudo: false })).toBeNull();
+    expect(unmountCommand({ kind: 'ramdisk', device: '/dev/sda; rm -rf /' })).toBeNull();
   });
 
   it('Windows: a folder on disk, with a warning that says so', () => {
     const plan = diskPlan('Windows has no RAM disk without extra drivers');
-    expect([plan.kind, plan.setup, plan.teardown]).toEqual(['disk', [], []]);
+    expect(plan.kind).toBe('disk');
     expect(plan.warning).toMatch(/on disk, not in RAM .*durability is still off/);
   });
 
@@ -160,20 +172,32 @@ describe('initdb and postgres arguments', () => {
     expect(cacheKey('initdb (PostgreSQL) 15.18', initdbArgs({ bindir: '/b', user: 'other', locale: 'C' }))).not.toBe(key);
   });
 
-  it('postgres: loopback TCP, the socket in the data directory, then the shared durability settings', () => {
-    const args = postgresArgs('/dev/shm/x/data', 5433, { settings: [{ name: 'work_mem', value: '8MB', why: '' }] });
-    expect(args.slice(0, 8)).toEqual([
-      '-D',
-      '/dev/shm/x/data',
-      '-p',
-      '5433',
-      '-c',
-      'listen_addresses=127.0.0.1',
-      '-c',
-      'unix_socket_directories=/dev/shm/x/data',
-    ]);
+  it('postgres: TCP on publish-host, the shared durability settings, the socket in the data directory last', () => {
+    const args = postgresArgs('/dev/shm/x/data', 5433, {
+      settings: [{ name: 'work_mem', value: '8MB', why: '' }],
+      publishHost: '127.0.0.1',
+    });
+    expect(args.slice(0, 6)).toEqual(['-D', '/dev/shm/x/data', '-p', '5433', '-c', 'listen_addresses=127.0.0.1']);
     expect(args).toContain('fsync=off');
-    expect(args.at(-1)).toBe('work_mem=8MB');
+    expect(args.slice(-4)).toEqual(['-c', 'work_mem=8MB', '-c', 'unix_socket_directories=/dev/shm/x/data']);
+  });
+
+  it('postgres: socket folders from settings come after the private one', () => {
+    const args = postgresArgs('/d', 1, {
+      settings: [{ name: 'unix_socket_directories', value: '/tmp', why: '' }],
+      publishHost: '127.0.0.1',
+    });
+    expect(args.filter((a) => a.startsWith('unix_socket_directories'))).toEqual(['unix_socket_directories=/d,/tmp']);
+  });
+
+  it('pg_hba.conf: peer on the socket (mapped), password over TCP, other hosts only when listening beyond loopback', () => {
+    expect(hbaConf('127.0.0.1')).toContain('local all all peer map=pg_tmpfs');
+    expect(hbaConf('127.0.0.1')).not.toMatch(/trust/);
+    expect(hbaConf('127.0.0.1')).not.toContain('host all all all');
+    expect(hbaConf('0.0.0.0')).toContain('host all all all scram-sha-256');
+    expect(identConf(['root', 'postgres', 'root'], 'app')).toBe(
+      '# Written by pg-tmpfs for this run.\npg_tmpfs "root" "app"\npg_tmpfs "postgres" "app"\n',
+    );
   });
 });
 
