@@ -3,8 +3,8 @@
  * Under CI=true, missing infrastructure fails the test (never skips).
  */
 import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CONTAINER_LABEL } from '../../src/docker/run-plan.js';
 
@@ -115,24 +115,59 @@ export function ourContainers(): string[] {
 export const NATIVE_MAJOR = process.env.PG_TMPFS_NATIVE_VERSION ?? '15';
 
 /**
- * What native mode may leave behind: run folders under /dev/shm and postgres processes whose
- * data directory is one of ours. Both must be empty after every test.
+ * What native mode may leave behind: run folders under /dev/shm and the temp folder, tmpfs mounts
+ * and their `pg-tmpfs-mnt-*` folders, and postgres processes whose data directory is one of ours.
+ * All must be empty after every test.
  */
 export function nativeLeftovers(): string[] {
-  const dirs = readdirSync('/dev/shm')
-    .filter((n) => n.startsWith('pg-tmpfs-'))
-    .map((n) => `/dev/shm/${n}`);
-  const procs = spawnSync('pgrep', ['-af', 'postgres -D /dev/shm/pg-tmpfs-'], { encoding: 'utf8' })
+  const tmp = process.env.RUNNER_TEMP || tmpdir();
+  // /dev/shm: every pg-tmpfs-* folder; the temp folder: mount folders and run folders
+  // (`<container-name>-<16 hex token>`), not the tests' own pg-tmpfs-* scratch folders.
+  const dirs = [
+    ...readdirSync('/dev/shm')
+      .filter((n) => n.startsWith('pg-tmpfs-'))
+      .map((n) => `/dev/shm/${n}`),
+    ...readdirSync(tmp)
+      .filter((n) => n.startsWith('pg-tmpfs-mnt-') || (n.startsWith('pg-tmpfs-') && /-[0-9a-f]{16}$/.test(n)))
+      .map((n) => `${tmp}/${n}`),
+  ];
+  const mounts = readFileSync('/proc/self/mounts', 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('/pg-tmpfs-mnt-'))
+    .map((l) => `mount ${l.split(' ')[1]}`);
+  const procs = spawnSync('pgrep', ['-af', 'postgres -D .*/pg-tmpfs-'], { encoding: 'utf8' })
     .stdout.split('\n')
-    .filter(Boolean);
-  return [...dirs, ...procs];
+    .filter(Boolean)
+    .map((l) => `process ${l}`);
+  return [...dirs, ...mounts, ...procs];
+}
+
+/** SysV shared memory segments (ipcs -m), which a postmaster that was not stopped keeps: `shm <key> <owner>`. */
+export function sharedMemorySegments(): string[] {
+  return spawnSync('ipcs', ['-m'], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .filter((l) => /^0x[0-9a-f]+\s/.test(l))
+    .map((l) => {
+      const [key, id, owner] = l.trim().split(/\s+/);
+      return `shm ${key} ${id} ${owner}`;
+    });
+}
+
+/** TCP ports a postgres process listens on (ss -ltnp): `port <address:port>`. */
+export function postgresPorts(): string[] {
+  return spawnSync('ss', ['-ltnpH'], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .filter((l) => l.includes('"postgres"'))
+    .map((l) => `port ${l.trim().split(/\s+/)[3]}`);
 }
 
 /**
- * Snapshot of our containers and native leftovers; `added()` lists those that appeared since.
+ * Snapshot of what a start may leave (our containers, native run folders, mounts, postgres
+ * processes, shared memory segments, postgres ports); `added()` lists what appeared since.
  * Tests assert `added()` is empty, so instances a developer runs alongside do not count.
  */
 export function leftoverSnapshot(): { added: () => string[] } {
-  const before = new Set([...ourContainers(), ...nativeLeftovers()]);
-  return { added: () => [...ourContainers(), ...nativeLeftovers()].filter((x) => !before.has(x)) };
+  const all = () => [...ourContainers(), ...nativeLeftovers(), ...sharedMemorySegments(), ...postgresPorts()];
+  const before = new Set(all());
+  return { added: () => all().filter((x) => !before.has(x)) };
 }
