@@ -31,7 +31,7 @@ async function cleanup() {
     for (const problem of problems) warning(problem);
     if (problems.length === 0) {
       info(
-        handle.mode === "docker" ? `Removed PostgreSQL ${what} and its anonymous volumes.` : `Stopped PostgreSQL and removed ${what}.`
+        handle.mode === "docker" ? `Removed PostgreSQL ${what} and its anonymous volumes.` : `Stopped PostgreSQL${handle.pid ? ` (pid ${handle.pid})` : ""} and removed ${handle.runDir || "its run folder"}.`
       );
     }
     return problems;

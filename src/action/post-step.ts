@@ -34,7 +34,7 @@ export async function cleanup(): Promise<string[]> {
       core.info(
         handle.mode === 'docker'
           ? `Removed PostgreSQL ${what} and its anonymous volumes.`
-          : `Stopped PostgreSQL and removed ${what}.`,
+          : `Stopped PostgreSQL${handle.pid ? ` (pid ${handle.pid})` : ''} and removed ${handle.runDir || 'its run folder'}.`,
       );
     }
     return problems;

@@ -87,7 +87,7 @@ describe.each<{ mode: string; inputs: Record<string, string> }>([
     expect(post.stdout).toContain('::group::PostgreSQL server log');
     expect(post.stdout).toMatch(
       mode === 'docker'
-        ? /Removed PostgreSQL container [0-9a-f]{12} and its anonymous volumes/
+        ? /Removed PostgreSQL container pg-tmpfs-\S+ \([0-9a-f]{12}\) and its anonymous volumes/
         : /Stopped PostgreSQL \(pid \d+\) and removed \//,
     );
     expect(post.stdout).not.toContain('::warning::');
@@ -105,7 +105,7 @@ describe('post step after the server died', () => {
     execFileSync('docker', ['kill', handle.containerId]);
     const post = await job.step(cleanup, {}, main.state);
     expect(post.exitCode).toBe(0);
-    expect(post.stdout).toMatch(/^::warning::PostgreSQL \(container [0-9a-f]{12}\) was not running at the end of the job/m);
+    expect(post.stdout).toMatch(/^::warning::PostgreSQL \(container pg-tmpfs-\S+ \([0-9a-f]{12}\)\) was not running at the end of the job/m);
     expect(post.stdout).toContain('database system is ready to accept connections');
     expect(leftovers.added()).toEqual([]);
   });

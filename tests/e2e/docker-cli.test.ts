@@ -58,7 +58,7 @@ describe('CLI, docker mode', () => {
       '120',
     ]);
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/the server stopped before answering a query/);
+    expect(r.stderr).toMatch(/error: --settings: the server does not know the setting "no_such_setting"/);
     expect(r.stderr).toMatch(/unrecognized configuration parameter "no_such_setting"/);
     expect(leftovers.added()).toEqual([]);
   });

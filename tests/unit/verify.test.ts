@@ -50,6 +50,40 @@ describe('checkSettings', () => {
   });
 });
 
+describe('checkSettings: the way PostgreSQL reads names and values', () => {
+  it('finds names case-insensitively (timezone is pg_settings TimeZone) and takes the server own form of the value', () => {
+    const [check] = checkSettings(
+      [{ name: 'timezone', value: 'utc', why: '' }],
+      [row('TimeZone', 'UTC', 'string')],
+      [row('TimeZone', 'UTC', 'string')],
+    );
+    expect(check).toEqual({ name: 'timezone', requested: 'utc', actual: 'UTC', ok: true, verified: true });
+  });
+
+  it('a value the server normalises to something else than it runs with is not ok', () => {
+    const [check] = checkSettings(
+      [{ name: 'DateStyle', value: 'iso, dmy', why: '' }],
+      [row('DateStyle', 'ISO, MDY', 'string')],
+      [row('DateStyle', 'ISO, DMY', 'string')],
+    );
+    expect([check?.ok, check?.actual]).toEqual([false, 'ISO, MDY']);
+  });
+
+  it('passes extension settings the server does not list as not verified, and fails unknown plain names', () => {
+    const checks = checkSettings(
+      [
+        { name: 'auto_explain.log_min_duration', value: '0', why: '' },
+        { name: 'no_such', value: '1', why: '' },
+      ],
+      [],
+    );
+    expect(checks.map((c) => [c.name, c.ok, c.verified])).toEqual([
+      ['auto_explain.log_min_duration', true, false],
+      ['no_such', false, false],
+    ]);
+  });
+});
+
 describe('filesystemTypeOf', () => {
   const mounts = [
     'overlay / overlay rw,relatime 0 0',
