@@ -4,7 +4,7 @@ import {
   connectionEnv,
   connectionUri,
   consoleLogger
-} from "./chunk-RJ5VVZ5R.js";
+} from "./chunk-3NHFDQAC.js";
 import {
   DEFAULTS,
   FolderError,
@@ -23,7 +23,7 @@ import {
   start,
   stop,
   sweepLeftovers
-} from "./chunk-U475TMG5.js";
+} from "./chunk-QL2DYQC7.js";
 
 // node_modules/commander/lib/error.js
 var require_error = __commonJS({

@@ -1,12 +1,12 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   saveHandle
-} from "./chunk-LCM7HKKI.js";
+} from "./chunk-HAG6AO6C.js";
 import {
   actionsLogger,
   connectionEnv,
   connectionUri
-} from "./chunk-RJ5VVZ5R.js";
+} from "./chunk-3NHFDQAC.js";
 import {
   DEFAULTS,
   InputError,
@@ -26,7 +26,7 @@ import {
   stop,
   summary,
   warning
-} from "./chunk-U475TMG5.js";
+} from "./chunk-QL2DYQC7.js";
 
 // src/action/outputs.ts
 function outputsOf(s) {

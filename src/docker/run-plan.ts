@@ -75,7 +75,9 @@ export function buildRunPlan(config: Config, layout: ImageLayout, reach: Reach =
     POSTGRES_USER: config.user,
     POSTGRES_PASSWORD: config.password,
     POSTGRES_DB: config.database,
-    POSTGRES_INITDB_ARGS: INITDB_ARGS.join(' '),
+    // The locale input applies when it names another locale than the default C; with the
+    // default, the image keeps its own (en_US.utf8 in the official Debian images).
+    POSTGRES_INITDB_ARGS: [...INITDB_ARGS, ...(config.locale !== 'C' ? [`--locale=${config.locale}`] : [])].join(' '),
   };
   const args = [
     'run',

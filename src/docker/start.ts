@@ -55,6 +55,7 @@ export async function startDocker(
     detectJobNetwork(),
   ]);
   log.info(`Docker engine ${engine}`);
+  if (config.cacheDir) log.warning("Input 'cache-dir' applies to native mode only (Docker mode caches the image, not a cluster)");
   const reach: Reach = jobNetwork ? { kind: 'network', network: jobNetwork.network } : { kind: 'publish' };
   if (jobNetwork) {
     log.info(

@@ -211,6 +211,13 @@ export async function startNative(
   onHandle: (handle: NativeHandle) => void = () => undefined,
   binaries?: Binaries,
 ): Promise<NativeServer> {
+  if (config.imageGiven) {
+    throw new InputError(
+      'image',
+      'native mode runs the installed binaries, and an image or registry was given',
+      'Remove the image and registry inputs, or use mode: docker (mode auto picks Docker when an image is given)',
+    );
+  }
   const bins = binaries ?? findBinaries(config.major);
   log.info(`PostgreSQL ${bins.major} binaries: ${bins.bindir} (${bins.source})`);
   const runAs = runAsUser();
