@@ -4,7 +4,7 @@ import {
   connectionEnv,
   connectionUri,
   consoleLogger
-} from "./chunk-3NHFDQAC.js";
+} from "./chunk-26JGA7VY.js";
 import {
   DEFAULTS,
   FolderError,
@@ -23,7 +23,7 @@ import {
   start,
   stop,
   sweepLeftovers
-} from "./chunk-QL2DYQC7.js";
+} from "./chunk-QCPZVCA7.js";
 
 // node_modules/commander/lib/error.js
 var require_error = __commonJS({

@@ -1,12 +1,12 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   saveHandle
-} from "./chunk-HAG6AO6C.js";
+} from "./chunk-YAP6CA4D.js";
 import {
   actionsLogger,
   connectionEnv,
   connectionUri
-} from "./chunk-3NHFDQAC.js";
+} from "./chunk-26JGA7VY.js";
 import {
   DEFAULTS,
   InputError,
@@ -26,7 +26,7 @@ import {
   stop,
   summary,
   warning
-} from "./chunk-QL2DYQC7.js";
+} from "./chunk-QCPZVCA7.js";
 
 // src/action/outputs.ts
 function outputsOf(s) {

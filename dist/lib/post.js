@@ -1,7 +1,7 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   savedHandle
-} from "./chunk-HAG6AO6C.js";
+} from "./chunk-YAP6CA4D.js";
 import {
   LOG_TAIL_LINES,
   describe,
@@ -12,7 +12,7 @@ import {
   startGroup,
   stop,
   warning
-} from "./chunk-QL2DYQC7.js";
+} from "./chunk-QCPZVCA7.js";
 
 // src/action/post-step.ts
 async function cleanup() {

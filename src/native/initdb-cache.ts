@@ -55,8 +55,8 @@ export interface ClusterSpec {
 
 /**
  * initdb arguments for a spec: the shared INITDB_ARGS (`--nosync`), the superuser, trust on the
- * Unix socket (it lives in the 0700 data directory, so only the owner reaches it) and
- * scram-sha-256 over TCP, UTF8 and the locale.
+ * Unix socket and scram-sha-256 over TCP (each run replaces pg_hba.conf with its own: peer on the
+ * socket, see hbaConf in postgres.ts), UTF8 and the locale.
  */
 export function initdbArgs(spec: ClusterSpec): string[] {
   return [

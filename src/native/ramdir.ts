@@ -3,8 +3,9 @@
  * measured, never what was hoped.
  *
  * - Linux: a fresh folder under /dev/shm when it is a tmpfs with room; else a tmpfs this run
- *   mounts (as root, or with passwordless sudo as on GitHub's runners); else RUNNER_TEMP with a
- *   warning.
+ *   mounts (as root, or with passwordless sudo as on GitHub's runners); else (or when the mount
+ *   fails, e.g. in a container without mount rights) RUNNER_TEMP with a warning. With
+ *   tmpfs-size, always a tmpfs of that size that this run mounts, or an error.
  * - macOS: a RAM disk (`hdiutil attach -nomount ram://<512-byte sectors>`, then
  *   `diskutil erasevolume HFS+ <name> <device>`), detached by the post step.
  * - Windows: RUNNER_TEMP (no RAM disk without third-party drivers); durability is still off.

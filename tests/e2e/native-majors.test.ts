@@ -74,3 +74,56 @@ describe('the initdb cache shared by both majors', () => {
     expect(readdirSync(cache).filter((n) => /^[0-9a-f]{32}$/.test(n))).toHaveLength(2);
   });
 });
+
+/**
+ * A container as root but without mount rights, with Docker's 64 MB /dev/shm (too small for the
+ * 1 GiB native mode asks of it): the mount of a tmpfs fails, and native mode falls back to disk
+ * with a warning instead of failing; with tmpfs-size (which only a mount can honour) the same
+ * failed mount is an error naming tmpfs-size. Nothing is left either way.
+ */
+const NO_MOUNT_SCRIPT = String.raw`
+set -uo pipefail
+out=$(node /src/dist/cli.js up --mode native --name fallback --json 2>/tmp/err); echo "UP $?"
+grep -o 'warning: PGDATA is on disk, not in RAM ([^;]*mounting a tmpfs failed' /tmp/err | head -1 | sed 's/^/WARN /'
+printf '%s' "$out" | node -e 'const j = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log("TMPFS " + j.tmpfs)'
+node /src/dist/cli.js down --name fallback; echo "DOWN $?"
+node /src/dist/cli.js up --mode native --name capped --tmpfs-size 200m 2>&1 | grep '^error:' | sed 's/^/CAPPED /'
+echo "LEFT $(ls /tmp | grep -c '^pg-tmpfs-' || true) $(ls /dev/shm | grep -c '^pg-tmpfs-' || true) $(cat /proc/[0-9]*/comm 2>/dev/null | grep -c '^postgres$' || true) $(grep -c pg-tmpfs /proc/mounts || true)"
+`;
+
+describe('native mode where a tmpfs cannot be mounted', () => {
+  it('falls back to disk with a warning; tmpfs-size is then an error naming it; nothing is left', () => {
+    const r = spawnSync(
+      'docker',
+      [
+        'run',
+        '--rm',
+        '--env',
+        'PG_TMPFS_CACHE_DIR=/cache',
+        '--volume',
+        `${ROOT}:/src:ro`,
+        '--volume',
+        `${process.execPath}:/usr/local/bin/node:ro`,
+        '--volume',
+        `${cache}:/cache`,
+        '--entrypoint',
+        '/bin/bash',
+        TEST_IMAGES[18],
+        '-c',
+        NO_MOUNT_SCRIPT,
+      ],
+      { encoding: 'utf8', timeout: 300_000 },
+    );
+    console.log(r.stdout);
+    expect(r.status, r.stderr).toBe(0);
+    const line = (tag: string) => r.stdout.split('\n').find((l) => l.startsWith(`${tag} `)) ?? '';
+    expect(line('UP')).toBe('UP 0');
+    expect(line('WARN')).toMatch(/^WARN warning: PGDATA is on disk, not in RAM \(.*mounting a tmpfs failed/);
+    expect(line('TMPFS')).toBe('TMPFS false');
+    expect(line('DOWN')).toBe('DOWN 0');
+    expect(line('CAPPED')).toMatch(
+      /^CAPPED error: --tmpfs-size: native mode limits the data directory's size by mounting a tmpfs/,
+    );
+    expect(line('LEFT')).toBe('LEFT 0 0 0 0');
+  });
+});
