@@ -3652,6 +3652,11 @@ function cliPassword(opts, env = process.env) {
   }
   return env.PGPASSWORD ?? "";
 }
+function throwIfStarting(instance, fix) {
+  if (instance.state === "starting" && instance.ownerPid !== process.pid && processAlive(instance.ownerPid)) {
+    throw new InputError("name", `instance "${instance.name}" is being started by process ${instance.ownerPid}`, fix);
+  }
+}
 async function takeName(name, log) {
   prepareStateDir();
   const mine = {
@@ -3674,13 +3679,7 @@ async function takeName(name, log) {
       );
     }
     const old = found.instance;
-    if (old.state === "starting" && old.ownerPid !== process.pid && processAlive(old.ownerPid)) {
-      throw new InputError(
-        "name",
-        `instance "${name}" is being started by process ${old.ownerPid}`,
-        "Wait for it, or pick another --name"
-      );
-    }
+    throwIfStarting(old, "Wait for it, or pick another --name");
     const handle = old.server ?? old.handle;
     if (old.state === "running" && handle && await isAlive(handle)) {
       throw new InputError(
@@ -3762,16 +3761,7 @@ async function up(opts, io) {
 async function down(name, io) {
   checkInstanceName(name);
   const found = readInstance(name);
-  if (found.kind === "ok") {
-    const old = found.instance;
-    if (old.state === "starting" && old.ownerPid !== process.pid && processAlive(old.ownerPid)) {
-      throw new InputError(
-        "name",
-        `instance "${name}" is being started by process ${old.ownerPid}`,
-        "Wait for it to finish (or stop it with Ctrl-C), then run down again"
-      );
-    }
-  }
+  if (found.kind === "ok") throwIfStarting(found.instance, "Wait for it to finish (or stop it with Ctrl-C), then run down again");
   const handle = found.kind === "ok" ? found.instance.server ?? found.instance.handle : null;
   const removed = await removeInstance(name, handle);
   if (found.kind === "unreadable") {

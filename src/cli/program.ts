@@ -116,6 +116,16 @@ export function cliPassword(opts: UpOptions, env: NodeJS.ProcessEnv = process.en
 }
 
 /**
+ * @throws InputError (name) when another `up` is starting this instance now (its record says
+ *   `starting` and the process that wrote it runs)
+ */
+function throwIfStarting(instance: Instance, fix: string): void {
+  if (instance.state === 'starting' && instance.ownerPid !== process.pid && processAlive(instance.ownerPid)) {
+    throw new InputError('name', `instance "${instance.name}" is being started by process ${instance.ownerPid}`, fix);
+  }
+}
+
+/**
  * Takes the instance name: creates its record (the lock). A record left by a run that was killed,
  * or whose server died, is cleaned up first (its server removed), and said so.
  * @throws InputError (name) when the instance runs, is being started, or its record cannot be read
@@ -142,13 +152,7 @@ async function takeName(name: string, log: Logger): Promise<Instance> {
       );
     }
     const old = found.instance;
-    if (old.state === 'starting' && old.ownerPid !== process.pid && processAlive(old.ownerPid)) {
-      throw new InputError(
-        'name',
-        `instance "${name}" is being started by process ${old.ownerPid}`,
-        'Wait for it, or pick another --name',
-      );
-    }
+    throwIfStarting(old, 'Wait for it, or pick another --name');
     const handle = old.server ?? old.handle;
     if (old.state === 'running' && handle && (await isAlive(handle))) {
       throw new InputError(
@@ -239,16 +243,7 @@ async function up(opts: UpOptions, io: Io): Promise<void> {
 async function down(name: string, io: Io): Promise<void> {
   checkInstanceName(name);
   const found = readInstance(name);
-  if (found.kind === 'ok') {
-    const old = found.instance;
-    if (old.state === 'starting' && old.ownerPid !== process.pid && processAlive(old.ownerPid)) {
-      throw new InputError(
-        'name',
-        `instance "${name}" is being started by process ${old.ownerPid}`,
-        'Wait for it to finish (or stop it with Ctrl-C), then run down again',
-      );
-    }
-  }
+  if (found.kind === 'ok') throwIfStarting(found.instance, 'Wait for it to finish (or stop it with Ctrl-C), then run down again');
   const handle = found.kind === 'ok' ? (found.instance.server ?? found.instance.handle) : null;
   const removed = await removeInstance(name, handle);
   if (found.kind === 'unreadable') {
