@@ -15,6 +15,36 @@ const cache = mkdtempSync(`${tmpdir()}/pg-tmpfs-native-majors-cache-`);
 beforeAll(() => requireImages());
 afterAll(() => rmSync(cache, { recursive: true, force: true }));
 
+/**
+ * Runs `script` with bash in a container of `image`, as root, with this checkout at /src, the
+ * host's node, and the shared initdb cache at /cache (PG_TMPFS_CACHE_DIR); `extra` docker run
+ * arguments go first.
+ */
+function inContainer(image: string, script: string, extra: string[]) {
+  return spawnSync(
+    'docker',
+    [
+      'run',
+      '--rm',
+      ...extra,
+      '--env',
+      'PG_TMPFS_CACHE_DIR=/cache',
+      '--volume',
+      `${ROOT}:/src:ro`,
+      '--volume',
+      `${process.execPath}:/usr/local/bin/node:ro`,
+      '--volume',
+      `${cache}:/cache`,
+      '--entrypoint',
+      '/bin/bash',
+      image,
+      '-c',
+      script,
+    ],
+    { encoding: 'utf8', timeout: 300_000 },
+  );
+}
+
 /** In the container, as root (postgres then runs as the image's postgres user). */
 const SCRIPT = String.raw`
 set -euo pipefail
@@ -33,31 +63,7 @@ echo "LEFT $(ls /dev/shm | grep -c '^pg-tmpfs-' || true) $(cat /proc/[0-9]*/comm
 
 describe.each(['17', '18'] as const)('native mode on PostgreSQL %s (real Debian binaries)', (major) => {
   it('fills the initdb cache, starts from it, answers, and down leaves nothing', () => {
-    const r = spawnSync(
-      'docker',
-      [
-        'run',
-        '--rm',
-        '--shm-size',
-        '2g',
-        '--env',
-        `MAJOR=${major}`,
-        '--env',
-        'PG_TMPFS_CACHE_DIR=/cache',
-        '--volume',
-        `${ROOT}:/src:ro`,
-        '--volume',
-        `${process.execPath}:/usr/local/bin/node:ro`,
-        '--volume',
-        `${cache}:/cache`,
-        '--entrypoint',
-        '/bin/bash',
-        TEST_IMAGES[major],
-        '-c',
-        SCRIPT,
-      ],
-      { encoding: 'utf8', timeout: 300_000 },
-    );
+    const r = inContainer(TEST_IMAGES[major], SCRIPT, ['--shm-size', '2g', '--env', `MAJOR=${major}`]);
     console.log(r.stdout);
     expect(r.status, r.stderr).toBe(0);
     const line = (tag: string) => r.stdout.split('\n').find((l) => l.startsWith(`${tag} `)) ?? '';
@@ -93,27 +99,7 @@ echo "LEFT $(ls /tmp | grep -c '^pg-tmpfs-' || true) $(ls /dev/shm | grep -c '^p
 
 describe('native mode where a tmpfs cannot be mounted', () => {
   it('falls back to disk with a warning; tmpfs-size is then an error naming it; nothing is left', () => {
-    const r = spawnSync(
-      'docker',
-      [
-        'run',
-        '--rm',
-        '--env',
-        'PG_TMPFS_CACHE_DIR=/cache',
-        '--volume',
-        `${ROOT}:/src:ro`,
-        '--volume',
-        `${process.execPath}:/usr/local/bin/node:ro`,
-        '--volume',
-        `${cache}:/cache`,
-        '--entrypoint',
-        '/bin/bash',
-        TEST_IMAGES[18],
-        '-c',
-        NO_MOUNT_SCRIPT,
-      ],
-      { encoding: 'utf8', timeout: 300_000 },
-    );
+    const r = inContainer(TEST_IMAGES[18], NO_MOUNT_SCRIPT, []);
     console.log(r.stdout);
     expect(r.status, r.stderr).toBe(0);
     const line = (tag: string) => r.stdout.split('\n').find((l) => l.startsWith(`${tag} `)) ?? '';
