@@ -35,3 +35,8 @@ export function connectionEnv(c: ConnectionInfo): Record<string, string> {
     PGDATABASE: c.database,
   };
 }
+
+/** Whether an address is a loopback one (127.0.0.0/8, ::1, localhost). */
+export function isLoopback(address: string): boolean {
+  return /^127\./.test(address) || address === '::1' || address === 'localhost';
+}

@@ -1,10 +1,8 @@
 #!/usr/bin/env node
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
-  connectionEnv,
-  connectionUri,
   consoleLogger
-} from "./chunk-26JGA7VY.js";
+} from "./chunk-TZOWGTFB.js";
 import {
   DEFAULTS,
   FolderError,
@@ -15,6 +13,8 @@ import {
   __toESM,
   checkPrivateDir,
   cleanupOnInterrupt,
+  connectionEnv,
+  connectionUri,
   isAlive,
   killActive,
   makeDirs,
@@ -23,7 +23,7 @@ import {
   start,
   stop,
   sweepLeftovers
-} from "./chunk-QCPZVCA7.js";
+} from "./chunk-ZILZ7FPO.js";
 
 // node_modules/commander/lib/error.js
 var require_error = __commonJS({

@@ -1,17 +1,17 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   saveHandle
-} from "./chunk-YAP6CA4D.js";
+} from "./chunk-VXVTIJ6H.js";
 import {
-  actionsLogger,
-  connectionEnv,
-  connectionUri
-} from "./chunk-26JGA7VY.js";
+  actionsLogger
+} from "./chunk-TZOWGTFB.js";
 import {
   DEFAULTS,
   InputError,
   SetupError,
   cleanupOnInterrupt,
+  connectionEnv,
+  connectionUri,
   endGroup,
   exportVariable,
   getInput,
@@ -26,7 +26,7 @@ import {
   stop,
   summary,
   warning
-} from "./chunk-QCPZVCA7.js";
+} from "./chunk-ZILZ7FPO.js";
 
 // src/action/outputs.ts
 function outputsOf(s) {

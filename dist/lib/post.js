@@ -1,7 +1,7 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   savedHandle
-} from "./chunk-YAP6CA4D.js";
+} from "./chunk-VXVTIJ6H.js";
 import {
   LOG_TAIL_LINES,
   describe,
@@ -12,7 +12,7 @@ import {
   startGroup,
   stop,
   warning
-} from "./chunk-QCPZVCA7.js";
+} from "./chunk-ZILZ7FPO.js";
 
 // src/action/post-step.ts
 async function cleanup() {

@@ -10,6 +10,7 @@ import { SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
 import { runOk } from '../proc.js';
 import { effectiveSettings, settingsToArgs, type Setting } from '../profile.js';
+import { isLoopback } from '../connection.js';
 import { LOG_TAIL_LINES, type NativeHandle } from '../server.js';
 import { exe } from './binaries.js';
 import type { RunAs } from './initdb-cache.js';
@@ -223,11 +224,6 @@ export async function stopPostgres(handle: NativeHandle): Promise<string[]> {
   }
   problems.push(...(await teardownRam(handle.ram)));
   return problems;
-}
-
-/** Whether an address is a loopback one (127.0.0.0/8, ::1, localhost). */
-export function isLoopback(address: string): boolean {
-  return /^127\./.test(address) || address === '::1' || address === 'localhost';
 }
 
 /**

@@ -10,7 +10,7 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import getPort from 'get-port';
-import type { ConnectionInfo } from '../connection.js';
+import { isLoopback, type ConnectionInfo } from '../connection.js';
 import { InputError, SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
 import type { Logger } from '../log.js';
@@ -32,7 +32,6 @@ import {
   dataDirOf,
   hbaConf,
   identConf,
-  isLoopback,
   nativeSettings,
   postgresLogTail,
   processAlive,
