@@ -1,7 +1,9 @@
 /**
  * How a client reaches the server: the connection URI and libpq's environment variables
- * (manual: libpq "Connection Strings" and "Environment Variables").
+ * (manual: libpq "Connection Strings" and "Environment Variables"), and the address checks.
  */
+import getPort from 'get-port';
+import { InputError } from './errors.js';
 
 /** Where and as whom to connect. */
 export interface ConnectionInfo {
@@ -39,4 +41,25 @@ export function connectionEnv(c: ConnectionInfo): Record<string, string> {
 /** Whether an address is a loopback one (127.0.0.0/8, ::1, localhost). */
 export function isLoopback(address: string): boolean {
   return /^127\./.test(address) || address === '::1' || address === 'localhost';
+}
+
+/**
+ * A TCP port free on `host` (the publish-host input; a wildcard address means every interface):
+ * `port` itself when it is free, another free one when it is not (compare), any free one for 0.
+ * @throws InputError (input `publish-host`) when `host` is not an address of this machine
+ */
+export async function freePort(host: string, port: number): Promise<number> {
+  try {
+    return await getPort({ host: host === '0.0.0.0' || host === '::' ? undefined : host, ...(port ? { port } : {}) });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAFNOSUPPORT') {
+      throw new InputError(
+        'publish-host',
+        `${host} is not an address of this machine (${code})`,
+        'Use 127.0.0.1 (default), or 0.0.0.0 for every interface',
+      );
+    }
+    throw error;
+  }
 }

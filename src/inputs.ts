@@ -3,6 +3,7 @@
  * the same names). Everything is checked here, before anything starts.
  */
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { InputError } from './errors.js';
 import { parseSettings, type Setting } from './profile.js';
 
@@ -174,7 +175,7 @@ export function parseInputs(get: (name: InputName) => string): Config {
     );
   }
   const publishHost = raw('publish-host');
-  if (!/^[0-9a-fA-F.:]+$/.test(publishHost)) {
+  if (isIP(publishHost) === 0) {
     throw new InputError(
       'publish-host',
       `"${publishHost}" is not an IP address`,

@@ -84,8 +84,11 @@ export function parseSettings(text: string, input = 'settings'): Setting[] {
         'Use the name as in pg_settings, e.g. "shared_buffers".',
       );
     }
-    if (value === '' || /[\0\r\n]/.test(value)) {
+    if (value === '') {
       throw new InputError(input, `setting "${name}" has an empty value`, 'Give a value after "=", e.g. "work_mem=64MB".');
+    }
+    if (/[\0\r\n]/.test(value)) {
+      throw new InputError(input, `setting "${name}" holds a NUL or a line break`, 'Give the value on one line.');
     }
     byName.delete(name);
     byName.set(name, { name, value, why: 'from the settings input' });

@@ -2,7 +2,7 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   consoleLogger
-} from "./chunk-TZOWGTFB.js";
+} from "./chunk-LZQU6YLG.js";
 import {
   DEFAULTS,
   FolderError,
@@ -23,7 +23,7 @@ import {
   start,
   stop,
   sweepLeftovers
-} from "./chunk-ZILZ7FPO.js";
+} from "./chunk-3IXGO5VO.js";
 
 // node_modules/commander/lib/error.js
 var require_error = __commonJS({
@@ -3474,7 +3474,8 @@ var {
 // src/cli/instances.ts
 import { closeSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { join, resolve } from "node:path";
 var NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$/;
 function checkInstanceName(name) {
   if (!NAME.test(name)) {
@@ -3567,7 +3568,10 @@ function listInstances() {
   return names.map((f) => f.slice(0, -".json".length)).map((name) => ({ name, record: readInstance(name) }));
 }
 function forgetInstance(name) {
-  rmSync(recordFile(name), { force: true });
+  rmSync(recordFile(name), { force: true, recursive: true });
+}
+function cliContainerName(name, dir = stateDir()) {
+  return `pg-tmpfs-cli-${name}-${createHash("sha256").update(resolve(dir)).digest("hex").slice(0, 6)}`;
 }
 
 // src/cli/shell.ts
@@ -3708,12 +3712,12 @@ async function removeInstance(name, handle) {
   forgetInstance(name);
   return swept.removed;
 }
-function cliContainerName(name) {
-  return `pg-tmpfs-cli-${name}`;
-}
 async function up(opts, io) {
   const name = checkInstanceName(String(opts.name));
-  const settingLines = [String(opts.settings ?? ""), ...opts.setting ?? []].join("\n");
+  const settingLines = [
+    ...typeof opts.settings === "string" ? [opts.settings] : [],
+    ...opts.setting ?? []
+  ].join("\n");
   const password = cliPassword(opts);
   const config = parseInputs((input) => {
     if (input === "settings") return settingLines;
@@ -3738,6 +3742,9 @@ async function up(opts, io) {
     }
   ).catch((error) => {
     forgetInstance(name);
+    if (error instanceof InputError && error.input === "container-name") {
+      throw new InputError("name", error.problem, "Pick another --name, or remove that container (docker rm -f NAME)");
+    }
     throw error;
   });
   try {
@@ -3797,7 +3804,7 @@ function program2(io = processIo) {
   const cli = new Command("pg-tmpfs").description("Throwaway PostgreSQL on tmpfs with durability off").showHelpAfterError().exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   const upCmd = cli.command("up").description("start PostgreSQL and print its connection");
   for (const [input, help] of UP_FLAGS) {
-    const def = CLI_DEFAULTS[input] ?? DEFAULTS[input];
+    const def = input === "password" ? "" : CLI_DEFAULTS[input] ?? DEFAULTS[input];
     upCmd.addOption(new Option(`--${input} <value>`, help).default(def === "" ? void 0 : def));
   }
   upCmd.option("--password-file <path>", "read the superuser password from the first line of this file").option("--setting <name=value>", "one setting (repeatable)", (v, acc) => [...acc, v], []).option("--name <name>", "instance name, so several can run side by side", "default").option("--json", "print JSON instead of export lines").option("--quiet", "no progress lines on stderr").action((opts) => up(opts, io));

@@ -1,10 +1,10 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   saveHandle
-} from "./chunk-VXVTIJ6H.js";
+} from "./chunk-FNWI2GJA.js";
 import {
   actionsLogger
-} from "./chunk-TZOWGTFB.js";
+} from "./chunk-LZQU6YLG.js";
 import {
   DEFAULTS,
   InputError,
@@ -26,7 +26,7 @@ import {
   stop,
   summary,
   warning
-} from "./chunk-ZILZ7FPO.js";
+} from "./chunk-3IXGO5VO.js";
 
 // src/action/outputs.ts
 function outputsOf(s) {

@@ -1,7 +1,7 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   savedHandle
-} from "./chunk-VXVTIJ6H.js";
+} from "./chunk-FNWI2GJA.js";
 import {
   LOG_TAIL_LINES,
   describe,
@@ -12,7 +12,7 @@ import {
   startGroup,
   stop,
   warning
-} from "./chunk-ZILZ7FPO.js";
+} from "./chunk-3IXGO5VO.js";
 
 // src/action/post-step.ts
 async function cleanup() {

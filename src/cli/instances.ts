@@ -10,7 +10,8 @@
  */
 import { closeSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { join, resolve } from 'node:path';
 import { InputError, SetupError } from '../errors.js';
 import { checkPrivateDir, FolderError, makeDirs } from '../fsutil.js';
 import type { Server, ServerHandle } from '../server.js';
@@ -160,5 +161,14 @@ export function listInstances(): Array<{ name: string; record: ReadRecord }> {
 
 /** Deletes an instance's record. */
 export function forgetInstance(name: string): void {
-  rmSync(recordFile(name), { force: true });
+  rmSync(recordFile(name), { force: true, recursive: true });
+}
+
+/**
+ * The container name (and run folder prefix) of a CLI instance: `pg-tmpfs-cli-<name>-<6 hex>`,
+ * the hex from the state folder's path, so instances of one name recorded in different state
+ * folders neither collide (Docker's container names are global) nor remove each other's leftovers.
+ */
+export function cliContainerName(name: string, dir = stateDir()): string {
+  return `pg-tmpfs-cli-${name}-${createHash('sha256').update(resolve(dir)).digest('hex').slice(0, 6)}`;
 }

@@ -23,6 +23,7 @@ import {
   prepareStateDir,
   readInstance,
   saveInstance,
+  cliContainerName,
   type Instance,
 } from './instances.js';
 import { exportLines } from './shell.js';
@@ -188,14 +189,12 @@ async function removeInstance(name: string, handle: ServerHandle | null): Promis
   return swept.removed;
 }
 
-/** The container name (and run folder prefix) of a CLI instance. */
-export function cliContainerName(name: string): string {
-  return `pg-tmpfs-cli-${name}`;
-}
-
 async function up(opts: UpOptions, io: Io): Promise<void> {
   const name = checkInstanceName(String(opts.name));
-  const settingLines = [String(opts.settings ?? ''), ...((opts.setting as string[] | undefined) ?? [])].join('\n');
+  const settingLines = [
+    ...(typeof opts.settings === 'string' ? [opts.settings] : []),
+    ...((opts.setting as string[] | undefined) ?? []),
+  ].join('\n');
   const password = cliPassword(opts);
   const config = parseInputs((input) => {
     if (input === 'settings') return settingLines;
@@ -221,6 +220,10 @@ async function up(opts: UpOptions, io: Io): Promise<void> {
   ).catch((error: unknown) => {
     // start() removed what it made; the record goes too.
     forgetInstance(name);
+    // The container name derives from --name here.
+    if (error instanceof InputError && error.input === 'container-name') {
+      throw new InputError('name', error.problem, 'Pick another --name, or remove that container (docker rm -f NAME)');
+    }
     throw error;
   });
   try {
@@ -286,7 +289,8 @@ export function program(io: Io = processIo): Command {
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   const upCmd = cli.command('up').description('start PostgreSQL and print its connection');
   for (const [input, help] of UP_FLAGS) {
-    const def = CLI_DEFAULTS[input] ?? DEFAULTS[input];
+    // No default for --password: without it, --password-file and $PGPASSWORD are looked at.
+    const def = input === 'password' ? '' : (CLI_DEFAULTS[input] ?? DEFAULTS[input]);
     upCmd.addOption(new Option(`--${input} <value>`, help).default(def === '' ? undefined : def));
   }
   upCmd

@@ -5,8 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import getPort from 'get-port';
-import { isLoopback, type ConnectionInfo } from '../connection.js';
+import { freePort, isLoopback, type ConnectionInfo } from '../connection.js';
 import { InputError, SetupError } from '../errors.js';
 import { throwIfInterrupted } from '../interrupt.js';
 import { DEFAULTS, type Config } from '../inputs.js';
@@ -200,8 +199,7 @@ export function checkDockerInputs(config: Config): void {
  * @throws InputError (input `port`) when the port is taken
  */
 async function checkPortFree(host: string, port: number): Promise<void> {
-  const listenOn = host === '0.0.0.0' || host === '::' ? undefined : host;
-  if ((await getPort({ host: listenOn, port })) !== port) {
+  if ((await freePort(host, port)) !== port) {
     throw new InputError('port', `port ${port} on ${host} is in use`, 'Choose another port, or 0 for a free one');
   }
 }
@@ -214,6 +212,13 @@ function runError(stderr: string, config: Config): Error {
       'port',
       `port ${config.port} is in use (${text.split('\n').pop() ?? ''})`,
       'Choose another port, or 0 for a free one',
+    );
+  }
+  if (/cannot assign requested address|invalid IP address/i.test(text)) {
+    return new InputError(
+      'publish-host',
+      `Docker cannot publish on ${config.publishHost} (${text.split('\n').pop() ?? ''})`,
+      'Use an address of this machine: 127.0.0.1 (default), or 0.0.0.0 for every interface',
     );
   }
   if (/Conflict\. The container name .* is already in use/i.test(text)) {

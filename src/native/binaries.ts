@@ -106,11 +106,11 @@ export function findBinaries(major: number | null, probe: Probe = realProbe()): 
       : probe.platform === 'win32'
         ? 'install it from the EDB installer, or set PGBIN to its bin folder'
         : `apt-get install postgresql-${major ?? 17} (PGDG repository for other majors)`;
+  const looked = [...new Set(candidateBindirs(probe).map((c) => c.bindir))];
   throw new SetupError(
-    `PostgreSQL ${major ?? ''} server binaries not found (looked for initdb and postgres in ${candidateBindirs(probe)
-      .map((c) => c.bindir)
+    `PostgreSQL ${major ?? ''} server binaries not found (looked for initdb and postgres in ${looked
       .slice(0, 6)
-      .join(', ')}${candidateBindirs(probe).length > 6 ? ', ...' : ''}; ${have})`.replace('  ', ' '),
+      .join(', ')}${looked.length > 6 ? ', ...' : ''}; ${have})`.replace('  ', ' '),
     `Set input 'postgres-version' to an installed major, ${install}, or use mode: docker`,
   );
 }

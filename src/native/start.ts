@@ -9,8 +9,7 @@ import { chownSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import getPort from 'get-port';
-import { isLoopback, type ConnectionInfo } from '../connection.js';
+import { freePort, isLoopback, type ConnectionInfo } from '../connection.js';
 import { InputError, SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
 import type { Logger } from '../log.js';
@@ -48,12 +47,11 @@ import { scramVerifier } from './scram.js';
  * @throws InputError (input `port`) when the given port is in use
  */
 async function choosePort(host: string, port: number): Promise<number> {
-  const on = host === '0.0.0.0' || host === '::' ? undefined : host;
-  if (port === 0) return getPort({ host: on });
-  if ((await getPort({ host: on, port })) !== port) {
+  const got = await freePort(host, port);
+  if (port !== 0 && got !== port) {
     throw new InputError('port', `port ${port} on ${host} is in use`, 'Choose another port, or 0 for a free one.');
   }
-  return port;
+  return got;
 }
 
 /** The address clients use for a server listening on `publishHost` (a wildcard means loopback here). */
