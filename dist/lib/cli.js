@@ -2,7 +2,7 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   consoleLogger
-} from "./chunk-LZQU6YLG.js";
+} from "./chunk-NLKM64RD.js";
 import {
   DEFAULTS,
   FolderError,
@@ -23,7 +23,7 @@ import {
   start,
   stop,
   sweepLeftovers
-} from "./chunk-3IXGO5VO.js";
+} from "./chunk-J3DXFSXK.js";
 
 // node_modules/commander/lib/error.js
 var require_error = __commonJS({

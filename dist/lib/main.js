@@ -1,10 +1,10 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   saveHandle
-} from "./chunk-FNWI2GJA.js";
+} from "./chunk-ELVX7WLU.js";
 import {
   actionsLogger
-} from "./chunk-LZQU6YLG.js";
+} from "./chunk-NLKM64RD.js";
 import {
   DEFAULTS,
   InputError,
@@ -26,7 +26,7 @@ import {
   stop,
   summary,
   warning
-} from "./chunk-3IXGO5VO.js";
+} from "./chunk-J3DXFSXK.js";
 
 // src/action/outputs.ts
 function outputsOf(s) {

@@ -79,9 +79,10 @@ export async function startDocker(
   }
   const pgdata = image?.pgdata;
   if (!pgdata) {
-    throw new SetupError(
-      `Image "${config.image}" does not set PGDATA`,
-      "Input 'image' must name an image built on the official postgres image (docker-library/postgres), which sets PGDATA",
+    throw new InputError(
+      'image',
+      `"${config.image}" does not set PGDATA`,
+      'Name an image built on the official postgres image (docker-library/postgres), which sets PGDATA',
     );
   }
 
