@@ -1,14 +1,14 @@
 /**
  * Interruptions: a cancelled CI job or a Ctrl-C sends SIGINT or SIGTERM (GitHub's runner: SIGINT,
- * then SIGTERM 7.5 s later). While a start is under way, the handler kills the programs it runs
- * (killActive), lets the start unwind (each step that makes something first calls
+ * then SIGTERM 7.5 s later). While a start is under way, the handler stops the programs it runs
+ * (stopActive: SIGTERM, then SIGKILL), lets the start unwind (each step that makes something first calls
  * throwIfInterrupted), removes what the start made, and exits with 128 + the signal's number.
  * SIGKILL cannot be caught: for it, what is made is recorded before it is made, and the next
  * `down`, `up` or post step removes it.
  */
 import { constants } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { killActive } from './proc.js';
+import { killActive, stopActive } from './proc.js';
 
 /** The signals a cancelled job or a terminal sends. */
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -42,8 +42,8 @@ export function throwIfInterrupted(): void {
 }
 
 /**
- * Runs `fn`; when SIGINT, SIGTERM or SIGHUP arrives before it settles: kills the programs it
- * runs, waits up to UNWIND_MS for it to settle, awaits `cleanup(signal)` (further signals are
+ * Runs `fn`; when SIGINT, SIGTERM or SIGHUP arrives before it settles: stops the programs it
+ * runs (stopActive), waits up to UNWIND_MS for it to settle, awaits `cleanup(signal)` (further signals are
  * ignored meanwhile; cleanup has its own deadlines), then exits the process with 128 + the
  * signal's number (130 for SIGINT, 143 for SIGTERM).
  * @returns what `fn` returns (the handlers are then removed); never settles once interrupted
@@ -54,8 +54,8 @@ export async function cleanupOnInterrupt<T>(fn: () => Promise<T>, cleanup: (sign
   const handler = (signal: NodeJS.Signals): void => {
     if (interruptedBy) return;
     interruptedBy = signal;
-    killActive();
     void (async () => {
+      await stopActive();
       await Promise.race([settled.catch(() => undefined), sleep(UNWIND_MS)]);
       killActive();
       await cleanup(signal).catch(() => undefined);

@@ -10,22 +10,33 @@ import { performance } from 'node:perf_hooks';
 const active = new Set<number>();
 
 /**
- * Kills (SIGKILL, whole process group) every program run() started that is still running: an
- * interrupted step calls it before cleaning up, so no `docker run` or `initdb` carries on behind it.
- * @returns how many were killed
+ * Sends `signal` to the whole process group of every program run() started that is still
+ * running (each leaves the set as it exits).
+ * @returns how many were signalled
  */
-export function killActive(): number {
-  let killed = 0;
+export function killActive(signal: NodeJS.Signals = 'SIGKILL'): number {
+  let signalled = 0;
   for (const pid of active) {
     try {
-      process.kill(-pid, 'SIGKILL');
-      killed += 1;
+      process.kill(-pid, signal);
+      signalled += 1;
     } catch {
-      // already gone
+      active.delete(pid); // already gone
     }
   }
-  active.clear();
-  return killed;
+  return signalled;
+}
+
+/**
+ * Stops every program run() started that still runs: SIGTERM to each process group first, so
+ * they clean up after themselves (initdb removes its folder, and its postgres its shared memory),
+ * SIGKILL to what still runs after `graceMs`.
+ */
+export async function stopActive(graceMs = 2000): Promise<void> {
+  if (killActive('SIGTERM') === 0) return;
+  const deadline = Date.now() + graceMs;
+  while (active.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  killActive('SIGKILL');
 }
 
 /** What a finished program left. */

@@ -2,7 +2,7 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   consoleLogger
-} from "./chunk-NLKM64RD.js";
+} from "./chunk-BMFCKQGS.js";
 import {
   DEFAULTS,
   FolderError,
@@ -23,7 +23,7 @@ import {
   start,
   stop,
   sweepLeftovers
-} from "./chunk-J3DXFSXK.js";
+} from "./chunk-WVVCSSM3.js";
 
 // node_modules/commander/lib/error.js
 var require_error = __commonJS({
@@ -3731,10 +3731,19 @@ async function up(opts, io) {
   const log = consoleLogger(Boolean(opts.quiet), io.stderr);
   const record = await takeName(name, log);
   const server = await cleanupOnInterrupt(
-    () => start(config, log, (handle) => {
-      record.handle = handle;
-      saveInstance(record);
-    }),
+    async () => {
+      const started = await start(config, log, (handle) => {
+        record.handle = handle;
+        saveInstance(record);
+      });
+      try {
+        saveInstance({ ...record, state: "running", handle: started, server: started });
+      } catch (error) {
+        await stop(started);
+        throw new SetupError(`Could not record instance "${name}": ${error.message}`, "Check PG_TMPFS_STATE_DIR");
+      }
+      return started;
+    },
     async (signal) => {
       io.stderr(`Interrupted by ${signal}: removing what was started
 `);
@@ -3747,13 +3756,6 @@ async function up(opts, io) {
     }
     throw error;
   });
-  try {
-    saveInstance({ ...record, state: "running", handle: server, server });
-  } catch (error) {
-    await stop(server);
-    forgetInstance(name);
-    throw new SetupError(`Could not record instance "${name}": ${error.message}`, "Check PG_TMPFS_STATE_DIR");
-  }
   if (opts.json) {
     io.stdout(`${JSON.stringify(upJson(name, server), null, 2)}
 `);
@@ -3785,14 +3787,21 @@ async function down(name, io) {
   io.stderr(`Stopped "${name}".
 `);
 }
+function withoutPasswords(value) {
+  return JSON.parse(
+    JSON.stringify(value),
+    (key, v) => key === "password" && typeof v === "string" ? "(hidden)" : v
+  );
+}
 async function status(io) {
   const rows = [];
   for (const { name, record } of listInstances()) {
     if (record.kind === "ok") {
-      const handle = record.instance.server ?? record.instance.handle;
+      const { instance } = record;
+      const handle = instance.server ?? instance.handle;
       const alive = handle ? await isAlive(handle) : false;
-      const starting = record.instance.state === "starting" && processAlive(record.instance.ownerPid);
-      rows.push({ ...record.instance, alive, state: alive || starting ? record.instance.state : "dead" });
+      const state = instance.state === "starting" ? processAlive(instance.ownerPid) ? "starting" : "abandoned" : alive ? "running" : "dead";
+      rows.push({ ...withoutPasswords(instance), alive, state });
     } else if (record.kind === "unreadable") {
       rows.push({ name, state: "unreadable", alive: false, problem: `${record.file}: ${record.problem}` });
     }
@@ -3809,7 +3818,9 @@ function program2(io = processIo) {
   }
   upCmd.option("--password-file <path>", "read the superuser password from the first line of this file").option("--setting <name=value>", "one setting (repeatable)", (v, acc) => [...acc, v], []).option("--name <name>", "instance name, so several can run side by side", "default").option("--json", "print JSON instead of export lines").option("--quiet", "no progress lines on stderr").action((opts) => up(opts, io));
   cli.command("down").description("stop an instance and remove what it made").option("--name <name>", "instance name", "default").action((opts) => down(opts.name, io));
-  cli.command("status").description("list instances as JSON, each with `alive` checked now (`state`: running, starting, dead or unreadable)").action(() => status(io));
+  cli.command("status").description(
+    "list instances as JSON, each with `alive` checked now (`state`: running, starting, abandoned, dead or unreadable)"
+  ).action(() => status(io));
   for (const sub of cli.commands) sub.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   return cli;
 }

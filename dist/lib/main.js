@@ -1,10 +1,10 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   saveHandle
-} from "./chunk-ELVX7WLU.js";
+} from "./chunk-WXTNWDDI.js";
 import {
   actionsLogger
-} from "./chunk-NLKM64RD.js";
+} from "./chunk-BMFCKQGS.js";
 import {
   DEFAULTS,
   InputError,
@@ -26,7 +26,7 @@ import {
   stop,
   summary,
   warning
-} from "./chunk-J3DXFSXK.js";
+} from "./chunk-WVVCSSM3.js";
 
 // src/action/outputs.ts
 function outputsOf(s) {

@@ -1,7 +1,7 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   savedHandle
-} from "./chunk-ELVX7WLU.js";
+} from "./chunk-WXTNWDDI.js";
 import {
   LOG_TAIL_LINES,
   describe,
@@ -12,7 +12,7 @@ import {
   startGroup,
   stop,
   warning
-} from "./chunk-J3DXFSXK.js";
+} from "./chunk-WVVCSSM3.js";
 
 // src/action/post-step.ts
 async function cleanup() {

@@ -207,18 +207,28 @@ async function up(opts: UpOptions, io: Io): Promise<void> {
   });
   const log = consoleLogger(Boolean(opts.quiet), io.stderr);
   const record = await takeName(name, log);
+  // The record is written within the interruptible part: a signal before it says `running`
+  // still removes the server.
   const server = await cleanupOnInterrupt(
-    () =>
-      start(config, log, (handle) => {
+    async () => {
+      const started = await start(config, log, (handle) => {
         record.handle = handle;
         saveInstance(record);
-      }),
+      });
+      try {
+        saveInstance({ ...record, state: 'running', handle: started, server: started });
+      } catch (error) {
+        await stop(started);
+        throw new SetupError(`Could not record instance "${name}": ${(error as Error).message}`, 'Check PG_TMPFS_STATE_DIR');
+      }
+      return started;
+    },
     async (signal) => {
       io.stderr(`Interrupted by ${signal}: removing what was started\n`);
       await removeInstance(name, record.handle).catch((error: unknown) => io.stderr(formatError(error)));
     },
   ).catch((error: unknown) => {
-    // start() removed what it made; the record goes too.
+    // start() (or the failed record write) removed what it made; the record goes too.
     forgetInstance(name);
     // The container name derives from --name here.
     if (error instanceof InputError && error.input === 'container-name') {
@@ -226,13 +236,6 @@ async function up(opts: UpOptions, io: Io): Promise<void> {
     }
     throw error;
   });
-  try {
-    saveInstance({ ...record, state: 'running', handle: server, server });
-  } catch (error) {
-    await stop(server);
-    forgetInstance(name);
-    throw new SetupError(`Could not record instance "${name}": ${(error as Error).message}`, 'Check PG_TMPFS_STATE_DIR');
-  }
   if (opts.json) {
     io.stdout(`${JSON.stringify(upJson(name, server), null, 2)}\n`);
   } else {
@@ -260,15 +263,28 @@ async function down(name: string, io: Io): Promise<void> {
   io.stderr(`Stopped "${name}".\n`);
 }
 
-/** What `status` prints per record: the record with `alive` checked now, or why it cannot be read. */
+/** A copy of a record's value with every `password` replaced: `status` output is not secret. */
+function withoutPasswords(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value), (key: string, v: unknown) =>
+    key === 'password' && typeof v === 'string' ? '(hidden)' : v,
+  ) as unknown;
+}
+
+/**
+ * What `status` prints per record: the record (passwords hidden) with `alive` checked now and
+ * its state: `running`, `starting` (its `up` runs), `abandoned` (its `up` was killed while
+ * starting: `down` removes what it made), `dead` (the server is gone), or `unreadable`.
+ */
 async function status(io: Io): Promise<void> {
   const rows = [];
   for (const { name, record } of listInstances()) {
     if (record.kind === 'ok') {
-      const handle = record.instance.server ?? record.instance.handle;
+      const { instance } = record;
+      const handle = instance.server ?? instance.handle;
       const alive = handle ? await isAlive(handle) : false;
-      const starting = record.instance.state === 'starting' && processAlive(record.instance.ownerPid);
-      rows.push({ ...record.instance, alive, state: alive || starting ? record.instance.state : 'dead' });
+      const state =
+        instance.state === 'starting' ? (processAlive(instance.ownerPid) ? 'starting' : 'abandoned') : alive ? 'running' : 'dead';
+      rows.push({ ...(withoutPasswords(instance) as Instance), alive, state });
     } else if (record.kind === 'unreadable') {
       rows.push({ name, state: 'unreadable', alive: false, problem: `${record.file}: ${record.problem}` });
     }
@@ -307,7 +323,9 @@ export function program(io: Io = processIo): Command {
     .action((opts: { name: string }) => down(opts.name, io));
   cli
     .command('status')
-    .description('list instances as JSON, each with `alive` checked now (`state`: running, starting, dead or unreadable)')
+    .description(
+      'list instances as JSON, each with `alive` checked now (`state`: running, starting, abandoned, dead or unreadable)',
+    )
     .action(() => status(io));
   for (const sub of cli.commands) sub.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   return cli;

@@ -8,7 +8,7 @@ import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
-import { runOk } from '../proc.js';
+import { run, runOk } from '../proc.js';
 import { effectiveSettings, settingsToArgs, type Setting } from '../profile.js';
 import { isLoopback } from '../connection.js';
 import { LOG_TAIL_LINES, type NativeHandle } from '../server.js';
@@ -67,15 +67,28 @@ export function postgresArgs(dataDir: string, port: number, config: Pick<Config,
 
 /**
  * The settings a native server runs with: the durability profile, the user's settings over it,
- * and unix_socket_directories last: the data directory first (the bootstrap connection's
+ * dynamic_shared_memory_type=mmap unless the user set it (the segments then live in PGDATA's
+ * pg_dynshmem, on the RAM PGDATA is on, and go with the run folder: POSIX segments in /dev/shm
+ * outlive a postmaster killed with SIGKILL; manual: "Resource Consumption"), and
+ * unix_socket_directories last: the data directory first (the bootstrap connection's
  * socket), then any folder the user's settings name (peer authentication keeps other OS users
  * out of those).
  */
 export function nativeSettings(dataDir: string, config: Pick<Config, 'settings'>): Setting[] {
   const settings = effectiveSettings(config.settings);
   const socket = settings.find((s) => s.name.toLowerCase() === 'unix_socket_directories');
+  const dsm = settings.some((s) => s.name.toLowerCase() === 'dynamic_shared_memory_type');
   return [
     ...settings.filter((s) => s !== socket),
+    ...(dsm
+      ? []
+      : [
+          {
+            name: 'dynamic_shared_memory_type',
+            value: 'mmap',
+            why: 'parallel query segments as files in PGDATA (RAM already), removed with it even after a postmaster was killed',
+          },
+        ]),
     {
       name: 'unix_socket_directories',
       value: socket ? `${dataDir},${socket.value}` : dataDir,
@@ -164,6 +177,58 @@ export function postgresAlive(handle: NativeHandle): boolean {
 }
 
 /**
+ * Whether `pid` is a postgres started on `dataDir` that has not written postmaster.pid yet (a
+ * start interrupted right after the spawn): Linux reads its command line; elsewhere false.
+ */
+export function startingPostgres(pid: number, dataDir: string): boolean {
+  if (process.platform !== 'linux' || !processAlive(pid)) return false;
+  try {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return argv.includes(dataDir) && /postgres$/.test(argv[0] ?? '');
+  } catch {
+    return false;
+  }
+}
+
+/** The SysV shared memory id a data directory's postmaster.pid names (line 7: key and id); null when none. */
+export function sysvSegment(dataDir: string): number | null {
+  try {
+    const line = readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[6] ?? '';
+    const id = Number(line.trim().split(/\s+/)[1]);
+    return Number.isInteger(id) && id >= 0 && line.trim() !== '' ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Removes a SysV shared memory segment that no process is attached to any more (a postmaster
+ * killed with SIGKILL leaves it; PostgreSQL removes it itself on any other exit). Linux only.
+ * @returns problems met; [] when it is gone or still in use
+ */
+async function removeSysvSegment(id: number): Promise<string[]> {
+  if (process.platform !== 'linux') return [];
+  let table = '';
+  try {
+    table = readFileSync('/proc/sysvipc/shm', 'utf8');
+  } catch {
+    return [];
+  }
+  // Columns: key shmid perms size cpid lpid nattch ...
+  const row = table
+    .split('\n')
+    .slice(1)
+    .map((l) => l.trim().split(/\s+/))
+    .find((f) => Number(f[1]) === id);
+  if (!row || Number(row[6]) !== 0) return [];
+  const r = await run('ipcrm', ['-m', String(id)], { timeoutMs: 10_000 }).catch((e: unknown) => ({
+    code: 1,
+    stderr: String(e),
+  }));
+  return r.code === 0 ? [] : [`Could not remove shared memory segment ${id}: ${r.stderr.trim()}`];
+}
+
+/**
  * Whether a run folder is this run's to remove: its marker holds the run's token, or (a run
  * killed between making the folder and writing the marker) it has no marker and its name ends
  * with the token.
@@ -198,7 +263,9 @@ export async function stopPostgres(handle: NativeHandle): Promise<string[]> {
   const problems: string[] = [];
   const dataDir = dataDirOf(handle.runDir);
   const pid = postmasterPid(handle);
-  if (pid > 0 && postmasterRunning(dataDir, pid)) {
+  // The SysV segment the postmaster named (postmaster.pid line 7), read before anything goes.
+  const segment = sysvSegment(dataDir);
+  if (pid > 0 && (postmasterRunning(dataDir, pid) || startingPostgres(pid, dataDir))) {
     try {
       if (process.platform === 'win32') {
         await runOk(join(handle.bindir, exe('pg_ctl', 'win32')), ['stop', '-m', 'immediate', '-D', dataDir], {
@@ -207,14 +274,16 @@ export async function stopPostgres(handle: NativeHandle): Promise<string[]> {
       } else {
         process.kill(pid, 'SIGQUIT');
       }
-      for (let i = 0; i < 500 && postmasterRunning(dataDir, pid); i++) await sleep(5);
-      if (postmasterRunning(dataDir, pid)) process.kill(pid, 'SIGKILL');
+      const ours = () => postmasterRunning(dataDir, pid) || startingPostgres(pid, dataDir);
+      for (let i = 0; i < 500 && ours(); i++) await sleep(5);
+      if (ours()) process.kill(pid, 'SIGKILL');
       // The children exit once the postmaster is gone; give them a moment to let go of the folder.
       for (let i = 0; i < 200 && processAlive(pid); i++) await sleep(5);
     } catch (error) {
       problems.push(`Could not stop postgres (pid ${pid}): ${error instanceof Error ? error.message : String(error)}`);
     }
   }
+  if (segment !== null) problems.push(...(await removeSysvSegment(segment)));
   if (handle.runDir && existsSync(handle.runDir)) {
     if (isOurRunDir(handle.runDir, handle.token)) {
       rmSync(handle.runDir, { recursive: true, force: true });

@@ -14,6 +14,7 @@ import { InputError, SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
 import type { Logger } from '../log.js';
 import { throwIfInterrupted } from '../interrupt.js';
+import { effectiveSettings } from '../profile.js';
 import { NotReadyError, notReadyError, waitForQuery, type Ready } from '../readiness.js';
 import type { NativeHandle, NativeServer } from '../server.js';
 import { filesystemTypeOf, isRamFilesystem, verifyServer } from '../verify.js';
@@ -181,8 +182,10 @@ async function bootstrap(config: Config, handle: NativeHandle, port: number, exi
 async function verifyNative(ready: Ready, config: Config, plan: RamDirPlan, dataDir: string) {
   const verified = await verifyServer(
     ready.client,
-    nativeSettings(dataDir, config).filter(
-      (s) => s.name !== 'unix_socket_directories' || config.settings.some((u) => u.name.toLowerCase() === s.name),
+    // What the profile and the user asked for (the socket folders as combined); not the
+    // native-only extras the user did not ask for.
+    nativeSettings(dataDir, config).filter((s) =>
+      [...effectiveSettings(config.settings).map((e) => e.name.toLowerCase())].includes(s.name.toLowerCase()),
     ),
     async (dir) => {
       if (process.platform === 'linux') return filesystemTypeOf(dir, readFileSync('/proc/mounts', 'utf8')) ?? 'unknown';
