@@ -2,7 +2,7 @@
  * A server's life, whatever its mode: choosing the mode, starting, telling whether it still runs,
  * its log, stopping. The action, the CLI and the benchmark go through here.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { docker, engineVersion, removeContainer } from './docker/engine.js';
 import { CONTAINER_LABEL } from './docker/run-plan.js';
@@ -159,9 +159,12 @@ export async function sweepLeftovers(containerName: string): Promise<{ removed: 
     }
     for (const n of names) {
       const runDir = join(base, n);
-      const marker = join(runDir, RUN_MARKER);
-      if (!existsSync(marker)) continue;
-      const token = readFileSync(marker, 'utf8');
+      let token: string;
+      try {
+        token = readFileSync(join(runDir, RUN_MARKER), 'utf8');
+      } catch {
+        continue; // no marker (not ours), or removed meanwhile
+      }
       if (n !== `${containerName}-${token}`) continue;
       const mountDir = base.includes(`/${MOUNT_PREFIX}`) ? base : null;
       const found = await stopPostgres({

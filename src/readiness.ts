@@ -12,6 +12,9 @@ import type { ConnectionInfo } from './connection.js';
 import { InputError, SetupError } from './errors.js';
 import { throwIfInterrupted } from './interrupt.js';
 
+/** Deadline of each query on a client waitForQuery returns (a server that stalls after connecting): 60 000 ms. */
+export const QUERY_TIMEOUT_MS = 60_000;
+
 /** Options for waitForQuery. */
 export interface WaitOptions {
   /** Give up after this many ms. */
@@ -76,6 +79,8 @@ export async function waitForQuery(target: Target, options: WaitOptions): Promis
       password: target.password,
       database: target.database,
       connectionTimeoutMillis: Math.max(1, Math.min(options.connectTimeoutMs ?? 2000, deadline - Date.now())),
+      // Every later query on this client (bootstrap, verification) has a deadline too.
+      query_timeout: QUERY_TIMEOUT_MS,
     });
     // A server closing the socket under us emits 'error' on the client; without a listener that
     // would crash the process.

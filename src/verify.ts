@@ -204,7 +204,7 @@ export async function verifyServer(
       "Check the 'settings' input: names as in pg_settings and values the server accepts",
     );
   }
-  if (expectTmpfs && !isRamFilesystem(filesystem)) {
+  if (expectTmpfs && !isRamFilesystem(filesystem) && filesystem !== 'ramdisk') {
     throw new SetupError(
       `The data directory ${dataDirectory} is on ${filesystem}, not tmpfs`,
       "The image's server does not use the PGDATA it declares; set PGDATA in the image or report this image",

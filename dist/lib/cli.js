@@ -2,7 +2,7 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   consoleLogger
-} from "./chunk-BMFCKQGS.js";
+} from "./chunk-NDZBL22B.js";
 import {
   DEFAULTS,
   FolderError,
@@ -23,7 +23,7 @@ import {
   start,
   stop,
   sweepLeftovers
-} from "./chunk-WVVCSSM3.js";
+} from "./chunk-RK5A3OYY.js";
 
 // node_modules/commander/lib/error.js
 var require_error = __commonJS({
@@ -3472,7 +3472,7 @@ var {
 } = import_index.default;
 
 // src/cli/instances.ts
-import { closeSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { linkSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { createHash } from "node:crypto";
 import { join, resolve } from "node:path";
@@ -3535,22 +3535,50 @@ function readInstance(name) {
   }
 }
 function claimInstance(instance) {
-  let fd;
+  const file = recordFile(instance.name);
+  const tmp = `${file}.tmp-${process.pid}`;
   try {
-    fd = openSync(recordFile(instance.name), "wx", 384);
+    writeFileSync(tmp, JSON.stringify(instance, null, 2), { mode: 384 });
+    linkSync(tmp, file);
+    return true;
   } catch (error) {
     if (error.code === "EEXIST") return false;
     throw new SetupError(
-      `Cannot write the instance record ${recordFile(instance.name)}: ${error.message}`,
+      `Cannot write the instance record ${file}: ${error.message}`,
       "Set PG_TMPFS_STATE_DIR to a folder you can write"
     );
-  }
-  try {
-    writeSync(fd, JSON.stringify(instance, null, 2));
   } finally {
-    closeSync(fd);
+    rmSync(tmp, { force: true });
   }
-  return true;
+}
+async function withTakeover(name, fn) {
+  const file = join(stateDir(), `${name}.takeover`);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: "wx", mode: 384 });
+    } catch (error) {
+      if (error.code !== "EEXIST") throw error;
+      const holder = Number(readFileSync(file, "utf8"));
+      if (holder > 0 && holder !== process.pid && processAlive2(holder)) return false;
+      rmSync(file, { force: true });
+      continue;
+    }
+    try {
+      await fn();
+      return true;
+    } finally {
+      rmSync(file, { force: true });
+    }
+  }
+  return false;
+}
+function processAlive2(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === "EPERM";
+  }
 }
 function saveInstance(instance) {
   const file = recordFile(instance.name);
@@ -3567,7 +3595,11 @@ function listInstances() {
   }
   return names.map((f) => f.slice(0, -".json".length)).map((name) => ({ name, record: readInstance(name) }));
 }
-function forgetInstance(name) {
+function forgetInstance(name, ownerPid) {
+  if (ownerPid !== void 0) {
+    const found = readInstance(name);
+    if (found.kind !== "ok" || found.instance.ownerPid !== ownerPid) return;
+  }
   rmSync(recordFile(name), { force: true, recursive: true });
 }
 function cliContainerName(name, dir = stateDir()) {
@@ -3692,10 +3724,16 @@ async function takeName(name, log) {
         `Run \`pg-tmpfs down --name ${name}\` first, or pick another --name.`
       );
     }
-    log.warning(
-      `Instance "${name}" was left behind (${old.state === "starting" ? "its start was killed" : "its server is gone"}): removing it`
-    );
-    await removeInstance(name, handle);
+    const took = await withTakeover(name, async () => {
+      const again = readInstance(name);
+      if (again.kind !== "ok" || again.instance.ownerPid !== old.ownerPid || again.instance.startedAt !== old.startedAt) return;
+      log.warning(
+        `Instance "${name}" was left behind (${old.state === "starting" ? "its start was killed" : "its server is gone"}): removing it`
+      );
+      await removeInstance(name, handle);
+    });
+    if (!took)
+      throw new InputError("name", `another run is removing what instance "${name}" left behind`, "Try again in a moment");
   }
   throw new SetupError(`Could not take the instance name "${name}": its record keeps changing`, "Try again");
 }
@@ -3749,8 +3787,10 @@ async function up(opts, io) {
 `);
       await removeInstance(name, record.handle).catch((error) => io.stderr(formatError(error)));
     }
-  ).catch((error) => {
-    forgetInstance(name);
+  ).catch(async (error) => {
+    const problems = record.handle ? await stop(record.handle) : [];
+    if (problems.length === 0) forgetInstance(name, process.pid);
+    else log.warning(`Left behind (the record ${name} keeps it for \`pg-tmpfs down --name ${name}\`): ${problems.join("; ")}`);
     if (error instanceof InputError && error.input === "container-name") {
       throw new InputError("name", error.problem, "Pick another --name, or remove that container (docker rm -f NAME)");
     }

@@ -1,10 +1,10 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   saveHandle
-} from "./chunk-WXTNWDDI.js";
+} from "./chunk-TU7U3TYJ.js";
 import {
   actionsLogger
-} from "./chunk-BMFCKQGS.js";
+} from "./chunk-NDZBL22B.js";
 import {
   DEFAULTS,
   InputError,
@@ -26,7 +26,7 @@ import {
   stop,
   summary,
   warning
-} from "./chunk-WVVCSSM3.js";
+} from "./chunk-RK5A3OYY.js";
 
 // src/action/outputs.ts
 function outputsOf(s) {

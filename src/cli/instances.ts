@@ -8,7 +8,7 @@
  * The folder must be private (0700, owned by this user): a record someone else could write would
  * tell `down` what to stop.
  */
-import { closeSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { linkSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
@@ -122,22 +122,60 @@ export function readInstance(name: string): ReadRecord {
  * @throws SetupError when it cannot be written (before anything started)
  */
 export function claimInstance(instance: Instance): boolean {
-  let fd: number;
+  const file = recordFile(instance.name);
+  const tmp = `${file}.tmp-${process.pid}`;
   try {
-    fd = openSync(recordFile(instance.name), 'wx', 0o600);
+    // Written in full first, then linked into place (link fails when the name exists): no other
+    // run ever sees a half-written record.
+    writeFileSync(tmp, JSON.stringify(instance, null, 2), { mode: 0o600 });
+    linkSync(tmp, file);
+    return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw new SetupError(
-      `Cannot write the instance record ${recordFile(instance.name)}: ${(error as Error).message}`,
+      `Cannot write the instance record ${file}: ${(error as Error).message}`,
       'Set PG_TMPFS_STATE_DIR to a folder you can write',
     );
-  }
-  try {
-    writeSync(fd, JSON.stringify(instance, null, 2));
   } finally {
-    closeSync(fd);
+    rmSync(tmp, { force: true });
   }
-  return true;
+}
+
+/**
+ * Runs `fn` holding `<name>.takeover` (created exclusively; one left by a dead process is
+ * removed): only one run at a time removes a stale record and what it names.
+ * @returns false, without running `fn`, when a live process holds it
+ */
+export async function withTakeover(name: string, fn: () => Promise<void>): Promise<boolean> {
+  const file = join(stateDir(), `${name}.takeover`);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: 'wx', mode: 0o600 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number(readFileSync(file, 'utf8'));
+      if (holder > 0 && holder !== process.pid && processAlive(holder)) return false;
+      rmSync(file, { force: true });
+      continue;
+    }
+    try {
+      await fn();
+      return true;
+    } finally {
+      rmSync(file, { force: true });
+    }
+  }
+  return false;
+}
+
+/** Whether a process with this PID exists (signal 0; EPERM means it exists under another user). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** Rewrites an instance's record atomically (temporary file, then rename), 0600. */
@@ -159,8 +197,12 @@ export function listInstances(): Array<{ name: string; record: ReadRecord }> {
   return names.map((f) => f.slice(0, -'.json'.length)).map((name) => ({ name, record: readInstance(name) }));
 }
 
-/** Deletes an instance's record. */
-export function forgetInstance(name: string): void {
+/** Deletes an instance's record; with `ownerPid`, only when the record is that process's. */
+export function forgetInstance(name: string, ownerPid?: number): void {
+  if (ownerPid !== undefined) {
+    const found = readInstance(name);
+    if (found.kind !== 'ok' || found.instance.ownerPid !== ownerPid) return;
+  }
   rmSync(recordFile(name), { force: true, recursive: true });
 }
 

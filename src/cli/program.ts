@@ -24,6 +24,7 @@ import {
   readInstance,
   saveInstance,
   cliContainerName,
+  withTakeover,
   type Instance,
 } from './instances.js';
 import { exportLines } from './shell.js';
@@ -162,10 +163,18 @@ async function takeName(name: string, log: Logger): Promise<Instance> {
         `Run \`pg-tmpfs down --name ${name}\` first, or pick another --name.`,
       );
     }
-    log.warning(
-      `Instance "${name}" was left behind (${old.state === 'starting' ? 'its start was killed' : 'its server is gone'}): removing it`,
-    );
-    await removeInstance(name, handle);
+    // One run at a time removes a stale record, and only the record it read: another `up` may
+    // have replaced it since.
+    const took = await withTakeover(name, async () => {
+      const again = readInstance(name);
+      if (again.kind !== 'ok' || again.instance.ownerPid !== old.ownerPid || again.instance.startedAt !== old.startedAt) return;
+      log.warning(
+        `Instance "${name}" was left behind (${old.state === 'starting' ? 'its start was killed' : 'its server is gone'}): removing it`,
+      );
+      await removeInstance(name, handle);
+    });
+    if (!took)
+      throw new InputError('name', `another run is removing what instance "${name}" left behind`, 'Try again in a moment');
   }
   throw new SetupError(`Could not take the instance name "${name}": its record keeps changing`, 'Try again');
 }
@@ -227,9 +236,12 @@ async function up(opts: UpOptions, io: Io): Promise<void> {
       io.stderr(`Interrupted by ${signal}: removing what was started\n`);
       await removeInstance(name, record.handle).catch((error: unknown) => io.stderr(formatError(error)));
     },
-  ).catch((error: unknown) => {
-    // start() (or the failed record write) removed what it made; the record goes too.
-    forgetInstance(name);
+  ).catch(async (error: unknown) => {
+    // start() removed what it made (it only warns when it could not): check once more, and keep
+    // the record while anything is left, so `down` can still find it.
+    const problems = record.handle ? await stop(record.handle) : [];
+    if (problems.length === 0) forgetInstance(name, process.pid);
+    else log.warning(`Left behind (the record ${name} keeps it for \`pg-tmpfs down --name ${name}\`): ${problems.join('; ')}`);
     // The container name derives from --name here.
     if (error instanceof InputError && error.input === 'container-name') {
       throw new InputError('name', error.problem, 'Pick another --name, or remove that container (docker rm -f NAME)');

@@ -136,14 +136,22 @@ export function realProbe(): Probe {
     },
     pgConfigBindir: () => {
       try {
-        return execFileSync('pg_config', ['--bindir'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || null;
+        return (
+          execFileSync('pg_config', ['--bindir'], {
+            encoding: 'utf8',
+            stdio: ['ignore', 'pipe', 'ignore'],
+            timeout: 10_000,
+          }).trim() || null
+        );
       } catch {
         return null;
       }
     },
     majorOf: (bindir) => {
       try {
-        return parseMajor(execFileSync(join(bindir, exe('postgres', process.platform)), ['--version'], { encoding: 'utf8' }));
+        return parseMajor(
+          execFileSync(join(bindir, exe('postgres', process.platform)), ['--version'], { encoding: 'utf8', timeout: 10_000 }),
+        );
       } catch {
         return null;
       }

@@ -25,7 +25,7 @@ import {
 import { homedir } from 'node:os';
 import { join, relative } from 'node:path';
 import { InputError, SetupError } from '../errors.js';
-import { FolderError, makeDirs } from '../fsutil.js';
+import { checkPrivateDir, FolderError, makeDirs } from '../fsutil.js';
 import { throwIfInterrupted } from '../interrupt.js';
 import { INITDB_ARGS } from '../profile.js';
 import { run } from '../proc.js';
@@ -173,11 +173,15 @@ export interface CacheResult {
 
 /**
  * Makes the cache folder, or says why the `cache-dir` input cannot be used.
- * @throws InputError (input `cache-dir`) when it is a file, below a file, or not writable
+ * @throws InputError (input `cache-dir`) when it is a file, below a file, not writable, or
+ *   owned or writable by another user
  */
 export function prepareCacheDir(cacheDir: string): void {
   try {
     makeDirs(cacheDir, 0o755);
+    // Another user who can write the cache could plant a cluster (postgresql.auto.conf) that
+    // runs their code as this user.
+    checkPrivateDir(cacheDir);
   } catch (error) {
     if (error instanceof FolderError) {
       throw new InputError(
@@ -297,8 +301,10 @@ export async function ensureCluster(
   }
   const initdbMs = Math.round(performance.now() - t0);
   try {
-    renameSync(staging, entry);
+    // The manifest first: an entry is never in place without it (another run would drop it).
+    if (existsSync(entry)) throw new Error('filled by another run');
     renameSync(`${staging}${MANIFEST_SUFFIX}`, `${entry}${MANIFEST_SUFFIX}`);
+    renameSync(staging, entry);
   } catch {
     // Another run filled the same entry first: theirs is as good as ours.
     rmSync(staging, { recursive: true, force: true });

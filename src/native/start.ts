@@ -55,6 +55,25 @@ async function choosePort(host: string, port: number): Promise<number> {
   return got;
 }
 
+/** Longest Unix socket path PostgreSQL accepts (sizeof(sun_path) - 1 on Linux). */
+const MAX_SOCKET_PATH = 107;
+
+/**
+ * Checks that the socket `<dataDir>/.s.PGSQL.<port>` fits a Unix socket address; PostgreSQL
+ * otherwise fails with "could not create any Unix-domain sockets".
+ * @throws InputError (input `container-name`, the CLI's `--name`) when the path is too long
+ */
+function checkSocketPath(dataDir: string, port: number): void {
+  const path = join(dataDir, `.s.PGSQL.${port}`);
+  if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
+    throw new InputError(
+      'container-name',
+      `the server's socket path ${path} would be ${Buffer.byteLength(path)} bytes, more than the ${MAX_SOCKET_PATH} a Unix socket allows`,
+      'Use a shorter name',
+    );
+  }
+}
+
 /** The address clients use for a server listening on `publishHost` (a wildcard means loopback here). */
 function clientHost(publishHost: string): string {
   if (publishHost === '0.0.0.0') return '127.0.0.1';
@@ -231,7 +250,8 @@ export async function startNative(
     mode: 'native',
     pid: 0,
     runDir: '',
-    token: randomBytes(8).toString('hex'),
+    // 8 hex digits: unique enough for one machine, short enough for the socket path (below).
+    token: randomBytes(4).toString('hex'),
     ram: null,
     bindir: bins.bindir,
   };
@@ -249,6 +269,7 @@ export async function startNative(
     );
     if (ram.plan.warning) log.warning(ram.plan.warning);
     handle.runDir = join(ram.base, `${config.containerName}-${handle.token}`);
+    checkSocketPath(dataDirOf(handle.runDir), port);
     record();
     makeRunDir(handle, runAs);
     const cache = await placeCluster(config, bins, handle, runAs, log);

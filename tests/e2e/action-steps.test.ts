@@ -105,7 +105,9 @@ describe('post step after the server died', () => {
     execFileSync('docker', ['kill', handle.containerId]);
     const post = await job.step(cleanup, {}, main.state);
     expect(post.exitCode).toBe(0);
-    expect(post.stdout).toMatch(/^::warning::PostgreSQL \(container pg-tmpfs-\S+ \([0-9a-f]{12}\)\) was not running at the end of the job/m);
+    expect(post.stdout).toMatch(
+      /^::warning::PostgreSQL \(container pg-tmpfs-\S+ \([0-9a-f]{12}\)\) was not running at the end of the job/m,
+    );
     expect(post.stdout).toContain('database system is ready to accept connections');
     expect(leftovers.added()).toEqual([]);
   });

@@ -179,7 +179,14 @@ describe('initdb and postgres arguments', () => {
     });
     expect(args.slice(0, 6)).toEqual(['-D', '/dev/shm/x/data', '-p', '5433', '-c', 'listen_addresses=127.0.0.1']);
     expect(args).toContain('fsync=off');
-    expect(args.slice(-4)).toEqual(['-c', 'work_mem=8MB', '-c', 'unix_socket_directories=/dev/shm/x/data']);
+    expect(args.slice(-6)).toEqual([
+      '-c',
+      'work_mem=8MB',
+      '-c',
+      'dynamic_shared_memory_type=mmap',
+      '-c',
+      'unix_socket_directories=/dev/shm/x/data',
+    ]);
   });
 
   it('postgres: socket folders from settings come after the private one', () => {
