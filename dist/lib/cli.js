@@ -3601,6 +3601,19 @@ function forgetInstance(name, ownerPid) {
     if (found.kind !== "ok" || found.instance.ownerPid !== ownerPid) return;
   }
   rmSync(recordFile(name), { force: true, recursive: true });
+  removeStaleTemps(name);
+}
+function removeStaleTemps(name) {
+  let names = [];
+  try {
+    names = readdirSync(stateDir());
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    const m = new RegExp(`^${name.replace(/[.]/g, "\\.")}\\.json\\.tmp-(\\d+)$`).exec(n);
+    if (m && Number(m[1]) !== process.pid && !processAlive2(Number(m[1]))) rmSync(join(stateDir(), n), { force: true });
+  }
 }
 function cliContainerName(name, dir = stateDir()) {
   return `pg-tmpfs-cli-${name}-${createHash("sha256").update(resolve(dir)).digest("hex").slice(0, 6)}`;
@@ -3703,6 +3716,7 @@ async function takeName(name, log) {
     handle: null,
     server: null
   };
+  removeStaleTemps(name);
   for (let attempt = 0; attempt < 3; attempt++) {
     if (claimInstance(mine)) return mine;
     const found = readInstance(name);

@@ -204,6 +204,24 @@ export function forgetInstance(name: string, ownerPid?: number): void {
     if (found.kind !== 'ok' || found.instance.ownerPid !== ownerPid) return;
   }
   rmSync(recordFile(name), { force: true, recursive: true });
+  removeStaleTemps(name);
+}
+
+/**
+ * Removes `<name>.json.tmp-<pid>` files whose process is gone: what a run killed while writing
+ * a record leaves.
+ */
+export function removeStaleTemps(name: string): void {
+  let names: string[] = [];
+  try {
+    names = readdirSync(stateDir());
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    const m = new RegExp(`^${name.replace(/[.]/g, '\\.')}\\.json\\.tmp-(\\d+)$`).exec(n);
+    if (m && Number(m[1]) !== process.pid && !processAlive(Number(m[1]))) rmSync(join(stateDir(), n), { force: true });
+  }
 }
 
 /**

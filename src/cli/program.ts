@@ -25,6 +25,7 @@ import {
   saveInstance,
   cliContainerName,
   withTakeover,
+  removeStaleTemps,
   type Instance,
 } from './instances.js';
 import { exportLines } from './shell.js';
@@ -142,6 +143,7 @@ async function takeName(name: string, log: Logger): Promise<Instance> {
     handle: null,
     server: null,
   };
+  removeStaleTemps(name);
   for (let attempt = 0; attempt < 3; attempt++) {
     if (claimInstance(mine)) return mine;
     const found = readInstance(name);
