@@ -44,13 +44,15 @@ export function isLoopback(address: string): boolean {
 }
 
 /**
- * A TCP port free on `host` (the publish-host input; a wildcard address means every interface):
- * `port` itself when it is free, another free one when it is not (compare), any free one for 0.
- * @throws InputError (input `publish-host`) when `host` is not an address of this machine
+ * The TCP port to use on `host` (the publish-host input; a wildcard address means every
+ * interface): a free one for 0, else `port` itself, which must be free.
+ * @throws InputError (input `port`) when the given port is in use; (input `publish-host`) when
+ *   `host` is not an address of this machine
  */
-export async function freePort(host: string, port: number): Promise<number> {
+export async function choosePort(host: string, port: number): Promise<number> {
+  let got: number;
   try {
-    return await getPort({ host: host === '0.0.0.0' || host === '::' ? undefined : host, ...(port ? { port } : {}) });
+    got = await getPort({ host: host === '0.0.0.0' || host === '::' ? undefined : host, ...(port ? { port } : {}) });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAFNOSUPPORT') {
@@ -62,4 +64,15 @@ export async function freePort(host: string, port: number): Promise<number> {
     }
     throw error;
   }
+  if (port !== 0 && got !== port) {
+    throw new InputError('port', `port ${port} on ${host} is in use`, 'Choose another port, or 0 for a free one');
+  }
+  return got;
+}
+
+/** The warning for a publish-host other than loopback (none for loopback). */
+export function publishHostWarnings(publishHost: string): string[] {
+  return isLoopback(publishHost)
+    ? []
+    : [`Input 'publish-host' is ${publishHost}: PostgreSQL accepts password connections from other hosts`];
 }

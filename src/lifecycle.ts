@@ -4,7 +4,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { docker, engineVersion, removeContainer } from './docker/engine.js';
+import { engineVersion, removeMatching } from './docker/engine.js';
 import { CONTAINER_LABEL } from './docker/run-plan.js';
 import { dockerAlive, dockerLogTail, startDocker, stopDocker } from './docker/start.js';
 import { SetupError } from './errors.js';
@@ -124,21 +124,9 @@ export async function sweepLeftovers(containerName: string): Promise<{ removed: 
   const removed: string[] = [];
   const problems: string[] = [];
   try {
-    const list = await docker([
-      'ps',
-      '--all',
-      '--quiet',
-      '--no-trunc',
-      '--filter',
-      `label=${CONTAINER_LABEL}`,
-      '--filter',
-      `name=^/${escapeRegExp(containerName)}$`,
-    ]);
-    for (const id of list.exitCode === 0 ? list.stdout.split('\n').filter(Boolean) : []) {
-      const problem = await removeContainer(id);
-      if (problem) problems.push(problem);
-      else removed.push(`container ${containerName} (${id.slice(0, 12)})`);
-    }
+    const swept = await removeMatching([`label=${CONTAINER_LABEL}`, `name=^/${escapeRegExp(containerName)}$`]);
+    removed.push(...swept.removed.map((id) => `container ${containerName} (${id.slice(0, 12)})`));
+    problems.push(...swept.problems); // a listing that failed (no daemon) counts as nothing to remove
   } catch {
     // no docker here: no containers to remove
   }

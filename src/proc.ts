@@ -39,6 +39,19 @@ export async function stopActive(graceMs = 2000): Promise<void> {
   killActive('SIGKILL');
 }
 
+/**
+ * Whether a process with this PID exists (signal 0). EPERM counts as existing: the process runs
+ * under another user.
+ */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** What a finished program left. */
 export interface ProcResult {
   /** Exit code; null when killed by a signal (e.g. the time limit). */

@@ -2,7 +2,7 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   consoleLogger
-} from "./chunk-NDZBL22B.js";
+} from "./chunk-R2VUYL3B.js";
 import {
   DEFAULTS,
   FolderError,
@@ -23,7 +23,7 @@ import {
   start,
   stop,
   sweepLeftovers
-} from "./chunk-RK5A3OYY.js";
+} from "./chunk-F23F6TYD.js";
 
 // node_modules/commander/lib/error.js
 var require_error = __commonJS({
@@ -3559,7 +3559,7 @@ async function withTakeover(name, fn) {
     } catch (error) {
       if (error.code !== "EEXIST") throw error;
       const holder = Number(readFileSync(file, "utf8"));
-      if (holder > 0 && holder !== process.pid && processAlive2(holder)) return false;
+      if (holder > 0 && holder !== process.pid && processAlive(holder)) return false;
       rmSync(file, { force: true });
       continue;
     }
@@ -3571,14 +3571,6 @@ async function withTakeover(name, fn) {
     }
   }
   return false;
-}
-function processAlive2(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error.code === "EPERM";
-  }
 }
 function saveInstance(instance) {
   const file = recordFile(instance.name);
@@ -3612,7 +3604,7 @@ function removeStaleTemps(name) {
   }
   for (const n of names) {
     const m = new RegExp(`^${name.replace(/[.]/g, "\\.")}\\.json\\.tmp-(\\d+)$`).exec(n);
-    if (m && Number(m[1]) !== process.pid && !processAlive2(Number(m[1]))) rmSync(join(stateDir(), n), { force: true });
+    if (m && Number(m[1]) !== process.pid && !processAlive(Number(m[1]))) rmSync(join(stateDir(), n), { force: true });
   }
 }
 function cliContainerName(name, dir = stateDir()) {

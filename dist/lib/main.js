@@ -1,10 +1,10 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   saveHandle
-} from "./chunk-TU7U3TYJ.js";
+} from "./chunk-2YB3H63B.js";
 import {
   actionsLogger
-} from "./chunk-NDZBL22B.js";
+} from "./chunk-R2VUYL3B.js";
 import {
   DEFAULTS,
   InputError,
@@ -26,7 +26,7 @@ import {
   stop,
   summary,
   warning
-} from "./chunk-RK5A3OYY.js";
+} from "./chunk-F23F6TYD.js";
 
 // src/action/outputs.ts
 function outputsOf(s) {

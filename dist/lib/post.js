@@ -1,7 +1,7 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   savedHandle
-} from "./chunk-TU7U3TYJ.js";
+} from "./chunk-2YB3H63B.js";
 import {
   LOG_TAIL_LINES,
   describe,
@@ -12,7 +12,7 @@ import {
   startGroup,
   stop,
   warning
-} from "./chunk-RK5A3OYY.js";
+} from "./chunk-F23F6TYD.js";
 
 // src/action/post-step.ts
 async function cleanup() {

@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { InputError, SetupError } from '../errors.js';
 import { checkPrivateDir, FolderError, makeDirs } from '../fsutil.js';
+import { processAlive } from '../proc.js';
 import type { Server, ServerHandle } from '../server.js';
 
 /** What `up` records and `down`/`status` read. */
@@ -166,16 +167,6 @@ export async function withTakeover(name: string, fn: () => Promise<void>): Promi
     }
   }
   return false;
-}
-
-/** Whether a process with this PID exists (signal 0; EPERM means it exists under another user). */
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Rewrites an instance's record atomically (temporary file, then rename), 0600. */

@@ -13,7 +13,7 @@ import { DEFAULTS, parseInputs, type InputName } from '../inputs.js';
 import { cleanupOnInterrupt } from '../interrupt.js';
 import { isAlive, start, stop, sweepLeftovers } from '../lifecycle.js';
 import { consoleLogger, type Logger } from '../log.js';
-import { processAlive } from '../native/postgres.js';
+import { processAlive } from '../proc.js';
 import type { Server, ServerHandle } from '../server.js';
 import {
   checkInstanceName,

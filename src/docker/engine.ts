@@ -234,17 +234,23 @@ export async function removeContainer(container: string): Promise<string | null>
 }
 
 /**
- * Removes every container carrying `label` (`key=value`), with its anonymous volumes: what a
- * killed run left, found by its run label or instance label.
- * @returns one problem text per container that could not be removed; [] when none is left
+ * Removes every container matching all `filters` (`docker ps --filter` values, e.g.
+ * `label=io.github.pg-tmpfs-action.run=<token>`, `name=^/pg-tmpfs-cli-x$`), with its anonymous
+ * volumes: what a killed run left, found by its run label or its name.
+ * @returns the IDs removed, one problem text per container that could not be removed, and
+ *   `listError` when the containers could not be listed (e.g. no daemon), else null
  */
-export async function removeLabelled(label: string): Promise<string[]> {
-  const list = await docker(['ps', '--all', '--quiet', '--no-trunc', '--filter', `label=${label}`]);
-  if (list.exitCode !== 0) return [`docker ps failed: ${list.stderr.trim()}`];
+export async function removeMatching(
+  filters: readonly string[],
+): Promise<{ removed: string[]; problems: string[]; listError: string | null }> {
+  const list = await docker(['ps', '--all', '--quiet', '--no-trunc', ...filters.flatMap((f) => ['--filter', f])]);
+  if (list.exitCode !== 0) return { removed: [], problems: [], listError: `docker ps failed: ${list.stderr.trim()}` };
+  const removed: string[] = [];
   const problems: string[] = [];
   for (const id of list.stdout.split('\n').filter(Boolean)) {
     const problem = await removeContainer(id);
     if (problem) problems.push(problem);
+    else removed.push(id);
   }
-  return problems;
+  return { removed, problems, listError: null };
 }

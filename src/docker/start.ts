@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort, isLoopback, type ConnectionInfo } from '../connection.js';
+import { choosePort, publishHostWarnings, type ConnectionInfo } from '../connection.js';
 import { InputError, SetupError } from '../errors.js';
 import { throwIfInterrupted } from '../interrupt.js';
 import { DEFAULTS, type Config } from '../inputs.js';
@@ -23,8 +23,7 @@ import {
   logsTail,
   publishedPort,
   pullImage,
-  removeContainer,
-  removeLabelled,
+  removeMatching,
 } from './engine.js';
 import { detectJobNetwork } from './job-container.js';
 import { buildRunPlan, CONTAINER_LABEL, CONTAINER_PORT, type Reach } from './run-plan.js';
@@ -86,11 +85,8 @@ export async function startDocker(
     );
   }
 
-  if (reach.kind === 'publish' && config.port !== 0) await checkPortFree(config.publishHost, config.port);
-  const warnings =
-    reach.kind === 'publish' && !isLoopback(config.publishHost)
-      ? [`Input 'publish-host' is ${config.publishHost}: PostgreSQL accepts password connections from other hosts`]
-      : [];
+  if (reach.kind === 'publish' && config.port !== 0) await choosePort(config.publishHost, config.port);
+  const warnings = reach.kind === 'publish' ? publishHostWarnings(config.publishHost) : [];
   for (const w of warnings) log.warning(w);
   const handle: DockerHandle = {
     mode: 'docker',
@@ -194,17 +190,6 @@ export function checkDockerInputs(config: Config): void {
   }
 }
 
-/**
- * Checks that nothing listens on `host`:`port` yet (Docker would create the container and then
- * fail to start it).
- * @throws InputError (input `port`) when the port is taken
- */
-async function checkPortFree(host: string, port: number): Promise<void> {
-  if ((await freePort(host, port)) !== port) {
-    throw new InputError('port', `port ${port} on ${host} is in use`, 'Choose another port, or 0 for a free one');
-  }
-}
-
 /** The error for a failed `docker run`, naming the input at fault when Docker's message shows one. */
 function runError(stderr: string, config: Config): Error {
   const text = stderr.trim();
@@ -237,18 +222,13 @@ function runError(stderr: string, config: Config): Error {
  * @returns null on success, else docker's error text
  */
 export async function stopDocker(handle: DockerHandle): Promise<string | null> {
+  // The container carries this run's label, also when `docker run` was killed before it
+  // returned the ID; then the daemon may still be creating it, so look once more after 1 s.
   const problems: string[] = [];
-  if (handle.containerId) {
-    const problem = await removeContainer(handle.containerId);
-    if (problem) problems.push(problem);
-  }
-  // What a killed `docker run` may have made: the container carries this run's label.
-  const swept = await removeLabelled(`${CONTAINER_LABEL}.run=${handle.token}`);
-  problems.push(...swept);
-  if (!handle.containerId) {
-    // `docker run` may still have been under way in the daemon: look once more.
-    await sleep(1000);
-    problems.push(...(await removeLabelled(`${CONTAINER_LABEL}.run=${handle.token}`)));
+  for (let pass = 0; pass < (handle.containerId ? 1 : 2); pass++) {
+    if (pass > 0) await sleep(1000);
+    const swept = await removeMatching([`label=${CONTAINER_LABEL}.run=${handle.token}`]);
+    problems.push(...swept.problems, ...(swept.listError ? [swept.listError] : []));
   }
   return problems.length ? problems.join('; ') : null;
 }

@@ -28,7 +28,7 @@ import { InputError, SetupError } from '../errors.js';
 import { checkPrivateDir, FolderError, makeDirs } from '../fsutil.js';
 import { throwIfInterrupted } from '../interrupt.js';
 import { INITDB_ARGS } from '../profile.js';
-import { run } from '../proc.js';
+import { processAlive, run } from '../proc.js';
 import { exe } from './binaries.js';
 
 /** Deadline of `initdb --version`: 30 000 ms. */
@@ -92,22 +92,12 @@ export function chownTree(path: string, who: RunAs): void {
   }
 }
 
-/** Whether a process with this pid exists. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Removes `<key>.tmp-<pid>-*` folders whose process is gone (a killed fill). Returns how many. */
 export function removeStaleFills(cacheDir: string): number {
   let removed = 0;
   for (const name of existsSync(cacheDir) ? readdirSync(cacheDir) : []) {
     const match = /\.tmp-(\d+)-[0-9a-f]+(\.manifest\.json)?$/.exec(name);
-    if (match && !alive(Number(match[1]))) {
+    if (match && !processAlive(Number(match[1]))) {
       rmSync(join(cacheDir, name), { recursive: true, force: true });
       removed += 1;
     }

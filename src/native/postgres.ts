@@ -8,7 +8,7 @@ import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
-import { run, runOk } from '../proc.js';
+import { processAlive, run, runOk } from '../proc.js';
 import { effectiveSettings, settingsToArgs, type Setting } from '../profile.js';
 import { isLoopback } from '../connection.js';
 import { LOG_TAIL_LINES, type NativeHandle } from '../server.js';
@@ -124,16 +124,6 @@ export function spawnPostgres(
   child.on('exit', () => (exited = true));
   child.unref();
   return { pid: child.pid ?? 0, exited: () => exited };
-}
-
-/** Whether a process with this PID exists (signal 0). */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -9,11 +9,12 @@ import { chownSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { freePort, isLoopback, type ConnectionInfo } from '../connection.js';
+import { choosePort, isLoopback, publishHostWarnings, type ConnectionInfo } from '../connection.js';
 import { InputError, SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
 import type { Logger } from '../log.js';
 import { throwIfInterrupted } from '../interrupt.js';
+import { processAlive } from '../proc.js';
 import { effectiveSettings } from '../profile.js';
 import { NotReadyError, notReadyError, waitForQuery, type Ready } from '../readiness.js';
 import type { NativeHandle, NativeServer } from '../server.js';
@@ -34,7 +35,6 @@ import {
   identConf,
   nativeSettings,
   postgresLogTail,
-  processAlive,
   RUN_MARKER,
   runAsUser,
   spawnPostgres,
@@ -42,18 +42,6 @@ import {
 } from './postgres.js';
 import { DEFAULT_NATIVE_BYTES, prepareRam, sizeToBytes, type RamDirPlan } from './ramdir.js';
 import { scramVerifier } from './scram.js';
-
-/**
- * The TCP port to use on `host` (the publish-host input): a free one for 0, else the given one if it is free.
- * @throws InputError (input `port`) when the given port is in use
- */
-async function choosePort(host: string, port: number): Promise<number> {
-  const got = await freePort(host, port);
-  if (port !== 0 && got !== port) {
-    throw new InputError('port', `port ${port} on ${host} is in use`, 'Choose another port, or 0 for a free one.');
-  }
-  return got;
-}
 
 /** Longest Unix socket path PostgreSQL accepts (sizeof(sun_path) - 1 on Linux). */
 const MAX_SOCKET_PATH = 107;
@@ -93,10 +81,7 @@ export function listenWarnings(config: Pick<Config, 'publishHost' | 'settings'>)
       `Setting listen_addresses=${listen.value} makes PostgreSQL listen beyond this machine's loopback (it overrides input 'publish-host'); only password (scram-sha-256) connections from loopback are allowed by pg_hba.conf`,
     );
   }
-  if (!isLoopback(config.publishHost)) {
-    warnings.push(`Input 'publish-host' is ${config.publishHost}: PostgreSQL accepts password connections from other hosts`);
-  }
-  return warnings;
+  return [...warnings, ...publishHostWarnings(config.publishHost)];
 }
 
 /**

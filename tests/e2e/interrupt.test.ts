@@ -28,7 +28,7 @@
  * postmaster killed with SIGKILL is removed, and native mode keeps its dynamic shared memory in
  * PGDATA); the timing rows that hit gaps A and B only sometimes are in GAP_ROWS.
  */
-import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
 import {
   chmodSync,
   chownSync,
@@ -510,6 +510,34 @@ async function cliRow(row: CliRow): Promise<void> {
   }
 }
 
+/**
+ * Waits (polling every 1 ms) until the handle `read` returns names a spawned postmaster, stops
+ * it with SIGSTOP (holding it before it writes postmaster.pid), sends `signal` to `child`, and
+ * waits for `child` to exit.
+ * @returns the stopped PID (0 if none was seen), whether postmaster.pid existed then, the exit code
+ */
+async function freezePostmasterThenSignal(
+  child: ChildProcess,
+  read: () => ServerHandle | null | undefined,
+  signal: NodeJS.Signals,
+): Promise<{ stopped: number; pidfileAtStop: boolean; code: number | null }> {
+  let stopped = 0;
+  let pidfileAtStop = true;
+  const poll = setInterval(() => {
+    const h = read();
+    if (h?.mode === 'native' && h.pid > 0 && stopped === 0) {
+      clearInterval(poll);
+      process.kill(h.pid, 'SIGSTOP');
+      stopped = h.pid;
+      pidfileAtStop = existsSync(join(h.runDir, 'data', 'postmaster.pid'));
+      child.kill(signal);
+    }
+  }, 1);
+  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+  clearInterval(poll);
+  return { stopped, pidfileAtStop, code };
+}
+
 describe('CLI up, interrupted or killed', () => {
   it.each(CLI_ROWS)('$label', cliRow);
   it.each(GAP_ROWS)('timing-dependent (gaps A and B): $label', cliRow);
@@ -540,19 +568,9 @@ describe('CLI up, interrupted or killed', () => {
       });
       let stderr = '';
       child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-      let pidfileAtStop = true;
-      const poll = setInterval(() => {
-        const h = readRecord(state, name)?.handle;
-        if (h?.mode === 'native' && h.pid > 0 && stopped === 0) {
-          clearInterval(poll);
-          process.kill(h.pid, 'SIGSTOP');
-          stopped = h.pid;
-          pidfileAtStop = existsSync(join(h.runDir, 'data', 'postmaster.pid'));
-          child.kill('SIGTERM');
-        }
-      }, 1);
-      const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-      clearInterval(poll);
+      const frozen = await freezePostmasterThenSignal(child, () => readRecord(state, name)?.handle, 'SIGTERM');
+      stopped = frozen.stopped;
+      const { pidfileAtStop, code } = frozen;
       expect(stopped).toBeGreaterThan(0);
       expect(pidfileAtStop).toBe(false);
       expect(code, stderr).toBe(143);
@@ -760,19 +778,9 @@ describe('action main step, interrupted or killed; then the post step', () => {
       child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
       child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
       let stopped = 0;
-      let pidfileAtStop = true;
-      const poll = setInterval(() => {
-        const h = savedServer(stateFile)?.handle;
-        if (h?.mode === 'native' && h.pid > 0 && stopped === 0) {
-          clearInterval(poll);
-          process.kill(h.pid, 'SIGSTOP');
-          stopped = h.pid;
-          pidfileAtStop = existsSync(join(h.runDir, 'data', 'postmaster.pid'));
-          child.kill('SIGINT');
-        }
-      }, 1);
-      const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-      clearInterval(poll);
+      const frozen = await freezePostmasterThenSignal(child, () => savedServer(stateFile)?.handle, 'SIGINT');
+      stopped = frozen.stopped;
+      const { pidfileAtStop, code } = frozen;
       expect(stopped).toBeGreaterThan(0);
       expect(pidfileAtStop).toBe(false);
       expect(code, out).toBe(130);
