@@ -11,9 +11,12 @@ import { SetupError } from './errors.js';
 import type { Config } from './inputs.js';
 import type { Logger } from './log.js';
 import { installedBinaries, realProbe, type Binaries, type Probe } from './native/binaries.js';
+import { factsIn } from './native/facts.js';
+import { defaultCacheDir } from './native/initdb-cache.js';
 import { postgresAlive, postgresLogTail, RUN_MARKER, stopPostgres } from './native/postgres.js';
 import { MOUNT_PREFIX, tempBase } from './native/ramdir.js';
 import { startNative } from './native/start.js';
+import { Phases } from './timing.js';
 import { LOG_TAIL_LINES, type Server, type ServerHandle } from './server.js';
 
 /**
@@ -24,7 +27,7 @@ import { LOG_TAIL_LINES, type Server, type ServerHandle } from './server.js';
 export async function chooseMode(
   config: Config,
   log: Logger,
-  probe: Probe = realProbe(),
+  probe: Probe = realProbe(factsIn(config.cacheDir || defaultCacheDir())),
 ): Promise<{ mode: 'docker' } | { mode: 'native'; binaries?: Binaries }> {
   if (config.mode !== 'auto') return { mode: config.mode };
   const installed = installedBinaries(probe);
@@ -69,10 +72,12 @@ export async function start(
   config: Config,
   log: Logger,
   onHandle: (handle: ServerHandle) => void = () => undefined,
+  phases: Phases = new Phases(),
 ): Promise<Server> {
   const chosen = await chooseMode(config, log);
-  if (chosen.mode === 'native') return startNative(config, log, onHandle, chosen.binaries);
-  return startDocker(config, log, onHandle);
+  phases.end('mode');
+  if (chosen.mode === 'native') return startNative(config, log, onHandle, chosen.binaries, phases);
+  return startDocker(config, log, onHandle, phases);
 }
 
 /**

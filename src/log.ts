@@ -1,8 +1,8 @@
 /**
- * Logging that works both in the action (workflow commands through @actions/core) and in the CLI
- * (plain lines on stderr, so stdout stays machine-readable).
+ * Logging that works both in the action (workflow commands: src/action/log.ts) and in the CLI
+ * (plain lines on stderr, so stdout stays machine-readable). Nothing here loads @actions/core:
+ * the CLI's start time pays for every module it loads.
  */
-import * as core from '@actions/core';
 
 /** Where the core reports progress. */
 export interface Logger {
@@ -12,14 +12,6 @@ export interface Logger {
   /** Runs `fn` inside a collapsible group (`::group::` in the action). */
   group<T>(name: string, fn: () => Promise<T>): Promise<T>;
 }
-
-/** Logger for the action: ::group::, ::warning::, ::debug:: workflow commands. */
-export const actionsLogger: Logger = {
-  info: (m) => core.info(m),
-  warning: (m) => core.warning(m),
-  debug: (m) => core.debug(m),
-  group: (name, fn) => core.group(name, fn),
-};
 
 /**
  * Logger for the CLI: plain lines on stderr (or `write`); `quiet` keeps only warnings;

@@ -6,11 +6,22 @@
  * docker-entrypoint.sh: docker_temp_server_start), and docker's port proxy accepts TCP on a
  * published port before anything listens behind it.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ConnectionInfo } from './connection.js';
 import { InputError, SetupError } from './errors.js';
 import { throwIfInterrupted } from './interrupt.js';
+
+/**
+ * node-postgres, loaded on first use: a native start calls waitForQuery right after spawning
+ * postgres, so loading the client (~25 ms of the CLI's start: pg and the crypto it pulls in)
+ * overlaps the server's own start instead of adding to it.
+ */
+let pgModule: Promise<typeof pg> | null = null;
+function loadPg(): Promise<typeof pg> {
+  pgModule ??= import('pg').then((m) => m.default);
+  return pgModule;
+}
 
 /** Deadline of each query on a client waitForQuery returns (a server that stalls after connecting): 60 000 ms. */
 export const QUERY_TIMEOUT_MS = 60_000;
@@ -70,9 +81,10 @@ export async function waitForQuery(target: Target, options: WaitOptions): Promis
   let nextAliveCheck = Date.now() + aliveEvery;
   let attempts = 0;
   let lastError = '';
+  const { Client } = await loadPg();
   for (;;) {
     attempts += 1;
-    const client = new pg.Client({
+    const client = new Client({
       host: target.host,
       port: target.port,
       user: target.user,

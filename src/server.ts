@@ -6,6 +6,7 @@
  */
 import type { ConnectionInfo } from './connection.js';
 import type { RamMount } from './native/ramdir.js';
+import type { PhasesMs } from './timing.js';
 import type { SettingCheck } from './verify.js';
 
 /**
@@ -58,6 +59,8 @@ interface Verified {
   warnings: string[];
   /** ms from process start to the first answered query. */
   startupMs: number;
+  /** Where the start's time went: phase → ms, in order (src/timing.ts); absent where not measured. */
+  phasesMs?: PhasesMs;
 }
 
 /** A Docker-mode server. */

@@ -28,21 +28,27 @@ export function caseId(section: Section, row: Row, server: BenchServer): string 
 /**
  * Runs every row on every server, `reps` times, servers interleaved. A failed run is recorded
  * on its case and the comparison goes on.
+ * @param table for a section with several tables (e.g. one per storage): the table these
+ *   servers' cases belong to
  */
 export async function compare(
   ctx: Context,
   section: Section,
   servers: readonly BenchServer[],
   rows: readonly Row[],
+  table?: string,
 ): Promise<void> {
   const { results, options } = ctx;
   // Cases are created up front so tables and chart list servers in the given order.
   const caseOf = (row: Row, server: BenchServer) =>
-    results.get(section, caseId(section, row, server), rowLabel(row), server.spec.label, row.metric);
+    results.get(section, caseId(section, row, server), rowLabel(row), server.spec.label, row.metric, table);
   for (const row of rows) for (const server of servers) caseOf(row, server);
+  const where = table ? ` (${table})` : '';
   for (const [i, row] of rows.entries()) {
     for (let rep = 0; rep < options.reps; rep++) {
-      ctx.log(`${section} ${i + 1}/${rows.length} rep ${rep + 1}/${options.reps}: ${row.workload.key}, ${row.clients} client(s)`);
+      ctx.log(
+        `${section}${where} ${i + 1}/${rows.length} rep ${rep + 1}/${options.reps}: ${row.workload.key}, ${row.clients} client(s)`,
+      );
       for (const server of rotation(servers, rep + i)) {
         throwIfInterrupted();
         const c = caseOf(row, server);

@@ -66,6 +66,30 @@ export function publishedPort(container: string): Promise<number> {
   return enginePublishedPort(container, CONTAINER_PORT);
 }
 
+/** Names of the Docker volumes mounted in a container (`docker container inspect`): its anonymous volumes, for the benchmark's containers. */
+export async function containerVolumes(container: string): Promise<string[]> {
+  const out = await dockerOk(
+    ['container', 'inspect', '--format', '{{range .Mounts}}{{if eq .Type "volume"}}{{println .Name}}{{end}}{{end}}', container],
+    'docker container inspect',
+    'Check that the container exists',
+  );
+  return out.split('\n').filter(Boolean);
+}
+
+/**
+ * Checks that volumes are gone (after their container was removed with `--volumes`); removes any
+ * that is left.
+ * @throws Error naming the volumes that were left
+ */
+export async function expectVolumesGone(names: readonly string[]): Promise<void> {
+  if (!names.length) return;
+  const all = new Set((await dockerOk(['volume', 'ls', '--quiet'], 'docker volume ls', '')).split('\n'));
+  const left = names.filter((n) => all.has(n));
+  if (!left.length) return;
+  await dockerOk(['volume', 'rm', '--force', ...left], 'docker volume rm', '');
+  throw new Error(`anonymous volume(s) left after docker rm --volumes: ${left.join(', ')}`);
+}
+
 /** The image's PGDATA and VOLUMEs (from `docker image inspect`), as buildRunPlan takes them. */
 export async function imageLayout(image: string): Promise<ImageLayout> {
   const inspected = await inspectImage(image);

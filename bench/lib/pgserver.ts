@@ -7,7 +7,7 @@
  * `postgres` process (spawnPostgres: src/native/postgres.ts, whose arguments apply the profile of
  * src/profile.ts), stopping (stopPostgres) and the settings check (src/verify.ts).
  */
-import { chownSync, mkdtempSync, readFileSync, statfsSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import getPort from 'get-port';
 import pg from 'pg';
@@ -60,6 +60,11 @@ export interface ServerSpec {
   storage: 'disk' | 'tmpfs';
   /** Settings over the durability profile (PG_DEFAULTS for a durable server). */
   settings: readonly Setting[];
+  /**
+   * initdb arguments added to the project's own (e.g. `--wal-segsize=1`); the cluster then
+   * comes from its own initdb cache entry. Absent: the project's cluster.
+   */
+  initdbArgs?: readonly string[];
 }
 
 /** A running server of the benchmark. */
@@ -100,11 +105,20 @@ export async function withClient<T>(
 
 /**
  * Puts a fresh cluster (superuser postgres, locale C) at `dataDir`, from the project's initdb
- * cache (filled on first use), owned by the user postgres runs as.
+ * cache (filled on first use), owned by the user postgres runs as. `extraInitdbArgs` (e.g.
+ * `--wal-segsize=1`) are appended to the project's initdb arguments: a cache entry of their own.
  */
-export async function placeCluster(ctx: Context, dataDir: string): Promise<void> {
-  const cache = await ensureCluster(ctx.cacheDir, { bindir: ctx.bindir, user: 'postgres', locale: 'C' }, ctx.runAs, ctx.shmWork);
-  copyCluster(cache.entry, dataDir, ctx.runAs);
+export async function placeCluster(ctx: Context, dataDir: string, extraInitdbArgs: readonly string[] = []): Promise<void> {
+  const cache = await ensureCluster(
+    ctx.cacheDir,
+    { bindir: ctx.bindir, user: 'postgres', locale: 'C', extraArgs: extraInitdbArgs },
+    ctx.runAs,
+    ctx.shmWork,
+  );
+  // Every server copies from the cache, so all start from the same files; initdb's own output
+  // (handed back on a miss) is not used.
+  if (cache.fresh) rmSync(cache.fresh, { recursive: true, force: true });
+  copyCluster(cache.entry, cache.manifest, dataDir, ctx.runAs);
 }
 
 /**
@@ -133,7 +147,7 @@ export async function startServer(ctx: Context, spec: ServerSpec): Promise<Bench
   try {
     if (ctx.runAs) chownSync(runDir, ctx.runAs.uid, ctx.runAs.gid);
     const dataDir = dataDirOf(runDir);
-    await placeCluster(ctx, dataDir);
+    await placeCluster(ctx, dataDir, spec.initdbArgs);
     const port = await getPort({ host: '127.0.0.1' });
     const postgres = spawnPostgres(
       ctx.bindir,

@@ -44,11 +44,26 @@ export function cell(c: CaseResult | undefined): string {
   return `${fmt(median)}${range}${c.errors.length ? ' ⚠' : ''}`;
 }
 
+/** Ratio of two cases' medians, oriented so that > 1 means "a is better"; null when either is missing. */
+function ratioOf(a: CaseResult | undefined, b: CaseResult | undefined): number | null {
+  if (!a?.summary || !b?.summary || b.summary.median === 0 || a.summary.median === 0) return null;
+  return a.metric === 'tps' ? a.summary.median / b.summary.median : b.summary.median / a.summary.median;
+}
+
+/** A ratio as the tables show it: `1.04×`, `39×`, or `–`. */
+function fmtRatio(r: number | null): string {
+  return r === null ? '–' : `${r >= 10 ? r.toFixed(0) : r.toFixed(2)}×`;
+}
+
 /** Ratio of two cases' medians, oriented so that > 1 means "a is better". */
 function ratio(a: CaseResult | undefined, b: CaseResult | undefined): string {
-  if (!a?.summary || !b?.summary || b.summary.median === 0 || a.summary.median === 0) return '–';
-  const r = a.metric === 'tps' ? a.summary.median / b.summary.median : b.summary.median / a.summary.median;
-  return `${r >= 10 ? r.toFixed(0) : r.toFixed(2)}×`;
+  return fmtRatio(ratioOf(a, b));
+}
+
+/** Whether two cases' difference is inside the run-to-run spread: their min–max ranges overlap. */
+function spreadNote(a: CaseResult, b: CaseResult): string {
+  if (!a.summary || !b.summary || a.summary.n < 2 || b.summary.n < 2) return 'one sample: no spread';
+  return a.summary.min <= b.summary.max && b.summary.min <= a.summary.max ? 'ranges overlap' : 'outside the spread';
 }
 
 function table(header: string[], align: Array<'l' | 'r'>, rows: string[][]): string {
@@ -96,14 +111,232 @@ function pullNote(c: CaseResult): string {
   return `of which pull ${fmt((ms[Math.floor(ms.length / 2)] as number) / 1000)} s (${fmt((ms[0] as number) / 1000)}–${fmt((ms[ms.length - 1] as number) / 1000)})`;
 }
 
+/** Issue #11's target for Docker mode: start() at most this many times its raw `docker run` floor (median over median). */
+export const DOCKER_FLOOR_TARGET = 1.05;
+
+/**
+ * The raw `docker run` floor a case is held against: section 1's `floor-docker-run` for
+ * `action-docker`; section 6's floor (a) of the same major (`floor-plan-<major>`, the run plan's
+ * own arguments) for start() with the image present and for floor (b).
+ */
+function floorOf(c: CaseResult, cases: readonly CaseResult[]): CaseResult | undefined {
+  const major = /^majors\/(?:present|floor-pgdata)-(\d+)$/.exec(c.id)?.[1];
+  const id = c.id === 'startup/action-docker' ? 'startup/floor-docker-run' : major ? `majors/floor-plan-${major}` : null;
+  return id ? cases.find((f) => f.id === id) : undefined;
+}
+
+/**
+ * A case's median over its floor's (floorOf), e.g. `1.03× floor (a) (target ≤ 1.05×)`; for
+ * floor (b) also the anonymous volumes Docker made per start (details.anonymousVolumes).
+ */
+function floorNote(c: CaseResult, cases: readonly CaseResult[]): string {
+  const notes: string[] = [];
+  const floor = floorOf(c, cases);
+  if (floor?.summary && c.summary && floor.summary.median > 0) {
+    const r = c.summary.median / floor.summary.median;
+    const name = c.section === 'majors' ? 'floor (a)' : 'the same docker run';
+    notes.push(`${r.toFixed(2)}× ${name}${c.id.includes('floor-') ? '' : ` (target ≤ ${DOCKER_FLOOR_TARGET}×)`}`);
+  }
+  const volumes = c.details.map((d) => d.anonymousVolumes).filter((v): v is number => typeof v === 'number');
+  if (volumes.length && c.id.startsWith('majors/floor-')) {
+    const most = Math.max(...volumes);
+    notes.push(most ? `Docker made ${most} anonymous volume(s) per start (removed after)` : 'no anonymous volume');
+  }
+  return notes.join('; ');
+}
+
+/** Issue #11's targets for native mode: the warm CLI at most 1.6× the native floor; cold at most 1.25× (initdb + warm CLI). */
+export const NATIVE_WARM_TARGET = 1.6;
+export const NATIVE_COLD_TARGET = 1.25;
+
+/** Median of a case by id, or null. */
+function medianOf(cases: readonly CaseResult[], id: string): number | null {
+  const c = cases.find((x) => x.id === id);
+  return c?.summary ? c.summary.median : null;
+}
+
+/**
+ * Native mode against its floors: the warm CLI and start() over `floor-native`; the cold CLI over
+ * `floor-initdb` + the warm CLI.
+ */
+function nativeNote(c: CaseResult, cases: readonly CaseResult[]): string {
+  if (!c.summary) return '';
+  const floor = medianOf(cases, 'startup/floor-native');
+  if ((c.id === 'startup/cli-native-warm' || c.id === 'startup/action-native-warm') && floor) {
+    return `${(c.summary.median / floor).toFixed(2)}× the native floor${c.id.startsWith('startup/cli') ? ` (target ≤ ${NATIVE_WARM_TARGET}×)` : ''}`;
+  }
+  const initdb = medianOf(cases, 'startup/floor-initdb');
+  const warm = medianOf(cases, 'startup/cli-native-warm');
+  if (c.id === 'startup/cli-native-cold' && initdb && warm) {
+    return `${(c.summary.median / (initdb + warm)).toFixed(2)}× (initdb alone + warm CLI) (target ≤ ${NATIVE_COLD_TARGET}×)`;
+  }
+  return '';
+}
+
+/** The median of numbers (null for none). */
+function median(values: readonly number[]): number | null {
+  if (!values.length) return null;
+  const v = [...values].sort((a, b) => a - b);
+  const m = Math.floor(v.length / 2);
+  return v.length % 2 ? (v[m] as number) : ((v[m - 1] as number) + (v[m] as number)) / 2;
+}
+
+/**
+ * Where the CLI's time goes: for each CLI case, the median ms of each phase it reported
+ * (details.phasesMs, src/timing.ts), in the order the phases ran; '' when there is none.
+ */
+function phasesTable(cases: readonly CaseResult[]): string {
+  const cli = cases.filter((c) => c.details.some((d) => d.phasesMs && typeof d.phasesMs === 'object'));
+  if (!cli.length) return '';
+  const phases: string[] = [];
+  for (const c of cli)
+    for (const d of c.details)
+      for (const p of Object.keys((d.phasesMs ?? {}) as Record<string, number>)) if (!phases.includes(p)) phases.push(p);
+  const at = (c: CaseResult, p: string) =>
+    median(
+      c.details
+        .map((d) => (d.phasesMs as Record<string, number> | undefined)?.[p])
+        .filter((v): v is number => typeof v === 'number'),
+    );
+  const total = (c: CaseResult) =>
+    median(c.details.map((d) => Object.values((d.phasesMs ?? {}) as Record<string, number>).reduce((a, b) => a + b, 0)));
+  const ms = (v: number | null) => (v === null ? '–' : v.toFixed(1));
+  return [
+    '',
+    'Where the CLI’s time goes (median ms per phase, as `pg-tmpfs up --json` reports it in `phasesMs`; the process’s exit after the last phase is not in it):',
+    '',
+    table(
+      ['Phase', ...cli.map((c) => (c.id.endsWith('warm') ? 'warm cache' : c.id.endsWith('cold') ? 'cold cache' : c.row))],
+      ['l', ...cli.map(() => 'r' as const)],
+      [...phases.map((p) => [p, ...cli.map((c) => ms(at(c, p)))]), ['**sum of phases**', ...cli.map((c) => ms(total(c)))]],
+    ),
+  ].join('\n');
+}
+
+/**
+ * Issue #11's targets for the profile as shipped, per storage of section 5: on every row at least
+ * `best` times the best variant's speed and, where given, at least `defaults` times PostgreSQL's
+ * defaults.
+ */
+export const SETTINGS_TARGETS: Readonly<Record<string, { best: number; defaults?: number }>> = {
+  tmpfs: { best: 0.97, defaults: 1 },
+  disk: { best: 0.95 },
+};
+
+/** The variant key of a case: its id's last part, e.g. `tmpfs-profile`. */
+function variantKey(c: CaseResult): string {
+  return c.id.split('/').pop() ?? '';
+}
+
+/** Section 5's shipped profile and stock server, by variant key (`profile` in runs before the per-storage tables). */
+const isShipped = (c: CaseResult) => variantKey(c) === 'profile' || variantKey(c).endsWith('-profile');
+const isDefaults = (c: CaseResult) => variantKey(c).endsWith('-defaults');
+
+/** Section 5's cases split by table (storage), in first-seen order. */
+function byTable(cases: readonly CaseResult[]): Array<[string, CaseResult[]]> {
+  const tables = new Map<string, CaseResult[]>();
+  for (const c of cases) tables.set(c.table ?? '', [...(tables.get(c.table ?? '') ?? []), c]);
+  return [...tables.entries()];
+}
+
+/** The case of a row with the best median (highest tps, lowest latency), or undefined when none ran. */
+function bestOf(cases: ReadonlyArray<CaseResult | undefined>): CaseResult | undefined {
+  let best: CaseResult | undefined;
+  for (const c of cases) {
+    if (!c?.summary) continue;
+    if (!best?.summary) best = c;
+    else if ((ratioOf(c, best) ?? 0) > 1) best = c;
+  }
+  return best;
+}
+
+/**
+ * Section 5: one table per storage, every variant with its speed relative to the profile as
+ * shipped, the best of each row in bold, the shipped profile against the best and against
+ * PostgreSQL's defaults, and which rows miss the issue's target.
+ */
+function settingsTables(cases: readonly CaseResult[]): string {
+  const out: string[] = [];
+  for (const [name, tc] of byTable(cases)) {
+    const g = grid(tc);
+    const shippedCol = tc.find(isShipped)?.variant ?? (g.cols[0] as string);
+    const defaultsCol = tc.find(isDefaults)?.variant;
+    const target = SETTINGS_TARGETS[name];
+    const misses: string[] = [];
+    const rows = g.rows.map((r) => {
+      const shipped = g.at(r, shippedCol);
+      const defaults = defaultsCol ? g.at(r, defaultsCol) : undefined;
+      const best = bestOf(g.cols.map((col) => g.at(r, col)));
+      const unit = UNITS[(shipped ?? tc[0])?.metric ?? 'tps'];
+      const vsBest = ratioOf(shipped, best);
+      const vsDefaults = ratioOf(shipped, defaults);
+      if (target && shipped && best && vsBest !== null) {
+        const why: string[] = [];
+        const belowDefaults =
+          target.defaults !== undefined && defaults !== undefined && vsDefaults !== null && vsDefaults < target.defaults;
+        if (vsBest < target.best) why.push(`${fmtRatio(vsBest)} of ${best.variant} (${spreadNote(shipped, best)})`);
+        if (belowDefaults && defaults !== best)
+          why.push(`${fmtRatio(vsDefaults)} of ${defaults.variant} (${spreadNote(shipped, defaults)})`);
+        else if (belowDefaults && vsBest >= target.best)
+          why.push(`${fmtRatio(vsDefaults)} of ${defaults.variant}, the best (${spreadNote(shipped, defaults)})`);
+        if (why.length) misses.push(`${r}: ${why.join('; ')}`);
+      }
+      return [
+        `${r} (${unit})`,
+        ...g.cols.map((col) => {
+          const c = g.at(r, col);
+          const text = col === shippedCol ? cell(c) : `${cell(c)} ${ratio(c, shipped)}`;
+          return c && c === best ? `**${text}**` : text;
+        }),
+        best === shipped ? `${fmtRatio(vsBest)} (the best)` : `${fmtRatio(vsBest)}${best ? ` (${best.variant})` : ''}`,
+        ...(defaultsCol ? [fmtRatio(vsDefaults)] : []),
+      ];
+    });
+    const geomean = (col: string): string => {
+      const rs = g.rows.map((r) => ratioOf(g.at(r, col), g.at(r, shippedCol))).filter((x): x is number => x !== null);
+      return rs.length ? fmtRatio(Math.exp(rs.reduce((a, x) => a + Math.log(x), 0) / rs.length)) : '–';
+    };
+    rows.push([
+      'Geometric mean over the rows, relative to the shipped profile',
+      ...g.cols.map((col) => (col === shippedCol ? '1.00×' : geomean(col))),
+      '',
+      ...(defaultsCol ? [''] : []),
+    ]);
+    if (name) out.push(`**${name === 'tmpfs' ? 'On tmpfs (/dev/shm)' : name === 'disk' ? 'On disk' : name}**`, '');
+    out.push(
+      table(
+        ['Workload (unit)', ...g.cols, 'shipped vs best', ...(defaultsCol ? ['shipped vs defaults'] : [])],
+        ['l', ...g.cols.map(() => 'r' as const), 'r', ...(defaultsCol ? ['r' as const] : [])],
+        rows,
+      ),
+      '',
+    );
+    if (target) {
+      const goal = `≥ ${target.best}× the best variant${target.defaults !== undefined ? ` and ≥ ${target.defaults}× PostgreSQL defaults` : ''}`;
+      out.push(
+        misses.length
+          ? `Target (shipped ${goal} on every row) missed on ${misses.length} of ${g.rows.length} rows:`
+          : `Target (shipped ${goal} on every row): met on all ${g.rows.length} rows.`,
+        ...(misses.length ? ['', ...misses.map((m) => `- ${m}`)] : []),
+        '',
+      );
+    }
+  }
+  out.push(
+    `Cells: median (min–max), then the speed relative to "${cases.find(isShipped)?.variant ?? 'the profile'}" (above 1× = faster); the best median of each row in bold. Servers of one storage are compared with each other only, interleaved; each pgbench run starts after a CHECKPOINT, so a suite that runs longer than checkpoint_timeout meets checkpoints these runs do not. PostgreSQL 18’s data checksums and io_method: section 7.`,
+  );
+  return out.join('\n');
+}
+
 const TITLES: Record<Section, string> = {
   startup: '1. Time to the first answered query (seconds, lower is better)',
   workloads: '2. Test-suite workloads on four servers (transactions per second, higher is better)',
   shared_buffers: '3. shared_buffers on the action’s server: tmpfs, durability off (transactions per second, higher is better)',
   client_path: '4. Client path: select-only, 1 client, the action’s container (average latency in ms, lower is better)',
-  settings: '5. The durability profile one setting at a time, on tmpfs (profile: all six settings as the action applies them)',
+  settings:
+    '5. The durability profile setting by setting, on tmpfs and on disk: PostgreSQL’s defaults, the profile as shipped, each of its settings restored, candidates added',
   majors:
-    '6. PostgreSQL 15, 17 and 18 in Docker mode: image present, image pulled, and 18’s data checksums (seconds, lower is better)',
+    '6. PostgreSQL 15, 17 and 18 in Docker mode: image present against raw docker run floors, image pulled, and 18’s data checksums (seconds, lower is better)',
   pg18: '7. PostgreSQL 18: initdb data checksums and io_method on the action’s container, tmpfs (transactions per second, higher is better)',
 };
 
@@ -136,10 +369,22 @@ export function markdown(report: Report, sections: readonly Section[]): string {
             c.row,
             c.summary ? fmt(c.summary.median) : 'failed',
             c.summary ? `${fmt(c.summary.min)}–${fmt(c.summary.max)}` : '–',
-            [startupNotes(c), pullNote(c), c.errors.length ? `⚠ ${c.errors.length} failed` : ''].filter(Boolean).join('; '),
+            [
+              startupNotes(c),
+              pullNote(c),
+              floorNote(c, sc),
+              nativeNote(c, sc),
+              c.errors.length ? `⚠ ${c.errors.length} failed` : '',
+            ]
+              .filter(Boolean)
+              .join('; '),
           ]),
         ),
       );
+      if (section === 'startup') {
+        const phases = phasesTable(sc);
+        if (phases) out.push(phases);
+      }
       continue;
     }
     const g = grid(sc);
@@ -176,6 +421,8 @@ export function markdown(report: Report, sections: readonly Section[]): string {
           ]),
         ),
       );
+    } else if (section === 'settings' && sc.some((c) => c.table)) {
+      out.push(settingsTables(sc));
     } else if (section === 'settings' || section === 'pg18') {
       const base = g.cols[0] as string;
       out.push(
@@ -328,15 +575,14 @@ export function panels(cases: readonly CaseResult[]): Panel[] {
       reference: 1,
     });
   }
-  const st = of('settings');
-  if (st.length) {
-    const base = st[0]?.variant as string;
+  for (const [name, st] of byTable(of('settings'))) {
+    const base = st.find(isShipped)?.variant ?? (st[0]?.variant as string);
     out.push({
-      title: `Profile one setting at a time (tmpfs): speed relative to "${base}" (log scale, higher is better)`,
+      title: `Durability profile${name ? ` on ${name}` : ''}: speed relative to "${base}" (log scale, higher is better)`,
       unit: '×',
       bars: [...new Set(st.map((c) => c.row))].flatMap((row) => {
         const rc = st.filter((c) => c.row === row);
-        return barsOf(rc, base, rc[0]?.metric !== 'tps');
+        return barsOf(rc, base, rc[0]?.metric !== 'tps').filter((b) => b.label !== base);
       }),
       reference: 1,
     });

@@ -29,6 +29,12 @@ export interface CaseResult {
   row: string;
   /** The column: which variant, e.g. `off, tmpfs`. */
   variant: string;
+  /**
+   * Which of the section's tables the case belongs to, when a section has several (section 5:
+   * `tmpfs`, `disk`); absent: the section's only table. Cases of one table are compared with
+   * each other only.
+   */
+  table?: string;
   metric: Metric;
   /** One value per repetition, in run order. */
   samples: number[];
@@ -65,11 +71,11 @@ export function rotation<T>(variants: readonly T[], rep: number): T[] {
 export class Results {
   readonly cases = new Map<string, CaseResult>();
 
-  /** The case `id`, created on first use. */
-  get(section: Section, id: string, row: string, variant: string, metric: Metric): CaseResult {
+  /** The case `id`, created on first use (in `table` of its section, when given). */
+  get(section: Section, id: string, row: string, variant: string, metric: Metric, table?: string): CaseResult {
     let c = this.cases.get(id);
     if (!c) {
-      c = { section, id, row, variant, metric, samples: [], details: [], errors: [], summary: null };
+      c = { section, id, row, variant, ...(table ? { table } : {}), metric, samples: [], details: [], errors: [], summary: null };
       this.cases.set(id, c);
     }
     return c;

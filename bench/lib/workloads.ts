@@ -25,6 +25,13 @@ export interface Workload {
 
 /** All workloads by key. `createdb-*` strategies depend on the server version: see createdbWorkloads(). */
 export const WORKLOADS = {
+  rollback: {
+    key: 'rollback',
+    label: 'A test in a transaction rolled back (INSERT/UPDATE/SELECT)',
+    script: { file: join(SQL_DIR, 'rollback.sql') },
+    needs: ['fixtures'],
+    writes: true,
+  },
   truncate: {
     key: 'truncate',
     label: 'Fixtures then TRUNCATE per test',

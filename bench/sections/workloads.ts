@@ -14,6 +14,7 @@ export async function runWorkloads(ctx: Context): Promise<void> {
   try {
     const major = await serverMajor(servers[0] as (typeof servers)[number]);
     const workloads = [
+      WORKLOADS.rollback,
       WORKLOADS.truncate,
       WORKLOADS.createDropTable,
       ...createdbWorkloads(major),

@@ -1,16 +1,11 @@
 #!/usr/bin/env node
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
-  consoleLogger
-} from "./chunk-R2VUYL3B.js";
-import {
   DEFAULTS,
   FolderError,
   InputError,
+  Phases,
   SetupError,
-  __commonJS,
-  __require,
-  __toESM,
   checkPrivateDir,
   cleanupOnInterrupt,
   connectionEnv,
@@ -23,7 +18,12 @@ import {
   start,
   stop,
   sweepLeftovers
-} from "./chunk-F23F6TYD.js";
+} from "./chunk-MZQPXNAY.js";
+import {
+  __commonJS,
+  __require,
+  __toESM
+} from "./chunk-AQB342A3.js";
 
 // node_modules/commander/lib/error.js
 var require_error = __commonJS({
@@ -3471,6 +3471,27 @@ var {
   Help
 } = import_index.default;
 
+// src/log.ts
+function consoleLogger(quiet = false, write = (t) => process.stderr.write(t)) {
+  return {
+    info: (m) => {
+      if (!quiet) write(`${m}
+`);
+    },
+    warning: (m) => write(`warning: ${m}
+`),
+    debug: (m) => {
+      if (process.env.PG_TMPFS_DEBUG) write(`debug: ${m}
+`);
+    },
+    group: async (name, fn) => {
+      if (!quiet) write(`${name}
+`);
+      return fn();
+    }
+  };
+}
+
 // src/cli/instances.ts
 import { linkSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
@@ -3757,6 +3778,8 @@ async function removeInstance(name, handle) {
   return swept.removed;
 }
 async function up(opts, io) {
+  const phases = new Phases(0);
+  phases.end("node start and module load");
   const name = checkInstanceName(String(opts.name));
   const settingLines = [
     ...typeof opts.settings === "string" ? [opts.settings] : [],
@@ -3773,18 +3796,36 @@ async function up(opts, io) {
     return typeof value === "string" ? value : CLI_DEFAULTS[input] ?? "";
   });
   const log = consoleLogger(Boolean(opts.quiet), io.stderr);
+  phases.end("inputs");
   const record = await takeName(name, log);
-  const server = await cleanupOnInterrupt(
+  phases.end("instance record");
+  await cleanupOnInterrupt(
     async () => {
-      const started = await start(config, log, (handle) => {
-        record.handle = handle;
-        saveInstance(record);
-      });
+      const started = await start(
+        config,
+        log,
+        (handle) => {
+          record.handle = handle;
+          saveInstance(record);
+        },
+        phases
+      );
       try {
         saveInstance({ ...record, state: "running", handle: started, server: started });
+        phases.end("instance record");
       } catch (error) {
         await stop(started);
         throw new SetupError(`Could not record instance "${name}": ${error.message}`, "Check PG_TMPFS_STATE_DIR");
+      }
+      if (opts.json) {
+        io.stdout(`${JSON.stringify({ ...upJson(name, started), phasesMs: phases.snapshot() }, null, 2)}
+`);
+      } else {
+        io.stdout(`${exportLines(started.connection)}
+`);
+        log.info(
+          `# PostgreSQL ${started.serverVersion} ready in ${started.startupMs} ms; PGDATA on ${started.filesystem}. Stop: pg-tmpfs down --name ${name}`
+        );
       }
       return started;
     },
@@ -3802,16 +3843,6 @@ async function up(opts, io) {
     }
     throw error;
   });
-  if (opts.json) {
-    io.stdout(`${JSON.stringify(upJson(name, server), null, 2)}
-`);
-  } else {
-    io.stdout(`${exportLines(server.connection)}
-`);
-    log.info(
-      `# PostgreSQL ${server.serverVersion} ready in ${server.startupMs} ms; PGDATA on ${server.filesystem}. Stop: pg-tmpfs down --name ${name}`
-    );
-  }
 }
 async function down(name, io) {
   checkInstanceName(name);

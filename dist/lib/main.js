@@ -1,10 +1,19 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
-  saveHandle
-} from "./chunk-2YB3H63B.js";
-import {
-  actionsLogger
-} from "./chunk-R2VUYL3B.js";
+  debug,
+  endGroup,
+  exportVariable,
+  getInput,
+  group,
+  info,
+  saveHandle,
+  setFailed,
+  setOutput,
+  setSecret,
+  startGroup,
+  summary,
+  warning
+} from "./chunk-CEXCIGAN.js";
 import {
   DEFAULTS,
   InputError,
@@ -12,21 +21,20 @@ import {
   cleanupOnInterrupt,
   connectionEnv,
   connectionUri,
-  endGroup,
-  exportVariable,
-  getInput,
-  info,
   killActive,
   parseInputs,
-  setFailed,
-  setOutput,
-  setSecret,
   start,
-  startGroup,
-  stop,
-  summary,
-  warning
-} from "./chunk-F23F6TYD.js";
+  stop
+} from "./chunk-MZQPXNAY.js";
+import "./chunk-AQB342A3.js";
+
+// src/action/log.ts
+var actionsLogger = {
+  info: (m) => info(m),
+  warning: (m) => warning(m),
+  debug: (m) => debug(m),
+  group: (name, fn) => group(name, fn)
+};
 
 // src/action/outputs.ts
 function outputsOf(s) {

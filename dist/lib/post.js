@@ -1,18 +1,19 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
-  savedHandle
-} from "./chunk-2YB3H63B.js";
+  endGroup,
+  info,
+  savedHandle,
+  startGroup,
+  warning
+} from "./chunk-CEXCIGAN.js";
 import {
   LOG_TAIL_LINES,
   describe,
-  endGroup,
-  info,
   isAlive,
   logTail,
-  startGroup,
-  stop,
-  warning
-} from "./chunk-F23F6TYD.js";
+  stop
+} from "./chunk-MZQPXNAY.js";
+import "./chunk-AQB342A3.js";
 
 // src/action/post-step.ts
 async function cleanup() {

@@ -6,7 +6,7 @@ import { InputError, SetupError } from '../errors.js';
 import { DEFAULTS, parseInputs, type InputName } from '../inputs.js';
 import { cleanupOnInterrupt } from '../interrupt.js';
 import { start, stop } from '../lifecycle.js';
-import { actionsLogger } from '../log.js';
+import { actionsLogger } from './log.js';
 import type { Server, ServerHandle } from '../server.js';
 import { publish, writeSummary } from './outputs.js';
 import { saveHandle } from './state.js';

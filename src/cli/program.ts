@@ -29,6 +29,7 @@ import {
   type Instance,
 } from './instances.js';
 import { exportLines } from './shell.js';
+import { Phases } from '../timing.js';
 
 /** Where the program writes: stdout for results (export lines, JSON), stderr for everything else. */
 export interface Io {
@@ -201,6 +202,8 @@ async function removeInstance(name: string, handle: ServerHandle | null): Promis
 }
 
 async function up(opts: UpOptions, io: Io): Promise<void> {
+  const phases = new Phases(0);
+  phases.end('node start and module load');
   const name = checkInstanceName(String(opts.name));
   const settingLines = [
     ...(typeof opts.settings === 'string' ? [opts.settings] : []),
@@ -217,20 +220,38 @@ async function up(opts: UpOptions, io: Io): Promise<void> {
     return typeof value === 'string' ? value : (CLI_DEFAULTS[input] ?? '');
   });
   const log = consoleLogger(Boolean(opts.quiet), io.stderr);
+  phases.end('inputs');
   const record = await takeName(name, log);
+  phases.end('instance record');
   // The record is written within the interruptible part: a signal before it says `running`
   // still removes the server.
-  const server = await cleanupOnInterrupt(
+  await cleanupOnInterrupt(
     async () => {
-      const started = await start(config, log, (handle) => {
-        record.handle = handle;
-        saveInstance(record);
-      });
+      const started = await start(
+        config,
+        log,
+        (handle) => {
+          record.handle = handle;
+          saveInstance(record);
+        },
+        phases,
+      );
       try {
         saveInstance({ ...record, state: 'running', handle: started, server: started });
+        phases.end('instance record');
       } catch (error) {
         await stop(started);
         throw new SetupError(`Could not record instance "${name}": ${(error as Error).message}`, 'Check PG_TMPFS_STATE_DIR');
+      }
+      // Printed inside the interruptible part: a signal up to here still removes the server (the
+      // process exits right after), so an interrupted `up` never leaves one running.
+      if (opts.json) {
+        io.stdout(`${JSON.stringify({ ...upJson(name, started), phasesMs: phases.snapshot() }, null, 2)}\n`);
+      } else {
+        io.stdout(`${exportLines(started.connection)}\n`);
+        log.info(
+          `# PostgreSQL ${started.serverVersion} ready in ${started.startupMs} ms; PGDATA on ${started.filesystem}. Stop: pg-tmpfs down --name ${name}`,
+        );
       }
       return started;
     },
@@ -250,14 +271,6 @@ async function up(opts: UpOptions, io: Io): Promise<void> {
     }
     throw error;
   });
-  if (opts.json) {
-    io.stdout(`${JSON.stringify(upJson(name, server), null, 2)}\n`);
-  } else {
-    io.stdout(`${exportLines(server.connection)}\n`);
-    log.info(
-      `# PostgreSQL ${server.serverVersion} ready in ${server.startupMs} ms; PGDATA on ${server.filesystem}. Stop: pg-tmpfs down --name ${name}`,
-    );
-  }
 }
 
 async function down(name: string, io: Io): Promise<void> {

@@ -5,6 +5,7 @@
  */
 import { SetupError } from '../errors.js';
 import { run } from '../proc.js';
+import { apiGet, localEngineSocket, pathSafeName } from './api.js';
 import { parseDockerPort, pgdataFromEnv } from './run-plan.js';
 
 /** Deadline of a docker command that only asks the daemon something (inspect, port, logs, rm): 60 000 ms. */
@@ -102,19 +103,41 @@ export interface ImageConfig {
   volumes: string[];
 }
 
-/** Inspects a local image; null when it is not present locally. */
-export async function inspectImage(image: string): Promise<ImageConfig | null> {
-  const result = await docker([
-    'image',
-    'inspect',
-    '--format',
-    '{"env":{{json .Config.Env}},"volumes":{{json .Config.Volumes}}}',
-    image,
-  ]);
+/**
+ * Inspects a local image; null when it is not present locally (or the daemon refused). Asks the
+ * Engine API on its socket when the environment names it (api.ts: 1 to 2 ms), else, or when that
+ * gives no usable answer, `docker image inspect` (15 to 30 ms: a process per call).
+ * @param timeoutMs deadline in ms (default DOCKER_TIMEOUT_MS; VERSION_TIMEOUT_MS when it is the
+ *   first question to the daemon)
+ * @throws SetupError when the docker CLI is missing or the deadline passes; InterruptedError
+ */
+export async function inspectImage(image: string, timeoutMs = DOCKER_TIMEOUT_MS): Promise<ImageConfig | null> {
+  const socket = pathSafeName(image) ? localEngineSocket() : null;
+  const answer = socket ? await apiGet(socket, `/images/${image}/json`, 'docker image', timeoutMs) : null;
+  if (answer?.status === 404) return null;
+  if (answer?.status === 200) {
+    try {
+      const { Config } = JSON.parse(answer.body) as {
+        Config?: { Env?: string[] | null; Volumes?: Record<string, unknown> | null };
+      };
+      return imageConfig(Config?.Env, Config?.Volumes);
+    } catch {
+      // not the answer expected: ask the CLI
+    }
+  }
+  const result = await docker(
+    ['image', 'inspect', '--format', '{"env":{{json .Config.Env}},"volumes":{{json .Config.Volumes}}}', image],
+    undefined,
+    timeoutMs,
+  );
   if (result.exitCode !== 0) return null;
   const parsed = JSON.parse(result.stdout.trim() || '{}') as { env?: string[] | null; volumes?: Record<string, unknown> | null };
-  const env = parsed.env ?? [];
-  return { env, pgdata: pgdataFromEnv(env), volumes: Object.keys(parsed.volumes ?? {}).sort() };
+  return imageConfig(parsed.env, parsed.volumes);
+}
+
+/** An ImageConfig from an image's `Config.Env` and `Config.Volumes`. */
+function imageConfig(env: string[] | null | undefined, volumes: Record<string, unknown> | null | undefined): ImageConfig {
+  return { env: env ?? [], pgdata: pgdataFromEnv(env), volumes: Object.keys(volumes ?? {}).sort() };
 }
 
 /**

@@ -7,7 +7,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { docker } from './engine.js';
+import { apiGet, localEngineSocket, pathSafeName } from './api.js';
+import { docker, DOCKER_TIMEOUT_MS } from './engine.js';
 
 /** The network of the job container this process runs in. */
 export interface JobNetwork {
@@ -45,10 +46,13 @@ export function userNetwork(networksJson: string): string | null {
 
 /**
  * Finds the job's network when this process runs in a container (/.dockerenv exists) that the
- * Docker engine knows (the socket is mounted into it).
+ * Docker engine knows (the socket is mounted into it): asks the Engine API on its socket where
+ * the environment names it (api.ts), else `docker container inspect`.
+ * @param timeoutMs deadline of the question, in ms
  * @returns null on a host, in a container the engine does not know, or on Docker's own networks
+ * @throws SetupError when the docker CLI is missing or the deadline passes; InterruptedError
  */
-export async function detectJobNetwork(): Promise<JobNetwork | null> {
+export async function detectJobNetwork(timeoutMs = DOCKER_TIMEOUT_MS): Promise<JobNetwork | null> {
   if (!existsSync('/.dockerenv')) return null;
   let container: string = hostname();
   try {
@@ -56,8 +60,28 @@ export async function detectJobNetwork(): Promise<JobNetwork | null> {
   } catch {
     // not Linux, or no /proc: the host name is Docker's default for it (the short ID)
   }
-  const r = await docker(['container', 'inspect', '--format', '{{json .NetworkSettings.Networks}}', container]);
-  if (r.exitCode !== 0) return null;
-  const network = userNetwork(r.stdout.trim());
+  const socket = pathSafeName(container) ? localEngineSocket() : null;
+  const answer = socket ? await apiGet(socket, `/containers/${container}/json`, 'docker container', timeoutMs) : null;
+  let networks: string | null = null;
+  if (answer?.status === 404) return null;
+  if (answer?.status === 200) {
+    try {
+      networks = JSON.stringify(
+        (JSON.parse(answer.body) as { NetworkSettings?: { Networks?: unknown } }).NetworkSettings?.Networks ?? {},
+      );
+    } catch {
+      // not the answer expected: ask the CLI
+    }
+  }
+  if (networks === null) {
+    const r = await docker(
+      ['container', 'inspect', '--format', '{{json .NetworkSettings.Networks}}', container],
+      undefined,
+      timeoutMs,
+    );
+    if (r.exitCode !== 0) return null;
+    networks = r.stdout.trim();
+  }
+  const network = userNetwork(networks);
   return network ? { container, network } : null;
 }

@@ -33,6 +33,11 @@ export interface ImageLayout {
 /** Where the server's port goes: published on the host, or on the job container's network. */
 export type Reach = { kind: 'publish' } | { kind: 'network'; network: string };
 
+/** `path` without trailing slashes (`/` stays `/`), as Docker compares mount points. */
+function trimSlash(path: string): string {
+  return path.replace(/(.)\/+$/, '$1');
+}
+
 /** Whether `path` is `dir` or below it. */
 function isBelow(path: string, dir: string): boolean {
   const d = dir.endsWith('/') ? dir : `${dir}/`;
@@ -40,21 +45,34 @@ function isBelow(path: string, dir: string): boolean {
 }
 
 /**
- * The tmpfs for an image's PGDATA: on the VOLUME that holds PGDATA (so Docker makes no anonymous
- * volume on disk for it at every start), else on PGDATA itself. Official image layouts
- * (docker-library/postgres Dockerfiles): up to 17 PGDATA = VOLUME = /var/lib/postgresql/data;
- * from 18 PGDATA /var/lib/postgresql/<major>/docker below VOLUME /var/lib/postgresql, where a
- * mount on /var/lib/postgresql/data would make the entrypoint refuse to start. Other VOLUMEs
- * (e.g. a derived image's /docker-entrypoint-initdb.d) keep Docker's volume, which carries the
- * image's files there; a tmpfs would start empty.
- * @returns one `--tmpfs` value, `PATH:options`: mode 0700 on PGDATA itself, 1777 on a parent
- *   (the official image's /var/lib/postgresql is 1777, and the entrypoint creates PGDATA in it)
+ * Where the tmpfs for an image's PGDATA goes: on every VOLUME that holds PGDATA (so Docker makes
+ * no anonymous volume on disk for any of them at every start), else on PGDATA itself. Official
+ * image layouts (docker-library/postgres Dockerfiles): up to 17 PGDATA = VOLUME =
+ * /var/lib/postgresql/data; from 18 PGDATA /var/lib/postgresql/<major>/docker below VOLUME
+ * /var/lib/postgresql, where a mount on /var/lib/postgresql/data would make the entrypoint refuse
+ * to start. A derived image may nest VOLUMEs (e.g. /var/lib/postgresql and
+ * /var/lib/postgresql/data): each gets a tmpfs, and Docker mounts the outer one first. Other
+ * VOLUMEs (e.g. a derived image's /docker-entrypoint-initdb.d) keep Docker's volume, which
+ * carries the image's files there; a tmpfs would start empty.
+ * @returns the mount points, outermost first, without trailing slashes
+ */
+export function tmpfsPaths(layout: ImageLayout): string[] {
+  const pgdata = trimSlash(layout.pgdata);
+  const holders = [...new Set(layout.volumes.map(trimSlash))]
+    .filter((v) => v !== '/' && isBelow(pgdata, v))
+    .sort((a, b) => a.length - b.length);
+  return holders.length ? holders : [pgdata];
+}
+
+/**
+ * The `--tmpfs` values for tmpfsPaths(layout), `PATH:options`: mode 0700 on PGDATA itself, 1777
+ * on a parent (the official image's /var/lib/postgresql is 1777, and the entrypoint creates
+ * PGDATA in it); `size` (e.g. `1g`) caps each, none when null.
  */
 export function tmpfsMounts(layout: ImageLayout, size: string | null): string[] {
   const sized = size ? [`size=${size}`] : [];
-  const holder = layout.volumes.filter((v) => isBelow(layout.pgdata, v)).sort((a, b) => b.length - a.length)[0];
-  const path = holder ?? layout.pgdata;
-  return [`${path}:${['rw', path === layout.pgdata ? 'mode=0700' : 'mode=1777', ...sized].join(',')}`];
+  const pgdata = trimSlash(layout.pgdata);
+  return tmpfsPaths(layout).map((path) => `${path}:${['rw', path === pgdata ? 'mode=0700' : 'mode=1777', ...sized].join(',')}`);
 }
 
 /**

@@ -3,16 +3,18 @@
  * off, ready when a real query is answered through the published port, then verified.
  */
 import { randomBytes } from 'node:crypto';
+import type pg from 'pg';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { choosePort, publishHostWarnings, type ConnectionInfo } from '../connection.js';
 import { InputError, SetupError } from '../errors.js';
-import { throwIfInterrupted } from '../interrupt.js';
+import { InterruptedError, throwIfInterrupted } from '../interrupt.js';
 import { DEFAULTS, type Config } from '../inputs.js';
 import type { Logger } from '../log.js';
 import { effectiveSettings } from '../profile.js';
 import { NotReadyError, notReadyError, waitForQuery } from '../readiness.js';
 import { LOG_TAIL_LINES, type DockerHandle, type DockerServer } from '../server.js';
+import { Phases } from '../timing.js';
 import { filesystemTypeOf, isRamFilesystem, verifyServer } from '../verify.js';
 import {
   docker,
@@ -24,17 +26,39 @@ import {
   publishedPort,
   pullImage,
   removeMatching,
+  VERSION_TIMEOUT_MS,
 } from './engine.js';
 import { detectJobNetwork } from './job-container.js';
-import { buildRunPlan, CONTAINER_LABEL, CONTAINER_PORT, type Reach } from './run-plan.js';
+import { buildRunPlan, CONTAINER_LABEL, CONTAINER_PORT, tmpfsPaths, type Reach } from './run-plan.js';
 
 /** Deadline of `docker run --detach` (create and start; the image is already there): 120 000 ms. */
 const RUN_TIMEOUT_MS = 120_000;
 
 /**
+ * Pause between readiness attempts, in ms (5): as often as the benchmark's raw `docker run` floor
+ * polls. An attempt that finds nothing listening costs a connect to Docker's port proxy, well under
+ * a millisecond.
+ */
+const READY_INTERVAL_MS = 5;
+
+/**
+ * When the readiness wait first asks Docker whether the container still runs, in ms after
+ * `docker run` returned (1500); then every 500 ms (waitForQuery's aliveEveryMs). Each check is a
+ * `docker container inspect` process, 20 to 30 ms of CPU taken from the starting server on a
+ * 2-core machine; a container dies no earlier than its initdb ends (0.7 to 1 s here), and a
+ * normal start answers before 1.5 s, so it makes no check. A container that dies at once is
+ * reported up to 1 s later than with a check at 500 ms.
+ */
+const FIRST_ALIVE_CHECK_MS = 1500;
+
+/** Most bytes of /proc/self/mounts read through the server (1 MiB); a longer table is read with `docker exec`. */
+const MOUNTS_MAX_BYTES = 1_048_576;
+
+/**
  * Starts PostgreSQL in Docker.
  * @param onHandle called with the container's handle as soon as the container exists (so a post
  *   step can remove it even if this function never returns)
+ * @param phases where the time goes (`up --json` phasesMs)
  * @returns the running, verified server
  * @throws SetupError (no container left behind) when Docker is missing, the image cannot be had,
  *   the server does not answer within config.waitTimeoutMs, or a setting did not take
@@ -43,15 +67,25 @@ export async function startDocker(
   config: Config,
   log: Logger,
   onHandle: (handle: DockerHandle) => void = () => undefined,
+  phases: Phases = new Phases(),
 ): Promise<DockerServer> {
   checkDockerInputs(config);
-  // Independent docker calls: run them side by side (each is a process spawn).
-  const [engine, inspected, jobNetwork] = await Promise.all([
-    engineVersion(),
-    inspectImage(config.image).catch(() => null),
-    detectJobNetwork(),
+  // The image's layout is the one answer `docker run` waits for, so it is the only question asked
+  // before it, with the job container's network when in one (both on the Engine API's socket
+  // where the environment names it: api.ts). An image that answers proves that the daemon
+  // answers; only when the inspection fails does `docker version` run, to report a daemon that
+  // does not answer (it costs 20 to 25 ms: the daemon runs `runc --version` and
+  // `docker-init --version` for it). Both questions keep the deadline of `docker version`
+  // (VERSION_TIMEOUT_MS).
+  const [inspected, jobNetwork] = await Promise.all([
+    inspectImage(config.image, VERSION_TIMEOUT_MS).catch((error: unknown) => {
+      if (error instanceof SetupError || error instanceof InterruptedError) throw error; // no docker CLI, no answer in time
+      return null;
+    }),
+    detectJobNetwork(VERSION_TIMEOUT_MS),
   ]);
-  log.info(`Docker engine ${engine}`);
+  if (!inspected) log.info(`Docker engine ${await engineVersion()}`);
+  phases.end('image inspect');
   if (config.cacheDir) log.warning("Input 'cache-dir' applies to native mode only (Docker mode caches the image, not a cluster)");
   const reach: Reach = jobNetwork ? { kind: 'network', network: jobNetwork.network } : { kind: 'publish' };
   if (jobNetwork) {
@@ -75,6 +109,7 @@ export async function startDocker(
       log.info(`Pulled ${config.image} in ${pullMs} ms`);
     });
     image = await inspectImage(config.image);
+    phases.end('pull');
   }
   const pgdata = image?.pgdata;
   if (!pgdata) {
@@ -94,10 +129,12 @@ export async function startDocker(
     containerName: config.containerName,
     token: randomBytes(8).toString('hex'),
   };
-  const plan = buildRunPlan(config, { pgdata, volumes: image?.volumes ?? [] }, reach, handle.token);
+  const layout = { pgdata, volumes: image?.volumes ?? [] };
+  const plan = buildRunPlan(config, layout, reach, handle.token);
+  const onTmpfs = tmpfsPaths(layout);
   log.info(
-    `PGDATA ${pgdata} on tmpfs${config.tmpfsSize ? ` (size ${config.tmpfsSize})` : ''}` +
-      `${image?.volumes.length ? `, VOLUME ${image.volumes.join(', ')} on tmpfs` : ''}; /dev/shm ${config.shmSize}`,
+    `PGDATA ${pgdata} on tmpfs${onTmpfs.join() !== pgdata ? ` (tmpfs on VOLUME ${onTmpfs.join(' and ')})` : ''}` +
+      `${config.tmpfsSize ? `, size ${config.tmpfsSize}` : ''}; /dev/shm ${config.shmSize}`,
   );
   log.info(`docker ${plan.args.join(' ')}`);
   // Recorded before the container exists: a run killed from here on leaves a container that
@@ -109,6 +146,8 @@ export async function startDocker(
     if (run.exitCode !== 0) throw runError(run.stderr, config);
     handle.containerId = run.stdout.trim();
     onHandle({ ...handle });
+    phases.end('docker run');
+    const firstAliveCheck = performance.now() + FIRST_ALIVE_CHECK_MS;
 
     const port =
       reach.kind === 'network'
@@ -116,6 +155,7 @@ export async function startDocker(
         : config.port !== 0
           ? config.port
           : await publishedPort(handle.containerId, CONTAINER_PORT);
+    phases.end('docker port');
     const host =
       reach.kind === 'network'
         ? config.containerName
@@ -131,29 +171,23 @@ export async function startDocker(
     };
     const ready = await waitForQuery(connection, {
       timeoutMs: config.waitTimeoutMs,
-      intervalMs: 20,
-      isAlive: () => isRunning(handle.containerId),
+      intervalMs: READY_INTERVAL_MS,
+      isAlive: async () => performance.now() < firstAliveCheck || isRunning(handle.containerId),
     }).catch(async (error: unknown) => {
       if (error instanceof NotReadyError) throw notReadyError(error, await logsTail(handle.containerId, LOG_TAIL_LINES));
       throw error;
     });
+    phases.end('first query answered');
     const startupMs = Math.round(performance.now());
     log.info(`Answered a query after ${startupMs} ms (${ready.attempts} attempts): PostgreSQL ${ready.serverVersion}`);
     try {
       const verified = await verifyServer(
         ready.client,
         effectiveSettings(config.settings),
-        async (dir) =>
-          filesystemTypeOf(
-            dir,
-            await dockerOk(
-              ['exec', handle.containerId, 'cat', '/proc/mounts'],
-              'docker exec cat /proc/mounts',
-              'The image needs `cat`',
-            ),
-          ) ?? 'unknown',
+        async (dir) => filesystemTypeOf(dir, await containerMounts(ready.client, dir, handle.containerId)) ?? 'unknown',
         true,
       );
+      phases.end('settings and tmpfs verified');
       return {
         ...handle,
         connection,
@@ -173,6 +207,24 @@ export async function startDocker(
     if (problem) log.warning(`Could not remove container ${handle.containerName}: ${problem}`);
     throw error;
   }
+}
+
+/**
+ * The container's mount table (/proc/mounts format): as the server's own process reads it,
+ * `pg_read_file('/proc/self/mounts', 0, MOUNTS_MAX_BYTES)` on the connected client (one round
+ * trip; POSTGRES_USER is the cluster's superuser in the official image, which reading a file
+ * outside the data directory needs); else, when that fails, is cut at MOUNTS_MAX_BYTES or names
+ * no mount holding `dir`, `docker exec CONTAINER cat /proc/mounts` (a process in the container,
+ * 60 to 90 ms here).
+ * @throws SetupError when `docker exec` is needed and fails
+ */
+async function containerMounts(client: pg.Client, dir: string, containerId: string): Promise<string> {
+  const viaServer = await client
+    .query<{ m: string }>('SELECT pg_read_file($1, 0, $2) AS m', ['/proc/self/mounts', MOUNTS_MAX_BYTES])
+    .then((r) => r.rows[0]?.m ?? '')
+    .catch(() => '');
+  if (viaServer.length < MOUNTS_MAX_BYTES && filesystemTypeOf(dir, viaServer) !== null) return viaServer;
+  return dockerOk(['exec', containerId, 'cat', '/proc/mounts'], 'docker exec cat /proc/mounts', 'The image needs `cat`');
 }
 
 /**

@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join, posix, win32 } from 'node:path';
 import { SetupError } from '../errors.js';
+import { noFacts, type Facts } from './facts.js';
 
 /** What a lookup may touch; tests pass fakes to plan other systems. */
 export interface Probe {
@@ -121,8 +122,20 @@ export function parseMajor(versionOutput: string): number | null {
   return match ? Number(match[1]) : null;
 }
 
-/** The probe of this machine. */
-export function realProbe(): Probe {
+/** Where `pg_config` is on PATH (the first entry holding it), or null. */
+function pgConfigOnPath(env: NodeJS.ProcessEnv): string | null {
+  for (const dir of (env.PATH ?? '').split(':').filter(Boolean)) {
+    const path = join(dir, 'pg_config');
+    if (existsSync(path)) return path;
+  }
+  return null;
+}
+
+/**
+ * The probe of this machine. `pg_config --bindir` and `postgres --version` are asked once per
+ * program file and kept in `facts` (src/native/facts.ts), so a warm start spawns neither.
+ */
+export function realProbe(facts: Facts = noFacts): Probe {
   return {
     platform: process.platform,
     env: process.env,
@@ -135,26 +148,32 @@ export function realProbe(): Probe {
       }
     },
     pgConfigBindir: () => {
-      try {
-        return (
-          execFileSync('pg_config', ['--bindir'], {
-            encoding: 'utf8',
-            stdio: ['ignore', 'pipe', 'ignore'],
-            timeout: 10_000,
-          }).trim() || null
-        );
-      } catch {
-        return null;
-      }
+      const pgConfig = pgConfigOnPath(process.env);
+      if (!pgConfig) return null;
+      return facts.get(pgConfig, '--bindir', () => {
+        try {
+          return (
+            execFileSync(pgConfig, ['--bindir'], {
+              encoding: 'utf8',
+              stdio: ['ignore', 'pipe', 'ignore'],
+              timeout: 10_000,
+            }).trim() || null
+          );
+        } catch {
+          return null;
+        }
+      });
     },
     majorOf: (bindir) => {
-      try {
-        return parseMajor(
-          execFileSync(join(bindir, exe('postgres', process.platform)), ['--version'], { encoding: 'utf8', timeout: 10_000 }),
-        );
-      } catch {
-        return null;
-      }
+      const postgres = join(bindir, exe('postgres', process.platform));
+      const version = facts.get(postgres, '--version', () => {
+        try {
+          return execFileSync(postgres, ['--version'], { encoding: 'utf8', timeout: 10_000 });
+        } catch {
+          return null;
+        }
+      });
+      return version === null ? null : parseMajor(version);
     },
   };
 }

@@ -5,7 +5,7 @@
  * (password, database) → a query over TCP with the password → verification.
  */
 import { randomBytes } from 'node:crypto';
-import { chownSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -16,14 +16,19 @@ import type { Logger } from '../log.js';
 import { throwIfInterrupted } from '../interrupt.js';
 import { processAlive } from '../proc.js';
 import { effectiveSettings } from '../profile.js';
-import { NotReadyError, notReadyError, waitForQuery, type Ready } from '../readiness.js';
+import type pg from 'pg';
+import { NotReadyError, notReadyError, waitForQuery } from '../readiness.js';
 import type { NativeHandle, NativeServer } from '../server.js';
 import { filesystemTypeOf, isRamFilesystem, verifyServer } from '../verify.js';
-import { findBinaries, type Binaries } from './binaries.js';
+import { findBinaries, realProbe, type Binaries } from './binaries.js';
+import { factsIn, type Facts } from './facts.js';
 import {
-  chownTree,
   copyCluster,
+  copyLater,
+  DamagedEntryError,
+  deferrableDatabases,
   defaultCacheDir,
+  dropEntry,
   ensureCluster,
   prepareCacheDir,
   type CacheResult,
@@ -42,6 +47,7 @@ import {
 } from './postgres.js';
 import { DEFAULT_NATIVE_BYTES, prepareRam, sizeToBytes, type RamDirPlan } from './ramdir.js';
 import { scramVerifier } from './scram.js';
+import { Phases } from '../timing.js';
 
 /** Longest Unix socket path PostgreSQL accepts (sizeof(sun_path) - 1 on Linux). */
 const MAX_SOCKET_PATH = 107;
@@ -95,49 +101,97 @@ function makeRunDir(handle: NativeHandle, runAs: RunAs | null): void {
   if (runAs) chownSync(handle.runDir, runAs.uid, runAs.gid);
 }
 
-/** Puts a cluster in the run folder's data directory: from the initdb cache, filling it first on a miss. */
+/** The error to report for a failed copy into the data directory: a full tmpfs names tmpfs-size. */
+function copyError(error: unknown, config: Config, dataDir: string): Error {
+  if (error instanceof SetupError || error instanceof InputError) return error;
+  if (error instanceof DamagedEntryError) {
+    return new SetupError(
+      `The initdb cache entry was found damaged while copying it (${error.message}); it was dropped`,
+      'Run again: the next start fills it anew',
+    );
+  }
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOSPC') {
+    return new InputError(
+      'tmpfs-size',
+      `${config.tmpfsSize ? `a ${config.tmpfsSize} tmpfs` : 'the RAM folder'} has no room for the cluster (${(error as Error).message})`,
+      'Raise tmpfs-size (an empty cluster takes about 40 MB), or leave it empty',
+    );
+  }
+  return new SetupError(
+    `Could not copy the cached cluster into ${dataDir}: ${(error as Error).message}`,
+    'Check the room and permissions there',
+  );
+}
+
+/**
+ * Puts a cluster in the run folder's data directory: copied from the initdb cache (filled first on
+ * a miss), owned by `runAs` as it is copied. An entry found damaged while copying is dropped and
+ * filled again, once, with a warning. The template databases are left out: `copyTemplates`
+ * copies them (copyLater) once postgres has been spawned, while it starts.
+ */
 async function placeCluster(
   config: Config,
   bins: Binaries,
   handle: NativeHandle,
   runAs: RunAs | null,
   log: Logger,
-): Promise<CacheResult> {
-  const cache = await ensureCluster(
-    config.cacheDir || defaultCacheDir(),
-    { bindir: bins.bindir, user: config.user, locale: config.locale },
-    runAs,
-    handle.runDir,
-  );
-  if (cache.dropped) log.warning(`initdb cache entry was damaged (${cache.dropped}): dropped it and ran initdb again`);
-  log.info(
-    cache.hit
-      ? `initdb cache hit: ${cache.entry}`
-      : `initdb cache miss: ran initdb --nosync in ${cache.initdbMs} ms into ${cache.entry}`,
-  );
-  throwIfInterrupted();
-  const dataDir = dataDirOf(handle.runDir);
-  try {
-    copyCluster(cache.entry, dataDir, null);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOSPC') {
-      throw new InputError(
-        'tmpfs-size',
-        `${config.tmpfsSize ? `a ${config.tmpfsSize} tmpfs` : 'the RAM folder'} has no room for the cluster (${(error as Error).message})`,
-        'Raise tmpfs-size (an empty cluster takes about 40 MB), or leave it empty',
-      );
-    }
-    throw new SetupError(
-      `Could not copy the cached cluster into ${dataDir}: ${(error as Error).message}`,
-      'Check the room and permissions there',
+  phases: Phases,
+  facts: Facts,
+): Promise<{ cache: CacheResult; copyTemplates: () => void }> {
+  const cacheDir = config.cacheDir || defaultCacheDir();
+  const spec = { bindir: bins.bindir, user: config.user, locale: config.locale };
+  const report = (c: CacheResult) => {
+    if (c.dropped) log.warning(`initdb cache entry was damaged (${c.dropped}): dropped it and ran initdb again`);
+    log.info(
+      c.hit ? `initdb cache hit: ${c.entry}` : `initdb cache miss: ran initdb --nosync in ${c.initdbMs} ms into ${c.entry}`,
     );
+  };
+  let cache = await ensureCluster(cacheDir, spec, runAs, handle.runDir, facts);
+  report(cache);
+  const dataDir = dataDirOf(handle.runDir);
+  phases.end('initdb cache lookup');
+  throwIfInterrupted();
+  const place = (c: CacheResult): string[] => {
+    if (c.fresh) {
+      renameSync(c.fresh, dataDir);
+      return [];
+    }
+    const later = deferrableDatabases(c.manifest);
+    copyCluster(c.entry, c.manifest, dataDir, runAs, later);
+    return later;
+  };
+  let later: string[];
+  try {
+    try {
+      later = place(cache);
+    } catch (error) {
+      if (!(error instanceof DamagedEntryError)) throw error;
+      rmSync(dataDir, { recursive: true, force: true });
+      dropEntry(cache.entry);
+      cache = { ...(await ensureCluster(cacheDir, spec, runAs, handle.runDir, facts)), dropped: error.message };
+      report(cache);
+      throwIfInterrupted();
+      later = place(cache);
+    }
+  } catch (error) {
+    throw copyError(error, config, dataDir);
   }
   // Authentication for this run (not cached: it names this run's OS users and listen address).
+  // Both files exist (copied, owned by runAs); rewriting them keeps their owner.
   writeFileSync(join(dataDir, 'pg_hba.conf'), hbaConf(config.publishHost));
   writeFileSync(join(dataDir, 'pg_ident.conf'), identConf(osUsers(runAs), config.user));
-  if (runAs) chownTree(handle.runDir, runAs);
-  return cache;
+  const entry = cache.entry;
+  const copyTemplates = (): void => {
+    try {
+      copyLater(entry, cache.manifest, dataDir, runAs, later, join(handle.runDir, 'templates.tmp'));
+    } catch (error) {
+      if (error instanceof DamagedEntryError) dropEntry(entry);
+      throw copyError(error, config, dataDir);
+    }
+  };
+  phases.end('copy');
+  return { cache, copyTemplates };
 }
 
 /**
@@ -163,29 +217,39 @@ function osUsers(runAs: RunAs | null): string[] {
  * polled every 5 ms; it sets the password (as a SCRAM verifier: the password itself is never
  * sent, so no server log can show it) and creates the database.
  */
-async function bootstrap(config: Config, handle: NativeHandle, port: number, exited: () => boolean): Promise<void> {
+async function bootstrap(
+  config: Config,
+  handle: NativeHandle,
+  port: number,
+  exited: () => boolean,
+  verifier: string,
+): Promise<pg.Client> {
   const local = await waitForQuery(
     { host: dataDirOf(handle.runDir), port, user: config.user, password: '', database: 'postgres' },
     {
       timeoutMs: config.waitTimeoutMs,
-      intervalMs: 5,
+      // A failed attempt on a socket costs well under a ms: poll often, the answer comes a few
+      // ms after postgres creates its socket.
+      intervalMs: 2,
       isAlive: async () => !exited() && processAlive(handle.pid),
       aliveEveryMs: 50,
     },
   );
   try {
     const c = local.client;
-    await c.query(`ALTER ROLE ${c.escapeIdentifier(config.user)} PASSWORD ${c.escapeLiteral(scramVerifier(config.password))}`);
+    await c.query(`ALTER ROLE ${c.escapeIdentifier(config.user)} PASSWORD ${c.escapeLiteral(verifier)}`);
     if (config.database !== 'postgres') await c.query(`CREATE DATABASE ${c.escapeIdentifier(config.database)}`);
-  } finally {
+    return c;
+  } catch (error) {
     await local.client.end().catch(() => undefined);
+    throw error;
   }
 }
 
 /** Reads back settings and the filesystem under the data directory (RAM expected unless the plan fell back to disk). */
-async function verifyNative(ready: Ready, config: Config, plan: RamDirPlan, dataDir: string) {
+async function verifyNative(client: pg.Client, config: Config, plan: RamDirPlan, dataDir: string) {
   const verified = await verifyServer(
-    ready.client,
+    client,
     // What the profile and the user asked for (the socket folders as combined); not the
     // native-only extras the user did not ask for.
     nativeSettings(dataDir, config).filter((s) =>
@@ -214,6 +278,7 @@ export async function startNative(
   log: Logger,
   onHandle: (handle: NativeHandle) => void = () => undefined,
   binaries?: Binaries,
+  phases: Phases = new Phases(),
 ): Promise<NativeServer> {
   if (config.imageGiven) {
     throw new InputError(
@@ -222,12 +287,16 @@ export async function startNative(
       'Remove the image and registry inputs, or use mode: docker (mode auto picks Docker when an image is given)',
     );
   }
-  const bins = binaries ?? findBinaries(config.major);
+  const cacheDir = config.cacheDir || defaultCacheDir();
+  prepareCacheDir(cacheDir);
+  const facts = factsIn(cacheDir);
+  const bins = binaries ?? findBinaries(config.major, realProbe(facts));
   log.info(`PostgreSQL ${bins.major} binaries: ${bins.bindir} (${bins.source})`);
   const runAs = runAsUser();
   if (runAs) log.info(`Running as root: postgres runs as user ${runAs.name}`);
-  prepareCacheDir(config.cacheDir || defaultCacheDir());
+  phases.end('binaries, run-as user, cache folder');
   const port = await choosePort(config.publishHost, config.port);
+  phases.end('port');
   const warnings = listenWarnings(config);
   for (const w of warnings) log.warning(w);
 
@@ -257,41 +326,59 @@ export async function startNative(
     checkSocketPath(dataDirOf(handle.runDir), port);
     record();
     makeRunDir(handle, runAs);
-    const cache = await placeCluster(config, bins, handle, runAs, log);
+    phases.end('RAM folder and run folder');
+    const { cache, copyTemplates } = await placeCluster(config, bins, handle, runAs, log, phases, facts);
     throwIfInterrupted();
     const postgres = spawnPostgres(bins.bindir, handle.runDir, port, config, runAs);
     handle.pid = postgres.pid;
     record();
+    phases.end('spawn postgres');
+    // While postgres starts (about 40 ms): template0 and template1, then the SCRAM verifier
+    // (PBKDF2, a few ms); the client library loads on the first readiness attempt.
+    copyTemplates();
+    phases.end('copy of the template databases');
 
     const notReady = (error: unknown): never => {
       if (error instanceof NotReadyError) throw notReadyError(error, postgresLogTail(handle.runDir));
       throw error;
     };
-    await bootstrap(config, handle, port, postgres.exited).catch(notReady);
-    // Then the path the user will use: TCP with the password.
-    const connection: ConnectionInfo = {
-      host: clientHost(config.publishHost),
-      port,
-      user: config.user,
-      password: config.password,
-      database: config.database,
-    };
-    const ready = await waitForQuery(connection, { timeoutMs: config.waitTimeoutMs, intervalMs: 5 }).catch(notReady);
-    const startupMs = Math.round(performance.now());
-    log.info(`Answered a query after ${startupMs} ms: PostgreSQL ${ready.serverVersion}`);
+    const verifier = scramVerifier(config.password);
+    const local = await bootstrap(config, handle, port, postgres.exited, verifier).catch(notReady);
+    phases.end('ready on the socket, password, database');
     try {
+      // Then the path the user will use, TCP with the password, while the settings and the
+      // filesystem are read back on the socket connection.
+      const connection: ConnectionInfo = {
+        host: clientHost(config.publishHost),
+        port,
+        user: config.user,
+        password: config.password,
+        database: config.database,
+      };
+      const [tcp, verified] = await Promise.allSettled([
+        waitForQuery(connection, { timeoutMs: config.waitTimeoutMs, intervalMs: 5 }),
+        verifyNative(local, config, ram.plan, dataDirOf(handle.runDir)),
+      ]);
+      if (tcp.status === 'fulfilled') await tcp.value.client.end().catch(() => undefined);
+      if (tcp.status === 'rejected') notReady(tcp.reason);
+      if (verified.status === 'rejected') throw verified.reason;
+      if (tcp.status !== 'fulfilled' || verified.status !== 'fulfilled') throw new Error('unreachable');
+      phases.end('ready over TCP, verification');
+      const startupMs = Math.round(performance.now());
+      log.info(`Answered a query after ${startupMs} ms: PostgreSQL ${tcp.value.serverVersion}`);
       return {
         ...handle,
         connection,
-        serverVersion: ready.serverVersion,
-        ...(await verifyNative(ready, config, ram.plan, dataDirOf(handle.runDir))),
+        serverVersion: tcp.value.serverVersion,
+        ...verified.value,
         warnings,
         startupMs,
         socketDirectory: dataDirOf(handle.runDir),
         cacheHit: cache.hit,
+        phasesMs: phases.snapshot(),
       };
     } finally {
-      await ready.client.end().catch(() => undefined);
+      await local.end().catch(() => undefined);
     }
   } catch (error) {
     for (const problem of await stopPostgres(handle)) log.warning(problem);

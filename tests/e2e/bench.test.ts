@@ -18,6 +18,7 @@ interface CaseJson {
   row: string;
   variant: string;
   samples: number[];
+  details: Array<Record<string, unknown>>;
   errors: string[];
 }
 
@@ -49,6 +50,11 @@ function expectedIds(): string[] {
     'action-native-warm',
     'floor-docker-run',
     'floor-pg-ctl',
+    'cli-native-warm',
+    'cli-native-cold',
+    'node-start',
+    'floor-native',
+    'floor-initdb',
     'docker-disk-durable',
     'service-10s',
     'service-1s',
@@ -56,7 +62,7 @@ function expectedIds(): string[] {
     ids.push(`startup/${v}`);
   }
   const createdb = Number(NATIVE_MAJOR) >= 15 ? ['createdb-wal-log', 'createdb-file-copy'] : ['createdb'];
-  for (const w of ['truncate', 'create-drop-table', ...createdb, 'tpcb-like', 'select-only']) {
+  for (const w of ['rollback', 'truncate', 'create-drop-table', ...createdb, 'tpcb-like', 'select-only']) {
     for (const c of [1, 4]) {
       for (const s of ['durable-disk', 'off-disk', 'durable-tmpfs', 'off-tmpfs']) ids.push(`workloads/${w}/c${c}/${s}`);
     }
@@ -65,12 +71,25 @@ function expectedIds(): string[] {
     for (const size of ['16MB', '32MB', '64MB', '128MB', '256MB', '1GB']) ids.push(`shared_buffers/${w}/c1/sb-${size}`);
   }
   for (const p of ['docker-port', 'host-network', 'unix-socket']) ids.push(`client_path/select-only/c1/${p}`);
-  for (const w of ['truncate', ...createdb, 'tpcb-like', 'jit-report']) {
-    for (const v of ['profile', 'fsync', 'synchronous_commit', 'full_page_writes', 'wal_level', 'jit']) {
-      ids.push(`settings/${w}/c1/${v === 'profile' ? v : `default-${v}`}`);
-    }
+  for (const storage of ['tmpfs', 'disk']) {
+    const variants = [
+      'defaults',
+      'profile',
+      ...['fsync', 'full_page_writes', 'jit'].map((s) => `default-${s}`),
+      'synchronous-commit-off',
+      'wal-level-minimal',
+      'autovacuum-off',
+      'checkpoints-raised',
+      'wal-buffers-16MB',
+      'wal-init-zero-off',
+      'wal-segsize-1',
+    ];
+    const rows = ['rollback', 'truncate', 'create-drop-table', ...createdb, 'tpcb-like'].flatMap((w) => [`${w}/c1`, `${w}/c4`]);
+    for (const row of [...rows, 'jit-report/c1']) for (const v of variants) ids.push(`settings/${row}/${storage}-${v}`);
   }
-  for (const m of ['15', '17', '18']) ids.push(`majors/present-${m}`, `majors/pulled-${m}`);
+  for (const m of ['15', '17', '18']) {
+    ids.push(`majors/present-${m}`, `majors/floor-plan-${m}`, `majors/floor-pgdata-${m}`, `majors/pulled-${m}`);
+  }
   ids.push('majors/checksums-18', 'majors/no-checksums-18');
   for (const row of PG18_ROWS) for (const v of ['defaults-18', 'no-checksums', 'io-sync']) ids.push(`pg18/${row}/${v}`);
   return ids;
@@ -123,11 +142,30 @@ describe('benchmark smoke run (npm run bench:quick)', () => {
     for (const c of results.cases) {
       expect(table, c.id).toContain(c.section === 'client_path' ? c.variant : c.row);
     }
+    // Section 1: the CLI's whole process against the native floor, and where its time went.
+    const cliLine = (id: string) => table.split('\n').find((l) => l.startsWith(`| ${byIdAll.get(id)?.row ?? '?'} |`));
+    const byIdAll = new Map(results.cases.map((c) => [c.id, c]));
+    expect(cliLine('startup/cli-native-warm')).toMatch(/\d\.\d\d× the native floor \(target ≤ 1\.6×\)/);
+    expect(cliLine('startup/cli-native-cold')).toMatch(/\d\.\d\d× \(initdb alone \+ warm CLI\) \(target ≤ 1\.25×\)/);
+    const phases = byIdAll.get('startup/cli-native-warm')?.details[0]?.phasesMs as Record<string, number> | undefined;
+    expect(Object.keys(phases ?? {})).toEqual(expect.arrayContaining(['node start and module load', 'copy', 'instance record']));
+    expect(table).toContain('Where the CLI’s time goes');
+    for (const phase of Object.keys(phases ?? {})) expect(table).toContain(`| ${phase} |`);
+    // Section 6: start() against floor (a) per major; Docker makes an anonymous volume only for
+    // floor (b) on 18 (VOLUME /var/lib/postgresql above PGDATA), never for the action's plan.
+    const byId = new Map(results.cases.map((c) => [c.id, c]));
+    for (const m of ['15', '17', '18']) {
+      const present = byId.get(`majors/present-${m}`);
+      const line = table.split('\n').find((l) => l.startsWith(`| ${present?.row ?? '?'} |`));
+      expect(line, m).toMatch(/\d\.\d\d× floor \(a\) \(target ≤ 1\.05×\)/);
+      expect(byId.get(`majors/floor-plan-${m}`)?.details[0]?.anonymousVolumes, m).toBe(0);
+      expect(byId.get(`majors/floor-pgdata-${m}`)?.details[0]?.anonymousVolumes, m).toBe(m === '18' ? 1 : 0);
+    }
 
     const svg = readFileSync(join(out, 'chart.svg'), 'utf8');
     expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
     expect(svg.trimEnd().endsWith('</svg>')).toBe(true);
-    expect(svg.match(/class="h2"/g)?.length).toBe(6); // startup (with section 6), 2, 3, 4, 5, 7
+    expect(svg.match(/class="h2"/g)?.length).toBe(7); // startup (with section 6), 2, 3, 4, 5 (tmpfs, disk), 7
 
     // Nothing of this run is left: containers, /dev/shm and /var/tmp folders, servers.
     const prefix = `pgtbench-${results.runId}`;

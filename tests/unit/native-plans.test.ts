@@ -172,6 +172,14 @@ describe('initdb and postgres arguments', () => {
     expect(cacheKey('initdb (PostgreSQL) 15.18', initdbArgs({ bindir: '/b', user: 'other', locale: 'C' }))).not.toBe(key);
   });
 
+  it('extra initdb arguments go last and get their own cache entry; none or empty change nothing', () => {
+    const plain = initdbArgs({ bindir: '/b', user: 'app', locale: 'C' });
+    expect(initdbArgs({ bindir: '/b', user: 'app', locale: 'C', extraArgs: [] })).toEqual(plain);
+    const extra = initdbArgs({ bindir: '/b', user: 'app', locale: 'C', extraArgs: ['--wal-segsize=1'] });
+    expect(extra).toEqual([...plain, '--wal-segsize=1']);
+    expect(cacheKey('initdb (PostgreSQL) 15.18', extra)).not.toBe(cacheKey('initdb (PostgreSQL) 15.18', plain));
+  });
+
   it('postgres: TCP on publish-host, the shared durability settings, the socket in the data directory last', () => {
     const args = postgresArgs('/dev/shm/x/data', 5433, {
       settings: [{ name: 'work_mem', value: '8MB', why: '' }],

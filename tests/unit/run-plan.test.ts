@@ -26,6 +26,26 @@ describe('tmpfsMounts', () => {
     const derived = { pgdata: '/var/lib/postgresql/18/docker', volumes: ['/docker-entrypoint-initdb.d', '/var/lib/postgresql'] };
     expect(tmpfsMounts(derived, '1g')).toEqual(['/var/lib/postgresql:rw,mode=1777,size=1g']);
   });
+  it('PGDATA set below the VOLUME (a derived image, e.g. PGDATA=/var/lib/postgresql/data/pgdata): tmpfs on the VOLUME', () => {
+    expect(tmpfsMounts({ pgdata: '/var/lib/postgresql/data/pgdata', volumes: ['/var/lib/postgresql/data'] }, null)).toEqual([
+      '/var/lib/postgresql/data:rw,mode=1777',
+    ]);
+  });
+  it('nested VOLUMEs holding PGDATA: a tmpfs on each, outermost first, so Docker makes no volume for any', () => {
+    const nested = { pgdata: '/var/lib/postgresql/data', volumes: ['/var/lib/postgresql/data', '/var/lib/postgresql'] };
+    expect(tmpfsMounts(nested, '1g')).toEqual([
+      '/var/lib/postgresql:rw,mode=1777,size=1g',
+      '/var/lib/postgresql/data:rw,mode=0700,size=1g',
+    ]);
+    const deeper = { pgdata: '/srv/pg/data/main', volumes: ['/srv/pg/data', '/srv', '/srv/other'] };
+    expect(tmpfsMounts(deeper, null)).toEqual(['/srv:rw,mode=1777', '/srv/pg/data:rw,mode=1777']);
+  });
+  it('reads paths as Docker does: trailing slashes do not count; a VOLUME / is never a tmpfs', () => {
+    expect(tmpfsMounts({ pgdata: '/var/lib/postgresql/data/', volumes: ['/var/lib/postgresql/data/'] }, null)).toEqual([
+      '/var/lib/postgresql/data:rw,mode=0700',
+    ]);
+    expect(tmpfsMounts({ pgdata: '/pgdata', volumes: ['/'] }, null)).toEqual(['/pgdata:rw,mode=0700']);
+  });
 });
 
 describe('buildRunPlan', () => {
@@ -37,20 +57,7 @@ describe('buildRunPlan', () => {
     expect(args[args.indexOf('--publish') + 1]).toBe('127.0.0.1:5432:5432');
     const image = args.indexOf('postgres:18');
     expect(image).toBeGreaterThan(0);
-    expect(args.slice(image + 1)).toEqual([
-      '-c',
-      'fsync=off',
-      '-c',
-      'synchronous_commit=off',
-      '-c',
-      'full_page_writes=off',
-      '-c',
-      'wal_level=minimal',
-      '-c',
-      'max_wal_senders=0',
-      '-c',
-      'jit=off',
-    ]);
+    expect(args.slice(image + 1)).toEqual(['-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'jit=off']);
     expect(env.POSTGRES_INITDB_ARGS).toBe('--nosync');
   });
 
