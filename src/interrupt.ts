@@ -46,10 +46,16 @@ export function throwIfInterrupted(): void {
  * runs (stopActive), waits up to UNWIND_MS for it to settle, awaits `cleanup(signal)` (further signals are
  * ignored meanwhile; cleanup has its own deadlines), then exits the process with 128 + the
  * signal's number (130 for SIGINT, 143 for SIGTERM).
- * @returns what `fn` returns (the handlers are then removed); never settles once interrupted
+ * @param options.untilExit keep the handlers after `fn` settles, until the process exits (the
+ *   caller checks interrupted() before exiting)
+ * @returns what `fn` returns (the handlers are then removed, unless untilExit); never settles once interrupted
  * @throws what `fn` throws, when uninterrupted
  */
-export async function cleanupOnInterrupt<T>(fn: () => Promise<T>, cleanup: (signal: string) => Promise<void>): Promise<T> {
+export async function cleanupOnInterrupt<T>(
+  fn: () => Promise<T>,
+  cleanup: (signal: string) => Promise<void>,
+  options: { untilExit?: boolean } = {},
+): Promise<T> {
   let settled: Promise<unknown> = Promise.resolve();
   const handler = (signal: NodeJS.Signals): void => {
     if (interruptedBy) return;
@@ -71,7 +77,9 @@ export async function cleanupOnInterrupt<T>(fn: () => Promise<T>, cleanup: (sign
   );
   // Interrupted: the handler cleans up and exits; nothing after this point may run.
   if (interruptedBy) return new Promise<never>(() => undefined);
-  for (const signal of SIGNALS) process.off(signal, handler);
+  // untilExit: a signal after fn succeeded still cleans up (the caller exits right away, unless
+  // interrupted() says the handler has taken over).
+  if (!options.untilExit) for (const signal of SIGNALS) process.off(signal, handler);
   if ('error' in outcome) throw outcome.error;
   return outcome.value;
 }

@@ -10,6 +10,7 @@ import {
   cleanupOnInterrupt,
   connectionEnv,
   connectionUri,
+  interrupted,
   isAlive,
   killActive,
   makeDirs,
@@ -18,7 +19,7 @@ import {
   start,
   stop,
   sweepLeftovers
-} from "./chunk-MZQPXNAY.js";
+} from "./chunk-O664TUUL.js";
 import {
   __commonJS,
   __require,
@@ -3833,7 +3834,9 @@ async function up(opts, io) {
       io.stderr(`Interrupted by ${signal}: removing what was started
 `);
       await removeInstance(name, record.handle).catch((error) => io.stderr(formatError(error)));
-    }
+    },
+    // Until the process exits: `up` interrupted even after its output still removes the server.
+    { untilExit: true }
   ).catch(async (error) => {
     const problems = record.handle ? await stop(record.handle) : [];
     if (problems.length === 0) forgetInstance(name, process.pid);
@@ -3914,6 +3917,7 @@ async function runCli(argv, io = processIo) {
 
 // src/cli/main.ts
 var code = await runCli(process.argv);
+if (interrupted()) await new Promise(() => void 0);
 killActive();
 process.exit(code);
 //# sourceMappingURL=cli.js.map

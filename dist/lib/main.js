@@ -25,7 +25,7 @@ import {
   parseInputs,
   start,
   stop
-} from "./chunk-MZQPXNAY.js";
+} from "./chunk-O664TUUL.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/log.ts

@@ -12,7 +12,7 @@ import {
   isAlive,
   logTail,
   stop
-} from "./chunk-MZQPXNAY.js";
+} from "./chunk-O664TUUL.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/post-step.ts

@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 /** Entry of the pg-tmpfs command (package.json bin → dist/cli.js). */
+import { interrupted } from '../interrupt.js';
 import { killActive } from '../proc.js';
 import { runCli } from './program.js';
 
 const code = await runCli(process.argv);
+// A signal that came after `up` finished is being handled (the server removed, then exit 128+n).
+if (interrupted()) await new Promise(() => undefined);
 // A failed start may leave docker calls running to their deadline (a daemon that hangs): stop
 // them rather than wait.
 killActive();

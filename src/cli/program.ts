@@ -259,6 +259,8 @@ async function up(opts: UpOptions, io: Io): Promise<void> {
       io.stderr(`Interrupted by ${signal}: removing what was started\n`);
       await removeInstance(name, record.handle).catch((error: unknown) => io.stderr(formatError(error)));
     },
+    // Until the process exits: `up` interrupted even after its output still removes the server.
+    { untilExit: true },
   ).catch(async (error: unknown) => {
     // start() removed what it made (it only warns when it could not): check once more, and keep
     // the record while anything is left, so `down` can still find it.

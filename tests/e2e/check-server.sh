@@ -19,9 +19,8 @@ q "truncate e2e_items"
 
 # Durability is off, user settings took.
 [ "$(q 'show fsync')" = off ] || fail "fsync is not off"
-[ "$(q 'show synchronous_commit')" = off ] || fail "synchronous_commit is not off"
 [ "$(q 'show full_page_writes')" = off ] || fail "full_page_writes is not off"
-[ "$(q 'show wal_level')" = minimal ] || fail "wal_level is not minimal"
+[ "$(q 'show jit')" = off ] || fail "jit is not off"
 [ "$(q 'show work_mem')" = 8MB ] || fail "work_mem from the settings input is $(q 'show work_mem')"
 [ "$(q 'show max_connections')" = 50 ] || fail "max_connections from the settings input did not take"
 [ "$(q 'select current_database()')" = app-db ] || fail "wrong database"
