@@ -3,7 +3,7 @@
  */
 import type { Machine } from './machine.js';
 import { machineLine } from './machine.js';
-import type { CaseResult, Metric, Section } from './results.js';
+import { summarize, type CaseResult, type Metric, type Section } from './results.js';
 
 /** Everything a report is made from (also the shape of results.json). */
 export interface Report {
@@ -173,14 +173,6 @@ function nativeNote(c: CaseResult, cases: readonly CaseResult[]): string {
   return '';
 }
 
-/** The median of numbers (null for none). */
-function median(values: readonly number[]): number | null {
-  if (!values.length) return null;
-  const v = [...values].sort((a, b) => a - b);
-  const m = Math.floor(v.length / 2);
-  return v.length % 2 ? (v[m] as number) : ((v[m - 1] as number) + (v[m] as number)) / 2;
-}
-
 /**
  * Where the CLI's time goes: for each CLI case, the median ms of each phase it reported
  * (details.phasesMs, src/timing.ts), in the order the phases ran; '' when there is none.
@@ -192,14 +184,16 @@ function phasesTable(cases: readonly CaseResult[]): string {
   for (const c of cli)
     for (const d of c.details)
       for (const p of Object.keys((d.phasesMs ?? {}) as Record<string, number>)) if (!phases.includes(p)) phases.push(p);
+  // summarize (results.ts) gives the median, or null for no samples.
   const at = (c: CaseResult, p: string) =>
-    median(
+    summarize(
       c.details
         .map((d) => (d.phasesMs as Record<string, number> | undefined)?.[p])
         .filter((v): v is number => typeof v === 'number'),
-    );
+    )?.median ?? null;
   const total = (c: CaseResult) =>
-    median(c.details.map((d) => Object.values((d.phasesMs ?? {}) as Record<string, number>).reduce((a, b) => a + b, 0)));
+    summarize(c.details.map((d) => Object.values((d.phasesMs ?? {}) as Record<string, number>).reduce((a, b) => a + b, 0)))
+      ?.median ?? null;
   const ms = (v: number | null) => (v === null ? '–' : v.toFixed(1));
   return [
     '',

@@ -19,7 +19,7 @@ import {
   start,
   stop,
   sweepLeftovers
-} from "./chunk-O664TUUL.js";
+} from "./chunk-4QHZC65I.js";
 import {
   __commonJS,
   __require,

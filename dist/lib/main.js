@@ -25,7 +25,7 @@ import {
   parseInputs,
   start,
   stop
-} from "./chunk-O664TUUL.js";
+} from "./chunk-4QHZC65I.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/log.ts

@@ -12,7 +12,7 @@ import {
   isAlive,
   logTail,
   stop
-} from "./chunk-O664TUUL.js";
+} from "./chunk-4QHZC65I.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/post-step.ts

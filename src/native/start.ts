@@ -248,13 +248,12 @@ async function bootstrap(
 
 /** Reads back settings and the filesystem under the data directory (RAM expected unless the plan fell back to disk). */
 async function verifyNative(client: pg.Client, config: Config, plan: RamDirPlan, dataDir: string) {
+  const asked = new Set(effectiveSettings(config.settings).map((e) => e.name.toLowerCase()));
   const verified = await verifyServer(
     client,
     // What the profile and the user asked for (the socket folders as combined); not the
     // native-only extras the user did not ask for.
-    nativeSettings(dataDir, config).filter((s) =>
-      [...effectiveSettings(config.settings).map((e) => e.name.toLowerCase())].includes(s.name.toLowerCase()),
-    ),
+    nativeSettings(dataDir, config).filter((s) => asked.has(s.name.toLowerCase())),
     async (dir) => {
       if (process.platform === 'linux') return filesystemTypeOf(dir, readFileSync('/proc/mounts', 'utf8')) ?? 'unknown';
       return plan.kind === 'ramdisk' ? 'ramdisk' : 'disk';
