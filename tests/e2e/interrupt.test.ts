@@ -488,6 +488,17 @@ async function cliRow(row: CliRow): Promise<void> {
     // Killed: something may be left; its record names it.
     const record = readRecord(state, name);
     const left = leftovers.added();
+    if (record?.state === 'running') {
+      // Killed after the start finished, while `up` printed its output: the server runs under a
+      // record that says so, and `down` removes it.
+      finishedFirst.push(`${row.label} (${timing}; killed after the record said running)`);
+      expect(status(state).find((s) => s.name === name)?.state).toBe('running');
+      const down = cli(['down', '--name', name], state);
+      expect(down.status, down.stderr).toBe(0);
+      expect(leftovers.added(), `${timing}; left after the kill: ${left.join(', ')}`).toEqual([]);
+      expect(stateFiles(state)).toEqual([]);
+      return;
+    }
     if (record) expect(record.state).toBe('starting');
     expectNamedBy(left, record?.handle);
     if (record) {
