@@ -24,6 +24,7 @@ import { run } from '../src/proc.js';
 import { markdown, svg, type Report } from './lib/report.js';
 import { Results, SECTIONS, type Section } from './lib/results.js';
 import { runClientPath } from './sections/client-path.js';
+import { runJobShape } from './sections/job-shape.js';
 import { runMajors, runPg18 } from './sections/majors.js';
 import { runSettings } from './sections/settings.js';
 import { runSharedBuffers } from './sections/shared-buffers.js';
@@ -109,6 +110,7 @@ const RUNNERS: Record<Section, (ctx: Context) => Promise<void>> = {
   settings: runSettings,
   majors: runMajors,
   pg18: runPg18,
+  job_shape: runJobShape,
 };
 
 /**

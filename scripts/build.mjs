@@ -1,7 +1,7 @@
 // Bundles src/ into dist/ (committed: runners execute dist/, not src/).
 //
-//   dist/main.js, dist/post.js, dist/cli.js  tiny loaders: turn on source maps (cli.js: only with PG_TMPFS_DEBUG), then import the bundle
-//   dist/lib/{main,post,cli}.js              the entry bundles (esbuild, ESM, code splitting)
+//   dist/{main,post,wait,cli}.js              tiny loaders: turn on source maps (cli.js: only with PG_TMPFS_DEBUG), then import the bundle
+//   dist/lib/{main,post,wait,cli}.js         the entry bundles (esbuild, ESM, code splitting)
 //   dist/lib/chunk-<hash>.js                 the code they share (@actions/core, pg, the core), once
 //   dist/lib/*.js.map                        source maps (mappings only), so stack traces name src/ files
 //
@@ -16,7 +16,7 @@ const check = process.argv.includes('--check');
 const outdir = 'dist';
 
 /** Entry name → source; each gets dist/<name>.js (loader) and dist/lib/<name>.js (bundle). */
-const ENTRIES = { main: 'src/action/main.ts', post: 'src/action/post.ts', cli: 'src/cli/main.ts' };
+const ENTRIES = { main: 'src/action/main.ts', post: 'src/action/post.ts', wait: 'src/action/wait.ts', cli: 'src/cli/main.ts' };
 
 const result = await build({
   write: false,

@@ -29,6 +29,7 @@ export const DEFAULTS = Object.freeze({
   'export-env': 'true',
   locale: 'C',
   'cache-dir': '',
+  wait: 'true',
 });
 
 /** Newest PostgreSQL major with an official image: Docker mode's default version. */
@@ -78,6 +79,11 @@ export interface Config {
   locale: string;
   /** initdb cache folder (native mode); '' for the default. */
   cacheDir: string;
+  /**
+   * Whether the step waits for the server (true), or returns at once with the connection while
+   * a background process starts it (false: src/background.ts).
+   */
+  wait: boolean;
 }
 
 const VERSION = /^\d{1,2}(\.\d{1,2})?(-[a-z0-9][a-z0-9._-]*)?$/;
@@ -220,5 +226,6 @@ export function parseInputs(get: (name: InputName) => string): Config {
     exportEnv: boolean('export-env', raw('export-env')),
     locale,
     cacheDir: raw('cache-dir'),
+    wait: boolean('wait', raw('wait')),
   };
 }

@@ -4,8 +4,10 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { engineVersion, removeMatching } from './docker/engine.js';
-import { CONTAINER_LABEL } from './docker/run-plan.js';
+import { choosePort, type ConnectionInfo } from './connection.js';
+import { engineVersion, removeMatching, VERSION_TIMEOUT_MS } from './docker/engine.js';
+import { detectJobNetwork } from './docker/job-container.js';
+import { CONTAINER_LABEL, CONTAINER_PORT } from './docker/run-plan.js';
 import { dockerAlive, dockerLogTail, startDocker, stopDocker } from './docker/start.js';
 import { SetupError } from './errors.js';
 import type { Config } from './inputs.js';
@@ -15,7 +17,7 @@ import { factsIn } from './native/facts.js';
 import { defaultCacheDir } from './native/initdb-cache.js';
 import { postgresAlive, postgresLogTail, RUN_MARKER, stopPostgres } from './native/postgres.js';
 import { MOUNT_PREFIX, tempBase } from './native/ramdir.js';
-import { startNative } from './native/start.js';
+import { clientHost, startNative } from './native/start.js';
 import { Phases } from './timing.js';
 import { LOG_TAIL_LINES, type Server, type ServerHandle } from './server.js';
 
@@ -59,6 +61,34 @@ export async function chooseMode(
       ),
     );
   }
+}
+
+/**
+ * Decides, before anything starts, where the server will be reached, for a start that runs in
+ * the background (src/background.ts): resolves the mode and fixes the port, so that every output
+ * is known at once.
+ * - native: `publish-host` (a wildcard: loopback) and the `port` input, or a free port for 0;
+ * - Docker, publishing a port: the same, the port checked free now (Docker would pick one for 0
+ *   only once the container exists);
+ * - Docker in a job container: the container name on the job's network, port 5432.
+ * @returns the configuration to start with (mode `docker` or `native`, port fixed) and the connection
+ * @throws SetupError when neither mode is available (chooseMode); InputError (`port`) when the
+ *   given port is in use, (`publish-host`) when it is not an address of this machine
+ */
+export async function planStart(config: Config, log: Logger): Promise<{ config: Config; connection: ConnectionInfo }> {
+  const chosen = await chooseMode(config, log);
+  const who = { user: config.user, password: config.password, database: config.database };
+  if (chosen.mode === 'docker') {
+    const job = await detectJobNetwork(VERSION_TIMEOUT_MS);
+    if (job) {
+      return { config: { ...config, mode: 'docker' }, connection: { host: config.containerName, port: CONTAINER_PORT, ...who } };
+    }
+    const port = await choosePort(config.publishHost, config.port);
+    const host = config.publishHost === '0.0.0.0' || config.publishHost === '::' ? '127.0.0.1' : config.publishHost;
+    return { config: { ...config, mode: 'docker', port }, connection: { host, port, ...who } };
+  }
+  const port = await choosePort(config.publishHost, config.port);
+  return { config: { ...config, mode: 'native', port }, connection: { host: clientHost(config.publishHost), port, ...who } };
 }
 
 /**

@@ -332,7 +332,51 @@ const TITLES: Record<Section, string> = {
   majors:
     '6. PostgreSQL 15, 17 and 18 in Docker mode: image present against raw docker run floors, image pulled, and 18’s data checksums (seconds, lower is better)',
   pg18: '7. PostgreSQL 18: initdb data checksums and io_method on the action’s container, tmpfs (transactions per second, higher is better)',
+  job_shape:
+    '8. A job’s shape: start PostgreSQL, other steps that do not need it, then the tests: seconds the job is blocked on PostgreSQL (lower is better)',
 };
+
+/** Issue #12's target: blocked time with `wait: false` under this many seconds. */
+export const BACKGROUND_TARGET_S = 0.1;
+
+/** Median of one numeric detail across a case's repetitions, or null. */
+function medianDetail(c: CaseResult, key: string): number | null {
+  const v = c.details.map((d) => d[key]).filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
+  return v.length ? (summarize(v)?.median ?? null) : null;
+}
+
+/** Section 8's table: blocked seconds per job shape, with the steps' parts. */
+function jobShapeTable(sc: readonly CaseResult[]): string {
+  const ms = (v: number | null) => (v === null ? '' : `${Math.round(v)} ms`);
+  const rows = sc.map((c) => {
+    const parts = [
+      medianDetail(c, 'mainStepMs') !== null ? `main step ${ms(medianDetail(c, 'mainStepMs'))}` : '',
+      medianDetail(c, 'waitStepMs') !== null
+        ? `wait step ${ms(medianDetail(c, 'waitStepMs'))} (of which waiting ${ms(medianDetail(c, 'waitedMs'))})`
+        : '',
+      medianDetail(c, 'pullMs') !== null ? `pull ${ms(medianDetail(c, 'pullMs'))}` : '',
+      medianDetail(c, 'healthyMs') !== null ? `healthy after ${ms(medianDetail(c, 'healthyMs'))}` : '',
+      medianDetail(c, 'startupMs') !== null ? `ready ${ms(medianDetail(c, 'startupMs'))} after the main step began` : '',
+      c.id.endsWith('-background') && c.summary
+        ? c.summary.median < BACKGROUND_TARGET_S
+          ? `target < ${BACKGROUND_TARGET_S} s: met`
+          : `target < ${BACKGROUND_TARGET_S} s: not met`
+        : '',
+      c.errors.length ? `⚠ ${c.errors.length} failed` : '',
+    ].filter(Boolean);
+    return [
+      c.row,
+      c.summary ? fmt(c.summary.median) : 'failed',
+      c.summary ? `${fmt(c.summary.min)}–${fmt(c.summary.max)}` : '–',
+      parts.join('; '),
+    ];
+  });
+  return [
+    table(['Job shape', 'blocked, median s', 'min–max s', 'parts (medians)'], ['l', 'r', 'r', 'l'], rows),
+    '',
+    'Blocked: the wall time of the steps that wait for PostgreSQL, each a `node dist/<step>.js` process started as the runner starts it (Node’s own start included); for the service container, the pull plus the runner’s first look after "healthy". The other steps are a sleep here.',
+  ].join('\n');
+}
 
 /** The Markdown report. */
 export function markdown(report: Report, sections: readonly Section[]): string {
@@ -354,6 +398,10 @@ export function markdown(report: Report, sections: readonly Section[]): string {
     const sc = cases.filter((c) => c.section === section);
     if (!sc.length) continue;
     out.push('', `## ${TITLES[section]}`, '');
+    if (section === 'job_shape') {
+      out.push(jobShapeTable(sc));
+      continue;
+    }
     if (section === 'startup' || section === 'majors') {
       out.push(
         table(

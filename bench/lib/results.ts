@@ -3,7 +3,16 @@
  */
 
 /** The benchmark's sections, in run order. */
-export const SECTIONS = ['startup', 'workloads', 'shared_buffers', 'client_path', 'settings', 'majors', 'pg18'] as const;
+export const SECTIONS = [
+  'startup',
+  'workloads',
+  'shared_buffers',
+  'client_path',
+  'settings',
+  'majors',
+  'pg18',
+  'job_shape',
+] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** What a case measures. */

@@ -159,7 +159,8 @@ async function rawRun(
 }
 
 /** Removes a local image tag; nothing when it is not there. */
-function forgetImage(ref: string): void {
+/** Removes a local image tag; nothing when it is not there. */
+export function forgetImage(ref: string): void {
   try {
     execFileSync('docker', ['image', 'rm', '--force', ref], { stdio: 'ignore', timeout: 60_000 });
   } catch {
@@ -174,7 +175,13 @@ function forgetImage(ref: string): void {
  * volumes; pushed, then removed locally. Argument arrays only.
  * @returns the reference to pull
  */
-async function pushFullCopy(ctx: Context, image: string, registry: Registry, tag: string, registered: string[]): Promise<string> {
+export async function pushFullCopy(
+  ctx: Context,
+  image: string,
+  registry: Registry,
+  tag: string,
+  registered: string[],
+): Promise<string> {
   const ref = `${registry.address}/pg-tmpfs-bench/postgres:${tag}`;
   const cfg = JSON.parse(
     await dockerOk(['image', 'inspect', '--format', '{{json .Config}}', image], 'docker image inspect', ''),

@@ -1,25 +1,36 @@
 #!/usr/bin/env node
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
-  DEFAULTS,
   FolderError,
-  InputError,
   Phases,
-  SetupError,
   checkPrivateDir,
   cleanupOnInterrupt,
-  connectionEnv,
-  connectionUri,
   interrupted,
   isAlive,
-  killActive,
   makeDirs,
-  parseInputs,
-  processAlive,
+  planStart,
   start,
   stop,
   sweepLeftovers
-} from "./chunk-4QHZC65I.js";
+} from "./chunk-RGUU4ROL.js";
+import {
+  BACKGROUND_FLAG,
+  DEFAULTS,
+  InputError,
+  SetupError,
+  backgroundAlive,
+  backgroundDeadline,
+  checkPlanned,
+  connectionEnv,
+  connectionUri,
+  entryPath,
+  killActive,
+  launchBackground,
+  parseInputs,
+  processAlive,
+  readJob,
+  stopBackground
+} from "./chunk-NME5R3AG.js";
 import {
   __commonJS,
   __require,
@@ -3453,7 +3464,7 @@ var require_commander = __commonJS({
 });
 
 // src/cli/program.ts
-import { readFileSync as readFileSync2 } from "node:fs";
+import { readFileSync as readFileSync3 } from "node:fs";
 
 // node_modules/commander/esm.mjs
 var import_index = __toESM(require_commander(), 1);
@@ -3511,6 +3522,9 @@ function stateDir(env = process.env) {
 function recordFile(name) {
   return join(stateDir(), `${name}.json`);
 }
+function logFile(name) {
+  return join(stateDir(), `${name}.log`);
+}
 function prepareStateDir() {
   const dir = stateDir();
   try {
@@ -3529,7 +3543,7 @@ function prepareStateDir() {
 }
 function isInstance(value, name) {
   const v = value;
-  return typeof v === "object" && v !== null && v.name === name && (v.state === "starting" || v.state === "running") && typeof v.ownerPid === "number" && (v.handle === null || typeof v.handle === "object" && (v.handle.mode === "docker" || v.handle.mode === "native"));
+  return typeof v === "object" && v !== null && v.name === name && (v.state === "starting" || v.state === "running" || v.state === "failed") && typeof v.ownerPid === "number" && (v.handle === null || typeof v.handle === "object" && (v.handle.mode === "docker" || v.handle.mode === "native"));
 }
 function readInstance(name) {
   const file = recordFile(name);
@@ -3615,6 +3629,7 @@ function forgetInstance(name, ownerPid) {
     if (found.kind !== "ok" || found.instance.ownerPid !== ownerPid) return;
   }
   rmSync(recordFile(name), { force: true, recursive: true });
+  rmSync(logFile(name), { force: true });
   removeStaleTemps(name);
 }
 function removeStaleTemps(name) {
@@ -3639,6 +3654,158 @@ function shellQuote(value) {
 }
 function exportLines(c) {
   return Object.entries(connectionEnv(c)).map(([name, value]) => `export ${name}=${shellQuote(value)}`).join("\n");
+}
+
+// src/cli/background.ts
+import { readFileSync as readFileSync2 } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+var WAIT_INTERVAL_MS = 10;
+async function upInBackground(record, config, json, io, log) {
+  const startedAtMs = Date.now() - Math.round(performance.now());
+  const name = record.name;
+  const file = logFile(name);
+  let pid;
+  let planned;
+  try {
+    planned = await planStart(config, log);
+    const connection2 = planned.connection;
+    const mine = { ...record, log: file };
+    pid = await launchBackground(
+      entryPath("cli"),
+      { config: planned.config, connection: connection2, startedAtMs, extra: { record: mine } },
+      file,
+      process.env,
+      (childPid) => saveInstance({ ...mine, ownerPid: childPid })
+    );
+  } catch (error) {
+    forgetInstance(name);
+    throw error;
+  }
+  const connection = planned.connection;
+  if (json) {
+    const mode = planned.config.mode;
+    io.stdout(
+      `${JSON.stringify({ name, state: "starting", pid, log: file, mode, connectionUri: connectionUri(connection), ...connection }, null, 2)}
+`
+    );
+  } else {
+    io.stdout(`${exportLines(connection)}
+`);
+  }
+  log.info(
+    `# PostgreSQL is starting in the background (pid ${pid}). Wait for it: pg-tmpfs wait --name ${name}; its log: ${file}`
+  );
+}
+async function cliBackgroundChild() {
+  const job = await readJob();
+  const record = { ...job.extra.record, ownerPid: process.pid };
+  const log = consoleLogger(false, (text) => process.stderr.write(text));
+  try {
+    await cleanupOnInterrupt(
+      async () => {
+        const server = await start(job.config, log, (handle) => {
+          record.handle = handle;
+          saveInstance(record);
+        });
+        try {
+          checkPlanned(job.connection, server);
+        } catch (error) {
+          await stop(server);
+          throw error;
+        }
+        saveInstance({ ...record, state: "running", handle: server, server, readyAtMs: Date.now() });
+        log.info(
+          `PostgreSQL ${server.serverVersion} ready in ${Date.now() - job.startedAtMs} ms after up began; PGDATA on ${server.filesystem}`
+        );
+      },
+      async (signal) => {
+        process.stderr.write(`Interrupted by ${signal}: removing what was started
+`);
+        await removeInstance(record.name, record.handle).catch((error) => process.stderr.write(formatError(error)));
+      }
+    );
+    return 0;
+  } catch (error) {
+    process.stderr.write(formatError(error));
+    const problems = record.handle ? await stop(record.handle) : [];
+    saveInstance({ ...record, state: "failed", handle: problems.length ? record.handle : null, error: formatError(error) });
+    return 1;
+  }
+}
+function readLog(instance) {
+  try {
+    return instance.log ? readFileSync2(instance.log, "utf8") : "";
+  } catch {
+    return "";
+  }
+}
+async function waitCommand(name, opts, io) {
+  checkInstanceName(name);
+  const t0 = Date.now();
+  let shownWaiting = false;
+  for (; ; ) {
+    const found = readInstance(name);
+    if (found.kind === "none") {
+      throw new InputError(
+        "name",
+        `there is no instance named "${name}"`,
+        "Start one with `pg-tmpfs up --no-wait`, or give its --name"
+      );
+    }
+    if (found.kind === "unreadable") {
+      throw new SetupError(
+        `The record of "${name}" (${found.file}) cannot be read: ${found.problem}`,
+        `Run pg-tmpfs down --name ${name}`
+      );
+    }
+    const instance = found.instance;
+    if (instance.state === "running" && instance.server) {
+      io.stderr(readLog(instance));
+      const server = instance.server;
+      if (opts.json) {
+        const startupMs = instance.readyAtMs ? instance.readyAtMs - Date.parse(instance.startedAt) : server.startupMs;
+        io.stdout(`${JSON.stringify({ ...upJson(name, server), startupMs, waitedMs: Date.now() - t0 }, null, 2)}
+`);
+      } else {
+        io.stdout(`${exportLines(server.connection)}
+`);
+      }
+      return;
+    }
+    if (instance.state === "failed") {
+      io.stderr(readLog(instance));
+      if (!instance.handle) forgetInstance(name);
+      throw new SetupError(
+        `The background start of "${name}" failed${instance.error ? `: ${instance.error.replace(/^error: /, "").trim()}` : ""}`,
+        instance.handle ? `Run pg-tmpfs down --name ${name} to remove what it left, then fix what it names` : "Fix what it names and run pg-tmpfs up again"
+      );
+    }
+    const ownerAlive = instance.log ? backgroundAlive(instance.ownerPid) : processAlive(instance.ownerPid);
+    if (!ownerAlive) {
+      const again = readInstance(name);
+      if (again.kind === "ok" && again.instance.state === "starting") {
+        io.stderr(readLog(instance));
+        throw new SetupError(
+          `The start of "${name}" was killed before it finished`,
+          `Run pg-tmpfs down --name ${name} to remove what it left`
+        );
+      }
+      continue;
+    }
+    const deadline = opts.timeoutMs !== void 0 ? t0 + opts.timeoutMs : backgroundDeadline({ waitTimeoutMs: 36e5 }, Date.parse(instance.startedAt));
+    if (Date.now() >= deadline) {
+      throw new SetupError(
+        `"${name}" did not finish starting within ${Math.round((Date.now() - t0) / 1e3)} s`,
+        `Look at its log (${instance.log ?? "none"}); pg-tmpfs down --name ${name} stops it`
+      );
+    }
+    if (!shownWaiting) {
+      shownWaiting = true;
+      io.stderr(`Waiting for "${name}" (background start, pid ${instance.ownerPid})\u2026
+`);
+    }
+    await sleep(WAIT_INTERVAL_MS);
+  }
 }
 
 // src/cli/program.ts
@@ -3704,7 +3871,7 @@ function cliPassword(opts, env = process.env) {
   if (typeof opts.password === "string") return opts.password;
   if (typeof opts.passwordFile === "string") {
     try {
-      return readFileSync2(opts.passwordFile, "utf8").split(/\r?\n/)[0] ?? "";
+      return readFileSync3(opts.passwordFile, "utf8").split(/\r?\n/)[0] ?? "";
     } catch (error) {
       throw new InputError(
         "password-file",
@@ -3743,7 +3910,7 @@ async function takeName(name, log) {
       );
     }
     const old = found.instance;
-    throwIfStarting(old, "Wait for it, or pick another --name");
+    throwIfStarting(old, `Wait for it (pg-tmpfs wait --name ${name}), or pick another --name`);
     const handle = old.server ?? old.handle;
     if (old.state === "running" && handle && await isAlive(handle)) {
       throw new InputError(
@@ -3756,7 +3923,7 @@ async function takeName(name, log) {
       const again = readInstance(name);
       if (again.kind !== "ok" || again.instance.ownerPid !== old.ownerPid || again.instance.startedAt !== old.startedAt) return;
       log.warning(
-        `Instance "${name}" was left behind (${old.state === "starting" ? "its start was killed" : "its server is gone"}): removing it`
+        `Instance "${name}" was left behind (${old.state === "starting" ? "its start was killed" : old.state === "failed" ? "its background start failed" : "its server is gone"}): removing it`
       );
       await removeInstance(name, handle);
     });
@@ -3792,6 +3959,7 @@ async function up(opts, io) {
     if (input === "container-name") return cliContainerName(name);
     if (input === "export-env") return "false";
     if (input === "password") return password;
+    if (input === "wait") return opts.wait === false ? "false" : "true";
     const key = input.replace(/-([a-z])/g, (_, c) => c.toUpperCase());
     const value = opts[key];
     return typeof value === "string" ? value : CLI_DEFAULTS[input] ?? "";
@@ -3800,6 +3968,7 @@ async function up(opts, io) {
   phases.end("inputs");
   const record = await takeName(name, log);
   phases.end("instance record");
+  if (opts.wait === false) return upInBackground(record, config, Boolean(opts.json), io, log);
   await cleanupOnInterrupt(
     async () => {
       const started = await start(
@@ -3849,7 +4018,14 @@ async function up(opts, io) {
 }
 async function down(name, io) {
   checkInstanceName(name);
-  const found = readInstance(name);
+  let found = readInstance(name);
+  let stoppedStart = false;
+  if (found.kind === "ok" && found.instance.state === "starting" && found.instance.log && backgroundAlive(found.instance.ownerPid)) {
+    io.stderr(`Stopping the background start of "${name}" (pid ${found.instance.ownerPid})
+`);
+    stoppedStart = await stopBackground(found.instance.ownerPid);
+    found = readInstance(name);
+  }
   if (found.kind === "ok") throwIfStarting(found.instance, "Wait for it to finish (or stop it with Ctrl-C), then run down again");
   const handle = found.kind === "ok" ? found.instance.server ?? found.instance.handle : null;
   const removed = await removeInstance(name, handle);
@@ -3857,7 +4033,7 @@ async function down(name, io) {
     io.stderr(`Removed the unreadable record ${found.file} (${found.problem}).
 `);
   }
-  if (found.kind === "none" && removed.length === 0) {
+  if (found.kind === "none" && removed.length === 0 && !stoppedStart) {
     io.stderr(`No running instance named "${name}".
 `);
     return;
@@ -3880,7 +4056,7 @@ async function status(io) {
       const { instance } = record;
       const handle = instance.server ?? instance.handle;
       const alive = handle ? await isAlive(handle) : false;
-      const state = instance.state === "starting" ? processAlive(instance.ownerPid) ? "starting" : "abandoned" : alive ? "running" : "dead";
+      const state = instance.state === "failed" ? "failed" : instance.state === "starting" ? processAlive(instance.ownerPid) ? "starting" : "abandoned" : alive ? "running" : "dead";
       rows.push({ ...withoutPasswords(instance), alive, state });
     } else if (record.kind === "unreadable") {
       rows.push({ name, state: "unreadable", alive: false, problem: `${record.file}: ${record.problem}` });
@@ -3889,6 +4065,17 @@ async function status(io) {
   io.stdout(`${JSON.stringify(rows, null, 2)}
 `);
 }
+function parseTimeout(raw) {
+  if (raw === void 0) return void 0;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 86400) {
+    throw new InputError(
+      "timeout",
+      `"${raw}" is not a whole number of seconds from 1 to 86400`,
+      "Give seconds, e.g. --timeout 120"
+    );
+  }
+  return Number(raw) * 1e3;
+}
 function program2(io = processIo) {
   const cli = new Command("pg-tmpfs").description("Throwaway PostgreSQL on tmpfs with durability off").showHelpAfterError().exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   const upCmd = cli.command("up").description("start PostgreSQL and print its connection");
@@ -3896,10 +4083,16 @@ function program2(io = processIo) {
     const def = input === "password" ? "" : CLI_DEFAULTS[input] ?? DEFAULTS[input];
     upCmd.addOption(new Option(`--${input} <value>`, help).default(def === "" ? void 0 : def));
   }
-  upCmd.option("--password-file <path>", "read the superuser password from the first line of this file").option("--setting <name=value>", "one setting (repeatable)", (v, acc) => [...acc, v], []).option("--name <name>", "instance name, so several can run side by side", "default").option("--json", "print JSON instead of export lines").option("--quiet", "no progress lines on stderr").action((opts) => up(opts, io));
+  upCmd.option("--password-file <path>", "read the superuser password from the first line of this file").option("--setting <name=value>", "one setting (repeatable)", (v, acc) => [...acc, v], []).option("--name <name>", "instance name, so several can run side by side", "default").option("--json", "print JSON instead of export lines").option("--quiet", "no progress lines on stderr").option(
+    "--no-wait",
+    "print the connection at once and start PostgreSQL in the background (then: pg-tmpfs wait, or let clients retry)"
+  ).action((opts) => up(opts, io));
+  cli.command("wait").description("wait until an instance answers (after up --no-wait); print its connection as up does").option("--name <name>", "instance name", "default").option("--timeout <seconds>", "give up after this many seconds (default: the start's own deadline)").option("--json", "print JSON instead of export lines").action(
+    (opts) => waitCommand(opts.name, { json: opts.json, timeoutMs: parseTimeout(opts.timeout) }, io)
+  );
   cli.command("down").description("stop an instance and remove what it made").option("--name <name>", "instance name", "default").action((opts) => down(opts.name, io));
   cli.command("status").description(
-    "list instances as JSON, each with `alive` checked now (`state`: running, starting, abandoned, dead or unreadable)"
+    "list instances as JSON, each with `alive` checked now (`state`: running, starting, abandoned, failed, dead or unreadable)"
   ).action(() => status(io));
   for (const sub of cli.commands) sub.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   return cli;
@@ -3916,7 +4109,11 @@ async function runCli(argv, io = processIo) {
 }
 
 // src/cli/main.ts
-var code = await runCli(process.argv);
+var code = process.argv[2] === BACKGROUND_FLAG ? await cliBackgroundChild().catch((error) => {
+  process.stderr.write(`The background start failed: ${String(error)}
+`);
+  return 1;
+}) : await runCli(process.argv);
 if (interrupted()) await new Promise(() => void 0);
 killActive();
 process.exit(code);

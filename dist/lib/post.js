@@ -1,25 +1,33 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
+  finishBackground,
+  removeFolder,
+  savedBackground,
+  savedHandle
+} from "./chunk-VAD6NOF6.js";
+import {
   endGroup,
   info,
-  savedHandle,
   startGroup,
   warning
-} from "./chunk-CEXCIGAN.js";
+} from "./chunk-IXTVOYZY.js";
 import {
   LOG_TAIL_LINES,
   describe,
   isAlive,
   logTail,
   stop
-} from "./chunk-4QHZC65I.js";
+} from "./chunk-RGUU4ROL.js";
+import "./chunk-NME5R3AG.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/post-step.ts
 async function cleanup() {
   try {
-    const handle = savedHandle();
+    const background = savedBackground();
+    const handle = background ? await finishBackground(background) : savedHandle();
     if (!handle) {
+      if (background) removeFolder(background.dir);
       info("No PostgreSQL server to remove.");
       return [];
     }
@@ -30,6 +38,7 @@ async function cleanup() {
     endGroup();
     const problems = await stop(handle);
     for (const problem of problems) warning(problem);
+    if (background && problems.length === 0) removeFolder(background.dir);
     if (problems.length === 0) {
       info(
         handle.mode === "docker" ? `Removed PostgreSQL ${what} and its anonymous volumes.` : `Stopped PostgreSQL${handle.pid ? ` (pid ${handle.pid})` : ""} and removed ${handle.runDir || "its run folder"}.`

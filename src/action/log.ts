@@ -1,5 +1,6 @@
-/** The core's Logger for the action: workflow commands through @actions/core. */
+/** The core's Logger for the action, and error reports: workflow commands through @actions/core. */
 import * as core from '@actions/core';
+import { InputError, SetupError } from '../errors.js';
 import type { Logger } from '../log.js';
 
 /** Logger for the action: ::group::, ::warning::, ::debug:: workflow commands. */
@@ -9,3 +10,17 @@ export const actionsLogger: Logger = {
   debug: (m) => core.debug(m),
   group: (name, fn) => core.group(name, fn),
 };
+
+/** Reports an error as an annotation that names the input (for InputError) and the fix. */
+export function reportError(error: unknown): void {
+  if (error instanceof InputError || error instanceof SetupError) {
+    if (error.detail) {
+      core.startGroup('PostgreSQL server log (last lines)');
+      core.info(error.detail);
+      core.endGroup();
+    }
+    core.setFailed(error.message);
+    return;
+  }
+  core.setFailed(error instanceof Error ? (error.stack ?? error.message) : String(error));
+}

@@ -2,39 +2,31 @@
  * The action's main step: parse inputs, start PostgreSQL, publish the connection.
  */
 import * as core from '@actions/core';
-import { InputError, SetupError } from '../errors.js';
 import { DEFAULTS, parseInputs, type InputName } from '../inputs.js';
 import { cleanupOnInterrupt } from '../interrupt.js';
 import { start, stop } from '../lifecycle.js';
-import { actionsLogger } from './log.js';
+import { launchInBackground, type Launched } from './background.js';
+import { actionsLogger, reportError } from './log.js';
 import type { Server, ServerHandle } from '../server.js';
 import { publish, writeSummary } from './outputs.js';
 import { saveHandle } from './state.js';
 
-/** Reports an error as an annotation that names the input (for InputError) and the fix. */
-export function reportError(error: unknown): void {
-  if (error instanceof InputError || error instanceof SetupError) {
-    if (error.detail) {
-      core.startGroup('PostgreSQL server log (last lines)');
-      core.info(error.detail);
-      core.endGroup();
-    }
-    core.setFailed(error.message);
-    return;
-  }
-  core.setFailed(error instanceof Error ? (error.stack ?? error.message) : String(error));
-}
-
 /**
  * Runs the main step: inputs from INPUT_* (core.getInput); outputs, exported env, the job
- * summary and the handle for the post step (GITHUB_STATE) out. Never throws: failures become an
- * error annotation and a failed step (process.exitCode 1).
- * @returns the running server, or null when the step failed
+ * summary and the handle for the post step (GITHUB_STATE) out. With `wait: false` it launches the
+ * start in the background and returns once the connection is published (background.ts). Never
+ * throws: failures become an error annotation and a failed step (process.exitCode 1).
+ * @returns the running server, what was launched in the background, or null when the step failed
  */
-export async function run(): Promise<Server | null> {
+export async function run(): Promise<Server | Launched | null> {
+  const startedAtMs = Date.now() - Math.round(performance.now());
   try {
     const config = parseInputs((name: InputName) => core.getInput(name));
-    if (config.password !== DEFAULTS.password) core.setSecret(config.password);
+    if (config.password !== DEFAULTS.password) {
+      core.setSecret(config.password);
+      core.setSecret(encodeURIComponent(config.password));
+    }
+    if (!config.wait) return await launchInBackground(config, startedAtMs);
     let handle: ServerHandle | null = null;
     const server = await cleanupOnInterrupt(
       () =>

@@ -1,7 +1,20 @@
-/** Entry of the action's main step (action.yml runs.main → dist/main.js). */
+/**
+ * Entry of the action's main step (action.yml runs.main → dist/main.js), and of its background
+ * start (`dist/main.js --pg-tmpfs-background`, launched by the main step with `wait: false`).
+ */
+import { BACKGROUND_FLAG } from '../background.js';
 import { killActive } from '../proc.js';
+import { backgroundChild } from './background.js';
 import { run } from './main-step.js';
 
+if (process.argv[2] === BACKGROUND_FLAG) {
+  const code = await backgroundChild().catch((error: unknown) => {
+    process.stderr.write(`The background start failed: ${String(error)}\n`);
+    return 1;
+  });
+  killActive();
+  process.exit(code);
+}
 await run();
 // Programs still running after a failed start (docker calls to a hung daemon) end with the step.
 killActive();

@@ -9,17 +9,23 @@
 import * as core from '@actions/core';
 import { describe, isAlive, logTail, stop } from '../lifecycle.js';
 import { LOG_TAIL_LINES } from '../server.js';
-import { savedHandle } from './state.js';
+import { finishBackground, removeFolder } from './background.js';
+import { savedBackground, savedHandle } from './state.js';
 
 /**
- * Runs the post step: the handle from GITHUB_STATE (STATE_server) in; log lines, warnings and
+ * Runs the post step: the handle from GITHUB_STATE (STATE_server), or the background start's
+ * folder (STATE_background), in; log lines, warnings and
  * removal out. Never throws and never fails the job.
  * @returns the problems met (each also a warning); [] when everything was removed or there was nothing
  */
 export async function cleanup(): Promise<string[]> {
   try {
-    const handle = savedHandle();
+    // A background start (wait: false) still running is waited for first; its files then name
+    // what to remove.
+    const background = savedBackground();
+    const handle = background ? await finishBackground(background) : savedHandle();
     if (!handle) {
+      if (background) removeFolder(background.dir);
       core.info('No PostgreSQL server to remove.');
       return [];
     }
@@ -30,6 +36,7 @@ export async function cleanup(): Promise<string[]> {
     core.endGroup();
     const problems = await stop(handle);
     for (const problem of problems) core.warning(problem);
+    if (background && problems.length === 0) removeFolder(background.dir);
     if (problems.length === 0) {
       core.info(
         handle.mode === 'docker'

@@ -10,6 +10,8 @@ import type { ServerHandle } from '../server.js';
 export const STATE = Object.freeze({
   /** JSON of the ServerHandle: the container, or the postgres process and run folder, to remove. */
   server: 'server',
+  /** JSON of a SavedBackground (background.ts): the folder and PID of a background start. */
+  background: 'background',
 });
 
 /** Saves the handle for the post step (a later call replaces an earlier one). */
@@ -28,4 +30,17 @@ export function savedHandle(): ServerHandle | null {
   const handle = JSON.parse(text) as ServerHandle;
   if (handle.mode !== 'docker' && handle.mode !== 'native') throw new Error(`unexpected saved state: ${text.slice(0, 80)}`);
   return handle;
+}
+
+/**
+ * The background start the main step launched (`wait: false`).
+ * @returns null when it launched none
+ */
+export function savedBackground(): { dir: string; pid: number } | null {
+  const text = core.getState(STATE.background);
+  if (!text) return null;
+  const saved = JSON.parse(text) as { dir?: unknown; pid?: unknown };
+  if (typeof saved.dir !== 'string' || typeof saved.pid !== 'number')
+    throw new Error(`unexpected saved state: ${text.slice(0, 80)}`);
+  return { dir: saved.dir, pid: saved.pid };
 }

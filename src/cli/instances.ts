@@ -21,9 +21,15 @@ import type { Server, ServerHandle } from '../server.js';
 export interface Instance {
   /** Instance name (`--name`), also the record's file name. */
   name: string;
-  /** `starting` from before the first side effect until `up` finished; then `running`. */
-  state: 'starting' | 'running';
-  /** PID of the `up` process that wrote the record (a `starting` record whose writer is gone was left by a killed run). */
+  /**
+   * `starting` from before the first side effect until `up` finished; then `running`. `failed`:
+   * a background start (`up --no-wait`) failed; the record keeps its error for `wait`.
+   */
+  state: 'starting' | 'running' | 'failed';
+  /**
+   * PID of the process that owns the start: `up`, or its background process with `--no-wait` (a
+   * `starting` record whose owner is gone was left by a killed run).
+   */
   ownerPid: number;
   /** ISO 8601 time the record was made. */
   startedAt: string;
@@ -31,6 +37,12 @@ export interface Instance {
   handle: ServerHandle | null;
   /** The running server, once `up` finished. */
   server: Server | null;
+  /** The background start's log file (`up --no-wait`), shown by `wait`; absent otherwise. */
+  log?: string;
+  /** Why a background start failed, as `up` would have printed it (state `failed`). */
+  error?: string;
+  /** Date.now() when a background start's server answered and was verified, ms since the epoch. */
+  readyAtMs?: number;
 }
 
 /** A record as read: none, sound, or unreadable (with the reason). */
@@ -55,6 +67,11 @@ export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
 /** The record file of an instance. */
 export function recordFile(name: string): string {
   return join(stateDir(), `${name}.json`);
+}
+
+/** The log file of an instance's background start (`up --no-wait`). */
+export function logFile(name: string): string {
+  return join(stateDir(), `${name}.log`);
 }
 
 /**
@@ -84,7 +101,7 @@ function isInstance(value: unknown, name: string): value is Instance {
     typeof v === 'object' &&
     v !== null &&
     v.name === name &&
-    (v.state === 'starting' || v.state === 'running') &&
+    (v.state === 'starting' || v.state === 'running' || v.state === 'failed') &&
     typeof v.ownerPid === 'number' &&
     (v.handle === null || (typeof v.handle === 'object' && (v.handle.mode === 'docker' || v.handle.mode === 'native')))
   );
@@ -195,6 +212,7 @@ export function forgetInstance(name: string, ownerPid?: number): void {
     if (found.kind !== 'ok' || found.instance.ownerPid !== ownerPid) return;
   }
   rmSync(recordFile(name), { force: true, recursive: true });
+  rmSync(logFile(name), { force: true });
   removeStaleTemps(name);
 }
 

@@ -3,8 +3,17 @@
 import { interrupted } from '../interrupt.js';
 import { killActive } from '../proc.js';
 import { runCli } from './program.js';
+import { BACKGROUND_FLAG } from '../background.js';
+import { cliBackgroundChild } from './background.js';
 
-const code = await runCli(process.argv);
+// `up --no-wait` launches this program again with BACKGROUND_FLAG (src/background.ts).
+const code =
+  process.argv[2] === BACKGROUND_FLAG
+    ? await cliBackgroundChild().catch((error: unknown) => {
+        process.stderr.write(`The background start failed: ${String(error)}\n`);
+        return 1;
+      })
+    : await runCli(process.argv);
 // A signal that came after `up` finished is being handled (the server removed, then exit 128+n).
 if (interrupted()) await new Promise(() => undefined);
 // A failed start may leave docker calls running to their deadline (a daemon that hangs): stop

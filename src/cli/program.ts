@@ -29,6 +29,8 @@ import {
   type Instance,
 } from './instances.js';
 import { exportLines } from './shell.js';
+import { upInBackground, waitCommand } from './background.js';
+import { backgroundAlive, stopBackground } from '../background.js';
 import { Phases } from '../timing.js';
 
 /** Where the program writes: stdout for results (export lines, JSON), stderr for everything else. */
@@ -157,7 +159,7 @@ async function takeName(name: string, log: Logger): Promise<Instance> {
       );
     }
     const old = found.instance;
-    throwIfStarting(old, 'Wait for it, or pick another --name');
+    throwIfStarting(old, `Wait for it (pg-tmpfs wait --name ${name}), or pick another --name`);
     const handle = old.server ?? old.handle;
     if (old.state === 'running' && handle && (await isAlive(handle))) {
       throw new InputError(
@@ -172,7 +174,7 @@ async function takeName(name: string, log: Logger): Promise<Instance> {
       const again = readInstance(name);
       if (again.kind !== 'ok' || again.instance.ownerPid !== old.ownerPid || again.instance.startedAt !== old.startedAt) return;
       log.warning(
-        `Instance "${name}" was left behind (${old.state === 'starting' ? 'its start was killed' : 'its server is gone'}): removing it`,
+        `Instance "${name}" was left behind (${old.state === 'starting' ? 'its start was killed' : old.state === 'failed' ? 'its background start failed' : 'its server is gone'}): removing it`,
       );
       await removeInstance(name, handle);
     });
@@ -187,7 +189,7 @@ async function takeName(name: string, log: Logger): Promise<Instance> {
  * its record.
  * @throws SetupError listing what could not be removed (the record is kept then)
  */
-async function removeInstance(name: string, handle: ServerHandle | null): Promise<string[]> {
+export async function removeInstance(name: string, handle: ServerHandle | null): Promise<string[]> {
   const problems = handle ? await stop(handle) : [];
   const swept = await sweepLeftovers(cliContainerName(name));
   problems.push(...swept.problems);
@@ -215,6 +217,7 @@ async function up(opts: UpOptions, io: Io): Promise<void> {
     if (input === 'container-name') return cliContainerName(name);
     if (input === 'export-env') return 'false';
     if (input === 'password') return password;
+    if (input === 'wait') return opts.wait === false ? 'false' : 'true';
     const key = input.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
     const value = opts[key];
     return typeof value === 'string' ? value : (CLI_DEFAULTS[input] ?? '');
@@ -223,6 +226,7 @@ async function up(opts: UpOptions, io: Io): Promise<void> {
   phases.end('inputs');
   const record = await takeName(name, log);
   phases.end('instance record');
+  if (opts.wait === false) return upInBackground(record, config, Boolean(opts.json), io, log);
   // The record is written within the interruptible part: a signal before it says `running`
   // still removes the server.
   await cleanupOnInterrupt(
@@ -277,14 +281,26 @@ async function up(opts: UpOptions, io: Io): Promise<void> {
 
 async function down(name: string, io: Io): Promise<void> {
   checkInstanceName(name);
-  const found = readInstance(name);
+  let found = readInstance(name);
+  let stoppedStart = false;
+  if (
+    found.kind === 'ok' &&
+    found.instance.state === 'starting' &&
+    found.instance.log &&
+    backgroundAlive(found.instance.ownerPid)
+  ) {
+    // A background start (up --no-wait) under way: SIGTERM makes it remove what it made.
+    io.stderr(`Stopping the background start of "${name}" (pid ${found.instance.ownerPid})\n`);
+    stoppedStart = await stopBackground(found.instance.ownerPid);
+    found = readInstance(name);
+  }
   if (found.kind === 'ok') throwIfStarting(found.instance, 'Wait for it to finish (or stop it with Ctrl-C), then run down again');
   const handle = found.kind === 'ok' ? (found.instance.server ?? found.instance.handle) : null;
   const removed = await removeInstance(name, handle);
   if (found.kind === 'unreadable') {
     io.stderr(`Removed the unreadable record ${found.file} (${found.problem}).\n`);
   }
-  if (found.kind === 'none' && removed.length === 0) {
+  if (found.kind === 'none' && removed.length === 0 && !stoppedStart) {
     io.stderr(`No running instance named "${name}".\n`);
     return;
   }
@@ -301,8 +317,9 @@ function withoutPasswords(value: unknown): unknown {
 
 /**
  * What `status` prints per record: the record (passwords hidden) with `alive` checked now and
- * its state: `running`, `starting` (its `up` runs), `abandoned` (its `up` was killed while
- * starting: `down` removes what it made), `dead` (the server is gone), or `unreadable`.
+ * its state: `running`, `starting` (its `up` or background start runs), `abandoned` (killed
+ * while starting: `down` removes what it made), `failed` (a background start failed: `wait`
+ * says why), `dead` (the server is gone), or `unreadable`.
  */
 async function status(io: Io): Promise<void> {
   const rows = [];
@@ -312,13 +329,37 @@ async function status(io: Io): Promise<void> {
       const handle = instance.server ?? instance.handle;
       const alive = handle ? await isAlive(handle) : false;
       const state =
-        instance.state === 'starting' ? (processAlive(instance.ownerPid) ? 'starting' : 'abandoned') : alive ? 'running' : 'dead';
+        instance.state === 'failed'
+          ? 'failed'
+          : instance.state === 'starting'
+            ? processAlive(instance.ownerPid)
+              ? 'starting'
+              : 'abandoned'
+            : alive
+              ? 'running'
+              : 'dead';
       rows.push({ ...(withoutPasswords(instance) as Instance), alive, state });
     } else if (record.kind === 'unreadable') {
       rows.push({ name, state: 'unreadable', alive: false, problem: `${record.file}: ${record.problem}` });
     }
   }
   io.stdout(`${JSON.stringify(rows, null, 2)}\n`);
+}
+
+/**
+ * The `--timeout` of `wait`, in ms; undefined when not given.
+ * @throws InputError (timeout) when it is not a whole number of seconds from 1 to 86400
+ */
+function parseTimeout(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 86_400) {
+    throw new InputError(
+      'timeout',
+      `"${raw}" is not a whole number of seconds from 1 to 86400`,
+      'Give seconds, e.g. --timeout 120',
+    );
+  }
+  return Number(raw) * 1000;
 }
 
 /**
@@ -344,7 +385,20 @@ export function program(io: Io = processIo): Command {
     .option('--name <name>', 'instance name, so several can run side by side', 'default')
     .option('--json', 'print JSON instead of export lines')
     .option('--quiet', 'no progress lines on stderr')
+    .option(
+      '--no-wait',
+      'print the connection at once and start PostgreSQL in the background (then: pg-tmpfs wait, or let clients retry)',
+    )
     .action((opts: UpOptions) => up(opts, io));
+  cli
+    .command('wait')
+    .description('wait until an instance answers (after up --no-wait); print its connection as up does')
+    .option('--name <name>', 'instance name', 'default')
+    .option('--timeout <seconds>', "give up after this many seconds (default: the start's own deadline)")
+    .option('--json', 'print JSON instead of export lines')
+    .action((opts: { name: string; timeout?: string; json?: boolean }) =>
+      waitCommand(opts.name, { json: opts.json, timeoutMs: parseTimeout(opts.timeout) }, io),
+    );
   cli
     .command('down')
     .description('stop an instance and remove what it made')
@@ -353,7 +407,7 @@ export function program(io: Io = processIo): Command {
   cli
     .command('status')
     .description(
-      'list instances as JSON, each with `alive` checked now (`state`: running, starting, abandoned, dead or unreadable)',
+      'list instances as JSON, each with `alive` checked now (`state`: running, starting, abandoned, failed, dead or unreadable)',
     )
     .action(() => status(io));
   for (const sub of cli.commands) sub.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });

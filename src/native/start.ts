@@ -68,8 +68,8 @@ function checkSocketPath(dataDir: string, port: number): void {
   }
 }
 
-/** The address clients use for a server listening on `publishHost` (a wildcard means loopback here). */
-function clientHost(publishHost: string): string {
+/** The address clients use for a server listening on `publishHost` (a wildcard: loopback of its family). */
+export function clientHost(publishHost: string): string {
   if (publishHost === '0.0.0.0') return '127.0.0.1';
   if (publishHost === '::') return '::1';
   return publishHost;

@@ -92,6 +92,9 @@ function expectedIds(): string[] {
   }
   ids.push('majors/checksums-18', 'majors/no-checksums-18');
   for (const row of PG18_ROWS) for (const v of ['defaults-18', 'no-checksums', 'io-sync']) ids.push(`pg18/${row}/${v}`);
+  for (const v of ['docker-background', 'docker-default', 'docker-service', 'native-background', 'native-default']) {
+    ids.push(`job_shape/${v}`);
+  }
   return ids;
 }
 
@@ -108,7 +111,7 @@ describe('benchmark smoke run (npm run bench:quick)', () => {
     const r = spawnSync('npm', ['run', '--silent', 'bench:quick', '--', '--out', out], {
       cwd: ROOT,
       encoding: 'utf8',
-      timeout: 540_000,
+      timeout: 720_000,
       maxBuffer: 64 * 1024 * 1024,
     });
     expect(r.status, `${r.stdout.slice(-3000)}\n${r.stderr.slice(-5000)}`).toBe(0);
@@ -176,5 +179,5 @@ describe('benchmark smoke run (npm run bench:quick)', () => {
     }
     const servers = spawnSync('pgrep', ['-af', prefix], { encoding: 'utf8' });
     expect(servers.stdout.trim()).toBe('');
-  });
+  }, 780_000);
 });

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
@@ -76,5 +76,13 @@ describe('action.yml', () => {
   it('runs on node24 with a post step, from the committed bundle', () => {
     expect(action.runs).toEqual({ using: 'node24', main: 'dist/main.js', post: 'dist/post.js' });
     expect(action.branding.icon).toBeTruthy();
+  });
+
+  it('has a wait sub-action with the same outputs plus waited-ms, run from the same bundle', () => {
+    const wait = parse(readFileSync(join(ROOT, 'wait', 'action.yml'), 'utf8')) as ActionYml;
+    expect(Object.keys(wait.outputs).sort()).toEqual([...Object.keys(action.outputs), 'waited-ms'].sort());
+    expect(wait.inputs ?? {}).toEqual({});
+    expect(wait.runs).toEqual({ using: 'node24', main: '../dist/wait.js' });
+    expect(existsSync(join(ROOT, 'wait', wait.runs.main))).toBe(true);
   });
 });

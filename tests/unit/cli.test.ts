@@ -60,6 +60,21 @@ describe('runCli', () => {
     expect(r.stderr).toMatch(/^error: --name: "\.\.\/etc" is not a valid instance name/);
   });
 
+  it('up --no-wait checks its input before anything starts; wait names a missing instance and a bad timeout', async () => {
+    const bad = await cli('up', '--no-wait', '--shm-size', 'huge', '--mode', 'docker');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^error: --shm-size: "huge" is not a size/);
+    expect(readdirSync(stateDir)).toEqual([]);
+    expect(await cli('wait', '--name', 'nothing')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'error: --name: there is no instance named "nothing". Start one with `pg-tmpfs up --no-wait`, or give its --name\n',
+    });
+    const timeout = await cli('wait', '--timeout', '0');
+    expect(timeout.code).toBe(1);
+    expect(timeout.stderr).toMatch(/^error: --timeout: "0" is not a whole number of seconds/);
+  });
+
   it('status lists no instances, and down of an unknown one says so', async () => {
     expect(await cli('status')).toEqual({ code: 0, stdout: '[]\n', stderr: '' });
     expect(await cli('down', '--name', 'nothing')).toEqual({

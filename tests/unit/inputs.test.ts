@@ -26,6 +26,7 @@ describe('parseInputs', () => {
     expect(c.shmSize).toBe('512m');
     expect(c.waitTimeoutMs).toBe(60_000);
     expect(c.exportEnv).toBe(true);
+    expect(c.wait).toBe(true);
     expect(c.containerName).toMatch(/^pg-tmpfs-\w+-[0-9a-f]{6}$/);
   });
 
@@ -52,6 +53,7 @@ describe('parseInputs', () => {
     ['shm-size', '1.5g', /not a size/],
     ['wait-timeout', '0', /whole number from 1/],
     ['export-env', 'yes', /not true or false/],
+    ['wait', 'later', /not true or false/],
     ['container-name', '-x', /not a valid container name/],
     ['user', 'x'.repeat(64), /longer than 63 bytes/],
     ['publish-host', 'example.com', /not an IP address/],
@@ -61,6 +63,11 @@ describe('parseInputs', () => {
     expect(error.input).toBe(input);
     expect(error.problem).toMatch(message);
     expect(error.fix.length).toBeGreaterThan(5);
+  });
+
+  it('reads wait false (background start) in any case', () => {
+    expect(parse({ wait: 'False' }).wait).toBe(false);
+    expect(parse({ wait: 'TRUE' }).wait).toBe(true);
   });
 
   it('accepts port 0 (free port) and sizes with units', () => {

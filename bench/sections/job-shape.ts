@@ -1,0 +1,214 @@
+/**
+ * Section 8: a CI job's shape (issue #12). A job starts PostgreSQL, then spends a while on steps
+ * that do not need it (checkout, a language, dependencies: a fixed sleep here), then runs its
+ * tests. What counts is the time the job is blocked on PostgreSQL:
+ *
+ * - `wait: false`: the main step (dist/main.js as its own process, as the runner starts it) plus
+ *   the wait sub-action's step (dist/wait.js) after the sleep;
+ * - the default: the main step, which returns once the server answers and is verified;
+ * - a GitHub-style service container: the runner pulls the image and waits until the
+ *   `pg_isready` health check says healthy, noticed at its own back-off (0, 2, 6, 14, 30 s:
+ *   startup.ts runnerNoticeSeconds), before the first step runs.
+ *
+ * Docker mode pulls a full copy of the image from a registry on 127.0.0.1 every time (removed
+ * locally before each repetition), as a hosted runner pulls it; native mode copies a warm initdb
+ * cache. After the sleep a query runs through the published connection; the post step
+ * (dist/post.js) then removes the server, off the clock.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { dockerOk } from '../../src/docker/engine.js';
+import { run } from '../../src/proc.js';
+import { startRegistry } from '../../tests/helpers/registry.js';
+import { parseFileCommand } from '../../tests/helpers/runner-env.js';
+import { CONTAINER_PASSWORD, publishedPort, runContainer, waitHealthy } from '../lib/containers.js';
+import type { Context } from '../lib/context.js';
+import { tryQuery } from '../lib/query.js';
+import { measureVariants, startRegistered, type Variant } from '../lib/timed.js';
+import { forgetImage, pushFullCopy } from './majors.js';
+import { runnerNoticeSeconds } from './startup.js';
+
+/** Seconds the steps before the tests take (the sleep): longer than a pull plus a start here. */
+export const DEPENDENCY_STEP_SECONDS = 8;
+
+const DIST = join(import.meta.dirname, '..', '..', 'dist');
+
+/** What one step's process left. */
+interface StepRun {
+  ms: number;
+  outputs: Record<string, string>;
+  state: Record<string, string>;
+  env: Record<string, string>;
+  log: string;
+}
+
+/**
+ * Runs `node dist/<script>.js` as GitHub's runner runs a JavaScript action's step: inputs as
+ * INPUT_*, saved state as STATE_*, fresh GITHUB_OUTPUT/STATE/ENV/STEP_SUMMARY files, RUNNER_TEMP.
+ * @returns its wall time in ms and what it wrote
+ * @throws Error with its output when it exits non-zero
+ */
+async function step(
+  dir: string,
+  script: 'main' | 'wait' | 'post',
+  inputs: Record<string, string>,
+  extra: Record<string, string> = {},
+): Promise<StepRun> {
+  const files = Object.fromEntries(
+    ['GITHUB_OUTPUT', 'GITHUB_STATE', 'GITHUB_ENV', 'GITHUB_STEP_SUMMARY'].map((k) => [
+      k,
+      join(dir, `${k}-${performance.now()}`),
+    ]),
+  );
+  for (const f of Object.values(files)) writeFileSync(f, '');
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(INPUT_|STATE_|GITHUB_)/.test(k)));
+  const env = {
+    ...base,
+    ...files,
+    RUNNER_TEMP: dir,
+    ...extra,
+    ...Object.fromEntries(Object.entries(inputs).map(([k, v]) => [`INPUT_${k.toUpperCase()}`, v])),
+  };
+  const t0 = performance.now();
+  const r = await run(process.execPath, [join(DIST, `${script}.js`)], { timeoutMs: 300_000, env });
+  const ms = performance.now() - t0;
+  if (r.code !== 0) throw new Error(`dist/${script}.js exited with ${r.code}: ${(r.stdout + r.stderr).slice(-2000)}`);
+  const read = (k: string) => parseFileCommand(readFileSync(files[k] as string, 'utf8'));
+  return { ms, outputs: read('GITHUB_OUTPUT'), state: read('GITHUB_STATE'), env: read('GITHUB_ENV'), log: r.stdout };
+}
+
+/** The post step, registered for cleanup the moment the main step returned. */
+function postOf(ctx: Context, dir: string, main: StepRun): () => Promise<void> {
+  const state = Object.fromEntries(Object.entries(main.state).map(([k, v]) => [`STATE_${k}`, v]));
+  return ctx.cleanup.adopt(`post step of ${dir}`, async () => {
+    const post = await step(dir, 'post', {}, state);
+    if (/::warning::/.test(post.log)) throw new Error(`post step: ${post.log.slice(-1000)}`);
+  });
+}
+
+/**
+ * One job: the main step with `inputs`, the dependency sleep, the wait step when `wait: false`,
+ * a query, then the post step (off the clock).
+ * @returns blocked seconds (main + wait step), and the parts
+ */
+async function job(ctx: Context, inputs: Record<string, string>): Promise<{ seconds: number; details: Record<string, unknown> }> {
+  const dir = mkdtempSync(join(ctx.diskWork, 'job-'));
+  const main = await step(dir, 'main', inputs);
+  const post = postOf(ctx, dir, main);
+  try {
+    await sleep(DEPENDENCY_STEP_SECONDS * 1000);
+    let wait: StepRun | null = null;
+    if (inputs.wait === 'false') wait = await step(dir, 'wait', {}, { PG_TMPFS_BACKGROUND: main.env.PG_TMPFS_BACKGROUND ?? '' });
+    const uri = wait?.outputs['connection-uri'] ?? main.outputs['connection-uri'] ?? '';
+    const u = new URL(uri);
+    const error = await tryQuery({
+      host: u.hostname,
+      port: Number(u.port),
+      user: decodeURIComponent(u.username),
+      password: decodeURIComponent(u.password),
+      database: decodeURIComponent(u.pathname.slice(1)),
+    });
+    if (error) throw new Error(`the tests' first query failed: ${error}`);
+    const outputs = wait?.outputs ?? main.outputs;
+    return {
+      seconds: (main.ms + (wait?.ms ?? 0)) / 1000,
+      details: {
+        mainStepMs: Math.round(main.ms),
+        waitStepMs: wait ? Math.round(wait.ms) : null,
+        waitedMs: wait ? Number(wait.outputs['waited-ms']) : null,
+        startupMs: Number(outputs['startup-ms']),
+        pullMs: outputs['pull-ms'] ? Number(outputs['pull-ms']) : null,
+      },
+    };
+  } finally {
+    await post();
+  }
+}
+
+export async function runJobShape(ctx: Context): Promise<void> {
+  ctx.log('job_shape: starting a registry on 127.0.0.1, pushing a full copy of the image, warming the native cache');
+  const registry = await startRegistry();
+  const stopRegistry = ctx.cleanup.adopt('registry', () => registry.stop());
+  const imported: string[] = [];
+  const major = String(ctx.major);
+  const cacheDir = join(ctx.diskWork, 'job-shape-cache');
+  try {
+    const ref = await pushFullCopy(ctx, ctx.options.image, registry, 'job-shape', imported);
+    await startRegistered(ctx, {
+      mode: 'native',
+      'postgres-version': major,
+      port: '0',
+      'container-name': `${ctx.prefix}-jobwarm`,
+      'cache-dir': cacheDir,
+    });
+    const docker = { mode: 'docker', image: ref, port: '0' };
+    const native = { mode: 'native', 'postgres-version': major, port: '0', 'cache-dir': cacheDir };
+    const pulled = (fn: () => Promise<{ seconds: number; details: Record<string, unknown> }>) => async () => {
+      forgetImage(ref);
+      try {
+        return await fn();
+      } finally {
+        forgetImage(ref);
+      }
+    };
+    const variants: Variant[] = [
+      {
+        key: 'docker-background',
+        label: `Docker, image pulled: wait: false, ${DEPENDENCY_STEP_SECONDS} s of other steps, then the wait step`,
+        measure: pulled(() => job(ctx, { ...docker, wait: 'false' })),
+      },
+      {
+        key: 'docker-default',
+        label: `Docker, image pulled: the default (the main step waits), then ${DEPENDENCY_STEP_SECONDS} s of other steps`,
+        measure: pulled(() => job(ctx, docker)),
+      },
+      {
+        key: 'docker-service',
+        label: 'GitHub-style service container, image pulled, pg_isready every 10 s: pull, then until the runner sees it healthy',
+        measure: pulled(async () => {
+          const t0 = performance.now();
+          await dockerOk(['pull', '--quiet', ref], 'docker pull', 'See the Docker error', undefined, 600_000);
+          const pullS = (performance.now() - t0) / 1000;
+          const name = `${ctx.prefix}-jobsvc-${Date.now()}`;
+          const started = performance.now();
+          const c = await runContainer(
+            ctx,
+            name,
+            ['--publish', '127.0.0.1::5432', '--health-cmd', 'pg_isready', '--health-interval', '10s', ref],
+            { POSTGRES_PASSWORD: CONTAINER_PASSWORD },
+          );
+          try {
+            await publishedPort(name);
+            const healthyAt = await waitHealthy(name, 120_000, 100);
+            const seenS = runnerNoticeSeconds((healthyAt - started) / 1000);
+            return {
+              seconds: pullS + seenS,
+              details: { pullMs: Math.round(pullS * 1000), healthyMs: Math.round(healthyAt - started) },
+            };
+          } finally {
+            await c.remove();
+          }
+        }),
+      },
+      {
+        key: 'native-background',
+        label: `Native, initdb cache warm: wait: false, ${DEPENDENCY_STEP_SECONDS} s of other steps, then the wait step`,
+        measure: () => job(ctx, { ...native, wait: 'false' }),
+      },
+      {
+        key: 'native-default',
+        label: `Native, initdb cache warm: the default (the main step waits), then ${DEPENDENCY_STEP_SECONDS} s of other steps`,
+        measure: () => job(ctx, native),
+      },
+    ];
+    await measureVariants(ctx, 'job_shape', variants);
+  } finally {
+    for (const r of imported) forgetImage(r);
+    await stopRegistry();
+  }
+}
+
+/** Issue #12's target: blocked time with `wait: false`, in seconds, when the other steps outlast the start. */
+export const BACKGROUND_BLOCKED_TARGET_S = 0.1;
