@@ -3780,8 +3780,8 @@ async function waitCommand(name, opts, io) {
         instance.handle ? `Run pg-tmpfs down --name ${name} to remove what it left, then fix what it names` : "Fix what it names and run pg-tmpfs up again"
       );
     }
-    const ownerAlive = instance.log ? backgroundAlive(instance.ownerPid) : processAlive(instance.ownerPid);
-    if (!ownerAlive) {
+    const ownerAlive2 = instance.log ? backgroundAlive(instance.ownerPid) : processAlive(instance.ownerPid);
+    if (!ownerAlive2) {
       const again = readInstance(name);
       if (again.kind === "ok" && again.instance.state === "starting") {
         io.stderr(readLog(instance));
@@ -3882,8 +3882,11 @@ function cliPassword(opts, env = process.env) {
   }
   return env.PGPASSWORD ?? "";
 }
+function ownerAlive(instance) {
+  return instance.log ? backgroundAlive(instance.ownerPid) : processAlive(instance.ownerPid);
+}
 function throwIfStarting(instance, fix) {
-  if (instance.state === "starting" && instance.ownerPid !== process.pid && processAlive(instance.ownerPid)) {
+  if (instance.state === "starting" && instance.ownerPid !== process.pid && ownerAlive(instance)) {
     throw new InputError("name", `instance "${instance.name}" is being started by process ${instance.ownerPid}`, fix);
   }
 }
@@ -4056,7 +4059,7 @@ async function status(io) {
       const { instance } = record;
       const handle = instance.server ?? instance.handle;
       const alive = handle ? await isAlive(handle) : false;
-      const state = instance.state === "failed" ? "failed" : instance.state === "starting" ? processAlive(instance.ownerPid) ? "starting" : "abandoned" : alive ? "running" : "dead";
+      const state = instance.state === "failed" ? "failed" : instance.state === "starting" ? ownerAlive(instance) ? "starting" : "abandoned" : alive ? "running" : "dead";
       rows.push({ ...withoutPasswords(instance), alive, state });
     } else if (record.kind === "unreadable") {
       rows.push({ name, state: "unreadable", alive: false, problem: `${record.file}: ${record.problem}` });

@@ -122,11 +122,19 @@ export function cliPassword(opts: UpOptions, env: NodeJS.ProcessEnv = process.en
 }
 
 /**
+ * Whether the process that owns an instance's start still runs: its `up`, or for `up --no-wait`
+ * its background process (background.ts backgroundAlive: not a zombie, not a reused PID).
+ */
+function ownerAlive(instance: Instance): boolean {
+  return instance.log ? backgroundAlive(instance.ownerPid) : processAlive(instance.ownerPid);
+}
+
+/**
  * @throws InputError (name) when another `up` is starting this instance now (its record says
  *   `starting` and the process that wrote it runs)
  */
 function throwIfStarting(instance: Instance, fix: string): void {
-  if (instance.state === 'starting' && instance.ownerPid !== process.pid && processAlive(instance.ownerPid)) {
+  if (instance.state === 'starting' && instance.ownerPid !== process.pid && ownerAlive(instance)) {
     throw new InputError('name', `instance "${instance.name}" is being started by process ${instance.ownerPid}`, fix);
   }
 }
@@ -332,7 +340,7 @@ async function status(io: Io): Promise<void> {
         instance.state === 'failed'
           ? 'failed'
           : instance.state === 'starting'
-            ? processAlive(instance.ownerPid)
+            ? ownerAlive(instance)
               ? 'starting'
               : 'abandoned'
             : alive

@@ -268,7 +268,7 @@ function cli(args: string[], state: string): { status: number; stdout: string; s
 }
 function newState(): string {
   stateCount += 1;
-  return join(work, `state-${stateCount}`);
+  return join(work, `cli-state-${stateCount}`);
 }
 function stateFiles(state: string): string[] {
   return existsSync(state) ? readdirSync(state) : [];
@@ -315,7 +315,7 @@ describe('background start, the CLI', () => {
     const up = cli(['up', ...args, '--no-wait', '--name', 'bgdown'], state);
     expect(up.status, up.stderr).toBe(0);
     const down = cli(['down', '--name', 'bgdown'], state);
-    expect(down.status, down.stderr).toBe(0);
+    expect(down.status, `exit ${down.status}: ${down.stderr}`).toBe(0);
     // Either the start was still under way (stopped), or it had just finished (removed).
     expect(down.stderr).toMatch(/Stopped "bgdown"/);
     expect(stateFiles(state)).toEqual([]);
