@@ -8,8 +8,8 @@ import { choosePort, type ConnectionInfo } from './connection.js';
 import { engineVersion, removeMatching, VERSION_TIMEOUT_MS } from './docker/engine.js';
 import { detectJobNetwork } from './docker/job-container.js';
 import { CONTAINER_LABEL, CONTAINER_PORT } from './docker/run-plan.js';
-import { dockerAlive, dockerLogTail, startDocker, stopDocker } from './docker/start.js';
-import { SetupError } from './errors.js';
+import { checkDockerInputs, dockerAlive, dockerLogTail, startDocker, stopDocker } from './docker/start.js';
+import { InputError, SetupError } from './errors.js';
 import type { Config } from './inputs.js';
 import type { Logger } from './log.js';
 import { installedBinaries, realProbe, type Binaries, type Probe } from './native/binaries.js';
@@ -78,7 +78,16 @@ export async function chooseMode(
 export async function planStart(config: Config, log: Logger): Promise<{ config: Config; connection: ConnectionInfo }> {
   const chosen = await chooseMode(config, log);
   const who = { user: config.user, password: config.password, database: config.database };
+  // What the background start would refuse, refused now, while the step can still fail.
+  if (chosen.mode === 'native' && config.imageGiven) {
+    throw new InputError(
+      'image',
+      'native mode runs the installed binaries, and an image or registry was given',
+      'Remove the image and registry inputs, or use mode: docker (mode auto picks Docker when an image is given)',
+    );
+  }
   if (chosen.mode === 'docker') {
+    checkDockerInputs(config);
     const job = await detectJobNetwork(VERSION_TIMEOUT_MS);
     if (job) {
       return { config: { ...config, mode: 'docker' }, connection: { host: config.containerName, port: CONTAINER_PORT, ...who } };

@@ -12,7 +12,7 @@ import {
   start,
   stop,
   sweepLeftovers
-} from "./chunk-RGUU4ROL.js";
+} from "./chunk-BEAUJU4N.js";
 import {
   BACKGROUND_FLAG,
   DEFAULTS,
@@ -3713,10 +3713,10 @@ async function cliBackgroundChild() {
           await stop(server);
           throw error;
         }
-        saveInstance({ ...record, state: "running", handle: server, server, readyAtMs: Date.now() });
         log.info(
           `PostgreSQL ${server.serverVersion} ready in ${Date.now() - job.startedAtMs} ms after up began; PGDATA on ${server.filesystem}`
         );
+        saveInstance({ ...record, state: "running", handle: server, server, readyAtMs: Date.now() });
       },
       async (signal) => {
         process.stderr.write(`Interrupted by ${signal}: removing what was started
@@ -3774,7 +3774,7 @@ async function waitCommand(name, opts, io) {
     }
     if (instance.state === "failed") {
       io.stderr(readLog(instance));
-      if (!instance.handle) forgetInstance(name);
+      if (!instance.handle) forgetInstance(name, instance.ownerPid);
       throw new SetupError(
         `The background start of "${name}" failed${instance.error ? `: ${instance.error.replace(/^error: /, "").trim()}` : ""}`,
         instance.handle ? `Run pg-tmpfs down --name ${name} to remove what it left, then fix what it names` : "Fix what it names and run pg-tmpfs up again"

@@ -3,7 +3,7 @@ import {
   backgroundChild,
   launchInBackground,
   saveHandle
-} from "./chunk-VAD6NOF6.js";
+} from "./chunk-PDYAYQII.js";
 import {
   publish,
   writeSummary
@@ -20,7 +20,7 @@ import {
   cleanupOnInterrupt,
   start,
   stop
-} from "./chunk-RGUU4ROL.js";
+} from "./chunk-BEAUJU4N.js";
 import {
   BACKGROUND_FLAG,
   DEFAULTS,

@@ -4,7 +4,7 @@ import {
   removeFolder,
   savedBackground,
   savedHandle
-} from "./chunk-VAD6NOF6.js";
+} from "./chunk-PDYAYQII.js";
 import {
   endGroup,
   info,
@@ -17,7 +17,7 @@ import {
   isAlive,
   logTail,
   stop
-} from "./chunk-RGUU4ROL.js";
+} from "./chunk-BEAUJU4N.js";
 import "./chunk-NME5R3AG.js";
 import "./chunk-AQB342A3.js";
 

@@ -180,7 +180,7 @@ export async function finishBackground(saved: SavedBackground): Promise<ServerHa
     replayLog(dir);
   }
   const outcome = readJson<Outcome>(join(dir, FILES.outcome));
-  if (outcome && !outcome.ok) core.info(`The background start failed: ${outcome.error.problem}`);
+  if (outcome && !outcome.ok) core.warning(`The background start of PostgreSQL failed: ${outcome.error.problem}`);
   return outcome?.ok ? outcome.server : readJson<ServerHandle>(join(dir, FILES.handle));
 }
 

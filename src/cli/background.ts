@@ -89,10 +89,10 @@ export async function cliBackgroundChild(): Promise<number> {
           await stop(server);
           throw error;
         }
-        saveInstance({ ...record, state: 'running', handle: server, server, readyAtMs: Date.now() });
         log.info(
           `PostgreSQL ${server.serverVersion} ready in ${Date.now() - job.startedAtMs} ms after up began; PGDATA on ${server.filesystem}`,
         );
+        saveInstance({ ...record, state: 'running', handle: server, server, readyAtMs: Date.now() });
       },
       async (signal) => {
         process.stderr.write(`Interrupted by ${signal}: removing what was started\n`);
@@ -159,7 +159,7 @@ export async function waitCommand(name: string, opts: { json?: boolean; timeoutM
     if (instance.state === 'failed') {
       io.stderr(readLog(instance));
       // The record goes only when the start removed everything; else it names what is left.
-      if (!instance.handle) forgetInstance(name);
+      if (!instance.handle) forgetInstance(name, instance.ownerPid);
       throw new SetupError(
         `The background start of "${name}" failed${instance.error ? `: ${instance.error.replace(/^error: /, '').trim()}` : ''}`,
         instance.handle
