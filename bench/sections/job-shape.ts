@@ -15,14 +15,13 @@
  * cache. After the sleep a query runs through the published connection; the post step
  * (dist/post.js) then removes the server, off the clock.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dockerOk } from '../../src/docker/engine.js';
-import { run } from '../../src/proc.js';
 import { startRegistry } from '../../tests/helpers/registry.js';
-import { parseFileCommand } from '../../tests/helpers/runner-env.js';
+import { runStepProcess, type StepProcess } from '../../tests/helpers/runner-env.js';
 import { CONTAINER_PASSWORD, publishedPort, runContainer, waitHealthy } from '../lib/containers.js';
 import type { Context } from '../lib/context.js';
 import { tryQuery } from '../lib/query.js';
@@ -35,55 +34,26 @@ export const DEPENDENCY_STEP_SECONDS = 8;
 
 const DIST = join(import.meta.dirname, '..', '..', 'dist');
 
-/** What one step's process left. */
-interface StepRun {
-  ms: number;
-  outputs: Record<string, string>;
-  state: Record<string, string>;
-  env: Record<string, string>;
-  log: string;
-}
-
 /**
- * Runs `node dist/<script>.js` as GitHub's runner runs a JavaScript action's step: inputs as
- * INPUT_*, saved state as STATE_*, fresh GITHUB_OUTPUT/STATE/ENV/STEP_SUMMARY files, RUNNER_TEMP.
- * @returns its wall time in ms and what it wrote
+ * One step's process (tests/helpers/runner-env.ts runStepProcess: as the runner starts it).
  * @throws Error with its output when it exits non-zero
  */
 async function step(
   dir: string,
   script: 'main' | 'wait' | 'post',
   inputs: Record<string, string>,
+  state: Record<string, string> = {},
   extra: Record<string, string> = {},
-): Promise<StepRun> {
-  const files = Object.fromEntries(
-    ['GITHUB_OUTPUT', 'GITHUB_STATE', 'GITHUB_ENV', 'GITHUB_STEP_SUMMARY'].map((k) => [
-      k,
-      join(dir, `${k}-${performance.now()}`),
-    ]),
-  );
-  for (const f of Object.values(files)) writeFileSync(f, '');
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(INPUT_|STATE_|GITHUB_)/.test(k)));
-  const env = {
-    ...base,
-    ...files,
-    RUNNER_TEMP: dir,
-    ...extra,
-    ...Object.fromEntries(Object.entries(inputs).map(([k, v]) => [`INPUT_${k.toUpperCase()}`, v])),
-  };
-  const t0 = performance.now();
-  const r = await run(process.execPath, [join(DIST, `${script}.js`)], { timeoutMs: 300_000, env });
-  const ms = performance.now() - t0;
-  if (r.code !== 0) throw new Error(`dist/${script}.js exited with ${r.code}: ${(r.stdout + r.stderr).slice(-2000)}`);
-  const read = (k: string) => parseFileCommand(readFileSync(files[k] as string, 'utf8'));
-  return { ms, outputs: read('GITHUB_OUTPUT'), state: read('GITHUB_STATE'), env: read('GITHUB_ENV'), log: r.stdout };
+): Promise<StepProcess> {
+  const r = await runStepProcess(dir, join(DIST, `${script}.js`), inputs, state, extra);
+  if (r.code !== 0) throw new Error(`dist/${script}.js exited with ${r.code}: ${r.log.slice(-2000)}`);
+  return r;
 }
 
 /** The post step, registered for cleanup the moment the main step returned. */
-function postOf(ctx: Context, dir: string, main: StepRun): () => Promise<void> {
-  const state = Object.fromEntries(Object.entries(main.state).map(([k, v]) => [`STATE_${k}`, v]));
+function postOf(ctx: Context, dir: string, main: StepProcess): () => Promise<void> {
   return ctx.cleanup.adopt(`post step of ${dir}`, async () => {
-    const post = await step(dir, 'post', {}, state);
+    const post = await step(dir, 'post', {}, main.state);
     if (/::warning::/.test(post.log)) throw new Error(`post step: ${post.log.slice(-1000)}`);
   });
 }
@@ -99,8 +69,9 @@ async function job(ctx: Context, inputs: Record<string, string>): Promise<{ seco
   const post = postOf(ctx, dir, main);
   try {
     await sleep(DEPENDENCY_STEP_SECONDS * 1000);
-    let wait: StepRun | null = null;
-    if (inputs.wait === 'false') wait = await step(dir, 'wait', {}, { PG_TMPFS_BACKGROUND: main.env.PG_TMPFS_BACKGROUND ?? '' });
+    let wait: StepProcess | null = null;
+    if (inputs.wait === 'false')
+      wait = await step(dir, 'wait', {}, {}, { PG_TMPFS_BACKGROUND: main.env.PG_TMPFS_BACKGROUND ?? '' });
     const uri = wait?.outputs['connection-uri'] ?? main.outputs['connection-uri'] ?? '';
     const u = new URL(uri);
     const error = await tryQuery({

@@ -29,7 +29,8 @@ import {
   parseInputs,
   processAlive,
   readJob,
-  stopBackground
+  stopBackground,
+  writeJson
 } from "./chunk-NME5R3AG.js";
 import {
   __commonJS,
@@ -3505,7 +3506,7 @@ function consoleLogger(quiet = false, write = (t) => process.stderr.write(t)) {
 }
 
 // src/cli/instances.ts
-import { linkSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { linkSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { createHash } from "node:crypto";
 import { join, resolve } from "node:path";
@@ -3609,10 +3610,7 @@ async function withTakeover(name, fn) {
   return false;
 }
 function saveInstance(instance) {
-  const file = recordFile(instance.name);
-  const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, JSON.stringify(instance, null, 2), { mode: 384 });
-  renameSync(tmp, file);
+  writeJson(recordFile(instance.name), instance);
 }
 function listInstances() {
   let names = [];
@@ -3780,8 +3778,7 @@ async function waitCommand(name, opts, io) {
         instance.handle ? `Run pg-tmpfs down --name ${name} to remove what it left, then fix what it names` : "Fix what it names and run pg-tmpfs up again"
       );
     }
-    const ownerAlive2 = instance.log ? backgroundAlive(instance.ownerPid) : processAlive(instance.ownerPid);
-    if (!ownerAlive2) {
+    if (!ownerAlive(instance)) {
       const again = readInstance(name);
       if (again.kind === "ok" && again.instance.state === "starting") {
         io.stderr(readLog(instance));

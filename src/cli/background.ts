@@ -8,17 +8,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { backgroundAlive, backgroundDeadline, checkPlanned, entryPath, launchBackground, readJob } from '../background.js';
+import { backgroundDeadline, checkPlanned, entryPath, launchBackground, readJob } from '../background.js';
 import { connectionUri } from '../connection.js';
 import { InputError, SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
 import { cleanupOnInterrupt } from '../interrupt.js';
 import { planStart, start, stop } from '../lifecycle.js';
 import { consoleLogger, type Logger } from '../log.js';
-import { processAlive } from '../proc.js';
 import type { Server } from '../server.js';
 import { checkInstanceName, forgetInstance, logFile, readInstance, saveInstance, type Instance } from './instances.js';
-import { formatError, removeInstance, upJson, type Io } from './program.js';
+import { formatError, ownerAlive, removeInstance, upJson, type Io } from './program.js';
 import { exportLines } from './shell.js';
 
 /** Pause between looks at the record while waiting, in ms (10). */
@@ -167,8 +166,7 @@ export async function waitCommand(name: string, opts: { json?: boolean; timeoutM
           : 'Fix what it names and run pg-tmpfs up again',
       );
     }
-    const ownerAlive = instance.log ? backgroundAlive(instance.ownerPid) : processAlive(instance.ownerPid);
-    if (!ownerAlive) {
+    if (!ownerAlive(instance)) {
       const again = readInstance(name);
       if (again.kind === 'ok' && again.instance.state === 'starting') {
         io.stderr(readLog(instance));

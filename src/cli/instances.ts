@@ -8,12 +8,13 @@
  * The folder must be private (0700, owned by this user): a record someone else could write would
  * tell `down` what to stop.
  */
-import { linkSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { linkSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { InputError, SetupError } from '../errors.js';
 import { checkPrivateDir, FolderError, makeDirs } from '../fsutil.js';
+import { writeJson } from '../background.js';
 import { processAlive } from '../proc.js';
 import type { Server, ServerHandle } from '../server.js';
 
@@ -188,10 +189,7 @@ export async function withTakeover(name: string, fn: () => Promise<void>): Promi
 
 /** Rewrites an instance's record atomically (temporary file, then rename), 0600. */
 export function saveInstance(instance: Instance): void {
-  const file = recordFile(instance.name);
-  const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, JSON.stringify(instance, null, 2), { mode: 0o600 });
-  renameSync(tmp, file);
+  writeJson(recordFile(instance.name), instance);
 }
 
 /** Every record in the state folder, sound or not, by name. */

@@ -125,7 +125,7 @@ export function cliPassword(opts: UpOptions, env: NodeJS.ProcessEnv = process.en
  * Whether the process that owns an instance's start still runs: its `up`, or for `up --no-wait`
  * its background process (background.ts backgroundAlive: not a zombie, not a reused PID).
  */
-function ownerAlive(instance: Instance): boolean {
+export function ownerAlive(instance: Instance): boolean {
   return instance.log ? backgroundAlive(instance.ownerPid) : processAlive(instance.ownerPid);
 }
 

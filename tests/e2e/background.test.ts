@@ -12,7 +12,7 @@
  *   `down` during the background start stops it; a failed start is reported by `wait`.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKGROUND_FLAG } from '../../src/background.js';
 import { leftoverSnapshot, NATIVE_MAJOR, requireImages, ROOT, runAct, showLines, TEST_IMAGES } from '../helpers/infra.js';
 import { forgetImage, pushProbeImage, startRegistry, type Registry } from '../helpers/registry.js';
-import { parseFileCommand } from '../helpers/runner-env.js';
+import { runStepProcess } from '../helpers/runner-env.js';
 
 const CLI = join(ROOT, 'dist', 'cli.js');
 const MAIN = join(ROOT, 'dist', 'main.js');
@@ -63,54 +63,13 @@ afterAll(async () => {
 // ---------------------------------------------------------------------------------------------
 // The action as a runner starts it: one process per step, file commands in files.
 
-let stepCount = 0;
-
-interface Step {
-  code: number;
-  stdout: string;
-  outputs: Record<string, string>;
-  state: Record<string, string>;
-  env: Record<string, string>;
-  ms: number;
-}
-
-/** Runs one step's process (`node script`) with inputs, saved state and job env, as the runner does. */
-function step(
+/** One step's process in this file's work folder (runner-env.ts runStepProcess). */
+const step = (
   script: string,
   inputs: Record<string, string>,
   state: Record<string, string> = {},
   env: Record<string, string> = {},
-): Step {
-  stepCount += 1;
-  const files = { GITHUB_OUTPUT: 'output', GITHUB_STATE: 'state', GITHUB_ENV: 'env', GITHUB_STEP_SUMMARY: 'summary' };
-  const paths = Object.fromEntries(Object.entries(files).map(([k, v]) => [k, join(work, `${v}-${stepCount}`)]));
-  for (const p of Object.values(paths)) writeFileSync(p, '');
-  const base = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !/^(INPUT_|STATE_|GITHUB_(STATE|OUTPUT|ENV|STEP_SUMMARY)$|RUNNER_TEMP$)/.test(k)),
-  );
-  const t0 = performance.now();
-  const r = spawnSync(process.execPath, [script], {
-    encoding: 'utf8',
-    timeout: 120_000,
-    env: {
-      ...base,
-      ...env,
-      ...paths,
-      RUNNER_TEMP: work,
-      ...Object.fromEntries(Object.entries(inputs).map(([k, v]) => [`INPUT_${k.toUpperCase()}`, v])),
-      ...Object.fromEntries(Object.entries(state).map(([k, v]) => [`STATE_${k}`, v])),
-    },
-  });
-  const read = (k: string) => parseFileCommand(readFileSync(paths[k] as string, 'utf8'));
-  return {
-    code: r.status ?? -1,
-    stdout: `${r.stdout}${r.stderr}`,
-    outputs: read('GITHUB_OUTPUT'),
-    state: read('GITHUB_STATE'),
-    env: read('GITHUB_ENV'),
-    ms: Math.round(performance.now() - t0),
-  };
-}
+) => runStepProcess(work, script, inputs, state, env);
 
 async function query(uri: string, sql: string): Promise<Record<string, unknown>> {
   const client = new pg.Client({ connectionString: uri, connectionTimeoutMillis: 10_000 });
@@ -182,8 +141,14 @@ describe('background start, the action in processes', () => {
       const leftovers = snapshot();
       const image = _mode === 'docker' ? pushed(`18-bg-cancel-${Date.now()}`) : '';
       try {
-        const main = step(MAIN, { ...inputs, ...(image ? { image } : {}), wait: 'false', port: '0', password: 'bg secret' });
-        expect(main.code, main.stdout).toBe(0);
+        const main = await step(MAIN, {
+          ...inputs,
+          ...(image ? { image } : {}),
+          wait: 'false',
+          port: '0',
+          password: 'bg secret',
+        });
+        expect(main.code, main.log).toBe(0);
         expect(main.outputs).toMatchObject({
           host: '127.0.0.1',
           user: 'postgres',
@@ -194,16 +159,16 @@ describe('background start, the action in processes', () => {
         expect(main.outputs['connection-uri']).toBe(`postgresql://postgres:bg%20secret@127.0.0.1:${main.outputs.port}/postgres`);
         expect(main.env.DATABASE_URL).toBe(main.outputs['connection-uri']);
         expect(main.outputs['server-version']).toBeUndefined();
-        expect(main.stdout).toContain('::add-mask::bg secret');
+        expect(main.log).toContain('::add-mask::bg secret');
         const saved = JSON.parse(main.state.background ?? '{}') as { dir: string; pid: number };
         expect(existsSync(join(saved.dir, 'launch.json'))).toBe(true);
-        const post = step(POST, {}, main.state);
-        expect(post.code, post.stdout).toBe(0);
-        if (_mode === 'docker') expect(post.stdout).toMatch(/is still running: waiting for it to end before cleaning up/);
-        expect(post.stdout).toContain("The background start's log (no wait step showed it):");
-        expect(post.stdout).toMatch(/Answered a query after \d+ ms/);
-        expect(post.stdout).toMatch(_mode === 'docker' ? /Removed PostgreSQL container/ : /Stopped PostgreSQL \(pid \d+\)/);
-        expect(post.stdout).not.toContain('::warning::');
+        const post = await step(POST, {}, main.state);
+        expect(post.code, post.log).toBe(0);
+        if (_mode === 'docker') expect(post.log).toMatch(/is still running: waiting for it to end before cleaning up/);
+        expect(post.log).toContain("The background start's log (no wait step showed it):");
+        expect(post.log).toMatch(/Answered a query after \d+ ms/);
+        expect(post.log).toMatch(_mode === 'docker' ? /Removed PostgreSQL container/ : /Stopped PostgreSQL \(pid \d+\)/);
+        expect(post.log).not.toContain('::warning::');
         expect(existsSync(saved.dir)).toBe(false);
       } finally {
         if (image) forgetImage(image);
@@ -214,8 +179,8 @@ describe('background start, the action in processes', () => {
 
   it('docker: a background start killed (SIGKILL) after docker run is removed by the post step', async () => {
     const leftovers = snapshot();
-    const main = step(MAIN, { mode: 'docker', image: TEST_IMAGES[18], wait: 'false', port: '0' });
-    expect(main.code, main.stdout).toBe(0);
+    const main = await step(MAIN, { mode: 'docker', image: TEST_IMAGES[18], wait: 'false', port: '0' });
+    expect(main.code, main.log).toBe(0);
     const saved = JSON.parse(main.state.background ?? '{}') as { dir: string; pid: number };
     const handleFile = join(saved.dir, 'handle.json');
     const until = Date.now() + 30_000;
@@ -224,31 +189,31 @@ describe('background start, the action in processes', () => {
     const handle = JSON.parse(readFileSync(handleFile, 'utf8')) as { containerId: string };
     process.kill(saved.pid, 'SIGKILL');
     await sleep(100);
-    const post = step(POST, {}, main.state);
-    expect(post.code, post.stdout).toBe(0);
-    if (handle.containerId) expect(post.stdout).toMatch(/Removed PostgreSQL container/);
+    const post = await step(POST, {}, main.state);
+    expect(post.code, post.log).toBe(0);
+    if (handle.containerId) expect(post.log).toMatch(/Removed PostgreSQL container/);
     expect(existsSync(saved.dir)).toBe(false);
     expect(leftovers.added()).toEqual([]);
   });
 
-  it('a start that fails: the wait step fails with its error and log; the post step finds nothing left', () => {
+  it('a start that fails: the wait step fails with its error and log; the post step finds nothing left', async () => {
     const leftovers = snapshot();
-    const main = step(MAIN, { mode: 'docker', image: 'pg-tmpfs-test/no-such-image:1', wait: 'false', port: '0' });
-    expect(main.code, main.stdout).toBe(0);
-    const wait = step(WAIT, {}, {}, { PG_TMPFS_BACKGROUND: main.env.PG_TMPFS_BACKGROUND ?? '' });
+    const main = await step(MAIN, { mode: 'docker', image: 'pg-tmpfs-test/no-such-image:1', wait: 'false', port: '0' });
+    expect(main.code, main.log).toBe(0);
+    const wait = await step(WAIT, {}, {}, { PG_TMPFS_BACKGROUND: main.env.PG_TMPFS_BACKGROUND ?? '' });
     expect(wait.code).toBe(1);
-    expect(wait.stdout).toMatch(/::error::Could not pull image "pg-tmpfs-test\/no-such-image:1"/);
-    expect(wait.stdout).toMatch(/::group::Pulling pg-tmpfs-test\/no-such-image:1/);
-    const post = step(POST, {}, main.state);
-    expect(post.code, post.stdout).toBe(0);
-    expect(post.stdout).toContain('No PostgreSQL server to remove.');
+    expect(wait.log).toMatch(/::error::Could not pull image "pg-tmpfs-test\/no-such-image:1"/);
+    expect(wait.log).toMatch(/::group::Pulling pg-tmpfs-test\/no-such-image:1/);
+    const post = await step(POST, {}, main.state);
+    expect(post.code, post.log).toBe(0);
+    expect(post.log).toContain('No PostgreSQL server to remove.');
     expect(leftovers.added()).toEqual([]);
   });
 
-  it('a wait step with nothing started says what to do', () => {
-    const wait = step(WAIT, {});
+  it('a wait step with nothing started says what to do', async () => {
+    const wait = await step(WAIT, {});
     expect(wait.code).toBe(1);
-    expect(wait.stdout).toMatch(
+    expect(wait.log).toMatch(
       /::error::There is no background start of PostgreSQL to wait for in this job\. Run the main action with 'wait: false'/,
     );
   });
