@@ -26,6 +26,7 @@ import { Results, SECTIONS, type Section } from './lib/results.js';
 import { runClientPath } from './sections/client-path.js';
 import { runJobShape } from './sections/job-shape.js';
 import { runMajors, runPg18 } from './sections/majors.js';
+import { runPerTest } from './sections/per-test.js';
 import { runSettings } from './sections/settings.js';
 import { runSharedBuffers } from './sections/shared-buffers.js';
 import { runStartup } from './sections/startup.js';
@@ -111,6 +112,7 @@ const RUNNERS: Record<Section, (ctx: Context) => Promise<void>> = {
   majors: runMajors,
   pg18: runPg18,
   job_shape: runJobShape,
+  per_test: runPerTest,
 };
 
 /**

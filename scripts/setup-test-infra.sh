@@ -4,7 +4,9 @@
 #   2. the local PostgreSQL test images (built from Debian packages, see tests/images/build.sh);
 #   3. act (pinned) to run the action's workflow as a GitHub runner would;
 #   4. gitlab-ci-local (pinned, an npm devDependency) and its helper image;
-#   5. the CNCF distribution registry (pinned), which the tests start on 127.0.0.1 for real pulls.
+#   5. the CNCF distribution registry (pinned), which the tests start on 127.0.0.1 for real pulls;
+#   6. for the per-test-clone examples (docs/examples/per-test-clone): a Python venv with their
+#      pinned requirements, and the Go example's modules.
 # Safe on a laptop that already runs Docker: nothing is installed or restarted when present.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -91,4 +93,24 @@ fi
 
 # --- 5. container registry -----------------------------------------------------------------------
 go_tool registry github.com/distribution/distribution/v3/cmd/registry "$REGISTRY_VERSION"
+
+# --- 6. per-test-clone examples: Python venv, Go modules --------------------------------------------
+# The venv (tests/e2e/examples.test.ts looks for it at the same path) is made again when the
+# pinned requirements or the Python it was made with change: a stamp in it records both.
+examples=$here/docs/examples/per-test-clone
+venv=${PG_TMPFS_TEST_CACHE:-$HOME/.cache/pg-tmpfs-test}/venv
+command -v python3 >/dev/null 2>&1 || apt_install python3 python3-venv
+python3 -c 'import ensurepip, venv' 2>/dev/null || apt_install python3-venv
+stamp="$(sha256sum <"$examples/python/requirements.txt" | cut -c1-16) $(python3 -c 'import sys; print(sys.version.split()[0])')"
+if [ -x "$venv/bin/python" ] && [ "$(cat "$venv/.pg-tmpfs-stamp" 2>/dev/null)" = "$stamp" ]; then
+  log "python venv for the examples present ($venv): skipping"
+else
+  log "making the python venv for the examples ($venv)"
+  python3 -m venv --clear "$venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$examples/python/requirements.txt"
+  printf '%s\n' "$stamp" >"$venv/.pg-tmpfs-stamp"
+fi
+command -v go >/dev/null 2>&1 || apt_install golang-go
+log "go modules for the examples (go mod download: quick when present)"
+(cd "$examples/go" && GOFLAGS=-mod=mod go mod download)
 log "ready"

@@ -42,8 +42,12 @@ export interface ErrorRecord {
   input?: string;
   problem: string;
   fix?: string;
-  /** Server log lines, when the error came with them. */
+  /** Server log lines (or the failing SQL line), when the error came with them. */
   detail?: string;
+  /** What `detail` is (InputError.detailTitle). */
+  detailTitle?: string;
+  /** The SQL file, line and column at fault (InputError.location). */
+  location?: { file: string; line: number; column: number };
 }
 
 /** How a background start ended. */
@@ -183,7 +187,15 @@ export function checkPlanned(planned: ConnectionInfo, server: Server): void {
 /** An error as data (InputError and SetupError keep their input, fix and server log). */
 export function errorRecord(error: unknown): ErrorRecord {
   if (error instanceof InputError) {
-    return { kind: 'input', input: error.input, problem: error.problem, fix: error.fix, detail: error.detail };
+    return {
+      kind: 'input',
+      input: error.input,
+      problem: error.problem,
+      fix: error.fix,
+      detail: error.detail,
+      detailTitle: error.detailTitle,
+      location: error.location,
+    };
   }
   if (error instanceof SetupError) return { kind: 'setup', problem: error.problem, fix: error.fix, detail: error.detail };
   return { kind: 'other', problem: error instanceof Error ? error.message : String(error) };
@@ -191,7 +203,11 @@ export function errorRecord(error: unknown): ErrorRecord {
 
 /** The error an ErrorRecord describes, as the class it was thrown as. */
 export function errorFrom(record: ErrorRecord): Error {
-  if (record.kind === 'input') return new InputError(record.input ?? '', record.problem, record.fix ?? '', record.detail);
+  if (record.kind === 'input') {
+    const error = new InputError(record.input ?? '', record.problem, record.fix ?? '', record.detail, record.detailTitle);
+    if (record.location) error.location = record.location;
+    return error;
+  }
   if (record.kind === 'setup') return new SetupError(record.problem, record.fix ?? '', record.detail);
   return new Error(record.problem);
 }

@@ -10,16 +10,21 @@ export class InputError extends Error {
    * @param problem what is wrong
    * @param fix how to fix it
    * @param detail extra lines (e.g. the server log tail that shows the problem), printed before the message
+   * @param detailTitle what `detail` is, for the line above it
    */
   constructor(
     readonly input: string,
     readonly problem: string,
     readonly fix: string,
     readonly detail = '',
+    readonly detailTitle = 'server log',
   ) {
     super(`Input '${input}': ${problem}. ${fix}`);
     this.name = 'InputError';
   }
+
+  /** The file, 1-based line and column at fault (an init SQL file), for an annotation on that line. */
+  location?: { file: string; line: number; column: number };
 }
 
 /** The machine lacks something (Docker, an image, binaries) or the server misbehaved. */

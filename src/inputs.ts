@@ -30,6 +30,12 @@ export const DEFAULTS = Object.freeze({
   locale: 'C',
   'cache-dir': '',
   wait: 'true',
+  init: '',
+  'init-command': '',
+  databases: '',
+  template: 'false',
+  extensions: '',
+  'init-timeout': '600',
 });
 
 /** Newest PostgreSQL major with an official image: Docker mode's default version. */
@@ -84,6 +90,23 @@ export interface Config {
    * a background process starts it (false: src/background.ts).
    */
   wait: boolean;
+  /**
+   * SQL files or globs (tinyglobby syntax), relative to `workDir`, run in this order in
+   * `database` once the server answers (src/provision.ts); a glob's matches in sorted order.
+   */
+  init: string[];
+  /** Shell command run once after `init` with DATABASE_URL and PG* set ('' for none). */
+  initCommand: string;
+  /** More databases to create, in order; none equals `database` or a built-in one. */
+  databases: string[];
+  /** Whether to mark `database` as a template after init (ALTER DATABASE … IS_TEMPLATE true). */
+  template: boolean;
+  /** Extensions to create (CREATE EXTENSION) in `database` and each of `databases`. */
+  extensions: string[];
+  /** Deadline of each init file and of the init command, in ms. */
+  initTimeoutMs: number;
+  /** Folder that relative `init` paths and the init command start from: the working directory when the inputs were read. */
+  workDir: string;
 }
 
 const VERSION = /^\d{1,2}(\.\d{1,2})?(-[a-z0-9][a-z0-9._-]*)?$/;
@@ -131,6 +154,28 @@ function size(input: InputName, raw: string): string {
     );
   }
   return raw.toLowerCase();
+}
+
+/** Databases every cluster has (manual: "Template Databases"); `databases` cannot name them. */
+const BUILT_IN_DATABASES = ['postgres', 'template0', 'template1'];
+/** An extension name as CREATE EXTENSION takes it (contrib has `uuid-ossp`). */
+const EXTENSION = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+
+/** The items of a list input: one per line, or separated by commas or spaces; `#` starts a comment line. */
+export function listItems(raw: string): string[] {
+  return raw
+    .split(/\r?\n/)
+    .filter((line) => !/^\s*#/.test(line))
+    .flatMap((line) => line.split(/[\s,]+/))
+    .filter((item) => item !== '');
+}
+
+/** The lines of a multi-line input, trimmed; blank lines and `#` comment lines dropped (a path may hold spaces). */
+export function listLines(raw: string): string[] {
+  return raw
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
 }
 
 /** A container name unique to this run: `pg-tmpfs-<run id or pid>-<6 hex>`. */
@@ -227,5 +272,56 @@ export function parseInputs(get: (name: InputName) => string): Config {
     locale,
     cacheDir: raw('cache-dir'),
     wait: boolean('wait', raw('wait')),
+    ...provisionInputs(raw, identifier('database', raw('database'))),
+  };
+}
+
+/**
+ * The inputs that shape the database after start: init, init-command, databases, template,
+ * extensions, init-timeout.
+ * @throws InputError naming the first bad one
+ */
+function provisionInputs(
+  raw: (name: InputName) => string,
+  database: string,
+): Pick<Config, 'init' | 'initCommand' | 'databases' | 'template' | 'extensions' | 'initTimeoutMs' | 'workDir'> {
+  const databases: string[] = [];
+  for (const name of listItems(raw('databases'))) {
+    identifier('databases', name);
+    if (name === database || BUILT_IN_DATABASES.includes(name)) {
+      throw new InputError(
+        'databases',
+        `"${name}" is ${name === database ? 'the database input' : 'a database every cluster has'}`,
+        'List only the extra databases to create',
+      );
+    }
+    if (!databases.includes(name)) databases.push(name);
+  }
+  const extensions = [...new Set(listItems(raw('extensions')))];
+  for (const name of extensions) {
+    if (!EXTENSION.test(name) || Buffer.byteLength(name) > MAX_IDENTIFIER_BYTES) {
+      throw new InputError(
+        'extensions',
+        `"${name}" is not an extension name`,
+        'Give names as in pg_available_extensions, e.g. pg_trgm or vector',
+      );
+    }
+  }
+  const template = boolean('template', raw('template'));
+  if (template && BUILT_IN_DATABASES.includes(database)) {
+    throw new InputError(
+      'template',
+      `the database input is "${database}", which clients connect to first (or a built-in template), so it cannot be your template`,
+      'Give your own database name as well, e.g. database: app',
+    );
+  }
+  return {
+    init: listLines(raw('init')),
+    initCommand: raw('init-command'),
+    databases,
+    template,
+    extensions,
+    initTimeoutMs: integer('init-timeout', raw('init-timeout'), 1, 86_400, 'Give whole seconds, e.g. 600.') * 1000,
+    workDir: process.cwd(),
   };
 }

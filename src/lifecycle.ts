@@ -18,6 +18,7 @@ import { defaultCacheDir } from './native/initdb-cache.js';
 import { postgresAlive, postgresLogTail, RUN_MARKER, stopPostgres } from './native/postgres.js';
 import { MOUNT_PREFIX, tempBase } from './native/ramdir.js';
 import { clientHost, startNative } from './native/start.js';
+import { provision, resolveInitFiles, wantsProvisioning } from './provision.js';
 import { Phases } from './timing.js';
 import { LOG_TAIL_LINES, type Server, type ServerHandle } from './server.js';
 
@@ -76,6 +77,7 @@ export async function chooseMode(
  *   given port is in use, (`publish-host`) when it is not an address of this machine
  */
 export async function planStart(config: Config, log: Logger): Promise<{ config: Config; connection: ConnectionInfo }> {
+  await resolveInitFiles(config);
   const chosen = await chooseMode(config, log);
   const who = { user: config.user, password: config.password, database: config.database };
   // What the background start would refuse, refused now, while the step can still fail.
@@ -104,8 +106,11 @@ export async function planStart(config: Config, log: Logger): Promise<{ config: 
  * Starts PostgreSQL in the chosen mode.
  * @param onHandle called with what must be undone as soon as it exists, and again when it grows
  *   (the action saves it for the post step, the benchmark registers it for cleanup)
+ * Once it answers, runs what the inputs ask for after start (src/provision.ts: databases,
+ * extensions, init files, init command, template), and removes the server when that fails.
  * @returns the running, verified server
- * @throws InputError / SetupError as startDocker and startNative do; nothing is left behind then
+ * @throws InputError / SetupError as startDocker and startNative do, InputError (init,
+ *   init-command, extensions) from provisioning; nothing is left behind then
  */
 export async function start(
   config: Config,
@@ -113,10 +118,22 @@ export async function start(
   onHandle: (handle: ServerHandle) => void = () => undefined,
   phases: Phases = new Phases(),
 ): Promise<Server> {
+  await resolveInitFiles(config); // a missing init file fails before anything starts
   const chosen = await chooseMode(config, log);
   phases.end('mode');
-  if (chosen.mode === 'native') return startNative(config, log, onHandle, chosen.binaries, phases);
-  return startDocker(config, log, onHandle, phases);
+  const server =
+    chosen.mode === 'native'
+      ? await startNative(config, log, onHandle, chosen.binaries, phases)
+      : await startDocker(config, log, onHandle, phases);
+  if (!wantsProvisioning(config)) return server;
+  try {
+    server.provisioned = await provision(server, config, log);
+  } catch (error) {
+    for (const problem of await stop(server)) log.warning(problem);
+    throw error;
+  }
+  phases.end('init');
+  return server;
 }
 
 /**

@@ -75,6 +75,8 @@ export interface ProcOptions {
   gid?: number;
   /** Text written to the program's stdin (then closed); default: no stdin. */
   input?: string;
+  /** Called with each chunk of stdout and stderr as it arrives (both are still collected). */
+  onOutput?: (chunk: string) => void;
 }
 
 /**
@@ -96,8 +98,14 @@ export function run(program: string, args: readonly string[], options: ProcOptio
     let stderr = '';
     let timedOut = false;
     if (options.input !== undefined) child.stdin?.end(options.input);
-    child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout?.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      options.onOutput?.(d);
+    });
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+      options.onOutput?.(d);
+    });
     const timer = setTimeout(() => {
       timedOut = true;
       try {

@@ -6,6 +6,7 @@
  */
 import type { ConnectionInfo } from './connection.js';
 import type { RamMount } from './native/ramdir.js';
+import type { Provisioned } from './provision.js';
 import type { PhasesMs } from './timing.js';
 import type { SettingCheck } from './verify.js';
 
@@ -61,6 +62,8 @@ interface Verified {
   startupMs: number;
   /** Where the start's time went: phase → ms, in order (src/timing.ts); absent where not measured. */
   phasesMs?: PhasesMs;
+  /** What ran after start (init files, init command, databases, extensions, template); absent when nothing was asked. */
+  provisioned?: Provisioned;
 }
 
 /** A Docker-mode server. */

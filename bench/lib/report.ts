@@ -334,6 +334,8 @@ const TITLES: Record<Section, string> = {
   pg18: '7. PostgreSQL 18: initdb data checksums and io_method on the action’s container, tmpfs (transactions per second, higher is better)',
   job_shape:
     '8. A job’s shape: start PostgreSQL, other steps that do not need it, then the tests: seconds the job is blocked on PostgreSQL (lower is better)',
+  per_test:
+    '9. Per test: a fresh database from the template, TRUNCATE, a transaction rolled back, or DELETE, on the action’s server, tmpfs, profile (tests per second, higher is better)',
 };
 
 /** Issue #12's target: blocked time with `wait: false` under this many seconds. */
@@ -378,6 +380,107 @@ function jobShapeTable(sc: readonly CaseResult[]): string {
   ].join('\n');
 }
 
+/**
+ * Section 9's tables. `isolation`: each way of isolating a test (rows) at each client count, the
+ * time one client spends per test (details.msPerTest), and the speed relative to the rolled-back
+ * test. `strategy`: per server, CREATE DATABASE … STRATEGY WAL_LOG and FILE_COPY at each client
+ * count, FILE_COPY over WAL_LOG and whether the difference is outside the run-to-run spread, then
+ * a count of the pairs where FILE_COPY is faster.
+ */
+function perTestTables(sc: readonly CaseResult[]): string {
+  const out: string[] = [];
+  const iso = sc.filter((c) => c.table === 'isolation');
+  if (iso.length) {
+    const g = grid(iso);
+    const rollback = (col: string) => iso.find((c) => c.variant === col && c.id.startsWith('per_test/rollback/'));
+    const ms = (c: CaseResult | undefined) => {
+      const v = c ? medianDetail(c, 'msPerTest') : null;
+      return v === null ? '–' : fmt(v);
+    };
+    const first = g.cols[0] as string;
+    /** `part ms; ...`: the median ms per test of each part (details.msPerTestByPart). */
+    const parts = (c: CaseResult | undefined) => {
+      const names = [...new Set(c?.details.flatMap((d) => Object.keys((d.msPerTestByPart ?? {}) as object)) ?? [])];
+      return names
+        .map((name) => {
+          const v = summarize(
+            (c?.details ?? [])
+              .map((d) => (d.msPerTestByPart as Record<string, number> | undefined)?.[name])
+              .filter((x): x is number => typeof x === 'number'),
+          );
+          return v ? `${name} ${fmt(v.median)}` : '';
+        })
+        .filter(Boolean)
+        .join('; ');
+    };
+    out.push(
+      table(
+        [
+          'Per test: what one test includes',
+          ...g.cols.map((col) => `tests/s, ${col}`),
+          ...g.cols.map((col) => `ms per test, ${col}`),
+          ...g.cols.map((col) => `vs rollback, ${col}`),
+          `where the time goes, ${first} (ms per test)`,
+        ],
+        ['l', ...g.cols.flatMap(() => ['r', 'r', 'r'] as const), 'l'],
+        g.rows.map((r) => [
+          r,
+          ...g.cols.map((col) => cell(g.at(r, col))),
+          ...g.cols.map((col) => ms(g.at(r, col))),
+          ...g.cols.map((col) => ratio(g.at(r, col), rollback(col))),
+          parts(g.at(r, first)),
+        ]),
+      ),
+      '',
+      'ms per test: the wall time one client spends per test (median over repetitions). Each client has its own databases; the cases are interleaved in each repetition.',
+    );
+  }
+  const strategy = sc.filter((c) => c.table === 'strategy');
+  if (strategy.length) {
+    const parse = (c: CaseResult) => /^per_test\/clone-(wal-log|file-copy)\/c(\d+)\/(.+)$/.exec(c.id);
+    const servers = [...new Set(strategy.map((c) => parse(c)?.[3]).filter((k): k is string => !!k))];
+    const clients = [...new Set(strategy.map((c) => Number(parse(c)?.[2])).filter((n) => n > 0))].sort((a, b) => a - b);
+    const at = (key: string, s: 'wal-log' | 'file-copy', n: number) =>
+      strategy.find((c) => c.id === `per_test/clone-${s}/c${n}/${key}`);
+    let faster = 0;
+    let slower = 0;
+    let pairs = 0;
+    const rows = servers.map((key) => {
+      const cells = clients.flatMap((n) => {
+        const wal = at(key, 'wal-log', n);
+        const copy = at(key, 'file-copy', n);
+        const r = ratioOf(copy, wal);
+        const outside = wal && copy ? spreadNote(copy, wal) === 'outside the spread' : false;
+        if (r !== null) {
+          pairs += 1;
+          if (outside && r > 1) faster += 1;
+          if (outside && r < 1) slower += 1;
+        }
+        return [cell(wal), cell(copy), r === null ? '–' : `${fmtRatio(r)} (${wal && copy ? spreadNote(copy, wal) : '–'})`];
+      });
+      const first = strategy.find((c) => parse(c)?.[3] === key);
+      return [first?.row ?? key, ...cells];
+    });
+    const n = (k: number) => `${k} client${k === 1 ? '' : 's'}`;
+    if (out.length) out.push('');
+    out.push(
+      'CREATE DATABASE … STRATEGY per PostgreSQL major (a fresh database per test, as above; the two strategies interleaved):',
+      '',
+      table(
+        [
+          'Server (tmpfs, profile)',
+          ...clients.flatMap((k) => [`WAL_LOG, ${n(k)}`, `FILE_COPY, ${n(k)}`, `FILE_COPY vs WAL_LOG, ${n(k)}`]),
+        ],
+        ['l', ...clients.flatMap(() => ['r', 'r', 'r'] as const)],
+        rows,
+      ),
+      '',
+      `FILE_COPY faster than WAL_LOG outside the spread in ${faster} of ${pairs} (server, clients) pairs; slower outside the spread in ${slower}.`,
+    );
+  }
+  return out.join('\n');
+}
+
 /** The Markdown report. */
 export function markdown(report: Report, sections: readonly Section[]): string {
   const out: string[] = [];
@@ -400,6 +503,10 @@ export function markdown(report: Report, sections: readonly Section[]): string {
     out.push('', `## ${TITLES[section]}`, '');
     if (section === 'job_shape') {
       out.push(jobShapeTable(sc));
+      continue;
+    }
+    if (section === 'per_test') {
+      out.push(perTestTables(sc));
       continue;
     }
     if (section === 'startup' || section === 'majors') {

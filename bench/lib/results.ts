@@ -12,6 +12,7 @@ export const SECTIONS = [
   'majors',
   'pg18',
   'job_shape',
+  'per_test',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 

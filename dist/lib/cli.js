@@ -12,7 +12,7 @@ import {
   start,
   stop,
   sweepLeftovers
-} from "./chunk-BEAUJU4N.js";
+} from "./chunk-4JJ5FY4M.js";
 import {
   BACKGROUND_FLAG,
   DEFAULTS,
@@ -31,7 +31,7 @@ import {
   readJob,
   stopBackground,
   writeJson
-} from "./chunk-NME5R3AG.js";
+} from "./chunk-XM3LYJJ7.js";
 import {
   __commonJS,
   __require,
@@ -3805,6 +3805,133 @@ async function waitCommand(name, opts, io) {
   }
 }
 
+// src/databases.ts
+import { randomBytes } from "node:crypto";
+function cloneStrategy(serverVersionNum, tmpfs) {
+  return serverVersionNum >= 15e4 && tmpfs ? "FILE_COPY" : "default";
+}
+var BUILT_IN = ["postgres", "template0", "template1"];
+function freshName(base) {
+  const suffix = randomBytes(6).toString("hex");
+  const clean = base.replace(/[^A-Za-z0-9_]/g, "_").slice(0, 63 - suffix.length - 1);
+  return `${clean}_${suffix}`;
+}
+async function maintenance(connection, avoid, timeoutMs) {
+  const { default: pgm } = await import("./chunk-GOMVPK2O.js");
+  const client = new pgm.Client({
+    ...connection,
+    database: avoid === "postgres" ? "template1" : "postgres",
+    connectionTimeoutMillis: Math.min(timeoutMs, 1e4),
+    query_timeout: timeoutMs
+  });
+  client.on("error", () => void 0);
+  await client.connect();
+  return client;
+}
+async function cloneDatabase(connection, options) {
+  const database = options.name ?? freshName(options.template === "template1" ? "db" : options.template);
+  const client = await maintenance(connection, options.template, options.timeoutMs);
+  try {
+    const chosen = options.strategy ?? cloneStrategy(
+      Number((await client.query("SELECT current_setting('server_version_num') AS v")).rows[0]?.v),
+      options.tmpfs
+    );
+    const t0 = performance.now();
+    const strategy = chosen === "default" ? "" : ` STRATEGY ${chosen}`;
+    try {
+      await client.query(
+        `CREATE DATABASE ${client.escapeIdentifier(database)} TEMPLATE ${client.escapeIdentifier(options.template)}${strategy}`
+      );
+    } catch (error) {
+      const e = error;
+      if (e.code === "55006") {
+        throw new InputError(
+          "from",
+          `template ${options.template} has other sessions (${e.detail ?? e.message})`,
+          "Connect tests to their own copies, never to the template itself (close those sessions)"
+        );
+      }
+      if (e.code === "3D000") {
+        throw new InputError(
+          "from",
+          `there is no database ${options.template}`,
+          "Give an existing database (the up --template one by default)"
+        );
+      }
+      if (e.code === "42P04") {
+        throw new InputError(
+          "db-name",
+          `database ${database} already exists`,
+          "Give another name, or leave it out for a fresh one"
+        );
+      }
+      throw error;
+    }
+    const ms = Math.round(performance.now() - t0);
+    return { database, uri: connectionUri({ ...connection, database }), template: options.template, strategy: chosen, ms };
+  } finally {
+    await client.end().catch(() => void 0);
+  }
+}
+async function dropDatabase(connection, name, options) {
+  if (BUILT_IN.includes(name) || options.protect.includes(name)) {
+    throw new InputError(
+      "database",
+      `${name} is ${BUILT_IN.includes(name) ? "a built-in database" : "the instance's own database or template"}`,
+      "Drop only databases made by db create"
+    );
+  }
+  const client = await maintenance(connection, name, options.timeoutMs);
+  try {
+    const found = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+    if (found.rowCount === 0) return false;
+    const num = Number((await client.query("SELECT current_setting('server_version_num') AS v")).rows[0]?.v);
+    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)}${num >= 13e4 ? " WITH (FORCE)" : ""}`);
+    return true;
+  } finally {
+    await client.end().catch(() => void 0);
+  }
+}
+
+// src/cli/db.ts
+var DB_TIMEOUT_MS = 6e4;
+function runningServer(name) {
+  checkInstanceName(name);
+  const found = readInstance(name);
+  if (found.kind === "ok" && found.instance.state === "running" && found.instance.server) return found.instance.server;
+  throw new InputError(
+    "name",
+    found.kind === "none" ? `no instance named "${name}"` : found.kind === "unreadable" ? `the record of "${name}" cannot be read (${found.problem})` : `instance "${name}" is ${found.instance.state}`,
+    `Start it first: pg-tmpfs up --name ${name} --database app --init schema.sql --template (or pg-tmpfs wait --name ${name})`
+  );
+}
+function addDbCommands(cli, io) {
+  const db = cli.command("db").description("per-test databases: copies of the instance's template database");
+  db.command("create").description("create a fresh database copied from the template and print its URI").option("--from <template>", "database to copy (default: the one up --template marked, else template1)").option("--db-name <database>", "name of the new database (default: <template>_<12 hex>)").option("--name <name>", "instance name", "default").option("--json", "print JSON: database, uri, template, strategy, ms").action(async (opts) => {
+    const server = runningServer(opts.name);
+    const template = opts.from ?? (server.provisioned?.templateDatabase || "template1");
+    const made = await cloneDatabase(server.connection, {
+      template,
+      name: opts.dbName,
+      tmpfs: server.tmpfs,
+      timeoutMs: DB_TIMEOUT_MS
+    });
+    io.stdout(opts.json ? `${JSON.stringify(made, null, 2)}
+` : `${made.uri}
+`);
+  });
+  db.command("drop").description("drop a database made by db create (its sessions are ended)").argument("<database>", "the database to drop").option("--name <name>", "instance name", "default").option("--json", "print JSON: database, dropped").action(async (database, opts) => {
+    const server = runningServer(opts.name);
+    const protect = [server.connection.database, server.provisioned?.templateDatabase ?? ""].filter(Boolean);
+    const dropped = await dropDatabase(server.connection, database, { protect, timeoutMs: DB_TIMEOUT_MS });
+    if (opts.json) io.stdout(`${JSON.stringify({ database, dropped }, null, 2)}
+`);
+    else io.stderr(dropped ? `Dropped ${database}.
+` : `No database ${database}.
+`);
+  });
+}
+
 // src/cli/program.ts
 var processIo = {
   stdout: (text) => process.stdout.write(text),
@@ -3825,12 +3952,19 @@ var UP_FLAGS = [
   ["settings", "extra settings, name=value per line (repeat --setting instead for one each)"],
   ["wait-timeout", "seconds to wait for the first answered query"],
   ["locale", "initdb locale (native mode)"],
-  ["cache-dir", "initdb cache folder (native mode)"]
+  ["cache-dir", "initdb cache folder (native mode)"],
+  ["init-command", "shell command run once after --init, with DATABASE_URL and PG* set (migrations)"],
+  ["init-timeout", "seconds each init file and the init command may take"]
+];
+var LIST_FLAGS = [
+  ["init", "<file>", "SQL file or glob run in --database after start, each in one transaction (repeatable)"],
+  ["databases", "<names>", "more databases to create, comma-separated (repeatable)"],
+  ["extensions", "<names>", "extensions to create, comma-separated, e.g. pg_trgm,vector (repeatable)"]
 ];
 var CLI_DEFAULTS = { port: "0" };
 function formatError(error) {
   if (error instanceof InputError) {
-    return `${error.detail ? `--- server log ---
+    return `${error.detail ? `--- ${error.detailTitle} ---
 ${error.detail}
 ---
 ` : ""}error: --${error.input}: ${error.problem}. ${error.fix}
@@ -3861,7 +3995,9 @@ function upJson(name, server) {
     cacheHit: server.mode === "native" ? server.cacheHit : void 0,
     startupMs: server.startupMs,
     pullMs: server.mode === "docker" ? server.pullMs : void 0,
-    settings: server.settings
+    settings: server.settings,
+    databases: server.provisioned?.databases ?? {},
+    templateDatabase: server.provisioned?.templateDatabase || void 0
   };
 }
 function cliPassword(opts, env = process.env) {
@@ -3960,6 +4096,8 @@ async function up(opts, io) {
     if (input === "export-env") return "false";
     if (input === "password") return password;
     if (input === "wait") return opts.wait === false ? "false" : "true";
+    if (input === "template") return opts.template === true ? "true" : "false";
+    if (LIST_FLAGS.some(([flag]) => flag === input)) return (opts[input] ?? []).join("\n");
     const key = input.replace(/-([a-z])/g, (_, c) => c.toUpperCase());
     const value = opts[key];
     return typeof value === "string" ? value : CLI_DEFAULTS[input] ?? "";
@@ -4083,7 +4221,10 @@ function program2(io = processIo) {
     const def = input === "password" ? "" : CLI_DEFAULTS[input] ?? DEFAULTS[input];
     upCmd.addOption(new Option(`--${input} <value>`, help).default(def === "" ? void 0 : def));
   }
-  upCmd.option("--password-file <path>", "read the superuser password from the first line of this file").option("--setting <name=value>", "one setting (repeatable)", (v, acc) => [...acc, v], []).option("--name <name>", "instance name, so several can run side by side", "default").option("--json", "print JSON instead of export lines").option("--quiet", "no progress lines on stderr").option(
+  for (const [input, arg, help] of LIST_FLAGS) {
+    upCmd.option(`--${input} ${arg}`, help, (v, acc) => [...acc, v], []);
+  }
+  upCmd.option("--template", "after init, mark --database as a template for `pg-tmpfs db create` (needs a --database of your own)").option("--password-file <path>", "read the superuser password from the first line of this file").option("--setting <name=value>", "one setting (repeatable)", (v, acc) => [...acc, v], []).option("--name <name>", "instance name, so several can run side by side", "default").option("--json", "print JSON instead of export lines").option("--quiet", "no progress lines on stderr").option(
     "--no-wait",
     "print the connection at once and start PostgreSQL in the background (then: pg-tmpfs wait, or let clients retry)"
   ).action((opts) => up(opts, io));
@@ -4091,10 +4232,12 @@ function program2(io = processIo) {
     (opts) => waitCommand(opts.name, { json: opts.json, timeoutMs: parseTimeout(opts.timeout) }, io)
   );
   cli.command("down").description("stop an instance and remove what it made").option("--name <name>", "instance name", "default").action((opts) => down(opts.name, io));
+  addDbCommands(cli, io);
   cli.command("status").description(
     "list instances as JSON, each with `alive` checked now (`state`: running, starting, abandoned, failed, dead or unreadable)"
   ).action(() => status(io));
-  for (const sub of cli.commands) sub.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+  const all = (c) => [c, ...c.commands.flatMap(all)];
+  for (const sub of all(cli).slice(1)) sub.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   return cli;
 }
 async function runCli(argv, io = processIo) {

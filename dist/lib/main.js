@@ -3,11 +3,11 @@ import {
   backgroundChild,
   launchInBackground,
   saveHandle
-} from "./chunk-PDYAYQII.js";
+} from "./chunk-XKLOFAGN.js";
 import {
   publish,
   writeSummary
-} from "./chunk-66XKYTTF.js";
+} from "./chunk-52DMVHOB.js";
 import {
   actionsLogger,
   getInput,
@@ -15,18 +15,18 @@ import {
   reportError,
   setSecret,
   warning
-} from "./chunk-IXTVOYZY.js";
+} from "./chunk-DVE6ZBEG.js";
 import {
   cleanupOnInterrupt,
   start,
   stop
-} from "./chunk-BEAUJU4N.js";
+} from "./chunk-4JJ5FY4M.js";
 import {
   BACKGROUND_FLAG,
   DEFAULTS,
   killActive,
   parseInputs
-} from "./chunk-NME5R3AG.js";
+} from "./chunk-XM3LYJJ7.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/main-step.ts

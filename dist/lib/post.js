@@ -4,21 +4,21 @@ import {
   removeFolder,
   savedBackground,
   savedHandle
-} from "./chunk-PDYAYQII.js";
+} from "./chunk-XKLOFAGN.js";
 import {
   endGroup,
   info,
   startGroup,
   warning
-} from "./chunk-IXTVOYZY.js";
+} from "./chunk-DVE6ZBEG.js";
 import {
   LOG_TAIL_LINES,
   describe,
   isAlive,
   logTail,
   stop
-} from "./chunk-BEAUJU4N.js";
-import "./chunk-NME5R3AG.js";
+} from "./chunk-4JJ5FY4M.js";
+import "./chunk-XM3LYJJ7.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/post-step.ts

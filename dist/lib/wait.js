@@ -2,7 +2,7 @@ import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const req
 import {
   publish,
   writeSummary
-} from "./chunk-66XKYTTF.js";
+} from "./chunk-52DMVHOB.js";
 import {
   BACKGROUND_ENV,
   awaitStart,
@@ -12,11 +12,11 @@ import {
   replayLog,
   reportError,
   setOutput
-} from "./chunk-IXTVOYZY.js";
+} from "./chunk-DVE6ZBEG.js";
 import {
   SetupError,
   errorFrom
-} from "./chunk-NME5R3AG.js";
+} from "./chunk-XM3LYJJ7.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/wait-step.ts

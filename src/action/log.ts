@@ -15,9 +15,16 @@ export const actionsLogger: Logger = {
 export function reportError(error: unknown): void {
   if (error instanceof InputError || error instanceof SetupError) {
     if (error.detail) {
-      core.startGroup('PostgreSQL server log (last lines)');
+      core.startGroup(error instanceof InputError ? error.detailTitle : 'PostgreSQL server log (last lines)');
       core.info(error.detail);
       core.endGroup();
+    }
+    if (error instanceof InputError && error.location) {
+      // An annotation on the failing line of the SQL file (shown in the pull request's diff).
+      const { file, line, column } = error.location;
+      core.error(error.message, { title: `init: ${file}`, file, startLine: line, startColumn: column });
+      process.exitCode = 1;
+      return;
     }
     core.setFailed(error.message);
     return;

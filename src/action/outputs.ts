@@ -27,6 +27,8 @@ export function outputsOf(s: Server): Record<string, string> {
     mode: s.mode,
     'socket-directory': s.mode === 'native' ? s.socketDirectory : '',
     'cache-hit': s.mode === 'native' ? String(s.cacheHit) : '',
+    databases: JSON.stringify(s.provisioned?.databases ?? {}),
+    'template-database': s.provisioned?.templateDatabase ?? '',
   };
 }
 
@@ -46,6 +48,24 @@ export function publish(s: Server, exportEnv: boolean): void {
   }
 }
 
+/** The summary's part on what ran after start (init, databases, template); '' when nothing did. */
+export function provisionedSummary(s: Server): string {
+  const p = s.provisioned;
+  if (!p) return '';
+  const rows = [
+    p.extensions.length ? `- extensions: ${p.extensions.join(', ')}` : '',
+    p.initFiles.length ? `- init files (in ${s.connection.database}): ${p.initFiles.map((f) => `\`${f}\``).join(', ')}` : '',
+    // Password left out: the summary is kept with the run, outside the log's masking.
+    ...Object.keys(p.databases).map(
+      (name) => `- database \`${name}\`: \`${connectionUri({ ...s.connection, password: '***', database: name })}\``,
+    ),
+    p.templateDatabase
+      ? `- template database: \`${p.templateDatabase}\` (clone per test: \`CREATE DATABASE … TEMPLATE ${p.templateDatabase} STRATEGY FILE_COPY\`)`
+      : '',
+  ].filter(Boolean);
+  return `\n\n**After start** (${p.ms} ms)\n\n${rows.join('\n')}\n\n`;
+}
+
 /** Writes the job summary: what runs, where its data lives, what is in effect, how fast. */
 export async function writeSummary(s: Server): Promise<void> {
   await core.summary
@@ -62,6 +82,7 @@ export async function writeSummary(s: Server): Promise<void> {
       ['startup', `${s.startupMs} ms to first answered query${s.mode === 'docker' && s.pullMs ? ` (pull ${s.pullMs} ms)` : ''}`],
       ['connection', `${s.connection.host}:${s.connection.port} as ${s.connection.user}, database ${s.connection.database}`],
     ])
+    .addRaw(provisionedSummary(s))
     .addRaw(s.warnings.length ? `\n\n**Warnings**\n\n${s.warnings.map((w) => `- ${w}`).join('\n')}\n\n` : '')
     .addHeading('Settings in effect', 4)
     .addTable([

@@ -3,6 +3,7 @@
  *   pg-tmpfs up [options]     start PostgreSQL; print `export` lines (or JSON with --json)
  *   pg-tmpfs down [--name N]  stop it and remove everything it made
  *   pg-tmpfs status           list running instances as JSON
+ *   pg-tmpfs db create|drop   a fresh copy of the template database per test, and its removal
  * Options of `up` are the action's inputs, as flags of the same names.
  */
 import { readFileSync } from 'node:fs';
@@ -30,6 +31,7 @@ import {
 } from './instances.js';
 import { exportLines } from './shell.js';
 import { upInBackground, waitCommand } from './background.js';
+import { addDbCommands } from './db.js';
 import { backgroundAlive, stopBackground } from '../background.js';
 import { Phases } from '../timing.js';
 
@@ -62,6 +64,15 @@ const UP_FLAGS: Array<[InputName, string]> = [
   ['wait-timeout', 'seconds to wait for the first answered query'],
   ['locale', 'initdb locale (native mode)'],
   ['cache-dir', 'initdb cache folder (native mode)'],
+  ['init-command', 'shell command run once after --init, with DATABASE_URL and PG* set (migrations)'],
+  ['init-timeout', 'seconds each init file and the init command may take'],
+];
+
+/** Flags of `up` that may be repeated; their values join into the input's lines. */
+const LIST_FLAGS: Array<[InputName, string, string]> = [
+  ['init', '<file>', 'SQL file or glob run in --database after start, each in one transaction (repeatable)'],
+  ['databases', '<names>', 'more databases to create, comma-separated (repeatable)'],
+  ['extensions', '<names>', 'extensions to create, comma-separated, e.g. pg_trgm,vector (repeatable)'],
 ];
 
 /** CLI defaults that differ from the action's. */
@@ -70,7 +81,7 @@ const CLI_DEFAULTS: Partial<Record<InputName, string>> = { port: '0' };
 /** The error as the CLI prints it: `error: --INPUT: problem. fix`, the server log first when there is one. */
 export function formatError(error: unknown): string {
   if (error instanceof InputError) {
-    return `${error.detail ? `--- server log ---\n${error.detail}\n---\n` : ''}error: --${error.input}: ${error.problem}. ${error.fix}\n`;
+    return `${error.detail ? `--- ${error.detailTitle} ---\n${error.detail}\n---\n` : ''}error: --${error.input}: ${error.problem}. ${error.fix}\n`;
   }
   if (error instanceof SetupError) {
     return `${error.detail ? `--- server log ---\n${error.detail}\n---\n` : ''}error: ${error.message}\n`;
@@ -95,6 +106,8 @@ export function upJson(name: string, server: Server): Record<string, unknown> {
     startupMs: server.startupMs,
     pullMs: server.mode === 'docker' ? server.pullMs : undefined,
     settings: server.settings,
+    databases: server.provisioned?.databases ?? {},
+    templateDatabase: server.provisioned?.templateDatabase || undefined,
   };
 }
 
@@ -226,6 +239,8 @@ async function up(opts: UpOptions, io: Io): Promise<void> {
     if (input === 'export-env') return 'false';
     if (input === 'password') return password;
     if (input === 'wait') return opts.wait === false ? 'false' : 'true';
+    if (input === 'template') return opts.template === true ? 'true' : 'false';
+    if (LIST_FLAGS.some(([flag]) => flag === input)) return ((opts[input] as string[] | undefined) ?? []).join('\n');
     const key = input.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
     const value = opts[key];
     return typeof value === 'string' ? value : (CLI_DEFAULTS[input] ?? '');
@@ -387,7 +402,11 @@ export function program(io: Io = processIo): Command {
     const def = input === 'password' ? '' : (CLI_DEFAULTS[input] ?? DEFAULTS[input]);
     upCmd.addOption(new Option(`--${input} <value>`, help).default(def === '' ? undefined : def));
   }
+  for (const [input, arg, help] of LIST_FLAGS) {
+    upCmd.option(`--${input} ${arg}`, help, (v: string, acc: string[]) => [...acc, v], [] as string[]);
+  }
   upCmd
+    .option('--template', 'after init, mark --database as a template for `pg-tmpfs db create` (needs a --database of your own)')
     .option('--password-file <path>', 'read the superuser password from the first line of this file')
     .option('--setting <name=value>', 'one setting (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--name <name>', 'instance name, so several can run side by side', 'default')
@@ -412,13 +431,15 @@ export function program(io: Io = processIo): Command {
     .description('stop an instance and remove what it made')
     .option('--name <name>', 'instance name', 'default')
     .action((opts: { name: string }) => down(opts.name, io));
+  addDbCommands(cli, io);
   cli
     .command('status')
     .description(
       'list instances as JSON, each with `alive` checked now (`state`: running, starting, abandoned, failed, dead or unreadable)',
     )
     .action(() => status(io));
-  for (const sub of cli.commands) sub.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+  const all = (c: Command): Command[] => [c, ...c.commands.flatMap(all)];
+  for (const sub of all(cli).slice(1)) sub.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   return cli;
 }
 

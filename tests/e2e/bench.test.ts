@@ -95,7 +95,29 @@ function expectedIds(): string[] {
   for (const v of ['docker-background', 'docker-default', 'docker-service', 'native-background', 'native-default']) {
     ids.push(`job_shape/${v}`);
   }
+  // Section 9: every way of isolating a test on the action's native server; FILE_COPY against
+  // WAL_LOG on every native major from 15 and on each test image in Docker mode.
+  const clones = Number(NATIVE_MAJOR) >= 15 ? ['clone-file-copy', 'clone-wal-log'] : ['clone'];
+  for (const w of [...clones, 'truncate', 'rollback', 'delete'])
+    for (const c of [1, 4]) ids.push(`per_test/${w}/c${c}/off-tmpfs`);
+  const strategyServers = [...nativeMajorsWithStrategy().map((m) => `native-${m}`), 'docker-15', 'docker-17', 'docker-18'];
+  for (const s of strategyServers) {
+    for (const w of ['clone-wal-log', 'clone-file-copy']) for (const c of [1, 4]) ids.push(`per_test/${w}/c${c}/${s}`);
+  }
   return ids;
+}
+
+/** Native majors from 15 (CREATE DATABASE … STRATEGY) installed in Debian's layout. */
+function nativeMajorsWithStrategy(): string[] {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return [];
+  return readdirSync(root).filter(
+    (m) =>
+      /^\d+$/.test(m) &&
+      Number(m) >= 15 &&
+      existsSync(join(root, m, 'bin', 'postgres')) &&
+      existsSync(join(root, m, 'bin', 'initdb')),
+  );
 }
 
 /** io_method=io_uring runs where the kernel and Docker's seccomp profile allow it: all its rows, or none. */
@@ -139,6 +161,7 @@ describe('benchmark smoke run (npm run bench:quick)', () => {
       '## 5. The durability profile',
       '## 6. PostgreSQL 15, 17 and 18 in Docker mode',
       '## 7. PostgreSQL 18: initdb data checksums and io_method',
+      '## 9. Per test: a fresh database from the template, TRUNCATE, a transaction rolled back, or DELETE',
     ]) {
       expect(table).toContain(heading);
     }
@@ -164,6 +187,18 @@ describe('benchmark smoke run (npm run bench:quick)', () => {
       expect(byId.get(`majors/floor-plan-${m}`)?.details[0]?.anonymousVolumes, m).toBe(0);
       expect(byId.get(`majors/floor-pgdata-${m}`)?.details[0]?.anonymousVolumes, m).toBe(m === '18' ? 1 : 0);
     }
+
+    // Section 9: each run completed tests, and says where a test's time went.
+    for (const c of results.cases.filter((x) => x.section === 'per_test')) {
+      expect(c.details[0]?.tests, c.id).toBeGreaterThan(0);
+      const parts = Object.keys((c.details[0]?.msPerTestByPart ?? {}) as object);
+      expect(parts, c.id).toEqual(
+        c.id.includes('/clone')
+          ? ['CREATE DATABASE', 'DROP DATABASE', 'connect', 'the test', 'disconnect']
+          : ['before the test', 'the test', 'after the test'],
+      );
+    }
+    expect(table).toMatch(/FILE_COPY faster than WAL_LOG outside the spread in \d+ of \d+ \(server, clients\) pairs/);
 
     const svg = readFileSync(join(out, 'chart.svg'), 'utf8');
     expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);

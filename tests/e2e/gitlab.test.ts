@@ -12,6 +12,9 @@
  *    `gitlab-ci-local --preview`, are run the way GitLab Runner's Docker executor runs them: the
  *    service with its entrypoint, command, job + service variables, network alias, HostConfig.Tmpfs
  *    and ShmSize; then the job's before_script and script in the job image on the same network.
+ * 3. gitlab-ci-local runs tests/fixtures/gitlab/init.gitlab-ci.yml: the component's extensions,
+ *    databases, init (tests/fixtures/gitlab/sql) and template inputs, checked from the job's script,
+ *    and two jobs that must fail: an init file with an error, an extension the image lacks.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -91,7 +94,8 @@ function requireGitlabInfra(): void {
 function makeRepository(): string {
   const dir = mkdtempSync(join(tmpdir(), 'pg-tmpfs-gitlab-'));
   cpSync(join(ROOT, 'templates'), join(dir, 'templates'), { recursive: true });
-  for (const file of ['.gitlab-ci.yml', 'runner.gitlab-ci.yml', 'check.yml']) cpSync(join(FIXTURES, file), join(dir, file));
+  for (const file of ['.gitlab-ci.yml', 'runner.gitlab-ci.yml', 'init.gitlab-ci.yml', 'check.yml', 'sql'])
+    cpSync(join(FIXTURES, file), join(dir, file), { recursive: true });
   const git = (...args: string[]) =>
     execFileSync(
       'git',
@@ -263,6 +267,84 @@ describe('GitLab component through gitlab-ci-local', () => {
   });
 });
 
+describe('GitLab component: extensions, databases, init and template inputs, through gitlab-ci-local', () => {
+  let r: { status: number | null; log: string } = { status: null, log: '' };
+  /** Lines of one job's output that start with a tag (upper-case word), or with pg-tmpfs:. */
+  const tagged = (job: string, tag: string): string[] => jobOutput(r.log, job).filter((l) => l.startsWith(`${tag} `));
+
+  beforeAll(() => {
+    // One run for the three jobs of the sample pipeline (they run at the same time).
+    r = gitlabCiLocal(repo, ['--file', 'init.gitlab-ci.yml']);
+    console.log(r.log.slice(-6000));
+  });
+
+  it('passes the job that uses them, and fails exactly the two jobs that must fail', () => {
+    expect(r.status, r.log.slice(-8000)).toBe(1);
+    expect(r.log).toMatch(/PASS\s+init\s/);
+    expect(r.log).toMatch(/FAIL\s+init-fails\s/);
+    expect(r.log).toMatch(/FAIL\s+extension-missing\s/);
+    for (const job of ['init-fails', 'extension-missing']) expect(jobOutput(r.log, job)).not.toContain('NOT REACHED');
+    expect(gitlabCiLocalResources().filter((x) => !before.includes(x))).toEqual([]);
+  });
+
+  it('creates the databases and extensions, runs the init files in order (a glob in name order, each file once), marks the template', () => {
+    const out = jobOutput(r.log, 'init');
+    expect(tagged('init', 'pg-tmpfs:')).toEqual([
+      expect.stringMatching(/^pg-tmpfs: PostgreSQL 17\.\d+ .* answers at postgres:5432 \(attempt \d+\)$/),
+      'pg-tmpfs: database app_b: postgresql://ci:***@postgres:5432/app_b',
+      'pg-tmpfs: database app-c: postgresql://ci:***@postgres:5432/app-c',
+      'pg-tmpfs: extensions pg_trgm, uuid-ossp created in app_test, app_b, app-c',
+      'pg-tmpfs: init sql/schema.sql',
+      'pg-tmpfs: init sql/seed/01_users.sql',
+      'pg-tmpfs: init sql/seed/02_orders.sql',
+      expect.stringMatching(/^pg-tmpfs: template database app_test ready \(other sessions ended: 0\); .* TEMPLATE app_test$/),
+    ]);
+    // The password is printed nowhere but in the job's own echo of the exported JSON.
+    expect(out.filter((l) => l.includes('ci-secret') && !l.startsWith('EXPORTED '))).toEqual([]);
+    expect(tagged('init', 'TABLES')).toEqual(['TABLES orders,users']);
+    expect(tagged('init', 'ROWS')).toEqual(['ROWS 3 3']); // 01_users.sql's \set worked; uuid-ossp's default filled token
+    expect(tagged('init', 'EXTENSIONS')).toEqual([
+      'EXTENSIONS app_test pg_trgm,uuid-ossp',
+      'EXTENSIONS app_b pg_trgm,uuid-ossp',
+      'EXTENSIONS app-c pg_trgm,uuid-ossp',
+    ]);
+    expect(tagged('init', 'DATABASE')).toEqual([
+      'DATABASE app-c false',
+      'DATABASE app_b false',
+      'DATABASE app_test true',
+      'DATABASE postgres false',
+    ]);
+    expect(tagged('init', 'CLONE')).toEqual(['CLONE 3']); // CREATE DATABASE clone_1 TEMPLATE app_test
+    expect(tagged('init', 'EXPORTED')).toEqual([
+      'EXPORTED {"app_b":"postgresql://ci:ci-secret@postgres:5432/app_b","app-c":"postgresql://ci:ci-secret@postgres:5432/app-c"} app_test',
+    ]);
+    expect(tagged('init', 'SHELL')).toEqual(['SHELL 2 sql/seed/01_users.sql sql/seed/02_orders.sql']);
+  });
+
+  it('a failing init file: psql names file:line, that file is rolled back, later files do not run', () => {
+    const out = jobOutput(r.log, 'init-fails');
+    expect(out.filter((l) => l.startsWith('pg-tmpfs: init '))).toEqual([
+      'pg-tmpfs: init sql/bad/01_ok.sql',
+      'pg-tmpfs: init sql/bad/02_broken.sql',
+    ]);
+    expect(out).toContain('psql:sql/bad/02_broken.sql:3: ERROR:  relation "no_such_table" does not exist');
+    expect(out).toContain(
+      "pg-tmpfs: error: init input: sql/bad/02_broken.sql failed (psql's error above names file:line); that file was rolled back, later files did not run",
+    );
+    // after_script, with the service still up: 01 kept, 02 rolled back, 03 never ran.
+    expect(tagged('init-fails', 'TABLES')).toEqual(['TABLES kept']);
+  });
+
+  it('an extension the image lacks: fails before anything is created, naming the input, the image and the fix', () => {
+    const errors = jobOutput(r.log, 'extension-missing').filter((l) => l.startsWith('pg-tmpfs: error:'));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(
+      /^pg-tmpfs: error: extensions input: "pgvector" is not available in the service image pg-tmpfs-test\/postgres:17 \(PostgreSQL 17\)\. The extension of pgvector is named "vector", which this image lacks too\. Use an image that has it \(inputs image and postgres-version\), e\.g\. pgvector\/pgvector with pg17 for vector/,
+    );
+    expect(tagged('extension-missing', 'EXTENSIONS')).toEqual(['EXTENSIONS ']); // not even pg_trgm
+  });
+});
+
 /** A job as `gitlab-ci-local --preview` renders it (the keys used here). */
 interface RenderedJob {
   image: string | { name: string };
@@ -406,6 +488,11 @@ describe('GitLab component as GitLab Runner runs it, with runner-side settings',
   it.each([
     ['an image without PGDATA, postgres-version 18', { PGDATA: '', PG_TMPFS_VERSION: '18' }, '/var/lib/postgresql/18/docker'],
     ['an image without PGDATA, postgres-version 17', { PGDATA: '', PG_TMPFS_VERSION: '17-alpine' }, '/var/lib/postgresql/data'],
+    [
+      'an image without PGDATA, postgres-version 0.8.0-pg18 (pgvector)',
+      { PGDATA: '', PG_TMPFS_VERSION: '0.8.0-pg18' },
+      '/var/lib/postgresql/18/docker',
+    ],
     ['the pgdata input', { PG_TMPFS_PGDATA: '/var/lib/postgresql/custom' }, '/var/lib/postgresql/custom'],
   ])('PGDATA from %s', (_what, serviceEnv, pgdata) => {
     const r = runAsDockerExecutor(jobs['pg-tmpfs-18']!, { serviceEnv });

@@ -111,6 +111,10 @@ describe('GitLab component spec:inputs', () => {
       'tmpfs-size',
       'shm-size',
       'wait-timeout',
+      'extensions',
+      'databases',
+      'init',
+      'template',
     ]) {
       expect(inputs[name], `input ${name}`).toBeDefined();
       expect(inputs[name]!.description, `description of ${name}`).toMatch(/\w{3}/);
@@ -120,6 +124,10 @@ describe('GitLab component spec:inputs', () => {
     expect(inputs['postgres-version']!.default).toBe('18');
     expect(inputs['privileged-tmpfs']).toMatchObject({ type: 'boolean', default: false });
     expect(inputs['wait-timeout']).toMatchObject({ type: 'number', default: 60 });
+    expect(inputs.template).toMatchObject({ type: 'boolean', default: false });
+    for (const name of ['extensions', 'databases', 'init']) expect(inputs[name]!.default, name).toBe('');
+    // No init-command: the job's own script runs right after the before_script, with the same variables.
+    expect(inputs['init-command']).toBeUndefined();
   });
 
   it('gives every string input an RE2-safe regex that its default matches', () => {
@@ -138,7 +146,11 @@ describe('GitLab component spec:inputs', () => {
   });
 
   it.each([
-    ['postgres-version', ['17', '16.4', '17-alpine', '17-3.5', '15-layout18'], ['latest', '17:1', 'v17', '']],
+    [
+      'postgres-version',
+      ['17', '16.4', '17-alpine', '17-3.5', '17-3.5-alpine', '15-layout18', 'pg17', '0.8.0-pg17', 'pg17-bookworm'],
+      ['latest', '17:1', 'v17', 'pg', '-17', ''],
+    ],
     [
       'image',
       ['postgres', 'postgis/postgis', 'registry.example.com:5000/library/postgres'],
@@ -156,6 +168,17 @@ describe('GitLab component spec:inputs', () => {
       'settings',
       ['', 'work_mem=64MB', 'work_mem = 64MB\n\n# comment\nlog_statement=all\n', "search_path='$user', public"],
       ['fsync', 'bad-name=1', 'a b=1', 'work_mem=', '=on'],
+    ],
+    [
+      'extensions',
+      ['', 'pg_trgm', 'pg_trgm, uuid-ossp', 'vector postgis', 'pg_trgm\n\n# geo\npostgis,\n  citext\n', 'a'.repeat(63)],
+      ['$EXT', '-x', '.x', 'pg_trgm;drop', '"vector"', 'a/b', 'a'.repeat(64), 'x # comment'],
+    ],
+    ['databases', ['', 'app_b', 'app_b\napp-c', 'one, two three', '# more\nx.y'], ['a b c;', "x'y", '${DB}', '-db', 'a$b']],
+    [
+      'init',
+      ['', 'db/schema.sql', 'db/schema.sql\n# seeds\ndb/seed/*.sql\n', 'my dir/[0-9]*.sql'],
+      ['$CI_PROJECT_DIR/x.sql', 'a$$b'],
     ],
   ])('input %s accepts %j and rejects %j', (name, good, bad) => {
     const re = inputRegex(loadComponent().inputs[name]!);
@@ -219,11 +242,42 @@ describe('GitLab component job', () => {
       PGDATABASE: '$[[ inputs.database ]]',
       DATABASE_URL: 'postgresql://$[[ inputs.user ]]:$[[ inputs.password ]]@$[[ inputs.alias ]]:5432/$[[ inputs.database ]]',
       PG_TMPFS_WAIT_TIMEOUT: '$[[ inputs.wait-timeout ]]',
+      PG_TMPFS_IMAGE: '$[[ inputs.image ]]:$[[ inputs.postgres-version ]]',
+      PG_TMPFS_EXTENSIONS: '$[[ inputs.extensions ]]',
+      PG_TMPFS_CREATE_DATABASES: '$[[ inputs.databases ]]',
+      PG_TMPFS_INIT: '$[[ inputs.init ]]',
+      PG_TMPFS_TEMPLATE: '$[[ inputs.template ]]',
     });
   });
 
+  it('never puts an input into shell script text: inputs reach the scripts only as variables', () => {
+    const service = theService();
+    for (const script of [...theJob().before_script, service.entrypoint[2]!]) expect(script).not.toMatch(/\$\[\[/);
+  });
+
+  it('runs extensions, databases, init and template after the wait, with names only as psql variables', () => {
+    const [wait, setup, ...rest] = theJob().before_script;
+    expect(rest).toEqual([]);
+    expect(wait).toMatch(/until pg_tmpfs_err=/);
+    expect(setup).toMatch(/^# pg-tmpfs: the extensions, databases, init and template inputs\n/);
+    // SQL text is fixed; a name enters it only as :"name" (identifier) or :'name' (literal).
+    expect(setup).toMatch(
+      /'CREATE EXTENSION IF NOT EXISTS :"name" CASCADE;' \| pg_tmpfs_psql -d "\$pg_tmpfs_db" -v name="\$pg_tmpfs_x"/,
+    );
+    expect(setup).toMatch(/select format\('CREATE DATABASE %I', :'name'\) where not exists/);
+    expect(setup).toMatch(/'ALTER DATABASE :"name" IS_TEMPLATE true;'/);
+    expect(setup).toMatch(/psql -X -q -v ON_ERROR_STOP=1 \$\{pg_tmpfs_one:\+"\$pg_tmpfs_one"\} -f "\$pg_tmpfs_x"/);
+    expect(setup).toMatch(/pg_tmpfs_one=--single-transaction/);
+    expect(setup).toMatch(/from pg_available_extensions/);
+    // Every input variable is read quoted with a default, and no SQL is built by the shell around a name.
+    for (const name of ['PG_TMPFS_EXTENSIONS', 'PG_TMPFS_CREATE_DATABASES', 'PG_TMPFS_INIT', 'PG_TMPFS_TEMPLATE']) {
+      expect(setup, name).toContain(`"\${${name}:-`);
+    }
+    expect(setup).not.toMatch(/psql[^\n]*-c "[^"]*\$pg_tmpfs/);
+  });
+
   it('waits in before_script for an answered select 1, polling every 50 ms, with a timeout', () => {
-    const wait = theJob().before_script.join('\n');
+    const wait = theJob().before_script[0]!;
     expect(wait).toMatch(/until pg_tmpfs_err=\$\(PGCONNECT_TIMEOUT=2 psql [^)]*-c 'select 1'/);
     expect(wait).toMatch(/sleep 0\.05/);
     expect(wait).toMatch(/did not answer 'select 1' within \$\{PG_TMPFS_WAIT_TIMEOUT:-60\} s/);

@@ -1,0 +1,32 @@
+# Each test gets its own copy of the template: both inserts of the same (unique) email succeed,
+# and each test counts one row.
+#
+# Untested by this repository's test suite (its machines have no Ruby): see per_test_database.rb.
+# Run: bundle install && DATABASE_URL=postgresql://postgres:postgres@127.0.0.1:5432/app bundle exec ruby example_test.rb
+require "minitest/autorun"
+require_relative "per_test_database"
+
+class ExampleTest < Minitest::Test
+  include PerTestDatabase
+
+  def test_the_template_schema_is_there
+    tables = @db.exec(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name"
+    ).column_values(0)
+    assert_equal %w[posts users], tables
+  end
+
+  def test_a_test_runs_in_a_database_of_its_own
+    assert_match(/\Atest_/, @db.exec("SELECT current_database()").getvalue(0, 0))
+  end
+
+  def test_first_insert_sees_only_its_own_row
+    @db.exec("INSERT INTO users (email) VALUES ('alice@example.com')")
+    assert_equal 1, @db.exec("SELECT count(*) FROM users").getvalue(0, 0).to_i
+  end
+
+  def test_second_insert_of_the_same_email_sees_only_its_own_row
+    @db.exec("INSERT INTO users (email) VALUES ('alice@example.com')")
+    assert_equal 1, @db.exec("SELECT count(*) FROM users").getvalue(0, 0).to_i
+  end
+end

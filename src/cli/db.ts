@@ -1,0 +1,66 @@
+/**
+ * `pg-tmpfs db create` / `pg-tmpfs db drop`: a fresh database per test, copied from the
+ * instance's template database (up --template) in milliseconds, and its removal.
+ */
+import type { Command } from 'commander';
+import { cloneDatabase, dropDatabase } from '../databases.js';
+import { InputError } from '../errors.js';
+import type { Server } from '../server.js';
+import { checkInstanceName, readInstance } from './instances.js';
+import type { Io } from './program.js';
+
+/** Deadline of the connection and of each statement of `db create` / `db drop`: 60 000 ms. */
+const DB_TIMEOUT_MS = 60_000;
+
+/**
+ * The running server of an instance, from its record.
+ * @throws InputError (name) when there is no record, it cannot be read, or its start has not finished
+ */
+export function runningServer(name: string): Server {
+  checkInstanceName(name);
+  const found = readInstance(name);
+  if (found.kind === 'ok' && found.instance.state === 'running' && found.instance.server) return found.instance.server;
+  throw new InputError(
+    'name',
+    found.kind === 'none'
+      ? `no instance named "${name}"`
+      : found.kind === 'unreadable'
+        ? `the record of "${name}" cannot be read (${found.problem})`
+        : `instance "${name}" is ${found.instance.state}`,
+    `Start it first: pg-tmpfs up --name ${name} --database app --init schema.sql --template (or pg-tmpfs wait --name ${name})`,
+  );
+}
+
+/** Adds `db create` and `db drop` to the program. */
+export function addDbCommands(cli: Command, io: Io): void {
+  const db = cli.command('db').description("per-test databases: copies of the instance's template database");
+  db.command('create')
+    .description('create a fresh database copied from the template and print its URI')
+    .option('--from <template>', 'database to copy (default: the one up --template marked, else template1)')
+    .option('--db-name <database>', 'name of the new database (default: <template>_<12 hex>)')
+    .option('--name <name>', 'instance name', 'default')
+    .option('--json', 'print JSON: database, uri, template, strategy, ms')
+    .action(async (opts: { from?: string; dbName?: string; name: string; json?: boolean }) => {
+      const server = runningServer(opts.name);
+      const template = opts.from ?? (server.provisioned?.templateDatabase || 'template1');
+      const made = await cloneDatabase(server.connection, {
+        template,
+        name: opts.dbName,
+        tmpfs: server.tmpfs,
+        timeoutMs: DB_TIMEOUT_MS,
+      });
+      io.stdout(opts.json ? `${JSON.stringify(made, null, 2)}\n` : `${made.uri}\n`);
+    });
+  db.command('drop')
+    .description('drop a database made by db create (its sessions are ended)')
+    .argument('<database>', 'the database to drop')
+    .option('--name <name>', 'instance name', 'default')
+    .option('--json', 'print JSON: database, dropped')
+    .action(async (database: string, opts: { name: string; json?: boolean }) => {
+      const server = runningServer(opts.name);
+      const protect = [server.connection.database, server.provisioned?.templateDatabase ?? ''].filter(Boolean);
+      const dropped = await dropDatabase(server.connection, database, { protect, timeoutMs: DB_TIMEOUT_MS });
+      if (opts.json) io.stdout(`${JSON.stringify({ database, dropped }, null, 2)}\n`);
+      else io.stderr(dropped ? `Dropped ${database}.\n` : `No database ${database}.\n`);
+    });
+}

@@ -1,0 +1,150 @@
+/**
+ * Per-test databases: a fresh copy of a template database (CREATE DATABASE … TEMPLATE), and its
+ * removal. The CLI's `db create` / `db drop` use these; docs/per-test-databases.md shows the same
+ * in each test runner's language.
+ */
+import { randomBytes } from 'node:crypto';
+import type pg from 'pg';
+import { connectionUri, type ConnectionInfo } from './connection.js';
+import { InputError } from './errors.js';
+
+/** How CREATE DATABASE copies the template (manual: CREATE DATABASE, STRATEGY; PostgreSQL 15+). */
+export type CloneStrategy = 'FILE_COPY' | 'WAL_LOG' | 'default';
+
+/**
+ * The fastest strategy measured for the storage (docs/performance.md, table "per test"): on a
+ * RAM-backed PGDATA, FILE_COPY (it copies the files at once instead of writing every block to WAL)
+ * on every major that has STRATEGY; elsewhere, and before PostgreSQL 15, the server's default.
+ * @param serverVersionNum `server_version_num`, e.g. 180001
+ * @param tmpfs whether PGDATA was measured to be on tmpfs
+ */
+export function cloneStrategy(serverVersionNum: number, tmpfs: boolean): CloneStrategy {
+  return serverVersionNum >= 150000 && tmpfs ? 'FILE_COPY' : 'default';
+}
+
+/** Databases that `db drop` refuses: every cluster's own (manual: "Template Databases"). */
+const BUILT_IN = ['postgres', 'template0', 'template1'];
+
+/** A generated database name: `<base>_<12 hex>`, within PostgreSQL's 63-byte identifier limit. */
+export function freshName(base: string): string {
+  const suffix = randomBytes(6).toString('hex');
+  const clean = base.replace(/[^A-Za-z0-9_]/g, '_').slice(0, 63 - suffix.length - 1);
+  return `${clean}_${suffix}`;
+}
+
+/** Opens a client on the maintenance database (`postgres`, or template1 when `avoid` is postgres). */
+async function maintenance(connection: ConnectionInfo, avoid: string, timeoutMs: number): Promise<pg.Client> {
+  const { default: pgm } = await import('pg');
+  const client = new pgm.Client({
+    ...connection,
+    database: avoid === 'postgres' ? 'template1' : 'postgres',
+    connectionTimeoutMillis: Math.min(timeoutMs, 10_000),
+    query_timeout: timeoutMs,
+  });
+  client.on('error', () => undefined);
+  await client.connect();
+  return client;
+}
+
+/** A database made by cloneDatabase. */
+export interface Clone {
+  /** The new database's name. */
+  database: string;
+  /** Its connection URI (credentials percent-encoded). */
+  uri: string;
+  /** The template it was copied from. */
+  template: string;
+  /** The strategy used. */
+  strategy: CloneStrategy;
+  /** Wall time of the CREATE DATABASE, in ms. */
+  ms: number;
+}
+
+/**
+ * Creates `name` (or a fresh name) as a copy of `template`, connected through the maintenance
+ * database.
+ * @param options.strategy how to copy; default: cloneStrategy for the server's version and `tmpfs`
+ * @param options.timeoutMs deadline of the connection and each statement, in ms
+ * @throws InputError (from) when the template does not exist or has other sessions (CREATE
+ *   DATABASE … TEMPLATE refuses then; SQLSTATE 55006), (db-name) when the name is taken
+ */
+export async function cloneDatabase(
+  connection: ConnectionInfo,
+  options: { template: string; name?: string; strategy?: CloneStrategy; tmpfs: boolean; timeoutMs: number },
+): Promise<Clone> {
+  const database = options.name ?? freshName(options.template === 'template1' ? 'db' : options.template);
+  const client = await maintenance(connection, options.template, options.timeoutMs);
+  try {
+    const chosen =
+      options.strategy ??
+      cloneStrategy(
+        Number((await client.query<{ v: string }>("SELECT current_setting('server_version_num') AS v")).rows[0]?.v),
+        options.tmpfs,
+      );
+    const t0 = performance.now();
+    const strategy = chosen === 'default' ? '' : ` STRATEGY ${chosen}`;
+    try {
+      await client.query(
+        `CREATE DATABASE ${client.escapeIdentifier(database)} TEMPLATE ${client.escapeIdentifier(options.template)}${strategy}`,
+      );
+    } catch (error) {
+      const e = error as { code?: string; message: string; detail?: string };
+      if (e.code === '55006') {
+        throw new InputError(
+          'from',
+          `template ${options.template} has other sessions (${e.detail ?? e.message})`,
+          'Connect tests to their own copies, never to the template itself (close those sessions)',
+        );
+      }
+      if (e.code === '3D000') {
+        throw new InputError(
+          'from',
+          `there is no database ${options.template}`,
+          'Give an existing database (the up --template one by default)',
+        );
+      }
+      if (e.code === '42P04') {
+        throw new InputError(
+          'db-name',
+          `database ${database} already exists`,
+          'Give another name, or leave it out for a fresh one',
+        );
+      }
+      throw error;
+    }
+    const ms = Math.round(performance.now() - t0);
+    return { database, uri: connectionUri({ ...connection, database }), template: options.template, strategy: chosen, ms };
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Drops a database, ending its sessions (`WITH (FORCE)`, PostgreSQL 13+).
+ * @param protect names that must not be dropped (the instance's own database and template)
+ * @returns whether it existed
+ * @throws InputError (database) for a built-in or protected database
+ */
+export async function dropDatabase(
+  connection: ConnectionInfo,
+  name: string,
+  options: { protect: string[]; timeoutMs: number },
+): Promise<boolean> {
+  if (BUILT_IN.includes(name) || options.protect.includes(name)) {
+    throw new InputError(
+      'database',
+      `${name} is ${BUILT_IN.includes(name) ? 'a built-in database' : "the instance's own database or template"}`,
+      'Drop only databases made by db create',
+    );
+  }
+  const client = await maintenance(connection, name, options.timeoutMs);
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount === 0) return false;
+    const num = Number((await client.query<{ v: string }>("SELECT current_setting('server_version_num') AS v")).rows[0]?.v);
+    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)}${num >= 130000 ? ' WITH (FORCE)' : ''}`);
+    return true;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
