@@ -78,9 +78,17 @@ const HANDOVER_TIMEOUT_MS = 10_000;
  */
 const DEADLINE_MARGIN_MS = 600_000 + 120_000 + 180_000;
 
-/** When waiters give up on a background start begun at `startedAtMs`, ms since the epoch. */
-export function backgroundDeadline(config: Pick<Config, 'waitTimeoutMs'>, startedAtMs: number): number {
-  return startedAtMs + config.waitTimeoutMs + DEADLINE_MARGIN_MS;
+/**
+ * When waiters give up on a background start begun at `startedAtMs`, ms since the epoch: the
+ * wait timeout and the margin, plus, when init files or an init command are asked for, their
+ * budget (init-timeout for the command and for the files' statements: twice init-timeout).
+ */
+export function backgroundDeadline(
+  config: Pick<Config, 'waitTimeoutMs'> & Partial<Pick<Config, 'initTimeoutMs' | 'init' | 'initCommand'>>,
+  startedAtMs: number,
+): number {
+  const init = (config.init?.length ?? 0) > 0 || Boolean(config.initCommand) ? 2 * (config.initTimeoutMs ?? 0) : 0;
+  return startedAtMs + config.waitTimeoutMs + DEADLINE_MARGIN_MS + init;
 }
 
 /**

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { connectionUri, type ConnectionInfo } from './connection.js';
-import { InputError } from './errors.js';
+import { InputError, SetupError } from './errors.js';
 
 /** How CREATE DATABASE copies the template (manual: CREATE DATABASE, STRATEGY; PostgreSQL 15+). */
 export type CloneStrategy = 'FILE_COPY' | 'WAL_LOG' | 'default';
@@ -66,12 +66,19 @@ export interface Clone {
  * @param options.strategy how to copy; default: cloneStrategy for the server's version and `tmpfs`
  * @param options.timeoutMs deadline of the connection and each statement, in ms
  * @throws InputError (from) when the template does not exist or has other sessions (CREATE
- *   DATABASE … TEMPLATE refuses then; SQLSTATE 55006), (db-name) when the name is taken
+ *   DATABASE … TEMPLATE refuses then; SQLSTATE 55006), (db-name) when the name is taken or too
+ *   long; other server and connection errors as node-postgres gives them
  */
 export async function cloneDatabase(
   connection: ConnectionInfo,
   options: { template: string; name?: string; strategy?: CloneStrategy; tmpfs: boolean; timeoutMs: number },
 ): Promise<Clone> {
+  if (
+    options.name !== undefined &&
+    (options.name === '' || Buffer.byteLength(options.name) > 63 || options.name.includes('\0'))
+  ) {
+    throw new InputError('db-name', `"${options.name}" is empty, longer than 63 bytes or holds a NUL`, 'Give a shorter name');
+  }
   const database = options.name ?? freshName(options.template === 'template1' ? 'db' : options.template);
   const client = await maintenance(connection, options.template, options.timeoutMs);
   try {
@@ -123,7 +130,8 @@ export async function cloneDatabase(
  * Drops a database, ending its sessions (`WITH (FORCE)`, PostgreSQL 13+).
  * @param protect names that must not be dropped (the instance's own database and template)
  * @returns whether it existed
- * @throws InputError (database) for a built-in or protected database
+ * @throws SetupError for a built-in or protected database; connection and server errors as
+ *   node-postgres gives them
  */
 export async function dropDatabase(
   connection: ConnectionInfo,
@@ -131,9 +139,8 @@ export async function dropDatabase(
   options: { protect: string[]; timeoutMs: number },
 ): Promise<boolean> {
   if (BUILT_IN.includes(name) || options.protect.includes(name)) {
-    throw new InputError(
-      'database',
-      `${name} is ${BUILT_IN.includes(name) ? 'a built-in database' : "the instance's own database or template"}`,
+    throw new SetupError(
+      `Refusing to drop ${name}: it is ${BUILT_IN.includes(name) ? 'a built-in database' : "the instance's own database or template"}`,
       'Drop only databases made by db create',
     );
   }

@@ -103,7 +103,7 @@ export interface Config {
   template: boolean;
   /** Extensions to create (CREATE EXTENSION) in `database` and each of `databases`. */
   extensions: string[];
-  /** Deadline of each init file and of the init command, in ms. */
+  /** Deadline of each statement of the init files (statement_timeout) and of the init command, in ms. */
   initTimeoutMs: number;
   /** Folder that relative `init` paths and the init command start from: the working directory when the inputs were read. */
   workDir: string;

@@ -76,7 +76,17 @@ export interface ProcOptions {
   /** Text written to the program's stdin (then closed); default: no stdin. */
   input?: string;
   /** Called with each chunk of stdout and stderr as it arrives (both are still collected). */
-  onOutput?: (chunk: string) => void;
+  onOutput?: (chunk: string, stream: 'stdout' | 'stderr') => void;
+  /** Names removed from the environment the program gets. */
+  unsetEnv?: string[];
+}
+
+/** A copy of `env` without `names` (or `env` itself when there are none). */
+function withoutNames(env: NodeJS.ProcessEnv, names: string[] | undefined): NodeJS.ProcessEnv {
+  if (!names?.length) return env;
+  const copy = { ...env };
+  for (const name of names) delete copy[name];
+  return copy;
 }
 
 /**
@@ -88,7 +98,7 @@ export function run(program: string, args: readonly string[], options: ProcOptio
     const t0 = performance.now();
     const child = spawn(program, args, {
       cwd: options.cwd,
-      env: options.env ? { ...process.env, ...options.env } : process.env,
+      env: withoutNames(options.env ? { ...process.env, ...options.env } : process.env, options.unsetEnv),
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       detached: true,
       ...(options.uid !== undefined ? { uid: options.uid, gid: options.gid } : {}),
@@ -100,11 +110,11 @@ export function run(program: string, args: readonly string[], options: ProcOptio
     if (options.input !== undefined) child.stdin?.end(options.input);
     child.stdout?.setEncoding('utf8').on('data', (d: string) => {
       stdout += d;
-      options.onOutput?.(d);
+      options.onOutput?.(d, 'stdout');
     });
     child.stderr?.setEncoding('utf8').on('data', (d: string) => {
       stderr += d;
-      options.onOutput?.(d);
+      options.onOutput?.(d, 'stderr');
     });
     const timer = setTimeout(() => {
       timedOut = true;

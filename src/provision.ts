@@ -44,14 +44,14 @@ export function wantsProvisioning(config: Config): boolean {
   );
 }
 
-/** First-line marker of an init file that must not run in one transaction (CREATE INDEX CONCURRENTLY, VACUUM, CREATE DATABASE). */
+/** A line marking an init file that must not run in one transaction (CREATE INDEX CONCURRENTLY, VACUUM, CREATE DATABASE). */
 export const NO_TRANSACTION_MARKER = /^\s*--\s*pg-tmpfs:\s*no-transaction\b/m;
 
 /**
  * The init files, in order: each `init` entry is a path or a glob (tinyglobby syntax) relative to
  * `config.workDir`; a glob's matches come in sorted order (001_…, 002_…), a file named twice runs once.
  * @returns absolute paths
- * @throws InputError (init) when an entry matches no file
+ * @throws InputError (init) when an entry matches no file, or a file needs psql (checkNotPsql)
  */
 export async function resolveInitFiles(config: Pick<Config, 'init' | 'workDir'>): Promise<string[]> {
   if (config.init.length === 0) return [];
@@ -79,7 +79,15 @@ export async function resolveInitFiles(config: Pick<Config, 'init' | 'workDir'>)
     }
     for (const file of found) if (!files.includes(file)) files.push(file);
   }
+  // What needs psql is refused now, before anything starts.
+  for (const file of files) checkNotPsql(shownPath(config.workDir, file), readFileSync(file, 'utf8'));
   return files;
+}
+
+/** A file's name for messages: relative to `workDir` when inside it, else absolute. */
+function shownPath(workDir: string, file: string): string {
+  const rel = relative(workDir, file);
+  return rel.startsWith('..') || isAbsolute(rel) ? file : rel;
 }
 
 /** 1-based line and column of a 0-based character offset in `text` (code points, as the server counts). */
@@ -103,16 +111,42 @@ export function metaCommands(text: string): Array<{ line: number; command: strin
   return found;
 }
 
-/** Where a statement starts: 0-based character offset and 1-based line. */
+/**
+ * Refuses what needs psql: meta-commands, and `COPY … FROM stdin` with its data in the file (as
+ * pg_dump writes it).
+ * @throws InputError (init) naming the file and line
+ */
+export function checkNotPsql(label: string, text: string): void {
+  const meta = metaCommands(text);
+  const stdin = /^\s*COPY\b[^;]*\bFROM\s+stdin\b/im.exec(text);
+  const at = meta[0] ?? (stdin ? { line: text.slice(0, stdin.index).split('\n').length, command: 'COPY … FROM stdin' } : null);
+  if (!at) return;
+  throw new InputError(
+    'init',
+    `${label}:${at.line}: ${at.command} ${at.command.startsWith('\\') ? 'is a psql meta-command' : 'with the data in the file needs psql'}; init files run through a SQL client, not psql`,
+    'Use plain SQL (INSERT, or COPY from a server-side file), or run the file with psql in init-command: psql -v ON_ERROR_STOP=1 -f FILE',
+  );
+}
+
+/** A statement of a SQL file, positions in code points of the file (as the server counts). */
 interface StatementStart {
+  /** 0-based offset where `text` starts (its leading comments included). */
+  start: number;
+  /** 0-based offset of its first code after leading comments. */
   offset: number;
+  /** 1-based line of `offset`. */
   line: number;
+  /** The statement as sent, without the closing semicolon. */
   text: string;
 }
 
 /**
  * The statements of a SQL file as PostgreSQL would split them (quotes, dollar quotes, comments;
- * dbgate-query-splitter with its PostgreSQL options).
+ * dbgate-query-splitter with its PostgreSQL options). Known limit: a SQL-standard function body
+ * (`BEGIN ATOMIC … END`, PostgreSQL 14+) and `E'…\'…'` strings are split at their inner `;`; such
+ * statements belong in a file that runs in one transaction (the default), or in psql through
+ * init-command.
+ * @returns the statements in order (see StatementStart)
  */
 export async function splitStatements(text: string): Promise<StatementStart[]> {
   // A CommonJS package: its exports are the default export under Node's ESM and in the bundle.
@@ -121,11 +155,13 @@ export async function splitStatements(text: string): Promise<StatementStart[]> {
   const out: StatementStart[] = [];
   for (const item of items) {
     if (typeof item === 'string') continue;
-    const start = item.trimStart ?? item.start;
+    const begin = item.trimStart ?? item.start;
+    // The splitter counts UTF-16 units; the server counts characters (code points).
+    const start = Array.from(text.slice(0, begin.position)).length;
     // Leading comment lines belong to the statement; point at its first line of code.
     const skipped = /^(\s*--[^\n]*\n|\s*\/\*[\s\S]*?\*\/)*\s*/.exec(item.text)?.[0] ?? '';
     const lines = skipped.split('\n').length - 1;
-    out.push({ offset: start.position + Array.from(skipped).length, line: start.line + 1 + lines, text: item.text });
+    out.push({ start, offset: start + Array.from(skipped).length, line: begin.line + 1 + lines, text: item.text });
   }
   return out;
 }
@@ -168,6 +204,16 @@ export function initFileError(file: string, text: string, error: ServerError, of
   return failure;
 }
 
+/** An init-timeout error for a statement the server cancelled at statement_timeout (SQLSTATE 57014), else null. */
+function timeoutOr(error: ServerError): InputError | null {
+  if (error.code !== '57014') return null;
+  return new InputError(
+    'init-timeout',
+    `a statement of the init files ran past the limit and was cancelled (${error.message})`,
+    'Raise init-timeout, or make the statement faster',
+  );
+}
+
 /**
  * Runs one init file in `client`'s database: in one transaction (BEGIN, the file as one
  * simple-query message, COMMIT), or, when its text holds `-- pg-tmpfs: no-transaction`, statement
@@ -176,14 +222,7 @@ export function initFileError(file: string, text: string, error: ServerError, of
  * @throws InputError (init) naming file:line:column and the server's message; for a psql meta-command
  */
 export async function runInitFile(client: pg.Client, label: string, text: string): Promise<void> {
-  const meta = metaCommands(text);
-  if (meta[0]) {
-    throw new InputError(
-      'init',
-      `${label}:${meta[0].line}: ${meta[0].command} is a psql meta-command; init files run through a SQL client, not psql`,
-      'Use plain SQL (COPY … FROM STDIN is not possible either; use INSERT, or COPY from a server-side file), or run the file with psql in init-command: psql -v ON_ERROR_STOP=1 -f FILE',
-    );
-  }
+  checkNotPsql(label, text);
   if (NO_TRANSACTION_MARKER.test(text)) {
     for (const statement of await splitStatements(text)) {
       throwIfInterrupted();
@@ -191,8 +230,9 @@ export async function runInitFile(client: pg.Client, label: string, text: string
         await client.query(statement.text);
       } catch (error) {
         const e = error as ServerError;
-        const inStatement = e.position ? Number(e.position) - 1 : 0;
-        throw initFileError(label, text, e, statement.offset + inStatement);
+        throw (
+          timeoutOr(e) ?? initFileError(label, text, e, e.position ? statement.start + Number(e.position) - 1 : statement.offset)
+        );
       }
     }
     return;
@@ -211,6 +251,8 @@ export async function runInitFile(client: pg.Client, label: string, text: string
     client.connection.off('commandComplete', count);
     await client.query('ROLLBACK').catch(() => undefined);
     const e = error as ServerError;
+    const timedOut = timeoutOr(e);
+    if (timedOut) throw timedOut;
     let offset: number | null = null;
     if (e.position) offset = Number(e.position) - 1;
     else {
@@ -234,7 +276,9 @@ function extensionSource(server: Server): string {
 /**
  * Creates each extension (CREATE EXTENSION IF NOT EXISTS … CASCADE) in the client's database,
  * after checking they are all available.
- * @throws InputError (extensions) naming what is missing, where it was looked for, and the fix
+ * @throws InputError (extensions) naming what is missing, where it was looked for, and the fix,
+ *   or the server's refusal (with shared_preload_libraries as the fix when it says so); the
+ *   client's connection errors as they come
  */
 export async function createExtensions(client: pg.Client, names: string[], server: Server): Promise<void> {
   if (names.length === 0) return;
@@ -257,14 +301,33 @@ export async function createExtensions(client: pg.Client, names: string[], serve
   }
   for (const name of names) {
     throwIfInterrupted();
-    await client.query(`CREATE EXTENSION IF NOT EXISTS ${client.escapeIdentifier(name)} CASCADE`);
+    try {
+      await client.query(`CREATE EXTENSION IF NOT EXISTS ${client.escapeIdentifier(name)} CASCADE`);
+    } catch (error) {
+      const e = error as ServerError;
+      if (!e.code) throw error;
+      const preload = /shared_preload_libraries/.test(`${e.message} ${e.hint ?? ''} ${e.detail ?? ''}`);
+      throw new InputError(
+        'extensions',
+        `CREATE EXTENSION ${name} failed: ${e.message}${e.hint ? `; HINT: ${e.hint.replace(/\.$/, '')}` : ''}`,
+        preload ? `Load its library at start: settings: shared_preload_libraries=${name}` : 'See the server message',
+      );
+    }
   }
 }
 
 /** Opens a client on `database` of the server, with `timeoutMs` as each query's deadline. */
 async function connect(connection: ConnectionInfo, database: string, timeoutMs: number): Promise<pg.Client> {
   const { default: pgm } = await import('pg');
-  const client = new pgm.Client({ ...connection, database, connectionTimeoutMillis: 10_000, query_timeout: timeoutMs });
+  // statement_timeout, sent at connect, is the session default (DISCARD ALL keeps it); the server
+  // cancels a statement past it. query_timeout is the client's backstop.
+  const client = new pgm.Client({
+    ...connection,
+    database,
+    connectionTimeoutMillis: 10_000,
+    statement_timeout: timeoutMs,
+    query_timeout: timeoutMs + 30_000,
+  });
   client.on('error', () => undefined);
   await client.connect();
   return client;
@@ -273,23 +336,28 @@ async function connect(connection: ConnectionInfo, database: string, timeoutMs: 
 /**
  * Runs the init command once: `sh -c COMMAND` in `config.workDir`, with DATABASE_URL and PG* of
  * the server set, its output streamed into the log, killed after `config.initTimeoutMs`.
- * @throws InputError (init-command) when it exits non-zero or times out, with the tail of its output
+ * @throws InputError (init-command) when it exits non-zero or times out, with the tail of its
+ *   output; Error when `sh` cannot be started
  */
 export async function runInitCommand(config: Config, connection: ConnectionInfo, log: Logger): Promise<void> {
-  let pending = '';
-  const flush = (chunk: string, end = false): void => {
-    pending += chunk;
-    const lines = pending.split('\n');
-    pending = end ? '' : (lines.pop() ?? '');
+  // One line buffer per stream, so a line of stdout and one of stderr never merge.
+  const pending = { stdout: '', stderr: '' };
+  const flush = (stream: 'stdout' | 'stderr', chunk: string, end = false): void => {
+    pending[stream] += chunk;
+    const lines = pending[stream].split('\n');
+    pending[stream] = end ? '' : (lines.pop() ?? '');
     for (const line of lines) if (!end || line !== '') log.info(line);
   };
   const result = await run('sh', ['-c', config.initCommand], {
     timeoutMs: config.initTimeoutMs,
     cwd: config.workDir,
     env: connectionEnv(connection),
-    onOutput: (chunk) => flush(chunk),
+    // libpq variables that would send the command elsewhere than the server just started.
+    unsetEnv: ['PGHOSTADDR', 'PGSERVICE', 'PGSERVICEFILE', 'PGOPTIONS', 'PGSSLMODE', 'PGPASSFILE', 'PGREQUIRESSL'],
+    onOutput: (chunk, stream) => flush(stream, chunk),
   });
-  flush('', true);
+  flush('stdout', '', true);
+  flush('stderr', '', true);
   if (result.code !== 0) {
     throw new InputError(
       'init-command',
@@ -309,23 +377,28 @@ export async function runInitCommand(config: Config, connection: ConnectionInfo,
  * `init-command`, then the template mark (other sessions on `database` are ended, since CREATE
  * DATABASE … TEMPLATE refuses a template with sessions; manual: "Template Databases").
  * @returns what was done (the server is left running)
- * @throws InputError naming the input at fault (init: file:line:column; init-command: its exit;
- *   extensions: what is missing); the caller removes the server
+ * @throws InputError naming the input at fault (init: file:line:column; init-timeout;
+ *   init-command: its exit; extensions: what is missing or refused; databases: a refused CREATE);
+ *   InterruptedError after a signal; connection errors as node-postgres gives them. The caller
+ *   removes the server
  */
 export async function provision(server: Server, config: Config, log: Logger): Promise<Provisioned> {
   const t0 = performance.now();
   const files = await resolveInitFiles(config);
-  const shown = (file: string): string => {
-    const rel = relative(config.workDir, file);
-    return rel.startsWith('..') || isAbsolute(rel) ? file : rel;
-  };
+  const shown = (file: string): string => shownPath(config.workDir, file);
   const done: Provisioned = { databases: {}, templateDatabase: '', extensions: [], initFiles: [], ms: 0 };
   const client = await connect(server.connection, config.database, config.initTimeoutMs);
   try {
     for (const name of config.databases) {
       throwIfInterrupted();
       const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-      if (exists.rowCount === 0) await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`);
+      if (exists.rowCount === 0) {
+        await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`).catch((error: ServerError) => {
+          throw error.code
+            ? new InputError('databases', `CREATE DATABASE ${name} failed: ${error.message}`, 'See the server message')
+            : error;
+        });
+      }
       done.databases[name] = connectionUri({ ...server.connection, database: name });
       log.info(`database ${name} created`);
     }
@@ -348,6 +421,8 @@ export async function provision(server: Server, config: Config, log: Logger): Pr
           throwIfInterrupted();
           const f0 = performance.now();
           await runInitFile(client, shown(file), readFileSync(file, 'utf8'));
+          // Session state a file set (search_path as pg_dump sets it, SET ROLE) stays with it.
+          await client.query('DISCARD ALL');
           done.initFiles.push(shown(file));
           log.info(`${shown(file)}: ${Math.round(performance.now() - f0)} ms`);
         }

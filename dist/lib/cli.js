@@ -12,7 +12,7 @@ import {
   start,
   stop,
   sweepLeftovers
-} from "./chunk-4JJ5FY4M.js";
+} from "./chunk-LUVEKQVV.js";
 import {
   BACKGROUND_FLAG,
   DEFAULTS,
@@ -31,7 +31,7 @@ import {
   readJob,
   stopBackground,
   writeJson
-} from "./chunk-XM3LYJJ7.js";
+} from "./chunk-DWYAR6M2.js";
 import {
   __commonJS,
   __require,
@@ -3829,6 +3829,9 @@ async function maintenance(connection, avoid, timeoutMs) {
   return client;
 }
 async function cloneDatabase(connection, options) {
+  if (options.name !== void 0 && (options.name === "" || Buffer.byteLength(options.name) > 63 || options.name.includes("\0"))) {
+    throw new InputError("db-name", `"${options.name}" is empty, longer than 63 bytes or holds a NUL`, "Give a shorter name");
+  }
   const database = options.name ?? freshName(options.template === "template1" ? "db" : options.template);
   const client = await maintenance(connection, options.template, options.timeoutMs);
   try {
@@ -3875,9 +3878,8 @@ async function cloneDatabase(connection, options) {
 }
 async function dropDatabase(connection, name, options) {
   if (BUILT_IN.includes(name) || options.protect.includes(name)) {
-    throw new InputError(
-      "database",
-      `${name} is ${BUILT_IN.includes(name) ? "a built-in database" : "the instance's own database or template"}`,
+    throw new SetupError(
+      `Refusing to drop ${name}: it is ${BUILT_IN.includes(name) ? "a built-in database" : "the instance's own database or template"}`,
       "Drop only databases made by db create"
     );
   }
@@ -3954,7 +3956,7 @@ var UP_FLAGS = [
   ["locale", "initdb locale (native mode)"],
   ["cache-dir", "initdb cache folder (native mode)"],
   ["init-command", "shell command run once after --init, with DATABASE_URL and PG* set (migrations)"],
-  ["init-timeout", "seconds each init file and the init command may take"]
+  ["init-timeout", "seconds each init statement, and the init command, may take"]
 ];
 var LIST_FLAGS = [
   ["init", "<file>", "SQL file or glob run in --database after start, each in one transaction (repeatable)"],

@@ -3,11 +3,11 @@ import {
   backgroundChild,
   launchInBackground,
   saveHandle
-} from "./chunk-XKLOFAGN.js";
+} from "./chunk-OYPT3NYF.js";
 import {
   publish,
   writeSummary
-} from "./chunk-52DMVHOB.js";
+} from "./chunk-I2BV5JDF.js";
 import {
   actionsLogger,
   getInput,
@@ -15,18 +15,18 @@ import {
   reportError,
   setSecret,
   warning
-} from "./chunk-DVE6ZBEG.js";
+} from "./chunk-TKQKUFHS.js";
 import {
   cleanupOnInterrupt,
   start,
   stop
-} from "./chunk-4JJ5FY4M.js";
+} from "./chunk-LUVEKQVV.js";
 import {
   BACKGROUND_FLAG,
   DEFAULTS,
   killActive,
   parseInputs
-} from "./chunk-XM3LYJJ7.js";
+} from "./chunk-DWYAR6M2.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/main-step.ts

@@ -4,21 +4,21 @@ import {
   removeFolder,
   savedBackground,
   savedHandle
-} from "./chunk-XKLOFAGN.js";
+} from "./chunk-OYPT3NYF.js";
 import {
   endGroup,
   info,
   startGroup,
   warning
-} from "./chunk-DVE6ZBEG.js";
+} from "./chunk-TKQKUFHS.js";
 import {
   LOG_TAIL_LINES,
   describe,
   isAlive,
   logTail,
   stop
-} from "./chunk-4JJ5FY4M.js";
-import "./chunk-XM3LYJJ7.js";
+} from "./chunk-LUVEKQVV.js";
+import "./chunk-DWYAR6M2.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/post-step.ts

@@ -2,7 +2,7 @@ import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const req
 import {
   publish,
   writeSummary
-} from "./chunk-52DMVHOB.js";
+} from "./chunk-I2BV5JDF.js";
 import {
   BACKGROUND_ENV,
   awaitStart,
@@ -12,11 +12,11 @@ import {
   replayLog,
   reportError,
   setOutput
-} from "./chunk-DVE6ZBEG.js";
+} from "./chunk-TKQKUFHS.js";
 import {
   SetupError,
   errorFrom
-} from "./chunk-XM3LYJJ7.js";
+} from "./chunk-DWYAR6M2.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/wait-step.ts

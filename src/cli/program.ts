@@ -65,7 +65,7 @@ const UP_FLAGS: Array<[InputName, string]> = [
   ['locale', 'initdb locale (native mode)'],
   ['cache-dir', 'initdb cache folder (native mode)'],
   ['init-command', 'shell command run once after --init, with DATABASE_URL and PG* set (migrations)'],
-  ['init-timeout', 'seconds each init file and the init command may take'],
+  ['init-timeout', 'seconds each init statement, and the init command, may take'],
 ];
 
 /** Flags of `up` that may be repeated; their values join into the input's lines. */

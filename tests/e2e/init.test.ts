@@ -183,7 +183,7 @@ describe('init, template and per-test databases', () => {
       expect(cli(['db', 'create', '--name', name, '--from', 'nope']).stderr).toMatch(/error: --from: there is no database nope/);
       const refused = cli(['db', 'drop', '--name', name, 'app']);
       expect(refused.status).toBe(1);
-      expect(refused.stderr).toMatch(/error: --database: app is the instance's own database or template/);
+      expect(refused.stderr).toMatch(/error: Refusing to drop app: it is the instance's own database or template/);
       expect(cli(['down', '--name', name]).status).toBe(0);
     });
   }

@@ -9,7 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { cloneStrategy, freshName } from '../../src/databases.js';
 import { InputError } from '../../src/errors.js';
 import { DEFAULTS, listItems, listLines, parseInputs, type InputName } from '../../src/inputs.js';
+import { backgroundDeadline } from '../../src/background.js';
 import {
+  checkNotPsql,
   initFileError,
   lineAndColumn,
   metaCommands,
@@ -113,6 +115,29 @@ describe('init files', () => {
     const s = await splitStatements(text);
     expect(s.map((x) => x.line)).toEqual([1, 3, 4]);
     expect(text.slice(s[1]!.offset).startsWith('CREATE FUNCTION')).toBe(true);
+  });
+
+  it('refuses what needs psql: meta-commands and COPY FROM stdin with inline data', () => {
+    expect(() => checkNotPsql('a.sql', 'SELECT 1;\n\\set x 1')).toThrow(/a\.sql:2: \\set is a psql meta-command/);
+    expect(() => checkNotPsql('dump.sql', 'SET x = 1;\nCOPY public.t (a) FROM stdin;\n1\n\\.\n')).toThrow(
+      /dump\.sql:2: COPY … FROM stdin/,
+    );
+    expect(() => checkNotPsql('d.sql', 'CREATE TABLE t (a int);\nCOPY t FROM stdin;\n')).toThrow(/d\.sql:2: COPY … FROM stdin/);
+    expect(() => checkNotPsql('ok.sql', "COPY t FROM '/srv/t.csv';")).not.toThrow();
+  });
+
+  it('gives each statement its start (comments included) and its first line of code', async () => {
+    const s = await splitStatements('-- pg-tmpfs: no-transaction\nVACUUM;\n/* x */ SELECT 1;');
+    expect(s.map((x) => [x.start, x.offset, x.line])).toEqual([
+      [0, 28, 2],
+      [36, 44, 3],
+    ]);
+  });
+
+  it('gives a background start with init files or an init command their budget', () => {
+    const base = { waitTimeoutMs: 60_000, initTimeoutMs: 600_000 };
+    expect(backgroundDeadline({ ...base, init: [], initCommand: '' }, 0)).toBe(backgroundDeadline({ waitTimeoutMs: 60_000 }, 0));
+    expect(backgroundDeadline({ ...base, init: ['a.sql'], initCommand: '' }, 0) - backgroundDeadline(base, 0)).toBe(1_200_000);
   });
 
   it('knows the no-transaction marker', () => {
