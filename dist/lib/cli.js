@@ -12,7 +12,10 @@ import {
   start,
   stop,
   sweepLeftovers
-} from "./chunk-LUVEKQVV.js";
+} from "./chunk-WY3NRE3O.js";
+import {
+  VERSION
+} from "./chunk-HFV7XA6P.js";
 import {
   BACKGROUND_FLAG,
   DEFAULTS,
@@ -31,16 +34,16 @@ import {
   readJob,
   stopBackground,
   writeJson
-} from "./chunk-DWYAR6M2.js";
+} from "./chunk-FEANRQPW.js";
 import {
   __commonJS,
   __require,
   __toESM
 } from "./chunk-AQB342A3.js";
 
-// node_modules/commander/lib/error.js
+// ../main/node_modules/commander/lib/error.js
 var require_error = __commonJS({
-  "node_modules/commander/lib/error.js"(exports) {
+  "../main/node_modules/commander/lib/error.js"(exports) {
     var CommanderError2 = class extends Error {
       /**
        * Constructs the CommanderError class
@@ -73,9 +76,9 @@ var require_error = __commonJS({
   }
 });
 
-// node_modules/commander/lib/argument.js
+// ../main/node_modules/commander/lib/argument.js
 var require_argument = __commonJS({
-  "node_modules/commander/lib/argument.js"(exports) {
+  "../main/node_modules/commander/lib/argument.js"(exports) {
     var { InvalidArgumentError: InvalidArgumentError2 } = require_error();
     var Argument2 = class {
       /**
@@ -201,9 +204,9 @@ var require_argument = __commonJS({
   }
 });
 
-// node_modules/commander/lib/help.js
+// ../main/node_modules/commander/lib/help.js
 var require_help = __commonJS({
-  "node_modules/commander/lib/help.js"(exports) {
+  "../main/node_modules/commander/lib/help.js"(exports) {
     var { humanReadableArgName } = require_argument();
     var Help2 = class {
       constructor() {
@@ -803,9 +806,9 @@ ${itemIndentStr}`);
   }
 });
 
-// node_modules/commander/lib/option.js
+// ../main/node_modules/commander/lib/option.js
 var require_option = __commonJS({
-  "node_modules/commander/lib/option.js"(exports) {
+  "../main/node_modules/commander/lib/option.js"(exports) {
     var { InvalidArgumentError: InvalidArgumentError2 } = require_error();
     var Option2 = class {
       /**
@@ -1116,9 +1119,9 @@ var require_option = __commonJS({
   }
 });
 
-// node_modules/commander/lib/suggestSimilar.js
+// ../main/node_modules/commander/lib/suggestSimilar.js
 var require_suggestSimilar = __commonJS({
-  "node_modules/commander/lib/suggestSimilar.js"(exports) {
+  "../main/node_modules/commander/lib/suggestSimilar.js"(exports) {
     var maxDistance = 3;
     function editDistance(a, b) {
       if (Math.abs(a.length - b.length) > maxDistance)
@@ -1196,9 +1199,9 @@ var require_suggestSimilar = __commonJS({
   }
 });
 
-// node_modules/commander/lib/command.js
+// ../main/node_modules/commander/lib/command.js
 var require_command = __commonJS({
-  "node_modules/commander/lib/command.js"(exports) {
+  "../main/node_modules/commander/lib/command.js"(exports) {
     var EventEmitter = __require("node:events").EventEmitter;
     var childProcess = __require("node:child_process");
     var path = __require("node:path");
@@ -3442,9 +3445,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
   }
 });
 
-// node_modules/commander/index.js
+// ../main/node_modules/commander/index.js
 var require_commander = __commonJS({
-  "node_modules/commander/index.js"(exports) {
+  "../main/node_modules/commander/index.js"(exports) {
     var { Argument: Argument2 } = require_argument();
     var { Command: Command2 } = require_command();
     var { CommanderError: CommanderError2, InvalidArgumentError: InvalidArgumentError2 } = require_error();
@@ -3467,7 +3470,7 @@ var require_commander = __commonJS({
 // src/cli/program.ts
 import { readFileSync as readFileSync3 } from "node:fs";
 
-// node_modules/commander/esm.mjs
+// ../main/node_modules/commander/esm.mjs
 var import_index = __toESM(require_commander(), 1);
 var {
   program,
@@ -3817,7 +3820,7 @@ function freshName(base) {
   return `${clean}_${suffix}`;
 }
 async function maintenance(connection, avoid, timeoutMs) {
-  const { default: pgm } = await import("./chunk-GOMVPK2O.js");
+  const { default: pgm } = await import("./chunk-SN26FWGQ.js");
   const client = new pgm.Client({
     ...connection,
     database: avoid === "postgres" ? "template1" : "postgres",
@@ -4217,7 +4220,7 @@ function parseTimeout(raw) {
   return Number(raw) * 1e3;
 }
 function program2(io = processIo) {
-  const cli = new Command("pg-tmpfs").description("Throwaway PostgreSQL on tmpfs with durability off").showHelpAfterError().exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+  const cli = new Command("pg-tmpfs").description("Throwaway PostgreSQL on tmpfs with durability off").version(VERSION, "-V, --version", "print the version of pg-tmpfs").showHelpAfterError().exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   const upCmd = cli.command("up").description("start PostgreSQL and print its connection");
   for (const [input, help] of UP_FLAGS) {
     const def = input === "password" ? "" : CLI_DEFAULTS[input] ?? DEFAULTS[input];

@@ -3,11 +3,11 @@ import {
   backgroundChild,
   launchInBackground,
   saveHandle
-} from "./chunk-OYPT3NYF.js";
+} from "./chunk-D6U3GYYA.js";
 import {
   publish,
   writeSummary
-} from "./chunk-I2BV5JDF.js";
+} from "./chunk-ACCIYPMM.js";
 import {
   actionsLogger,
   getInput,
@@ -15,18 +15,19 @@ import {
   reportError,
   setSecret,
   warning
-} from "./chunk-TKQKUFHS.js";
+} from "./chunk-HRPUW7JX.js";
 import {
   cleanupOnInterrupt,
   start,
   stop
-} from "./chunk-LUVEKQVV.js";
+} from "./chunk-WY3NRE3O.js";
+import "./chunk-HFV7XA6P.js";
 import {
   BACKGROUND_FLAG,
   DEFAULTS,
   killActive,
   parseInputs
-} from "./chunk-DWYAR6M2.js";
+} from "./chunk-FEANRQPW.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/main-step.ts

@@ -4,21 +4,21 @@ import {
   removeFolder,
   savedBackground,
   savedHandle
-} from "./chunk-OYPT3NYF.js";
+} from "./chunk-D6U3GYYA.js";
 import {
   endGroup,
   info,
   startGroup,
   warning
-} from "./chunk-TKQKUFHS.js";
+} from "./chunk-HRPUW7JX.js";
 import {
   LOG_TAIL_LINES,
   describe,
   isAlive,
   logTail,
   stop
-} from "./chunk-LUVEKQVV.js";
-import "./chunk-DWYAR6M2.js";
+} from "./chunk-WY3NRE3O.js";
+import "./chunk-FEANRQPW.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/post-step.ts

@@ -5,6 +5,7 @@ import * as core from '@actions/core';
 import { connectionEnv, connectionUri } from '../connection.js';
 import { DEFAULTS } from '../inputs.js';
 import type { Server } from '../server.js';
+import { VERSION } from '../version.js';
 
 /**
  * Every output of action.yml, as strings; outputs that do not apply to the server's mode are ''.
@@ -75,6 +76,7 @@ export async function writeSummary(s: Server): Promise<void> {
         { data: 'what', header: true },
         { data: 'value', header: true },
       ],
+      ['pg-tmpfs-action', VERSION],
       s.mode === 'docker' ? ['image', s.image] : ['binaries', s.bindir],
       ['mode', s.mode === 'docker' ? s.mode : `${s.mode} (${s.cacheHit ? 'initdb cache hit' : 'initdb cache filled'})`],
       ['server version', s.serverVersion],

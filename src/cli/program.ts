@@ -34,6 +34,7 @@ import { upInBackground, waitCommand } from './background.js';
 import { addDbCommands } from './db.js';
 import { backgroundAlive, stopBackground } from '../background.js';
 import { Phases } from '../timing.js';
+import { VERSION } from '../version.js';
 
 /** Where the program writes: stdout for results (export lines, JSON), stderr for everything else. */
 export interface Io {
@@ -393,6 +394,7 @@ function parseTimeout(raw: string | undefined): number | undefined {
 export function program(io: Io = processIo): Command {
   const cli = new Command('pg-tmpfs')
     .description('Throwaway PostgreSQL on tmpfs with durability off')
+    .version(VERSION, '-V, --version', 'print the version of pg-tmpfs')
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });

@@ -10,7 +10,7 @@ import { ROOT } from '../helpers/infra.js';
 interface ActionYml {
   inputs: Record<string, { description: string; default: string }>;
   outputs: Record<string, { description: string }>;
-  runs: { using: string; main: string; post: string };
+  runs: { using: string; main: string; post: string; 'post-if'?: string };
   branding: { icon: string; color: string };
 }
 
@@ -74,7 +74,8 @@ describe('action.yml', () => {
   });
 
   it('runs on node24 with a post step, from the committed bundle', () => {
-    expect(action.runs).toEqual({ using: 'node24', main: 'dist/main.js', post: 'dist/post.js' });
+    // post-if set deliberately: cleanup must run on failure and cancellation too.
+    expect(action.runs).toEqual({ using: 'node24', main: 'dist/main.js', post: 'dist/post.js', 'post-if': 'always()' });
     expect(action.branding.icon).toBeTruthy();
   });
 
