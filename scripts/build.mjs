@@ -8,6 +8,7 @@
 // Node parses a module's source map only when source maps were on before it loaded; the loader
 // turns them on (process.setSourceMapsEnabled) and then imports the bundle.
 // `--check` builds in memory, with the same output paths, and fails when dist/ differs from it.
+// The build also keeps package.json `files` to what the CLI runs (the npm package's contents).
 import { build } from 'esbuild';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -66,8 +67,33 @@ function files(dir) {
     .sort();
 }
 
+/**
+ * What the CLI runs: dist/cli.js, its bundle, and every chunk they import (statically or
+ * dynamically), transitively; the npm package ships these and nothing else (package.json `files`).
+ */
+function cliClosure() {
+  const seen = new Set(['lib/cli.js']);
+  const queue = ['lib/cli.js'];
+  while (queue.length) {
+    const name = queue.pop();
+    for (const m of (built.get(name) ?? '').matchAll(/(?:from|import\()\s*"\.\/(chunk-[A-Z0-9]+\.js)"/g)) {
+      const dep = `lib/${m[1]}`;
+      if (!seen.has(dep)) {
+        seen.add(dep);
+        queue.push(dep);
+      }
+    }
+  }
+  return ['cli.js', ...[...seen].sort()].map((f) => `${outdir}/${f}`);
+}
+const pkgFile = 'package.json';
+const pkg = JSON.parse(readFileSync(pkgFile, 'utf8'));
+const wantedFiles = cliClosure();
+const pkgStale = JSON.stringify(pkg.files) !== JSON.stringify(wantedFiles);
+
 if (check) {
   const stale = [];
+  if (pkgStale) stale.push(`package.json files (the CLI's files are ${wantedFiles.join(', ')})`);
   for (const [name, text] of built) {
     const committed = join(outdir, name);
     if (!existsSync(committed) || readFileSync(committed, 'utf8') !== text) stale.push(name);
@@ -87,5 +113,9 @@ if (check) {
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, text);
     if (text.startsWith('#!')) chmodSync(file, 0o755);
+  }
+  if (pkgStale) {
+    pkg.files = wantedFiles;
+    writeFileSync(pkgFile, `${JSON.stringify(pkg, null, 2)}\n`);
   }
 }

@@ -1,0 +1,75 @@
+/**
+ * The CLI as an npm package: `npm pack` ships exactly what the CLI runs (package.json `files`,
+ * kept by scripts/build.mjs), the tarball installs into an empty folder with no registry to reach
+ * (the package has no dependencies: dist/ bundles them), and `npx pg-tmpfs` runs from there:
+ * --version, up, down, leaving nothing behind.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { leftoverSnapshot, NATIVE_MAJOR, ROOT } from '../helpers/infra.js';
+
+const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-npm-test-'));
+/** Deadline of each npm / npx call: 120 000 ms. */
+const TIMEOUT_MS = 120_000;
+/** npm with no registry it could reach (a closed port), its own cache, no audit or funding calls. */
+const npmEnv = {
+  ...process.env,
+  npm_config_registry: 'http://127.0.0.1:9/',
+  npm_config_cache: join(work, 'npm-cache'),
+  npm_config_audit: 'false',
+  npm_config_fund: 'false',
+  npm_config_update_notifier: 'false',
+  PG_TMPFS_STATE_DIR: join(work, 'state'),
+};
+
+function run(cmd: string, args: string[], cwd: string) {
+  const r = spawnSync(cmd, args, { cwd, env: npmEnv, encoding: 'utf8', timeout: TIMEOUT_MS });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('npm package', () => {
+  const leftovers = leftoverSnapshot();
+  afterAll(() => {
+    run('npx', ['--no-install', 'pg-tmpfs', 'down', '--name', 'pkg'], join(work, 'app'));
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('packs only what the CLI runs, installs offline, and npx pg-tmpfs up / down work from it', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      name: string;
+      version: string;
+      files: string[];
+      dependencies?: Record<string, string>;
+    };
+    expect(pkg.dependencies ?? {}).toEqual({});
+    const packed = run('npm', ['pack', '--json', '--pack-destination', work], ROOT);
+    expect(packed.status, packed.stderr).toBe(0);
+    const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    expect(info!.files.map((f) => f.path).sort()).toEqual(['LICENSE', 'README.md', 'package.json', ...pkg.files].sort());
+
+    const app = join(work, 'app');
+    spawnSync('mkdir', ['-p', app]);
+    expect(run('npm', ['init', '-y'], app).status).toBe(0);
+    const installed = run('npm', ['install', '--offline', join(work, info!.filename)], app);
+    expect(installed.status, installed.stderr).toBe(0);
+
+    const version = run('npx', ['--no-install', 'pg-tmpfs', '--version'], app);
+    expect(version.stdout).toBe(`${pkg.version}\n`);
+    const up = run(
+      'npx',
+      ['--no-install', 'pg-tmpfs', 'up', '--mode', 'native', '--postgres-version', NATIVE_MAJOR, '--name', 'pkg', '--json'],
+      app,
+    );
+    expect(up.status, up.stderr).toBe(0);
+    const server = JSON.parse(up.stdout) as { serverVersion: string; tmpfs: boolean };
+    expect(server.serverVersion).toMatch(new RegExp(`^${NATIVE_MAJOR}\\.`));
+    expect(server.tmpfs).toBe(true);
+    const down = run('npx', ['--no-install', 'pg-tmpfs', 'down', '--name', 'pkg'], app);
+    expect(down.status, down.stderr).toBe(0);
+    expect(down.stderr).toContain('Stopped "pkg".');
+    expect(leftovers.added()).toEqual([]);
+  });
+});
