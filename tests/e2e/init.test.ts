@@ -6,7 +6,7 @@
  * `db drop`, the failures). Each leaves nothing behind.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -188,6 +188,29 @@ describe('init, template and per-test databases', () => {
     });
   }
 
+  it('CLI: each init file starts a clean session (a search_path pg_dump clears does not reach the next file)', () => {
+    const dir = mkdtempSync(join(work, 'session-'));
+    writeFileSync(
+      join(dir, '1_dump.sql'),
+      "SELECT pg_catalog.set_config('search_path', '', false);\nCREATE TABLE public.a (x int);\n",
+    );
+    writeFileSync(join(dir, '2_seed.sql'), 'CREATE TABLE b (x int);\nINSERT INTO a VALUES (1);\n');
+    const r = cli([
+      'up',
+      '--mode',
+      'native',
+      '--postgres-version',
+      NATIVE_MAJOR,
+      '--name',
+      'bad',
+      '--init',
+      `${dir}/*.sql`,
+      '--quiet',
+    ]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(cli(['down', '--name', 'bad']).status).toBe(0);
+  });
+
   it('CLI: a failing SQL file, a psql meta-command, a failing command and a missing extension fail with nothing left', async () => {
     const base = ['up', '--mode', 'native', '--postgres-version', NATIVE_MAJOR, '--name', 'bad', '--quiet'];
     const sql = cli([...base, '--init', `${FIXTURES}/migrations/001_schema.sql`, '--init', `${FIXTURES}/bad/broken.sql`]);
@@ -206,6 +229,11 @@ describe('init, template and per-test databases', () => {
     const ext = cli([...base, '--extensions', 'pgvector']);
     expect(ext.status).toBe(1);
     expect(ext.stderr).toMatch(/error: --extensions: "pgvector" is not available in the PostgreSQL binaries in \S+/);
+    // A no-transaction file: the column counts from the statement's own start in the file.
+    writeFileSync(join(meta, 'nt.sql'), '-- pg-tmpfs: no-transaction\nCREATE TABLE nt (id int);\nSELECT nope FROM nt;\n');
+    const nt = cli([...base, '--init', `${meta}/nt.sql`]);
+    expect(nt.status).toBe(1);
+    expect(nt.stderr).toMatch(/error: --init: \S+nt\.sql:3:8: ERROR: column "nope" does not exist/);
     const status = JSON.parse(cli(['status']).stdout) as unknown[];
     expect(status).toEqual([]);
     expect(leftovers.added()).toEqual([]);
