@@ -3,11 +3,11 @@ import {
   backgroundChild,
   launchInBackground,
   saveHandle
-} from "./chunk-D6U3GYYA.js";
+} from "./chunk-OYPT3NYF.js";
 import {
   publish,
   writeSummary
-} from "./chunk-ACCIYPMM.js";
+} from "./chunk-XFVZCC3S.js";
 import {
   actionsLogger,
   getInput,
@@ -15,19 +15,19 @@ import {
   reportError,
   setSecret,
   warning
-} from "./chunk-HRPUW7JX.js";
+} from "./chunk-TKQKUFHS.js";
 import {
   cleanupOnInterrupt,
   start,
   stop
-} from "./chunk-WY3NRE3O.js";
+} from "./chunk-LUVEKQVV.js";
 import "./chunk-HFV7XA6P.js";
 import {
   BACKGROUND_FLAG,
   DEFAULTS,
   killActive,
   parseInputs
-} from "./chunk-FEANRQPW.js";
+} from "./chunk-DWYAR6M2.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/main-step.ts

@@ -4,21 +4,21 @@ import {
   removeFolder,
   savedBackground,
   savedHandle
-} from "./chunk-D6U3GYYA.js";
+} from "./chunk-OYPT3NYF.js";
 import {
   endGroup,
   info,
   startGroup,
   warning
-} from "./chunk-HRPUW7JX.js";
+} from "./chunk-TKQKUFHS.js";
 import {
   LOG_TAIL_LINES,
   describe,
   isAlive,
   logTail,
   stop
-} from "./chunk-WY3NRE3O.js";
-import "./chunk-FEANRQPW.js";
+} from "./chunk-LUVEKQVV.js";
+import "./chunk-DWYAR6M2.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/post-step.ts

@@ -2,7 +2,7 @@ import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const req
 import {
   publish,
   writeSummary
-} from "./chunk-ACCIYPMM.js";
+} from "./chunk-XFVZCC3S.js";
 import {
   BACKGROUND_ENV,
   awaitStart,
@@ -12,12 +12,12 @@ import {
   replayLog,
   reportError,
   setOutput
-} from "./chunk-HRPUW7JX.js";
+} from "./chunk-TKQKUFHS.js";
 import "./chunk-HFV7XA6P.js";
 import {
   SetupError,
   errorFrom
-} from "./chunk-FEANRQPW.js";
+} from "./chunk-DWYAR6M2.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/wait-step.ts
