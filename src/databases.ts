@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { connectionUri, type ConnectionInfo } from './connection.js';
 import { InputError, SetupError } from './errors.js';
+import { openClient } from './readiness.js';
 
 /** How CREATE DATABASE copies the template (manual: CREATE DATABASE, STRATEGY; PostgreSQL 15+). */
 export type CloneStrategy = 'FILE_COPY' | 'WAL_LOG' | 'default';
@@ -33,17 +34,16 @@ export function freshName(base: string): string {
 }
 
 /** Opens a client on the maintenance database (`postgres`, or template1 when `avoid` is postgres). */
-async function maintenance(connection: ConnectionInfo, avoid: string, timeoutMs: number): Promise<pg.Client> {
-  const { default: pgm } = await import('pg');
-  const client = new pgm.Client({
-    ...connection,
-    database: avoid === 'postgres' ? 'template1' : 'postgres',
-    connectionTimeoutMillis: Math.min(timeoutMs, 10_000),
-    query_timeout: timeoutMs,
-  });
-  client.on('error', () => undefined);
-  await client.connect();
-  return client;
+function maintenance(connection: ConnectionInfo, avoid: string, timeoutMs: number): Promise<pg.Client> {
+  return openClient(
+    { ...connection, database: avoid === 'postgres' ? 'template1' : 'postgres' },
+    { connectTimeoutMs: Math.min(timeoutMs, 10_000), queryTimeoutMs: timeoutMs },
+  );
+}
+
+/** `server_version_num` of the client's server, e.g. 180001. */
+async function versionNum(client: pg.Client): Promise<number> {
+  return Number((await client.query<{ v: string }>("SELECT current_setting('server_version_num') AS v")).rows[0]?.v);
 }
 
 /** A database made by cloneDatabase. */
@@ -82,12 +82,7 @@ export async function cloneDatabase(
   const database = options.name ?? freshName(options.template === 'template1' ? 'db' : options.template);
   const client = await maintenance(connection, options.template, options.timeoutMs);
   try {
-    const chosen =
-      options.strategy ??
-      cloneStrategy(
-        Number((await client.query<{ v: string }>("SELECT current_setting('server_version_num') AS v")).rows[0]?.v),
-        options.tmpfs,
-      );
+    const chosen = options.strategy ?? cloneStrategy(await versionNum(client), options.tmpfs);
     const t0 = performance.now();
     const strategy = chosen === 'default' ? '' : ` STRATEGY ${chosen}`;
     try {
@@ -148,8 +143,8 @@ export async function dropDatabase(
   try {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (found.rowCount === 0) return false;
-    const num = Number((await client.query<{ v: string }>("SELECT current_setting('server_version_num') AS v")).rows[0]?.v);
-    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)}${num >= 130000 ? ' WITH (FORCE)' : ''}`);
+    const force = (await versionNum(client)) >= 130000 ? ' WITH (FORCE)' : '';
+    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)}${force}`);
     return true;
   } finally {
     await client.end().catch(() => undefined);

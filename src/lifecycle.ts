@@ -18,7 +18,7 @@ import { defaultCacheDir } from './native/initdb-cache.js';
 import { postgresAlive, postgresLogTail, RUN_MARKER, stopPostgres } from './native/postgres.js';
 import { MOUNT_PREFIX, tempBase } from './native/ramdir.js';
 import { clientHost, startNative } from './native/start.js';
-import { provision, resolveInitFiles, wantsProvisioning } from './provision.js';
+import { loadInitFiles, provision, wantsProvisioning } from './provision.js';
 import { Phases } from './timing.js';
 import { LOG_TAIL_LINES, type Server, type ServerHandle } from './server.js';
 
@@ -77,7 +77,7 @@ export async function chooseMode(
  *   given port is in use, (`publish-host`) when it is not an address of this machine
  */
 export async function planStart(config: Config, log: Logger): Promise<{ config: Config; connection: ConnectionInfo }> {
-  await resolveInitFiles(config);
+  await loadInitFiles(config); // what the background start would refuse, refused now
   const chosen = await chooseMode(config, log);
   const who = { user: config.user, password: config.password, database: config.database };
   // What the background start would refuse, refused now, while the step can still fail.
@@ -118,7 +118,7 @@ export async function start(
   onHandle: (handle: ServerHandle) => void = () => undefined,
   phases: Phases = new Phases(),
 ): Promise<Server> {
-  await resolveInitFiles(config); // a missing init file fails before anything starts
+  const initFiles = await loadInitFiles(config); // a missing or psql-only init file fails before anything starts
   const chosen = await chooseMode(config, log);
   phases.end('mode');
   const server =
@@ -127,7 +127,7 @@ export async function start(
       : await startDocker(config, log, onHandle, phases);
   if (!wantsProvisioning(config)) return server;
   try {
-    server.provisioned = await provision(server, config, log);
+    server.provisioned = await provision(server, config, log, initFiles);
   } catch (error) {
     for (const problem of await stop(server)) log.warning(problem);
     throw error;

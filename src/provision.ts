@@ -17,6 +17,7 @@ import type { Config } from './inputs.js';
 import { throwIfInterrupted } from './interrupt.js';
 import type { Logger } from './log.js';
 import { run, tail } from './proc.js';
+import { openClient } from './readiness.js';
 import type { Server } from './server.js';
 
 /** What provisioning did; part of the Server record (the outputs `databases`, `template-database`). */
@@ -51,7 +52,7 @@ export const NO_TRANSACTION_MARKER = /^\s*--\s*pg-tmpfs:\s*no-transaction\b/m;
  * The init files, in order: each `init` entry is a path or a glob (tinyglobby syntax) relative to
  * `config.workDir`; a glob's matches come in sorted order (001_…, 002_…), a file named twice runs once.
  * @returns absolute paths
- * @throws InputError (init) when an entry matches no file, or a file needs psql (checkNotPsql)
+ * @throws InputError (init) when an entry matches no file
  */
 export async function resolveInitFiles(config: Pick<Config, 'init' | 'workDir'>): Promise<string[]> {
   if (config.init.length === 0) return [];
@@ -79,8 +80,28 @@ export async function resolveInitFiles(config: Pick<Config, 'init' | 'workDir'>)
     }
     for (const file of found) if (!files.includes(file)) files.push(file);
   }
-  // What needs psql is refused now, before anything starts.
-  for (const file of files) checkNotPsql(shownPath(config.workDir, file), readFileSync(file, 'utf8'));
+  return files;
+}
+
+/** An init file, read. */
+export interface InitFile {
+  /** Its name in messages: relative to the working folder when inside it, else absolute. */
+  label: string;
+  /** Its SQL. */
+  text: string;
+}
+
+/**
+ * The init files (resolveInitFiles), read and checked before anything starts: what needs psql is
+ * refused (checkNotPsql).
+ * @throws InputError (init) as resolveInitFiles and checkNotPsql do
+ */
+export async function loadInitFiles(config: Pick<Config, 'init' | 'workDir'>): Promise<InitFile[]> {
+  const files = (await resolveInitFiles(config)).map((file) => ({
+    label: shownPath(config.workDir, file),
+    text: readFileSync(file, 'utf8'),
+  }));
+  for (const file of files) checkNotPsql(file.label, file.text);
   return files;
 }
 
@@ -219,10 +240,10 @@ function timeoutOr(error: ServerError): InputError | null {
  * simple-query message, COMMIT), or, when its text holds `-- pg-tmpfs: no-transaction`, statement
  * by statement as psql would.
  * @param label the file's name in messages
- * @throws InputError (init) naming file:line:column and the server's message; for a psql meta-command
+ * (The caller has refused what needs psql: loadInitFiles.)
+ * @throws InputError (init) naming file:line:column and the server's message
  */
 export async function runInitFile(client: pg.Client, label: string, text: string): Promise<void> {
-  checkNotPsql(label, text);
   if (NO_TRANSACTION_MARKER.test(text)) {
     for (const statement of await splitStatements(text)) {
       throwIfInterrupted();
@@ -316,21 +337,16 @@ export async function createExtensions(client: pg.Client, names: string[], serve
   }
 }
 
-/** Opens a client on `database` of the server, with `timeoutMs` as each query's deadline. */
-async function connect(connection: ConnectionInfo, database: string, timeoutMs: number): Promise<pg.Client> {
-  const { default: pgm } = await import('pg');
-  // statement_timeout, sent at connect, is the session default (DISCARD ALL keeps it); the server
-  // cancels a statement past it. query_timeout is the client's backstop.
-  const client = new pgm.Client({
-    ...connection,
-    database,
-    connectionTimeoutMillis: 10_000,
-    statement_timeout: timeoutMs,
-    query_timeout: timeoutMs + 30_000,
-  });
-  client.on('error', () => undefined);
-  await client.connect();
-  return client;
+/**
+ * Opens a client on `database` of the server. statement_timeout, sent at connect, is the session
+ * default (DISCARD ALL keeps it): the server cancels a statement past `timeoutMs`; the client's
+ * query_timeout is the backstop.
+ */
+function connect(connection: ConnectionInfo, database: string, timeoutMs: number): Promise<pg.Client> {
+  return openClient(
+    { ...connection, database },
+    { connectTimeoutMs: 10_000, statementTimeoutMs: timeoutMs, queryTimeoutMs: timeoutMs + 30_000 },
+  );
 }
 
 /**
@@ -372,7 +388,7 @@ export async function runInitCommand(config: Config, connection: ConnectionInfo,
 }
 
 /**
- * Makes the server ready for the tests, in this order: the `databases` (empty, from template1),
+ * Makes the server ready for the tests (`files`: loadInitFiles, read before the start), in this order: the `databases` (empty, from template1),
  * the `extensions` (in `database` and each of them), the `init` files (in `database`), the
  * `init-command`, then the template mark (other sessions on `database` are ended, since CREATE
  * DATABASE … TEMPLATE refuses a template with sessions; manual: "Template Databases").
@@ -382,10 +398,8 @@ export async function runInitCommand(config: Config, connection: ConnectionInfo,
  *   InterruptedError after a signal; connection errors as node-postgres gives them. The caller
  *   removes the server
  */
-export async function provision(server: Server, config: Config, log: Logger): Promise<Provisioned> {
+export async function provision(server: Server, config: Config, log: Logger, files: InitFile[]): Promise<Provisioned> {
   const t0 = performance.now();
-  const files = await resolveInitFiles(config);
-  const shown = (file: string): string => shownPath(config.workDir, file);
   const done: Provisioned = { databases: {}, templateDatabase: '', extensions: [], initFiles: [], ms: 0 };
   const client = await connect(server.connection, config.database, config.initTimeoutMs);
   try {
@@ -420,11 +434,11 @@ export async function provision(server: Server, config: Config, log: Logger): Pr
         for (const file of files) {
           throwIfInterrupted();
           const f0 = performance.now();
-          await runInitFile(client, shown(file), readFileSync(file, 'utf8'));
+          await runInitFile(client, file.label, file.text);
           // Session state a file set (search_path as pg_dump sets it, SET ROLE) stays with it.
           await client.query('DISCARD ALL');
-          done.initFiles.push(shown(file));
-          log.info(`${shown(file)}: ${Math.round(performance.now() - f0)} ms`);
+          done.initFiles.push(file.label);
+          log.info(`${file.label}: ${Math.round(performance.now() - f0)} ms`);
         }
       });
     }

@@ -23,6 +23,51 @@ function loadPg(): Promise<typeof pg> {
   return pgModule;
 }
 
+/** Deadlines of a client, in ms. */
+export interface ClientTimeouts {
+  /** Connection deadline. */
+  connectTimeoutMs: number;
+  /** Client-side deadline of each query (node-postgres query_timeout). */
+  queryTimeoutMs: number;
+  /** The server's statement_timeout for the session, sent at connect (absent: the server's default). */
+  statementTimeoutMs?: number;
+}
+
+/**
+ * A node-postgres client for `target` with deadlines, not yet connected; an 'error' listener is
+ * installed (a server closing the socket under us would otherwise crash the process).
+ */
+export async function newClient(target: Target, timeouts: ClientTimeouts): Promise<pg.Client> {
+  const { Client } = await loadPg();
+  const client = new Client({
+    host: target.host,
+    port: target.port,
+    user: target.user,
+    password: target.password,
+    database: target.database,
+    connectionTimeoutMillis: timeouts.connectTimeoutMs,
+    query_timeout: timeouts.queryTimeoutMs,
+    ...(timeouts.statementTimeoutMs ? { statement_timeout: timeouts.statementTimeoutMs } : {}),
+  });
+  client.on('error', () => undefined);
+  return client;
+}
+
+/**
+ * A connected client (newClient, then connect; ended again when connecting fails).
+ * @throws the connection error as node-postgres gives it
+ */
+export async function openClient(target: Target, timeouts: ClientTimeouts): Promise<pg.Client> {
+  const client = await newClient(target, timeouts);
+  try {
+    await client.connect();
+  } catch (error) {
+    await client.end().catch(() => undefined);
+    throw error;
+  }
+  return client;
+}
+
 /** Deadline of each query on a client waitForQuery returns (a server that stalls after connecting): 60 000 ms. */
 export const QUERY_TIMEOUT_MS = 60_000;
 
@@ -81,22 +126,13 @@ export async function waitForQuery(target: Target, options: WaitOptions): Promis
   let nextAliveCheck = Date.now() + aliveEvery;
   let attempts = 0;
   let lastError = '';
-  const { Client } = await loadPg();
   for (;;) {
     attempts += 1;
-    const client = new Client({
-      host: target.host,
-      port: target.port,
-      user: target.user,
-      password: target.password,
-      database: target.database,
-      connectionTimeoutMillis: Math.max(1, Math.min(options.connectTimeoutMs ?? 2000, deadline - Date.now())),
+    const client = await newClient(target, {
+      connectTimeoutMs: Math.max(1, Math.min(options.connectTimeoutMs ?? 2000, deadline - Date.now())),
       // Every later query on this client (bootstrap, verification) has a deadline too.
-      query_timeout: QUERY_TIMEOUT_MS,
+      queryTimeoutMs: QUERY_TIMEOUT_MS,
     });
-    // A server closing the socket under us emits 'error' on the client; without a listener that
-    // would crash the process.
-    client.on('error', () => undefined);
     try {
       await client.connect();
       const result = await client.query<{ v: string }>("SELECT current_setting('server_version') AS v");

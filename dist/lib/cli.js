@@ -8,11 +8,12 @@ import {
   interrupted,
   isAlive,
   makeDirs,
+  openClient,
   planStart,
   start,
   stop,
   sweepLeftovers
-} from "./chunk-LUVEKQVV.js";
+} from "./chunk-GNP4XXVK.js";
 import {
   VERSION
 } from "./chunk-HFV7XA6P.js";
@@ -3819,17 +3820,14 @@ function freshName(base) {
   const clean = base.replace(/[^A-Za-z0-9_]/g, "_").slice(0, 63 - suffix.length - 1);
   return `${clean}_${suffix}`;
 }
-async function maintenance(connection, avoid, timeoutMs) {
-  const { default: pgm } = await import("./chunk-GOMVPK2O.js");
-  const client = new pgm.Client({
-    ...connection,
-    database: avoid === "postgres" ? "template1" : "postgres",
-    connectionTimeoutMillis: Math.min(timeoutMs, 1e4),
-    query_timeout: timeoutMs
-  });
-  client.on("error", () => void 0);
-  await client.connect();
-  return client;
+function maintenance(connection, avoid, timeoutMs) {
+  return openClient(
+    { ...connection, database: avoid === "postgres" ? "template1" : "postgres" },
+    { connectTimeoutMs: Math.min(timeoutMs, 1e4), queryTimeoutMs: timeoutMs }
+  );
+}
+async function versionNum(client) {
+  return Number((await client.query("SELECT current_setting('server_version_num') AS v")).rows[0]?.v);
 }
 async function cloneDatabase(connection, options) {
   if (options.name !== void 0 && (options.name === "" || Buffer.byteLength(options.name) > 63 || options.name.includes("\0"))) {
@@ -3838,10 +3836,7 @@ async function cloneDatabase(connection, options) {
   const database = options.name ?? freshName(options.template === "template1" ? "db" : options.template);
   const client = await maintenance(connection, options.template, options.timeoutMs);
   try {
-    const chosen = options.strategy ?? cloneStrategy(
-      Number((await client.query("SELECT current_setting('server_version_num') AS v")).rows[0]?.v),
-      options.tmpfs
-    );
+    const chosen = options.strategy ?? cloneStrategy(await versionNum(client), options.tmpfs);
     const t0 = performance.now();
     const strategy = chosen === "default" ? "" : ` STRATEGY ${chosen}`;
     try {
@@ -3890,8 +3885,8 @@ async function dropDatabase(connection, name, options) {
   try {
     const found = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
     if (found.rowCount === 0) return false;
-    const num = Number((await client.query("SELECT current_setting('server_version_num') AS v")).rows[0]?.v);
-    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)}${num >= 13e4 ? " WITH (FORCE)" : ""}`);
+    const force = await versionNum(client) >= 13e4 ? " WITH (FORCE)" : "";
+    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)}${force}`);
     return true;
   } finally {
     await client.end().catch(() => void 0);

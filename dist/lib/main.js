@@ -3,7 +3,7 @@ import {
   backgroundChild,
   launchInBackground,
   saveHandle
-} from "./chunk-OYPT3NYF.js";
+} from "./chunk-2IDOHM5P.js";
 import {
   publish,
   writeSummary
@@ -20,7 +20,7 @@ import {
   cleanupOnInterrupt,
   start,
   stop
-} from "./chunk-LUVEKQVV.js";
+} from "./chunk-GNP4XXVK.js";
 import "./chunk-HFV7XA6P.js";
 import {
   BACKGROUND_FLAG,

@@ -4,7 +4,7 @@ import {
   removeFolder,
   savedBackground,
   savedHandle
-} from "./chunk-OYPT3NYF.js";
+} from "./chunk-2IDOHM5P.js";
 import {
   endGroup,
   info,
@@ -17,7 +17,7 @@ import {
   isAlive,
   logTail,
   stop
-} from "./chunk-LUVEKQVV.js";
+} from "./chunk-GNP4XXVK.js";
 import "./chunk-DWYAR6M2.js";
 import "./chunk-AQB342A3.js";
 

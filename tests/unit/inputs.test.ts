@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { inputError, parse } from '../helpers/inputs.js';
 import { InputError } from '../../src/errors.js';
 import { NEWEST_MAJOR, parseInputs, type InputName } from '../../src/inputs.js';
-
-const parse = (given: Partial<Record<InputName, string>>) => parseInputs((name) => given[name] ?? '');
-
-function inputError(fn: () => unknown): InputError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof InputError) return e;
-    throw e;
-  }
-  throw new Error('no error thrown');
-}
 
 describe('parseInputs', () => {
   it('applies the defaults', () => {

@@ -6,9 +6,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { inputError, parse } from '../helpers/inputs.js';
 import { cloneStrategy, freshName } from '../../src/databases.js';
-import { InputError } from '../../src/errors.js';
-import { DEFAULTS, listItems, listLines, parseInputs, type InputName } from '../../src/inputs.js';
+import { DEFAULTS, listItems, listLines } from '../../src/inputs.js';
 import { backgroundDeadline } from '../../src/background.js';
 import {
   checkNotPsql,
@@ -21,20 +21,6 @@ import {
   wantsProvisioning,
 } from '../../src/provision.js';
 import { program } from '../../src/cli/program.js';
-
-function parse(values: Partial<Record<InputName, string>>) {
-  return parseInputs((name) => values[name] ?? '');
-}
-
-function inputError(fn: () => unknown): InputError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof InputError) return error;
-    throw error;
-  }
-  throw new Error('no InputError thrown');
-}
 
 describe('inputs of issue #13', () => {
   it('defaults ask for nothing after start', () => {
