@@ -6,12 +6,16 @@
 #   4. gitlab-ci-local (pinned, an npm devDependency) and its helper image;
 #   5. the CNCF distribution registry (pinned), which the tests start on 127.0.0.1 for real pulls;
 #   6. for the per-test-clone examples (docs/examples/per-test-clone): a Python venv with their
-#      pinned requirements, and the Go example's modules.
+#      pinned requirements, and the Go example's modules;
+#   7. the workflow linters (pinned): actionlint (Go module proxy) with Debian's shellcheck, which
+#      actionlint runs on `run:` scripts, and zizmor (PyPI) in a venv of its own.
 # Safe on a laptop that already runs Docker: nothing is installed or restarted when present.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 ACT_VERSION=${ACT_VERSION:-v0.2.89}
 REGISTRY_VERSION=${REGISTRY_VERSION:-v3.0.0}
+ACTIONLINT_VERSION=${ACTIONLINT_VERSION:-v1.7.12}
+ZIZMOR_VERSION=${ZIZMOR_VERSION:-1.32.0}
 log() { printf '[setup] %s\n' "$*"; }
 
 need_root() {
@@ -42,7 +46,9 @@ else
   if ! docker info >/dev/null 2>&1; then
     need_root "start dockerd"
     log "starting dockerd (log: /tmp/dockerd.log)"
-    nohup dockerd >/tmp/dockerd.log 2>&1 </dev/null &
+    # A session of its own (setsid): the engine outlives the shell, job or process group that
+    # ran this script, and a signal to that group does not stop it.
+    setsid nohup dockerd >/tmp/dockerd.log 2>&1 </dev/null &
     for _ in $(seq 1 120); do
       docker info >/dev/null 2>&1 && break
       sleep 0.5
@@ -113,4 +119,24 @@ fi
 command -v go >/dev/null 2>&1 || apt_install golang-go
 log "go modules for the examples (go mod download: quick when present)"
 (cd "$examples/go" && GOFLAGS=-mod=mod go mod download)
+
+# --- 7. workflow linters: actionlint, shellcheck, zizmor -------------------------------------------
+# tests/e2e/workflow-lint.test.ts runs them on .github/. Without shellcheck actionlint silently
+# skips the `run:` scripts, so it is installed too (Debian's: the same lint on every machine).
+go_tool actionlint github.com/rhysd/actionlint/cmd/actionlint "$ACTIONLINT_VERSION"
+command -v shellcheck >/dev/null 2>&1 || apt_install shellcheck
+log "shellcheck $(shellcheck --version | sed -n 's/^version: //p') ($(command -v shellcheck))"
+# zizmor's venv (the test looks for it at the same path) is made again when the pinned version
+# or the Python it was made with change.
+zizmor_venv=${PG_TMPFS_TEST_CACHE:-$HOME/.cache/pg-tmpfs-test}/zizmor
+stamp="zizmor==$ZIZMOR_VERSION $(python3 -c 'import sys; print(sys.version.split()[0])')"
+if [ -x "$zizmor_venv/bin/zizmor" ] && [ "$(cat "$zizmor_venv/.pg-tmpfs-stamp" 2>/dev/null)" = "$stamp" ]; then
+  log "zizmor $ZIZMOR_VERSION present ($zizmor_venv): skipping"
+else
+  log "installing zizmor $ZIZMOR_VERSION into a venv ($zizmor_venv)"
+  python3 -m venv --clear "$zizmor_venv"
+  "$zizmor_venv/bin/python" -m pip install --quiet --disable-pip-version-check --only-binary=:all: "zizmor==$ZIZMOR_VERSION"
+  "$zizmor_venv/bin/zizmor" --version | grep -qF "$ZIZMOR_VERSION" || { log "zizmor --version does not name $ZIZMOR_VERSION" >&2; exit 1; }
+  printf '%s\n' "$stamp" >"$zizmor_venv/.pg-tmpfs-stamp"
+fi
 log "ready"

@@ -16,24 +16,29 @@
  *    databases, init (tests/fixtures/gitlab/sql) and template inputs, checked from the job's script,
  *    and two jobs that must fail: an init file with an error, an extension the image lacks.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { DURABILITY_SETTINGS } from '../../src/profile.js';
-import { officialPgdata, requireImages, ROOT, TEST_IMAGES, TEST_MAJORS } from '../helpers/infra.js';
+import {
+  commitRepository,
+  docker,
+  gitlabCiLocal,
+  gitlabCiLocalResources,
+  jobOutput,
+  lines,
+  removeGitlabCiLocalLeftovers,
+  requireGitlabInfra,
+  serviceLog,
+} from '../helpers/gitlab-ci-local.js';
+import { officialPgdata, ROOT, TEST_IMAGES, TEST_MAJORS } from '../helpers/infra.js';
 
-const GITLAB_CI_LOCAL = join(ROOT, 'node_modules', '.bin', 'gitlab-ci-local');
 const FIXTURES = join(ROOT, 'tests', 'fixtures', 'gitlab');
 const PRIVILEGED_SHIM = join(FIXTURES, 'docker-privileged-shim.sh');
-const HELPER_IMAGE = 'docker.io/firecow/gitlab-ci-local-util:latest';
-/** gitlab-ci-local's service health check (waits for the service's port, as GitLab Runner does). */
-const WAIT_IMAGE = 'docker.io/sumina46/wait-for-it:latest';
-/** Where the sample pipelines say the component lives; the throwaway repository's origin. */
-const ORIGIN = 'https://gitlab.example.com/pg-tmpfs/pg-tmpfs-action.git';
 
 /** The jobs of each sample pipeline, one per real major, with the image's own PGDATA. */
 const MAJORS = TEST_MAJORS.map((major) => ({
@@ -47,47 +52,11 @@ const MAJORS = TEST_MAJORS.map((major) => ({
 const RUN_ID = `pg-tmpfs-e2e-gitlab-${randomBytes(4).toString('hex')}`;
 const LABEL = `pg-tmpfs-e2e=${RUN_ID}`;
 
-function docker(args: string[]): string {
-  return execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
-}
-
-function lines(text: string): string[] {
-  return text.split('\n').filter((l) => l !== '');
-}
-
-/** Everything gitlab-ci-local creates on Docker for these pipelines, by its naming scheme. */
-function gitlabCiLocalResources(): string[] {
-  const networks = lines(docker(['network', 'ls', '--format', '{{.Name}}'])).filter((n) => n.startsWith('gitlab-ci-local-'));
-  const volumes = lines(docker(['volume', 'ls', '--format', '{{.Name}}'])).filter((v) => v.startsWith('gcl-pg-tmpfs-'));
-  const containers = lines(docker(['ps', '-a', '--format', '{{.Names}}'])).filter((c) => c.startsWith('gcl-'));
-  return [
-    ...networks.map((n) => `network ${n}`),
-    ...volumes.map((v) => `volume ${v}`),
-    ...containers.map((c) => `container ${c}`),
-  ];
-}
-
 /** Containers and networks of the runner-side tests. */
 function ownResources(): string[] {
   const containers = lines(docker(['ps', '-aq', '--filter', `label=${LABEL}`]));
   const networks = lines(docker(['network', 'ls', '-q', '--filter', `label=${LABEL}`]));
   return [...containers.map((c) => `container ${c}`), ...networks.map((n) => `network ${n}`)];
-}
-
-function requireGitlabInfra(): void {
-  requireImages();
-  if (spawnSync('docker', ['image', 'inspect', HELPER_IMAGE], { stdio: 'ignore' }).status !== 0) {
-    throw new Error(`gitlab-ci-local's helper image ${HELPER_IMAGE} is missing: run bash scripts/setup-test-infra.sh`);
-  }
-  // Without it the health check fails at once and the service's log is saved before the
-  // service printed anything.
-  if (spawnSync('docker', ['image', 'inspect', WAIT_IMAGE], { stdio: 'ignore' }).status !== 0) {
-    throw new Error(`gitlab-ci-local's health check image ${WAIT_IMAGE} is missing: run bash scripts/setup-test-infra.sh`);
-  }
-  if (!existsSync(GITLAB_CI_LOCAL)) throw new Error('gitlab-ci-local is not installed: run npm ci');
-  if (spawnSync('rsync', ['--version'], { stdio: 'ignore' }).status !== 0) {
-    throw new Error('gitlab-ci-local needs rsync: run bash scripts/setup-test-infra.sh');
-  }
 }
 
 /** A git repository holding the component and the sample pipelines, with the origin they name. */
@@ -96,28 +65,8 @@ function makeRepository(): string {
   cpSync(join(ROOT, 'templates'), join(dir, 'templates'), { recursive: true });
   for (const file of ['.gitlab-ci.yml', 'runner.gitlab-ci.yml', 'init.gitlab-ci.yml', 'check.yml', 'sql'])
     cpSync(join(FIXTURES, file), join(dir, file), { recursive: true });
-  const git = (...args: string[]) =>
-    execFileSync(
-      'git',
-      ['-c', 'user.name=pg-tmpfs e2e', '-c', 'user.email=e2e@example.invalid', '-c', 'commit.gpgsign=false', ...args],
-      { cwd: dir, stdio: 'pipe' },
-    );
-  git('init', '-q', '-b', 'main');
-  git('add', '-A');
-  git('commit', '-q', '-m', 'sample pipelines');
-  git('remote', 'add', 'origin', ORIGIN);
+  commitRepository(dir, 'sample pipelines');
   return dir;
-}
-
-function gitlabCiLocal(cwd: string, args: string[]): { status: number | null; stdout: string; log: string } {
-  const r = spawnSync(GITLAB_CI_LOCAL, ['--pull-policy', 'if-not-present', '--no-color', ...args], {
-    cwd,
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-    timeout: 400_000,
-  });
-  if (r.error) throw r.error;
-  return { status: r.status, stdout: r.stdout, log: `${r.stdout}\n${r.stderr}` };
 }
 
 /** What a job printed: see tests/fixtures/gitlab/check.yml and the component's before_script. */
@@ -139,27 +88,6 @@ function jobFacts(output: string[]): JobFacts {
     else if (/^pg-tmpfs: PostgreSQL .* answers at /.test(line)) facts.waitLine = line;
   }
   return facts;
-}
-
-/** Lines a job printed in gitlab-ci-local's log (`<job> > <line>`). */
-function jobOutput(log: string, job: string): string[] {
-  const prefix = new RegExp(`^${job}\\s+> ?(.*)$`);
-  return log.split('\n').flatMap((l) => {
-    const m = l.match(prefix);
-    return m ? [m[1]!] : [];
-  });
-}
-
-/** The service's log as gitlab-ci-local saved it. */
-/**
- * The service's log as gitlab-ci-local saved it: `docker logs` once its health check saw the
- * service's port open, so the component's line (printed before initdb) is in it.
- */
-function serviceLog(repo: string, job: string): string[] {
-  const dir = join(repo, '.gitlab-ci-local', 'services-output', job);
-  const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
-  expect(files).toHaveLength(1);
-  return readFileSync(join(files[0]!.parentPath, files[0]!.name), 'utf8').split('\n');
 }
 
 function expectDurable(facts: JobFacts): void {
@@ -188,19 +116,7 @@ beforeAll(() => {
 });
 
 afterAll(() => {
-  // gitlab-ci-local removes what it creates (its --cleanup is on by default); this only catches
-  // what a failed run may have left: networks and volumes of these pipelines and their containers.
-  const leftovers = gitlabCiLocalResources().filter((r) => !before.includes(r));
-  for (const r of leftovers) {
-    const [kind, name] = r.split(' ') as [string, string];
-    if (kind === 'container') spawnSync('docker', ['rm', '-f', '-v', name], { stdio: 'ignore' });
-    if (kind === 'network' || kind === 'volume') {
-      const filter = kind === 'network' ? `network=${name}` : `volume=${name}`;
-      const ids = lines(docker(['ps', '-aq', '--filter', filter]));
-      if (ids.length > 0) spawnSync('docker', ['rm', '-f', '-v', ...ids], { stdio: 'ignore' });
-      spawnSync('docker', [kind, 'rm', name], { stdio: 'ignore' });
-    }
-  }
+  removeGitlabCiLocalLeftovers(before);
   const own = lines(docker(['ps', '-aq', '--filter', `label=${LABEL}`]));
   if (own.length > 0) spawnSync('docker', ['rm', '-f', '-v', ...own], { stdio: 'ignore' });
   for (const n of lines(docker(['network', 'ls', '-q', '--filter', `label=${LABEL}`]))) {

@@ -11,7 +11,9 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Ajv, type ErrorObject } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DURABILITY_SETTINGS } from '../../src/profile.js';
 import {
@@ -26,6 +28,11 @@ import {
 import { requireImages, ROOT, TEST_IMAGES, TEST_MAJORS } from '../helpers/infra.js';
 
 const WORKFLOW = join(ROOT, 'templates', 'woodpecker', 'pipeline.yaml');
+/**
+ * Woodpecker's own pipeline schema (its linter's), kept outside the project in ../shared/schemas
+ * (see its README there): infrastructure of this machine, hence an end-to-end test, not a unit test.
+ */
+const WOODPECKER_SCHEMA = join(ROOT, '..', 'shared', 'schemas', 'woodpecker-pipeline.schema.json');
 const RUN_ID = `pg-tmpfs-e2e-woodpecker-${randomBytes(4).toString('hex')}`;
 const LABEL = `pg-tmpfs-e2e=${RUN_ID}`;
 
@@ -276,5 +283,35 @@ describe('Woodpecker workflow on the Docker backend', () => {
 
   it('leaves no containers or networks behind', () => {
     expect(ownResources()).toEqual([]);
+  });
+});
+
+describe("Woodpecker's pipeline schema", () => {
+  it("validates against Woodpecker's schema, tmpfs being the only exception", () => {
+    if (!existsSync(WOODPECKER_SCHEMA)) throw new Error(`Woodpecker's schema is missing: ${WOODPECKER_SCHEMA}`);
+    const schema = JSON.parse(readFileSync(WOODPECKER_SCHEMA, 'utf8')) as object;
+    const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
+    const validate = ajv.compile(schema);
+    const workflow = loadWorkflow(WORKFLOW).workflow;
+
+    expect(validate(workflow)).toBe(false);
+    const errors = (validate.errors ?? []).map((e: ErrorObject) => ({
+      path: e.instancePath,
+      keyword: e.keyword,
+      params: e.params,
+    }));
+    // The service definition rejects its one unknown key, tmpfs; the other two errors are that
+    // rejection seen from `services` (neither the map nor the list form of its oneOf matches).
+    expect(errors).toEqual([
+      { path: '/services/postgres', keyword: 'additionalProperties', params: { additionalProperty: 'tmpfs' } },
+      { path: '/services', keyword: 'type', params: { type: 'array' } },
+      { path: '/services', keyword: 'oneOf', params: { passingSchemas: null } },
+    ]);
+
+    const withoutTmpfs = structuredClone(workflow);
+    delete withoutTmpfs.services.postgres!.tmpfs;
+    const valid = validate(withoutTmpfs);
+    expect(validate.errors ?? []).toEqual([]);
+    expect(valid).toBe(true);
   });
 });

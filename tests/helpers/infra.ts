@@ -65,13 +65,27 @@ export function actBinary(): string {
 
 /**
  * Runs a workflow with act on the host (`-P ubuntu-latest=-self-hosted`), as a runner would.
+ * @param options.cwd the repository to run it in (default: this one)
+ * @param options.env added to this process's environment
+ * @param options.timeoutMs deadline, after which act is killed (default 20 min)
  * @returns act's exit status and combined output
  */
-export function runAct(workflow: string, args: string[] = []): SpawnSyncReturns<string> & { log: string } {
+export function runAct(
+  workflow: string,
+  args: string[] = [],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): SpawnSyncReturns<string> & { log: string } {
   const r = spawnSync(
     actBinary(),
     ['push', '-P', 'ubuntu-latest=-self-hosted', '-W', workflow, '--pull=false', '--action-offline-mode', ...args],
-    { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, ACT: 'true' } },
+    {
+      cwd: options.cwd ?? ROOT,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+      env: { ...process.env, ...options.env, ACT: 'true' },
+      timeout: options.timeoutMs ?? 20 * 60_000,
+      killSignal: 'SIGKILL',
+    },
   );
   return Object.assign(r, { log: `${r.stdout}${r.stderr}` });
 }

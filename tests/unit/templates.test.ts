@@ -6,7 +6,6 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { Ajv, type ErrorObject } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { DURABILITY_SETTINGS, INITDB_ARGS, settingsToArgs } from '../../src/profile.js';
@@ -17,7 +16,6 @@ const TEMPLATES = join(ROOT, 'templates');
 const COMPONENT = join(TEMPLATES, 'postgres.yml');
 const WOODPECKER = join(TEMPLATES, 'woodpecker', 'pipeline.yaml');
 const RUNNER_CONFIG = join(TEMPLATES, 'gitlab-runner.toml');
-const WOODPECKER_SCHEMA = join(ROOT, '..', 'shared', 'schemas', 'woodpecker-pipeline.schema.json');
 
 /** `postgres -c fsync=off -c ...`: what every template must run. */
 const EXPECTED_ARGS = ['postgres', ...settingsToArgs(DURABILITY_SETTINGS)];
@@ -326,32 +324,5 @@ describe('Woodpecker workflow (templates/woodpecker/pipeline.yaml)', () => {
     expect(wait).toMatch(/sleep 0\.05/);
     expect(steps['wait-for-postgres']!.image).toBe(load().services.postgres!.image);
     expect(steps.test!.environment?.DATABASE_URL).toBe('postgresql://postgres:postgres@postgres:5432/postgres');
-  });
-
-  it("validates against Woodpecker's schema, tmpfs being the only exception", () => {
-    const schema = JSON.parse(readFileSync(WOODPECKER_SCHEMA, 'utf8')) as object;
-    const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
-    const validate = ajv.compile(schema);
-    const workflow = load();
-
-    expect(validate(workflow)).toBe(false);
-    const errors = (validate.errors ?? []).map((e: ErrorObject) => ({
-      path: e.instancePath,
-      keyword: e.keyword,
-      params: e.params,
-    }));
-    // The service definition rejects its one unknown key, tmpfs; the other two errors are that
-    // rejection seen from `services` (neither the map nor the list form of its oneOf matches).
-    expect(errors).toEqual([
-      { path: '/services/postgres', keyword: 'additionalProperties', params: { additionalProperty: 'tmpfs' } },
-      { path: '/services', keyword: 'type', params: { type: 'array' } },
-      { path: '/services', keyword: 'oneOf', params: { passingSchemas: null } },
-    ]);
-
-    const withoutTmpfs = structuredClone(workflow);
-    delete withoutTmpfs.services.postgres!.tmpfs;
-    const valid = validate(withoutTmpfs);
-    expect(validate.errors ?? []).toEqual([]);
-    expect(valid).toBe(true);
   });
 });

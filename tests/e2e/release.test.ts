@@ -1,0 +1,235 @@
+/**
+ * The release workflow (.github/workflows/release.yml) through act, on a test tag in a scratch
+ * repository, as GitHub runs it on a pushed `vX.Y.Z` tag: the version check, the tests (ci.yml and
+ * e2e.yml called as reusable workflows, on the local test images and a local registry), the
+ * release notes, the release and the major tag.
+ *
+ * The scratch repository holds this checkout's files with the release commit a maintainer makes
+ * (CHANGELOG.md's [Unreleased] gains a `## [X.Y.Z] - date` section), an older `v1` tag, and the
+ * release tag; its `origin` is a local bare repository, so the major tag's force-push is a real
+ * push, checked there. The release creation is checked by its command: `gh` is a recorder on PATH
+ * (no GitHub API here). actions/setup-node cannot be fetched: act gets a stand-in
+ * (tests/fixtures/act/setup-node) for its step, which is skipped under act.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  leftoverSnapshot,
+  NATIVE_MAJOR,
+  requireImages,
+  ROOT,
+  runAct,
+  showLines,
+  TEST_IMAGES,
+  TEST_MAJORS,
+  withNetwork,
+} from '../helpers/infra.js';
+import { changelogSection, copyCheckout, PACKAGE_VERSION, releasedChangelog } from '../helpers/checkout.js';
+import { forgetImage, pushProbeImage, startRegistry, type Registry } from '../helpers/registry.js';
+
+const VERSION = PACKAGE_VERSION;
+const TAG = `v${VERSION}`;
+const MAJOR_TAG = TAG.split('.')[0]!;
+const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-release-'));
+const repo = join(work, 'repo');
+const origin = join(work, 'origin.git');
+const bin = join(work, 'bin');
+const recorded = join(work, 'gh-calls.json');
+const pushed: string[] = [];
+/** What the release job gets as github.token. */
+const TOKEN = 'pg-tmpfs-test-token';
+let registry: Registry;
+
+/** git in `cwd` with a fixed identity and no user or system configuration, with a deadline. */
+function git(cwd: string, args: string[]): string {
+  return execFileSync('git', ['-c', 'user.name=pg-tmpfs test', '-c', 'user.email=test@pg-tmpfs.invalid', ...args], {
+    cwd,
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' },
+  }).trim();
+}
+
+/** The SHA actions/setup-node is pinned to in ci.yml. */
+function setupNodePin(): string {
+  const m = /actions\/setup-node@([0-9a-f]{40})/.exec(readFileSync(join(ROOT, '.github', 'workflows', 'ci.yml'), 'utf8'));
+  if (!m) throw new Error('ci.yml does not pin actions/setup-node by commit SHA');
+  return m[1]!;
+}
+
+beforeAll(async () => {
+  requireImages();
+  registry = await startRegistry();
+
+  // The scratch repository: an earlier commit with the old major tag, then the release commit.
+  mkdirSync(repo);
+  copyCheckout(repo);
+  git(repo, ['init', '-q', '-b', 'main']);
+  git(repo, ['add', '-A']);
+  git(repo, ['commit', '-q', '-m', 'before the release']);
+  git(repo, ['tag', '-a', MAJOR_TAG, '-m', `${MAJOR_TAG}: the previous release`]);
+  const changelog = join(repo, 'CHANGELOG.md');
+  writeFileSync(changelog, releasedChangelog(readFileSync(changelog, 'utf8'), VERSION));
+  git(repo, ['commit', '-q', '-a', '-m', `Release ${VERSION}`]);
+  git(repo, ['tag', '-a', TAG, '-m', `Release ${VERSION}`]);
+  git(work, ['init', '-q', '--bare', origin]);
+  git(repo, ['remote', 'add', 'origin', origin]);
+  git(repo, ['push', '-q', 'origin', 'main', `refs/tags/${MAJOR_TAG}`, `refs/tags/${TAG}`]);
+
+  // gh: records its arguments and the notes file it was given.
+  mkdirSync(bin);
+  writeFileSync(
+    join(bin, 'gh'),
+    `#!/usr/bin/env node
+const fs = require('node:fs');
+const args = process.argv.slice(2);
+const i = args.indexOf('--notes-file');
+const calls = fs.existsSync(${JSON.stringify(recorded)}) ? JSON.parse(fs.readFileSync(${JSON.stringify(recorded)}, 'utf8')) : [];
+calls.push({ args, notes: i >= 0 ? fs.readFileSync(args[i + 1], 'utf8') : null, token: process.env.GH_TOKEN ?? null });
+fs.writeFileSync(${JSON.stringify(recorded)}, JSON.stringify(calls));
+`,
+    { mode: 0o755 },
+  );
+});
+
+afterAll(async () => {
+  for (const ref of pushed) forgetImage(ref);
+  await registry?.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('release workflow through act', () => {
+  it(`on tag ${TAG}: checks the version, runs ci.yml and e2e.yml, releases, moves ${MAJOR_TAG}`, () => {
+    const leftovers = leftoverSnapshot();
+    const releaseTagBefore = git(origin, ['rev-parse', `refs/tags/${TAG}`]);
+    const releaseCommit = git(origin, ['rev-parse', `refs/tags/${TAG}^{commit}`]);
+    const oldMajor = git(origin, ['rev-parse', `refs/tags/${MAJOR_TAG}^{commit}`]);
+    expect(oldMajor).not.toBe(releaseCommit);
+
+    // default-version pulls postgres:18 from the registry; the background job pulls its own tag.
+    pushed.push(pushProbeImage(TEST_IMAGES[18], registry.address, '18'));
+    const bgImage = pushProbeImage(TEST_IMAGES[18], registry.address, `18-bg-release-${Date.now()}`);
+    pushed.push(bgImage);
+    const event = join(work, 'event.json');
+    writeFileSync(event, JSON.stringify({ ref: `refs/tags/${TAG}`, repository: { full_name: 'org/pg-tmpfs-action' } }));
+    const node = process.execPath;
+    const dockerCli = execFileSync('sh', ['-c', 'command -v docker'], { encoding: 'utf8' }).trim();
+    const vars: Record<string, string> = {
+      PG_TMPFS_TEST_IMAGES: JSON.stringify(TEST_MAJORS.map((m) => TEST_IMAGES[m])),
+      PG_TMPFS_REGISTRY: `${registry.address}/library`,
+      PG_TMPFS_BG_IMAGE: bgImage,
+      PG_TMPFS_INIT_IMAGE: TEST_IMAGES[18],
+      PG_TMPFS_NATIVE_VERSION: NATIVE_MAJOR,
+      PG_TMPFS_JOB_IMAGE: TEST_IMAGES[15],
+      PG_TMPFS_JOB_OPTIONS: `-v ${node}:/usr/bin/node:ro -v ${dockerCli}:/usr/bin/docker:ro`,
+      PG_TMPFS_SERVER_IMAGE: TEST_IMAGES[18],
+    };
+    const r = withNetwork((network) =>
+      runAct(
+        '.github/workflows/release.yml',
+        [
+          '-e',
+          event,
+          // The job's github.token (without one, act asks `gh auth token`).
+          '-s',
+          `GITHUB_TOKEN=${TOKEN}`,
+          '--network',
+          network,
+          // One job at a time: the e2e jobs start servers, and this machine has 2 cores.
+          '--concurrent-jobs',
+          '1',
+          '--local-repository',
+          `actions/setup-node@${setupNodePin()}=${join(ROOT, 'tests', 'fixtures', 'act', 'setup-node')}`,
+          ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}=${v}`]),
+        ],
+        { cwd: repo, env: { PATH: `${bin}:${process.env.PATH}` }, timeoutMs: 40 * 60_000 },
+      ),
+    );
+    showLines(r.log, /e2e-check|release v|release notes|created|now points|Job (succeeded|failed)|❌/);
+    expect(r.status, r.log.slice(-8000)).toBe(0);
+
+    // 1. The version check, 2. the tests: ci.yml's steps and every e2e.yml job's own check.
+    expect(r.log).toContain(`release ${TAG}: package.json, src/version.ts and CHANGELOG.md agree`);
+    for (const step of ['npm ci', 'npm run typecheck', 'npm run lint', 'npm run check-dist', 'npx vitest run --project unit']) {
+      expect(r.log, step).toContain(`Success - Main ${step}`);
+    }
+    for (const check of [
+      /e2e-check \/var\/lib\/postgresql\/data: ok \(server 15\./,
+      /e2e-check \/var\/lib\/postgresql\/data: ok \(server 17\./,
+      /e2e-check \/var\/lib\/postgresql\/18\/docker: ok \(server 18\./,
+      /e2e-check bad-input: ok/,
+      /e2e-check default-version: ok/,
+      /e2e-check background docker: ok/,
+      /e2e-check background native: ok/,
+      /e2e-check init: ok/,
+      /e2e-check init-failures: ok/,
+      /e2e-check container-job: ok/,
+      /e2e-check native: ok/,
+    ]) {
+      expect(r.log, String(check)).toMatch(check);
+    }
+    expect(r.log).not.toMatch(/setup-node stand-in ran/);
+
+    // 3. The release: one gh call, with the tag, its CHANGELOG section as notes, and a token.
+    const calls = JSON.parse(readFileSync(recorded, 'utf8')) as { args: string[]; notes: string; token: string | null }[];
+    expect(calls).toHaveLength(1);
+    const notesFile = calls[0]!.args[calls[0]!.args.indexOf('--notes-file') + 1];
+    expect(calls[0]!.args).toEqual([
+      'release',
+      'create',
+      TAG,
+      '--verify-tag',
+      '--title',
+      TAG,
+      '--notes-file',
+      notesFile,
+      '--latest=true',
+    ]);
+    const section = changelogSection(readFileSync(join(repo, 'CHANGELOG.md'), 'utf8'), VERSION);
+    expect(section.length).toBeGreaterThan(100);
+    expect(calls[0]!.notes.trim()).toBe(section);
+    expect(calls[0]!.token).toBe(TOKEN);
+    expect(r.log).not.toContain(TOKEN);
+
+    // 4. The major tag on origin: annotated, at the release commit; the release tag unchanged.
+    expect(git(origin, ['cat-file', '-t', `refs/tags/${MAJOR_TAG}`])).toBe('tag');
+    expect(git(origin, ['rev-parse', `refs/tags/${MAJOR_TAG}^{commit}`])).toBe(releaseCommit);
+    expect(git(origin, ['for-each-ref', '--format=%(contents:subject)', `refs/tags/${MAJOR_TAG}`])).toBe(`${MAJOR_TAG}: ${TAG}`);
+    expect(git(origin, ['rev-parse', `refs/tags/${TAG}`])).toBe(releaseTagBefore);
+    expect(r.log).toContain(`${MAJOR_TAG} now points at ${TAG} (${releaseCommit})`);
+    expect(leftovers.added()).toEqual([]);
+  });
+});
+
+describe('release workflow: a tag that does not name the version', () => {
+  it('stops at the version check: no tests, no release, the major tag not moved', () => {
+    const wrong = 'v9.9.9';
+    git(repo, ['tag', '-a', wrong, '-m', wrong]);
+    git(repo, ['push', '-q', 'origin', `refs/tags/${wrong}`]);
+    const majorBefore = git(origin, ['rev-parse', `refs/tags/${MAJOR_TAG}`]);
+    const callsBefore = readFileSync(recorded, 'utf8');
+    const event = join(work, 'event-wrong.json');
+    writeFileSync(event, JSON.stringify({ ref: `refs/tags/${wrong}`, repository: { full_name: 'org/pg-tmpfs-action' } }));
+    const r = runAct(
+      '.github/workflows/release.yml',
+      [
+        '-e',
+        event,
+        '-s',
+        `GITHUB_TOKEN=${TOKEN}`,
+        '--local-repository',
+        `actions/setup-node@${setupNodePin()}=${join(ROOT, 'tests', 'fixtures', 'act', 'setup-node')}`,
+      ],
+      { cwd: repo, env: { PATH: `${bin}:${process.env.PATH}` }, timeoutMs: 5 * 60_000 },
+    );
+    expect(r.status).not.toBe(0);
+    expect(r.log).toContain(`::error::tag ${wrong} but package.json says ${VERSION}`);
+    expect(r.log).not.toContain('Main npm ci');
+    expect(r.log).not.toContain('e2e-check');
+    expect(readFileSync(recorded, 'utf8')).toBe(callsBefore);
+    expect(git(origin, ['rev-parse', `refs/tags/${MAJOR_TAG}`])).toBe(majorBefore);
+  });
+});
