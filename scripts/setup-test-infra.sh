@@ -35,6 +35,50 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
 }
 
+gobin=$(go env GOPATH 2>/dev/null)/bin
+# go_tool NAME MODULE VERSION: skips when NAME --version (on PATH, else in $gobin) names VERSION,
+# else installs MODULE@VERSION with go install.
+go_tool() {
+  local name=$1 module=$2 version=$3 bin
+  for bin in "$(command -v "$name" 2>/dev/null)" "$gobin/$name"; do
+    if [ -n "$bin" ] && [ -x "$bin" ] && "$bin" --version 2>/dev/null | grep -q "${version#v}"; then
+      log "$name ${version} present ($bin): skipping"
+      return 0
+    fi
+  done
+  command -v go >/dev/null 2>&1 || apt_install golang-go
+  log "installing $name ${version} with go install"
+  GOFLAGS='' go install "${module}@${version}"
+}
+
+# install_linters: section 7 (also run alone: `--linters-only`, as .github/workflows/ci.yml does).
+install_linters() {
+  # tests/e2e/workflow-lint.test.ts runs them on .github/. Without shellcheck actionlint silently
+  # skips the `run:` scripts, so it is installed too (Debian's: the same lint on every machine).
+  go_tool actionlint github.com/rhysd/actionlint/cmd/actionlint "$ACTIONLINT_VERSION"
+  command -v shellcheck >/dev/null 2>&1 || apt_install shellcheck
+  log "shellcheck $(shellcheck --version | sed -n 's/^version: //p') ($(command -v shellcheck))"
+  # zizmor's venv (the test looks for it at the same path) is made again when the pinned version
+  # or the Python it was made with change.
+  zizmor_venv=${PG_TMPFS_TEST_CACHE:-$HOME/.cache/pg-tmpfs-test}/zizmor
+  stamp="zizmor==$ZIZMOR_VERSION $(python3 -c 'import sys; print(sys.version.split()[0])')"
+  if [ -x "$zizmor_venv/bin/zizmor" ] && [ "$(cat "$zizmor_venv/.pg-tmpfs-stamp" 2>/dev/null)" = "$stamp" ]; then
+    log "zizmor $ZIZMOR_VERSION present ($zizmor_venv): skipping"
+  else
+    log "installing zizmor $ZIZMOR_VERSION into a venv ($zizmor_venv)"
+    python3 -m venv --clear "$zizmor_venv"
+    "$zizmor_venv/bin/python" -m pip install --quiet --disable-pip-version-check --only-binary=:all: "zizmor==$ZIZMOR_VERSION"
+    "$zizmor_venv/bin/zizmor" --version | grep -qF "$ZIZMOR_VERSION" || { log "zizmor --version does not name $ZIZMOR_VERSION" >&2; exit 1; }
+    printf '%s\n' "$stamp" >"$zizmor_venv/.pg-tmpfs-stamp"
+  fi
+}
+
+if [ "${1:-}" = --linters-only ]; then
+  install_linters
+  log "ready (linters only)"
+  exit 0
+fi
+
 # --- 1. Docker engine ---------------------------------------------------------------------------
 if docker info >/dev/null 2>&1; then
   log "docker engine answers: skipping"
@@ -65,21 +109,6 @@ done
 bash "$here/tests/images/build.sh"
 
 # --- 3. act ---------------------------------------------------------------------------------------
-gobin=$(go env GOPATH 2>/dev/null)/bin
-# go_tool NAME MODULE VERSION: skips when NAME --version (on PATH, else in $gobin) names VERSION,
-# else installs MODULE@VERSION with go install.
-go_tool() {
-  local name=$1 module=$2 version=$3 bin
-  for bin in "$(command -v "$name" 2>/dev/null)" "$gobin/$name"; do
-    if [ -n "$bin" ] && [ -x "$bin" ] && "$bin" --version 2>/dev/null | grep -q "${version#v}"; then
-      log "$name ${version} present ($bin): skipping"
-      return 0
-    fi
-  done
-  command -v go >/dev/null 2>&1 || apt_install golang-go
-  log "installing $name ${version} with go install"
-  GOFLAGS= go install "${module}@${version}"
-}
 go_tool act github.com/nektos/act "$ACT_VERSION"
 
 # --- 4. gitlab-ci-local helper image ------------------------------------------------------------
@@ -121,22 +150,5 @@ log "go modules for the examples (go mod download: quick when present)"
 (cd "$examples/go" && GOFLAGS=-mod=mod go mod download)
 
 # --- 7. workflow linters: actionlint, shellcheck, zizmor -------------------------------------------
-# tests/e2e/workflow-lint.test.ts runs them on .github/. Without shellcheck actionlint silently
-# skips the `run:` scripts, so it is installed too (Debian's: the same lint on every machine).
-go_tool actionlint github.com/rhysd/actionlint/cmd/actionlint "$ACTIONLINT_VERSION"
-command -v shellcheck >/dev/null 2>&1 || apt_install shellcheck
-log "shellcheck $(shellcheck --version | sed -n 's/^version: //p') ($(command -v shellcheck))"
-# zizmor's venv (the test looks for it at the same path) is made again when the pinned version
-# or the Python it was made with change.
-zizmor_venv=${PG_TMPFS_TEST_CACHE:-$HOME/.cache/pg-tmpfs-test}/zizmor
-stamp="zizmor==$ZIZMOR_VERSION $(python3 -c 'import sys; print(sys.version.split()[0])')"
-if [ -x "$zizmor_venv/bin/zizmor" ] && [ "$(cat "$zizmor_venv/.pg-tmpfs-stamp" 2>/dev/null)" = "$stamp" ]; then
-  log "zizmor $ZIZMOR_VERSION present ($zizmor_venv): skipping"
-else
-  log "installing zizmor $ZIZMOR_VERSION into a venv ($zizmor_venv)"
-  python3 -m venv --clear "$zizmor_venv"
-  "$zizmor_venv/bin/python" -m pip install --quiet --disable-pip-version-check --only-binary=:all: "zizmor==$ZIZMOR_VERSION"
-  "$zizmor_venv/bin/zizmor" --version | grep -qF "$ZIZMOR_VERSION" || { log "zizmor --version does not name $ZIZMOR_VERSION" >&2; exit 1; }
-  printf '%s\n' "$stamp" >"$zizmor_venv/.pg-tmpfs-stamp"
-fi
+install_linters
 log "ready"

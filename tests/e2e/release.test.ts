@@ -79,7 +79,8 @@ beforeAll(async () => {
   git(repo, ['remote', 'add', 'origin', origin]);
   git(repo, ['push', '-q', 'origin', 'main', `refs/tags/${MAJOR_TAG}`, `refs/tags/${TAG}`]);
 
-  // gh: records its arguments and the notes file it was given.
+  // gh: records its arguments and the notes file it was given; `release view` finds no release
+  // (exit 1, as gh does for a release that does not exist).
   mkdirSync(bin);
   writeFileSync(
     join(bin, 'gh'),
@@ -90,6 +91,7 @@ const i = args.indexOf('--notes-file');
 const calls = fs.existsSync(${JSON.stringify(recorded)}) ? JSON.parse(fs.readFileSync(${JSON.stringify(recorded)}, 'utf8')) : [];
 calls.push({ args, notes: i >= 0 ? fs.readFileSync(args[i + 1], 'utf8') : null, token: process.env.GH_TOKEN ?? null });
 fs.writeFileSync(${JSON.stringify(recorded)}, JSON.stringify(calls));
+if (args[0] === 'release' && args[1] === 'view') process.exit(1);
 `,
     { mode: 0o755 },
   );
@@ -153,7 +155,14 @@ describe('release workflow through act', () => {
 
     // 1. The version check, 2. the tests: ci.yml's steps and every e2e.yml job's own check.
     expect(r.log).toContain(`release ${TAG}: package.json, src/version.ts and CHANGELOG.md agree`);
-    for (const step of ['npm ci', 'npm run typecheck', 'npm run lint', 'npm run check-dist', 'npx vitest run --project unit']) {
+    for (const step of [
+      'npm ci',
+      'npm run typecheck',
+      'npm run lint',
+      'npm run check-dist',
+      'npx vitest run --project unit',
+      'Workflow linters',
+    ]) {
       expect(r.log, step).toContain(`Success - Main ${step}`);
     }
     for (const check of [
@@ -173,11 +182,16 @@ describe('release workflow through act', () => {
     }
     expect(r.log).not.toMatch(/setup-node stand-in ran/);
 
-    // 3. The release: one gh call, with the tag, its CHANGELOG section as notes, and a token.
+    // 3. The release: gh asked whether it exists, then created it with the tag, its CHANGELOG
+    // section as notes, and the job's token.
     const calls = JSON.parse(readFileSync(recorded, 'utf8')) as { args: string[]; notes: string; token: string | null }[];
-    expect(calls).toHaveLength(1);
-    const notesFile = calls[0]!.args[calls[0]!.args.indexOf('--notes-file') + 1];
-    expect(calls[0]!.args).toEqual([
+    expect(calls.map((c) => c.args.slice(0, 3))).toEqual([
+      ['release', 'view', TAG],
+      ['release', 'create', TAG],
+    ]);
+    const create = calls[1]!;
+    const notesFile = create.args[create.args.indexOf('--notes-file') + 1];
+    expect(create.args).toEqual([
       'release',
       'create',
       TAG,
@@ -190,8 +204,8 @@ describe('release workflow through act', () => {
     ]);
     const section = changelogSection(readFileSync(join(repo, 'CHANGELOG.md'), 'utf8'), VERSION);
     expect(section.length).toBeGreaterThan(100);
-    expect(calls[0]!.notes.trim()).toBe(section);
-    expect(calls[0]!.token).toBe(TOKEN);
+    expect(create.notes.trim()).toBe(section);
+    expect(calls.map((c) => c.token)).toEqual([TOKEN, TOKEN]);
     expect(r.log).not.toContain(TOKEN);
 
     // 4. The major tag on origin: annotated, at the release commit; the release tag unchanged.

@@ -5,7 +5,7 @@
  * moves. tests/e2e/release.test.ts runs the whole workflow through act.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -94,7 +94,19 @@ beforeAll(() => {
   git(['add', '-A']);
   git(['commit', '-q', '-m', 'start']);
   mkdirSync(bin);
-  writeFileSync(join(bin, 'gh'), `#!/bin/sh\nprintf '%s\\n' "$@" > '${recorded}'\n`, { mode: 0o755 });
+  // gh: `release view TAG` answers whether `release create TAG` was run before (as GitHub
+  // would); `release create` records its arguments.
+  writeFileSync(
+    join(bin, 'gh'),
+    [
+      '#!/bin/sh',
+      `if [ "$1 $2" = "release view" ]; then test -e '${recorded}.made-'"$3"; exit; fi`,
+      `printf '%s\\n' "$@" > '${recorded}'`,
+      `touch '${recorded}.made-'"$3"`,
+      '',
+    ].join('\n'),
+    { mode: 0o755 },
+  );
 });
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -183,6 +195,40 @@ describe('release.sh notes and publish', () => {
     expect(run('release.sh', ['publish', 'v1.2.1', notes]).out).toBe('release v1.2.1 created (latest: false)\n');
     expect(readFileSync(recorded, 'utf8')).toContain('--latest=false');
     expect(run('release.sh', ['publish', 'v1.3.0', join(work, 'absent.md')]).err).toMatch(/release notes file .* is empty/);
+
+    // A re-run finds the release: nothing is created again.
+    rmSync(recorded);
+    expect(run('release.sh', ['publish', 'v1.3.0', notes])).toEqual({
+      status: 0,
+      out: 'release v1.3.0 exists already: left as it is\n',
+      err: '',
+    });
+    expect(existsSync(recorded)).toBe(false);
+  });
+
+  it('fails, creating nothing, when origin cannot be read or lacks the tag', () => {
+    const notes = join(work, 'notes.md');
+    writeFileSync(notes, 'Notes.\n');
+    git(['tag', '-a', 'v1.4.0', '-m', 'v1.4.0']); // not pushed
+    expect(run('release.sh', ['publish', 'v1.4.0', notes])).toEqual({
+      status: 1,
+      out: '',
+      err: '::error::origin has no tag v1.4.0: push it first (git push origin v1.4.0)\n',
+    });
+    git(['remote', 'set-url', 'origin', join(work, 'no-such-origin.git')]);
+    try {
+      for (const cmd of [
+        ['publish', 'v1.4.0', notes],
+        ['move-major', 'v1.4.0'],
+      ]) {
+        const r = run('release.sh', cmd);
+        expect(r.status, cmd[0]).toBe(1);
+        expect(r.err, cmd[0]).toContain('::error::cannot list the tags of origin (git ls-remote failed or took over 120 s)');
+      }
+    } finally {
+      git(['remote', 'set-url', 'origin', origin]);
+    }
+    expect(existsSync(recorded)).toBe(false);
   });
 });
 
