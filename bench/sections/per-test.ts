@@ -27,12 +27,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
+import type pg from 'pg';
 import type { ConnectionInfo } from '../../src/connection.js';
 import { dockerOk } from '../../src/docker/engine.js';
 import { buildRunPlan } from '../../src/docker/run-plan.js';
 import { installedBinaries, realProbe } from '../../src/native/binaries.js';
 import { effectiveSettings } from '../../src/profile.js';
+import { openClient } from '../../src/readiness.js';
 import { filesystemTypeOf, isRamFilesystem, verifyServer } from '../../src/verify.js';
 import { throwIfInterrupted } from '../lib/cleanup.js';
 import { imageLayout, publishedPort, runContainer } from '../lib/containers.js';
@@ -185,22 +186,8 @@ interface Target {
 }
 
 /** A client for `database` on the target's server, with deadlines (connect 10 s, statement 60 s). */
-async function connect(conn: ConnectionInfo, database: string): Promise<pg.Client> {
-  const client = new pg.Client({
-    ...conn,
-    database,
-    connectionTimeoutMillis: 10_000,
-    statement_timeout: 60_000,
-    query_timeout: 70_000,
-  });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-  } catch (error) {
-    await client.end().catch(() => undefined);
-    throw error;
-  }
-  return client;
+function connect(conn: ConnectionInfo, database: string): Promise<pg.Client> {
+  return openClient({ ...conn, database }, { connectTimeoutMs: 10_000, queryTimeoutMs: 70_000, statementTimeoutMs: 60_000 });
 }
 
 /** Connects to `database`, runs `fn`, disconnects. */

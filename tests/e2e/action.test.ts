@@ -4,8 +4,8 @@
  * then a check that nothing is left behind.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
 import {
+  jobContainerOptions,
   leftoverSnapshot,
   NATIVE_MAJOR,
   officialPgdata,
@@ -46,10 +46,6 @@ describe('action through act', () => {
 
   it('container job on a bridge network: the server joins the job network; outputs and env reach it there', () => {
     requireImages();
-    // node and the docker CLI from the host, mounted into a local job image (GitHub's runner
-    // brings its own node; the docker CLI must be in the job image or mounted like this).
-    const node = process.execPath;
-    const dockerCli = execFileSync('sh', ['-c', 'command -v docker'], { encoding: 'utf8' }).trim();
     const r = withNetwork((network) =>
       runAct('.github/workflows/e2e.yml', [
         '-j',
@@ -59,7 +55,7 @@ describe('action through act', () => {
         '--var',
         `PG_TMPFS_JOB_IMAGE=${TEST_IMAGES[15]}`,
         '--var',
-        `PG_TMPFS_JOB_OPTIONS=-v ${node}:/usr/bin/node:ro -v ${dockerCli}:/usr/bin/docker:ro`,
+        `PG_TMPFS_JOB_OPTIONS=${jobContainerOptions()}`,
         '--var',
         `PG_TMPFS_SERVER_IMAGE=${TEST_IMAGES[18]}`,
       ]),

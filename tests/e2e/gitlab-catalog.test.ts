@@ -28,7 +28,6 @@
  *   artifacts out, so release-notes runs with --force-shell-executor (the host's sh and awk;
  *   scripts/changelog-notes.sh is POSIX sh and awk, like the glab image's busybox).
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,6 +44,7 @@ import {
   requireGitlabInfra,
   serviceLog,
 } from '../helpers/gitlab-ci-local.js';
+import { git } from '../helpers/git.js';
 import { ROOT } from '../helpers/infra.js';
 
 const VERSION = PACKAGE_VERSION;
@@ -120,7 +120,7 @@ beforeAll(() => {
   if (notes === '') throw new Error(`CHANGELOG.md has neither a [${VERSION}] nor an [Unreleased] section with entries`);
   writeFileSync(changelog, releasedChangelog(text, VERSION));
   commitRepository(repo, `Release ${VERSION}`);
-  head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8', timeout: 30_000 }).trim();
+  head = git(repo, ['rev-parse', 'HEAD']);
   before = gitlabCiLocalResources();
 });
 

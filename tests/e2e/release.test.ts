@@ -11,12 +11,12 @@
  * (no GitHub API here). actions/setup-node cannot be fetched: act gets a stand-in
  * (tests/fixtures/act/setup-node) for its step, which is skipped under act.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  jobContainerOptions,
   leftoverSnapshot,
   NATIVE_MAJOR,
   requireImages,
@@ -28,6 +28,7 @@ import {
   withNetwork,
 } from '../helpers/infra.js';
 import { changelogSection, copyCheckout, PACKAGE_VERSION, releasedChangelog } from '../helpers/checkout.js';
+import { git } from '../helpers/git.js';
 import { forgetImage, pushProbeImage, startRegistry, type Registry } from '../helpers/registry.js';
 
 const VERSION = PACKAGE_VERSION;
@@ -43,21 +44,34 @@ const pushed: string[] = [];
 const TOKEN = 'pg-tmpfs-test-token';
 let registry: Registry;
 
-/** git in `cwd` with a fixed identity and no user or system configuration, with a deadline. */
-function git(cwd: string, args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=pg-tmpfs test', '-c', 'user.email=test@pg-tmpfs.invalid', ...args], {
-    cwd,
-    encoding: 'utf8',
-    timeout: 60_000,
-    env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' },
-  }).trim();
-}
-
 /** The SHA actions/setup-node is pinned to in ci.yml. */
 function setupNodePin(): string {
   const m = /actions\/setup-node@([0-9a-f]{40})/.exec(readFileSync(join(ROOT, '.github', 'workflows', 'ci.yml'), 'utf8'));
   if (!m) throw new Error('ci.yml does not pin actions/setup-node by commit SHA');
   return m[1]!;
+}
+
+/**
+ * Runs release.yml through act in the scratch repository as a push of `tag`: the job's token as
+ * the GITHUB_TOKEN secret (without one, act asks `gh auth token`), the setup-node stand-in, the
+ * gh recorder first on PATH, plus `args`.
+ */
+function runRelease(tag: string, args: string[], timeoutMs: number): ReturnType<typeof runAct> {
+  const event = join(work, `event-${tag}.json`);
+  writeFileSync(event, JSON.stringify({ ref: `refs/tags/${tag}`, repository: { full_name: 'org/pg-tmpfs-action' } }));
+  return runAct(
+    '.github/workflows/release.yml',
+    [
+      '-e',
+      event,
+      '-s',
+      `GITHUB_TOKEN=${TOKEN}`,
+      '--local-repository',
+      `actions/setup-node@${setupNodePin()}=${join(ROOT, 'tests', 'fixtures', 'act', 'setup-node')}`,
+      ...args,
+    ],
+    { cwd: repo, env: { PATH: `${bin}:${process.env.PATH}` }, timeoutMs },
+  );
 }
 
 beforeAll(async () => {
@@ -115,10 +129,6 @@ describe('release workflow through act', () => {
     pushed.push(pushProbeImage(TEST_IMAGES[18], registry.address, '18'));
     const bgImage = pushProbeImage(TEST_IMAGES[18], registry.address, `18-bg-release-${Date.now()}`);
     pushed.push(bgImage);
-    const event = join(work, 'event.json');
-    writeFileSync(event, JSON.stringify({ ref: `refs/tags/${TAG}`, repository: { full_name: 'org/pg-tmpfs-action' } }));
-    const node = process.execPath;
-    const dockerCli = execFileSync('sh', ['-c', 'command -v docker'], { encoding: 'utf8' }).trim();
     const vars: Record<string, string> = {
       PG_TMPFS_TEST_IMAGES: JSON.stringify(TEST_MAJORS.map((m) => TEST_IMAGES[m])),
       PG_TMPFS_REGISTRY: `${registry.address}/library`,
@@ -126,28 +136,21 @@ describe('release workflow through act', () => {
       PG_TMPFS_INIT_IMAGE: TEST_IMAGES[18],
       PG_TMPFS_NATIVE_VERSION: NATIVE_MAJOR,
       PG_TMPFS_JOB_IMAGE: TEST_IMAGES[15],
-      PG_TMPFS_JOB_OPTIONS: `-v ${node}:/usr/bin/node:ro -v ${dockerCli}:/usr/bin/docker:ro`,
+      PG_TMPFS_JOB_OPTIONS: jobContainerOptions(),
       PG_TMPFS_SERVER_IMAGE: TEST_IMAGES[18],
     };
     const r = withNetwork((network) =>
-      runAct(
-        '.github/workflows/release.yml',
+      runRelease(
+        TAG,
         [
-          '-e',
-          event,
-          // The job's github.token (without one, act asks `gh auth token`).
-          '-s',
-          `GITHUB_TOKEN=${TOKEN}`,
           '--network',
           network,
           // One job at a time: the e2e jobs start servers, and this machine has 2 cores.
           '--concurrent-jobs',
           '1',
-          '--local-repository',
-          `actions/setup-node@${setupNodePin()}=${join(ROOT, 'tests', 'fixtures', 'act', 'setup-node')}`,
           ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}=${v}`]),
         ],
-        { cwd: repo, env: { PATH: `${bin}:${process.env.PATH}` }, timeoutMs: 40 * 60_000 },
+        40 * 60_000,
       ),
     );
     showLines(r.log, /e2e-check|release v|release notes|created|now points|Job (succeeded|failed)|❌/);
@@ -225,20 +228,7 @@ describe('release workflow: a tag that does not name the version', () => {
     git(repo, ['push', '-q', 'origin', `refs/tags/${wrong}`]);
     const majorBefore = git(origin, ['rev-parse', `refs/tags/${MAJOR_TAG}`]);
     const callsBefore = readFileSync(recorded, 'utf8');
-    const event = join(work, 'event-wrong.json');
-    writeFileSync(event, JSON.stringify({ ref: `refs/tags/${wrong}`, repository: { full_name: 'org/pg-tmpfs-action' } }));
-    const r = runAct(
-      '.github/workflows/release.yml',
-      [
-        '-e',
-        event,
-        '-s',
-        `GITHUB_TOKEN=${TOKEN}`,
-        '--local-repository',
-        `actions/setup-node@${setupNodePin()}=${join(ROOT, 'tests', 'fixtures', 'act', 'setup-node')}`,
-      ],
-      { cwd: repo, env: { PATH: `${bin}:${process.env.PATH}` }, timeoutMs: 5 * 60_000 },
-    );
+    const r = runRelease(wrong, [], 5 * 60_000);
     expect(r.status).not.toBe(0);
     expect(r.log).toContain(`::error::tag ${wrong} but package.json says ${VERSION}`);
     expect(r.log).not.toContain('Main npm ci');

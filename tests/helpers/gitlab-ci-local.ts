@@ -8,6 +8,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import { git } from './git.js';
 import { requireImages, ROOT } from './infra.js';
 
 export const GITLAB_CI_LOCAL = join(ROOT, 'node_modules', '.bin', 'gitlab-ci-local');
@@ -76,16 +77,10 @@ export function requireGitlabInfra(): void {
 
 /** Makes `dir` a git repository on branch main with everything in it committed, and ORIGIN as origin. */
 export function commitRepository(dir: string, message: string): void {
-  const git = (...args: string[]) =>
-    execFileSync(
-      'git',
-      ['-c', 'user.name=pg-tmpfs e2e', '-c', 'user.email=e2e@example.invalid', '-c', 'commit.gpgsign=false', ...args],
-      { cwd: dir, stdio: 'pipe', timeout: 60_000 },
-    );
-  git('init', '-q', '-b', 'main');
-  git('add', '-A');
-  git('commit', '-q', '-m', message);
-  git('remote', 'add', 'origin', ORIGIN);
+  git(dir, ['init', '-q', '-b', 'main']);
+  git(dir, ['add', '-A']);
+  git(dir, ['commit', '-q', '-m', message]);
+  git(dir, ['remote', 'add', 'origin', ORIGIN]);
 }
 
 export function gitlabCiLocal(

@@ -91,6 +91,16 @@ export function runAct(
 }
 
 /**
+ * e2e.yml's container job options (the PG_TMPFS_JOB_OPTIONS variable): node and the docker CLI
+ * from the host, mounted read-only into the local job image. GitHub's runner brings its own node;
+ * the docker CLI must be in the job image or mounted like this.
+ */
+export function jobContainerOptions(): string {
+  const dockerCli = execFileSync('sh', ['-c', 'command -v docker'], { encoding: 'utf8', timeout: 10_000 }).trim();
+  return `-v ${process.execPath}:/usr/bin/node:ro -v ${dockerCli}:/usr/bin/docker:ro`;
+}
+
+/**
  * Runs `fn` with a user-defined bridge network of its own (as GitHub's `job.container.network`),
  * removed afterwards, with every container still attached to it.
  */

@@ -4,11 +4,12 @@
  * scratch repository: tag forms, version agreement, the notes, `--latest`, and when the major tag
  * moves. tests/e2e/release.test.ts runs the whole workflow through act.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { git } from '../helpers/git.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-release-script-'));
@@ -46,15 +47,6 @@ Intro.
 
 const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', PATH: `${bin}:${process.env.PATH}` };
 
-function git(args: string[], cwd = repo): string {
-  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...args], {
-    cwd,
-    encoding: 'utf8',
-    env,
-    timeout: 30_000,
-  }).trim();
-}
-
 /** Runs a script of scripts/ in the scratch repository: status, stdout, stderr. */
 function run(script: string, args: string[]): { status: number | null; out: string; err: string } {
   // changelog-notes.sh is POSIX sh (the GitLab release job's Alpine image has no bash).
@@ -72,13 +64,13 @@ function run(script: string, args: string[]): { status: number | null; out: stri
 function setVersion(version: string): void {
   writeFileSync(join(repo, 'package.json'), JSON.stringify({ name: 'pg-tmpfs', version }));
   writeFileSync(join(repo, 'src', 'version.ts'), `export const VERSION = '${version}';\n`);
-  git(['commit', '-q', '-a', '--allow-empty', '-m', `version ${version}`]);
+  git(repo, ['commit', '-q', '-a', '--allow-empty', '-m', `version ${version}`]);
 }
 
 /** Tags HEAD with an annotated tag and pushes it. */
 function tag(name: string): void {
-  git(['tag', '-a', name, '-m', name]);
-  git(['push', '-q', 'origin', `refs/tags/${name}`]);
+  git(repo, ['tag', '-a', name, '-m', name]);
+  git(repo, ['push', '-q', 'origin', `refs/tags/${name}`]);
 }
 
 beforeAll(() => {
@@ -86,13 +78,13 @@ beforeAll(() => {
   mkdirSync(join(repo, 'src'));
   for (const s of ['release.sh', 'changelog-notes.sh']) cpSync(join(ROOT, 'scripts', s), join(repo, 'scripts', s));
   writeFileSync(join(repo, 'CHANGELOG.md'), CHANGELOG);
-  git(['init', '-q', '-b', 'main']);
-  git(['init', '-q', '--bare', origin], work);
-  git(['remote', 'add', 'origin', origin]);
+  git(repo, ['init', '-q', '-b', 'main']);
+  git(work, ['init', '-q', '--bare', origin]);
+  git(repo, ['remote', 'add', 'origin', origin]);
   writeFileSync(join(repo, 'package.json'), '{}');
   writeFileSync(join(repo, 'src', 'version.ts'), '');
-  git(['add', '-A']);
-  git(['commit', '-q', '-m', 'start']);
+  git(repo, ['add', '-A']);
+  git(repo, ['commit', '-q', '-m', 'start']);
   mkdirSync(bin);
   // gh: `release view TAG` answers whether `release create TAG` was run before (as GitHub
   // would); `release create` records its arguments.
@@ -162,7 +154,7 @@ describe('release.sh check', () => {
     expect(run('release.sh', ['check', 'v1.4.0']).err).toMatch(
       /^::error::CHANGELOG\.md has no non-empty section ## \[1\.4\.0\]: rename \[Unreleased\] to \[1\.4\.0\] - \d{4}-\d\d-\d\d, tag again\n$/,
     );
-    git(['checkout', '-q', '--', '.']);
+    git(repo, ['checkout', '-q', '--', '.']);
   });
 });
 
@@ -209,13 +201,13 @@ describe('release.sh notes and publish', () => {
   it('fails, creating nothing, when origin cannot be read or lacks the tag', () => {
     const notes = join(work, 'notes.md');
     writeFileSync(notes, 'Notes.\n');
-    git(['tag', '-a', 'v1.4.0', '-m', 'v1.4.0']); // not pushed
+    git(repo, ['tag', '-a', 'v1.4.0', '-m', 'v1.4.0']); // not pushed
     expect(run('release.sh', ['publish', 'v1.4.0', notes])).toEqual({
       status: 1,
       out: '',
       err: '::error::origin has no tag v1.4.0: push it first (git push origin v1.4.0)\n',
     });
-    git(['remote', 'set-url', 'origin', join(work, 'no-such-origin.git')]);
+    git(repo, ['remote', 'set-url', 'origin', join(work, 'no-such-origin.git')]);
     try {
       for (const cmd of [
         ['publish', 'v1.4.0', notes],
@@ -226,7 +218,7 @@ describe('release.sh notes and publish', () => {
         expect(r.err, cmd[0]).toContain('::error::cannot list the tags of origin (git ls-remote failed or took over 120 s)');
       }
     } finally {
-      git(['remote', 'set-url', 'origin', origin]);
+      git(repo, ['remote', 'set-url', 'origin', origin]);
     }
     expect(existsSync(recorded)).toBe(false);
   });
@@ -236,23 +228,23 @@ describe('release.sh move-major', () => {
   it('points v1 at the highest v1 release with an annotated tag; a lower release leaves it', () => {
     // v1.3.0 is the highest v1.*.* (v2.0.0 is another major).
     expect(run('release.sh', ['move-major', 'v1.3.0'])).toMatchObject({ status: 0 });
-    const commit = git(['rev-parse', 'refs/tags/v1.3.0^{commit}']);
-    expect(git(['cat-file', '-t', 'refs/tags/v1'], origin)).toBe('tag');
-    expect(git(['rev-parse', 'refs/tags/v1^{commit}'], origin)).toBe(commit);
-    expect(git(['for-each-ref', '--format=%(contents:subject)', 'refs/tags/v1'], origin)).toBe('v1: v1.3.0');
+    const commit = git(repo, ['rev-parse', 'refs/tags/v1.3.0^{commit}']);
+    expect(git(origin, ['cat-file', '-t', 'refs/tags/v1'])).toBe('tag');
+    expect(git(origin, ['rev-parse', 'refs/tags/v1^{commit}'])).toBe(commit);
+    expect(git(origin, ['for-each-ref', '--format=%(contents:subject)', 'refs/tags/v1'])).toBe('v1: v1.3.0');
 
-    const before = git(['rev-parse', 'refs/tags/v1'], origin);
+    const before = git(origin, ['rev-parse', 'refs/tags/v1']);
     expect(run('release.sh', ['move-major', 'v1.2.1'])).toEqual({
       status: 0,
       out: 'v1 stays where it is: the highest v1 release is v1.3.0, not v1.2.1\n',
       err: '',
     });
-    expect(git(['rev-parse', 'refs/tags/v1'], origin)).toBe(before);
+    expect(git(origin, ['rev-parse', 'refs/tags/v1'])).toBe(before);
 
     // Moving it again (a re-run) gives the same commit; release tags are never touched.
-    const releaseTag = git(['rev-parse', 'refs/tags/v1.3.0'], origin);
+    const releaseTag = git(origin, ['rev-parse', 'refs/tags/v1.3.0']);
     expect(run('release.sh', ['move-major', 'v1.3.0']).status).toBe(0);
-    expect(git(['rev-parse', 'refs/tags/v1^{commit}'], origin)).toBe(commit);
-    expect(git(['rev-parse', 'refs/tags/v1.3.0'], origin)).toBe(releaseTag);
+    expect(git(origin, ['rev-parse', 'refs/tags/v1^{commit}'])).toBe(commit);
+    expect(git(origin, ['rev-parse', 'refs/tags/v1.3.0'])).toBe(releaseTag);
   });
 });
