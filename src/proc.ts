@@ -6,19 +6,23 @@
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 
-/** Process group IDs of the programs run() has started and that have not exited yet. */
-const active = new Set<number>();
+/**
+ * The programs run() has started and that have not exited yet: process group ID → whether
+ * stopActive's SIGTERM goes to the program alone (ProcOptions.stopLeaderOnly).
+ */
+const active = new Map<number, boolean>();
 
 /**
  * Sends `signal` to the whole process group of every program run() started that is still
  * running (each leaves the set as it exits).
+ * @param options.leaderOnly send it to the program alone when it was started with stopLeaderOnly
  * @returns how many were signalled
  */
-export function killActive(signal: NodeJS.Signals = 'SIGKILL'): number {
+export function killActive(signal: NodeJS.Signals = 'SIGKILL', options: { leaderOnly?: boolean } = {}): number {
   let signalled = 0;
-  for (const pid of active) {
+  for (const [pid, leaderOnly] of active) {
     try {
-      process.kill(-pid, signal);
+      process.kill(options.leaderOnly && leaderOnly ? pid : -pid, signal);
       signalled += 1;
     } catch {
       active.delete(pid); // already gone
@@ -28,12 +32,12 @@ export function killActive(signal: NodeJS.Signals = 'SIGKILL'): number {
 }
 
 /**
- * Stops every program run() started that still runs: SIGTERM to each process group first, so
- * they clean up after themselves (initdb removes its folder, and its postgres its shared memory),
- * SIGKILL to what still runs after `graceMs`.
+ * Stops every program run() started that still runs: SIGTERM first, so they clean up after
+ * themselves (to the process group, or to the program alone when started with stopLeaderOnly),
+ * SIGKILL to each whole process group that still runs after `graceMs`.
  */
 export async function stopActive(graceMs = 2000): Promise<void> {
-  if (killActive('SIGTERM') === 0) return;
+  if (killActive('SIGTERM', { leaderOnly: true }) === 0) return;
   const deadline = Date.now() + graceMs;
   while (active.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
   killActive('SIGKILL');
@@ -79,6 +83,16 @@ export interface ProcOptions {
   onOutput?: (chunk: string, stream: 'stdout' | 'stderr') => void;
   /** Names removed from the environment the program gets. */
   unsetEnv?: string[];
+  /**
+   * stopActive's SIGTERM goes to this program alone, not to its process group: for a program
+   * that stops its own children. initdb does: on SIGTERM or SIGINT it lets the postgres it runs
+   * finish its step (that postgres sees its input end), then removes its data directory and exits.
+   * A SIGTERM sent to that postgres as well can end it without removing its shared memory (seen
+   * here once in CI: a System V segment and two /dev/shm/PostgreSQL.* files left after a SIGINT
+   * 400 ms into a fresh-cache start, tests/e2e/interrupt.test.ts). SIGKILL after the grace, and
+   * the deadline's kill, still go to the whole group.
+   */
+  stopLeaderOnly?: boolean;
 }
 
 /** A copy of `env` without `names` (or `env` itself when there are none). */
@@ -103,7 +117,7 @@ export function run(program: string, args: readonly string[], options: ProcOptio
       detached: true,
       ...(options.uid !== undefined ? { uid: options.uid, gid: options.gid } : {}),
     });
-    if (child.pid) active.add(child.pid);
+    if (child.pid) active.set(child.pid, options.stopLeaderOnly ?? false);
     let stdout = '';
     let stderr = '';
     let timedOut = false;

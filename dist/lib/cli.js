@@ -13,7 +13,7 @@ import {
   start,
   stop,
   sweepLeftovers
-} from "./chunk-GNP4XXVK.js";
+} from "./chunk-G65L3ZQ4.js";
 import {
   VERSION
 } from "./chunk-HFV7XA6P.js";
@@ -35,7 +35,7 @@ import {
   readJob,
   stopBackground,
   writeJson
-} from "./chunk-DWYAR6M2.js";
+} from "./chunk-KK5WA4TN.js";
 import {
   __commonJS,
   __require,

@@ -3,11 +3,11 @@ import {
   backgroundChild,
   launchInBackground,
   saveHandle
-} from "./chunk-2IDOHM5P.js";
+} from "./chunk-ECE2PJQ3.js";
 import {
   publish,
   writeSummary
-} from "./chunk-XFVZCC3S.js";
+} from "./chunk-RCLX73PF.js";
 import {
   actionsLogger,
   getInput,
@@ -15,19 +15,19 @@ import {
   reportError,
   setSecret,
   warning
-} from "./chunk-TKQKUFHS.js";
+} from "./chunk-4HNLJWGC.js";
 import {
   cleanupOnInterrupt,
   start,
   stop
-} from "./chunk-GNP4XXVK.js";
+} from "./chunk-G65L3ZQ4.js";
 import "./chunk-HFV7XA6P.js";
 import {
   BACKGROUND_FLAG,
   DEFAULTS,
   killActive,
   parseInputs
-} from "./chunk-DWYAR6M2.js";
+} from "./chunk-KK5WA4TN.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/main-step.ts

@@ -4,21 +4,21 @@ import {
   removeFolder,
   savedBackground,
   savedHandle
-} from "./chunk-2IDOHM5P.js";
+} from "./chunk-ECE2PJQ3.js";
 import {
   endGroup,
   info,
   startGroup,
   warning
-} from "./chunk-TKQKUFHS.js";
+} from "./chunk-4HNLJWGC.js";
 import {
   LOG_TAIL_LINES,
   describe,
   isAlive,
   logTail,
   stop
-} from "./chunk-GNP4XXVK.js";
-import "./chunk-DWYAR6M2.js";
+} from "./chunk-G65L3ZQ4.js";
+import "./chunk-KK5WA4TN.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/post-step.ts

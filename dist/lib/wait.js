@@ -2,7 +2,7 @@ import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const req
 import {
   publish,
   writeSummary
-} from "./chunk-XFVZCC3S.js";
+} from "./chunk-RCLX73PF.js";
 import {
   BACKGROUND_ENV,
   awaitStart,
@@ -12,12 +12,12 @@ import {
   replayLog,
   reportError,
   setOutput
-} from "./chunk-TKQKUFHS.js";
+} from "./chunk-4HNLJWGC.js";
 import "./chunk-HFV7XA6P.js";
 import {
   SetupError,
   errorFrom
-} from "./chunk-DWYAR6M2.js";
+} from "./chunk-KK5WA4TN.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/wait-step.ts

@@ -317,6 +317,7 @@ export async function ensureCluster(
   };
   const result = await run(initdb, ['-D', initdbDir, ...args], {
     timeoutMs: INITDB_TIMEOUT_MS,
+    stopLeaderOnly: true,
     cwd: initdbDir,
     ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
     env: { LC_ALL: '', LANG: '' },
