@@ -18,6 +18,7 @@ import { defaultCacheDir } from './native/initdb-cache.js';
 import { postgresAlive, postgresLogTail, RUN_MARKER, stopPostgres } from './native/postgres.js';
 import { MOUNT_PREFIX, tempBase } from './native/ramdir.js';
 import { clientHost, startNative } from './native/start.js';
+import { endMarkedProcesses } from './orphans.js';
 import { loadInitFiles, provision, wantsProvisioning } from './provision.js';
 import { Phases } from './timing.js';
 import { LOG_TAIL_LINES, type Server, type ServerHandle } from './server.js';
@@ -143,9 +144,11 @@ export async function start(
  */
 export async function stop(handle: ServerHandle): Promise<string[]> {
   try {
-    if (handle.mode === 'native') return await stopPostgres(handle);
+    // An init command a killed start left running goes first (it would fail anyway).
+    const problems = await endMarkedProcesses(handle.token);
+    if (handle.mode === 'native') return [...problems, ...(await stopPostgres(handle))];
     const problem = await stopDocker(handle);
-    return problem ? [`Could not remove container ${handle.containerName}: ${problem}`] : [];
+    return problem ? [...problems, `Could not remove container ${handle.containerName}: ${problem}`] : problems;
   } catch (error) {
     return [error instanceof Error ? error.message : String(error)];
   }

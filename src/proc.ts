@@ -4,6 +4,7 @@
  * the call. The Docker engine wrapper, native mode's helpers and the benchmark all use it.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
 /**
@@ -34,25 +35,41 @@ export function killActive(signal: NodeJS.Signals = 'SIGKILL', options: { leader
 /**
  * Stops every program run() started that still runs: SIGTERM first, so they clean up after
  * themselves (to the process group, or to the program alone when started with stopLeaderOnly),
- * SIGKILL to each whole process group that still runs after `graceMs`.
+ * then SIGKILL after `graceMs` (ms) to each process group that still runs, and to a
+ * stopLeaderOnly program alone: its children end when their input does, and whoever removes
+ * their folder waits for them (native/orphans.ts).
  */
 export async function stopActive(graceMs = 2000): Promise<void> {
   if (killActive('SIGTERM', { leaderOnly: true }) === 0) return;
   const deadline = Date.now() + graceMs;
   while (active.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-  killActive('SIGKILL');
+  killActive('SIGKILL', { leaderOnly: true });
 }
 
 /**
- * Whether a process with this PID exists (signal 0). EPERM counts as existing: the process runs
- * under another user.
+ * Whether a process with this PID exists and has not exited (signal 0; EPERM counts as existing:
+ * the process runs under another user). On Linux a zombie counts as exited: an orphan that died
+ * waits as one until PID 1 reaps it, which some containers' PID 1 never does (/proc/PID/stat
+ * state Z).
  */
 export function processAlive(pid: number): boolean {
+  if (!(pid > 0)) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  return !isZombie(pid);
+}
+
+/** Whether /proc says the process is a zombie (Linux; false elsewhere or when unreadable). */
+function isZombie(pid: number): boolean {
+  if (process.platform !== 'linux') return false;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return false;
   }
 }
 
@@ -90,7 +107,8 @@ export interface ProcOptions {
    * A SIGTERM sent to that postgres as well can end it without removing its shared memory (seen
    * here once in CI: a System V segment and two /dev/shm/PostgreSQL.* files left after a SIGINT
    * 400 ms into a fresh-cache start, tests/e2e/interrupt.test.ts). SIGKILL after the grace, and
-   * the deadline's kill, still go to the whole group.
+   * the deadline's kill, go to the program alone too: its postgres then sees its input end and
+   * exits cleanly.
    */
   stopLeaderOnly?: boolean;
 }
@@ -133,7 +151,8 @@ export function run(program: string, args: readonly string[], options: ProcOptio
     const timer = setTimeout(() => {
       timedOut = true;
       try {
-        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+        // A stopLeaderOnly program alone: SIGKILL to its postgres would leave shared memory.
+        if (child.pid) process.kill(options.stopLeaderOnly ? child.pid : -child.pid, 'SIGKILL');
       } catch {
         child.kill('SIGKILL');
       }

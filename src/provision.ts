@@ -17,6 +17,7 @@ import type { Config } from './inputs.js';
 import { throwIfInterrupted } from './interrupt.js';
 import type { Logger } from './log.js';
 import { run, tail } from './proc.js';
+import { RUN_ENV } from './orphans.js';
 import { openClient } from './readiness.js';
 import type { Server } from './server.js';
 
@@ -352,10 +353,12 @@ function connect(connection: ConnectionInfo, database: string, timeoutMs: number
 /**
  * Runs the init command once: `sh -c COMMAND` in `config.workDir`, with DATABASE_URL and PG* of
  * the server set, its output streamed into the log, killed after `config.initTimeoutMs`.
+ * Its environment also holds RUN_ENV=`runToken` (the server's run token): a command left running
+ * by a killed start is found by it and ended when the server is removed (orphans.ts).
  * @throws InputError (init-command) when it exits non-zero or times out, with the tail of its
  *   output; Error when `sh` cannot be started
  */
-export async function runInitCommand(config: Config, connection: ConnectionInfo, log: Logger): Promise<void> {
+export async function runInitCommand(config: Config, connection: ConnectionInfo, log: Logger, runToken = ''): Promise<void> {
   // One line buffer per stream, so a line of stdout and one of stderr never merge.
   const pending = { stdout: '', stderr: '' };
   const flush = (stream: 'stdout' | 'stderr', chunk: string, end = false): void => {
@@ -367,7 +370,7 @@ export async function runInitCommand(config: Config, connection: ConnectionInfo,
   const result = await run('sh', ['-c', config.initCommand], {
     timeoutMs: config.initTimeoutMs,
     cwd: config.workDir,
-    env: connectionEnv(connection),
+    env: { ...connectionEnv(connection), ...(runToken ? { [RUN_ENV]: runToken } : {}) },
     // libpq variables that would send the command elsewhere than the server just started.
     unsetEnv: ['PGHOSTADDR', 'PGSERVICE', 'PGSERVICEFILE', 'PGOPTIONS', 'PGSSLMODE', 'PGPASSFILE', 'PGREQUIRESSL'],
     onOutput: (chunk, stream) => flush(stream, chunk),
@@ -444,7 +447,9 @@ export async function provision(server: Server, config: Config, log: Logger, fil
     }
     if (config.initCommand) {
       throwIfInterrupted();
-      await log.group(`Init command: ${config.initCommand.split('\n')[0]}`, () => runInitCommand(config, server.connection, log));
+      await log.group(`Init command: ${config.initCommand.split('\n')[0]}`, () =>
+        runInitCommand(config, server.connection, log, server.token),
+      );
     }
     if (config.template) {
       throwIfInterrupted();

@@ -38,6 +38,11 @@ export interface NativeHandle {
   ram: RamMount | null;
   /** Folder with the server binaries (pg_ctl stops the server on Windows). */
   bindir: string;
+  /**
+   * The initdb cache folder this run used: its fills left by killed runs are removed with the
+   * server. Absent in handles that name no cache (older records, the sweep).
+   */
+  cacheDir?: string;
 }
 
 /** What must be undone to remove a server, whatever its mode. */

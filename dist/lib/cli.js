@@ -13,7 +13,7 @@ import {
   start,
   stop,
   sweepLeftovers
-} from "./chunk-G65L3ZQ4.js";
+} from "./chunk-V5ZIUSHL.js";
 import {
   VERSION
 } from "./chunk-HFV7XA6P.js";
@@ -35,7 +35,7 @@ import {
   readJob,
   stopBackground,
   writeJson
-} from "./chunk-KK5WA4TN.js";
+} from "./chunk-RQWLD7TK.js";
 import {
   __commonJS,
   __require,

@@ -3,11 +3,11 @@ import {
   backgroundChild,
   launchInBackground,
   saveHandle
-} from "./chunk-ECE2PJQ3.js";
+} from "./chunk-CK6UO7QX.js";
 import {
   publish,
   writeSummary
-} from "./chunk-RCLX73PF.js";
+} from "./chunk-EMRZFLEN.js";
 import {
   actionsLogger,
   getInput,
@@ -15,19 +15,19 @@ import {
   reportError,
   setSecret,
   warning
-} from "./chunk-4HNLJWGC.js";
+} from "./chunk-YVDAPKRT.js";
 import {
   cleanupOnInterrupt,
   start,
   stop
-} from "./chunk-G65L3ZQ4.js";
+} from "./chunk-V5ZIUSHL.js";
 import "./chunk-HFV7XA6P.js";
 import {
   BACKGROUND_FLAG,
   DEFAULTS,
   killActive,
   parseInputs
-} from "./chunk-KK5WA4TN.js";
+} from "./chunk-RQWLD7TK.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/main-step.ts

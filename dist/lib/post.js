@@ -4,21 +4,21 @@ import {
   removeFolder,
   savedBackground,
   savedHandle
-} from "./chunk-ECE2PJQ3.js";
+} from "./chunk-CK6UO7QX.js";
 import {
   endGroup,
   info,
   startGroup,
   warning
-} from "./chunk-4HNLJWGC.js";
+} from "./chunk-YVDAPKRT.js";
 import {
   LOG_TAIL_LINES,
   describe,
   isAlive,
   logTail,
   stop
-} from "./chunk-G65L3ZQ4.js";
-import "./chunk-KK5WA4TN.js";
+} from "./chunk-V5ZIUSHL.js";
+import "./chunk-RQWLD7TK.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/post-step.ts

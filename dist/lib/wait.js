@@ -2,7 +2,7 @@ import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const req
 import {
   publish,
   writeSummary
-} from "./chunk-RCLX73PF.js";
+} from "./chunk-EMRZFLEN.js";
 import {
   BACKGROUND_ENV,
   awaitStart,
@@ -12,12 +12,12 @@ import {
   replayLog,
   reportError,
   setOutput
-} from "./chunk-4HNLJWGC.js";
+} from "./chunk-YVDAPKRT.js";
 import "./chunk-HFV7XA6P.js";
 import {
   SetupError,
   errorFrom
-} from "./chunk-KK5WA4TN.js";
+} from "./chunk-RQWLD7TK.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/wait-step.ts

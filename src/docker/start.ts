@@ -13,6 +13,7 @@ import { DEFAULTS, type Config } from '../inputs.js';
 import type { Logger } from '../log.js';
 import { effectiveSettings } from '../profile.js';
 import { NotReadyError, notReadyError, waitForQuery } from '../readiness.js';
+import { awaitProcessesWithArg } from '../orphans.js';
 import { LOG_TAIL_LINES, type DockerHandle, type DockerServer } from '../server.js';
 import { Phases } from '../timing.js';
 import { filesystemTypeOf, isRamFilesystem, verifyServer } from '../verify.js';
@@ -30,6 +31,12 @@ import {
 } from './engine.js';
 import { detectJobNetwork } from './job-container.js';
 import { buildRunPlan, CONTAINER_LABEL, CONTAINER_PORT, tmpfsPaths, type Reach } from './run-plan.js';
+
+/**
+ * How long stopDocker waits for a `docker run` its killed start left running, in ms (60 000),
+ * before it kills it.
+ */
+const ORPHAN_RUN_WAIT_MS = 60_000;
 
 /** Deadline of `docker run --detach` (create and start; the image is already there): 120 000 ms. */
 const RUN_TIMEOUT_MS = 120_000;
@@ -275,9 +282,12 @@ function runError(stderr: string, config: Config): Error {
  */
 export async function stopDocker(handle: DockerHandle): Promise<string | null> {
   // The container carries this run's label, also when `docker run` was killed before it
-  // returned the ID; then the daemon may still be creating it, so look once more after 1 s.
+  // returned the ID. A `docker run` of this run still running (its `up` was killed) may still
+  // create the container: wait for it first (orphans.ts). Had it to be killed, the daemon may
+  // still be creating the container, so look once more after 1 s.
   const problems: string[] = [];
-  for (let pass = 0; pass < (handle.containerId ? 1 : 2); pass++) {
+  const killed = handle.token ? await awaitProcessesWithArg(`${CONTAINER_LABEL}.run=${handle.token}`, ORPHAN_RUN_WAIT_MS) : false;
+  for (let pass = 0; pass < (handle.containerId && !killed ? 1 : 2); pass++) {
     if (pass > 0) await sleep(1000);
     const swept = await removeMatching([`label=${CONTAINER_LABEL}.run=${handle.token}`]);
     problems.push(...swept.problems, ...(swept.listError ? [swept.listError] : []));

@@ -33,6 +33,7 @@ import { INITDB_ARGS } from '../profile.js';
 import { processAlive, run } from '../proc.js';
 import { noFacts, type Facts } from './facts.js';
 import { exe } from './binaries.js';
+import { endProcessesIn } from '../orphans.js';
 
 /** Deadline of `initdb --version`: 30 000 ms. */
 const VERSION_TIMEOUT_MS = 30_000;
@@ -100,17 +101,35 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'pg-tmpfs');
 }
 
-/** Removes `<key>.tmp-<pid>-*` folders whose process is gone (a killed fill). Returns how many. */
-export function removeStaleFills(cacheDir: string): number {
+/**
+ * Removes the `<key>.tmp-<pid>-<hex>` folders and manifests of fills whose process is gone (a run
+ * killed while it filled the cache), after ending any program still working in one (an orphaned
+ * initdb: orphans.ts). A fill of a live process is left alone.
+ * @returns how many were removed, and the problems met (a program that would not end: its
+ *   folder is kept then); never throws
+ */
+export async function removeStaleFills(cacheDir: string): Promise<{ removed: number; problems: string[] }> {
   let removed = 0;
-  for (const name of existsSync(cacheDir) ? readdirSync(cacheDir) : []) {
-    const match = /\.tmp-(\d+)-[0-9a-f]+(\.manifest\.json)?$/.exec(name);
-    if (match && !processAlive(Number(match[1]))) {
-      rmSync(join(cacheDir, name), { recursive: true, force: true });
-      removed += 1;
-    }
+  const problems: string[] = [];
+  let names: string[] = [];
+  try {
+    names = readdirSync(cacheDir);
+  } catch {
+    return { removed, problems };
   }
-  return removed;
+  for (const name of names) {
+    const match = /\.tmp-(\d+)-[0-9a-f]+(\.manifest\.json)?$/.exec(name);
+    if (!match || Number(match[1]) === process.pid || processAlive(Number(match[1]))) continue;
+    const path = join(cacheDir, name);
+    const left = match[2] ? [] : await endProcessesIn(path);
+    if (left.length > 0) {
+      problems.push(...left);
+      continue;
+    }
+    rmSync(path, { recursive: true, force: true });
+    removed += 1;
+  }
+  return { removed, problems };
 }
 
 /** Suffix of the file beside an entry that lists its folders and files with their sizes. */
@@ -302,7 +321,7 @@ export async function ensureCluster(
   }
 
   prepareCacheDir(cacheDir);
-  removeStaleFills(cacheDir);
+  await removeStaleFills(cacheDir);
   const suffix = `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   const staging = `${entry}${suffix}`;
   const initdbDir = stagingBase ? join(stagingBase, `initdb${suffix}`) : staging;
@@ -310,9 +329,14 @@ export async function ensureCluster(
   mkdirSync(initdbDir, { mode: 0o700 });
   if (runAs) chownSync(initdbDir, runAs.uid, runAs.gid);
   const t0 = performance.now();
-  const failed = (problem: string, fix: string): SetupError => {
+  /** Removes the fill's folders, once nothing works in them (a postgres initdb left running). */
+  const removeFill = async (): Promise<void> => {
+    await endProcessesIn(initdbDir);
     rmSync(initdbDir, { recursive: true, force: true });
     rmSync(staging, { recursive: true, force: true });
+  };
+  const failed = async (problem: string, fix: string): Promise<SetupError> => {
+    await removeFill();
     return new SetupError(problem, fix);
   };
   const result = await run(initdb, ['-D', initdbDir, ...args], {
@@ -321,8 +345,8 @@ export async function ensureCluster(
     cwd: initdbDir,
     ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
     env: { LC_ALL: '', LANG: '' },
-  }).catch((error: unknown) => {
-    throw failed(
+  }).catch(async (error: unknown) => {
+    throw await failed(
       `initdb could not be run: ${error instanceof Error ? error.message : String(error)}`,
       'Check the PostgreSQL installation',
     );
@@ -330,15 +354,14 @@ export async function ensureCluster(
   if (result.code !== 0) {
     const text = `${result.stdout}\n${result.stderr}`;
     if (/locale/i.test(result.stderr) && /invalid|not supported|not found|no usable/i.test(result.stderr)) {
-      rmSync(initdbDir, { recursive: true, force: true });
-      rmSync(staging, { recursive: true, force: true });
+      await removeFill();
       throw new InputError(
         'locale',
         `initdb refused locale "${spec.locale}": ${initdbCause(result.stderr)}`,
         'Use C (the default), or install that locale (e.g. locale-gen)',
       );
     }
-    throw failed(
+    throw await failed(
       result.timedOut ? `initdb did not finish within ${INITDB_TIMEOUT_MS / 1000} s` : `initdb failed: ${initdbCause(text)}`,
       "See initdb's message",
     );
@@ -349,7 +372,7 @@ export async function ensureCluster(
     filled = listFiles(staging);
     writeFileSync(`${staging}${MANIFEST_SUFFIX}`, JSON.stringify(filled));
   } catch (error) {
-    throw failed(
+    throw await failed(
       `Could not fill the initdb cache in ${cacheDir}: ${error instanceof Error ? error.message : String(error)}`,
       "Check input 'cache-dir' (room, permissions)",
     );

@@ -15,6 +15,8 @@ import { LOG_TAIL_LINES, type NativeHandle } from '../server.js';
 import { exe } from './binaries.js';
 import type { RunAs } from './initdb-cache.js';
 import { teardownRam } from './ramdir.js';
+import { removeStaleFills } from './initdb-cache.js';
+import { endProcessesIn } from '../orphans.js';
 
 /** File in a run folder that marks it as made by this project; removal checks its token. */
 export const RUN_MARKER = '.pg-tmpfs-run';
@@ -230,6 +232,11 @@ export function isOurRunDir(runDir: string, token: string): boolean {
   return basename(runDir).endsWith(`-${token}`);
 }
 
+/** Whether the run folder's name ends with the run's token (for a folder that is already gone). */
+function nameHasToken(handle: NativeHandle): boolean {
+  return handle.token !== '' && basename(handle.runDir).endsWith(`-${handle.token}`);
+}
+
 /** The last `lines` lines of a native server's log ('' when there is none). */
 export function postgresLogTail(runDir: string, lines = LOG_TAIL_LINES): string {
   if (!runDir) return '';
@@ -273,15 +280,23 @@ export async function stopPostgres(handle: NativeHandle): Promise<string[]> {
       problems.push(`Could not stop postgres (pid ${pid}): ${error instanceof Error ? error.message : String(error)}`);
     }
   }
+  const ours =
+    handle.runDir !== '' && (existsSync(handle.runDir) ? isOurRunDir(handle.runDir, handle.token) : nameHasToken(handle));
+  // What a killed run left working in its folder (initdb and its postgres, a postmaster spawned
+  // before its PID was recorded) ends before the folder goes: removed under them, they would
+  // leave their shared memory (orphans.ts).
+  if (ours) problems.push(...(await endProcessesIn(handle.runDir)));
   if (segment !== null) problems.push(...(await removeSysvSegment(segment)));
   if (handle.runDir && existsSync(handle.runDir)) {
-    if (isOurRunDir(handle.runDir, handle.token)) {
+    if (ours) {
       rmSync(handle.runDir, { recursive: true, force: true });
     } else {
       problems.push(`Not removing ${handle.runDir}: it does not carry this run's marker`);
     }
   }
   problems.push(...(await teardownRam(handle.ram)));
+  // Cache fills of runs that were killed while copying into the cache.
+  if (handle.cacheDir) problems.push(...(await removeStaleFills(handle.cacheDir)).problems);
   return problems;
 }
 

@@ -307,6 +307,7 @@ export async function startNative(
     token: randomBytes(4).toString('hex'),
     ram: null,
     bindir: bins.bindir,
+    cacheDir,
   };
   const record = () => onHandle({ ...handle });
   try {

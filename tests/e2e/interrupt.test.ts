@@ -49,7 +49,7 @@ import type { Instance } from '../../src/cli/instances.js';
 import { CONTAINER_LABEL } from '../../src/docker/run-plan.js';
 import type { ServerHandle } from '../../src/server.js';
 import { leftoverSnapshot, NATIVE_MAJOR, requireImages, ROOT, TEST_IMAGES } from '../helpers/infra.js';
-import { parseFileCommand } from '../helpers/runner-env.js';
+import { jobFiles, parseFileCommand } from '../helpers/runner-env.js';
 
 const CLI = join(ROOT, 'dist', 'cli.js');
 const MAIN = join(ROOT, 'dist', 'main.js');
@@ -549,6 +549,49 @@ async function freezePostmasterThenSignal(
   return { stopped, pidfileAtStop, code };
 }
 
+/**
+ * Spawns `up` with a fresh initdb cache and sends `signal` as soon as initdb's postgres holds a
+ * System V segment (a new segment whose creator works in this instance's run folder).
+ * @returns the exit code and stderr of `up`, and whether the signal was sent
+ */
+async function signalWhileInitdbHoldsMemory(
+  name: string,
+  state: string,
+  signal: NodeJS.Signals,
+): Promise<{ code: number | null; stderr: string; sent: boolean }> {
+  const known = new Set(readFileSync('/proc/sysvipc/shm', 'utf8').split('\n'));
+  const initdbSegment = (): boolean =>
+    readFileSync('/proc/sysvipc/shm', 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() && !known.has(l))
+      .some((l) => {
+        try {
+          return readlinkSync(`/proc/${l.trim().split(/\s+/)[4]}/cwd`).includes(`pg-tmpfs-cli-${name}-`);
+        } catch {
+          return false;
+        }
+      });
+  const child = spawn(process.execPath, [CLI, 'up', ...nativeCold(), '--name', name], {
+    env: cliEnv(state),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  let sent = false;
+  const poll = setInterval(() => {
+    if (!sent && initdbSegment()) {
+      sent = true;
+      clearInterval(poll);
+      child.kill(signal);
+    }
+  }, 2);
+  const code = await new Promise<number | null>((resolve) =>
+    child.on('close', (c, sig) => resolve(c ?? (sig ? 128 + constants.signals[sig] : null))),
+  );
+  clearInterval(poll);
+  return { code, stderr, sent };
+}
+
 describe('CLI up, interrupted or killed', () => {
   it.each(CLI_ROWS)('$label', cliRow);
   it.each(GAP_ROWS)('timing-dependent (gaps A and B): $label', cliRow);
@@ -608,35 +651,7 @@ describe('CLI up, interrupted or killed', () => {
     const state = newStateDir();
     const leftovers = snapshot();
     try {
-      const known = new Set(readFileSync('/proc/sysvipc/shm', 'utf8').split('\n'));
-      /** A new segment made by a postgres working in this instance's run folder (initdb's). */
-      const initdbSegment = (): boolean =>
-        readFileSync('/proc/sysvipc/shm', 'utf8')
-          .split('\n')
-          .filter((l) => l.trim() && !known.has(l))
-          .some((l) => {
-            try {
-              return readlinkSync(`/proc/${l.trim().split(/\s+/)[4]}/cwd`).includes(`pg-tmpfs-cli-${name}-`);
-            } catch {
-              return false;
-            }
-          });
-      const child = spawn(process.execPath, [CLI, 'up', ...nativeCold(), '--name', name], {
-        env: cliEnv(state),
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      let stderr = '';
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-      let sent = false;
-      const poll = setInterval(() => {
-        if (!sent && initdbSegment()) {
-          sent = true;
-          clearInterval(poll);
-          child.kill('SIGTERM');
-        }
-      }, 2);
-      const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-      clearInterval(poll);
+      const { code, stderr, sent } = await signalWhileInitdbHoldsMemory(name, state, 'SIGTERM');
       expect(sent).toBe(true);
       expect(stderr).not.toContain('initdb cache miss');
       expect(code, stderr).toBe(143);
@@ -649,24 +664,49 @@ describe('CLI up, interrupted or killed', () => {
   });
 });
 
+/*
+ * GAP D (issue #21): a SIGKILL to `up` while initdb runs leaves initdb and its postgres running
+ * as orphans in the run folder. `down` removed the folder under them; that postgres then
+ * PANICked and left its System V segment and /dev/shm/PostgreSQL.* files (10 of 20 tries at a
+ * random 0.25-0.6 s), or initdb refilled the folder (ENOTEMPTY: 3 of 20). (Fixed: stopPostgres
+ * ends every process working in the run folder first, orphans.ts.) Here the kill goes as soon
+ * as initdb's postgres holds its segment, and `down` follows at once.
+ */
+describe('CLI up killed while initdb runs', () => {
+  it.each(['down', 'up and down'] as const)(
+    'gap D: SIGKILL while initdb holds shared memory, then %s: nothing left',
+    async (then) => {
+      const name = then === 'down' ? 'gapd' : 'gapd2';
+      const state = newStateDir();
+      const leftovers = snapshot();
+      try {
+        const { code, stderr, sent } = await signalWhileInitdbHoldsMemory(name, state, 'SIGKILL');
+        expect(sent).toBe(true);
+        expect(code, stderr).toBe(137);
+        if (then === 'up and down') {
+          const again = cli(['up', ...nativeWarm(), '--name', name], state);
+          expect(again.status, again.stderr).toBe(0);
+          expect(again.stderr).toContain(`Instance "${name}" was left behind (its start was killed): removing it`);
+        }
+        const down = cli(['down', '--name', name], state);
+        expect(down.status, down.stderr).toBe(0);
+        expect(leftovers.added()).toEqual([]);
+        expect(stateFiles(state)).toEqual([]);
+      } finally {
+        downQuietly(state);
+        await scrub(`pg-tmpfs-cli-${name}-`, leftovers.added());
+      }
+    },
+  );
+});
+
 // ---------------------------------------------------------------------------------------------
 // Action steps
 
-/** A job's runner files and the environment of its steps. */
+/** A job's runner files and the environment of its steps (RUNNER_TEMP empty, port 0). */
 function newJob(inputs: Record<string, string>): { env: NodeJS.ProcessEnv; stateFile: string; runnerTemp: string } {
-  const dir = mkdtempSync(join(work, 'job-'));
-  const runnerTemp = join(dir, 'runner-temp');
-  mkdirSync(runnerTemp);
-  const files = {
-    GITHUB_STATE: join(dir, 'state'),
-    GITHUB_OUTPUT: join(dir, 'output'),
-    GITHUB_ENV: join(dir, 'env'),
-    GITHUB_STEP_SUMMARY: join(dir, 'summary.md'),
-  };
-  for (const f of Object.values(files)) writeFileSync(f, '');
-  const env: NodeJS.ProcessEnv = { ...baseEnv, ...files, RUNNER_TEMP: runnerTemp, INPUT_PORT: '0' };
-  for (const [name, value] of Object.entries(inputs)) env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value;
-  return { env, stateFile: files.GITHUB_STATE, runnerTemp };
+  const job = jobFiles(mkdtempSync(join(work, 'job-')), { ...inputs, port: '0' });
+  return { env: { ...baseEnv, ...job.env }, stateFile: job.stateFile, runnerTemp: job.runnerTemp };
 }
 
 /** The handle the main step saved last (GITHUB_STATE `server`), or null. */

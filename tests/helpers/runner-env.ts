@@ -4,7 +4,7 @@
  * GITHUB_STEP_SUMMARY files, parsed back after the step. Workflow commands written to stdout
  * (::error::, ::warning::, ::group::) are captured too.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../src/proc.js';
@@ -159,5 +159,50 @@ export async function runStepProcess(
     state: read('GITHUB_STATE'),
     env: read('GITHUB_ENV'),
     ms,
+  };
+}
+
+/** A job's runner files in a folder of its own, for running the action's steps as processes. */
+export interface JobFiles {
+  /** The steps' environment: this process's (less runner variables), the files, RUNNER_TEMP, INPUT_*. */
+  env: NodeJS.ProcessEnv;
+  /** GITHUB_STATE's file (what the main step saved for the post step). */
+  stateFile: string;
+  /** RUNNER_TEMP (`<dir>/runner-temp`). */
+  runnerTemp: string;
+  /** GITHUB_STATE parsed. */
+  state: () => Record<string, string>;
+  /** GITHUB_ENV parsed (what the steps exported for later steps). */
+  exported: () => Record<string, string>;
+}
+
+/**
+ * Makes a job's runner files (GITHUB_STATE, GITHUB_OUTPUT, GITHUB_ENV, GITHUB_STEP_SUMMARY) and
+ * RUNNER_TEMP in `dir`, and its steps' environment with `inputs` as INPUT_* (spaces as `_`,
+ * upper case, as the runner does).
+ */
+export function jobFiles(dir: string, inputs: Record<string, string>): JobFiles {
+  const runnerTemp = join(dir, 'runner-temp');
+  mkdirSync(runnerTemp, { recursive: true });
+  const files = {
+    GITHUB_STATE: join(dir, 'state'),
+    GITHUB_OUTPUT: join(dir, 'output'),
+    GITHUB_ENV: join(dir, 'env'),
+    GITHUB_STEP_SUMMARY: join(dir, 'summary.md'),
+  };
+  for (const f of Object.values(files)) writeFileSync(f, '');
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !/^(INPUT_|STATE_|GITHUB_(STATE|OUTPUT|ENV|STEP_SUMMARY)$|RUNNER_TEMP$|PG_TMPFS_BACKGROUND$)/.test(k),
+    ),
+  );
+  const env: NodeJS.ProcessEnv = { ...base, ...files, RUNNER_TEMP: runnerTemp };
+  for (const [name, value] of Object.entries(inputs)) env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value;
+  return {
+    env,
+    stateFile: files.GITHUB_STATE,
+    runnerTemp,
+    state: () => parseFileCommand(readFileSync(files.GITHUB_STATE, 'utf8')),
+    exported: () => parseFileCommand(readFileSync(files.GITHUB_ENV, 'utf8')),
   };
 }

@@ -1,0 +1,291 @@
+/**
+ * The programs a killed run leaves behind, and how the next cleanup ends them or waits for them.
+ *
+ * When `up`, the action's main step or a background start dies by SIGKILL, what it started runs
+ * on as orphans: initdb with its bootstrap or single-user postgres, a postmaster spawned before
+ * its PID was recorded. Removing their folder under them makes that postgres PANIC and abort(),
+ * which leaves its System V segment and its /dev/shm/PostgreSQL.* files behind (seen here: 10 of
+ * 20 cold native starts killed at a random 0.25-0.6 s, then `down`). So `down`, the next `up` of
+ * a name, the post step and a cache fill first end every process working in the folder, and only
+ * then remove it.
+ *
+ * Which processes are ours: those whose working directory is inside the folder. initdb runs
+ * with its data directory as working directory (run() cwd), its postgres and any postmaster
+ * change into their data directory at start (manual: "Creating a Database Cluster"; backend
+ * ChangeToDataDir), and no other server works in a folder this project made with a random name.
+ * No PID, process group or name is trusted alone (PIDs are reused; a DSM name is random).
+ *
+ * The init command is found by RUN_ENV in its environment, which its children inherit.
+ *
+ * In Docker mode the orphan is `docker run` itself (found by its run label argument): while it
+ * runs, the daemon may still create the container, so the cleanup waits for it before listing.
+ *
+ * Linux only (/proc); elsewhere nothing is found and folders are removed as before.
+ */
+import { readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { run } from './proc.js';
+
+/** A process working in a folder. */
+export interface FolderProcess {
+  pid: number;
+  /** Parent PID. */
+  ppid: number;
+  /** Process group ID. */
+  pgid: number;
+  /** Its command line, e.g. `['/usr/lib/postgresql/15/bin/postgres', '--boot', …]`. */
+  argv: string[];
+}
+
+/** How long initdb (or a postmaster) may take to end after its signal: 15 000 ms. */
+export const END_GRACE_MS = 15_000;
+/** How long processes may take to vanish after SIGKILL: 5000 ms. */
+const KILL_WAIT_MS = 5_000;
+/** Poll interval while waiting for processes to end: 10 ms. */
+const POLL_MS = 10;
+
+/** Whether `path` is `dir` or below it. */
+function within(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
+}
+
+/**
+ * Parses `/proc/<pid>/stat`.
+ * @returns state letter, ppid and process group; null when it cannot be read
+ */
+function procStat(pid: number): { state: string; ppid: number; pgid: number } | null {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses.
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return { state: fields[0] ?? '', ppid: Number(fields[1]), pgid: Number(fields[2]) };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The live processes (zombies excluded) for which `match(pid)` holds, this process excepted, with
+ * their command lines. `match` reads what it needs from /proc/<pid>/ and returns false when it
+ * cannot (a process that ended, or another user's when not root).
+ * @returns [] off Linux, or when none
+ */
+function findProcesses(match: (pid: number) => boolean): FolderProcess[] {
+  if (process.platform !== 'linux') return [];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const found: FolderProcess[] = [];
+  for (const name of entries) {
+    const pid = Number(name);
+    if (!/^\d+$/.test(name) || pid === process.pid) continue;
+    try {
+      if (!match(pid)) continue;
+    } catch {
+      continue; // gone, a zombie, or another user's (not ours to end)
+    }
+    const stat = procStat(pid);
+    if (!stat || stat.state === 'Z' || stat.state === 'X') continue;
+    let argv: string[] = [];
+    try {
+      argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    } catch {
+      // exited meanwhile
+    }
+    found.push({ pid, ppid: stat.ppid, pgid: stat.pgid, argv });
+  }
+  return found;
+}
+
+/**
+ * Waits until `find()` finds nothing or `ms` pass, polling every POLL_MS.
+ * @returns what it found last
+ */
+async function waitNone(find: () => FolderProcess[], ms: number): Promise<FolderProcess[]> {
+  const deadline = Date.now() + ms;
+  let left = find();
+  while (left.length > 0 && Date.now() < deadline) {
+    await sleep(POLL_MS);
+    left = find();
+  }
+  return left;
+}
+
+/**
+ * The live processes (zombies excluded) whose working directory is `dir` or below it, this
+ * process excepted. A folder that was removed under them (`/path (deleted)`) still counts.
+ * @returns [] off Linux, or when none
+ */
+export function processesIn(dir: string): FolderProcess[] {
+  if (!dir) return [];
+  return findProcesses((pid) => within(readlinkSync(`/proc/${pid}/cwd`).replace(/ \(deleted\)$/, ''), dir));
+}
+
+/** The program's file name, e.g. `initdb` for `/usr/lib/postgresql/15/bin/initdb`. */
+function programName(p: FolderProcess): string {
+  return (p.argv[0] ?? '').split('/').pop() ?? '';
+}
+
+/**
+ * The signal that ends `p` cleanly, or null when it must be left to end by itself:
+ * - initdb: SIGTERM (it finishes its step, its postgres sees the end of its input and exits
+ *   cleanly, then initdb removes its data directory; initdb's own signal handling);
+ * - a postmaster (a postgres that is not initdb's `--boot`/`--single`, whose parent is no postgres
+ *   in the folder): SIGQUIT, immediate shutdown, which removes its shared memory (manual:
+ *   "Shutting Down the Server");
+ * - initdb's postgres, a postmaster's children, a shell: none (SIGTERM or SIGQUIT to a bootstrap
+ *   postgres ends it without removing its shared memory).
+ */
+export function endSignal(p: FolderProcess, all: readonly FolderProcess[]): NodeJS.Signals | null {
+  const name = programName(p);
+  if (name === 'initdb' || name === 'initdb.exe') return 'SIGTERM';
+  if (!/^postgres(\.exe)?$/.test(name) && !/^postgres:/.test(p.argv[0] ?? '')) return null;
+  if (p.argv.some((a) => a === '--boot' || a === '--single' || a === '--check')) return null;
+  const parent = all.find((q) => q.pid === p.ppid);
+  if (parent && /postgres/.test(parent.argv[0] ?? '')) return null;
+  return 'SIGQUIT';
+}
+
+/** Sends a signal; a process already gone is no problem. */
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // gone
+  }
+}
+
+/** The /dev/shm files a process has mapped (PostgreSQL's POSIX dynamic shared memory). */
+function mappedShm(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/maps`, 'utf8')
+      .split('\n')
+      .map((l) => /\s(\/dev\/shm\/PostgreSQL\.\d+)(?: \(deleted\))?$/.exec(l)?.[1])
+      .filter((f): f is string => f !== undefined);
+  } catch {
+    return [];
+  }
+}
+
+/** Whether any process maps `file`. */
+function mappedByAnyone(file: string): boolean {
+  for (const name of readdirSync('/proc')) {
+    if (/^\d+$/.test(name) && mappedShm(Number(name)).includes(file)) return true;
+  }
+  return false;
+}
+
+/**
+ * System V shared memory segments created by one of `pids` that nothing is attached to.
+ * @returns their ids (from /proc/sysvipc/shm: key shmid perms size cpid lpid nattch …)
+ */
+function orphanSegments(pids: ReadonlySet<number>): number[] {
+  try {
+    return readFileSync('/proc/sysvipc/shm', 'utf8')
+      .split('\n')
+      .slice(1)
+      .map((l) => l.trim().split(/\s+/))
+      .filter((f) => f.length > 6 && pids.has(Number(f[4])) && Number(f[6]) === 0)
+      .map((f) => Number(f[1]));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Ends every process working in `dir` (see processesIn), so that the folder can be removed:
+ * initdb and postmasters get the signal that ends them cleanly (endSignal), the rest end with
+ * them. Those still there after `graceMs` are killed (SIGKILL), and the shared memory they held
+ * is removed: the System V segments they created (creator PID) and the /dev/shm/PostgreSQL.*
+ * files they had mapped, once nothing else is attached. Never another server's memory: only
+ * what these processes created or mapped.
+ * @param graceMs how long the clean end may take, in ms (default END_GRACE_MS)
+ * @returns one text per problem (a process that would not die, a segment that could not be
+ *   removed); [] when nothing works there any more. Never throws.
+ */
+export async function endProcessesIn(dir: string, graceMs = END_GRACE_MS): Promise<string[]> {
+  const found = processesIn(dir);
+  if (found.length === 0) return [];
+  for (const p of found) {
+    const sig = endSignal(p, found);
+    if (sig) signal(p.pid, sig);
+  }
+  const left = await waitNone(() => processesIn(dir), graceMs);
+  if (left.length === 0) return [];
+  // Escalation: note what they hold before it is orphaned, then kill them.
+  const pids = new Set(left.map((p) => p.pid));
+  const files = [...new Set(left.flatMap((p) => mappedShm(p.pid)))];
+  for (const p of left) signal(p.pid, 'SIGKILL');
+  const stuck = await waitNone(() => processesIn(dir), KILL_WAIT_MS);
+  const problems = stuck.map((p) => `Process ${p.pid} (${p.argv.join(' ').slice(0, 80)}) in ${dir} did not end`);
+  for (const id of orphanSegments(pids)) {
+    const r = await run('ipcrm', ['-m', String(id)], { timeoutMs: 10_000 }).catch((e: unknown) => ({
+      code: 1,
+      stderr: String(e),
+    }));
+    if (r.code !== 0) problems.push(`Could not remove shared memory segment ${id}: ${r.stderr.trim()}`);
+  }
+  for (const file of files) {
+    if (!mappedByAnyone(file)) rmSync(file, { force: true });
+  }
+  return problems;
+}
+
+/**
+ * The live processes (zombies excluded) that have `arg` as one of their arguments, this process
+ * excepted; e.g. the `docker run` of a run, by its `--label io.github.pg-tmpfs-action.run=TOKEN`.
+ * @returns [] off Linux, or when none
+ */
+export function processesWithArg(arg: string): FolderProcess[] {
+  if (!arg) return [];
+  return findProcesses((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(arg));
+}
+
+/**
+ * Waits until no process has `arg` among its arguments (see processesWithArg), up to `ms`; then
+ * kills those left (SIGKILL) and waits up to KILL_WAIT_MS more.
+ * @returns true when some had to be killed (what they were doing may still be under way, e.g. a
+ *   container the daemon is creating), false when they ended by themselves or there were none
+ */
+export async function awaitProcessesWithArg(arg: string, ms: number): Promise<boolean> {
+  const left = await waitNone(() => processesWithArg(arg), ms);
+  if (left.length === 0) return false;
+  for (const p of left) signal(p.pid, 'SIGKILL');
+  await waitNone(() => processesWithArg(arg), KILL_WAIT_MS);
+  return true;
+}
+
+/** The environment variable that marks an init command (and its children) with its run's token. */
+export const RUN_ENV = 'PG_TMPFS_RUN';
+
+/**
+ * The live processes (zombies excluded) whose environment holds `name=value`, this process
+ * excepted (/proc/<pid>/environ: a process of another user is not readable unless root).
+ * @returns their PIDs and process groups; [] off Linux, or when none
+ */
+export function processesWithEnv(name: string, value: string): FolderProcess[] {
+  if (!value) return [];
+  const entry = `${name}=${value}`;
+  return findProcesses((pid) => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(entry));
+}
+
+/**
+ * Ends the init command a killed start left running (see RUN_ENV): SIGTERM to each process group,
+ * SIGKILL to what is left after `graceMs` (ms).
+ * @returns one text per process that would not end; never throws
+ */
+export async function endMarkedProcesses(token: string, graceMs = 5_000): Promise<string[]> {
+  const found = processesWithEnv(RUN_ENV, token);
+  if (found.length === 0) return [];
+  // Process groups of their own (run() starts the command detached); never group 0 or 1.
+  const groups = [...new Set(found.map((p) => p.pgid))].filter((g) => g > 1 && g !== process.pid);
+  for (const g of groups) signal(-g, 'SIGTERM');
+  const find = () => processesWithEnv(RUN_ENV, token);
+  for (const p of await waitNone(find, graceMs)) signal(p.pid, 'SIGKILL');
+  for (const g of groups) signal(-g, 'SIGKILL');
+  const left = await waitNone(find, KILL_WAIT_MS);
+  return left.map((p) => `Init command process ${p.pid} (run ${token}) did not end`);
+}
