@@ -469,7 +469,9 @@ export async function runTry(
     await awaitGone(up.pid, 30_000);
     if (scenario.kind === 'cli-bg') await awaitGone(ownerPid(), 30_000);
     if (!plan && code !== 0) problems.push(`calibration: up exited ${code}: ${up.output().slice(-400)}`);
-    if (plan?.upAgain) {
+    // `up` of the same name cleans up what a killed start left; a start that finished first (or was
+    // killed after its record said running) leaves a running server, which `up` rightly refuses.
+    if (plan?.upAgain && killedAtMs !== null && record().state !== 'running') {
       const again = await runToEnd(
         CLI,
         upArgs.filter((a) => a !== '--no-wait'),
