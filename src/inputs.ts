@@ -113,6 +113,25 @@ const VERSION = /^\d{1,2}(\.\d{1,2})?(-[a-z0-9][a-z0-9._-]*)?$/;
 const SIZE = /^[1-9]\d*[bkmg]?$/i;
 const CONTAINER_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
 /**
+ * A reference with any `user:password@` before its host replaced by `***@`, for messages: an
+ * error must not repeat a credential someone put in an input. A digest (`name@sha256:…`) is kept.
+ * @returns e.g. `***@registry.example/library` for `me:s3cret@registry.example/library`
+ */
+export function withoutUserinfo(ref: string): string {
+  const slash = ref.indexOf('/');
+  const at = ref.lastIndexOf('@', slash === -1 ? ref.length : slash);
+  if (at < 0 || /^[a-z0-9]+:[0-9a-f]{32,}$/i.test(ref.slice(at + 1).split('/')[0] ?? '')) return ref;
+  return `***${ref.slice(at)}`;
+}
+
+/** The fix to add when a reference carries `user:password@`: registries take credentials from docker login. */
+function credentialsFix(ref: string): string {
+  return withoutUserinfo(ref) === ref
+    ? ''
+    : ' Credentials do not belong in it: log in to the registry before this step (docker/login-action, or docker login).';
+}
+
+/**
  * A registry host with an optional port and a lowercase path, e.g. `mirror.gcr.io/library`,
  * `127.0.0.1:5000/library`. The host must look like one to Docker (a `.` or a `:`, or
  * `localhost`); otherwise Docker reads it as a Docker Hub namespace (distribution/reference).
@@ -206,15 +225,19 @@ export function parseInputs(get: (name: InputName) => string): Config {
     );
   }
   const imageInput = raw('image');
-  if (imageInput !== '' && !IMAGE.test(imageInput)) {
-    throw new InputError('image', `"${imageInput}" is not an image reference`, 'Give a reference like "postgis/postgis:17-3.5".');
+  if (imageInput !== '' && (!IMAGE.test(imageInput) || withoutUserinfo(imageInput) !== imageInput)) {
+    throw new InputError(
+      'image',
+      `"${withoutUserinfo(imageInput)}" is not an image reference`,
+      `Give a reference like "postgis/postgis:17-3.5".${credentialsFix(imageInput)}`,
+    );
   }
   const registry = raw('registry').replace(/\/+$/, '');
-  if (registry !== '' && !REGISTRY.test(registry)) {
+  if (registry !== '' && (!REGISTRY.test(registry) || withoutUserinfo(registry) !== registry)) {
     throw new InputError(
       'registry',
-      `"${registry}" is not a registry with an optional path`,
-      'Give a host and path such as "mirror.gcr.io/library" (the default image is then <registry>/postgres:<version>).',
+      `"${withoutUserinfo(registry)}" is not a registry with an optional path`,
+      `Give a host and path such as "mirror.gcr.io/library" (the default image is then <registry>/postgres:<version>).${credentialsFix(registry)}`,
     );
   }
   const containerName = raw('container-name') || defaultContainerName();

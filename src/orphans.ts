@@ -6,8 +6,8 @@
  * its PID was recorded. Removing their folder under them makes that postgres PANIC and abort(),
  * which leaves its System V segment and its /dev/shm/PostgreSQL.* files behind (seen here: 10 of
  * 20 cold native starts killed at a random 0.25-0.6 s, then `down`). So `down`, the next `up` of
- * a name, the post step and a cache fill first end every process working in the folder, and only
- * then remove it.
+ * a name, the post step and a cache fill first end the server processes working in the folder
+ * (initdb, postgres and their children: serverTree), and only then remove it.
  *
  * Which processes are ours: those whose working directory is inside the folder. initdb runs
  * with its data directory as working directory (run() cwd), its postgres and any postmaster
@@ -22,9 +22,9 @@
  *
  * Linux only (/proc); elsewhere nothing is found and folders are removed as before.
  */
-import { readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { run } from './proc.js';
+import { RUN_ENV, run } from './proc.js';
 
 /** A process working in a folder. */
 export interface FolderProcess {
@@ -121,7 +121,17 @@ async function waitNone(find: () => FolderProcess[], ms: number): Promise<Folder
  */
 export function processesIn(dir: string): FolderProcess[] {
   if (!dir) return [];
-  return findProcesses((pid) => within(readlinkSync(`/proc/${pid}/cwd`).replace(/ \(deleted\)$/, ''), dir));
+  // /proc/<pid>/cwd is the resolved path: resolve `dir` too (a symlinked TMPDIR or cache-dir).
+  let real = dir;
+  try {
+    real = realpathSync(dir);
+  } catch {
+    // gone: its processes show the path it had
+  }
+  return findProcesses((pid) => {
+    const cwd = readlinkSync(`/proc/${pid}/cwd`).replace(/ \(deleted\)$/, '');
+    return within(cwd, real) || within(cwd, dir);
+  });
 }
 
 /** The program's file name, e.g. `initdb` for `/usr/lib/postgresql/15/bin/initdb`. */
@@ -147,6 +157,29 @@ export function endSignal(p: FolderProcess, all: readonly FolderProcess[]): Node
   const parent = all.find((q) => q.pid === p.ppid);
   if (parent && /postgres/.test(parent.argv[0] ?? '')) return null;
   return 'SIGQUIT';
+}
+
+/**
+ * Of the processes working in a folder, those a start made: initdb and postgres processes, and
+ * their descendants (the shell initdb runs postgres through). A shell or a client someone opened
+ * in the folder is not one of them, and is never signalled.
+ */
+export function serverTree(found: readonly FolderProcess[]): FolderProcess[] {
+  const kept = new Set(
+    found
+      .filter((p) => /^(initdb|postgres)(\.exe)?$/.test(programName(p)) || /^postgres:/.test(p.argv[0] ?? ''))
+      .map((p) => p.pid),
+  );
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const p of found) {
+      if (!kept.has(p.pid) && kept.has(p.ppid)) {
+        kept.add(p.pid);
+        grew = true;
+      }
+    }
+  }
+  return found.filter((p) => kept.has(p.pid));
 }
 
 /** Sends a signal; a process already gone is no problem. */
@@ -196,7 +229,8 @@ function orphanSegments(pids: ReadonlySet<number>): number[] {
 }
 
 /**
- * Ends every process working in `dir` (see processesIn), so that the folder can be removed:
+ * Ends every process a start left working in `dir` (processesIn, then serverTree), so that the
+ * folder can be removed:
  * initdb and postmasters get the signal that ends them cleanly (endSignal), the rest end with
  * them. Those still there after `graceMs` are killed (SIGKILL), and the shared memory they held
  * is removed: the System V segments they created (creator PID) and the /dev/shm/PostgreSQL.*
@@ -207,19 +241,20 @@ function orphanSegments(pids: ReadonlySet<number>): number[] {
  *   removed); [] when nothing works there any more. Never throws.
  */
 export async function endProcessesIn(dir: string, graceMs = END_GRACE_MS): Promise<string[]> {
-  const found = processesIn(dir);
+  const find = () => serverTree(processesIn(dir));
+  const found = find();
   if (found.length === 0) return [];
   for (const p of found) {
     const sig = endSignal(p, found);
     if (sig) signal(p.pid, sig);
   }
-  const left = await waitNone(() => processesIn(dir), graceMs);
+  const left = await waitNone(find, graceMs);
   if (left.length === 0) return [];
   // Escalation: note what they hold before it is orphaned, then kill them.
   const pids = new Set(left.map((p) => p.pid));
   const files = [...new Set(left.flatMap((p) => mappedShm(p.pid)))];
   for (const p of left) signal(p.pid, 'SIGKILL');
-  const stuck = await waitNone(() => processesIn(dir), KILL_WAIT_MS);
+  const stuck = await waitNone(find, KILL_WAIT_MS);
   const problems = stuck.map((p) => `Process ${p.pid} (${p.argv.join(' ').slice(0, 80)}) in ${dir} did not end`);
   for (const id of orphanSegments(pids)) {
     const r = await run('ipcrm', ['-m', String(id)], { timeoutMs: 10_000 }).catch((e: unknown) => ({
@@ -229,7 +264,11 @@ export async function endProcessesIn(dir: string, graceMs = END_GRACE_MS): Promi
     if (r.code !== 0) problems.push(`Could not remove shared memory segment ${id}: ${r.stderr.trim()}`);
   }
   for (const file of files) {
-    if (!mappedByAnyone(file)) rmSync(file, { force: true });
+    try {
+      if (!mappedByAnyone(file)) rmSync(file, { force: true });
+    } catch (error) {
+      problems.push(`Could not remove ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    }
   }
   return problems;
 }
@@ -258,9 +297,6 @@ export async function awaitProcessesWithArg(arg: string, ms: number): Promise<bo
   return true;
 }
 
-/** The environment variable that marks an init command (and its children) with its run's token. */
-export const RUN_ENV = 'PG_TMPFS_RUN';
-
 /**
  * The live processes (zombies excluded) whose environment holds `name=value`, this process
  * excepted (/proc/<pid>/environ: a process of another user is not readable unless root).
@@ -284,8 +320,10 @@ export async function endMarkedProcesses(token: string, graceMs = 5_000): Promis
   const groups = [...new Set(found.map((p) => p.pgid))].filter((g) => g > 1 && g !== process.pid);
   for (const g of groups) signal(-g, 'SIGTERM');
   const find = () => processesWithEnv(RUN_ENV, token);
-  for (const p of await waitNone(find, graceMs)) signal(p.pid, 'SIGKILL');
-  for (const g of groups) signal(-g, 'SIGKILL');
+  const stubborn = await waitNone(find, graceMs);
+  // Only the groups that still hold a marked process: a group that is gone may have a reused ID.
+  for (const g of new Set(stubborn.map((p) => p.pgid))) if (groups.includes(g)) signal(-g, 'SIGKILL');
+  for (const p of stubborn) signal(p.pid, 'SIGKILL');
   const left = await waitNone(find, KILL_WAIT_MS);
   return left.map((p) => `Init command process ${p.pid} (run ${token}) did not end`);
 }

@@ -1,7 +1,7 @@
 /**
- * Running programs: argument arrays only (never a shell), a deadline on every call (the whole
- * process group is killed when it passes), output collected, and the wall time measured around
- * the call. The Docker engine wrapper, native mode's helpers and the benchmark all use it.
+ * Running programs: argument arrays only (never a shell), a deadline on every call (the process
+ * group is killed when it passes), output collected, and the wall time measured around the call.
+ * The Docker engine wrapper, native mode's helpers and the benchmark all use it.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -37,7 +37,7 @@ export function killActive(signal: NodeJS.Signals = 'SIGKILL', options: { leader
  * themselves (to the process group, or to the program alone when started with stopLeaderOnly),
  * then SIGKILL after `graceMs` (ms) to each process group that still runs, and to a
  * stopLeaderOnly program alone: its children end when their input does, and whoever removes
- * their folder waits for them (native/orphans.ts).
+ * their folder waits for them (src/orphans.ts).
  */
 export async function stopActive(graceMs = 2000): Promise<void> {
   if (killActive('SIGTERM', { leaderOnly: true }) === 0) return;
@@ -73,6 +73,9 @@ function isZombie(pid: number): boolean {
   }
 }
 
+/** After the deadline killed a program, how long run() waits for its pipes to close: 2000 ms. */
+const CLOSE_GRACE_MS = 2000;
+
 /** What a finished program left. */
 export interface ProcResult {
   /** Exit code; null when killed by a signal (e.g. the time limit). */
@@ -87,7 +90,10 @@ export interface ProcResult {
 
 /** Options for run(). */
 export interface ProcOptions {
-  /** Deadline: kill (SIGKILL, whole process group) after this many ms. */
+  /**
+   * Deadline: kill (SIGKILL, the whole process group; the program alone with stopLeaderOnly) after
+   * this many ms; run() then returns within CLOSE_GRACE_MS even if a child still holds its output.
+   */
   timeoutMs: number;
   /** Extra environment, merged over process.env. */
   env?: Record<string, string>;
@@ -113,6 +119,18 @@ export interface ProcOptions {
   stopLeaderOnly?: boolean;
 }
 
+/**
+ * The environment variable that marks an init command, and what it starts, with its run's token
+ * (src/orphans.ts ends what a killed start left running by it). Programs run() starts and postgres
+ * do not inherit it: a server started from inside an init command is not that run's to end.
+ */
+export const RUN_ENV = 'PG_TMPFS_RUN';
+
+/** This process's environment without RUN_ENV: what the programs it starts inherit. */
+export function inheritedEnv(): NodeJS.ProcessEnv {
+  return withoutNames(process.env, [RUN_ENV]);
+}
+
 /** A copy of `env` without `names` (or `env` itself when there are none). */
 function withoutNames(env: NodeJS.ProcessEnv, names: string[] | undefined): NodeJS.ProcessEnv {
   if (!names?.length) return env;
@@ -130,7 +148,7 @@ export function run(program: string, args: readonly string[], options: ProcOptio
     const t0 = performance.now();
     const child = spawn(program, args, {
       cwd: options.cwd,
-      env: withoutNames(options.env ? { ...process.env, ...options.env } : process.env, options.unsetEnv),
+      env: withoutNames({ ...inheritedEnv(), ...options.env }, options.unsetEnv),
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       detached: true,
       ...(options.uid !== undefined ? { uid: options.uid, gid: options.gid } : {}),
@@ -157,16 +175,32 @@ export function run(program: string, args: readonly string[], options: ProcOptio
         child.kill('SIGKILL');
       }
     }, options.timeoutMs);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      if (child.pid) active.delete(child.pid);
-      reject(error);
-    });
-    child.on('close', (code) => {
+    let settled = false;
+    const finish = (code: number | null): void => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       if (child.pid) active.delete(child.pid);
       resolve({ code, stdout, stderr, ms: performance.now() - t0, timedOut });
+    };
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      if (child.pid) active.delete(child.pid);
+      settled = true;
+      reject(error);
     });
+    // 'close' waits for the pipes, which a child of the program may hold on (initdb's postgres
+    // after the program alone was killed, a daemon in another process group): once the deadline
+    // has killed the program, its exit ends the wait after CLOSE_GRACE_MS at the latest.
+    child.on('exit', (code) => {
+      if (!timedOut) return;
+      setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        finish(code);
+      }, CLOSE_GRACE_MS).unref();
+    });
+    child.on('close', (code) => finish(code));
   });
 }
 

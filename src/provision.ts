@@ -16,8 +16,7 @@ import { InputError } from './errors.js';
 import type { Config } from './inputs.js';
 import { throwIfInterrupted } from './interrupt.js';
 import type { Logger } from './log.js';
-import { run, tail } from './proc.js';
-import { RUN_ENV } from './orphans.js';
+import { RUN_ENV, run, tail } from './proc.js';
 import { openClient } from './readiness.js';
 import type { Server } from './server.js';
 
@@ -353,8 +352,9 @@ function connect(connection: ConnectionInfo, database: string, timeoutMs: number
 /**
  * Runs the init command once: `sh -c COMMAND` in `config.workDir`, with DATABASE_URL and PG* of
  * the server set, its output streamed into the log, killed after `config.initTimeoutMs`.
- * Its environment also holds RUN_ENV=`runToken` (the server's run token): a command left running
- * by a killed start is found by it and ended when the server is removed (orphans.ts).
+ * Its environment also holds RUN_ENV=`runToken` (the server's run token), which what it starts
+ * inherits: a command left running by a killed start, and anything it left running, is found by
+ * it and ended when the server is removed (orphans.ts).
  * @throws InputError (init-command) when it exits non-zero or times out, with the tail of its
  *   output; Error when `sh` cannot be started
  */

@@ -13,7 +13,7 @@ import {
   start,
   stop,
   sweepLeftovers
-} from "./chunk-V5ZIUSHL.js";
+} from "./chunk-35EIJUA4.js";
 import {
   VERSION
 } from "./chunk-HFV7XA6P.js";
@@ -35,7 +35,7 @@ import {
   readJob,
   stopBackground,
   writeJson
-} from "./chunk-RQWLD7TK.js";
+} from "./chunk-R4GC6NID.js";
 import {
   __commonJS,
   __require,
@@ -4182,10 +4182,11 @@ async function down(name, io) {
 `);
 }
 function withoutPasswords(value) {
-  return JSON.parse(
-    JSON.stringify(value),
-    (key, v) => key === "password" && typeof v === "string" ? "(hidden)" : v
-  );
+  return JSON.parse(JSON.stringify(value), (key, v) => {
+    if (typeof v !== "string") return v;
+    if (key === "password") return "(hidden)";
+    return v.replace(/(postgres(?:ql)?:\/\/[^:@/\s]*:)[^@/\s]*@/g, "$1(hidden)@");
+  });
 }
 async function status(io) {
   const rows = [];
@@ -4258,6 +4259,6 @@ var code = process.argv[2] === BACKGROUND_FLAG ? await cliBackgroundChild().catc
   return 1;
 }) : await runCli(process.argv);
 if (interrupted()) await new Promise(() => void 0);
-killActive();
+killActive("SIGKILL", { leaderOnly: true });
 process.exit(code);
 //# sourceMappingURL=cli.js.map

@@ -3,11 +3,11 @@ import {
   backgroundChild,
   launchInBackground,
   saveHandle
-} from "./chunk-CK6UO7QX.js";
+} from "./chunk-LWCJKISX.js";
 import {
   publish,
   writeSummary
-} from "./chunk-EMRZFLEN.js";
+} from "./chunk-MPL5UUGA.js";
 import {
   actionsLogger,
   getInput,
@@ -15,19 +15,19 @@ import {
   reportError,
   setSecret,
   warning
-} from "./chunk-YVDAPKRT.js";
+} from "./chunk-G5YCJ627.js";
 import {
   cleanupOnInterrupt,
   start,
   stop
-} from "./chunk-V5ZIUSHL.js";
+} from "./chunk-35EIJUA4.js";
 import "./chunk-HFV7XA6P.js";
 import {
   BACKGROUND_FLAG,
   DEFAULTS,
   killActive,
   parseInputs
-} from "./chunk-RQWLD7TK.js";
+} from "./chunk-R4GC6NID.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/main-step.ts
@@ -70,10 +70,10 @@ if (process.argv[2] === BACKGROUND_FLAG) {
 `);
     return 1;
   });
-  killActive();
+  killActive("SIGKILL", { leaderOnly: true });
   process.exit(code);
 }
 await run();
-killActive();
+killActive("SIGKILL", { leaderOnly: true });
 process.exit();
 //# sourceMappingURL=main.js.map

@@ -4,21 +4,21 @@ import {
   removeFolder,
   savedBackground,
   savedHandle
-} from "./chunk-CK6UO7QX.js";
+} from "./chunk-LWCJKISX.js";
 import {
   endGroup,
   info,
   startGroup,
   warning
-} from "./chunk-YVDAPKRT.js";
+} from "./chunk-G5YCJ627.js";
 import {
   LOG_TAIL_LINES,
   describe,
   isAlive,
   logTail,
   stop
-} from "./chunk-V5ZIUSHL.js";
-import "./chunk-RQWLD7TK.js";
+} from "./chunk-35EIJUA4.js";
+import "./chunk-R4GC6NID.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/post-step.ts

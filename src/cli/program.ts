@@ -332,11 +332,17 @@ async function down(name: string, io: Io): Promise<void> {
   io.stderr(`Stopped "${name}".\n`);
 }
 
-/** A copy of a record's value with every `password` replaced: `status` output is not secret. */
-function withoutPasswords(value: unknown): unknown {
-  return JSON.parse(JSON.stringify(value), (key: string, v: unknown) =>
-    key === 'password' && typeof v === 'string' ? '(hidden)' : v,
-  ) as unknown;
+/**
+ * A copy of a record's value with every `password` replaced, and the password of every
+ * `postgresql://user:password@…` URI in it (the extra databases' URIs): `status` output is not
+ * secret.
+ */
+export function withoutPasswords(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value), (key: string, v: unknown) => {
+    if (typeof v !== 'string') return v;
+    if (key === 'password') return '(hidden)';
+    return v.replace(/(postgres(?:ql)?:\/\/[^:@/\s]*:)[^@/\s]*@/g, '$1(hidden)@');
+  }) as unknown;
 }
 
 /**

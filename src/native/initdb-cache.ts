@@ -126,8 +126,14 @@ export async function removeStaleFills(cacheDir: string): Promise<{ removed: num
       problems.push(...left);
       continue;
     }
-    rmSync(path, { recursive: true, force: true });
-    removed += 1;
+    try {
+      rmSync(path, { recursive: true, force: true });
+      removed += 1;
+    } catch (error) {
+      problems.push(
+        `Could not remove ${path}, a fill of a killed run: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      );
+    }
   }
   return { removed, problems };
 }

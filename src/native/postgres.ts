@@ -8,7 +8,7 @@ import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
-import { processAlive, run, runOk } from '../proc.js';
+import { inheritedEnv, processAlive, run, runOk } from '../proc.js';
 import { effectiveSettings, settingsToArgs, type Setting } from '../profile.js';
 import { isLoopback } from '../connection.js';
 import { LOG_TAIL_LINES, type NativeHandle } from '../server.js';
@@ -119,6 +119,7 @@ export function spawnPostgres(
     detached: true,
     stdio: ['ignore', logFd, logFd],
     cwd: runDir,
+    env: inheritedEnv(),
     ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
   });
   closeSync(logFd);
@@ -252,8 +253,11 @@ const PG_CTL_TIMEOUT_MS = 30_000;
 
 /**
  * Stops a native server with an immediate shutdown (SIGQUIT, then SIGKILL after 2.5 s; `pg_ctl
- * stop -m immediate` on Windows), removes the run folder (only when isOurRunDir), and undoes the
- * RAM mount. Something already gone counts as removed. Never throws.
+ * stop -m immediate` on Windows), ends what a killed start left working in the run folder (initdb
+ * and its postgres, an unrecorded postmaster: orphans.ts, up to about 20 s when they will not
+ * end), removes the run folder (only when isOurRunDir), undoes the RAM mount, and removes the
+ * fills of killed runs in the handle's initdb cache. Something already gone counts as removed.
+ * Never throws.
  * @returns one text per problem; [] when everything is gone
  */
 export async function stopPostgres(handle: NativeHandle): Promise<string[]> {

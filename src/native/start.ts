@@ -31,6 +31,7 @@ import {
   dropEntry,
   ensureCluster,
   prepareCacheDir,
+  removeStaleFills,
   type CacheResult,
   type RunAs,
 } from './initdb-cache.js';
@@ -288,6 +289,8 @@ export async function startNative(
   }
   const cacheDir = config.cacheDir || defaultCacheDir();
   prepareCacheDir(cacheDir);
+  // Fills left by killed runs go on every start, not only on a miss (a readdir when there are none).
+  for (const problem of (await removeStaleFills(cacheDir)).problems) log.warning(problem);
   const facts = factsIn(cacheDir);
   const bins = binaries ?? findBinaries(config.major, realProbe(facts));
   log.info(`PostgreSQL ${bins.major} binaries: ${bins.bindir} (${bins.source})`);

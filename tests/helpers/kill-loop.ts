@@ -16,13 +16,12 @@
  * files, init command, background) in proportion to the time it takes.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BACKGROUND_FLAG } from '../../src/background.js';
 import { CONTAINER_LABEL } from '../../src/docker/run-plan.js';
-import { RUN_ENV } from '../../src/orphans.js';
 import { NATIVE_MAJOR, ROOT, TEST_IMAGES } from './infra.js';
 import { jobFiles } from './runner-env.js';
 
@@ -140,54 +139,81 @@ function statState(pid: string): string {
   }
 }
 
-/** Processes a start makes or leaves: postgres, initdb, docker run of ours, background starts, init commands. */
-function ourProcesses(): string[] {
+/** Reads a /proc file of a process; '' when it cannot. */
+function procText(pid: string, file: string): string {
+  try {
+    return readFileSync(`/proc/${pid}/${file}`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** A process's working directory; '' when it cannot be read. */
+function cwdOf(pid: string): string {
+  try {
+    return readlinkSync(`/proc/${pid}/cwd`).replace(/ \(deleted\)$/, '');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The processes of this loop's starts, and only those (another server on the machine is never
+ * counted, nor touched by scrub): postgres and initdb working in a pg-tmpfs run folder or the
+ * loop's folder, background starts whose state or runner folder is the loop's, `docker run` of a
+ * loop container, and the loop's init command.
+ */
+function ourProcesses(work: string): string[] {
   const found: string[] = [];
+  const runFolders = ['/dev/shm/pg-tmpfs-', join(tmpdir(), 'pg-tmpfs-'), work];
   for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
     if (Number(pid) === process.pid) continue;
-    let argv: string[];
-    try {
-      argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-    } catch {
-      continue;
-    }
+    const argv = procText(pid, 'cmdline').split('\0').filter(Boolean);
     const st = statState(pid);
-    if (st === 'Z' || st === 'X') continue;
+    if (argv.length === 0 || st === 'Z' || st === 'X') continue;
     const exe = (argv[0] ?? '').split('/').pop() ?? '';
-    let marked = false;
-    try {
-      marked = readFileSync(`/proc/${pid}/environ`, 'utf8').includes(`${RUN_ENV}=`);
-    } catch {
-      // not readable
-    }
-    if (
-      /^(postgres|initdb)$/.test(exe) ||
-      /^postgres:/.test(argv[0] ?? '') ||
-      argv.includes(BACKGROUND_FLAG) ||
-      argv.some((a) => a.startsWith(`${CONTAINER_LABEL}.run=`)) ||
-      marked
-    ) {
-      found.push(`process ${pid} ${argv.join(' ').slice(0, 100)}`);
-    }
+    const server = /^(postgres|initdb)$/.test(exe) || /^postgres:/.test(argv[0] ?? '');
+    const ours =
+      (server && runFolders.some((f) => cwdOf(pid).startsWith(f))) ||
+      (argv.includes(BACKGROUND_FLAG) && procText(pid, 'environ').includes(work)) ||
+      (argv.some((a) => a.startsWith(`${CONTAINER_LABEL}.run=`)) && argv.some((a) => /pg-tmpfs-(kl-|cli-kl)/.test(a))) ||
+      argv.join(' ').includes(INIT_MARK);
+    if (ours) found.push(`process ${pid} ${argv.join(' ').slice(0, 100)}`);
   }
   return found;
 }
 
-/** System V segments: `shm <key> <id> uid <uid>`. */
+/**
+ * System V segments nothing is attached to (what a killed postgres leaves; a live server's
+ * segment is attached): `shm <key> <id> uid <uid>`.
+ */
 function sysvSegments(): string[] {
   return readFileSync('/proc/sysvipc/shm', 'utf8')
     .split('\n')
     .slice(1)
     .map((l) => l.trim().split(/\s+/))
-    .filter((f) => f.length > 7)
+    .filter((f) => f.length > 7 && f[6] === '0')
     .map((f) => `shm ${f[0]} ${f[1]} uid ${f[7]}`);
 }
 
-/** POSIX dynamic shared memory of PostgreSQL servers. */
+/** /dev/shm files some process has mapped. */
+function mappedShmFiles(): Set<string> {
+  const mapped = new Set<string>();
+  for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    for (const m of procText(pid, 'maps').matchAll(/\s(\/dev\/shm\/PostgreSQL\.\d+)/g)) mapped.add(m[1] as string);
+  }
+  return mapped;
+}
+
+/** POSIX dynamic shared memory of PostgreSQL no process maps (a live server's is mapped by its postmaster). */
 function dsmFiles(): string[] {
-  return readdirSync('/dev/shm')
-    .filter((n) => n.startsWith('PostgreSQL.'))
-    .map((n) => `dsm /dev/shm/${n}`);
+  const files = readdirSync('/dev/shm').filter((n) => n.startsWith('PostgreSQL.'));
+  if (files.length === 0) return [];
+  const mapped = mappedShmFiles();
+  return files
+    .map((n) => `/dev/shm/${n}`)
+    .filter((f) => !mapped.has(f))
+    .map((f) => `dsm ${f}`);
 }
 
 /** Run folders, tmpfs mount folders and mounts of this project. */
@@ -232,13 +258,14 @@ function docker(): string[] {
 
 /** Everything that could be left, as comparable strings. */
 export function snapshot(work: string): Set<string> {
-  return new Set([...sysvSegments(), ...dsmFiles(), ...folders(), ...cacheTemps(work), ...docker(), ...ourProcesses()]);
+  return new Set([...sysvSegments(), ...dsmFiles(), ...folders(), ...cacheTemps(work), ...docker(), ...ourProcesses(work)]);
 }
 
 /**
- * Removes (best effort, no assertions) what a leaking try left, so that later tries start clean:
- * processes killed, unattached segments and unmapped DSM files removed, containers, folders and
- * mounts removed.
+ * Removes (best effort, no assertions) what a leaking try left, so that later tries start clean.
+ * Everything in `items` is the loop's own (snapshot counts nothing else): its processes are
+ * killed, unattached segments and unmapped DSM files removed, labelled containers, folders and
+ * mounts removed. Volumes are only reported (an anonymous volume is not known to be the loop's).
  */
 async function scrub(items: string[]): Promise<void> {
   for (const item of items) {
@@ -252,13 +279,13 @@ async function scrub(items: string[]): Promise<void> {
     }
   }
   await sleep(300);
+  const run = (cmd: string, args: string[]) => spawnSync(cmd, args, { timeout: 60_000 });
   for (const item of items) {
     let m: RegExpExecArray | null;
-    if ((m = /^shm \S+ (\d+) /.exec(item))) spawnSync('ipcrm', ['-m', m[1] as string]);
+    if ((m = /^shm \S+ (\d+) /.exec(item))) run('ipcrm', ['-m', m[1] as string]);
     else if ((m = /^dsm (\S+)$/.exec(item))) rmSync(m[1] as string, { force: true });
-    else if ((m = /^container (\S+)$/.exec(item))) spawnSync('docker', ['rm', '-f', '-v', m[1] as string], { timeout: 60_000 });
-    else if ((m = /^volume (\S+)$/.exec(item))) spawnSync('docker', ['volume', 'rm', m[1] as string], { timeout: 60_000 });
-    else if ((m = /^mount (\S+)$/.exec(item))) spawnSync('umount', ['-l', m[1] as string]);
+    else if ((m = /^container (\S+)$/.exec(item))) run('docker', ['rm', '-f', '-v', m[1] as string]);
+    else if ((m = /^mount (\S+)$/.exec(item))) run('umount', ['-l', m[1] as string]);
     else if ((m = /^(?:folder|cache temporary|state file) (\S+)$/.exec(item)))
       rmSync(m[1] as string, { recursive: true, force: true });
   }
@@ -367,7 +394,9 @@ export function loopContext(work: string): LoopContext {
   return { work, warmCache: join(work, 'cache-warm'), initFile };
 }
 
-const INIT_COMMAND = `psql -qAt -c 'SELECT pg_sleep(0.3)' -c 'CREATE TABLE kl_cmd (id int)'`;
+/** A word in the init command by which the loop knows its processes. */
+const INIT_MARK = 'kl_init_command';
+const INIT_COMMAND = `psql -qAt -c 'SELECT pg_sleep(0.3)' -c 'CREATE TABLE ${INIT_MARK} (id int)'`;
 
 /** `up` flags (CLI) for a scenario. */
 function cliArgs(s: Scenario, ctx: LoopContext, cache: string): string[] {
@@ -414,6 +443,7 @@ export async function runTry(
       ? (async () => {
           await sleep(delay);
           const victim = pick();
+          if (!victim) phase = 'not sent: no process to signal yet';
           if (!victim || victim.done()) return;
           killedAtMs = Math.round(performance.now() - t0);
           phase = victim.output().trimEnd().split('\n').slice(-2).join(' | ').slice(0, 200);
@@ -590,7 +620,7 @@ export async function killLoop(
     const plan = planTry(seed, n, scenarios);
     const r = await runTry(ctx, plan.scenario, n, plan, calibration[plan.scenario.id] ?? 1000);
     results.push(r);
-    const what = `${plan.scenario.id}: ${plan.signal} to ${plan.target}${plan.upAgain ? ' (then up again)' : ''} at ${Math.round(plan.at * 100)}% (${r.killedAtMs === null ? 'ended first' : `${r.killedAtMs} ms`})`;
+    const what = `${plan.scenario.id}: ${plan.signal} to ${plan.target}${plan.upAgain ? ' (then up again)' : ''} at ${Math.round(plan.at * 100)}% (${r.killedAtMs !== null ? `${r.killedAtMs} ms` : r.phase || 'ended first'})`;
     log(
       `try ${n} [seed ${seed}]: ${what}: ${r.leaks.length ? `LEFT ${r.leaks.join('; ')} [phase: ${r.phase}]` : 'nothing left'}`,
     );

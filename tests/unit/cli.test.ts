@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatError, runCli } from '../../src/cli/program.js';
+import { formatError, runCli, withoutPasswords } from '../../src/cli/program.js';
 import { InputError, SetupError } from '../../src/errors.js';
 
 const stateDir = mkdtempSync(join(tmpdir(), 'pg-tmpfs-cli-unit-'));
@@ -91,5 +91,23 @@ describe('formatError', () => {
       '--- server log ---\nFATAL: x\n---\nerror: it died. Read the log\n',
     );
     expect(formatError(new InputError('port', 'bad', 'Fix it.'))).toBe('error: --port: bad. Fix it.\n');
+  });
+});
+
+describe('status hides passwords', () => {
+  it('in password fields and in the URIs of extra databases (issue #26)', () => {
+    const record = {
+      server: {
+        connection: { password: 'pw1' },
+        provisioned: { databases: { b1: 'postgresql://postgres:s%40cret@127.0.0.1:5432/b1' } },
+      },
+      note: 'postgres://u:x@h/d and postgresql://postgres@127.0.0.1/x',
+    };
+    const shown = JSON.stringify(withoutPasswords(record));
+    expect(shown).not.toContain('pw1');
+    expect(shown).not.toContain('s%40cret');
+    expect(shown).toContain('postgresql://postgres:(hidden)@127.0.0.1:5432/b1');
+    expect(shown).toContain('postgres://u:(hidden)@h/d');
+    expect(shown).toContain('postgresql://postgres@127.0.0.1/x');
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { inputError, parse } from '../helpers/inputs.js';
 import { InputError } from '../../src/errors.js';
-import { NEWEST_MAJOR, parseInputs, type InputName } from '../../src/inputs.js';
+import { NEWEST_MAJOR, parseInputs, withoutUserinfo, type InputName } from '../../src/inputs.js';
 
 describe('parseInputs', () => {
   it('applies the defaults', () => {
@@ -83,5 +83,29 @@ describe('registry', () => {
     expect(() => parse({ registry: 'myorg' })).toThrow(/Input 'registry'/);
     expect(() => parse({ registry: 'mirror.gcr.io/Library' })).toThrow(/Input 'registry'/);
     expect(parse({ registry: 'localhost:5000' }).image).toBe(`localhost:5000/postgres:${NEWEST_MAJOR}`);
+  });
+  it('never repeats a credential given in registry or image (issue #26)', () => {
+    for (const [input, value] of [
+      ['registry', 'me:s3cret@registry.example/library'],
+      ['registry', 'me:s3cret@registry.example'],
+      ['image', 'me:s3cret@registry.example/postgres:17'],
+    ] as const) {
+      let message = '';
+      try {
+        parse({ [input]: value });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toContain(`Input '${input}': "***@registry.example`);
+      expect(message).toContain('Credentials do not belong in it');
+      expect(message).not.toContain('s3cret');
+    }
+  });
+  it('withoutUserinfo keeps digests and plain references', () => {
+    expect(withoutUserinfo('postgres@sha256:' + 'a'.repeat(64))).toBe('postgres@sha256:' + 'a'.repeat(64));
+    expect(withoutUserinfo('mirror.gcr.io/library')).toBe('mirror.gcr.io/library');
+    expect(withoutUserinfo('u:p@host:5000/lib/postgres@sha256:' + 'b'.repeat(64))).toBe(
+      '***@host:5000/lib/postgres@sha256:' + 'b'.repeat(64),
+    );
   });
 });

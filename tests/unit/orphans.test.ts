@@ -4,7 +4,7 @@
  * tests/e2e/interrupt.test.ts (gap D) and tests/e2e/kill-loop.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { endSignal, type FolderProcess } from '../../src/orphans.js';
+import { endSignal, serverTree, type FolderProcess } from '../../src/orphans.js';
 
 const proc = (pid: number, ppid: number, ...argv: string[]): FolderProcess => ({ pid, ppid, pgid: pid, argv });
 
@@ -31,5 +31,20 @@ describe('endSignal', () => {
   });
   it('an orphaned bootstrap postgres (initdb gone) is still left to end on its input', () => {
     expect(endSignal(boot, [boot])).toBeNull();
+  });
+});
+
+describe('serverTree', () => {
+  it('keeps initdb, postgres and their descendants; leaves a shell and a client someone opened in the folder', () => {
+    const found: FolderProcess[] = [
+      proc(10, 1, '/usr/lib/postgresql/15/bin/initdb', '-D', '/dev/shm/x/initdb.tmp-1-ab'),
+      proc(11, 10, '/bin/sh', '-c', '"postgres" --single'),
+      proc(12, 11, '/usr/lib/postgresql/15/bin/postgres', '--single'),
+      proc(20, 1, '/usr/lib/postgresql/15/bin/postgres', '-D', '/dev/shm/x/data'),
+      proc(21, 20, 'postgres: checkpointer '),
+      proc(30, 2, '-bash'),
+      proc(31, 30, 'psql', '-h', '/dev/shm/x/data'),
+    ];
+    expect(serverTree(found).map((p) => p.pid)).toEqual([10, 11, 12, 20, 21]);
   });
 });
