@@ -66,8 +66,8 @@ export interface Clone {
  * @param options.strategy how to copy; default: cloneStrategy for the server's version and `tmpfs`
  * @param options.timeoutMs deadline of the connection and each statement, in ms
  * @throws InputError (from) when the template does not exist or has other sessions (CREATE
- *   DATABASE … TEMPLATE refuses then; SQLSTATE 55006), (db-name) when the name is taken or too
- *   long; other server and connection errors as node-postgres gives them
+ *   DATABASE … TEMPLATE refuses then; SQLSTATE 55006) or is longer than 63 bytes (the server
+ *   would copy its truncation), (db-name) when the name is taken or too long; other server and connection errors as node-postgres gives them
  */
 export async function cloneDatabase(
   connection: ConnectionInfo,
@@ -78,6 +78,14 @@ export async function cloneDatabase(
     (options.name === '' || Buffer.byteLength(options.name) > 63 || options.name.includes('\0'))
   ) {
     throw new InputError('db-name', `"${options.name}" is empty, longer than 63 bytes or holds a NUL`, 'Give a shorter name');
+  }
+  // The server would truncate a longer name to 63 bytes and copy that database instead.
+  if (options.template === '' || Buffer.byteLength(options.template) > 63 || options.template.includes('\0')) {
+    throw new InputError(
+      'from',
+      `"${options.template}" is empty, longer than 63 bytes or holds a NUL: no database has that name`,
+      'Give the template database as it is named (63 bytes at most)',
+    );
   }
   const database = options.name ?? freshName(options.template === 'template1' ? 'db' : options.template);
   const client = await maintenance(connection, options.template, options.timeoutMs);

@@ -283,6 +283,14 @@ export function parseInputs(get: (name: InputName) => string): Config {
     password: (() => {
       const p = get('password') === '' ? DEFAULTS.password : get('password');
       if (/[\0]/.test(p)) throw new InputError('password', 'holds a NUL character', 'Remove it.');
+      // A runner masks a secret line by line, and Docker's initdb reads only the first line.
+      if (/[\r\n]/.test(p)) {
+        throw new InputError(
+          'password',
+          'holds a line break, which no mode carries safely (a log masks each line of it apart; the image reads only the first line)',
+          'Give the password on one line',
+        );
+      }
       return p;
     })(),
     database: identifier('database', raw('database')),

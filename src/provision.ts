@@ -97,12 +97,31 @@ export interface InitFile {
  * @throws InputError (init) as resolveInitFiles and checkNotPsql do
  */
 export async function loadInitFiles(config: Pick<Config, 'init' | 'workDir'>): Promise<InitFile[]> {
-  const files = (await resolveInitFiles(config)).map((file) => ({
-    label: shownPath(config.workDir, file),
-    text: readFileSync(file, 'utf8'),
-  }));
+  const files = (await resolveInitFiles(config)).map((file) => {
+    const label = shownPath(config.workDir, file);
+    return { label, text: initText(label, readFileSync(file)) };
+  });
   for (const file of files) checkNotPsql(file.label, file.text);
   return files;
+}
+
+/**
+ * An init file's text: UTF-8 without a leading byte order mark (psql skips it too).
+ * @throws InputError (init) when it holds a NUL byte (a binary file: the server's protocol
+ *   cannot carry it) or is not valid UTF-8
+ */
+export function initText(label: string, bytes: Buffer): string {
+  const nul = bytes.indexOf(0);
+  if (nul >= 0) {
+    throw new InputError('init', `${label} is not a text file (a NUL byte at offset ${nul})`, 'Give SQL files only');
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new InputError('init', `${label} is not valid UTF-8`, 'Save it as UTF-8 (the databases are UTF8)');
+  }
+  return text.startsWith('\uFEFF') ? text.slice(1) : text;
 }
 
 /** A file's name for messages: relative to `workDir` when inside it, else absolute. */

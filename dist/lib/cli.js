@@ -13,7 +13,7 @@ import {
   start,
   stop,
   sweepLeftovers
-} from "./chunk-35EIJUA4.js";
+} from "./chunk-TPNKL6EK.js";
 import {
   VERSION
 } from "./chunk-HFV7XA6P.js";
@@ -35,7 +35,7 @@ import {
   readJob,
   stopBackground,
   writeJson
-} from "./chunk-R4GC6NID.js";
+} from "./chunk-HJ62FAUL.js";
 import {
   __commonJS,
   __require,
@@ -3832,6 +3832,13 @@ async function versionNum(client) {
 async function cloneDatabase(connection, options) {
   if (options.name !== void 0 && (options.name === "" || Buffer.byteLength(options.name) > 63 || options.name.includes("\0"))) {
     throw new InputError("db-name", `"${options.name}" is empty, longer than 63 bytes or holds a NUL`, "Give a shorter name");
+  }
+  if (options.template === "" || Buffer.byteLength(options.template) > 63 || options.template.includes("\0")) {
+    throw new InputError(
+      "from",
+      `"${options.template}" is empty, longer than 63 bytes or holds a NUL: no database has that name`,
+      "Give the template database as it is named (63 bytes at most)"
+    );
   }
   const database = options.name ?? freshName(options.template === "template1" ? "db" : options.template);
   const client = await maintenance(connection, options.template, options.timeoutMs);

@@ -3,11 +3,11 @@ import {
   backgroundChild,
   launchInBackground,
   saveHandle
-} from "./chunk-LWCJKISX.js";
+} from "./chunk-OASAQKQL.js";
 import {
   publish,
   writeSummary
-} from "./chunk-MPL5UUGA.js";
+} from "./chunk-EKR6KNHR.js";
 import {
   actionsLogger,
   getInput,
@@ -15,19 +15,19 @@ import {
   reportError,
   setSecret,
   warning
-} from "./chunk-G5YCJ627.js";
+} from "./chunk-ACDVNIRN.js";
 import {
   cleanupOnInterrupt,
   start,
   stop
-} from "./chunk-35EIJUA4.js";
+} from "./chunk-TPNKL6EK.js";
 import "./chunk-HFV7XA6P.js";
 import {
   BACKGROUND_FLAG,
   DEFAULTS,
   killActive,
   parseInputs
-} from "./chunk-R4GC6NID.js";
+} from "./chunk-HJ62FAUL.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/main-step.ts

@@ -4,21 +4,21 @@ import {
   removeFolder,
   savedBackground,
   savedHandle
-} from "./chunk-LWCJKISX.js";
+} from "./chunk-OASAQKQL.js";
 import {
   endGroup,
   info,
   startGroup,
   warning
-} from "./chunk-G5YCJ627.js";
+} from "./chunk-ACDVNIRN.js";
 import {
   LOG_TAIL_LINES,
   describe,
   isAlive,
   logTail,
   stop
-} from "./chunk-35EIJUA4.js";
-import "./chunk-R4GC6NID.js";
+} from "./chunk-TPNKL6EK.js";
+import "./chunk-HJ62FAUL.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/post-step.ts

@@ -2,7 +2,7 @@ import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const req
 import {
   publish,
   writeSummary
-} from "./chunk-MPL5UUGA.js";
+} from "./chunk-EKR6KNHR.js";
 import {
   BACKGROUND_ENV,
   awaitStart,
@@ -12,12 +12,12 @@ import {
   replayLog,
   reportError,
   setOutput
-} from "./chunk-G5YCJ627.js";
+} from "./chunk-ACDVNIRN.js";
 import "./chunk-HFV7XA6P.js";
 import {
   SetupError,
   errorFrom
-} from "./chunk-R4GC6NID.js";
+} from "./chunk-HJ62FAUL.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/wait-step.ts

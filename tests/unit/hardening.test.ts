@@ -128,6 +128,14 @@ describe('what a mode cannot carry', () => {
     expect(() => checkDockerInputs(config({ password: 'a b' }))).not.toThrow();
   });
 
+  it('a password with a line break is refused in every mode, before anything starts (issue #26)', () => {
+    for (const mode of ['native', 'docker', 'auto']) {
+      for (const password of ['first\nsecond', 'a\r\nb', 'trailing\n']) {
+        expect(() => config({ mode, password })).toThrow(expect.objectContaining({ input: 'password' }) as unknown as Error);
+      }
+    }
+  });
+
   it('a user name with a double quote is refused in every mode (initdb cannot create it)', () => {
     expect(() => config({ user: 'a"b' })).toThrow(expect.objectContaining({ input: 'user' }) as unknown as Error);
   });

@@ -7,12 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inputError, parse } from '../helpers/inputs.js';
-import { cloneStrategy, freshName } from '../../src/databases.js';
+import { cloneDatabase, cloneStrategy, freshName } from '../../src/databases.js';
 import { DEFAULTS, listItems, listLines } from '../../src/inputs.js';
 import { backgroundDeadline } from '../../src/background.js';
 import {
   checkNotPsql,
   initFileError,
+  initText,
   lineAndColumn,
   metaCommands,
   NO_TRANSACTION_MARKER,
@@ -164,5 +165,25 @@ describe('per-test databases', () => {
     expect(freshName('app')).not.toBe(a);
     expect(freshName('my-app "x"')).toMatch(/^my_app__x__[0-9a-f]{12}$/);
     expect(Buffer.byteLength(freshName('x'.repeat(80)))).toBe(63);
+  });
+});
+
+describe('hostile init files and names (issue #26)', () => {
+  it('a UTF-8 byte order mark is dropped, as psql does', () => {
+    expect(initText('a.sql', Buffer.from('\uFEFFCREATE TABLE a ();', 'utf8'))).toBe('CREATE TABLE a ();');
+  });
+  it('a NUL byte or invalid UTF-8 says the file is not text, naming init', () => {
+    const nul = inputError(() => initText('bin.sql', Buffer.from([0x43, 0x52, 0x00, 0x01])));
+    expect(nul).toMatchObject({ input: 'init' });
+    expect(nul.problem).toBe('bin.sql is not a text file (a NUL byte at offset 2)');
+    const latin1 = inputError(() => initText('l1.sql', Buffer.from([0x27, 0xe9, 0x27])));
+    expect(latin1.problem).toBe('l1.sql is not valid UTF-8');
+  });
+  it('db create --from longer than 63 bytes is refused before connecting (the server would copy its truncation)', async () => {
+    const connection = { host: '127.0.0.1', port: 1, user: 'u', password: 'p', database: 'd' };
+    await expect(cloneDatabase(connection, { template: 'x'.repeat(65), tmpfs: true, timeoutMs: 1000 })).rejects.toMatchObject({
+      input: 'from',
+      problem: expect.stringContaining('longer than 63 bytes') as unknown as string,
+    });
   });
 });
