@@ -63,7 +63,7 @@ export async function cleanupOnInterrupt<T>(
     void (async () => {
       await stopActive();
       await Promise.race([settled.catch(() => undefined), sleep(UNWIND_MS)]);
-      killActive('SIGKILL', { leaderOnly: true });
+      killActive();
       await cleanup(signal).catch(() => undefined);
       process.exit(128 + (constants.signals[signal] ?? 15));
     })();

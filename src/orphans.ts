@@ -24,7 +24,7 @@
  */
 import { readdirSync, readFileSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { RUN_ENV, run } from './proc.js';
+import { procStat, RUN_ENV, run } from './proc.js';
 
 /** A process working in a folder. */
 export interface FolderProcess {
@@ -47,21 +47,6 @@ const POLL_MS = 10;
 /** Whether `path` is `dir` or below it. */
 function within(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
-}
-
-/**
- * Parses `/proc/<pid>/stat`.
- * @returns state letter, ppid and process group; null when it cannot be read
- */
-function procStat(pid: number): { state: string; ppid: number; pgid: number } | null {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses.
-    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return { state: fields[0] ?? '', ppid: Number(fields[1]), pgid: Number(fields[2]) };
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -211,21 +196,32 @@ function mappedByAnyone(file: string): boolean {
   return false;
 }
 
-/**
- * System V shared memory segments created by one of `pids` that nothing is attached to.
- * @returns their ids (from /proc/sysvipc/shm: key shmid perms size cpid lpid nattch …)
- */
-function orphanSegments(pids: ReadonlySet<number>): number[] {
+/** Rows of /proc/sysvipc/shm, split: key shmid perms size cpid lpid nattch … ([] off Linux). */
+function sysvRows(): string[][] {
   try {
     return readFileSync('/proc/sysvipc/shm', 'utf8')
       .split('\n')
       .slice(1)
       .map((l) => l.trim().split(/\s+/))
-      .filter((f) => f.length > 6 && pids.has(Number(f[4])) && Number(f[6]) === 0)
-      .map((f) => Number(f[1]));
+      .filter((f) => f.length > 6);
   } catch {
     return [];
   }
+}
+
+/**
+ * Removes a System V shared memory segment that no process is attached to any more (a postgres
+ * killed with SIGKILL leaves it; PostgreSQL removes it itself on any other exit). Linux only.
+ * @returns problems met; [] when it is gone or still in use
+ */
+export async function removeSysvSegment(id: number): Promise<string[]> {
+  const row = sysvRows().find((f) => Number(f[1]) === id);
+  if (!row || Number(row[6]) !== 0) return [];
+  const r = await run('ipcrm', ['-m', String(id)], { timeoutMs: 10_000 }).catch((e: unknown) => ({
+    code: 1,
+    stderr: String(e),
+  }));
+  return r.code === 0 ? [] : [`Could not remove shared memory segment ${id}: ${r.stderr.trim()}`];
 }
 
 /**
@@ -256,13 +252,8 @@ export async function endProcessesIn(dir: string, graceMs = END_GRACE_MS): Promi
   for (const p of left) signal(p.pid, 'SIGKILL');
   const stuck = await waitNone(find, KILL_WAIT_MS);
   const problems = stuck.map((p) => `Process ${p.pid} (${p.argv.join(' ').slice(0, 80)}) in ${dir} did not end`);
-  for (const id of orphanSegments(pids)) {
-    const r = await run('ipcrm', ['-m', String(id)], { timeoutMs: 10_000 }).catch((e: unknown) => ({
-      code: 1,
-      stderr: String(e),
-    }));
-    if (r.code !== 0) problems.push(`Could not remove shared memory segment ${id}: ${r.stderr.trim()}`);
-  }
+  // The segments they created (creator PID), once nothing is attached.
+  for (const row of sysvRows().filter((f) => pids.has(Number(f[4])))) problems.push(...(await removeSysvSegment(Number(row[1]))));
   for (const file of files) {
     try {
       if (!mappedByAnyone(file)) rmSync(file, { force: true });

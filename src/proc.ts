@@ -14,16 +14,16 @@ import { performance } from 'node:perf_hooks';
 const active = new Map<number, boolean>();
 
 /**
- * Sends `signal` to the whole process group of every program run() started that is still
- * running (each leaves the set as it exits).
- * @param options.leaderOnly send it to the program alone when it was started with stopLeaderOnly
+ * Sends `signal` to every program run() started that is still running (each leaves the set as it
+ * exits): to its whole process group, or to the program alone when it was started with
+ * stopLeaderOnly (its children end when their input does; see ProcOptions.stopLeaderOnly).
  * @returns how many were signalled
  */
-export function killActive(signal: NodeJS.Signals = 'SIGKILL', options: { leaderOnly?: boolean } = {}): number {
+export function killActive(signal: NodeJS.Signals = 'SIGKILL'): number {
   let signalled = 0;
   for (const [pid, leaderOnly] of active) {
     try {
-      process.kill(options.leaderOnly && leaderOnly ? pid : -pid, signal);
+      process.kill(leaderOnly ? pid : -pid, signal);
       signalled += 1;
     } catch {
       active.delete(pid); // already gone
@@ -40,10 +40,10 @@ export function killActive(signal: NodeJS.Signals = 'SIGKILL', options: { leader
  * their folder waits for them (src/orphans.ts).
  */
 export async function stopActive(graceMs = 2000): Promise<void> {
-  if (killActive('SIGTERM', { leaderOnly: true }) === 0) return;
+  if (killActive('SIGTERM') === 0) return;
   const deadline = Date.now() + graceMs;
   while (active.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-  killActive('SIGKILL', { leaderOnly: true });
+  killActive('SIGKILL');
 }
 
 /**
@@ -64,12 +64,21 @@ export function processAlive(pid: number): boolean {
 
 /** Whether /proc says the process is a zombie (Linux; false elsewhere or when unreadable). */
 function isZombie(pid: number): boolean {
-  if (process.platform !== 'linux') return false;
+  return process.platform === 'linux' && procStat(pid)?.state === 'Z';
+}
+
+/**
+ * Parses `/proc/<pid>/stat` (Linux).
+ * @returns the state letter (`R`, `S`, `Z` …), parent PID and process group; null when it cannot be read
+ */
+export function procStat(pid: number): { state: string; ppid: number; pgid: number } | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses.
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return { state: fields[0] ?? '', ppid: Number(fields[1]), pgid: Number(fields[2]) };
   } catch {
-    return false;
+    return null;
   }
 }
 

@@ -13,7 +13,7 @@ import {
   start,
   stop,
   sweepLeftovers
-} from "./chunk-TPNKL6EK.js";
+} from "./chunk-5ZPF3IQO.js";
 import {
   VERSION
 } from "./chunk-HFV7XA6P.js";
@@ -35,7 +35,7 @@ import {
   readJob,
   stopBackground,
   writeJson
-} from "./chunk-HJ62FAUL.js";
+} from "./chunk-WGGYJ3AC.js";
 import {
   __commonJS,
   __require,
@@ -4266,6 +4266,6 @@ var code = process.argv[2] === BACKGROUND_FLAG ? await cliBackgroundChild().catc
   return 1;
 }) : await runCli(process.argv);
 if (interrupted()) await new Promise(() => void 0);
-killActive("SIGKILL", { leaderOnly: true });
+killActive();
 process.exit(code);
 //# sourceMappingURL=cli.js.map

@@ -3,11 +3,11 @@ import {
   backgroundChild,
   launchInBackground,
   saveHandle
-} from "./chunk-OASAQKQL.js";
+} from "./chunk-3ZLEVYG3.js";
 import {
   publish,
   writeSummary
-} from "./chunk-EKR6KNHR.js";
+} from "./chunk-MQBAU22T.js";
 import {
   actionsLogger,
   getInput,
@@ -15,19 +15,19 @@ import {
   reportError,
   setSecret,
   warning
-} from "./chunk-ACDVNIRN.js";
+} from "./chunk-3ANVTMD4.js";
 import {
   cleanupOnInterrupt,
   start,
   stop
-} from "./chunk-TPNKL6EK.js";
+} from "./chunk-5ZPF3IQO.js";
 import "./chunk-HFV7XA6P.js";
 import {
   BACKGROUND_FLAG,
   DEFAULTS,
   killActive,
   parseInputs
-} from "./chunk-HJ62FAUL.js";
+} from "./chunk-WGGYJ3AC.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/main-step.ts
@@ -70,10 +70,10 @@ if (process.argv[2] === BACKGROUND_FLAG) {
 `);
     return 1;
   });
-  killActive("SIGKILL", { leaderOnly: true });
+  killActive();
   process.exit(code);
 }
 await run();
-killActive("SIGKILL", { leaderOnly: true });
+killActive();
 process.exit();
 //# sourceMappingURL=main.js.map

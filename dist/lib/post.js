@@ -4,21 +4,21 @@ import {
   removeFolder,
   savedBackground,
   savedHandle
-} from "./chunk-OASAQKQL.js";
+} from "./chunk-3ZLEVYG3.js";
 import {
   endGroup,
   info,
   startGroup,
   warning
-} from "./chunk-ACDVNIRN.js";
+} from "./chunk-3ANVTMD4.js";
 import {
   LOG_TAIL_LINES,
   describe,
   isAlive,
   logTail,
   stop
-} from "./chunk-TPNKL6EK.js";
-import "./chunk-HJ62FAUL.js";
+} from "./chunk-5ZPF3IQO.js";
+import "./chunk-WGGYJ3AC.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/post-step.ts

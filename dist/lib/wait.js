@@ -2,7 +2,7 @@ import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const req
 import {
   publish,
   writeSummary
-} from "./chunk-EKR6KNHR.js";
+} from "./chunk-MQBAU22T.js";
 import {
   BACKGROUND_ENV,
   awaitStart,
@@ -12,12 +12,12 @@ import {
   replayLog,
   reportError,
   setOutput
-} from "./chunk-ACDVNIRN.js";
+} from "./chunk-3ANVTMD4.js";
 import "./chunk-HFV7XA6P.js";
 import {
   SetupError,
   errorFrom
-} from "./chunk-HJ62FAUL.js";
+} from "./chunk-WGGYJ3AC.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/wait-step.ts

@@ -12,10 +12,10 @@ if (process.argv[2] === BACKGROUND_FLAG) {
     process.stderr.write(`The background start failed: ${String(error)}\n`);
     return 1;
   });
-  killActive('SIGKILL', { leaderOnly: true });
+  killActive();
   process.exit(code);
 }
 await run();
 // Programs still running after a failed start (docker calls to a hung daemon) end with the step.
-killActive('SIGKILL', { leaderOnly: true });
+killActive();
 process.exit();

@@ -18,5 +18,5 @@ const code =
 if (interrupted()) await new Promise(() => undefined);
 // A failed start may leave docker calls running to their deadline (a daemon that hangs): stop
 // them rather than wait.
-killActive('SIGKILL', { leaderOnly: true });
+killActive();
 process.exit(code);

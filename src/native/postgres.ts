@@ -8,7 +8,7 @@ import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
-import { inheritedEnv, processAlive, run, runOk } from '../proc.js';
+import { inheritedEnv, processAlive, runOk } from '../proc.js';
 import { effectiveSettings, settingsToArgs, type Setting } from '../profile.js';
 import { isLoopback } from '../connection.js';
 import { LOG_TAIL_LINES, type NativeHandle } from '../server.js';
@@ -16,7 +16,7 @@ import { exe } from './binaries.js';
 import type { RunAs } from './initdb-cache.js';
 import { teardownRam } from './ramdir.js';
 import { removeStaleFills } from './initdb-cache.js';
-import { endProcessesIn } from '../orphans.js';
+import { endProcessesIn, removeSysvSegment } from '../orphans.js';
 
 /** File in a run folder that marks it as made by this project; removal checks its token. */
 export const RUN_MARKER = '.pg-tmpfs-run';
@@ -192,33 +192,6 @@ export function sysvSegment(dataDir: string): number | null {
   } catch {
     return null;
   }
-}
-
-/**
- * Removes a SysV shared memory segment that no process is attached to any more (a postmaster
- * killed with SIGKILL leaves it; PostgreSQL removes it itself on any other exit). Linux only.
- * @returns problems met; [] when it is gone or still in use
- */
-async function removeSysvSegment(id: number): Promise<string[]> {
-  if (process.platform !== 'linux') return [];
-  let table = '';
-  try {
-    table = readFileSync('/proc/sysvipc/shm', 'utf8');
-  } catch {
-    return [];
-  }
-  // Columns: key shmid perms size cpid lpid nattch ...
-  const row = table
-    .split('\n')
-    .slice(1)
-    .map((l) => l.trim().split(/\s+/))
-    .find((f) => Number(f[1]) === id);
-  if (!row || Number(row[6]) !== 0) return [];
-  const r = await run('ipcrm', ['-m', String(id)], { timeoutMs: 10_000 }).catch((e: unknown) => ({
-    code: 1,
-    stderr: String(e),
-  }));
-  return r.code === 0 ? [] : [`Could not remove shared memory segment ${id}: ${r.stderr.trim()}`];
 }
 
 /**

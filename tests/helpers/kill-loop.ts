@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BACKGROUND_FLAG } from '../../src/background.js';
 import { CONTAINER_LABEL } from '../../src/docker/run-plan.js';
+import { procStat } from '../../src/proc.js';
 import { NATIVE_MAJOR, ROOT, TEST_IMAGES } from './infra.js';
 import { jobFiles } from './runner-env.js';
 
@@ -129,14 +130,9 @@ export interface TryResult {
 // ---------------------------------------------------------------------------------------------
 // What could be left
 
-/** Whether a process is a zombie or gone. */
+/** A process's state letter (`Z`: zombie), `X` when it is gone. */
 function statState(pid: string): string {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return text.slice(text.lastIndexOf(')') + 2).split(' ')[0] ?? '';
-  } catch {
-    return 'X';
-  }
+  return procStat(Number(pid))?.state ?? 'X';
 }
 
 /** Reads a /proc file of a process; '' when it cannot. */
