@@ -4,6 +4,7 @@
  */
 import getPort from 'get-port';
 import { InputError } from './errors.js';
+import { DEFAULTS } from './inputs.js';
 
 /** Where and as whom to connect. */
 export interface ConnectionInfo {
@@ -75,4 +76,31 @@ export function publishHostWarnings(publishHost: string): string[] {
   return isLoopback(publishHost)
     ? []
     : [`Input 'publish-host' is ${publishHost}: PostgreSQL accepts password connections from other hosts`];
+}
+
+/**
+ * The warning for a server that answers to the default password (`DEFAULTS.password`,
+ * "postgres"), or none. Any user who can reach the port connects as superuser with it, and a
+ * superuser runs programs as the server's OS user (`COPY … TO PROGRAM`, manual: COPY). So it is
+ * quiet only where nobody else can reach the port: a GitHub-hosted runner (`RUNNER_ENVIRONMENT`
+ * is `github-hosted`: a single-tenant VM made for the job) with a loopback `publish-host`.
+ * Everywhere else (a self-hosted runner, a laptop, another CI) the log says so once per start:
+ * the default stays, as in every `services:` example, and the user decides (docs/security.md).
+ * @param password the superuser password the server is given
+ * @param publishHost the address the port is published on (input `publish-host`)
+ * @param env where `RUNNER_ENVIRONMENT` is read (default: this process's)
+ * @returns zero or one warning line naming input `password` and the fix
+ */
+export function defaultPasswordWarnings(password: string, publishHost: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  if (password !== DEFAULTS.password) return [];
+  const fix = "Set input 'password' (CLI: --password-file or PGPASSWORD) to a secret of your own";
+  if (!isLoopback(publishHost)) {
+    return [
+      `Input 'password' is the default ("${DEFAULTS.password}") and the port is published on ${publishHost}: anyone who reaches it connects as superuser. ${fix}`,
+    ];
+  }
+  if (env.RUNNER_ENVIRONMENT === 'github-hosted') return [];
+  return [
+    `Input 'password' is the default ("${DEFAULTS.password}"): any user of this machine can connect to 127.0.0.1 as superuser and run programs as the server's OS user (COPY ... TO PROGRAM). On a machine you share, ${fix.charAt(0).toLowerCase()}${fix.slice(1)}`,
+  ];
 }

@@ -13,7 +13,7 @@ import {
   start,
   stop,
   sweepLeftovers
-} from "./chunk-5ZPF3IQO.js";
+} from "./chunk-7U2N3BZQ.js";
 import {
   VERSION
 } from "./chunk-HFV7XA6P.js";
@@ -35,7 +35,7 @@ import {
   readJob,
   stopBackground,
   writeJson
-} from "./chunk-WGGYJ3AC.js";
+} from "./chunk-USACTNHY.js";
 import {
   __commonJS,
   __require,

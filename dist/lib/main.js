@@ -3,11 +3,11 @@ import {
   backgroundChild,
   launchInBackground,
   saveHandle
-} from "./chunk-3ZLEVYG3.js";
+} from "./chunk-4CNGSCZ6.js";
 import {
   publish,
   writeSummary
-} from "./chunk-MQBAU22T.js";
+} from "./chunk-24L2EAVO.js";
 import {
   actionsLogger,
   getInput,
@@ -15,19 +15,19 @@ import {
   reportError,
   setSecret,
   warning
-} from "./chunk-3ANVTMD4.js";
+} from "./chunk-QAKJC2Z6.js";
 import {
   cleanupOnInterrupt,
   start,
   stop
-} from "./chunk-5ZPF3IQO.js";
+} from "./chunk-7U2N3BZQ.js";
 import "./chunk-HFV7XA6P.js";
 import {
   BACKGROUND_FLAG,
   DEFAULTS,
   killActive,
   parseInputs
-} from "./chunk-WGGYJ3AC.js";
+} from "./chunk-USACTNHY.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/main-step.ts

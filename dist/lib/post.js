@@ -4,21 +4,21 @@ import {
   removeFolder,
   savedBackground,
   savedHandle
-} from "./chunk-3ZLEVYG3.js";
+} from "./chunk-4CNGSCZ6.js";
 import {
   endGroup,
   info,
   startGroup,
   warning
-} from "./chunk-3ANVTMD4.js";
+} from "./chunk-QAKJC2Z6.js";
 import {
   LOG_TAIL_LINES,
   describe,
   isAlive,
   logTail,
   stop
-} from "./chunk-5ZPF3IQO.js";
-import "./chunk-WGGYJ3AC.js";
+} from "./chunk-7U2N3BZQ.js";
+import "./chunk-USACTNHY.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/post-step.ts

@@ -2,7 +2,7 @@ import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const req
 import {
   publish,
   writeSummary
-} from "./chunk-MQBAU22T.js";
+} from "./chunk-24L2EAVO.js";
 import {
   BACKGROUND_ENV,
   awaitStart,
@@ -12,12 +12,12 @@ import {
   replayLog,
   reportError,
   setOutput
-} from "./chunk-3ANVTMD4.js";
+} from "./chunk-QAKJC2Z6.js";
 import "./chunk-HFV7XA6P.js";
 import {
   SetupError,
   errorFrom
-} from "./chunk-WGGYJ3AC.js";
+} from "./chunk-USACTNHY.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/wait-step.ts

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { choosePort, publishHostWarnings, type ConnectionInfo } from '../connection.js';
+import { choosePort, defaultPasswordWarnings, publishHostWarnings, type ConnectionInfo } from '../connection.js';
 import { InputError, SetupError } from '../errors.js';
 import { InterruptedError, throwIfInterrupted } from '../interrupt.js';
 import { DEFAULTS, type Config } from '../inputs.js';
@@ -128,7 +128,11 @@ export async function startDocker(
   }
 
   if (reach.kind === 'publish' && config.port !== 0) await choosePort(config.publishHost, config.port);
-  const warnings = reach.kind === 'publish' ? publishHostWarnings(config.publishHost) : [];
+  // On a job container's network only the job reaches the server: no warning there.
+  const warnings =
+    reach.kind === 'publish'
+      ? [...publishHostWarnings(config.publishHost), ...defaultPasswordWarnings(config.password, config.publishHost)]
+      : [];
   for (const w of warnings) log.warning(w);
   const handle: DockerHandle = {
     mode: 'docker',

@@ -9,7 +9,7 @@ import { chownSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync }
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { choosePort, isLoopback, publishHostWarnings, type ConnectionInfo } from '../connection.js';
+import { choosePort, defaultPasswordWarnings, isLoopback, publishHostWarnings, type ConnectionInfo } from '../connection.js';
 import { InputError, SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
 import type { Logger } from '../log.js';
@@ -80,7 +80,7 @@ export function clientHost(publishHost: string): string {
  * Warnings for a server reachable from other hosts: publish-host not loopback, or
  * listen_addresses given through settings (it overrides publish-host).
  */
-export function listenWarnings(config: Pick<Config, 'publishHost' | 'settings'>): string[] {
+export function listenWarnings(config: Pick<Config, 'publishHost' | 'settings' | 'password'>): string[] {
   const warnings: string[] = [];
   const listen = config.settings.find((s) => s.name.toLowerCase() === 'listen_addresses');
   if (listen && !listen.value.split(',').every((a) => isLoopback(a.trim()))) {
@@ -88,7 +88,11 @@ export function listenWarnings(config: Pick<Config, 'publishHost' | 'settings'>)
       `Setting listen_addresses=${listen.value} makes PostgreSQL listen beyond this machine's loopback (it overrides input 'publish-host'); only password (scram-sha-256) connections from loopback are allowed by pg_hba.conf`,
     );
   }
-  return [...warnings, ...publishHostWarnings(config.publishHost)];
+  return [
+    ...warnings,
+    ...publishHostWarnings(config.publishHost),
+    ...defaultPasswordWarnings(config.password, config.publishHost),
+  ];
 }
 
 /**

@@ -13,6 +13,7 @@ import { checkPrivateDir, FolderError, makeDirs } from '../../src/fsutil.js';
 import { parseInputs } from '../../src/inputs.js';
 import { initdbCause } from '../../src/native/initdb-cache.js';
 import { listenWarnings } from '../../src/native/start.js';
+import { defaultPasswordWarnings } from '../../src/connection.js';
 import { preparePassword, scramVerifier } from '../../src/native/scram.js';
 import { NotReadyError, notReadyError } from '../../src/readiness.js';
 
@@ -141,11 +142,54 @@ describe('what a mode cannot carry', () => {
   });
 
   it('warns when listen_addresses or publish-host open the server beyond loopback', () => {
-    const base = config({});
+    const base = config({ password: 's3cret' });
     expect(listenWarnings(base)).toEqual([]);
     expect(listenWarnings({ ...base, settings: [{ name: 'listen_addresses', value: '*', why: '' }] })[0]).toMatch(
       /listen_addresses=\* makes PostgreSQL listen beyond/,
     );
     expect(listenWarnings({ ...base, publishHost: '0.0.0.0' })[0]).toMatch(/publish-host' is 0.0.0.0/);
+  });
+
+  // #26: with the default password any local user connects as superuser (COPY ... TO PROGRAM).
+  describe('the default password is named wherever others can reach the port', () => {
+    const hosted = { RUNNER_ENVIRONMENT: 'github-hosted' };
+    it.each([
+      [
+        'laptop or other CI, loopback',
+        'postgres',
+        '127.0.0.1',
+        {},
+        /any user of this machine can connect to 127.0.0.1 as superuser/,
+      ],
+      [
+        'self-hosted runner',
+        'postgres',
+        '127.0.0.1',
+        { RUNNER_ENVIRONMENT: 'self-hosted' },
+        /On a machine you share, set input 'password'/,
+      ],
+      [
+        'GitHub-hosted runner, all interfaces',
+        'postgres',
+        '0.0.0.0',
+        hosted,
+        /published on 0.0.0.0: anyone who reaches it connects/,
+      ],
+    ])('%s: warned', (_title, password, host, env, expected) => {
+      const warnings = defaultPasswordWarnings(password, host, env);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(expected);
+      expect(warnings[0]).toMatch(/^Input 'password' is the default \("postgres"\)/);
+    });
+    it.each([
+      ['GitHub-hosted runner, loopback', 'postgres', '127.0.0.1', hosted],
+      ['a password of your own, all interfaces', 'x9', '0.0.0.0', {}],
+      ['a password of your own, loopback', 'x9', '::1', {}],
+    ])('%s: no warning', (_title, password, host, env) => {
+      expect(defaultPasswordWarnings(password, host, env)).toEqual([]);
+    });
+    it('listenWarnings carries it in native mode', () => {
+      expect(listenWarnings(config({})).join('\n')).toMatch(/Input 'password' is the default/);
+    });
   });
 });
