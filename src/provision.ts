@@ -8,11 +8,12 @@
  * not psql: psql meta-commands (`\copy`, `\i`, `\set`) are refused with their line, and a file that
  * needs them can run through `init-command` (psql -f …).
  */
-import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import { accessSync, constants, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type pg from 'pg';
 import { connectionEnv, connectionUri, type ConnectionInfo } from './connection.js';
 import { InputError } from './errors.js';
+import { refusePsqlOnly, scanSql, ScanTimeout, TextIndex, type PsqlOnly, type StatementStart } from './init-sql.js';
 import type { Config } from './inputs.js';
 import { throwIfInterrupted } from './interrupt.js';
 import type { Logger } from './log.js';
@@ -48,20 +49,47 @@ export function wantsProvisioning(config: Config): boolean {
 /** A line marking an init file that must not run in one transaction (CREATE INDEX CONCURRENTLY, VACUUM, CREATE DATABASE). */
 export const NO_TRANSACTION_MARKER = /^\s*--\s*pg-tmpfs:\s*no-transaction\b/m;
 
+/** Folder levels an `init` glob walks at most: 32 (fdir also stops at a symlink back into the walk). */
+const GLOB_DEPTH = 32;
+/** Time an `init` glob may walk folders: 30 000 ms. */
+const GLOB_TIMEOUT_MS = 30_000;
+
 /**
  * The init files, in order: each `init` entry is a path or a glob (tinyglobby syntax) relative to
- * `config.workDir`; a glob's matches come in sorted order (001_…, 002_…), a file named twice runs once.
+ * `config.workDir`; a glob's matches come in sorted order (001_…, 002_…), a file named twice runs
+ * once, also through a symbolic link (to it, or to a folder above it): files are told apart by
+ * their real path, and the first name wins. A glob walks at most GLOB_DEPTH levels, for at most
+ * GLOB_TIMEOUT_MS.
  * @returns absolute paths
- * @throws InputError (init) when an entry matches no file
+ * @throws InputError (init) when an entry matches no file, or its walk passes GLOB_TIMEOUT_MS
  */
 export async function resolveInitFiles(config: Pick<Config, 'init' | 'workDir'>): Promise<string[]> {
   if (config.init.length === 0) return [];
   const { glob, isDynamicPattern } = await import('tinyglobby');
   const files: string[] = [];
+  const seen = new Set<string>();
   for (const entry of config.init) {
     let found: string[];
     if (isDynamicPattern(entry)) {
-      found = (await glob(entry, { cwd: config.workDir, absolute: true, onlyFiles: true, expandDirectories: false })).sort();
+      const signal = AbortSignal.timeout(GLOB_TIMEOUT_MS);
+      found = (
+        await glob(entry, {
+          cwd: config.workDir,
+          absolute: true,
+          onlyFiles: true,
+          expandDirectories: false,
+          deep: GLOB_DEPTH,
+          signal,
+        })
+      ).sort();
+      // fdir stops quietly when aborted: the matches would be partial.
+      if (signal.aborted) {
+        throw new InputError(
+          'init',
+          `"${entry}" was still walking folders after ${GLOB_TIMEOUT_MS / 1000} s (relative to ${config.workDir})`,
+          'Narrow the glob to the folder of your SQL files, e.g. db/migrations/*.sql',
+        );
+      }
     } else {
       const path = resolve(config.workDir, entry);
       try {
@@ -78,7 +106,17 @@ export async function resolveInitFiles(config: Pick<Config, 'init' | 'workDir'>)
         'Give SQL files or globs relative to the workspace, e.g. db/schema.sql or db/migrations/*.sql',
       );
     }
-    for (const file of found) if (!files.includes(file)) files.push(file);
+    for (const file of found) {
+      let real: string;
+      try {
+        real = realpathSync(file);
+      } catch {
+        real = file; // gone since the walk: reading it fails, naming it
+      }
+      if (seen.has(real)) continue;
+      seen.add(real);
+      files.push(file);
+    }
   }
   return files;
 }
@@ -101,7 +139,7 @@ export async function loadInitFiles(config: Pick<Config, 'init' | 'workDir'>): P
     const label = shownPath(config.workDir, file);
     return { label, text: initText(label, readFileSync(file)) };
   });
-  for (const file of files) checkNotPsql(file.label, file.text);
+  for (const file of files) await checkNotPsql(file.label, file.text);
   return files;
 }
 
@@ -132,78 +170,38 @@ function shownPath(workDir: string, file: string): string {
 
 /** 1-based line and column of a 0-based character offset in `text` (code points, as the server counts). */
 export function lineAndColumn(text: string, offset: number): { line: number; column: number } {
-  const before = Array.from(text).slice(0, offset).join('');
-  const lines = before.split('\n');
-  return { line: lines.length, column: Array.from(lines[lines.length - 1] ?? '').length + 1 };
+  const index = new TextIndex(text);
+  return index.lineColumn(index.unit(offset));
 }
 
 /**
- * The lines of psql meta-commands (`\copy`, `\i`, `\set` …) in a file: lines that start with a
- * backslash. These need psql, and the server would reject them as a syntax error.
+ * The psql meta-commands (`\copy`, `\i`, `\set` …) in a file: backslash commands outside strings,
+ * comments and dollar quotes (scanSql). These need psql, and the server would reject them as a
+ * syntax error.
  * @returns 1-based line numbers and the command word, e.g. `{ line: 4, command: '\\copy' }`
  */
-export function metaCommands(text: string): Array<{ line: number; command: string }> {
-  const found: Array<{ line: number; command: string }> = [];
-  text.split('\n').forEach((l, i) => {
-    const m = /^\s*(\\[A-Za-z!]+)/.exec(l);
-    if (m?.[1]) found.push({ line: i + 1, command: m[1] });
-  });
-  return found;
+export async function metaCommands(text: string): Promise<PsqlOnly[]> {
+  return (await scanSql(text)).meta;
 }
 
 /**
  * Refuses what needs psql: meta-commands, and `COPY … FROM stdin` with its data in the file (as
- * pg_dump writes it).
+ * pg_dump writes it); in strings, comments and dollar quotes they are SQL's (scanSql).
  * @throws InputError (init) naming the file and line
  */
-export function checkNotPsql(label: string, text: string): void {
-  const meta = metaCommands(text);
-  const stdin = /^\s*COPY\b[^;]*\bFROM\s+stdin\b/im.exec(text);
-  const at = meta[0] ?? (stdin ? { line: text.slice(0, stdin.index).split('\n').length, command: 'COPY … FROM stdin' } : null);
-  if (!at) return;
-  throw new InputError(
-    'init',
-    `${label}:${at.line}: ${at.command} ${at.command.startsWith('\\') ? 'is a psql meta-command' : 'with the data in the file needs psql'}; init files run through a SQL client, not psql`,
-    'Use plain SQL (INSERT, or COPY from a server-side file), or run the file with psql in init-command: psql -v ON_ERROR_STOP=1 -f FILE',
-  );
-}
-
-/** A statement of a SQL file, positions in code points of the file (as the server counts). */
-interface StatementStart {
-  /** 0-based offset where `text` starts (its leading comments included). */
-  start: number;
-  /** 0-based offset of its first code after leading comments. */
-  offset: number;
-  /** 1-based line of `offset`. */
-  line: number;
-  /** The statement as sent, without the closing semicolon. */
-  text: string;
+export async function checkNotPsql(label: string, text: string): Promise<void> {
+  refusePsqlOnly(label, await scanSql(text));
 }
 
 /**
- * The statements of a SQL file as PostgreSQL would split them (quotes, dollar quotes, comments;
- * dbgate-query-splitter with its PostgreSQL options). Known limit: a SQL-standard function body
- * (`BEGIN ATOMIC … END`, PostgreSQL 14+) and `E'…\'…'` strings are split at their inner `;`; such
- * statements belong in a file that runs in one transaction (the default), or in psql through
- * init-command.
+ * The statements of a SQL file as PostgreSQL would split them (quotes, `E'…'` strings, dollar
+ * quotes, nested comments; scanSql, in linear time). Known limit: a SQL-standard function body
+ * (`BEGIN ATOMIC … END`, PostgreSQL 14+) is split at its inner `;`; such statements belong in a
+ * file that runs in one transaction (the default), or in psql through init-command.
  * @returns the statements in order (see StatementStart)
  */
 export async function splitStatements(text: string): Promise<StatementStart[]> {
-  // A CommonJS package: its exports are the default export under Node's ESM and in the bundle.
-  const { splitQuery, postgreSplitterOptions } = (await import('dbgate-query-splitter')).default;
-  const items = splitQuery(text, { ...postgreSplitterOptions, returnRichInfo: true });
-  const out: StatementStart[] = [];
-  for (const item of items) {
-    if (typeof item === 'string') continue;
-    const begin = item.trimStart ?? item.start;
-    // The splitter counts UTF-16 units; the server counts characters (code points).
-    const start = Array.from(text.slice(0, begin.position)).length;
-    // Leading comment lines belong to the statement; point at its first line of code.
-    const skipped = /^(\s*--[^\n]*\n|\s*\/\*[\s\S]*?\*\/)*\s*/.exec(item.text)?.[0] ?? '';
-    const lines = skipped.split('\n').length - 1;
-    out.push({ start, offset: start + Array.from(skipped).length, line: begin.line + 1 + lines, text: item.text });
-  }
-  return out;
+  return (await scanSql(text)).statements;
 }
 
 /** A server error as node-postgres gives it (pg's DatabaseError fields). */
@@ -217,26 +215,86 @@ interface ServerError {
   where?: string;
 }
 
+/** `file:line:column` of `offset` in `text`, the failing line quoted with a caret, and the location. */
+function failingPoint(
+  file: string,
+  text: string,
+  offset: number | null,
+): { where: string; quoted: string; at: { line: number; column: number } | null } {
+  if (offset === null) return { where: file, quoted: '', at: null };
+  const index = new TextIndex(text);
+  const at = index.lineColumn(index.unit(offset));
+  const quoted = `${at.line} | ${index.lineText(at.line)}\n${' '.repeat(String(at.line).length + 3 + at.column - 1)}^`;
+  return { where: `${file}:${at.line}:${at.column}`, quoted, at };
+}
+
 /**
  * An init file's failure as the user needs it: `file:line:column: ERROR: message`, with the
- * server's detail and hint, and the failing line quoted.
+ * server's detail and hint, and the failing line quoted. Two server errors name another input:
+ * a full disk (SQLSTATE 53100, `No space left on device`) names `tmpfs-size`, and a command that
+ * cannot run in a transaction (SQLSTATE 25001: CREATE DATABASE, VACUUM, CREATE INDEX
+ * CONCURRENTLY) in a file without the no-transaction marker names the marker line to add.
  * @param offset 0-based character offset of the failing point in `text`; null when unknown
+ * @param context the file's mode (marker: it has the no-transaction line) and tmpfs-size
+ *   (null: not given), for those two errors
  */
-export function initFileError(file: string, text: string, error: ServerError, offset: number | null): InputError {
-  const at = offset === null ? null : lineAndColumn(text, offset);
-  const where = at ? `${file}:${at.line}:${at.column}` : file;
+export function initFileError(
+  file: string,
+  text: string,
+  error: ServerError,
+  offset: number | null,
+  context: { marker?: boolean; tmpfsSize?: string | null } = {},
+): InputError {
+  const { where, quoted, at } = failingPoint(file, text, offset);
   const extra = [
     error.detail ? `DETAIL: ${error.detail.replace(/\.$/, '')}` : '',
     error.hint ? `HINT: ${error.hint.replace(/\.$/, '')}` : '',
     error.where ? `CONTEXT: ${error.where.replace(/\.$/, '')}` : '',
   ].filter(Boolean);
-  const quoted = at
-    ? `${at.line} | ${text.split('\n')[at.line - 1] ?? ''}\n${' '.repeat(String(at.line).length + 3 + at.column - 1)}^`
-    : '';
+  const problem = `${where}: ${error.severity ?? 'ERROR'}: ${error.message}${error.code ? ` (SQLSTATE ${error.code})` : ''}${extra.length ? `; ${extra.join('; ')}` : ''}`;
+  let failure: InputError;
+  if (error.code === '53100' || /no space left on device/i.test(error.message)) {
+    const size = context.tmpfsSize ?? null;
+    failure = new InputError(
+      'tmpfs-size',
+      `${problem}; the data directory's RAM folder is full (${size ? `tmpfs-size ${size}` : 'tmpfs-size not given: the kernel default'})`,
+      size
+        ? `Raise tmpfs-size above ${size} (the data of the init files must fit in it), or load less data`
+        : 'Load less data, or free memory on the machine (the folder is a tmpfs of the kernel default size)',
+      quoted,
+      file,
+    );
+  } else if (error.code === '25001' && !context.marker) {
+    failure = new InputError(
+      'init',
+      problem,
+      `Add the line "-- pg-tmpfs: no-transaction" to ${file}: it then runs statement by statement, outside a transaction, as psql would (nothing was kept: the server was removed)`,
+      quoted,
+      file,
+    );
+  } else {
+    failure = new InputError(
+      'init',
+      problem,
+      'Fix the SQL in that file (nothing was kept: the server was removed)',
+      quoted,
+      file,
+    );
+  }
+  if (at) failure.location = { file, ...at };
+  return failure;
+}
+
+/**
+ * The error for a file that ran past the init files' deadline (InitDeadline), at `offset` (the
+ * statement under way) in `text`.
+ */
+function timeoutError(file: string, text: string, offset: number | null, timeoutMs: number): InputError {
+  const { where, quoted, at } = failingPoint(file, text, offset);
   const failure = new InputError(
-    'init',
-    `${where}: ${error.severity ?? 'ERROR'}: ${error.message}${error.code ? ` (SQLSTATE ${error.code})` : ''}${extra.length ? `; ${extra.join('; ')}` : ''}`,
-    'Fix the SQL in that file (nothing was kept: the server was removed)',
+    'init-timeout',
+    `${where}: the init files ran past init-timeout (${timeoutMs / 1000} s, for all of them together) and this statement was ended`,
+    'Raise init-timeout, or make the statement faster (a statement_timeout the file sets does not lift this limit)',
     quoted,
     file,
   );
@@ -244,35 +302,126 @@ export function initFileError(file: string, text: string, error: ServerError, of
   return failure;
 }
 
-/** An init-timeout error for a statement the server cancelled at statement_timeout (SQLSTATE 57014), else null. */
-function timeoutOr(error: ServerError): InputError | null {
-  if (error.code !== '57014') return null;
-  return new InputError(
-    'init-timeout',
-    `a statement of the init files ran past the limit and was cancelled (${error.message})`,
-    'Raise init-timeout, or make the statement faster',
-  );
+/** Wait after ending the backend for its query to fail before closing the socket: 5000 ms. */
+const DEADLINE_GRACE_MS = 5_000;
+
+/**
+ * The init files' deadline: `timeoutMs` (init-timeout) for all of them together, from its
+ * creation, held by the client whatever a file sets (`SET statement_timeout = 0` included): at
+ * the deadline the backend running the file is ended (pg_terminate_backend from a second
+ * connection to `connection`), and DEADLINE_GRACE_MS later the client's socket is closed if its
+ * query has still not failed (a server that no longer answers). The server's statement_timeout
+ * (init-timeout, set at connect) can only fire later.
+ */
+export class InitDeadline {
+  /** performance.now() ms of the deadline. */
+  readonly at: number;
+  /** Whether the deadline was reached (set before the query fails). */
+  fired = false;
+  private pid: number | null = null;
+
+  /**
+   * @param timeoutMs init-timeout, in ms
+   * @param connection where a second connection ends the backend (null: only close the socket)
+   */
+  constructor(
+    readonly timeoutMs: number,
+    private readonly connection: ConnectionInfo | null,
+  ) {
+    this.at = performance.now() + timeoutMs;
+  }
+
+  /** Whether the deadline has passed. */
+  passed(): boolean {
+    if (performance.now() >= this.at) this.fired = true;
+    return this.fired;
+  }
+
+  /**
+   * Runs `sql` on `client` (the simple-query protocol: several statements allowed), ended at the
+   * deadline as the class says.
+   * @throws the query's error (after the deadline: whatever ending it gave; check `fired`)
+   */
+  async query(client: pg.Client, sql: string): Promise<void> {
+    if (this.passed()) throw new Error('init-timeout reached');
+    if (this.pid === null && this.connection) {
+      this.pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid ?? null;
+    }
+    let hard: NodeJS.Timeout | undefined;
+    const timer = setTimeout(
+      () => {
+        this.fired = true;
+        hard = setTimeout(() => client.connection.stream.destroy(), DEADLINE_GRACE_MS);
+        void this.terminate();
+      },
+      Math.max(0, this.at - performance.now()),
+    );
+    try {
+      await client.query(sql);
+    } finally {
+      clearTimeout(timer);
+      clearTimeout(hard);
+    }
+  }
+
+  /** pg_terminate_backend of the client's backend, from a second connection; errors ignored (the socket closes later). */
+  private async terminate(): Promise<void> {
+    if (!this.connection || this.pid === null) return;
+    try {
+      const other = await openClient(this.connection, { connectTimeoutMs: DEADLINE_GRACE_MS, queryTimeoutMs: DEADLINE_GRACE_MS });
+      try {
+        await other.query('SELECT pg_terminate_backend($1)', [this.pid]);
+      } finally {
+        await other.end().catch(() => undefined);
+      }
+    } catch {
+      // The socket is closed after the grace.
+    }
+  }
+}
+
+/** How an init file runs: the init files' deadline and what its errors name. */
+export interface InitFileOptions {
+  /** The init files' deadline (absent: one of init-timeout's default, 600 s, for this file alone). */
+  deadline?: InitDeadline;
+  /** The tmpfs-size input (null: not given), named when the data directory fills up. */
+  tmpfsSize?: string | null;
 }
 
 /**
  * Runs one init file in `client`'s database: in one transaction (BEGIN, the file as one
  * simple-query message, COMMIT), or, when its text holds `-- pg-tmpfs: no-transaction`, statement
- * by statement as psql would.
+ * by statement as psql would. Within `options.deadline`, its reading included.
  * @param label the file's name in messages
  * (The caller has refused what needs psql: loadInitFiles.)
- * @throws InputError (init) naming file:line:column and the server's message
+ * @throws InputError (init) naming file:line:column and the server's message; (init-timeout)
+ *   past the deadline, naming the statement under way; (tmpfs-size) when the data directory is
+ *   full
  */
-export async function runInitFile(client: pg.Client, label: string, text: string): Promise<void> {
-  if (NO_TRANSACTION_MARKER.test(text)) {
-    for (const statement of await splitStatements(text)) {
+export async function runInitFile(client: pg.Client, label: string, text: string, options: InitFileOptions = {}): Promise<void> {
+  const deadline = options.deadline ?? new InitDeadline(600_000, null);
+  const marker = NO_TRANSACTION_MARKER.test(text);
+  const context = { marker, tmpfsSize: options.tmpfsSize ?? null };
+  /** The statements, read once (linear; stopped at the deadline). */
+  const statements = async (): Promise<StatementStart[] | null> => {
+    try {
+      return (await scanSql(text, deadline.at)).statements;
+    } catch (error) {
+      if (error instanceof ScanTimeout) deadline.fired = true;
+      return null;
+    }
+  };
+  if (marker) {
+    const all = await statements();
+    if (all === null || deadline.passed()) throw timeoutError(label, text, all?.[0]?.offset ?? null, deadline.timeoutMs);
+    for (const statement of all) {
       throwIfInterrupted();
       try {
-        await client.query(statement.text);
+        await deadline.query(client, statement.text);
       } catch (error) {
+        if (deadline.fired) throw timeoutError(label, text, statement.offset, deadline.timeoutMs);
         const e = error as ServerError;
-        throw (
-          timeoutOr(e) ?? initFileError(label, text, e, e.position ? statement.start + Number(e.position) - 1 : statement.offset)
-        );
+        throw initFileError(label, text, e, e.position ? statement.start + Number(e.position) - 1 : statement.offset, context);
       }
     }
     return;
@@ -283,26 +432,29 @@ export async function runInitFile(client: pg.Client, label: string, text: string
   const count = (): void => {
     completed += 1;
   };
-  await client.query('BEGIN');
+  await deadline.query(client, 'BEGIN');
   client.connection.on('commandComplete', count);
   try {
-    await client.query(text);
+    await deadline.query(client, text);
   } catch (error) {
     client.connection.off('commandComplete', count);
-    await client.query('ROLLBACK').catch(() => undefined);
     const e = error as ServerError;
-    const timedOut = timeoutOr(e);
-    if (timedOut) throw timedOut;
+    const timedOut = deadline.fired;
+    if (!timedOut) await client.query('ROLLBACK').catch(() => undefined);
     let offset: number | null = null;
-    if (e.position) offset = Number(e.position) - 1;
+    if (e.position && !timedOut) offset = Number(e.position) - 1;
     else {
-      const statements = await splitStatements(text).catch(() => []);
-      offset = statements[completed]?.offset ?? null;
+      // Read after the deadline too: the statement under way is what the error names.
+      const all = await scanSql(text).then(
+        (s) => s.statements,
+        () => [],
+      );
+      offset = all[completed]?.offset ?? null;
     }
-    throw initFileError(label, text, e, offset);
+    throw timedOut ? timeoutError(label, text, offset, deadline.timeoutMs) : initFileError(label, text, e, offset, context);
   }
   client.connection.off('commandComplete', count);
-  await client.query('COMMIT');
+  await deadline.query(client, 'COMMIT');
 }
 
 /** The extension names people write that PostgreSQL knows by another (pgvector installs `vector`). */
@@ -453,12 +605,16 @@ export async function provision(server: Server, config: Config, log: Logger, fil
     }
     if (files.length) {
       await log.group(`Init SQL: ${files.length} file${files.length > 1 ? 's' : ''} in ${config.database}`, async () => {
+        // init-timeout bounds the init files together, whatever they set.
+        const deadline = new InitDeadline(config.initTimeoutMs, { ...server.connection, database: config.database });
         for (const file of files) {
           throwIfInterrupted();
           const f0 = performance.now();
-          await runInitFile(client, file.label, file.text);
+          await runInitFile(client, file.label, file.text, { deadline, tmpfsSize: config.tmpfsSize });
           // Session state a file set (search_path as pg_dump sets it, SET ROLE) stays with it.
-          await client.query('DISCARD ALL');
+          await deadline.query(client, 'DISCARD ALL').catch((error: unknown) => {
+            throw deadline.fired ? timeoutError(file.label, file.text, null, deadline.timeoutMs) : error;
+          });
           done.initFiles.push(file.label);
           log.info(`${file.label}: ${Math.round(performance.now() - f0)} ms`);
         }

@@ -18,6 +18,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -424,4 +425,166 @@ describe('hostile CLI input and faults fail with the input named and leave nothi
       },
     ])('$title', (row) => runRow(row, ['--mode', 'native']), 30_000);
   });
+});
+
+describe('second sweep (#26): init files', () => {
+  /** INSERT lines of the long files: 20 000 (the issue's size). */
+  const ROWS = 20_000;
+  const inserts = (from: number, count: number): string =>
+    Array.from({ length: count }, (_, i) => `INSERT INTO t VALUES (${from + i}, 'value number ${from + i}');`).join('\n');
+
+  /** A case folder holding `files` (name → content; `-> target` makes a symbolic link), and the up arguments' env. */
+  function withFiles(files: Record<string, string>) {
+    return (c: Case): void => {
+      for (const [name, content] of Object.entries(files)) {
+        const path = join(c.dir, name);
+        mkdirSync(join(path, '..'), { recursive: true });
+        if (content.startsWith('-> ')) symlinkSync(content.slice(3), path);
+        else writeFileSync(path, content);
+      }
+    };
+  }
+
+  /**
+   * `up` in native mode from the case folder must fail naming `input` (a flag) with an error line
+   * matching `says`, and leave nothing behind.
+   */
+  async function upFails(argv: string[], setup: (c: Case) => void, input: string, says: RegExp, modeArgs = ['--mode', 'native']) {
+    const c: Case = { dir: mkdtempSync(join(tmpdir(), 'pg-tmpfs-hostile-')), state: '', vars: {}, undo: [] };
+    c.state = join(c.dir, 'state');
+    current = c;
+    setup(c);
+    const snap = leftoverSnapshot();
+    const r = await cli(['up', '--name', NAME, ...modeArgs, ...argv.map((a) => a.replace('{dir}', c.dir))], {
+      PG_TMPFS_STATE_DIR: c.state,
+    });
+    expect(r.code, r.stderr).toBe(1);
+    const line = r.stderr.split('\n').find((l) => l.startsWith('error: '));
+    expect(line, r.stderr).toMatch(new RegExp(`^error: ${input}: `));
+    expect(line).toMatch(says);
+    expect(snap.added()).toEqual([]);
+    expect(stateEntries(c.state)).toEqual({});
+  }
+
+  /** `up --json` in native mode must succeed; `check` runs a query on the database; then `down` leaves nothing. */
+  async function upWorks(argv: string[], setup: (c: Case) => void, sql: string): Promise<string> {
+    const c: Case = { dir: mkdtempSync(join(tmpdir(), 'pg-tmpfs-hostile-')), state: '', vars: {}, undo: [] };
+    c.state = join(c.dir, 'state');
+    current = c;
+    setup(c);
+    const snap = leftoverSnapshot();
+    const env = { PG_TMPFS_STATE_DIR: c.state };
+    const r = await cli(['up', '--name', NAME, '--mode', 'native', '--json', ...argv.map((a) => a.replace('{dir}', c.dir))], env);
+    expect(r.code, r.stderr).toBe(0);
+    const { connectionUri } = JSON.parse(r.stdout) as { connectionUri: string };
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: connectionUri });
+    await client.connect();
+    let value: string;
+    try {
+      value = String(Object.values((await client.query(sql)).rows[0] as object)[0]);
+    } finally {
+      await client.end();
+    }
+    const down = await cli(['down', '--name', NAME], env);
+    expect(down.code, down.stderr).toBe(0);
+    expect(snap.added()).toEqual([]);
+    return value;
+  }
+
+  it('a no-transaction file of 20 000 INSERT lines runs within a small init-timeout (the split is linear)', async () => {
+    const text = `-- pg-tmpfs: no-transaction\nCREATE TABLE t (id int PRIMARY KEY, v text);\n${inserts(0, ROWS)}\n`;
+    const count = await upWorks(
+      ['--init', '{dir}/nt.sql', '--init-timeout', '60'],
+      withFiles({ 'nt.sql': text }),
+      'SELECT count(*) FROM t',
+    );
+    expect(count).toBe(String(ROWS));
+  }, 90_000);
+
+  it('a plain 20 000-line file whose last INSERT violates a key names that line', async () => {
+    const text = `CREATE TABLE t (id int PRIMARY KEY, v text);\n${inserts(0, ROWS)}\nINSERT INTO t VALUES (5, 'again');\n`;
+    await upFails(
+      ['--init', '{dir}/dup.sql', '--init-timeout', '60'],
+      withFiles({ 'dup.sql': text }),
+      '--init',
+      new RegExp(`dup\\.sql:${ROWS + 2}:1: ERROR: duplicate key value violates unique constraint "t_pkey"`),
+    );
+  }, 90_000);
+
+  it.each([
+    ['a line starting \\d in a string literal', "CREATE TABLE t (v text);\nINSERT INTO t VALUES ('first\n\\d second');\n"],
+    [
+      'a line starting \\x in a plpgsql body',
+      "CREATE TABLE t (v text);\nCREATE FUNCTION f() RETURNS text LANGUAGE plpgsql AS $$\nBEGIN\n  RETURN '\n\\x';\nEND $$;\nINSERT INTO t SELECT f();\n",
+    ],
+    [
+      'COPY … FROM stdin in a comment',
+      "CREATE TABLE t (v text);\n/* the old load:\nCOPY t FROM stdin;\n*/\nINSERT INTO t VALUES ('x');\n",
+    ],
+  ])(
+    'valid SQL runs: %s is no psql syntax',
+    async (_, text) => {
+      expect(await upWorks(['--init', '{dir}/ok.sql'], withFiles({ 'ok.sql': text }), 'SELECT count(*) FROM t')).toBe('1');
+    },
+    60_000,
+  );
+
+  it('a symbolic link to a file, to its folder, and a link loop run the file once', async () => {
+    const files = {
+      'db/001_a.sql': 'CREATE TABLE a (x int);\nINSERT INTO a VALUES (1);\n',
+      'db/002_link.sql': '-> 001_a.sql',
+      'db/loop': '-> ../db',
+      alias: '-> db',
+    };
+    const argv = ['--init', '{dir}/db/*.sql', '--init', '{dir}/alias/*.sql', '--init', '{dir}/db/**/*.sql'];
+    expect(await upWorks(argv, withFiles(files), 'SELECT count(*) FROM a')).toBe('1');
+  }, 60_000);
+
+  it.each([
+    ['CREATE DATABASE', 'CREATE TABLE t (x int);\nCREATE DATABASE other;\n', 2],
+    ['VACUUM', 'CREATE TABLE t (x int);\n\nVACUUM t;\n', 3],
+    ['CREATE INDEX CONCURRENTLY', 'CREATE TABLE t (x int);\nCREATE INDEX CONCURRENTLY t_x ON t (x);\n', 2],
+  ])(
+    '%s in a plain file names the no-transaction marker line to add',
+    async (_, text, line) => {
+      await upFails(
+        ['--init', '{dir}/plain.sql'],
+        withFiles({ 'plain.sql': text }),
+        '--init',
+        new RegExp(
+          `plain\\.sql:${line}:1: ERROR: .*cannot run inside a transaction block.*Add the line "-- pg-tmpfs: no-transaction" to `,
+        ),
+      );
+    },
+    60_000,
+  );
+
+  it('SET statement_timeout = 0 does not lift init-timeout: the error names init-timeout and the statement', async () => {
+    await upFails(
+      ['--init', '{dir}/slow.sql', '--init-timeout', '2'],
+      withFiles({ 'slow.sql': 'SET statement_timeout = 0;\nSELECT pg_sleep(120);\n' }),
+      '--init-timeout',
+      /slow\.sql:2:1: the init files ran past init-timeout \(2 s/,
+    );
+  }, 60_000);
+
+  it.each([
+    { mode: 'native', args: ['--mode', 'native'] },
+    { mode: 'docker', args: ['--mode', 'docker', '--image', IMAGE] },
+  ])(
+    'an init file that overfills tmpfs-size names tmpfs-size ($mode)',
+    async ({ args }) => {
+      await upFails(
+        ['--init', '{dir}/big.sql', '--tmpfs-size', '64m'],
+        withFiles({
+          'big.sql': "CREATE TABLE big (v text);\nINSERT INTO big SELECT repeat('x', 1000) FROM generate_series(1, 100000);\n",
+        }),
+        '--tmpfs-size',
+        /big\.sql:2:1: .*No space left on device.*Raise tmpfs-size above 64m/,
+        args,
+      );
+    },
+    90_000,
+  );
 });

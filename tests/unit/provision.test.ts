@@ -2,7 +2,7 @@
  * Pure logic of issue #13: the new inputs' parsing, where an init file failed, psql meta-commands,
  * statement splitting, the clone strategy, generated names, and the CLI's flags for the inputs.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -21,6 +21,7 @@ import {
   splitStatements,
   wantsProvisioning,
 } from '../../src/provision.js';
+import { TextIndex } from '../../src/init-sql.js';
 import { program } from '../../src/cli/program.js';
 
 describe('inputs of issue #13', () => {
@@ -88,12 +89,12 @@ describe('init files', () => {
     expect(lineAndColumn('-- 🐘\nSELECT x;', 12)).toEqual({ line: 2, column: 8 });
   });
 
-  it('finds psql meta-commands by line', () => {
-    expect(metaCommands('CREATE TABLE t (x int);\n  \\copy t from x.csv\n\\i other.sql')).toEqual([
+  it('finds psql meta-commands by line', async () => {
+    expect(await metaCommands('CREATE TABLE t (x int);\n  \\copy t from x.csv\n\\i other.sql')).toEqual([
       { line: 2, command: '\\copy' },
       { line: 3, command: '\\i' },
     ]);
-    expect(metaCommands("SELECT E'\\n';")).toEqual([]);
+    expect(await metaCommands("SELECT E'\\n';")).toEqual([]);
   });
 
   it('splits statements like the server (dollar quotes, comments), pointing past leading comments', async () => {
@@ -104,13 +105,15 @@ describe('init files', () => {
     expect(text.slice(s[1]!.offset).startsWith('CREATE FUNCTION')).toBe(true);
   });
 
-  it('refuses what needs psql: meta-commands and COPY FROM stdin with inline data', () => {
-    expect(() => checkNotPsql('a.sql', 'SELECT 1;\n\\set x 1')).toThrow(/a\.sql:2: \\set is a psql meta-command/);
-    expect(() => checkNotPsql('dump.sql', 'SET x = 1;\nCOPY public.t (a) FROM stdin;\n1\n\\.\n')).toThrow(
+  it('refuses what needs psql: meta-commands and COPY FROM stdin with inline data', async () => {
+    await expect(checkNotPsql('a.sql', 'SELECT 1;\n\\set x 1')).rejects.toThrow(/a\.sql:2: \\set is a psql meta-command/);
+    await expect(checkNotPsql('dump.sql', 'SET x = 1;\nCOPY public.t (a) FROM stdin;\n1\n\\.\n')).rejects.toThrow(
       /dump\.sql:2: COPY … FROM stdin/,
     );
-    expect(() => checkNotPsql('d.sql', 'CREATE TABLE t (a int);\nCOPY t FROM stdin;\n')).toThrow(/d\.sql:2: COPY … FROM stdin/);
-    expect(() => checkNotPsql('ok.sql', "COPY t FROM '/srv/t.csv';")).not.toThrow();
+    await expect(checkNotPsql('d.sql', 'CREATE TABLE t (a int);\nCOPY t FROM stdin;\n')).rejects.toThrow(
+      /d\.sql:2: COPY … FROM stdin/,
+    );
+    await expect(checkNotPsql('ok.sql', "COPY t FROM '/srv/t.csv';")).resolves.toBeUndefined();
   });
 
   it('gives each statement its start (comments included) and its first line of code', async () => {
@@ -185,5 +188,97 @@ describe('hostile init files and names (issue #26)', () => {
       input: 'from',
       problem: expect.stringContaining('longer than 63 bytes') as unknown as string,
     });
+  });
+});
+
+describe('init files, second sweep (#26)', () => {
+  it('splits a 20 000-statement file, each statement at its own line (linear: no re-reading before each statement)', async () => {
+    const lines = ['-- pg-tmpfs: no-transaction', 'CREATE TABLE t (id int PRIMARY KEY, v text);'];
+    for (let i = 0; i < 20_000; i++) lines.push(`INSERT INTO t VALUES (${i}, 'value ${i} 🐘');`);
+    const text = lines.join('\n');
+    const s = await splitStatements(text);
+    expect(s).toHaveLength(20_001);
+    expect(s[20_000]).toMatchObject({ line: 20_002, text: "INSERT INTO t VALUES (19999, 'value 19999 🐘')" });
+    // Offsets count code points (the elephant is one), as the server's error positions do.
+    expect(Array.from(text).slice(s[20_000]!.offset).join('').startsWith('INSERT INTO t VALUES (19999,')).toBe(true);
+    expect(lineAndColumn(text, s[20_000]!.offset + 22)).toEqual({ line: 20_002, column: 23 });
+  });
+
+  it('maps UTF-16 offsets, code points and lines both ways', () => {
+    const index = new TextIndex('a🐘b\n🐘🐘c\n');
+    expect([0, 1, 3, 4, 5, 7, 9, 10].map((u) => index.codePoint(u))).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect([0, 1, 2, 3, 4, 5, 6, 7].map((p) => index.unit(p))).toEqual([0, 1, 3, 4, 5, 7, 9, 10]);
+    expect(index.lineColumn(9)).toEqual({ line: 2, column: 3 });
+    expect(index.lineText(2)).toBe('🐘🐘c');
+  });
+
+  it('a backslash in a string, a dollar-quoted body, a comment or an E string is SQL, not a psql meta-command', async () => {
+    const valid = [
+      "INSERT INTO t VALUES ('first line\n\\d second line');",
+      'CREATE FUNCTION f() RETURNS text LANGUAGE plpgsql AS $$\nBEGIN\n\\x\nRETURN 1;\nEND $$;',
+      'CREATE FUNCTION g() RETURNS text LANGUAGE sql AS $body$\n\\d\n$body$;',
+      '-- COPY t FROM stdin;\nSELECT 1;',
+      '/* an old load:\nCOPY t FROM stdin;\n\\.\n*/ SELECT 1;',
+      '/* nested /* comment */\n\\d still inside */ SELECT 1;',
+      "SELECT E'it\\'s\n\\d';",
+      'SELECT "odd\n\\d name" FROM t;',
+      "COPY (SELECT 'FROM stdin') TO STDOUT;",
+    ];
+    for (const text of valid) {
+      expect(await metaCommands(text), text).toEqual([]);
+      await expect(checkNotPsql('ok.sql', text), text).resolves.toBeUndefined();
+    }
+    // Outside them, anywhere on a line, it is psql's.
+    expect(await metaCommands("SELECT 'a';\nSELECT 1 \\gset\n$$x$$; \\i b.sql")).toEqual([
+      { line: 2, command: '\\gset' },
+      { line: 3, command: '\\i' },
+    ]);
+    await expect(checkNotPsql('e.sql', "SELECT E'it\\'s';\n\\d t")).rejects.toThrow(/e\.sql:2: \\d is a psql meta-command/);
+    await expect(checkNotPsql('c.sql', '/* note */ COPY t /* x */ FROM STDIN;')).rejects.toThrow(/c\.sql:1: COPY … FROM stdin/);
+  });
+
+  it('splits at E strings with escaped quotes and nested comments as the server does', async () => {
+    const s = await splitStatements("SELECT E'a\\';b';\n/* x /* ; */ ; */ SELECT 2;\n-- only a comment;\n");
+    expect(s.map((x) => [x.line, x.text])).toEqual([
+      [1, "SELECT E'a\\';b'"],
+      [2, '/* x /* ; */ ; */ SELECT 2'],
+    ]);
+  });
+
+  it('a symbolic link to a file or a folder, or a link loop, runs each file once (by real path)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pg-tmpfs-init-unit-'));
+    mkdirSync(join(dir, 'db'));
+    writeFileSync(join(dir, 'db', '001_a.sql'), 'CREATE TABLE a ();');
+    writeFileSync(join(dir, 'db', '003_b.sql'), 'CREATE TABLE b ();');
+    symlinkSync('001_a.sql', join(dir, 'db', '002_link.sql'));
+    symlinkSync('../db', join(dir, 'db', 'loop'));
+    symlinkSync('db', join(dir, 'alias'));
+    const once = [join(dir, 'db', '001_a.sql'), join(dir, 'db', '003_b.sql')];
+    expect(await resolveInitFiles({ init: ['db/*.sql'], workDir: dir })).toEqual(once);
+    expect(await resolveInitFiles({ init: ['db/**/*.sql'], workDir: dir })).toEqual(once);
+    expect(await resolveInitFiles({ init: ['db/*.sql', 'alias/*.sql', 'alias/002_link.sql'], workDir: dir })).toEqual(once);
+    expect(await resolveInitFiles({ init: ['**/*.sql'], workDir: dir })).toHaveLength(2);
+  });
+
+  it('a statement that cannot run in a transaction names the no-transaction marker line to add', () => {
+    const text = 'CREATE TABLE t (x int);\nVACUUM t;';
+    const error = { message: 'VACUUM cannot run inside a transaction block', code: '25001', severity: 'ERROR' };
+    const e = initFileError('db/v.sql', text, error, 24);
+    expect(e.input).toBe('init');
+    expect(e.problem).toBe('db/v.sql:2:1: ERROR: VACUUM cannot run inside a transaction block (SQLSTATE 25001)');
+    expect(e.fix).toMatch(/^Add the line "-- pg-tmpfs: no-transaction" to db\/v\.sql/);
+    // With the marker already there (an explicit BEGIN around it), the SQL is at fault.
+    expect(initFileError('db/v.sql', text, error, 24, { marker: true }).fix).toMatch(/^Fix the SQL/);
+  });
+
+  it('a full data directory names tmpfs-size and its fix', () => {
+    const error = { message: 'could not extend file "base/5/16384": No space left on device', code: '53100', severity: 'ERROR' };
+    const e = initFileError('db/big.sql', 'INSERT INTO t SELECT 1;', error, 0, { tmpfsSize: '64m' });
+    expect(e.input).toBe('tmpfs-size');
+    expect(e.problem).toMatch(
+      /^db\/big\.sql:1:1: ERROR: could not extend file .* \(SQLSTATE 53100\); .*full \(tmpfs-size 64m\)$/,
+    );
+    expect(e.fix).toMatch(/^Raise tmpfs-size above 64m/);
+    expect(e.location).toEqual({ file: 'db/big.sql', line: 1, column: 1 });
   });
 });
