@@ -17,6 +17,7 @@ import type { Config } from './inputs.js';
 import { throwIfInterrupted } from './interrupt.js';
 import type { Logger } from './log.js';
 import { RUN_ENV, run, tail } from './proc.js';
+import { endMarkedProcesses, processesWithEnv } from './orphans.js';
 import { openClient } from './readiness.js';
 import type { Server } from './server.js';
 
@@ -374,6 +375,9 @@ function connect(connection: ConnectionInfo, database: string, timeoutMs: number
  * Its environment also holds RUN_ENV=`runToken` (the server's run token), which what it starts
  * inherits: a command left running by a killed start, and anything it left running, is found by
  * it and ended when the server is removed (orphans.ts).
+ * It is done when `sh` exits: what it left running (`sleep 300 &`, a daemon) would otherwise hold
+ * its output, and the step, until init-timeout. Those processes are ended then (its process group,
+ * and what carries RUN_ENV=`runToken`), with a warning naming init-command.
  * @throws InputError (init-command) when it exits non-zero or times out, with the tail of its
  *   output; Error when `sh` cannot be started
  */
@@ -393,9 +397,18 @@ export async function runInitCommand(config: Config, connection: ConnectionInfo,
     // libpq variables that would send the command elsewhere than the server just started.
     unsetEnv: ['PGHOSTADDR', 'PGSERVICE', 'PGSERVICEFILE', 'PGOPTIONS', 'PGSSLMODE', 'PGPASSFILE', 'PGREQUIRESSL'],
     onOutput: (chunk, stream) => flush(stream, chunk),
+    endGroupOnExit: true,
   });
   flush('stdout', '', true);
   flush('stderr', '', true);
+  // What left the process group (setsid, a daemon) still carries the run's token.
+  const escaped = runToken ? processesWithEnv(RUN_ENV, runToken).length : 0;
+  if (escaped > 0) for (const problem of await endMarkedProcesses(runToken)) log.warning(problem);
+  if (result.leftovers + escaped > 0) {
+    log.warning(
+      `init-command: ${result.leftovers + escaped} process${result.leftovers + escaped > 1 ? 'es' : ''} it started still ran when it exited (e.g. a command ending in &); they were ended. Wait for them in the command (wait), or start what the tests need in a step of its own`,
+    );
+  }
   if (result.code !== 0) {
     throw new InputError(
       'init-command',

@@ -427,6 +427,60 @@ describe('hostile CLI input and faults fail with the input named and leave nothi
 });
 
 describe('second sweep (#26): init-command, the check after init, database', () => {
+  /** PIDs of live processes whose command line is `argv` exactly (zombies excluded). */
+  const processesRunning = (...argv: string[]): number[] =>
+    readdirSync('/proc')
+      .filter((n) => /^\d+$/.test(n))
+      .filter((n) => {
+        try {
+          const stat = readFileSync(`/proc/${n}/stat`, 'utf8');
+          if (/^\S+ \(.*\) [ZX] /.test(stat)) return false;
+          return readFileSync(`/proc/${n}/cmdline`, 'utf8') === `${argv.join('\0')}\0`;
+        } catch {
+          return false;
+        }
+      })
+      .map(Number);
+
+  /**
+   * `up` with an init command that leaves processes behind: it passes once the command exits (it
+   * waited out init-timeout before, then failed on it), says so in a warning naming init-command,
+   * and nothing the command started runs any more. `down` then leaves nothing.
+   */
+  describe.each(MODES)('an init command that leaves processes running, $mode mode', ({ args }) => {
+    it.each([
+      { title: 'a background job (sleep &)', command: 'sleep 3071 & echo forked', argv: ['sleep', '3071'] },
+      { title: 'a daemon in its own session (setsid)', command: 'setsid sleep 3072 & echo forked', argv: ['sleep', '3072'] },
+      {
+        title: 'a background job that ignores SIGTERM',
+        command: "(trap '' TERM; exec sleep 3073) & echo forked",
+        argv: ['sleep', '3073'],
+      },
+    ])(
+      '$title',
+      async ({ command, argv }) => {
+        const dir = mkdtempSync(join(tmpdir(), 'pg-tmpfs-hostile-'));
+        const env = { PG_TMPFS_STATE_DIR: join(dir, 'state') };
+        const snap = leftoverSnapshot();
+        try {
+          const r = await cli(['up', '--name', NAME, ...args, '--init-command', command, '--init-timeout', '30'], env);
+          expect(r.code, r.stderr).toBe(0);
+          expect(r.stderr).toMatch(/^forked$/m);
+          expect(r.stderr).toMatch(/^warning: init-command: 1 process it started still ran when it exited .*they were ended/m);
+          expect(processesRunning(...argv)).toEqual([]);
+          const down = await cli(['down', '--name', NAME], env);
+          expect(down.code, down.stderr).toBe(0);
+          expect(snap.added()).toEqual([]);
+        } finally {
+          await cli(['down', '--name', NAME], env);
+          for (const pid of processesRunning(...argv)) process.kill(pid, 'SIGKILL');
+          rmSync(dir, { recursive: true, force: true });
+        }
+      },
+      90_000,
+    );
+  });
+
   describe.each(MODES)('database input, $mode mode', ({ args }) => {
     // Docker waited out wait-timeout on "not currently accepting connections"; native said
     // "already exists", naming no input.
