@@ -20,6 +20,7 @@ import { RUN_ENV, run, tail } from './proc.js';
 import { endMarkedProcesses, processesWithEnv } from './orphans.js';
 import { openClient } from './readiness.js';
 import type { Server } from './server.js';
+import { brokenByInit } from './verify.js';
 
 /** What provisioning did; part of the Server record (the outputs `databases`, `template-database`). */
 export interface Provisioned {
@@ -370,6 +371,23 @@ function connect(connection: ConnectionInfo, database: string, timeoutMs: number
 }
 
 /**
+ * Checks that the connection the outputs give still works after `input` ran: a new session as
+ * the user, with the password, on the database of the outputs, and a query answered.
+ * @throws InputError naming `input` and what broke (verify.ts brokenByInit)
+ */
+export async function checkAfterInit(connection: ConnectionInfo, input: 'init' | 'init-command'): Promise<void> {
+  let client: pg.Client | null = null;
+  try {
+    client = await openClient(connection, { connectTimeoutMs: 10_000, queryTimeoutMs: 10_000 });
+    await client.query('SELECT 1');
+  } catch (error) {
+    throw brokenByInit(input, connection, error);
+  } finally {
+    await client?.end().catch(() => undefined);
+  }
+}
+
+/**
  * Runs the init command once: `sh -c COMMAND` in `config.workDir`, with DATABASE_URL and PG* of
  * the server set, its output streamed into the log, killed after `config.initTimeoutMs`.
  * Its environment also holds RUN_ENV=`runToken` (the server's run token), which what it starts
@@ -426,10 +444,11 @@ export async function runInitCommand(config: Config, connection: ConnectionInfo,
  * Makes the server ready for the tests (`files`: loadInitFiles, read before the start), in this order: the `databases` (empty, from template1),
  * the `extensions` (in `database` and each of them), the `init` files (in `database`), the
  * `init-command`, then the template mark (other sessions on `database` are ended, since CREATE
- * DATABASE … TEMPLATE refuses a template with sessions; manual: "Template Databases").
+ * DATABASE … TEMPLATE refuses a template with sessions; manual: "Template Databases"). After the
+ * init files, and after the init command, the connection the outputs give is checked (checkAfterInit).
  * @returns what was done (the server is left running)
  * @throws InputError naming the input at fault (init: file:line:column; init-timeout;
- *   init-command: its exit; extensions: what is missing or refused; databases: a refused CREATE);
+ *   init-command: its exit; init or init-command: the outputs' connection no longer works; extensions: what is missing or refused; databases: a refused CREATE);
  *   InterruptedError after a signal; connection errors as node-postgres gives them. The caller
  *   removes the server
  */
@@ -476,12 +495,15 @@ export async function provision(server: Server, config: Config, log: Logger, fil
           log.info(`${file.label}: ${Math.round(performance.now() - f0)} ms`);
         }
       });
+      // Its session is not the tests': a changed password or role shows only in a new one.
+      await checkAfterInit(server.connection, 'init');
     }
     if (config.initCommand) {
       throwIfInterrupted();
       await log.group(`Init command: ${config.initCommand.split('\n')[0]}`, () =>
         runInitCommand(config, server.connection, log, server.token),
       );
+      await checkAfterInit(server.connection, 'init-command');
     }
     if (config.template) {
       throwIfInterrupted();

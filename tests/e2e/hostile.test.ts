@@ -481,6 +481,37 @@ describe('second sweep (#26): init-command, the check after init, database', () 
     );
   });
 
+  /** Writes `<dir>/<name>` with `text`. */
+  const file =
+    (name: string, text: string) =>
+    (c: Case): void =>
+      writeFileSync(join(c.dir, name), text);
+  /** A script that has the postmaster stop (fast shutdown) from SQL: its backend signals its parent. */
+  const STOP_SERVER = `psql -c "COPY (SELECT 1) TO PROGRAM 'kill -INT \\$(cut -d\\" \\" -f4 /proc/\\$PPID/stat)'" || true\n`;
+
+  // `up` passed (exit 0) and handed out a connection that no longer worked.
+  describe.each(MODES)('init that breaks the connection the outputs give, $mode mode', ({ args }) => {
+    it.each<Row>([
+      {
+        title: "an init file changes the superuser's password",
+        argv: ['--password', 'first-secret', '--init', '{dir}/pw.sql'],
+        setup: file('pw.sql', "ALTER USER postgres PASSWORD 'changed';\n"),
+        input: 'error: --init: after the init files ran, user "postgres" can no longer log in with the password the outputs give',
+      },
+      {
+        title: 'the init command drops the database',
+        argv: ['--database', 'app', '--init-command', `psql -d postgres -c 'DROP DATABASE app WITH (FORCE)'`],
+        input: 'error: --init-command: after the init command ran, database "app" (the database input) no longer exists',
+      },
+      {
+        title: 'the init command stops the server',
+        argv: ['--init-command', 'sh {dir}/stop.sh'],
+        setup: file('stop.sh', STOP_SERVER),
+        input: 'error: --init-command: after the init command ran, the server no longer answers',
+      },
+    ])('$title', (row) => runRow(row, args), 60_000);
+  });
+
   describe.each(MODES)('database input, $mode mode', ({ args }) => {
     // Docker waited out wait-timeout on "not currently accepting connections"; native said
     // "already exists", naming no input.
