@@ -39,6 +39,38 @@ export function connectionEnv(c: ConnectionInfo): Record<string, string> {
   };
 }
 
+/**
+ * The forms a secret takes when a program percent-encodes it, as the outputs do (DATABASE_URL,
+ * connection-uri, databases: encodeURIComponent) and as common libraries do: RFC 3986 strict
+ * (Python's quote with safe='', .NET's Uri.EscapeDataString), Python's quote (keeps `/`),
+ * quote_plus and urlencode (space as `+`), the HTML form encoding (URLSearchParams, Ruby's
+ * CGI.escape: keeps `*`, encodes `~`), each with upper- and lower-case hex (.NET's
+ * HttpUtility.UrlEncode writes lower case), and the JSON string escape. A log masks each given
+ * form, so all are masked.
+ * @returns the distinct forms, `secret` itself first
+ */
+export function secretForms(secret: string): string[] {
+  const bytes = (c: string) =>
+    [...Buffer.from(c, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+  /** Percent-encodes every character but those `keep` matches; a space as `space`. */
+  const encode = (keep: RegExp, space: string) =>
+    Array.from(secret)
+      .map((c) => (c === ' ' ? space : keep.test(c) ? c : bytes(c)))
+      .join('');
+  const unreserved = /^[A-Za-z0-9_.~-]$/;
+  const forms = [
+    secret,
+    encodeURIComponent(secret),
+    encode(unreserved, '%20'),
+    encode(unreserved, '+'),
+    encode(/^[A-Za-z0-9_.~/-]$/, '%20'),
+    encode(/^[A-Za-z0-9_.*-]$/, '+'),
+    JSON.stringify(secret).slice(1, -1),
+  ];
+  const lower = forms.map((f) => f.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()));
+  return [...new Set([...forms, ...lower])];
+}
+
 /** Whether an address is a loopback one (127.0.0.0/8, ::1, localhost). */
 export function isLoopback(address: string): boolean {
   return /^127\./.test(address) || address === '::1' || address === 'localhost';

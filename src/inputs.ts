@@ -177,6 +177,24 @@ function size(input: InputName, raw: string): string {
 
 /** Databases every cluster has (manual: "Template Databases"); `databases` cannot name them. */
 const BUILT_IN_DATABASES = ['postgres', 'template0', 'template1'];
+/**
+ * The `database` input: a name (identifier), not template0 or template1. template0 accepts no
+ * connections (Docker's entrypoint then waits out wait-timeout on "not currently accepting
+ * connections"), and both exist already (native CREATE DATABASE fails); `postgres` is the default.
+ * @throws InputError (database) naming the fix
+ */
+function targetDatabase(raw: string): string {
+  const name = identifier('database', raw);
+  if (name === 'template0' || name === 'template1') {
+    throw new InputError(
+      'database',
+      `"${name}" is a built-in template database${name === 'template0' ? ' that accepts no connections' : ''}; the tests' database must be one of their own`,
+      'Leave the input out for "postgres", or give your own name, e.g. app',
+    );
+  }
+  return name;
+}
+
 /** An extension name as CREATE EXTENSION takes it (contrib has `uuid-ossp`). */
 const EXTENSION = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 
@@ -293,7 +311,7 @@ export function parseInputs(get: (name: InputName) => string): Config {
       }
       return p;
     })(),
-    database: identifier('database', raw('database')),
+    database: targetDatabase(raw('database')),
     tmpfsSize: raw('tmpfs-size') === '' ? null : size('tmpfs-size', raw('tmpfs-size')),
     shmSize: size('shm-size', raw('shm-size')),
     settings: parseSettings(get('settings')),
@@ -303,7 +321,7 @@ export function parseInputs(get: (name: InputName) => string): Config {
     locale,
     cacheDir: raw('cache-dir'),
     wait: boolean('wait', raw('wait')),
-    ...provisionInputs(raw, identifier('database', raw('database'))),
+    ...provisionInputs(raw, targetDatabase(raw('database'))),
   };
 }
 

@@ -4,7 +4,7 @@
  * The Docker engine wrapper, native mode's helpers and the benchmark all use it.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
 /**
@@ -85,6 +85,36 @@ export function procStat(pid: number): { state: string; ppid: number; pgid: numb
 /** After the deadline killed a program, how long run() waits for its pipes to close: 2000 ms. */
 const CLOSE_GRACE_MS = 2000;
 
+/**
+ * The live processes (zombies excluded) of process group `pgid`. On Linux from /proc; elsewhere
+ * `[pgid]` when signal 0 reaches any member of the group (zombies included), else [].
+ * @returns their PIDs
+ */
+export function groupMembers(pgid: number): number[] {
+  if (!(pgid > 1)) return [];
+  if (process.platform !== 'linux') {
+    try {
+      process.kill(-pgid, 0);
+      return [pgid];
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'EPERM' ? [pgid] : [];
+    }
+  }
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => /^\d+$/.test(n))
+    .map(Number)
+    .filter((pid) => {
+      const stat = procStat(pid);
+      return stat !== null && stat.pgid === pgid && stat.state !== 'Z' && stat.state !== 'X';
+    });
+}
+
 /** What a finished program left. */
 export interface ProcResult {
   /** Exit code; null when killed by a signal (e.g. the time limit). */
@@ -95,6 +125,11 @@ export interface ProcResult {
   ms: number;
   /** True when the time limit killed it. */
   timedOut: boolean;
+  /**
+   * With ProcOptions.endGroupOnExit: how many processes of its process group still ran when the
+   * program exited (they were ended); else 0.
+   */
+  leftovers: number;
 }
 
 /** Options for run(). */
@@ -126,6 +161,14 @@ export interface ProcOptions {
    * exits cleanly.
    */
   stopLeaderOnly?: boolean;
+  /**
+   * Done when the program itself exits, not when its output closes: what it left running in its
+   * process group (a command ending in `&`) holds the output open and would keep run() waiting
+   * until the deadline. Those processes get SIGTERM, and SIGKILL after CLOSE_GRACE_MS (ms); their
+   * number is ProcResult.leftovers. Output a process outside the group still holds (a daemon that
+   * called setsid) is no longer read CLOSE_GRACE_MS after that. For the init command.
+   */
+  endGroupOnExit?: boolean;
 }
 
 /**
@@ -166,6 +209,7 @@ export function run(program: string, args: readonly string[], options: ProcOptio
     let stdout = '';
     let stderr = '';
     let timedOut = false;
+    let leftovers = 0;
     if (options.input !== undefined) child.stdin?.end(options.input);
     child.stdout?.setEncoding('utf8').on('data', (d: string) => {
       stdout += d;
@@ -175,6 +219,14 @@ export function run(program: string, args: readonly string[], options: ProcOptio
       stderr += d;
       options.onOutput?.(d, 'stderr');
     });
+    /** Stops waiting for the output (a child may hold it) CLOSE_GRACE_MS from now. */
+    const stopReading = (code: number | null): void => {
+      setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        finish(code);
+      }, CLOSE_GRACE_MS).unref();
+    };
     const timer = setTimeout(() => {
       timedOut = true;
       try {
@@ -183,6 +235,9 @@ export function run(program: string, args: readonly string[], options: ProcOptio
       } catch {
         child.kill('SIGKILL');
       }
+      // The program exited before its deadline, and a process outside its group (setsid) still
+      // holds the output: no 'exit' is to come, so the deadline ends the wait here.
+      if (child.exitCode !== null || child.signalCode !== null) stopReading(child.exitCode);
     }, options.timeoutMs);
     let settled = false;
     const finish = (code: number | null): void => {
@@ -190,7 +245,7 @@ export function run(program: string, args: readonly string[], options: ProcOptio
       settled = true;
       clearTimeout(timer);
       if (child.pid) active.delete(child.pid);
-      resolve({ code, stdout, stderr, ms: performance.now() - t0, timedOut });
+      resolve({ code, stdout, stderr, ms: performance.now() - t0, timedOut, leftovers });
     };
     child.on('error', (error) => {
       clearTimeout(timer);
@@ -202,13 +257,26 @@ export function run(program: string, args: readonly string[], options: ProcOptio
     // after the program alone was killed, a daemon in another process group): once the deadline
     // has killed the program, its exit ends the wait after CLOSE_GRACE_MS at the latest.
     child.on('exit', (code) => {
-      if (!timedOut) return;
-      setTimeout(() => {
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-        finish(code);
-      }, CLOSE_GRACE_MS).unref();
+      if (timedOut) stopReading(code);
+      else if (options.endGroupOnExit && child.pid) void endGroup(child.pid).then(() => stopReading(code));
     });
+    /** Ends what the program left in its process group (endGroupOnExit). */
+    const endGroup = async (pgid: number): Promise<void> => {
+      const left = groupMembers(pgid);
+      if (left.length === 0 || timedOut) return;
+      leftovers = left.length;
+      const signal = (sig: NodeJS.Signals): void => {
+        try {
+          process.kill(-pgid, sig);
+        } catch {
+          // the group is gone
+        }
+      };
+      signal('SIGTERM');
+      const deadline = Date.now() + CLOSE_GRACE_MS;
+      while (groupMembers(pgid).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      if (groupMembers(pgid).length > 0) signal('SIGKILL');
+    };
     child.on('close', (code) => finish(code));
   });
 }

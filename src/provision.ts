@@ -18,8 +18,10 @@ import type { Config } from './inputs.js';
 import { throwIfInterrupted } from './interrupt.js';
 import type { Logger } from './log.js';
 import { RUN_ENV, run, tail } from './proc.js';
+import { endMarkedProcesses, processesWithEnv } from './orphans.js';
 import { openClient } from './readiness.js';
 import type { Server } from './server.js';
+import { brokenByInit } from './verify.js';
 
 /** What provisioning did; part of the Server record (the outputs `databases`, `template-database`). */
 export interface Provisioned {
@@ -521,11 +523,31 @@ function connect(connection: ConnectionInfo, database: string, timeoutMs: number
 }
 
 /**
+ * Checks that the connection the outputs give still works after `input` ran: a new session as
+ * the user, with the password, on the database of the outputs, and a query answered.
+ * @throws InputError naming `input` and what broke (verify.ts brokenByInit)
+ */
+export async function checkAfterInit(connection: ConnectionInfo, input: 'init' | 'init-command'): Promise<void> {
+  let client: pg.Client | null = null;
+  try {
+    client = await openClient(connection, { connectTimeoutMs: 10_000, queryTimeoutMs: 10_000 });
+    await client.query('SELECT 1');
+  } catch (error) {
+    throw brokenByInit(input, connection, error);
+  } finally {
+    await client?.end().catch(() => undefined);
+  }
+}
+
+/**
  * Runs the init command once: `sh -c COMMAND` in `config.workDir`, with DATABASE_URL and PG* of
  * the server set, its output streamed into the log, killed after `config.initTimeoutMs`.
  * Its environment also holds RUN_ENV=`runToken` (the server's run token), which what it starts
  * inherits: a command left running by a killed start, and anything it left running, is found by
  * it and ended when the server is removed (orphans.ts).
+ * It is done when `sh` exits: what it left running (`sleep 300 &`, a daemon) would otherwise hold
+ * its output, and the step, until init-timeout. Those processes are ended then (its process group,
+ * and what carries RUN_ENV=`runToken`), with a warning naming init-command.
  * @throws InputError (init-command) when it exits non-zero or times out, with the tail of its
  *   output; Error when `sh` cannot be started
  */
@@ -545,9 +567,18 @@ export async function runInitCommand(config: Config, connection: ConnectionInfo,
     // libpq variables that would send the command elsewhere than the server just started.
     unsetEnv: ['PGHOSTADDR', 'PGSERVICE', 'PGSERVICEFILE', 'PGOPTIONS', 'PGSSLMODE', 'PGPASSFILE', 'PGREQUIRESSL'],
     onOutput: (chunk, stream) => flush(stream, chunk),
+    endGroupOnExit: true,
   });
   flush('stdout', '', true);
   flush('stderr', '', true);
+  // What left the process group (setsid, a daemon) still carries the run's token.
+  const escaped = runToken ? processesWithEnv(RUN_ENV, runToken).length : 0;
+  if (escaped > 0) for (const problem of await endMarkedProcesses(runToken)) log.warning(problem);
+  if (result.leftovers + escaped > 0) {
+    log.warning(
+      `init-command: ${result.leftovers + escaped} process${result.leftovers + escaped > 1 ? 'es' : ''} it started still ran when it exited (e.g. a command ending in &); they were ended. Wait for them in the command (wait), or start what the tests need in a step of its own`,
+    );
+  }
   if (result.code !== 0) {
     throw new InputError(
       'init-command',
@@ -565,10 +596,11 @@ export async function runInitCommand(config: Config, connection: ConnectionInfo,
  * Makes the server ready for the tests (`files`: loadInitFiles, read before the start), in this order: the `databases` (empty, from template1),
  * the `extensions` (in `database` and each of them), the `init` files (in `database`), the
  * `init-command`, then the template mark (other sessions on `database` are ended, since CREATE
- * DATABASE … TEMPLATE refuses a template with sessions; manual: "Template Databases").
+ * DATABASE … TEMPLATE refuses a template with sessions; manual: "Template Databases"). After the
+ * init files, and after the init command, the connection the outputs give is checked (checkAfterInit).
  * @returns what was done (the server is left running)
  * @throws InputError naming the input at fault (init: file:line:column; init-timeout;
- *   init-command: its exit; extensions: what is missing or refused; databases: a refused CREATE);
+ *   init-command: its exit; init or init-command: the outputs' connection no longer works; extensions: what is missing or refused; databases: a refused CREATE);
  *   InterruptedError after a signal; connection errors as node-postgres gives them. The caller
  *   removes the server
  */
@@ -619,12 +651,15 @@ export async function provision(server: Server, config: Config, log: Logger, fil
           log.info(`${file.label}: ${Math.round(performance.now() - f0)} ms`);
         }
       });
+      // Its session is not the tests': a changed password or role shows only in a new one.
+      await checkAfterInit(server.connection, 'init');
     }
     if (config.initCommand) {
       throwIfInterrupted();
       await log.group(`Init command: ${config.initCommand.split('\n')[0]}`, () =>
         runInitCommand(config, server.connection, log, server.token),
       );
+      await checkAfterInit(server.connection, 'init-command');
     }
     if (config.template) {
       throwIfInterrupted();

@@ -4,7 +4,8 @@
  * reports it (verifyServer); the comparisons themselves are pure functions below.
  */
 import type pg from 'pg';
-import { SetupError } from './errors.js';
+import type { ConnectionInfo } from './connection.js';
+import { InputError, SetupError } from './errors.js';
 import type { Setting } from './profile.js';
 
 /** A row of pg_settings (manual: "pg_settings"). */
@@ -211,4 +212,45 @@ export async function verifyServer(
     );
   }
   return { settings, dataDirectory, filesystem };
+}
+
+/**
+ * Why the connection the outputs give fails after `input` ran (an init file, or the init command,
+ * broke what the tests will connect with), from the error node-postgres gave: the password or
+ * role changed (SQLSTATE 28P01, 28000), the database gone (3D000) or refusing connections
+ * (55000), the server stopped or restarting (a refused or reset connection, 57P01-57P03).
+ * @param error what connecting (and a first query) threw
+ * @returns the error naming `input`, what broke and the fix
+ */
+export function brokenByInit(input: 'init' | 'init-command', c: ConnectionInfo, error: unknown): InputError {
+  const e = error as { code?: string; message?: string };
+  const message = `${e.message ?? String(error)}${e.code ? ` (${e.code})` : ''}`;
+  const after = input === 'init' ? 'after the init files ran' : 'after the init command ran';
+  const removed = '(the server was removed)';
+  if (e.code === '28P01' || e.code === '28000') {
+    return new InputError(
+      input,
+      `${after}, user "${c.user}" can no longer log in with the password the outputs give: ${message}`,
+      `Leave that user and its password as they are (set them with the user and password inputs) ${removed}`,
+    );
+  }
+  if (e.code === '3D000' || e.code === '55000') {
+    return new InputError(
+      input,
+      `${after}, database "${c.database}" (the database input) ${e.code === '3D000' ? 'no longer exists' : 'refuses connections'}: ${message}`,
+      `Leave that database in place: the tests connect to it (create others with the databases input) ${removed}`,
+    );
+  }
+  const stopped =
+    ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', '57P01', '57P02', '57P03'].includes(e.code ?? '') ||
+    /Connection terminated|timeout/i.test(e.message ?? '');
+  return new InputError(
+    input,
+    stopped
+      ? `${after}, the server no longer answers at ${c.host}:${c.port}: ${message}; it was stopped or is restarting`
+      : `${after}, the connection the outputs give fails: ${message}`,
+    stopped
+      ? `Leave the server running (pg-tmpfs stops it at the end; restart it from init only with the same settings, and wait for it) ${removed}`
+      : `Leave the server, its user, password and database as the outputs give them ${removed}`,
+  );
 }

@@ -2,6 +2,7 @@
  * The action's main step: parse inputs, start PostgreSQL, publish the connection.
  */
 import * as core from '@actions/core';
+import { secretForms } from '../connection.js';
 import { DEFAULTS, parseInputs, type InputName } from '../inputs.js';
 import { cleanupOnInterrupt } from '../interrupt.js';
 import { start, stop } from '../lifecycle.js';
@@ -23,8 +24,7 @@ export async function run(): Promise<Server | Launched | null> {
   try {
     const config = parseInputs((name: InputName) => core.getInput(name));
     if (config.password !== DEFAULTS.password) {
-      core.setSecret(config.password);
-      core.setSecret(encodeURIComponent(config.password));
+      for (const form of secretForms(config.password)) core.setSecret(form);
     }
     if (!config.wait) return await launchInBackground(config, startedAtMs);
     let handle: ServerHandle | null = null;

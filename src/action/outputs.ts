@@ -2,7 +2,7 @@
  * Publishing a started server: step outputs, exported environment, the job summary.
  */
 import * as core from '@actions/core';
-import { connectionEnv, connectionUri } from '../connection.js';
+import { connectionEnv, connectionUri, secretForms } from '../connection.js';
 import { DEFAULTS } from '../inputs.js';
 import type { Server } from '../server.js';
 import { VERSION } from '../version.js';
@@ -35,13 +35,12 @@ export function outputsOf(s: Server): Record<string, string> {
 
 /**
  * Sets the step outputs and, when `exportEnv`, DATABASE_URL and PG* for later steps.
- * The password (and so the URI holding it) is masked in logs first.
+ * The password (and so the URI holding it) is masked in logs first, in every encoded form (secretForms).
  */
 export function publish(s: Server, exportEnv: boolean): void {
   // The default password is no secret, and masking "postgres" would garble every path in the log.
   if (s.connection.password !== DEFAULTS.password) {
-    core.setSecret(s.connection.password);
-    core.setSecret(encodeURIComponent(s.connection.password));
+    for (const form of secretForms(s.connection.password)) core.setSecret(form);
   }
   for (const [name, value] of Object.entries(outputsOf(s))) core.setOutput(name, value);
   if (exportEnv) {

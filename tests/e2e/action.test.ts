@@ -73,6 +73,11 @@ describe('action through act', () => {
     showLines(r.log, /e2e-check|initdb cache|Answered a query/);
     expect(r.status, r.log.slice(-6000)).toBe(0);
     expect(r.log).toContain('e2e-check native: ok');
+    // The init command printed the password as quote_plus, quote and in DATABASE_URL: all masked (#26).
+    expect(r.log).toMatch(/init-command forms: \*\*\* \*\*\* postgresql:\/\/app_user:\*\*\*@/);
+    for (const form of ['p@ss:w/rd?#%&= x', 'p%40ss%3Aw%2Frd%3F%23%25%26%3D+x', 'p%40ss%3Aw/rd%3F%23%25%26%3D%20x']) {
+      expect(r.log).not.toContain(form);
+    }
     expect(r.log).toMatch(/initdb cache miss: ran initdb --nosync/);
     expect(r.log).toMatch(/initdb cache hit:/);
     expect(r.log.match(/Stopped PostgreSQL \(pid \d+\) and removed/g)).toHaveLength(2);

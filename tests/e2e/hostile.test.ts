@@ -587,4 +587,98 @@ describe('second sweep (#26): init files', () => {
     },
     90_000,
   );
+describe('second sweep (#26): init-command, the check after init, database', () => {
+  /** PIDs of live processes whose command line is `argv` exactly (zombies excluded). */
+  const processesRunning = (...argv: string[]): number[] =>
+    readdirSync('/proc')
+      .filter((n) => /^\d+$/.test(n))
+      .filter((n) => {
+        try {
+          const stat = readFileSync(`/proc/${n}/stat`, 'utf8');
+          if (/^\S+ \(.*\) [ZX] /.test(stat)) return false;
+          return readFileSync(`/proc/${n}/cmdline`, 'utf8') === `${argv.join('\0')}\0`;
+        } catch {
+          return false;
+        }
+      })
+      .map(Number);
+
+  /**
+   * `up` with an init command that leaves processes behind: it passes once the command exits (it
+   * waited out init-timeout before, then failed on it), says so in a warning naming init-command,
+   * and nothing the command started runs any more. `down` then leaves nothing.
+   */
+  describe.each(MODES)('an init command that leaves processes running, $mode mode', ({ args }) => {
+    it.each([
+      { title: 'a background job (sleep &)', command: 'sleep 3071 & echo forked', argv: ['sleep', '3071'] },
+      { title: 'a daemon in its own session (setsid)', command: 'setsid sleep 3072 & echo forked', argv: ['sleep', '3072'] },
+      {
+        title: 'a background job that ignores SIGTERM',
+        command: "(trap '' TERM; exec sleep 3073) & echo forked",
+        argv: ['sleep', '3073'],
+      },
+    ])(
+      '$title',
+      async ({ command, argv }) => {
+        const dir = mkdtempSync(join(tmpdir(), 'pg-tmpfs-hostile-'));
+        const env = { PG_TMPFS_STATE_DIR: join(dir, 'state') };
+        const snap = leftoverSnapshot();
+        try {
+          const r = await cli(['up', '--name', NAME, ...args, '--init-command', command, '--init-timeout', '30'], env);
+          expect(r.code, r.stderr).toBe(0);
+          expect(r.stderr).toMatch(/^forked$/m);
+          expect(r.stderr).toMatch(/^warning: init-command: 1 process it started still ran when it exited .*they were ended/m);
+          expect(processesRunning(...argv)).toEqual([]);
+          const down = await cli(['down', '--name', NAME], env);
+          expect(down.code, down.stderr).toBe(0);
+          expect(snap.added()).toEqual([]);
+        } finally {
+          await cli(['down', '--name', NAME], env);
+          for (const pid of processesRunning(...argv)) process.kill(pid, 'SIGKILL');
+          rmSync(dir, { recursive: true, force: true });
+        }
+      },
+      90_000,
+    );
+  });
+
+  /** Writes `<dir>/<name>` with `text`. */
+  const file =
+    (name: string, text: string) =>
+    (c: Case): void =>
+      writeFileSync(join(c.dir, name), text);
+  /** A script that has the postmaster stop (fast shutdown) from SQL: its backend signals its parent. */
+  const STOP_SERVER = `psql -c "COPY (SELECT 1) TO PROGRAM 'kill -INT \\$(cut -d\\" \\" -f4 /proc/\\$PPID/stat)'" || true\n`;
+
+  // `up` passed (exit 0) and handed out a connection that no longer worked.
+  describe.each(MODES)('init that breaks the connection the outputs give, $mode mode', ({ args }) => {
+    it.each<Row>([
+      {
+        title: "an init file changes the superuser's password",
+        argv: ['--password', 'first-secret', '--init', '{dir}/pw.sql'],
+        setup: file('pw.sql', "ALTER USER postgres PASSWORD 'changed';\n"),
+        input: 'error: --init: after the init files ran, user "postgres" can no longer log in with the password the outputs give',
+      },
+      {
+        title: 'the init command drops the database',
+        argv: ['--database', 'app', '--init-command', `psql -d postgres -c 'DROP DATABASE app WITH (FORCE)'`],
+        input: 'error: --init-command: after the init command ran, database "app" (the database input) no longer exists',
+      },
+      {
+        title: 'the init command stops the server',
+        argv: ['--init-command', 'sh {dir}/stop.sh'],
+        setup: file('stop.sh', STOP_SERVER),
+        input: 'error: --init-command: after the init command ran, the server no longer answers',
+      },
+    ])('$title', (row) => runRow(row, args), 60_000);
+  });
+
+  describe.each(MODES)('database input, $mode mode', ({ args }) => {
+    // Docker waited out wait-timeout on "not currently accepting connections"; native said
+    // "already exists", naming no input.
+    it.each<Row>([
+      { title: 'database template0', argv: ['--database', 'template0'], input: '--database' },
+      { title: 'database template1', argv: ['--database', 'template1'], input: '--database' },
+    ])('$title', (row) => runRow(row, args), 60_000);
+  });
 });

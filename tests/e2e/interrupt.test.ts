@@ -1030,3 +1030,125 @@ describe('a state folder that cannot hold records', () => {
     }
   });
 });
+
+/**
+ * #26: an init command orphaned by a SIGKILL (to `up`, or to the background process of
+ * `up --no-wait`) survived `down`: `sh -c …`, its children and a child that daemonized itself
+ * (20 of 20 tries, both modes). The command and what it starts carry PG_TMPFS_RUN=<run token>;
+ * `down`, and the next `up` of the name when no `down` came, end them.
+ */
+describe('init command orphaned by a SIGKILL', () => {
+  /** The command: a child in its own session, a background child, and sh waiting for them. */
+  const command = (n: number): string => `setsid sleep ${30_900 + n} & sleep ${31_900 + n} & echo init-command-running; wait`;
+  /** Live processes (zombies excluded) that are the command or one of its sleeps. */
+  const orphans = (n: number): string[] =>
+    readdirSync('/proc')
+      .filter((p) => /^\d+$/.test(p))
+      .flatMap((p) => {
+        try {
+          if (/^\S+ \(.*\) [ZX] /.test(readFileSync(`/proc/${p}/stat`, 'utf8'))) return [];
+          const argv = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').filter(Boolean);
+          const mine =
+            (argv[0] === 'sleep' && [`${30_900 + n}`, `${31_900 + n}`].includes(argv[1] ?? '')) ||
+            (argv[0] === 'sh' && argv[2] === command(n));
+          return mine ? [`process ${p} ${argv.join(' ')}`] : [];
+        } catch {
+          return [];
+        }
+      });
+
+  /** Waits (10 ms polls, up to 60 s) until `read()` holds `line`. */
+  async function waitForLine(read: () => string, line: RegExp): Promise<void> {
+    for (let i = 0; i < 6000 && !line.test(read()); i++) await sleep(10);
+    expect(read()).toMatch(line);
+  }
+
+  let n = 0;
+  it.each(
+    (['docker', 'native'] as const).flatMap((mode) =>
+      (['up', 'the background process of up --no-wait'] as const).flatMap((target) =>
+        (['down', 'up and down'] as const).map((then) => ({ mode, target, then })),
+      ),
+    ),
+  )(
+    '$mode: SIGKILL to $target while the command runs, then $then',
+    async ({ mode, target, then }) => {
+      n += 1;
+      const name = `orphan${n}`;
+      const state = newStateDir();
+      const args = ['up', ...(mode === 'docker' ? dockerArgs : nativeWarm()), '--name', name, '--init-command', command(n)];
+      const leftovers = snapshot();
+      try {
+        if (target === 'up') {
+          const exit = await runAndKill(
+            CLI,
+            args,
+            cliEnv(state),
+            { kind: 'line', line: /init-command-running/, delay: 100 },
+            'SIGKILL',
+          );
+          expect(exit.killedAt, exit.stderr).not.toBeNull();
+          expect(exit.code).toBe(128 + constants.signals.SIGKILL);
+        } else {
+          const launched = cli([...args, '--no-wait'], state);
+          expect(launched.status, launched.stderr).toBe(0);
+          const record = readRecord(state, name);
+          expect(record?.log).toBeTruthy();
+          await waitForLine(
+            () => (record?.log && existsSync(record.log) ? readFileSync(record.log, 'utf8') : ''),
+            /init-command-running/,
+          );
+          await sleep(100);
+          process.kill(record?.ownerPid ?? 0, 'SIGKILL');
+        }
+        // The command and both its sleeps run on, orphaned.
+        expect(orphans(n)).toHaveLength(3);
+        if (then === 'up and down') {
+          // Its own init command ends (the orphaned one waits for its sleeps for hours).
+          const again = cli([...args.slice(0, -1), 'echo again'], state);
+          expect(again.status, again.stderr).toBe(0);
+          expect(again.stderr).toContain(`Instance "${name}" was left behind (its start was killed): removing it`);
+          expect(orphans(n)).toEqual([]);
+        }
+        const down = cli(['down', '--name', name], state);
+        expect(down.status, down.stderr).toBe(0);
+        expect(orphans(n)).toEqual([]);
+        expect(leftovers.added()).toEqual([]);
+        expect(stateFiles(state)).toEqual([]);
+      } finally {
+        downQuietly(state);
+        for (const p of orphans(n)) process.kill(Number(p.split(' ')[1]), 'SIGKILL');
+        await scrub(`pg-tmpfs-cli-${name}-`, leftovers.added());
+      }
+    },
+    120_000,
+  );
+
+  it.each(['docker', 'native'] as const)(
+    '%s: SIGKILL to the action main step while the command runs, then the post step',
+    async (mode) => {
+      n += 1;
+      const containerName = `pg-tmpfs-itr-orphan${n}`;
+      const { env, stateFile } = newJob({
+        ...(mode === 'docker' ? dockerInputs : nativeInputs),
+        'container-name': containerName,
+        'init-command': command(n),
+      });
+      const leftovers = snapshot();
+      try {
+        const exit = await runAndKill(MAIN, [], env, { kind: 'line', line: /init-command-running/, delay: 100 }, 'SIGKILL');
+        expect(exit.killedAt, exit.stdout).not.toBeNull();
+        expect(orphans(n)).toHaveLength(3);
+        const post = postStep(env, stateFile);
+        expect(post.status, post.stdout + post.stderr).toBe(0);
+        expect(orphans(n)).toEqual([]);
+        expect(leftovers.added()).toEqual([]);
+      } finally {
+        postStep(env, stateFile);
+        for (const p of orphans(n)) process.kill(Number(p.split(' ')[1]), 'SIGKILL');
+        await scrub(containerName, leftovers.added());
+      }
+    },
+    120_000,
+  );
+});

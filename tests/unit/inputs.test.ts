@@ -47,11 +47,20 @@ describe('parseInputs', () => {
     ['user', 'x'.repeat(64), /longer than 63 bytes/],
     ['publish-host', 'example.com', /not an IP address/],
     ['settings', 'fsync', /not name=value/],
+    // #26: template0 accepts no connections (Docker waited out wait-timeout), template1 exists.
+    ['database', 'template0', /built-in template database that accepts no connections/],
+    ['database', 'template1', /built-in template database/],
   ])('rejects %s=%j, naming the input and a fix', (input, value, message) => {
     const error = inputError(() => parse({ [input]: value }));
     expect(error.input).toBe(input);
     expect(error.problem).toMatch(message);
     expect(error.fix.length).toBeGreaterThan(5);
+  });
+
+  it('keeps postgres (the default) and names that only look like a template as database', () => {
+    expect(parse({ database: 'postgres' }).database).toBe('postgres');
+    expect(parse({ database: 'Template0' }).database).toBe('Template0');
+    expect(parse({ database: 'template2' }).database).toBe('template2');
   });
 
   it('reads wait false (background start) in any case', () => {

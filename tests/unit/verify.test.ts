@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { checkSettings, filesystemTypeOf, isRamFilesystem, normalizeRequested, type PgSettingRow } from '../../src/verify.js';
+import {
+  brokenByInit,
+  checkSettings,
+  filesystemTypeOf,
+  isRamFilesystem,
+  normalizeRequested,
+  type PgSettingRow,
+} from '../../src/verify.js';
 
 const row = (name: string, setting: string, vartype: string, unit: string | null = null): PgSettingRow => ({
   name,
@@ -109,5 +116,56 @@ describe('filesystemTypeOf', () => {
       false,
       false,
     ]);
+  });
+});
+
+describe('brokenByInit (#26: init that broke the connection passed)', () => {
+  const c = { host: '127.0.0.1', port: 5433, user: 'postgres', password: 'pw', database: 'app' };
+  it.each<['init' | 'init-command', object, RegExp, RegExp]>([
+    [
+      'init',
+      { code: '28P01', message: 'password authentication failed for user "postgres"' },
+      /user "postgres" can no longer log in/,
+      /password inputs/,
+    ],
+    ['init', { code: '28000', message: 'role "postgres" does not exist' }, /can no longer log in/, /Leave that user/],
+    [
+      'init-command',
+      { code: '3D000', message: 'database "app" does not exist' },
+      /database "app" \(the database input\) no longer exists/,
+      /databases input/,
+    ],
+    [
+      'init-command',
+      { code: '55000', message: 'database "app" is not currently accepting connections' },
+      /refuses connections/,
+      /Leave that database/,
+    ],
+    [
+      'init-command',
+      { code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:5433' },
+      /no longer answers at 127.0.0.1:5433/,
+      /Leave the server running/,
+    ],
+    [
+      'init-command',
+      { code: '57P03', message: 'the database system is shutting down' },
+      /no longer answers/,
+      /Leave the server running/,
+    ],
+    ['init-command', new Error('Connection terminated unexpectedly'), /no longer answers/, /Leave the server running/],
+    [
+      'init',
+      { code: '42501', message: 'permission denied' },
+      /the connection the outputs give fails: permission denied \(42501\)/,
+      /as the outputs give them/,
+    ],
+  ])('%s, %j', (input, error, problem, fix) => {
+    const e = brokenByInit(input, c, error);
+    expect(e.input).toBe(input);
+    expect(e.problem).toMatch(input === 'init' ? /^after the init files ran, / : /^after the init command ran, /);
+    expect(e.problem).toMatch(problem);
+    expect(e.fix).toMatch(fix);
+    expect(e.fix).toMatch(/the server was removed/);
   });
 });
