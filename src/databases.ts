@@ -67,7 +67,9 @@ export interface Clone {
  * @param options.timeoutMs deadline of the connection and each statement, in ms
  * @throws InputError (from) when the template does not exist or has other sessions (CREATE
  *   DATABASE … TEMPLATE refuses then; SQLSTATE 55006) or is longer than 63 bytes (the server
- *   would copy its truncation), (db-name) when the name is taken or too long; other server and connection errors as node-postgres gives them
+ *   would copy its truncation), (db-name) when the name is taken (also when a parallel CREATE
+ *   of that name won: SQLSTATE 23505) or too long; other server and connection errors as
+ *   node-postgres gives them
  */
 export async function cloneDatabase(
   connection: ConnectionInfo,
@@ -113,7 +115,9 @@ export async function cloneDatabase(
           'Give an existing database (the up --template one by default)',
         );
       }
-      if (e.code === '42P04') {
+      // 42P04 duplicate_database; 23505 unique_violation on pg_database_datname_index: another
+      // CREATE DATABASE of that name committed while this one ran (parallel db create).
+      if (e.code === '42P04' || e.code === '23505') {
         throw new InputError(
           'db-name',
           `database ${database} already exists`,
@@ -130,7 +134,10 @@ export async function cloneDatabase(
 }
 
 /**
- * Drops a database, ending its sessions (`WITH (FORCE)`, PostgreSQL 13+).
+ * Drops a database, ending its sessions (`WITH (FORCE)`, PostgreSQL 13+). A template database
+ * (`datistemplate`, e.g. one an init file made with IS_TEMPLATE true) is first made an ordinary
+ * one (ALTER DATABASE … IS_TEMPLATE false), since DROP DATABASE refuses templates: the server is
+ * a throwaway one.
  * @param protect names that must not be dropped (the instance's own database and template)
  * @returns whether it existed
  * @throws SetupError for a built-in or protected database; connection and server errors as
@@ -149,8 +156,11 @@ export async function dropDatabase(
   }
   const client = await maintenance(connection, name, options.timeoutMs);
   try {
-    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    const found = await client.query<{ datistemplate: boolean }>('SELECT datistemplate FROM pg_database WHERE datname = $1', [
+      name,
+    ]);
     if (found.rowCount === 0) return false;
+    if (found.rows[0]?.datistemplate) await client.query(`ALTER DATABASE ${client.escapeIdentifier(name)} IS_TEMPLATE false`);
     const force = (await versionNum(client)) >= 130000 ? ' WITH (FORCE)' : '';
     await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)}${force}`);
     return true;

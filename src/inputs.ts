@@ -207,6 +207,31 @@ export function listItems(raw: string): string[] {
     .filter((item) => item !== '');
 }
 
+/**
+ * The names of the `databases` input (and `--databases`): one per line or separated by commas;
+ * spaces and tabs around a name are dropped; `#` starts a comment line. A name never holds
+ * whitespace: `my db` is refused rather than read as two databases or as one whose URI needs
+ * quoting (the GitLab component's `databases` input splits the same way).
+ * @throws InputError (databases) for a name holding whitespace
+ */
+export function databaseNames(raw: string): string[] {
+  const names = raw
+    .split(/\r?\n/)
+    .filter((line) => !/^\s*#/.test(line))
+    .flatMap((line) => line.split(','))
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+  const spaced = names.find((name) => /\s/.test(name));
+  if (spaced !== undefined) {
+    throw new InputError(
+      'databases',
+      `"${spaced}" holds whitespace: names are separated by commas or line breaks, and a database name here cannot hold spaces`,
+      'Separate several databases with commas (e.g. "a,b") and write each name without spaces',
+    );
+  }
+  return names;
+}
+
 /** The lines of a multi-line input, trimmed; blank lines and `#` comment lines dropped (a path may hold spaces). */
 export function listLines(raw: string): string[] {
   return raw
@@ -335,7 +360,7 @@ function provisionInputs(
   database: string,
 ): Pick<Config, 'init' | 'initCommand' | 'databases' | 'template' | 'extensions' | 'initTimeoutMs' | 'workDir'> {
   const databases: string[] = [];
-  for (const name of listItems(raw('databases'))) {
+  for (const name of databaseNames(raw('databases'))) {
     identifier('databases', name);
     if (name === database || BUILT_IN_DATABASES.includes(name)) {
       throw new InputError(

@@ -4,7 +4,8 @@
  */
 import type { Command } from 'commander';
 import { cloneDatabase, dropDatabase } from '../databases.js';
-import { InputError } from '../errors.js';
+import { InputError, SetupError } from '../errors.js';
+import { describe, isAlive } from '../lifecycle.js';
 import type { Server } from '../server.js';
 import { checkInstanceName, readInstance } from './instances.js';
 import type { Io } from './program.js';
@@ -31,6 +32,24 @@ export function runningServer(name: string): Server {
   );
 }
 
+/**
+ * Runs `fn` against the running server of instance `name`; when it fails with anything but an
+ * input or setup error (ECONNREFUSED, a connection ended), looks whether the server still runs.
+ * @throws InputError (name) when the server is gone: the instance is dead, restart it; else what `fn` throws
+ */
+async function onServer<T>(name: string, server: Server, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof InputError || error instanceof SetupError || (await isAlive(server).catch(() => true))) throw error;
+    throw new InputError(
+      'name',
+      `instance "${name}" is dead: its PostgreSQL (${describe(server)}) no longer runs (${(error as Error).message || String(error)})`,
+      `Restart it: pg-tmpfs down --name ${name}, then pg-tmpfs up --name ${name} with the flags it was started with`,
+    );
+  }
+}
+
 /** Adds `db create` and `db drop` to the program. */
 export function addDbCommands(cli: Command, io: Io): void {
   const db = cli.command('db').description("per-test databases: copies of the instance's template database");
@@ -43,23 +62,29 @@ export function addDbCommands(cli: Command, io: Io): void {
     .action(async (opts: { from?: string; dbName?: string; name: string; json?: boolean }) => {
       const server = runningServer(opts.name);
       const template = opts.from ?? (server.provisioned?.templateDatabase || 'template1');
-      const made = await cloneDatabase(server.connection, {
-        template,
-        name: opts.dbName,
-        tmpfs: server.tmpfs,
-        timeoutMs: DB_TIMEOUT_MS,
-      });
+      const made = await onServer(opts.name, server, () =>
+        cloneDatabase(server.connection, {
+          template,
+          name: opts.dbName,
+          tmpfs: server.tmpfs,
+          timeoutMs: DB_TIMEOUT_MS,
+        }),
+      );
       io.stdout(opts.json ? `${JSON.stringify(made, null, 2)}\n` : `${made.uri}\n`);
     });
   db.command('drop')
-    .description('drop a database made by db create (its sessions are ended)')
+    .description(
+      'drop a database made by db create or init (its sessions are ended; a template is made an ordinary database first)',
+    )
     .argument('<database>', 'the database to drop')
     .option('--name <name>', 'instance name', 'default')
     .option('--json', 'print JSON: database, dropped')
     .action(async (database: string, opts: { name: string; json?: boolean }) => {
       const server = runningServer(opts.name);
       const protect = [server.connection.database, server.provisioned?.templateDatabase ?? ''].filter(Boolean);
-      const dropped = await dropDatabase(server.connection, database, { protect, timeoutMs: DB_TIMEOUT_MS });
+      const dropped = await onServer(opts.name, server, () =>
+        dropDatabase(server.connection, database, { protect, timeoutMs: DB_TIMEOUT_MS }),
+      );
       if (opts.json) io.stdout(`${JSON.stringify({ database, dropped }, null, 2)}\n`);
       else io.stderr(dropped ? `Dropped ${database}.\n` : `No database ${database}.\n`);
     });

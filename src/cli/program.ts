@@ -72,7 +72,7 @@ const UP_FLAGS: Array<[InputName, string]> = [
 /** Flags of `up` that may be repeated; their values join into the input's lines. */
 const LIST_FLAGS: Array<[InputName, string, string]> = [
   ['init', '<file>', 'SQL file or glob run in --database after start, each in one transaction (repeatable)'],
-  ['databases', '<names>', 'more databases to create, comma-separated (repeatable)'],
+  ['databases', '<names>', 'more databases to create, comma-separated (repeatable); a name cannot hold spaces'],
   ['extensions', '<names>', 'extensions to create, comma-separated, e.g. pg_trgm,vector (repeatable)'],
 ];
 

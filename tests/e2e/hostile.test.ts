@@ -12,6 +12,7 @@
 import {
   chmodSync,
   chownSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -25,6 +26,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
 import { killActive } from '../../src/proc.js';
@@ -680,5 +682,102 @@ describe('second sweep (#26): init-command, the check after init, database', () 
       { title: 'database template0', argv: ['--database', 'template0'], input: '--database' },
       { title: 'database template1', argv: ['--database', 'template1'], input: '--database' },
     ])('$title', (row) => runRow(row, args), 60_000);
+describe('second sweep (#26): databases, db create / db drop', () => {
+  it.each(MODES)('--databases "my db" is refused naming --databases ($mode mode), not read as two', ({ args }) =>
+    runRow({ title: 'databases with a space', argv: ['--databases', 'my db'], input: '--databases' }, args),
+  );
+
+  describe('on one native instance (its postmaster killed last)', () => {
+    const DB_NAME = 'hostile-db';
+    let dir = '';
+    let env: Record<string, string> = {};
+    let leftovers: { added: () => string[] } | null = null;
+
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'pg-tmpfs-hostile-db-'));
+      env = { PG_TMPFS_STATE_DIR: join(dir, 'state') };
+      leftovers = leftoverSnapshot();
+      // An init file that makes a template of its own (as a schema's test setup may).
+      writeFileSync(join(dir, 'tpl.sql'), 'ALTER DATABASE tpl IS_TEMPLATE true;\n');
+      const up = await cli(
+        [
+          'up',
+          '--mode',
+          'native',
+          '--name',
+          DB_NAME,
+          '--quiet',
+          '--database',
+          'app',
+          '--databases',
+          'tpl',
+          '--init',
+          join(dir, 'tpl.sql'),
+        ],
+        env,
+      );
+      expect(up.code, up.stderr).toBe(0);
+    }, 60_000);
+
+    afterAll(async () => {
+      await cli(['down', '--name', DB_NAME], env);
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('db drop of a template database made by init drops it', async () => {
+      const drop = await cli(['db', 'drop', '--name', DB_NAME, '--json', 'tpl'], env);
+      expect(drop.code, drop.stderr).toBe(0);
+      expect(JSON.parse(drop.stdout)).toEqual({ database: 'tpl', dropped: true });
+      const again = await cli(['db', 'drop', '--name', DB_NAME, '--json', 'tpl'], env);
+      expect(JSON.parse(again.stdout)).toEqual({ database: 'tpl', dropped: false });
+    });
+
+    it('20 parallel db create of one --db-name: one made it, every other says the name exists, naming --db-name', async () => {
+      // The race is won in a different place each time: five rounds of 20.
+      for (let round = 0; round < 5; round++) {
+        const name = `same_${round}`;
+        const runs = await Promise.all(
+          Array.from({ length: 20 }, () =>
+            cli(['db', 'create', '--name', DB_NAME, '--from', 'template1', '--db-name', name], env),
+          ),
+        );
+        expect(runs.filter((r) => r.code === 0)).toHaveLength(1);
+        for (const r of runs.filter((x) => x.code !== 0)) {
+          expect(r.code).toBe(1);
+          expect(r.stderr).toBe(
+            `error: --db-name: database ${name} already exists. Give another name, or leave it out for a fresh one\n`,
+          );
+        }
+      }
+    }, 60_000);
+
+    it('db create --from longer than 63 bytes is refused naming --from', async () => {
+      const r = await cli(['db', 'create', '--name', DB_NAME, '--from', 'x'.repeat(65)], env);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/^error: --from: "x{65}" is empty, longer than 63 bytes or holds a NUL/m);
+    });
+
+    it('db create after the postmaster died says the instance is dead and how to restart it; down removes it', async () => {
+      const status = await cli(['status'], env);
+      const [row] = JSON.parse(status.stdout) as Array<{ server: { pid: number } }>;
+      process.kill(row!.server.pid, 'SIGKILL');
+      for (let i = 0; i < 500 && existsSync(`/proc/${row!.server.pid}`); i++) await sleep(10);
+      for (const argv of [
+        ['db', 'create'],
+        ['db', 'drop', 'x'],
+      ]) {
+        const r = await cli([...argv, '--name', DB_NAME], env);
+        expect(r.code).toBe(1);
+        expect(r.stderr).toMatch(
+          new RegExp(
+            `^error: --name: instance "${DB_NAME}" is dead: its PostgreSQL \\(postgres pid ${row!.server.pid} in [^)]+\\) no longer runs \\(.*\\)\\. ` +
+              `Restart it: pg-tmpfs down --name ${DB_NAME}, then pg-tmpfs up --name ${DB_NAME} with the flags it was started with\\n$`,
+          ),
+        );
+      }
+      const down = await cli(['down', '--name', DB_NAME], env);
+      expect(down.code, down.stderr).toBe(0);
+      expect(leftovers?.added()).toEqual([]);
+    });
   });
 });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inputError, parse } from '../helpers/inputs.js';
 import { cloneDatabase, cloneStrategy, freshName } from '../../src/databases.js';
-import { DEFAULTS, listItems, listLines } from '../../src/inputs.js';
+import { databaseNames, DEFAULTS, listItems, listLines } from '../../src/inputs.js';
 import { backgroundDeadline } from '../../src/background.js';
 import {
   checkNotPsql,
@@ -51,6 +51,17 @@ describe('inputs of issue #13', () => {
     expect(c.extensions).toEqual(['pg_trgm', 'vector']);
     expect(c.databases).toEqual(['one', 'two']);
     expect(wantsProvisioning(c)).toBe(true);
+  });
+
+  it('splits databases on commas and line breaks only; a name holding whitespace is refused (issue #26)', () => {
+    expect(databaseNames(' a ,b\r\n\n# c d\n\tc\t,, d')).toEqual(['a', 'b', 'c', 'd']);
+    expect(parse({ databases: 'one,two\nthree' }).databases).toEqual(['one', 'two', 'three']);
+    for (const raw of ['my db', 'a,b c', 'x\ty', 'a\u00a0b']) {
+      const e = inputError(() => parse({ databases: raw }));
+      expect(e.input, raw).toBe('databases');
+      expect(e.problem).toMatch(/holds whitespace: names are separated by commas or line breaks/);
+      expect(e.fix).toMatch(/Separate several databases with commas/);
+    }
   });
 
   it('refuses what cannot work, naming the input', () => {

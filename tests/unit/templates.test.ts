@@ -4,7 +4,9 @@
  * parsed and checked against the one definition of the durability settings (src/profile.ts),
  * GitLab's component layout rules and Woodpecker's JSON schema.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
@@ -172,7 +174,11 @@ describe('GitLab component spec:inputs', () => {
       ['', 'pg_trgm', 'pg_trgm, uuid-ossp', 'vector postgis', 'pg_trgm\n\n# geo\npostgis,\n  citext\n', 'a'.repeat(63)],
       ['$EXT', '-x', '.x', 'pg_trgm;drop', '"vector"', 'a/b', 'a'.repeat(64), 'x # comment'],
     ],
-    ['databases', ['', 'app_b', 'app_b\napp-c', 'one, two three', '# more\nx.y'], ['a b c;', "x'y", '${DB}', '-db', 'a$b']],
+    [
+      'databases',
+      ['', 'app_b', 'app_b\napp-c', 'one, two ,three,', '# more\nx.y', ' a\t,\tb '],
+      ['a b c;', "x'y", '${DB}', '-db', 'a$b', 'my db', 'one, two three', 'a\tb'],
+    ],
     [
       'init',
       ['', 'db/schema.sql', 'db/schema.sql\n# seeds\ndb/seed/*.sql\n', 'my dir/[0-9]*.sql'],
@@ -273,6 +279,48 @@ describe('GitLab component job', () => {
     }
     expect(setup).not.toMatch(/psql[^\n]*-c "[^"]*\$pg_tmpfs/);
   });
+
+  it.each(['sh', 'bash'])(
+    '%s: databases split on commas and line breaks; a name holding a space fails before psql runs (issue #26)',
+    (shell) => {
+      const setup = theJob().before_script[1]!;
+      const dir = mkdtempSync(join(tmpdir(), 'pg-tmpfs-component-'));
+      try {
+        // A psql that records the name it is given and answers nothing.
+        writeFileSync(
+          join(dir, 'psql'),
+          `#!/bin/sh\nwhile [ $# -gt 0 ]; do case $1 in name=*) printf '%s\\n' "\${1#name=}" >> "${dir}/names";; esac; shift; done\ncat > /dev/null\n`,
+          { mode: 0o755 },
+        );
+        const run = (databases: string) =>
+          spawnSync(shell, [...(shell === 'bash' ? ['--norc'] : []), '-c', setup], {
+            encoding: 'utf8',
+            env: {
+              PATH: `${dir}:${process.env.PATH ?? ''}`,
+              PG_TMPFS_CREATE_DATABASES: databases,
+              PGDATABASE: 'app',
+              PGUSER: 'postgres',
+              PGPASSWORD: 'pw',
+              PGHOST: 'postgres',
+              PGPORT: '5432',
+            },
+          });
+        const names = () => (existsSync(join(dir, 'names')) ? readFileSync(join(dir, 'names'), 'utf8') : '');
+        const ok = run(' one , two\n# three four\n\tthree,,\r\n');
+        expect(ok.status, ok.stderr).toBe(0);
+        expect(names()).toBe('one\ntwo\nthree\n');
+        rmSync(join(dir, 'names'), { force: true });
+        const bad = run('ok,my db');
+        expect(bad.status).toBe(1);
+        expect(bad.stderr).toBe(
+          'pg-tmpfs: error: databases input: "my db" holds whitespace: names are separated by commas or line breaks; write each name without spaces\n',
+        );
+        expect(names()).toBe('');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('waits in before_script for an answered select 1, polling every 50 ms, with a timeout', () => {
     const wait = theJob().before_script[0]!;
