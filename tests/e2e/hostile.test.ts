@@ -589,6 +589,8 @@ describe('second sweep (#26): init files', () => {
     },
     90_000,
   );
+});
+
 describe('second sweep (#26): init-command, the check after init, database', () => {
   /** PIDs of live processes whose command line is `argv` exactly (zombies excluded). */
   const processesRunning = (...argv: string[]): number[] =>
@@ -682,6 +684,8 @@ describe('second sweep (#26): init-command, the check after init, database', () 
       { title: 'database template0', argv: ['--database', 'template0'], input: '--database' },
       { title: 'database template1', argv: ['--database', 'template1'], input: '--database' },
     ])('$title', (row) => runRow(row, args), 60_000);
+});
+
 describe('second sweep (#26): databases, db create / db drop', () => {
   it.each(MODES)('--databases "my db" is refused naming --databases ($mode mode), not read as two', ({ args }) =>
     runRow({ title: 'databases with a space', argv: ['--databases', 'my db'], input: '--databases' }, args),
