@@ -684,6 +684,7 @@ describe('second sweep (#26): init-command, the check after init, database', () 
       { title: 'database template0', argv: ['--database', 'template0'], input: '--database' },
       { title: 'database template1', argv: ['--database', 'template1'], input: '--database' },
     ])('$title', (row) => runRow(row, args), 60_000);
+  });
 });
 
 describe('second sweep (#26): databases, db create / db drop', () => {
