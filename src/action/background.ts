@@ -23,6 +23,7 @@ import {
   backgroundDeadline,
   checkPlanned,
   entryPath,
+  errorFrom,
   errorRecord,
   launchBackground,
   readJob,
@@ -155,12 +156,23 @@ export async function backgroundChild(): Promise<number> {
   }
 }
 
+/** What the post step learns from a background start's folder. */
+export interface Finished {
+  /** What to remove: the server it reported, else the handle it saved last; null when nothing. */
+  handle: ServerHandle | null;
+  /**
+   * Why the job must fail: the start failed (or was killed, or passed its deadline) and no wait
+   * step read it, so the job's steps ran without the database it asked for; null otherwise.
+   */
+  unread: string | null;
+}
+
 /**
  * For the post step: waits for a background start still running, shows its log unless a wait
- * step did, and returns what to remove: the server it reported, else the handle it saved last.
- * Never throws; problems are warnings.
+ * step did, and returns what to remove and, when the start did not give a server and no wait
+ * step said so, why the job must fail. Never throws; other problems are warnings.
  */
-export async function finishBackground(saved: SavedBackground): Promise<ServerHandle | null> {
+export async function finishBackground(saved: SavedBackground): Promise<Finished> {
   const { dir, pid } = saved;
   let launch: Launch | null = null;
   try {
@@ -168,20 +180,37 @@ export async function finishBackground(saved: SavedBackground): Promise<ServerHa
   } catch {
     // killed before launch.json: the handle file (if any) still names what exists
   }
+  let timedOut = false;
   if (backgroundAlive(pid)) {
     const got = await awaitStart(dir, launch ?? { pid, startedAtMs: Date.now(), deadlineAtMs: Date.now() + 60_000 }, () =>
       core.info(`The background start of PostgreSQL (pid ${pid}) is still running: waiting for it to end before cleaning up`),
     );
-    if (got.kind === 'timeout')
+    if (got.kind === 'timeout') {
+      timedOut = true;
       core.warning(`The background start of PostgreSQL (pid ${pid}) passed its deadline and was stopped`);
+    }
   }
-  if (!existsSync(join(dir, FILES.shown))) {
+  const read = existsSync(join(dir, FILES.shown));
+  if (!read) {
     core.info("The background start's log (no wait step showed it):");
     replayLog(dir);
   }
   const outcome = readJson<Outcome>(join(dir, FILES.outcome));
-  if (outcome && !outcome.ok) core.warning(`The background start of PostgreSQL failed: ${outcome.error.problem}`);
-  return outcome?.ok ? outcome.server : readJson<ServerHandle>(join(dir, FILES.handle));
+  let unread: string | null = null;
+  if (outcome && !outcome.ok) {
+    if (read) core.warning(`The background start of PostgreSQL failed: ${outcome.error.problem}`);
+    else unread = errorFrom(outcome.error).message;
+  } else if (!outcome && !read) {
+    unread = timedOut
+      ? `The background start of PostgreSQL (pid ${pid}) did not end by its deadline and was stopped`
+      : `The background start of PostgreSQL (pid ${pid}) was killed before it finished`;
+  }
+  if (unread) {
+    unread =
+      `The background start of PostgreSQL (wait: false) did not give the job its database, and no wait step read it: ${unread.replace(/\.?$/, '')}. ` +
+      'Add a step `uses: <this action>/wait@<same ref>` after the main step: it fails there, before the steps that need the database';
+  }
+  return { handle: outcome?.ok ? outcome.server : readJson<ServerHandle>(join(dir, FILES.handle)), unread };
 }
 
 /** Removes a background start's folder (after its server was removed). */

@@ -1,7 +1,9 @@
 /**
  * The action's post step: show the server log tail, then stop and remove what the main step
  * made (the container and its anonymous volumes, or the native server and its run folder).
- * A cleanup problem is a warning, never a job failure.
+ * A cleanup problem is a warning, never a job failure. The one failure: a background start
+ * (`wait: false`) that did not give the job its database when no wait step read it (the job's
+ * steps ran without it, and nothing else said so).
  *
  * A JavaScript action's post step cannot see whether the job failed (actions/runner#2911), so
  * the log tail is always printed, in a collapsed group; a server that died is a warning.
@@ -15,15 +17,19 @@ import { savedBackground, savedHandle } from './state.js';
 /**
  * Runs the post step: the handle from GITHUB_STATE (STATE_server), or the background start's
  * folder (STATE_background), in; log lines, warnings and
- * removal out. Never throws and never fails the job.
+ * removal out. Never throws; fails the step (an error annotation, exit code 1) only when a
+ * background start failed and no wait step read it (finishBackground), after the cleanup.
  * @returns the problems met (each also a warning); [] when everything was removed or there was nothing
  */
 export async function cleanup(): Promise<string[]> {
+  let unread: string | null = null;
   try {
     // A background start (wait: false) still running is waited for first; its files then name
     // what to remove.
     const background = savedBackground();
-    const handle = background ? await finishBackground(background) : savedHandle();
+    const finished = background ? await finishBackground(background) : null;
+    unread = finished?.unread ?? null;
+    const handle = finished ? finished.handle : savedHandle();
     if (!handle) {
       if (background) removeFolder(background.dir);
       core.info('No PostgreSQL server to remove.');
@@ -49,5 +55,7 @@ export async function cleanup(): Promise<string[]> {
     const problem = `Cleanup of PostgreSQL failed: ${error instanceof Error ? error.message : String(error)}`;
     core.warning(problem);
     return [problem];
+  } finally {
+    if (unread) core.setFailed(unread);
   }
 }

@@ -13,11 +13,19 @@ import { connectionUri } from '../connection.js';
 import { InputError, SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
 import { cleanupOnInterrupt } from '../interrupt.js';
-import { planStart, start, stop } from '../lifecycle.js';
+import { planStart, start, stop, sweepLeftovers } from '../lifecycle.js';
 import { consoleLogger, type Logger } from '../log.js';
 import type { Server } from '../server.js';
-import { checkInstanceName, forgetInstance, logFile, readInstance, saveInstance, type Instance } from './instances.js';
-import { formatError, ownerAlive, removeInstance, upJson, type Io } from './program.js';
+import {
+  checkInstanceName,
+  cliContainerName,
+  forgetInstance,
+  logFile,
+  readInstance,
+  saveInstance,
+  type Instance,
+} from './instances.js';
+import { formatError, ownerAlive, upJson, type Io } from './program.js';
 import { exportLines } from './shell.js';
 
 /** Pause between looks at the record while waiting, in ms (10). */
@@ -68,7 +76,7 @@ export async function upInBackground(record: Instance, config: Config, json: boo
  * The background process of `up --no-wait` (dist/cli.js --pg-tmpfs-background): reads its job,
  * starts the server with the record updated as `up` does, and leaves the record `running`, or
  * `failed` with the error (what it made removed). Interrupted (`down` sends SIGTERM), it removes
- * what it made and the record.
+ * what it made and leaves the record `failed`, saying which signal stopped it.
  * @returns the exit code: 0 when the server runs, 1 when the start failed
  */
 export async function cliBackgroundChild(): Promise<number> {
@@ -94,8 +102,17 @@ export async function cliBackgroundChild(): Promise<number> {
         saveInstance({ ...record, state: 'running', handle: server, server, readyAtMs: Date.now() });
       },
       async (signal) => {
+        // The record stays, `failed` with why: `wait` says the start was stopped by a signal
+        // (not "no instance"), and `down` or the next `up` removes it.
         process.stderr.write(`Interrupted by ${signal}: removing what was started\n`);
-        await removeInstance(record.name, record.handle).catch((error: unknown) => process.stderr.write(formatError(error)));
+        const problems = record.handle ? await stop(record.handle) : [];
+        problems.push(...(await sweepLeftovers(cliContainerName(record.name))).problems);
+        for (const problem of problems) process.stderr.write(`warning: ${problem}\n`);
+        const error = new SetupError(
+          `it was stopped by ${signal} before it finished (pg-tmpfs down sends SIGTERM; so may a CI job's cancellation)`,
+          `Start it again: pg-tmpfs up --name ${record.name} --no-wait`,
+        );
+        saveInstance({ ...record, state: 'failed', handle: problems.length ? record.handle : null, error: formatError(error) });
       },
     );
     return 0;
@@ -118,8 +135,9 @@ function readLog(instance: Instance): string {
 
 /**
  * `pg-tmpfs wait`: waits until instance `name` runs (its background start ended), shows the
- * start's log on stderr, and prints the connection as `up` does. A failed start's record is
- * removed after its error is printed.
+ * start's log on stderr, and prints the connection as `up` does. A failed start's record stays
+ * after its error is printed: every waiter gets the same failure until `down` (or the next `up`
+ * of that name) removes it.
  * @param timeoutMs how long to wait at most; default: the start's own deadline
  * @throws InputError (name) when there is no such instance; SetupError when its start failed,
  *   was killed, or did not end in time
@@ -157,13 +175,13 @@ export async function waitCommand(name: string, opts: { json?: boolean; timeoutM
     }
     if (instance.state === 'failed') {
       io.stderr(readLog(instance));
-      // The record goes only when the start removed everything; else it names what is left.
-      if (!instance.handle) forgetInstance(name, instance.ownerPid);
+      // The record stays (every later `wait` gives the same failure) until `down` or the next
+      // `up` of this name removes it.
       throw new SetupError(
         `The background start of "${name}" failed${instance.error ? `: ${instance.error.replace(/^error: /, '').trim()}` : ''}`,
         instance.handle
           ? `Run pg-tmpfs down --name ${name} to remove what it left, then fix what it names`
-          : 'Fix what it names and run pg-tmpfs up again',
+          : `Fix what it names and run pg-tmpfs up --name ${name} again (or pg-tmpfs down --name ${name} to forget it)`,
       );
     }
     if (!ownerAlive(instance)) {

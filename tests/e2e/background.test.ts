@@ -12,7 +12,7 @@
  *   `down` during the background start stops it; a failed start is reported by `wait`.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -190,7 +190,11 @@ describe('background start, the action in processes', () => {
     process.kill(saved.pid, 'SIGKILL');
     await sleep(100);
     const post = await step(POST, {}, main.state);
-    expect(post.code, post.log).toBe(0);
+    // No wait step saw it: the job did not get its database, so the post step fails it (#26).
+    expect(post.code, post.log).toBe(1);
+    expect(post.log).toMatch(
+      /::error::.*no wait step read it: The background start of PostgreSQL \(pid \d+\) was killed before it finished/,
+    );
     if (handle.containerId) expect(post.log).toMatch(/Removed PostgreSQL container/);
     expect(existsSync(saved.dir)).toBe(false);
     expect(leftovers.added()).toEqual([]);
@@ -207,6 +211,43 @@ describe('background start, the action in processes', () => {
     const post = await step(POST, {}, main.state);
     expect(post.code, post.log).toBe(0);
     expect(post.log).toContain('No PostgreSQL server to remove.');
+    expect(leftovers.added()).toEqual([]);
+  });
+
+  it('native, a failing init (#26): two wait steps give the same error; without a wait step the post step fails the job', async () => {
+    const leftovers = snapshot();
+    const sql = join(work, 'broken-init.sql');
+    writeFileSync(sql, 'create table t (id int);\nselect no_such_function();\n');
+    const inputs = {
+      mode: 'native',
+      'postgres-version': NATIVE_MAJOR,
+      'cache-dir': cacheDir,
+      wait: 'false',
+      port: '0',
+      init: sql,
+    };
+    // An annotation on the failing line of the file (::error title=…,file=…,line=2,…::).
+    const initError = /::error [^\n]*line=2[^\n]*::Input 'init': [^\n]*no_such_function\(\) does not exist/;
+
+    const main = await step(MAIN, inputs);
+    expect(main.code, main.log).toBe(0);
+    for (let n = 0; n < 2; n++) {
+      const wait = await step(WAIT, {}, {}, { PG_TMPFS_BACKGROUND: main.env.PG_TMPFS_BACKGROUND ?? '' });
+      expect(wait.code, wait.log).toBe(1);
+      expect(wait.log).toMatch(initError);
+    }
+    const post = await step(POST, {}, main.state);
+    expect(post.code, post.log).toBe(0);
+    expect(post.log).not.toContain('::error::');
+
+    const alone = await step(MAIN, inputs);
+    expect(alone.code, alone.log).toBe(0);
+    const failing = await step(POST, {}, alone.state);
+    expect(failing.code, failing.log).toBe(1);
+    expect(failing.log).toContain("The background start's log (no wait step showed it):");
+    expect(failing.log).toMatch(
+      /::error::The background start of PostgreSQL \(wait: false\) did not give the job its database, and no wait step read it: Input 'init': [^\n]*no_such_function\(\) does not exist[^\n]*\. Add a step `uses: <this action>\/wait@<same ref>` after the main step/,
+    );
     expect(leftovers.added()).toEqual([]);
   });
 
@@ -301,6 +342,53 @@ describe('background start, the CLI', () => {
     expect(wait.stderr).toMatch(
       /error: The background start of "bgfail" failed: Could not pull image "pg-tmpfs-test\/no-such-image:1"/,
     );
+    // A second waiter gets the same failure, not "no instance" (#26); down forgets it.
+    const again = cli(['wait', '--name', 'bgfail'], state);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toMatch(
+      /error: The background start of "bgfail" failed: Could not pull image "pg-tmpfs-test\/no-such-image:1"/,
+    );
+    expect(cli(['down', '--name', 'bgfail'], state).status).toBe(0);
+    expect(stateFiles(state)).toEqual([]);
+    expect(leftovers.added()).toEqual([]);
+  });
+
+  it('native: SIGTERM to the background process during its init command; every wait says a signal stopped it (#26)', async () => {
+    const leftovers = snapshot();
+    const state = newState();
+    const up = cli(
+      [
+        'up',
+        '--mode',
+        'native',
+        '--postgres-version',
+        NATIVE_MAJOR,
+        '--init-command',
+        'sleep 60',
+        '--no-wait',
+        '--name',
+        'bgterm',
+        '--json',
+      ],
+      state,
+    );
+    expect(up.status, up.stderr).toBe(0);
+    const { pid, log } = JSON.parse(up.stdout) as { pid: number; log: string };
+    // The init command runs: the start is under way, its signal handlers set.
+    const until = Date.now() + 60_000;
+    while (Date.now() < until && !(existsSync(log) && readFileSync(log, 'utf8').includes('Init command: sleep 60')))
+      await sleep(20);
+    expect(readFileSync(log, 'utf8')).toContain('Init command: sleep 60');
+    process.kill(pid, 'SIGTERM');
+    for (let n = 0; n < 2; n++) {
+      const wait = cli(['wait', '--name', 'bgterm'], state);
+      expect(wait.status, wait.stderr).toBe(1);
+      expect(wait.stderr).toMatch(
+        /^error: The background start of "bgterm" failed: it was stopped by SIGTERM before it finished \(pg-tmpfs down sends SIGTERM; so may a CI job's cancellation\)\. Start it again: pg-tmpfs up --name bgterm --no-wait\. Fix what it names/m,
+      );
+    }
+    expect(JSON.parse(cli(['status'], state).stdout)).toMatchObject([{ name: 'bgterm', state: 'failed', handle: null }]);
+    expect(cli(['down', '--name', 'bgterm'], state).status).toBe(0);
     expect(stateFiles(state)).toEqual([]);
     expect(leftovers.added()).toEqual([]);
   });

@@ -3,6 +3,9 @@
  * (inputs in; outputs, state, env and annotations out). Paths that need no server; the ones that
  * start one are in tests/e2e/action-steps.test.ts.
  */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/action/main-step.js';
 import { cleanup } from '../../src/action/post-step.js';
@@ -43,5 +46,51 @@ describe('post step without a server', () => {
     expect(r.exitCode).toBe(0);
     expect(r.value).toHaveLength(1);
     expect(r.stdout).toMatch(/^::warning::Cleanup of PostgreSQL failed: unexpected saved state/m);
+  });
+});
+
+describe('post step after a background start (wait: false) that gave no server (issue #26)', () => {
+  /** A background start's folder as the background process leaves it; its pid is long gone. */
+  function folder(outcome: object | null, shown: boolean): { dir: string; state: Record<string, string> } {
+    const dir = mkdtempSync(join(tmpdir(), 'pg-tmpfs-start-'));
+    writeFileSync(join(dir, 'launch.json'), JSON.stringify({ pid: 2 ** 22 + 1, startedAtMs: 0, deadlineAtMs: 1 }));
+    writeFileSync(join(dir, 'start.log'), 'Running init files\n');
+    if (outcome) writeFileSync(join(dir, 'outcome.json'), JSON.stringify(outcome));
+    if (shown) writeFileSync(join(dir, 'shown'), '');
+    return { dir, state: { background: JSON.stringify({ dir, pid: 2 ** 22 + 1 }) } };
+  }
+  const failed = {
+    ok: false,
+    error: { kind: 'input', input: 'init', problem: 'bad.sql:1:1: ERROR: syntax error', fix: 'Fix the SQL' },
+  };
+
+  it('fails the job, naming the cause and that no wait step read it, after removing the folder', async () => {
+    const { dir, state } = folder(failed, false);
+    const r = await job.step(cleanup, {}, state);
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toContain("The background start's log (no wait step showed it):\nRunning init files\n");
+    expect(r.stdout).toMatch(
+      /^::error::The background start of PostgreSQL \(wait: false\) did not give the job its database, and no wait step read it: Input 'init': bad\.sql:1:1: ERROR: syntax error\. Fix the SQL\. Add a step `uses: <this action>\/wait@<same ref>` after the main step/m,
+    );
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('fails the job when the start was killed and no wait step read it', async () => {
+    const { dir, state } = folder(null, false);
+    const r = await job.step(cleanup, {}, state);
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toMatch(
+      /^::error::.*no wait step read it: The background start of PostgreSQL \(pid \d+\) was killed before it finished\. /m,
+    );
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('only warns when a wait step read the failure (that step failed the job already)', async () => {
+    const { dir, state } = folder(failed, true);
+    const r = await job.step(cleanup, {}, state);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(/^::warning::The background start of PostgreSQL failed: bad\.sql:1:1: ERROR: syntax error$/m);
+    expect(r.stdout).not.toContain('::error::');
+    rmSync(dir, { recursive: true, force: true });
   });
 });
