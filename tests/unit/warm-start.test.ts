@@ -183,7 +183,9 @@ describe('the cache entry and its copy', () => {
     rmSync(join(entry, 'base/1/1259'));
     mkdirSync(join(dir, 'c'));
     copyCluster(entry, m, join(dir, 'c', 'data'), null, ['base/1']);
-    expect(() => copyLater(entry, m, join(dir, 'c', 'data'), null, ['base/1'], join(dir, 'c', 'tmp'))).toThrow(/entry: base\/1\/1259 is missing/);
+    expect(() => copyLater(entry, m, join(dir, 'c', 'data'), null, ['base/1'], join(dir, 'c', 'tmp'))).toThrow(
+      /entry: base\/1\/1259 is missing/,
+    );
     expect(() => statSync(join(dir, 'c', 'tmp'))).toThrow(/ENOENT/);
   });
 });
