@@ -5,7 +5,10 @@
  * An entry is `<cache>/<key>/`, where key hashes the initdb version and every argument that
  * changes its output. It is filled in `<key>.tmp-<pid>-<random>` and renamed into place only
  * when complete, so a killed run never leaves a half cluster that a later run trusts;
- * leftovers of dead processes are removed.
+ * leftovers of dead processes are removed. Beside it, `<key>.manifest.json` lists its folders and
+ * each file's size and sha256. An entry is used only when it is this user's alone (checkEntry,
+ * trustProblem) and each file matches its manifest as it is copied (copyCluster); otherwise it
+ * is a miss: dropped (or set aside, when another user could change it) and filled afresh.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
@@ -473,7 +476,10 @@ export interface CacheResult {
    * otherwise.
    */
   fresh?: string;
-  /** Why a damaged entry was dropped before initdb filled it again; absent when none was. */
+  /**
+   * Why an entry at the key was not used (checkEntry's problem, and where it went when it was set
+   * aside) before initdb filled it again; absent when none was there.
+   */
   dropped?: string;
 }
 
@@ -513,7 +519,8 @@ export function initdbCause(output: string): string {
 
 /**
  * Returns a complete cached cluster for `spec`, running `initdb` into the cache first when
- * there is none. An entry that does not match its manifest is dropped and filled once more.
+ * there is none. An entry checkEntry refuses (another owner, writable by others, no manifest of
+ * this format) is dropped (dropEntry) and filled once more; `dropped` says why.
  * @param stagingBase when running as another user (root runs postgres as `postgres`), a folder
  *   that user can write to: initdb runs there and the result is moved into the cache, which may
  *   sit where that user cannot reach (e.g. under /root)
