@@ -5,24 +5,32 @@
  * An entry is `<cache>/<key>/`, where key hashes the initdb version and every argument that
  * changes its output. It is filled in `<key>.tmp-<pid>-<random>` and renamed into place only
  * when complete, so a killed run never leaves a half cluster that a later run trusts;
- * leftovers of dead processes are removed.
+ * leftovers of dead processes are removed. Beside it, `<key>.manifest.json` lists its folders and
+ * each file's size and sha256. An entry is used only when it is this user's alone (checkEntry,
+ * trustProblem) and each file matches its manifest as it is copied (copyCluster); otherwise it
+ * is a miss: dropped (or set aside, when another user could change it) and filled afresh.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import {
+  chmodSync,
   chownSync,
-  copyFileSync,
+  closeSync,
+  constants,
   cpSync,
   existsSync,
+  fchownSync,
+  fstatSync,
   lstatSync,
   mkdirSync,
+  openSync,
   readdirSync,
-  readFileSync,
+  readSync,
   renameSync,
   rmSync,
-  statSync,
   writeFileSync,
-  constants,
+  writeSync,
+  type Stats,
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative } from 'node:path';
@@ -82,9 +90,10 @@ export function initdbArgs(spec: ClusterSpec): string[] {
 
 /**
  * Layout of an entry and its manifest; part of the key, so entries of another layout are never
- * read (2: the manifest lists folders and files, and the copy works from it).
+ * read (2: the manifest lists folders and files, and the copy works from it; 3: each file's
+ * sha256, checked as it is copied).
  */
-export const CACHE_FORMAT = 2;
+export const CACHE_FORMAT = 3;
 
 /** Cache key: 32 hex digits of sha256 over the entry format, the initdb version line and the arguments. */
 export function cacheKey(initdbVersion: string, args: readonly string[]): string {
@@ -102,9 +111,88 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
+ * Why a file or folder of the cache is not to be trusted: it is not of the kind expected (a
+ * symbolic link, a folder where a file should be), it belongs to another user than this
+ * process's effective user, or group or others can write it (they could change it at any time).
+ * On Windows (no POSIX owners) only the kind is checked.
+ * @param s its lstat, or the fstat of the descriptor that is read
+ * @returns null when it is trusted, else the reason as a predicate, e.g. `belongs to uid 65534,
+ *   not to this user (uid 1000)`
+ */
+export function trustProblem(s: Stats, kind: 'file' | 'folder'): string | null {
+  if (kind === 'folder' ? !s.isDirectory() : !s.isFile()) {
+    return s.isSymbolicLink() ? 'is a symbolic link' : `is not a ${kind}`;
+  }
+  const uid = process.geteuid?.();
+  if (uid === undefined) return null;
+  if (s.uid !== uid) return `belongs to uid ${s.uid}, not to this user (uid ${uid})`;
+  if ((s.mode & 0o022) !== 0) {
+    return `can be written by group or others (mode ${(s.mode & 0o777).toString(8).padStart(3, '0')})`;
+  }
+  return null;
+}
+
+/** At most this many files and folders are walked below one path (a cluster has about 1 000). */
+const MAX_WALK = 100_000;
+
+/**
+ * Why the tree at `path` must not be removed recursively: it, or a folder in it, belongs to
+ * another user or can be written by others, so someone else could swap a folder for a symbolic
+ * link while the removal walks it and send the removal elsewhere. Files may belong to anyone
+ * (unlinking a name in a folder of ours follows nothing). Reads at most MAX_WALK entries.
+ * @returns null when it may be removed (also when it is gone), else the reason
+ */
+export function removalProblem(path: string): string | null {
+  let seen = 0;
+  const walk = (at: string): string | null => {
+    const s = lstatSync(at, { throwIfNoEntry: false });
+    if (!s || !s.isDirectory()) return null;
+    const problem = trustProblem(s, 'folder');
+    if (problem) return `${at} ${problem}`;
+    for (const name of readdirSync(at)) {
+      seen += 1;
+      if (seen > MAX_WALK) return `${path} holds more than ${MAX_WALK} files and folders`;
+      const inner = walk(join(at, name));
+      if (inner) return inner;
+    }
+    return null;
+  };
+  try {
+    return walk(path);
+  } catch (error) {
+    return `${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+  }
+}
+
+/**
+ * Removes a file or folder of the cache folder (an entry, its manifest, a fill of a killed run):
+ * recursively when removalProblem finds nothing against it; otherwise it is renamed to
+ * `<name>.untrusted-<hex>` (one rename within the private cache folder, which follows nothing)
+ * and left for the user, as its removal could be turned against this user's own files.
+ * @returns null when it is gone; else what happened, for a warning
+ */
+export function removeTree(path: string): string | null {
+  const problem = removalProblem(path);
+  try {
+    if (!problem) {
+      rmSync(path, { recursive: true, force: true });
+      return null;
+    }
+    const aside = `${path.replace(/\.tmp-\d+-[0-9a-f]+$/, '')}.untrusted-${randomBytes(4).toString('hex')}`;
+    renameSync(path, aside);
+    return `left as ${aside}, not removed, because ${problem}: look at it and remove it yourself`;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return null;
+    return `could not remove ${path} (${code ?? String(error)}): remove it yourself`;
+  }
+}
+
+/**
  * Removes the `<key>.tmp-<pid>-<hex>` folders and manifests of fills whose process is gone (a run
  * killed while it filled the cache), after ending any program still working in one (an orphaned
- * initdb: orphans.ts). A fill of a live process is left alone.
+ * initdb: orphans.ts). A fill of a live process is left alone; one another user could change is
+ * set aside, not removed (removeTree).
  * @returns how many were removed, and the problems met (a program that would not end: its
  *   folder is kept then); never throws
  */
@@ -126,58 +214,144 @@ export async function removeStaleFills(cacheDir: string): Promise<{ removed: num
       problems.push(...left);
       continue;
     }
-    try {
-      rmSync(path, { recursive: true, force: true });
-      removed += 1;
-    } catch (error) {
-      problems.push(
-        `Could not remove ${path}, a fill of a killed run: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-      );
-    }
+    const problem = removeTree(path);
+    if (problem) problems.push(`A fill of a killed run in the initdb cache: ${problem}`);
+    else removed += 1;
   }
   return { removed, problems };
 }
 
-/** Suffix of the file beside an entry that lists its folders and files with their sizes. */
+/** Suffix of the file beside an entry that lists its folders and files with their sizes and hashes. */
 export const MANIFEST_SUFFIX = '.manifest.json';
 
-/** What an entry holds: its folders (relative, each after its parent) and files (relative path → size in bytes). */
-export interface Manifest {
-  dirs: string[];
-  files: Record<string, number>;
+/** A file of an entry as it was filled: its size in bytes and the sha256 of its content (64 hex digits). */
+export interface FileEntry {
+  size: number;
+  sha256: string;
 }
 
-/** Every folder and file below `dir`. */
+/** What an entry holds: its folders (relative, each after its parent) and files (relative path → size and hash). */
+export interface Manifest {
+  dirs: string[];
+  files: Record<string, FileEntry>;
+}
+
+/** Largest manifest read: 16 MiB (a cluster's is about 100 KB). */
+const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
+
+/** Open flags of every read from the cache: no symbolic link followed, and a FIFO never waited on. */
+const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+/** The read buffer of copies and hashes, grown to the largest file met (a 16 MB WAL segment). */
+let buffer = Buffer.alloc(0);
+
+/** Reads up to `size` bytes of `fd` from its start into the shared buffer: a view of what was read (valid until the next read). */
+function readAll(fd: number, size: number): Buffer {
+  if (buffer.length < size) buffer = Buffer.allocUnsafe(size);
+  let done = 0;
+  while (done < size) {
+    const n = readSync(fd, buffer, done, size - done, done);
+    if (n === 0) break;
+    done += n;
+  }
+  return buffer.subarray(0, done);
+}
+
+/** sha256 of `bytes`, 64 hex digits. */
+function sha256(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * Opens a file of the cache for reading (no symbolic link followed), checks it with trustProblem
+ * on the descriptor, and hands its bytes (up to `maxBytes`, else its size) to `use`.
+ * @throws Error with `code` ENOENT/ELOOP as the open fails; TrustError when trustProblem objects
+ */
+function withFile<T>(path: string, use: (bytes: Buffer, s: Stats) => T, maxBytes?: number): T {
+  const fd = openSync(path, READ_FLAGS);
+  try {
+    const s = fstatSync(fd);
+    const problem = trustProblem(s, 'file');
+    if (problem) throw new TrustError(problem);
+    if (maxBytes !== undefined && s.size > maxBytes)
+      throw new TrustError(`has ${s.size} bytes, more than the ${maxBytes} expected`);
+    return use(readAll(fd, s.size), s);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A file or folder of the cache that trustProblem objects to; the message is the predicate. */
+class TrustError extends Error {}
+
+/**
+ * Every folder and file below `dir`, each file read to record its size and sha256 (at a fill).
+ * @throws Error when something below is neither a file nor a folder (a symbolic link: ELOOP), or
+ *   a file trustProblem objects to (TrustError: another owner, writable by others)
+ */
 export function listFiles(dir: string): Manifest {
   const manifest: Manifest = { dirs: [], files: {} };
   const walk = (at: string): void => {
     for (const name of readdirSync(at)) {
       const path = join(at, name);
-      const s = lstatSync(path);
-      if (s.isDirectory()) {
+      if (lstatSync(path).isDirectory()) {
         manifest.dirs.push(relative(dir, path));
         walk(path);
-      } else manifest.files[relative(dir, path)] = s.size;
+      } else {
+        manifest.files[relative(dir, path)] = withFile(path, (bytes) => ({ size: bytes.length, sha256: sha256(bytes) }));
+      }
     }
   };
   walk(dir);
   return manifest;
 }
 
+/** The predicate of an error met reading a cache file, e.g. `is missing`, `is a symbolic link`. */
+function readProblem(error: unknown): string {
+  if (error instanceof TrustError) return error.message;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'is missing';
+  if (code === 'ELOOP') return 'is a symbolic link';
+  return `cannot be read (${code ?? String(error)})`;
+}
+
 /**
- * Reads an entry's manifest.
- * @returns null when it is missing or not a manifest of this format
+ * Reads an entry's manifest: a file owned by this user that others cannot write (trustProblem),
+ * read without following a symbolic link, in this format, every path inside the entry.
+ * @returns the manifest, or why it cannot be used (a predicate of `its manifest`, e.g. `is missing`)
+ */
+export function loadManifest(entry: string): Manifest | string {
+  let m: Partial<Manifest>;
+  try {
+    m = withFile(
+      `${entry}${MANIFEST_SUFFIX}`,
+      (bytes) => JSON.parse(bytes.toString('utf8')) as Partial<Manifest>,
+      MAX_MANIFEST_BYTES,
+    );
+  } catch (error) {
+    return error instanceof SyntaxError ? 'is not JSON' : readProblem(error);
+  }
+  if (!m || !Array.isArray(m.dirs) || !m.files || typeof m.files !== 'object' || Array.isArray(m.files)) {
+    return 'is not a manifest of this format';
+  }
+  if (!m.dirs.every((d) => typeof d === 'string' && isInside(d))) return 'names a folder outside its entry';
+  for (const [f, e] of Object.entries(m.files)) {
+    if (!isInside(f)) return 'names a file outside its entry';
+    const { size, sha256: hash } = (e ?? {}) as Partial<FileEntry>;
+    if (!Number.isSafeInteger(size) || (size as number) < 0 || typeof hash !== 'string' || !/^[0-9a-f]{64}$/.test(hash)) {
+      return `gives no size and sha256 for ${f}`;
+    }
+  }
+  return { dirs: m.dirs, files: m.files as Record<string, FileEntry> };
+}
+
+/**
+ * Reads an entry's manifest (loadManifest).
+ * @returns null when it is missing, cannot be trusted, or is not a manifest of this format
  */
 export function readManifest(entry: string): Manifest | null {
-  try {
-    const m = JSON.parse(readFileSync(`${entry}${MANIFEST_SUFFIX}`, 'utf8')) as Partial<Manifest>;
-    if (!Array.isArray(m.dirs) || !m.files || typeof m.files !== 'object') return null;
-    if (!m.dirs.every((d) => typeof d === 'string' && isInside(d))) return null;
-    if (!Object.entries(m.files).every(([f, size]) => isInside(f) && typeof size === 'number')) return null;
-    return { dirs: m.dirs, files: m.files };
-  } catch {
-    return null;
-  }
+  const m = loadManifest(entry);
+  return typeof m === 'string' ? null : m;
 }
 
 /** Whether a manifest path stays inside its entry (relative, no `..`). */
@@ -186,29 +360,69 @@ function isInside(path: string): boolean {
 }
 
 /**
- * Why a cache entry cannot be used: a file missing, added or of another size than when it was
- * filled (a truncated catalog file, a removed PG_VERSION), or no manifest. Walks the whole entry;
- * starts do not call it (copyCluster checks as it copies), only a fill that lost a race does.
+ * Why the folders `dirs` of `root` (and root itself) cannot be copied from: one is missing, not a
+ * folder (a symbolic link), another user's, or writable by others (trustProblem). One lstat each.
+ * @returns null when all are trusted, else e.g. `base/5 belongs to uid 65534, not to this user (uid 0)`
+ */
+function foldersProblem(root: string, dirs: readonly string[]): string | null {
+  for (const dir of ['', ...dirs]) {
+    const s = lstatSync(dir ? join(root, dir) : root, { throwIfNoEntry: false });
+    const problem = s ? trustProblem(s, 'folder') : 'is missing';
+    if (problem) return `${dir || 'its folder'} ${problem}`;
+  }
+  return null;
+}
+
+/**
+ * Whether the entry `entry` may be copied, checked before anything is: its manifest
+ * (loadManifest), and the entry folder and every folder the manifest lists are real folders of
+ * this user that group and others cannot write. Files are checked as they are copied
+ * (copyCluster: owner, mode, size, sha256). Costs reading the manifest and one lstat per folder.
+ * @returns null when there is nothing at the key (neither folder nor manifest); else the
+ *   manifest, or why the entry cannot be used, e.g. `its manifest belongs to uid 65534, …`
+ */
+export function checkEntry(entry: string): { manifest: Manifest } | { problem: string } | null {
+  const m = loadManifest(entry);
+  if (typeof m === 'string') {
+    if (m === 'is missing' && !lstatSync(entry, { throwIfNoEntry: false })) return null;
+    return { problem: `its manifest ${m}` };
+  }
+  const problem = foldersProblem(entry, m.dirs);
+  return problem ? { problem } : { manifest: m };
+}
+
+/**
+ * Why a cache entry cannot be used, walking all of it: what checkEntry finds, a file or folder
+ * another user owns or others can write, a file missing, added, or whose size or sha256 differs
+ * from the manifest (a truncated catalog file, a removed PG_VERSION, an edited postgresql.conf).
+ * Starts do not call it (checkEntry and copyCluster check as they copy), only a fill that lost a
+ * race does.
  * @returns null when the entry matches its manifest
  */
 export function entryProblem(entry: string): string | null {
-  const manifest = readManifest(entry);
-  if (!manifest) return 'it has no readable manifest';
+  const checked = checkEntry(entry);
+  if (!checked) return 'it is not there';
+  if ('problem' in checked) return checked.problem;
+  const { manifest } = checked;
   let found: Manifest;
   try {
     found = listFiles(entry);
   } catch (error) {
-    return `it cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+    return `a file in it ${readProblem(error)}`;
   }
-  for (const [path, size] of Object.entries(manifest.files)) {
-    if (!(path in found.files)) return `${path} is missing`;
-    if (found.files[path] !== size) return `${path} has ${found.files[path]} bytes, not ${size}`;
+  const extraDir = found.dirs.find((d) => !manifest.dirs.includes(d));
+  if (extraDir) return `${extraDir} was added`;
+  for (const [path, { size, sha256: hash }] of Object.entries(manifest.files)) {
+    const now = found.files[path];
+    if (!now) return `${path} is missing`;
+    if (now.size !== size) return `${path} has ${now.size} bytes, not ${size}`;
+    if (now.sha256 !== hash) return `${path} does not match the sha256 in its manifest`;
   }
   const extra = Object.keys(found.files).find((path) => !(path in manifest.files));
   return extra ? `${extra} was added` : null;
 }
 
-/** A cache entry that does not match its manifest (found while copying it). */
+/** A cache entry that cannot be used (found while copying it): changed, damaged, or not this user's alone. */
 export class DamagedEntryError extends Error {
   constructor(
     /** The entry. */
@@ -221,16 +435,29 @@ export class DamagedEntryError extends Error {
   }
 }
 
-/** Removes an entry and its manifest (renamed aside first, so no other run copies it while it goes). */
-export function dropEntry(entry: string): void {
-  const aside = `${entry}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  try {
-    renameSync(entry, aside);
-    rmSync(aside, { recursive: true, force: true });
-  } catch {
-    // another run dropped it first, or it was never there
+/**
+ * Removes an entry and its manifest: the entry is renamed aside first (so no other run copies it
+ * while it goes), then removed, unless removeTree finds another user could change a folder in
+ * it: then it is left under another name, for the user to look at.
+ * @returns null when both are gone (or were never there); else what was left, for a warning
+ */
+export function dropEntry(entry: string): string | null {
+  const notes: string[] = [];
+  let folder = entry;
+  if (removalProblem(entry) === null) {
+    const aside = `${entry}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+    try {
+      renameSync(entry, aside);
+      folder = aside;
+    } catch {
+      // another run dropped it first, or it was never there
+    }
   }
-  rmSync(`${entry}${MANIFEST_SUFFIX}`, { force: true });
+  for (const path of [folder, `${entry}${MANIFEST_SUFFIX}`]) {
+    const note = removeTree(path);
+    if (note) notes.push(note);
+  }
+  return notes.length > 0 ? notes.join('; ') : null;
 }
 
 /** Result of ensureCluster. */
@@ -249,7 +476,10 @@ export interface CacheResult {
    * otherwise.
    */
   fresh?: string;
-  /** Why a damaged entry was dropped before initdb filled it again; absent when none was. */
+  /**
+   * Why an entry at the key was not used (checkEntry's problem, and where it went when it was set
+   * aside) before initdb filled it again; absent when none was there.
+   */
   dropped?: string;
 }
 
@@ -289,7 +519,8 @@ export function initdbCause(output: string): string {
 
 /**
  * Returns a complete cached cluster for `spec`, running `initdb` into the cache first when
- * there is none. An entry that does not match its manifest is dropped and filled once more.
+ * there is none. An entry checkEntry refuses (another owner, writable by others, no manifest of
+ * this format) is dropped (dropEntry) and filled once more; `dropped` says why.
  * @param stagingBase when running as another user (root runs postgres as `postgres`), a folder
  *   that user can write to: initdb runs there and the result is moved into the cache, which may
  *   sit where that user cannot reach (e.g. under /root)
@@ -319,11 +550,11 @@ export async function ensureCluster(
   const args = initdbArgs(spec);
   const entry = join(cacheDir, cacheKey(version, args));
   let dropped: string | undefined;
-  const manifest = readManifest(entry);
-  if (manifest && existsSync(entry)) return { entry, manifest, hit: true, initdbMs: 0 };
-  if (existsSync(entry)) {
-    dropped = `${entry}: it has no readable manifest`;
-    dropEntry(entry);
+  const found = checkEntry(entry);
+  if (found && 'manifest' in found) return { entry, manifest: found.manifest, hit: true, initdbMs: 0 };
+  if (found) {
+    const note = dropEntry(entry);
+    dropped = `${entry}: ${found.problem}${note ? `; ${note}` : ''}`;
   }
 
   prepareCacheDir(cacheDir);
@@ -375,8 +606,10 @@ export async function ensureCluster(
   let filled: Manifest;
   try {
     if (initdbDir !== staging) cpSync(initdbDir, staging, { recursive: true });
+    // Private whatever the umask: a later start trusts only what others cannot write (checkEntry).
+    chmodSync(staging, 0o700);
     filled = listFiles(staging);
-    writeFileSync(`${staging}${MANIFEST_SUFFIX}`, JSON.stringify(filled));
+    writeFileSync(`${staging}${MANIFEST_SUFFIX}`, JSON.stringify(filled), { mode: 0o600 });
   } catch (error) {
     throw await failed(
       `Could not fill the initdb cache in ${cacheDir}: ${error instanceof Error ? error.message : String(error)}`,
@@ -437,13 +670,18 @@ function isUnder(path: string, dir: string): boolean {
 }
 
 /**
- * Copies a cached cluster to `dest` (which must not exist) in one pass over its manifest: each
- * folder made with mode 0700 (postgres requires it of PGDATA), each file copied (copy_file_range
- * or a reflink where the filesystem offers one, COPYFILE_FICLONE), its size checked against the
- * manifest, and its owner set to `runAs` as it is made. No walk of the entry, no second pass.
- * Folders in `later` (see deferrableDatabases) are left out: copyLater copies them.
- * @throws DamagedEntryError when a file is missing from the entry or has another size than the
- *   manifest says (the caller drops the entry and fills it again); other errors (ENOSPC) as they come
+ * Copies a cached cluster to `dest` (which must not exist) in one pass over its manifest: the
+ * entry's folders checked first (one lstat each: real folders of this user that others cannot
+ * write), each folder made with mode 0700 (postgres requires it of PGDATA), each file opened
+ * without following a symbolic link, checked on its descriptor (a regular file of this user that
+ * others cannot write, of the manifest's size), read whole, its sha256 compared with the
+ * manifest's, and the bytes that were hashed written to the copy, owned by `runAs` as it is made.
+ * So what the server reads is what was filled, whatever happens to the entry meanwhile. No walk
+ * of the entry, no second pass. Folders in `later` (see deferrableDatabases) are left out:
+ * copyLater copies them.
+ * @throws DamagedEntryError when a file or folder is missing, not this user's alone, or differs
+ *   from the manifest (the caller drops the entry and fills it again); other errors (ENOSPC) as
+ *   they come
  */
 export function copyCluster(
   entry: string,
@@ -452,28 +690,40 @@ export function copyCluster(
   runAs: RunAs | null,
   later: readonly string[] = [],
 ): void {
-  const own = (path: string) => {
-    if (runAs) chownSync(path, runAs.uid, runAs.gid);
-  };
   const now = (path: string) => !later.some((dir) => isUnder(path, dir));
+  const dirs = manifest.dirs.filter(now);
+  const untrusted = foldersProblem(entry, dirs);
+  if (untrusted) throw new DamagedEntryError(entry, untrusted);
   mkdirSync(dest, { mode: 0o700 });
-  own(dest);
-  for (const dir of manifest.dirs.filter(now)) {
+  if (runAs) chownSync(dest, runAs.uid, runAs.gid);
+  for (const dir of dirs) {
     const path = join(dest, dir);
     mkdirSync(path, { mode: 0o700 });
-    own(path);
+    if (runAs) chownSync(path, runAs.uid, runAs.gid);
   }
-  for (const [file, size] of Object.entries(manifest.files).filter(([f]) => now(f))) {
-    const to = join(dest, file);
+  for (const [file, { size, sha256: hash }] of Object.entries(manifest.files).filter(([f]) => now(f))) {
+    let mode = 0o600;
+    let bytes: Buffer;
     try {
-      copyFileSync(join(entry, file), to, constants.COPYFILE_FICLONE);
+      bytes = withFile(join(entry, file), (read, s) => {
+        if (s.size !== size) throw new TrustError(`has ${s.size} bytes, not ${size}`);
+        mode = s.mode & 0o750;
+        return read;
+      });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new DamagedEntryError(entry, `${file} is missing`);
-      throw error;
+      throw new DamagedEntryError(entry, `${file} ${readProblem(error)}`);
     }
-    const copied = statSync(to).size;
-    if (copied !== size) throw new DamagedEntryError(entry, `${file} has ${copied} bytes, not ${size}`);
-    own(to);
+    if (bytes.length !== size) throw new DamagedEntryError(entry, `${file} has ${bytes.length} bytes, not ${size}`);
+    if (sha256(bytes) !== hash) {
+      throw new DamagedEntryError(entry, `${file} does not match the sha256 in its manifest (it changed after the fill)`);
+    }
+    const fd = openSync(join(dest, file), 'wx', mode);
+    try {
+      for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
+      if (runAs) fchownSync(fd, runAs.uid, runAs.gid);
+    } finally {
+      closeSync(fd);
+    }
   }
 }
 
@@ -504,10 +754,17 @@ export function copyLater(
         files: Object.fromEntries(
           Object.entries(manifest.files)
             .filter(([f]) => isUnder(f, dir))
-            .map(([f, size]) => [relative(dir, f), size]),
+            .map(([f, e]) => [relative(dir, f), e]),
         ),
       };
-      copyCluster(join(entry, dir), part, into, runAs);
+      try {
+        copyCluster(join(entry, dir), part, into, runAs);
+      } catch (error) {
+        if (!(error instanceof DamagedEntryError)) throw error;
+        // Named from the entry, as copyCluster names what it finds: `base/1/1255 …`.
+        const what = error.problem.replace(/^its folder /, '');
+        throw new DamagedEntryError(entry, what === error.problem ? `${dir}/${what}` : `${dir} ${what}`);
+      }
       renameSync(into, join(dest, dir));
     }
   } finally {

@@ -111,7 +111,7 @@ function copyError(error: unknown, config: Config, dataDir: string): Error {
   if (error instanceof SetupError || error instanceof InputError) return error;
   if (error instanceof DamagedEntryError) {
     return new SetupError(
-      `The initdb cache entry was found damaged while copying it (${error.message}); it was dropped`,
+      `The initdb cache entry could not be used (${error.message}); it was dropped`,
       'Run again: the next start fills it anew',
     );
   }
@@ -130,10 +130,28 @@ function copyError(error: unknown, config: Config, dataDir: string): Error {
 }
 
 /**
+ * The template databases of a cache entry could not be used (copyLater found them changed, or
+ * not this user's alone) after postgres was spawned: the entry has been dropped; startNative
+ * stops that server and starts once more, from a fresh fill.
+ */
+class TemplatesNotUsed extends Error {
+  constructor(
+    /** What copyLater found. */
+    readonly found: DamagedEntryError,
+    /** What dropEntry left, if anything (for the warning). */
+    readonly note: string | null,
+  ) {
+    super(found.message);
+    this.name = 'TemplatesNotUsed';
+  }
+}
+
+/**
  * Puts a cluster in the run folder's data directory: copied from the initdb cache (filled first on
  * a miss), owned by `runAs` as it is copied. An entry found damaged while copying is dropped and
  * filled again, once, with a warning. The template databases are left out: `copyTemplates`
- * copies them (copyLater) once postgres has been spawned, while it starts.
+ * copies them (copyLater) once postgres has been spawned, while it starts; when it finds them
+ * unusable it drops the entry and throws TemplatesNotUsed.
  */
 async function placeCluster(
   config: Config,
@@ -147,7 +165,7 @@ async function placeCluster(
   const cacheDir = config.cacheDir || defaultCacheDir();
   const spec = { bindir: bins.bindir, user: config.user, locale: config.locale };
   const report = (c: CacheResult) => {
-    if (c.dropped) log.warning(`initdb cache entry was damaged (${c.dropped}): dropped it and ran initdb again`);
+    if (c.dropped) log.warning(`initdb cache entry not used (${c.dropped}): ran initdb again`);
     log.info(
       c.hit ? `initdb cache hit: ${c.entry}` : `initdb cache miss: ran initdb --nosync in ${c.initdbMs} ms into ${c.entry}`,
     );
@@ -173,8 +191,11 @@ async function placeCluster(
     } catch (error) {
       if (!(error instanceof DamagedEntryError)) throw error;
       rmSync(dataDir, { recursive: true, force: true });
-      dropEntry(cache.entry);
-      cache = { ...(await ensureCluster(cacheDir, spec, runAs, handle.runDir, facts)), dropped: error.message };
+      const note = dropEntry(cache.entry);
+      cache = {
+        ...(await ensureCluster(cacheDir, spec, runAs, handle.runDir, facts)),
+        dropped: note ? `${error.message}; ${note}` : error.message,
+      };
       report(cache);
       throwIfInterrupted();
       later = place(cache);
@@ -191,7 +212,7 @@ async function placeCluster(
     try {
       copyLater(entry, cache.manifest, dataDir, runAs, later, join(handle.runDir, 'templates.tmp'));
     } catch (error) {
-      if (error instanceof DamagedEntryError) dropEntry(entry);
+      if (error instanceof DamagedEntryError) throw new TemplatesNotUsed(error, dropEntry(entry));
       throw copyError(error, config, dataDir);
     }
   };
@@ -306,6 +327,41 @@ export async function startNative(
   const warnings = listenWarnings(config);
   for (const w of warnings) log.warning(w);
 
+  // A start whose template databases turn out unusable after postgres was spawned (the entry is
+  // dropped then) is undone and made once more, from a fresh fill: a miss, with a warning.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(config, log, onHandle, { bins, port, warnings, cacheDir, runAs, facts, phases });
+    } catch (error) {
+      if (!(error instanceof TemplatesNotUsed)) throw error;
+      if (attempt > 1) throw copyError(error.found, config, '');
+      log.warning(`initdb cache entry not used (${error.message}${error.note ? `; ${error.note}` : ''}): ran initdb again`);
+    }
+  }
+}
+
+/** What startNative found before the run folder: shared by its attempts. */
+interface StartFacts {
+  bins: Binaries;
+  port: number;
+  warnings: string[];
+  cacheDir: string;
+  runAs: RunAs | null;
+  facts: Facts;
+  phases: Phases;
+}
+
+/**
+ * One attempt of startNative, from the RAM folder to the verified server.
+ * @throws as startNative; TemplatesNotUsed when the cache entry's template databases could not
+ *   be used (the entry dropped). Nothing is left running or on disk when it throws.
+ */
+async function startOnce(
+  config: Config,
+  log: Logger,
+  onHandle: (handle: NativeHandle) => void,
+  { bins, port, warnings, cacheDir, runAs, facts, phases }: StartFacts,
+): Promise<NativeServer> {
   const handle: NativeHandle = {
     mode: 'native',
     pid: 0,
