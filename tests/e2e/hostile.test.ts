@@ -785,6 +785,8 @@ describe('second sweep (#26): databases, db create / db drop', () => {
       expect(leftovers?.added()).toEqual([]);
     });
   });
+});
+
 describe('second sweep (#26): initdb cache', () => {
   /**
    * A warm native start from a cache entry that was tampered with after its fill: `up` must
