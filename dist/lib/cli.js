@@ -5,6 +5,7 @@ import {
   Phases,
   checkPrivateDir,
   cleanupOnInterrupt,
+  describe,
   interrupted,
   isAlive,
   makeDirs,
@@ -13,7 +14,7 @@ import {
   start,
   stop,
   sweepLeftovers
-} from "./chunk-7U2N3BZQ.js";
+} from "./chunk-AZXYOQRH.js";
 import {
   VERSION
 } from "./chunk-HFV7XA6P.js";
@@ -35,16 +36,16 @@ import {
   readJob,
   stopBackground,
   writeJson
-} from "./chunk-USACTNHY.js";
+} from "./chunk-ZIBVOSTQ.js";
 import {
   __commonJS,
   __require,
   __toESM
 } from "./chunk-AQB342A3.js";
 
-// node_modules/commander/lib/error.js
+// ../main/node_modules/commander/lib/error.js
 var require_error = __commonJS({
-  "node_modules/commander/lib/error.js"(exports) {
+  "../main/node_modules/commander/lib/error.js"(exports) {
     var CommanderError2 = class extends Error {
       /**
        * Constructs the CommanderError class
@@ -77,9 +78,9 @@ var require_error = __commonJS({
   }
 });
 
-// node_modules/commander/lib/argument.js
+// ../main/node_modules/commander/lib/argument.js
 var require_argument = __commonJS({
-  "node_modules/commander/lib/argument.js"(exports) {
+  "../main/node_modules/commander/lib/argument.js"(exports) {
     var { InvalidArgumentError: InvalidArgumentError2 } = require_error();
     var Argument2 = class {
       /**
@@ -205,9 +206,9 @@ var require_argument = __commonJS({
   }
 });
 
-// node_modules/commander/lib/help.js
+// ../main/node_modules/commander/lib/help.js
 var require_help = __commonJS({
-  "node_modules/commander/lib/help.js"(exports) {
+  "../main/node_modules/commander/lib/help.js"(exports) {
     var { humanReadableArgName } = require_argument();
     var Help2 = class {
       constructor() {
@@ -807,9 +808,9 @@ ${itemIndentStr}`);
   }
 });
 
-// node_modules/commander/lib/option.js
+// ../main/node_modules/commander/lib/option.js
 var require_option = __commonJS({
-  "node_modules/commander/lib/option.js"(exports) {
+  "../main/node_modules/commander/lib/option.js"(exports) {
     var { InvalidArgumentError: InvalidArgumentError2 } = require_error();
     var Option2 = class {
       /**
@@ -1120,9 +1121,9 @@ var require_option = __commonJS({
   }
 });
 
-// node_modules/commander/lib/suggestSimilar.js
+// ../main/node_modules/commander/lib/suggestSimilar.js
 var require_suggestSimilar = __commonJS({
-  "node_modules/commander/lib/suggestSimilar.js"(exports) {
+  "../main/node_modules/commander/lib/suggestSimilar.js"(exports) {
     var maxDistance = 3;
     function editDistance(a, b) {
       if (Math.abs(a.length - b.length) > maxDistance)
@@ -1200,9 +1201,9 @@ var require_suggestSimilar = __commonJS({
   }
 });
 
-// node_modules/commander/lib/command.js
+// ../main/node_modules/commander/lib/command.js
 var require_command = __commonJS({
-  "node_modules/commander/lib/command.js"(exports) {
+  "../main/node_modules/commander/lib/command.js"(exports) {
     var EventEmitter = __require("node:events").EventEmitter;
     var childProcess = __require("node:child_process");
     var path = __require("node:path");
@@ -3446,9 +3447,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
   }
 });
 
-// node_modules/commander/index.js
+// ../main/node_modules/commander/index.js
 var require_commander = __commonJS({
-  "node_modules/commander/index.js"(exports) {
+  "../main/node_modules/commander/index.js"(exports) {
     var { Argument: Argument2 } = require_argument();
     var { Command: Command2 } = require_command();
     var { CommanderError: CommanderError2, InvalidArgumentError: InvalidArgumentError2 } = require_error();
@@ -3471,7 +3472,7 @@ var require_commander = __commonJS({
 // src/cli/program.ts
 import { readFileSync as readFileSync3 } from "node:fs";
 
-// node_modules/commander/esm.mjs
+// ../main/node_modules/commander/esm.mjs
 var import_index = __toESM(require_commander(), 1);
 var {
   program,
@@ -3723,7 +3724,15 @@ async function cliBackgroundChild() {
       async (signal) => {
         process.stderr.write(`Interrupted by ${signal}: removing what was started
 `);
-        await removeInstance(record.name, record.handle).catch((error) => process.stderr.write(formatError(error)));
+        const problems = record.handle ? await stop(record.handle) : [];
+        problems.push(...(await sweepLeftovers(cliContainerName(record.name))).problems);
+        for (const problem of problems) process.stderr.write(`warning: ${problem}
+`);
+        const error = new SetupError(
+          `it was stopped by ${signal} before it finished (pg-tmpfs down sends SIGTERM; so may a CI job's cancellation)`,
+          `Start it again: pg-tmpfs up --name ${record.name} --no-wait`
+        );
+        saveInstance({ ...record, state: "failed", handle: problems.length ? record.handle : null, error: formatError(error) });
       }
     );
     return 0;
@@ -3776,10 +3785,9 @@ async function waitCommand(name, opts, io) {
     }
     if (instance.state === "failed") {
       io.stderr(readLog(instance));
-      if (!instance.handle) forgetInstance(name, instance.ownerPid);
       throw new SetupError(
         `The background start of "${name}" failed${instance.error ? `: ${instance.error.replace(/^error: /, "").trim()}` : ""}`,
-        instance.handle ? `Run pg-tmpfs down --name ${name} to remove what it left, then fix what it names` : "Fix what it names and run pg-tmpfs up again"
+        instance.handle ? `Run pg-tmpfs down --name ${name} to remove what it left, then fix what it names` : `Fix what it names and run pg-tmpfs up --name ${name} again (or pg-tmpfs down --name ${name} to forget it)`
       );
     }
     if (!ownerAlive(instance)) {
@@ -3866,7 +3874,7 @@ async function cloneDatabase(connection, options) {
           "Give an existing database (the up --template one by default)"
         );
       }
-      if (e.code === "42P04") {
+      if (e.code === "42P04" || e.code === "23505") {
         throw new InputError(
           "db-name",
           `database ${database} already exists`,
@@ -3890,8 +3898,11 @@ async function dropDatabase(connection, name, options) {
   }
   const client = await maintenance(connection, name, options.timeoutMs);
   try {
-    const found = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+    const found = await client.query("SELECT datistemplate FROM pg_database WHERE datname = $1", [
+      name
+    ]);
     if (found.rowCount === 0) return false;
+    if (found.rows[0]?.datistemplate) await client.query(`ALTER DATABASE ${client.escapeIdentifier(name)} IS_TEMPLATE false`);
     const force = await versionNum(client) >= 13e4 ? " WITH (FORCE)" : "";
     await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)}${force}`);
     return true;
@@ -3912,25 +3923,47 @@ function runningServer(name) {
     `Start it first: pg-tmpfs up --name ${name} --database app --init schema.sql --template (or pg-tmpfs wait --name ${name})`
   );
 }
+async function onServer(name, server, fn) {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof InputError || error instanceof SetupError || await isAlive(server).catch(() => true)) throw error;
+    throw new InputError(
+      "name",
+      `instance "${name}" is dead: its PostgreSQL (${describe(server)}) no longer runs (${error.message || String(error)})`,
+      `Restart it: pg-tmpfs down --name ${name}, then pg-tmpfs up --name ${name} with the flags it was started with`
+    );
+  }
+}
 function addDbCommands(cli, io) {
   const db = cli.command("db").description("per-test databases: copies of the instance's template database");
   db.command("create").description("create a fresh database copied from the template and print its URI").option("--from <template>", "database to copy (default: the one up --template marked, else template1)").option("--db-name <database>", "name of the new database (default: <template>_<12 hex>)").option("--name <name>", "instance name", "default").option("--json", "print JSON: database, uri, template, strategy, ms").action(async (opts) => {
     const server = runningServer(opts.name);
     const template = opts.from ?? (server.provisioned?.templateDatabase || "template1");
-    const made = await cloneDatabase(server.connection, {
-      template,
-      name: opts.dbName,
-      tmpfs: server.tmpfs,
-      timeoutMs: DB_TIMEOUT_MS
-    });
+    const made = await onServer(
+      opts.name,
+      server,
+      () => cloneDatabase(server.connection, {
+        template,
+        name: opts.dbName,
+        tmpfs: server.tmpfs,
+        timeoutMs: DB_TIMEOUT_MS
+      })
+    );
     io.stdout(opts.json ? `${JSON.stringify(made, null, 2)}
 ` : `${made.uri}
 `);
   });
-  db.command("drop").description("drop a database made by db create (its sessions are ended)").argument("<database>", "the database to drop").option("--name <name>", "instance name", "default").option("--json", "print JSON: database, dropped").action(async (database, opts) => {
+  db.command("drop").description(
+    "drop a database made by db create or init (its sessions are ended; a template is made an ordinary database first)"
+  ).argument("<database>", "the database to drop").option("--name <name>", "instance name", "default").option("--json", "print JSON: database, dropped").action(async (database, opts) => {
     const server = runningServer(opts.name);
     const protect = [server.connection.database, server.provisioned?.templateDatabase ?? ""].filter(Boolean);
-    const dropped = await dropDatabase(server.connection, database, { protect, timeoutMs: DB_TIMEOUT_MS });
+    const dropped = await onServer(
+      opts.name,
+      server,
+      () => dropDatabase(server.connection, database, { protect, timeoutMs: DB_TIMEOUT_MS })
+    );
     if (opts.json) io.stdout(`${JSON.stringify({ database, dropped }, null, 2)}
 `);
     else io.stderr(dropped ? `Dropped ${database}.
@@ -3965,7 +3998,7 @@ var UP_FLAGS = [
 ];
 var LIST_FLAGS = [
   ["init", "<file>", "SQL file or glob run in --database after start, each in one transaction (repeatable)"],
-  ["databases", "<names>", "more databases to create, comma-separated (repeatable)"],
+  ["databases", "<names>", "more databases to create, comma-separated (repeatable); a name cannot hold spaces"],
   ["extensions", "<names>", "extensions to create, comma-separated, e.g. pg_trgm,vector (repeatable)"]
 ];
 var CLI_DEFAULTS = { port: "0" };

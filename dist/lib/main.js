@@ -3,11 +3,11 @@ import {
   backgroundChild,
   launchInBackground,
   saveHandle
-} from "./chunk-4CNGSCZ6.js";
+} from "./chunk-ILM3ALDW.js";
 import {
   publish,
   writeSummary
-} from "./chunk-24L2EAVO.js";
+} from "./chunk-SBIAERZI.js";
 import {
   actionsLogger,
   getInput,
@@ -15,19 +15,20 @@ import {
   reportError,
   setSecret,
   warning
-} from "./chunk-QAKJC2Z6.js";
+} from "./chunk-D66T5MFX.js";
 import {
   cleanupOnInterrupt,
   start,
   stop
-} from "./chunk-7U2N3BZQ.js";
+} from "./chunk-AZXYOQRH.js";
 import "./chunk-HFV7XA6P.js";
 import {
   BACKGROUND_FLAG,
   DEFAULTS,
   killActive,
-  parseInputs
-} from "./chunk-USACTNHY.js";
+  parseInputs,
+  secretForms
+} from "./chunk-ZIBVOSTQ.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/main-step.ts
@@ -36,8 +37,7 @@ async function run() {
   try {
     const config = parseInputs((name) => getInput(name));
     if (config.password !== DEFAULTS.password) {
-      setSecret(config.password);
-      setSecret(encodeURIComponent(config.password));
+      for (const form of secretForms(config.password)) setSecret(form);
     }
     if (!config.wait) return await launchInBackground(config, startedAtMs);
     let handle = null;

@@ -4,28 +4,32 @@ import {
   removeFolder,
   savedBackground,
   savedHandle
-} from "./chunk-4CNGSCZ6.js";
+} from "./chunk-ILM3ALDW.js";
 import {
   endGroup,
   info,
+  setFailed,
   startGroup,
   warning
-} from "./chunk-QAKJC2Z6.js";
+} from "./chunk-D66T5MFX.js";
 import {
   LOG_TAIL_LINES,
   describe,
   isAlive,
   logTail,
   stop
-} from "./chunk-7U2N3BZQ.js";
-import "./chunk-USACTNHY.js";
+} from "./chunk-AZXYOQRH.js";
+import "./chunk-ZIBVOSTQ.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/post-step.ts
 async function cleanup() {
+  let unread = null;
   try {
     const background = savedBackground();
-    const handle = background ? await finishBackground(background) : savedHandle();
+    const finished = background ? await finishBackground(background) : null;
+    unread = finished?.unread ?? null;
+    const handle = finished ? finished.handle : savedHandle();
     if (!handle) {
       if (background) removeFolder(background.dir);
       info("No PostgreSQL server to remove.");
@@ -49,6 +53,8 @@ async function cleanup() {
     const problem = `Cleanup of PostgreSQL failed: ${error instanceof Error ? error.message : String(error)}`;
     warning(problem);
     return [problem];
+  } finally {
+    if (unread) setFailed(unread);
   }
 }
 

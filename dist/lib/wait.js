@@ -2,7 +2,7 @@ import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const req
 import {
   publish,
   writeSummary
-} from "./chunk-24L2EAVO.js";
+} from "./chunk-SBIAERZI.js";
 import {
   BACKGROUND_ENV,
   awaitStart,
@@ -12,12 +12,12 @@ import {
   replayLog,
   reportError,
   setOutput
-} from "./chunk-QAKJC2Z6.js";
+} from "./chunk-D66T5MFX.js";
 import "./chunk-HFV7XA6P.js";
 import {
   SetupError,
   errorFrom
-} from "./chunk-USACTNHY.js";
+} from "./chunk-ZIBVOSTQ.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/wait-step.ts
