@@ -165,7 +165,10 @@ describe('pulls from a registry', () => {
         ),
       );
       expect(anonymous.stdout).not.toMatch(/retrying/);
-      expect(anonymous.state).toEqual({});
+      // The handle is saved before the pull (its `docker pull` carries the run's marker): no
+      // container yet, and the post step finds nothing to remove.
+      expect(JSON.parse(anonymous.state.server ?? '{}')).toMatchObject({ mode: 'docker', containerId: '' });
+      expect((await job.step(cleanup, {}, anonymous.state)).value).toEqual([]);
 
       const main = await job.step(
         async () => {
