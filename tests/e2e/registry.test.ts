@@ -218,34 +218,48 @@ describe('pulls from a registry', () => {
     expect(leftovers.added()).toEqual([]);
   }, 90_000);
 
-  it('a CLI start killed (SIGKILL) during a pull from a silent registry: `down` ends its `docker pull` (#26)', async () => {
-    const silent = await startSilentRegistry();
-    const image = `${silent.address}/library/postgres:18`;
-    const state = mkdtempSync(join(tmpdir(), 'pg-tmpfs-registry-state-'));
-    const env = { ...process.env, PG_TMPFS_STATE_DIR: state };
-    const cli = join(ROOT, 'dist', 'cli.js');
-    // The `docker pull` processes of that image (not the `up` naming it in --image).
-    const pulls = () => processesWithArg(image).filter((p) => p.argv[1] === 'pull');
-    try {
-      const up = spawn(process.execPath, [cli, 'up', '--mode', 'docker', '--image', image, '--name', 'reg-orphan'], {
-        env,
-        stdio: 'ignore',
-      });
-      // Bounded: the pull starts within a second or two of `up`.
-      for (let i = 0; i < 300 && pulls().length === 0; i++) await sleep(50);
-      expect(pulls()).toHaveLength(1);
-      const exited = new Promise((resolve) => up.once('exit', resolve));
-      up.kill('SIGKILL');
-      await exited;
-      expect(pulls()).toHaveLength(1); // the orphan: still pulling
-      const down = spawnSync(process.execPath, [cli, 'down', '--name', 'reg-orphan'], { env, encoding: 'utf8', timeout: 60_000 });
-      expect(down.status, down.stderr).toBe(0);
-      expect(pulls()).toEqual([]);
-    } finally {
-      for (const p of pulls()) process.kill(p.pid, 'SIGKILL');
-      await silent.stop();
-      rmSync(state, { recursive: true, force: true });
-    }
-    expect(leftovers.added()).toEqual([]);
-  }, 90_000);
+  it.each([
+    { then: 'down', argv: ['down', '--name', 'reg-orphan'], status: 0 },
+    // The next `up` of the name ends it too, before its own (bounded) pull fails.
+    { then: 'the next up', argv: ['up', '--mode', 'docker', '--name', 'reg-orphan', '--wait-timeout', '2'], status: 1 },
+  ])(
+    'a CLI start killed (SIGKILL) during a pull from a silent registry: $then ends its `docker pull` (#26)',
+    async ({ argv, status }) => {
+      const silent = await startSilentRegistry();
+      const image = `${silent.address}/library/postgres:18`;
+      const state = mkdtempSync(join(tmpdir(), 'pg-tmpfs-registry-state-'));
+      const env = { ...process.env, PG_TMPFS_STATE_DIR: state };
+      const cli = join(ROOT, 'dist', 'cli.js');
+      // The `docker pull` processes of that image (not the `up` naming it in --image).
+      const pulls = () => processesWithArg(image).filter((p) => p.argv[1] === 'pull');
+      try {
+        const up = spawn(process.execPath, [cli, 'up', '--mode', 'docker', '--image', image, '--name', 'reg-orphan'], {
+          env,
+          stdio: 'ignore',
+        });
+        // Bounded: the pull starts within a second or two of `up`.
+        for (let i = 0; i < 300 && pulls().length === 0; i++) await sleep(50);
+        expect(pulls()).toHaveLength(1);
+        const exited = new Promise((resolve) => up.once('exit', resolve));
+        up.kill('SIGKILL');
+        await exited;
+        expect(pulls()).toHaveLength(1); // the orphan: still pulling
+        const next = spawnSync(process.execPath, [cli, ...argv, ...(argv[0] === 'up' ? ['--image', image] : [])], {
+          env,
+          encoding: 'utf8',
+          timeout: 60_000,
+        });
+        expect(next.status, next.stderr).toBe(status);
+        if (status === 1)
+          expect(next.stderr).toMatch(/^error: Registry 127\.0\.0\.1:\d+ did not answer the pull of image ".*" within 2 s/m);
+        expect(pulls()).toEqual([]);
+      } finally {
+        for (const p of pulls()) process.kill(p.pid, 'SIGKILL');
+        await silent.stop();
+        rmSync(state, { recursive: true, force: true });
+      }
+      expect(leftovers.added()).toEqual([]);
+    },
+    90_000,
+  );
 });
