@@ -121,7 +121,7 @@ export async function startDocker(
     // leaves a `docker pull` that `down`, the next `up` of the name or the post step end
     // (lifecycle.ts stop: endMarkedProcesses).
     throwIfInterrupted();
-    onHandle({ ...handle });
+    onHandle({ ...handle, pulling: true });
     const t0 = performance.now();
     await log.group(`Pulling ${config.image}`, async () => {
       await pullImage(config.image, (message) => log.warning(message), undefined, {
