@@ -108,6 +108,10 @@ for tool in debootstrap rsync; do
 done
 bash "$here/tests/images/build.sh"
 
+# tests/e2e/hostile.test.ts runs a start in a network namespace of its own (unshare -n) with its
+# ephemeral port range used up: `ip` brings that namespace's loopback up.
+command -v ip >/dev/null 2>&1 || apt_install iproute2
+
 # --- 3. act ---------------------------------------------------------------------------------------
 go_tool act github.com/nektos/act "$ACT_VERSION"
 

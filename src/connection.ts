@@ -79,8 +79,9 @@ export function isLoopback(address: string): boolean {
 /**
  * The TCP port to use on `host` (the publish-host input; a wildcard address means every
  * interface): a free one for 0, else `port` itself, which must be free.
- * @throws InputError (input `port`) when the given port is in use; (input `publish-host`) when
- *   `host` is not an address of this machine
+ * @throws InputError (input `port`) when the given port is in use, or for 0 when no port is free
+ *   (the kernel's ephemeral range used up); (input `publish-host`) when `host` is not an address
+ *   of this machine
  */
 export async function choosePort(host: string, port: number): Promise<number> {
   let got: number;
@@ -93,6 +94,18 @@ export async function choosePort(host: string, port: number): Promise<number> {
         'publish-host',
         `${host} is not an address of this machine (${code})`,
         'Use 127.0.0.1 (default), or 0.0.0.0 for every interface',
+      );
+    }
+    // get-port's words when neither `port` nor a port of the kernel's choosing could be bound:
+    // every port of the ephemeral range (net.ipv4.ip_local_port_range) is taken.
+    if (error instanceof Error && /No available ports found/.test(error.message)) {
+      if (port !== 0) {
+        throw new InputError('port', `port ${port} on ${host} is in use`, 'Choose another port, or 0 for a free one');
+      }
+      throw new InputError(
+        'port',
+        `no free TCP port on ${host}: every port of the kernel's ephemeral range is in use (${error.message})`,
+        'Give a free port (e.g. --port 5433 / port: 5433), or end what holds the ports (ss -tan) or widen net.ipv4.ip_local_port_range',
       );
     }
     throw error;

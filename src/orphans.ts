@@ -15,7 +15,9 @@
  * ChangeToDataDir), and no other server works in a folder this project made with a random name.
  * No PID, process group or name is trusted alone (PIDs are reused; a DSM name is random).
  *
- * The init command is found by RUN_ENV in its environment, which its children inherit.
+ * The init command is found by RUN_ENV in its environment, which its children inherit; so is a
+ * `docker pull` (Docker mode gives it the run's marker: a pull from a registry that never answers
+ * would otherwise run on for minutes after its start was killed).
  *
  * In Docker mode the orphan is `docker run` itself (found by its run label argument): while it
  * runs, the daemon may still create the container, so the cleanup waits for it before listing.
@@ -300,7 +302,7 @@ export function processesWithEnv(name: string, value: string): FolderProcess[] {
 }
 
 /**
- * Ends the init command a killed start left running (see RUN_ENV): SIGTERM to each process group,
+ * Ends the init command or `docker pull` a killed start left running (see RUN_ENV): SIGTERM to each process group,
  * SIGKILL to what is left after `graceMs` (ms).
  * @returns one text per process that would not end; never throws
  */
@@ -316,5 +318,5 @@ export async function endMarkedProcesses(token: string, graceMs = 5_000): Promis
   for (const g of new Set(stubborn.map((p) => p.pgid))) if (groups.includes(g)) signal(-g, 'SIGKILL');
   for (const p of stubborn) signal(p.pid, 'SIGKILL');
   const left = await waitNone(find, KILL_WAIT_MS);
-  return left.map((p) => `Init command process ${p.pid} (run ${token}) did not end`);
+  return left.map((p) => `Process ${p.pid} (${p.argv.join(' ').slice(0, 80)}) of run ${token} did not end`);
 }

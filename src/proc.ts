@@ -130,6 +130,8 @@ export interface ProcResult {
    * program exited (they were ended); else 0.
    */
   leftovers: number;
+  /** True when ProcOptions.firstOutputMs killed it (no output in time); timedOut is then true too. */
+  silent?: boolean;
 }
 
 /** Options for run(). */
@@ -139,6 +141,15 @@ export interface ProcOptions {
    * this many ms; run() then returns within CLOSE_GRACE_MS even if a child still holds its output.
    */
   timeoutMs: number;
+  /**
+   * A second, earlier deadline for the first output: when the program has written nothing to
+   * stdout or stderr after this many ms, it is killed as by `timeoutMs` (ProcResult.silent). For
+   * a program whose first words come from a server (`docker pull`'s `Pulling from`): a server that
+   * accepts and never answers is given up on long before the whole program's deadline.
+   */
+  firstOutputMs?: number;
+  /** What counts as that first output (tested on all stdout so far); default: any output. */
+  firstOutputPattern?: RegExp;
   /** Extra environment, merged over process.env. */
   env?: Record<string, string>;
   cwd?: string;
@@ -172,7 +183,8 @@ export interface ProcOptions {
 }
 
 /**
- * The environment variable that marks an init command, and what it starts, with its run's token
+ * The environment variable that marks an init command, and what it starts, or a `docker pull`,
+ * with its run's token
  * (src/orphans.ts ends what a killed start left running by it). Programs run() starts and postgres
  * do not inherit it: a server started from inside an init command is not that run's to end.
  */
@@ -210,13 +222,17 @@ export function run(program: string, args: readonly string[], options: ProcOptio
     let stderr = '';
     let timedOut = false;
     let leftovers = 0;
+    let silent = false;
+    let spoke = false;
     if (options.input !== undefined) child.stdin?.end(options.input);
     child.stdout?.setEncoding('utf8').on('data', (d: string) => {
       stdout += d;
+      spoke ||= options.firstOutputPattern ? options.firstOutputPattern.test(stdout) : true;
       options.onOutput?.(d, 'stdout');
     });
     child.stderr?.setEncoding('utf8').on('data', (d: string) => {
       stderr += d;
+      spoke ||= !options.firstOutputPattern;
       options.onOutput?.(d, 'stderr');
     });
     /** Stops waiting for the output (a child may hold it) CLOSE_GRACE_MS from now. */
@@ -227,7 +243,7 @@ export function run(program: string, args: readonly string[], options: ProcOptio
         finish(code);
       }, CLOSE_GRACE_MS).unref();
     };
-    const timer = setTimeout(() => {
+    const kill = (): void => {
       timedOut = true;
       try {
         // A stopLeaderOnly program alone: SIGKILL to its postgres would leave shared memory.
@@ -238,17 +254,28 @@ export function run(program: string, args: readonly string[], options: ProcOptio
       // The program exited before its deadline, and a process outside its group (setsid) still
       // holds the output: no 'exit' is to come, so the deadline ends the wait here.
       if (child.exitCode !== null || child.signalCode !== null) stopReading(child.exitCode);
-    }, options.timeoutMs);
+    };
+    const timer = setTimeout(kill, options.timeoutMs);
+    const silenceTimer =
+      options.firstOutputMs !== undefined && options.firstOutputMs < options.timeoutMs
+        ? setTimeout(() => {
+            if (spoke) return;
+            silent = true;
+            kill();
+          }, options.firstOutputMs)
+        : undefined;
     let settled = false;
     const finish = (code: number | null): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(silenceTimer);
       if (child.pid) active.delete(child.pid);
-      resolve({ code, stdout, stderr, ms: performance.now() - t0, timedOut, leftovers });
+      resolve({ code, stdout, stderr, ms: performance.now() - t0, timedOut, leftovers, ...(silent ? { silent } : {}) });
     };
     child.on('error', (error) => {
       clearTimeout(timer);
+      clearTimeout(silenceTimer);
       if (child.pid) active.delete(child.pid);
       settled = true;
       reject(error);

@@ -143,6 +143,11 @@ export async function waitForQuery(target: Target, options: WaitOptions): Promis
       // about the server, so an earlier, real cause is kept.
       if (!(lastError && /timeout/i.test(message))) lastError = message;
       await client.end().catch(() => undefined);
+      // No local port to connect from (the kernel's ephemeral range used up): waiting does not
+      // free one, so say so now rather than after the whole wait.
+      if ((error as NodeJS.ErrnoException).code === 'EADDRNOTAVAIL') {
+        throw new NotReadyError(`no connection could be opened (${attempts} attempts)`, message, false);
+      }
     }
     throwIfInterrupted();
     if (Date.now() >= deadline) {
@@ -181,6 +186,14 @@ const LOG_CAUSES: Array<{ pattern: RegExp; input: string; problem: (m: RegExpExe
     fix: 'Give a value the server accepts (see pg_settings for units and ranges)',
   },
   {
+    // A library of shared_preload_libraries (or session_/local_preload_libraries) that is not
+    // installed, or does not load: the postmaster exits at start.
+    pattern: /(could not access file "([^"]+)": [^\n]*|could not load library "([^"]+)": [^\n]*)/,
+    input: 'settings',
+    problem: (m) => `the library "${m[2] ?? m[3]}" of shared_preload_libraries could not be loaded: ${m[1]}`,
+    fix: 'Remove it from shared_preload_libraries (or session_preload_libraries, local_preload_libraries), or use an image or installation that has it (its extension package)',
+  },
+  {
     pattern: /(invalid locale name[^\n]*|locale "[^"]*" (?:is not|not) [^\n]*)/i,
     input: 'locale',
     problem: (m) => `initdb refused the locale: ${m[1]}`,
@@ -213,6 +226,14 @@ export function notReadyError(error: NotReadyError, serverLog: string): InputErr
     if (m) return new InputError(cause.input, cause.problem(m), cause.fix, serverLog);
   }
   const last = error.lastError || 'none';
+  if (/EADDRNOTAVAIL/.test(last)) {
+    return new InputError(
+      'port',
+      `no local TCP port is free to connect to the server from (${last}): the kernel's ephemeral range is used up`,
+      'End what holds the ports (ss -tan shows them) or widen net.ipv4.ip_local_port_range, then start again',
+      serverLog,
+    );
+  }
   if (/password authentication failed/i.test(last)) {
     return new SetupError(
       `PostgreSQL rejected the password: ${last}`,

@@ -23,6 +23,12 @@ export interface DockerHandle {
   containerName: string;
   /** Random token of this run, set as the container's label `io.github.pg-tmpfs-action.run`. */
   token: string;
+  /**
+   * True while the image is being pulled: no container exists yet (the handle is recorded then so
+   * that a `docker pull` left by a killed start is ended: it carries RUN_ENV=token). Absent once
+   * `docker run` may run.
+   */
+  pulling?: boolean;
 }
 
 /** What identifies a native-mode server's resources. */

@@ -30,10 +30,15 @@ export async function cleanup(): Promise<string[]> {
     const finished = background ? await finishBackground(background) : null;
     unread = finished?.unread ?? null;
     const handle = finished ? finished.handle : savedHandle();
-    if (!handle) {
-      if (background) removeFolder(background.dir);
-      core.info('No PostgreSQL server to remove.');
-      return [];
+    // A start that ended (or was killed) while pulling made no container: only a `docker pull`
+    // it left running may need ending.
+    const pulling = handle?.mode === 'docker' && handle.pulling === true;
+    if (!handle || pulling) {
+      const problems = handle ? await stop(handle) : [];
+      for (const problem of problems) core.warning(problem);
+      if (background && problems.length === 0) removeFolder(background.dir);
+      if (problems.length === 0) core.info('No PostgreSQL server to remove.');
+      return problems;
     }
     const what = describe(handle);
     if (!(await isAlive(handle))) core.warning(`PostgreSQL (${what}) was not running at the end of the job; its log follows.`);

@@ -4,7 +4,7 @@
  * The action, the CLI, the benchmark and the tests all reach Docker through this module.
  */
 import { SetupError } from '../errors.js';
-import { run } from '../proc.js';
+import { run, type ProcOptions, type ProcResult } from '../proc.js';
 import { apiGet, localEngineSocket, pathSafeName } from './api.js';
 import { parseDockerPort, pgdataFromEnv } from './run-plan.js';
 
@@ -36,15 +36,24 @@ export async function docker(
   env?: Record<string, string>,
   timeoutMs = DOCKER_TIMEOUT_MS,
 ): Promise<DockerResult> {
+  const r = await dockerRun(args, { timeoutMs, env });
+  if (r.timedOut) {
+    throw new SetupError(
+      `docker ${args[0] ?? ''} did not finish within ${Math.round(timeoutMs / 1000)} s`,
+      'The Docker daemon is not answering; check it (`docker info`) and try again',
+    );
+  }
+  return { exitCode: r.code ?? 1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * Runs `docker ARGS` with run()'s options (src/proc.ts); never throws for a non-zero exit or a
+ * deadline (read `code`, `timedOut`, `silent`).
+ * @throws SetupError when the docker CLI is not installed
+ */
+async function dockerRun(args: readonly string[], options: ProcOptions): Promise<ProcResult> {
   try {
-    const r = await run('docker', args, { timeoutMs, env });
-    if (r.timedOut) {
-      throw new SetupError(
-        `docker ${args[0] ?? ''} did not finish within ${Math.round(timeoutMs / 1000)} s`,
-        'The Docker daemon is not answering; check it (`docker info`) and try again',
-      );
-    }
-    return { exitCode: r.code ?? 1, stdout: r.stdout, stderr: r.stderr };
+    return await run('docker', args, options);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
       throw new SetupError(
@@ -146,8 +155,25 @@ function imageConfig(env: string[] | null | undefined, volumes: Record<string, u
  */
 export const PULL_RETRY_MS = 120_000;
 
+/**
+ * How long a pull attempt may wait for the registry's first answer, in ms (20 000): `docker pull`
+ * prints `<tag>: Pulling from <repository>` once the registry has given the image's manifest
+ * (Docker Hub, a mirror: under a few seconds). A registry that accepts connections and never
+ * answers otherwise holds each attempt for the daemon's own time limits (25 s here: the ping's
+ * 15 s, then plain HTTP), and the retries for PULL_RETRY_MS. startDocker lowers it to the
+ * wait-timeout when that is shorter.
+ */
+export const PULL_ANSWER_MS = 20_000;
+
+/** What `docker pull` prints once the registry has answered (its first progress line), e.g. `18: Pulling from library/postgres`. */
+const PULL_ANSWERED = /Pulling from |^Digest: |^Status: /m;
+
 /** What a failed `docker pull` means for the next step. */
-export type PullFailure = 'transient' | 'credentials' | 'not-found' | 'other';
+export type PullFailure = 'transient' | 'credentials' | 'not-found' | 'no-answer' | 'other';
+
+/** The daemon's words for a registry that did not answer in time. */
+const NO_ANSWER =
+  /awaiting headers|i\/o timeout|tls handshake timeout|context deadline exceeded|client\.timeout exceeded|request canceled while waiting/;
 
 /**
  * Classifies `docker pull` stderr: rate limits (HTTP 429), server errors (5xx) and dropped
@@ -155,13 +181,17 @@ export type PullFailure = 'transient' | 'credentials' | 'not-found' | 'other';
  * name that does not resolve (a misspelt registry, as a rule) are not. Docker Hub answers
  * "repository does not exist or may require 'docker login'" for both unknown and private
  * images: that counts as not found, and the error names both fixes.
+ * @param answered whether the registry had answered (`docker pull` printed its first progress
+ *   line); a time-out before that is `no-answer` (a registry that accepts and never answers, not
+ *   retried), after it `transient`
  */
-export function classifyPullError(stderr: string): PullFailure {
+export function classifyPullError(stderr: string, answered = true): PullFailure {
   const e = stderr.toLowerCase();
   if (/manifest unknown|not found|repository does not exist|name unknown|invalid reference|no such host/.test(e))
     return 'not-found';
   if (/unauthorized|authentication required|no basic auth credentials|requested access to the resource is denied/.test(e))
     return 'credentials';
+  if (!answered && NO_ANSWER.test(e)) return 'no-answer';
   if (
     /toomanyrequests|too many requests|\b429\b|\b5\d\d\b|internal server error|bad gateway|service unavailable|gateway time-?out|connection refused|connection reset|i\/o timeout|tls handshake timeout|unexpected eof|\beof\b|temporary failure|client\.timeout exceeded|context deadline exceeded|request canceled|server misbehaving/.test(
       e,
@@ -172,28 +202,75 @@ export function classifyPullError(stderr: string): PullFailure {
 }
 
 /**
- * Pulls an image (each attempt's deadline PULL_TIMEOUT_MS). Transient failures (HTTP 429, 5xx,
- * network) are retried after 1, 2, 4, 8, 16 … s for up to `retryMs` in total, each retry
- * reported through `onRetry`.
+ * The registry host (and port) of an image reference, as Docker reads it: the first path
+ * component when it has a `.` or `:` or is `localhost`, else Docker Hub (`docker.io`).
+ */
+export function registryOf(image: string): string {
+  const slash = image.indexOf('/');
+  if (slash < 0) return 'docker.io';
+  const first = image.slice(0, slash);
+  return /[.:]/.test(first) || first === 'localhost' ? first : 'docker.io';
+}
+
+/** Options of pullImage. */
+export interface PullOptions {
+  /** How long the registry may take to answer each attempt, in ms (default PULL_ANSWER_MS). */
+  answerMs?: number;
+  /**
+   * Extra environment of the `docker pull` process: the run's marker (RUN_ENV=token), so that
+   * `down`, the next `up` of the name or the post step end a pull its killed start left running
+   * (src/orphans.ts endMarkedProcesses).
+   */
+  env?: Record<string, string>;
+}
+
+/**
+ * Pulls an image. Each attempt ends when the registry has not answered within `answerMs` (no
+ * retry then: the registry is silent, not busy), and in any case after PULL_TIMEOUT_MS. Transient
+ * failures (HTTP 429, 5xx, network) are retried after 1, 2, 4, 8, 16 … s for up to `retryMs` in
+ * total, each retry reported through `onRetry`.
  * @throws SetupError naming the input to check: credentials (log in first, as
- *   docker/login-action does), an image that does not exist, or retries exhausted
+ *   docker/login-action does), an image that does not exist, a registry that does not answer, or
+ *   retries exhausted
  */
 export async function pullImage(
   image: string,
   onRetry: (message: string) => void = () => undefined,
   retryMs = PULL_RETRY_MS,
+  options: PullOptions = {},
 ): Promise<void> {
+  const answerMs = options.answerMs ?? PULL_ANSWER_MS;
   const t0 = Date.now();
   const deadline = t0 + retryMs;
   for (let attempt = 1; ; attempt++) {
-    const result = await docker(['pull', '--quiet', image], undefined, PULL_TIMEOUT_MS);
-    if (result.exitCode === 0) return;
-    const reason = result.stderr.trim().split('\n').pop() || `exit code ${result.exitCode}`;
-    const kind = classifyPullError(result.stderr);
+    const result = await dockerRun(['pull', image], {
+      timeoutMs: PULL_TIMEOUT_MS,
+      firstOutputMs: answerMs,
+      firstOutputPattern: PULL_ANSWERED,
+      env: options.env,
+    });
+    if (result.timedOut && !result.silent) {
+      throw new SetupError(
+        `docker pull did not finish within ${Math.round(PULL_TIMEOUT_MS / 1000)} s (image "${image}")`,
+        'The Docker daemon or the registry is too slow; check them (`docker info`), or pull the image in an earlier step',
+      );
+    }
+    if (result.code === 0) return;
+    const answered = PULL_ANSWERED.test(result.stdout);
+    const reason = result.silent
+      ? `no answer within ${formatSeconds(answerMs)}`
+      : result.stderr.trim().split('\n').pop() || `exit code ${result.code ?? 'none'}`;
+    const kind = result.silent ? 'no-answer' : classifyPullError(result.stderr, answered);
     if (kind === 'credentials') {
       throw new SetupError(
         `Image "${image}" needs registry credentials: ${reason}`,
         "Log in to its registry in an earlier step (e.g. docker/login-action), or check the inputs 'image' and 'registry'",
+      );
+    }
+    if (kind === 'no-answer') {
+      throw new SetupError(
+        `Registry ${registryOf(image)} did not answer the pull of image "${image}" within ${formatSeconds(Math.min(answerMs, Date.now() - t0))}: ${reason}`,
+        "Check the inputs 'registry' and 'image' (host and port of a registry that is up and reachable from the Docker daemon); it accepted the connection but sent nothing",
       );
     }
     const waitMs = Math.min(1000 * 2 ** (attempt - 1), 16_000);
@@ -208,6 +285,11 @@ export async function pullImage(
     onRetry(`Pull of ${image} failed (${reason}); retrying in ${waitMs / 1000} s (attempt ${attempt + 1})`);
     await new Promise((resolve) => setTimeout(resolve, waitMs));
   }
+}
+
+/** A duration in ms as seconds for messages: `20 s`, `1.5 s`. */
+function formatSeconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
 }
 
 /** Whether the container is running (false when it exited or does not exist). */

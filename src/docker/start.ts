@@ -14,6 +14,7 @@ import type { Logger } from '../log.js';
 import { effectiveSettings } from '../profile.js';
 import { NotReadyError, notReadyError, waitForQuery } from '../readiness.js';
 import { awaitProcessesWithArg } from '../orphans.js';
+import { RUN_ENV } from '../proc.js';
 import { LOG_TAIL_LINES, type DockerHandle, type DockerServer } from '../server.js';
 import { Phases } from '../timing.js';
 import { filesystemTypeOf, isRamFilesystem, verifyServer } from '../verify.js';
@@ -26,6 +27,7 @@ import {
   logsTail,
   publishedPort,
   pullImage,
+  PULL_ANSWER_MS,
   removeMatching,
   VERSION_TIMEOUT_MS,
 } from './engine.js';
@@ -106,12 +108,26 @@ export async function startDocker(
     );
   }
 
+  const handle: DockerHandle = {
+    mode: 'docker',
+    containerId: '',
+    containerName: config.containerName,
+    token: randomBytes(8).toString('hex'),
+  };
   let pullMs = 0;
   let image = inspected;
   if (!image) {
+    // Recorded before the pull, which carries the run's marker: a start killed during the pull
+    // leaves a `docker pull` that `down`, the next `up` of the name or the post step end
+    // (lifecycle.ts stop: endMarkedProcesses).
+    throwIfInterrupted();
+    onHandle({ ...handle, pulling: true });
     const t0 = performance.now();
     await log.group(`Pulling ${config.image}`, async () => {
-      await pullImage(config.image, (message) => log.warning(message));
+      await pullImage(config.image, (message) => log.warning(message), undefined, {
+        answerMs: Math.min(PULL_ANSWER_MS, config.waitTimeoutMs),
+        env: { [RUN_ENV]: handle.token },
+      });
       pullMs = Math.round(performance.now() - t0);
       log.info(`Pulled ${config.image} in ${pullMs} ms`);
     });
@@ -134,12 +150,6 @@ export async function startDocker(
       ? [...publishHostWarnings(config.publishHost), ...defaultPasswordWarnings(config.password, config.publishHost)]
       : [];
   for (const w of warnings) log.warning(w);
-  const handle: DockerHandle = {
-    mode: 'docker',
-    containerId: '',
-    containerName: config.containerName,
-    token: randomBytes(8).toString('hex'),
-  };
   const layout = { pgdata, volumes: image?.volumes ?? [] };
   const plan = buildRunPlan(config, layout, reach, handle.token);
   const onTmpfs = tmpfsPaths(layout);

@@ -25,7 +25,7 @@ import {
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
@@ -905,4 +905,90 @@ describe('second sweep (#26): initdb cache', () => {
     expect(r.warning).toMatch(/global can be written by group or others \(mode 777\)/);
     expect(r.warning).toMatch(/left as \S+\.untrusted-[0-9a-f]{8}, not removed/);
   }, 120_000);
+});
+
+describe('second sweep (#26): registry, component and start-time server errors', () => {
+  const CLI_JS = join(process.cwd(), 'dist', 'cli.js');
+
+  describe.each(MODES)('$mode mode', ({ args }) => {
+    it.each<Row>([
+      {
+        title: 'a shared_preload_libraries library that is not installed: the log line, naming settings',
+        argv: ['--setting', 'shared_preload_libraries=nosuchlib'],
+        input: '--settings: the library "nosuchlib" of shared_preload_libraries could not be loaded',
+      },
+    ])('$title', (row) => runRow(row, args), 60_000);
+  });
+
+  /**
+   * `node dist/cli.js up ARGS` in a network namespace of its own (unshare -n) whose ephemeral port
+   * range is two ports, both held by listeners: no port is free to bind or to connect from. The
+   * Docker daemon is reached through its socket and publishes in its own namespace, so a container
+   * starts, and its published port cannot be reached from here (EADDRNOTAVAIL).
+   */
+  function upWithoutFreePorts(argv: string[], state: string) {
+    const holder = `
+      const net = require('node:net');
+      const { spawnSync } = require('node:child_process');
+      const hold = (port) => new Promise((resolve, reject) => net.createServer().on('error', reject).listen(port, '0.0.0.0', resolve));
+      Promise.all([40000, 40001].map(hold)).then(() => {
+        const r = spawnSync(process.execPath, process.argv.slice(1), { stdio: 'inherit' });
+        process.exit(r.status ?? 1);
+      });`;
+    const r = spawnSync(
+      'unshare',
+      [
+        '-n',
+        'sh',
+        '-c',
+        'ip link set lo up && echo "40000 40001" > /proc/sys/net/ipv4/ip_local_port_range && exec "$0" "$@"',
+        process.execPath,
+        '-e',
+        holder,
+        CLI_JS,
+        'up',
+        '--name',
+        NAME,
+        ...argv,
+      ],
+      { env: { ...process.env, PG_TMPFS_STATE_DIR: state }, encoding: 'utf8', timeout: 120_000 },
+    );
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  }
+
+  it.each([
+    {
+      title: 'native mode, port 0',
+      argv: ['--mode', 'native', '--port', '0'],
+      error: /^error: --port: no free TCP port on 127\.0\.0\.1: /,
+    },
+    {
+      title: 'native mode, a port that is in use',
+      argv: ['--mode', 'native', '--port', '40000'],
+      error: /^error: --port: port 40000 on 127\.0\.0\.1 is in use\. Choose another port/,
+    },
+    {
+      title: 'docker mode: the published port cannot be reached (EADDRNOTAVAIL), said at once',
+      argv: ['--mode', 'docker', '--image', IMAGE, '--port', '0', '--wait-timeout', '30'],
+      error: /^error: --port: no local TCP port is free to connect to the server from \(connect EADDRNOTAVAIL /,
+    },
+  ])(
+    'no free port ($title): the error names port and the fix, nothing left',
+    ({ argv, error }) => {
+      const dir = mkdtempSync(join(tmpdir(), 'pg-tmpfs-hostile-'));
+      const state = join(dir, 'state');
+      const snap = leftoverSnapshot();
+      try {
+        const r = upWithoutFreePorts(argv, state);
+        expect(r.status, r.stderr).toBe(1);
+        expect(r.stdout).toBe('');
+        expect(r.stderr.split('\n').filter((l) => l.startsWith('error: '))).toEqual([expect.stringMatching(error)]);
+        expect(snap.added()).toEqual([]);
+        expect(stateEntries(state)).toEqual({});
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    150_000,
+  );
 });

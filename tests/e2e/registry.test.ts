@@ -6,9 +6,12 @@
  * - a registry answering 429 and 503 at first: retried with backoff, reported, then started;
  *   one that keeps failing: a clear error after a bounded time;
  * - a registry with htpasswd authentication: without `docker login` the error says the image
- *   needs credentials; after a login in an earlier step (as docker/login-action does) it works.
+ *   needs credentials; after a login in an earlier step (as docker/login-action does) it works;
+ * - a registry that accepts connections and never answers (#26): the pull gives up after its
+ *   answer deadline (20 s, or a shorter wait-timeout) without retrying, naming the registry; and
+ *   a CLI start killed (SIGKILL) during that pull leaves a `docker pull` that `down` ends.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,9 +19,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/action/main-step.js';
 import { cleanup } from '../../src/action/post-step.js';
 import { pullImage } from '../../src/docker/engine.js';
+import { processesWithArg } from '../../src/orphans.js';
 import { SetupError } from '../../src/errors.js';
-import { leftoverSnapshot, requireImages, runAct, showLines, TEST_IMAGES } from '../helpers/infra.js';
-import { forgetImage, pushProbeImage, startFaultyProxy, startRegistry, type Registry } from '../helpers/registry.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { leftoverSnapshot, requireImages, ROOT, runAct, showLines, TEST_IMAGES } from '../helpers/infra.js';
+import {
+  forgetImage,
+  pushProbeImage,
+  startFaultyProxy,
+  startRegistry,
+  startSilentRegistry,
+  type Registry,
+} from '../helpers/registry.js';
 import { RunnerJob } from '../helpers/runner-env.js';
 
 const job = new RunnerJob();
@@ -153,7 +165,10 @@ describe('pulls from a registry', () => {
         ),
       );
       expect(anonymous.stdout).not.toMatch(/retrying/);
-      expect(anonymous.state).toEqual({});
+      // The handle is saved before the pull (its `docker pull` carries the run's marker): no
+      // container yet, and the post step finds nothing to remove.
+      expect(JSON.parse(anonymous.state.server ?? '{}')).toMatchObject({ mode: 'docker', containerId: '' });
+      expect((await job.step(cleanup, {}, anonymous.state)).value).toEqual([]);
 
       const main = await job.step(
         async () => {
@@ -172,4 +187,79 @@ describe('pulls from a registry', () => {
     }
     expect(leftovers.added()).toEqual([]);
   });
+
+  it('gives up on a registry that accepts and never answers: no retry, the registry named, within wait-timeout (#26)', async () => {
+    const silent = await startSilentRegistry();
+    const image = `${silent.address}/library/postgres:18`;
+    try {
+      // Through the action: a wait-timeout shorter than the answer deadline (20 s) bounds it.
+      const main = await job.step(run, { mode: 'docker', image, port: '0', 'wait-timeout': '3' });
+      expect(main.exitCode, main.stdout).toBe(1);
+      expect(main.stdout).toMatch(
+        new RegExp(
+          `^::error::Registry ${silent.address} did not answer the pull of image "${image}" within 3 s: no answer within 3 s\\. Check the inputs 'registry' and 'image'`,
+          'm',
+        ),
+      );
+      expect(main.stdout).not.toMatch(/retrying|attempts/);
+      if (main.state.server) expect((await job.step(cleanup, {}, main.state)).value).toEqual([]);
+      // The default answer deadline, without the action: 20 s, one attempt.
+      const retries: string[] = [];
+      const error = await pullImage(image, (m) => retries.push(m)).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SetupError);
+      expect((error as SetupError).message).toMatch(
+        /^Registry 127\.0\.0\.1:\d+ did not answer the pull of image ".*" within 20 s/,
+      );
+      expect(retries).toEqual([]);
+      expect(processesWithArg(image)).toEqual([]);
+    } finally {
+      await silent.stop();
+    }
+    expect(leftovers.added()).toEqual([]);
+  }, 90_000);
+
+  it.each([
+    { then: 'down', argv: ['down', '--name', 'reg-orphan'], status: 0 },
+    // The next `up` of the name ends it too, before its own (bounded) pull fails.
+    { then: 'the next up', argv: ['up', '--mode', 'docker', '--name', 'reg-orphan', '--wait-timeout', '2'], status: 1 },
+  ])(
+    'a CLI start killed (SIGKILL) during a pull from a silent registry: $then ends its `docker pull` (#26)',
+    async ({ argv, status }) => {
+      const silent = await startSilentRegistry();
+      const image = `${silent.address}/library/postgres:18`;
+      const state = mkdtempSync(join(tmpdir(), 'pg-tmpfs-registry-state-'));
+      const env = { ...process.env, PG_TMPFS_STATE_DIR: state };
+      const cli = join(ROOT, 'dist', 'cli.js');
+      // The `docker pull` processes of that image (not the `up` naming it in --image).
+      const pulls = () => processesWithArg(image).filter((p) => p.argv[1] === 'pull');
+      try {
+        const up = spawn(process.execPath, [cli, 'up', '--mode', 'docker', '--image', image, '--name', 'reg-orphan'], {
+          env,
+          stdio: 'ignore',
+        });
+        // Bounded: the pull starts within a second or two of `up`.
+        for (let i = 0; i < 300 && pulls().length === 0; i++) await sleep(50);
+        expect(pulls()).toHaveLength(1);
+        const exited = new Promise((resolve) => up.once('exit', resolve));
+        up.kill('SIGKILL');
+        await exited;
+        expect(pulls()).toHaveLength(1); // the orphan: still pulling
+        const next = spawnSync(process.execPath, [cli, ...argv, ...(argv[0] === 'up' ? ['--image', image] : [])], {
+          env,
+          encoding: 'utf8',
+          timeout: 60_000,
+        });
+        expect(next.status, next.stderr).toBe(status);
+        if (status === 1)
+          expect(next.stderr).toMatch(/^error: Registry 127\.0\.0\.1:\d+ did not answer the pull of image ".*" within 2 s/m);
+        expect(pulls()).toEqual([]);
+      } finally {
+        for (const p of pulls()) process.kill(p.pid, 'SIGKILL');
+        await silent.stop();
+        rmSync(state, { recursive: true, force: true });
+      }
+      expect(leftovers.added()).toEqual([]);
+    },
+    90_000,
+  );
 });

@@ -8,7 +8,7 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -143,4 +143,28 @@ export function pushProbeImage(base: string, registry: string, tag: string, dock
 /** Removes a local image tag (and its own layers); nothing when it is not there. */
 export function forgetImage(ref: string): void {
   spawnSync('docker', ['image', 'rm', '--force', ref], { stdio: 'ignore' });
+}
+
+/**
+ * A "registry" on 127.0.0.1 that accepts TCP connections and never answers (a hung registry, or
+ * a port that is not a registry's), as the #26 sweep found: its `address` goes in an image
+ * reference.
+ */
+export async function startSilentRegistry(): Promise<Registry> {
+  const sockets = new Set<Socket>();
+  const server = createServer((s) => {
+    sockets.add(s);
+    s.on('error', () => undefined);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    address: `127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }

@@ -30,6 +30,8 @@ describe('notReadyError: the input the server log names', () => {
     ['initdb: error: invalid locale name "xx_YY"', 'locale'],
     ['FATAL:  could not resize shared memory segment "/PostgreSQL.1" to 8388608 bytes: No space left on device', 'shm-size'],
     ['PANIC:  could not write to file "pg_wal/xlogtemp.42": No space left on device', 'tmpfs-size'],
+    ['FATAL:  could not access file "nosuchlib": No such file or directory', 'settings'],
+    ['FATAL:  could not load library "/usr/lib/postgresql/17/lib/x.so": undefined symbol: y', 'settings'],
   ];
   it.each(cases)('%s → %s', (log, input) => {
     const error = notReadyError(died, `LOG:  starting\n${log}\nLOG:  database system is shut down`);
@@ -50,6 +52,27 @@ describe('notReadyError: the input the server log names', () => {
       '',
     );
     expect(password.message).toMatch(/rejected the password.*'password'/);
+  });
+
+  it('names the library of shared_preload_libraries that did not load, with the log line (#26)', () => {
+    const error = notReadyError(died, 'FATAL:  could not access file "nosuchlib": No such file or directory');
+    expect(error.message).toBe(
+      'Input \'settings\': the library "nosuchlib" of shared_preload_libraries could not be loaded: could not access file "nosuchlib": No such file or directory. Remove it from shared_preload_libraries (or session_preload_libraries, local_preload_libraries), or use an image or installation that has it (its extension package)',
+    );
+  });
+
+  it('no local port to connect from (EADDRNOTAVAIL) names port (#26)', () => {
+    const error = notReadyError(
+      new NotReadyError(
+        'no connection could be opened (1 attempts)',
+        'connect EADDRNOTAVAIL 127.0.0.1:5432 - Local (0.0.0.0:0)',
+        false,
+      ),
+      '',
+    );
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as InputError).input).toBe('port');
+    expect(error.message).toContain('widen net.ipv4.ip_local_port_range');
   });
 });
 

@@ -145,3 +145,52 @@ describe('classifyPullError', () => {
     ).toBe('not-found');
   });
 });
+
+describe('a registry that does not answer (#26)', () => {
+  it('a time-out before the registry answered is no-answer (not retried); after it, transient', async () => {
+    const { classifyPullError } = await import('../../src/docker/engine.js');
+    const silent =
+      'Error response from daemon: Get "http://127.0.0.1:45999/v2/": net/http: request canceled (Client.Timeout exceeded while awaiting headers)';
+    expect(classifyPullError(silent, false)).toBe('no-answer');
+    expect(classifyPullError(silent, true)).toBe('transient');
+    expect(classifyPullError('Error response from daemon: Get "https://r/v2/": net/http: TLS handshake timeout', false)).toBe(
+      'no-answer',
+    );
+    // Refused, or a 503, is an answer of sorts: retried as before.
+    expect(classifyPullError('Error response from daemon: Get "https://r/v2/": dial tcp: connection refused', false)).toBe(
+      'transient',
+    );
+    expect(classifyPullError('Error response from daemon: received unexpected HTTP status: 503 Service Unavailable', false)).toBe(
+      'transient',
+    );
+  });
+
+  it('names the registry of an image reference as Docker reads it', async () => {
+    const { registryOf } = await import('../../src/docker/engine.js');
+    expect(registryOf('postgres:18')).toBe('docker.io');
+    expect(registryOf('postgis/postgis:17-3.5')).toBe('docker.io');
+    expect(registryOf('127.0.0.1:5000/library/postgres:18')).toBe('127.0.0.1:5000');
+    expect(registryOf('mirror.gcr.io/library/postgres:18')).toBe('mirror.gcr.io');
+    expect(registryOf('localhost/pg:1')).toBe('localhost');
+  });
+
+  it('run() ends a program that prints nothing within firstOutputMs, and says so (silent)', async () => {
+    const { run } = await import('../../src/proc.js');
+    const quiet = await run('sh', ['-c', 'sleep 30'], { timeoutMs: 20_000, firstOutputMs: 200 });
+    expect(quiet).toMatchObject({ timedOut: true, silent: true, code: null });
+    // Output that is not the expected first words does not count.
+    const other = await run('sh', ['-c', 'echo Using default tag; sleep 30'], {
+      timeoutMs: 20_000,
+      firstOutputMs: 300,
+      firstOutputPattern: /Pulling from /,
+    });
+    expect(other).toMatchObject({ timedOut: true, silent: true, stdout: 'Using default tag\n' });
+    const spoke = await run('sh', ['-c', 'echo "18: Pulling from library/postgres"; sleep 0.5; echo done'], {
+      timeoutMs: 20_000,
+      firstOutputMs: 300,
+      firstOutputPattern: /Pulling from /,
+    });
+    expect(spoke).toMatchObject({ timedOut: false, code: 0, stdout: '18: Pulling from library/postgres\ndone\n' });
+    expect(spoke.silent).toBeUndefined();
+  });
+});

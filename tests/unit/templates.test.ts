@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import getPort from 'get-port';
 import { parseAllDocuments } from 'yaml';
 import { DURABILITY_SETTINGS, INITDB_ARGS, settingsToArgs } from '../../src/profile.js';
 import { asList, loadWorkflow, substitute, type WoodpeckerWorkflow } from '../fixtures/woodpecker/backend.js';
@@ -270,7 +271,7 @@ describe('GitLab component job', () => {
     );
     expect(setup).toMatch(/select format\('CREATE DATABASE %I', :'name'\) where not exists/);
     expect(setup).toMatch(/'ALTER DATABASE :"name" IS_TEMPLATE true;'/);
-    expect(setup).toMatch(/psql -X -q -v ON_ERROR_STOP=1 \$\{pg_tmpfs_one:\+"\$pg_tmpfs_one"\} -f "\$pg_tmpfs_x"/);
+    expect(setup).toMatch(/psql -X -q -v ON_ERROR_STOP=1 \$\{pg_tmpfs_one:\+"\$pg_tmpfs_one"\} -f "\$pg_tmpfs_path"/);
     expect(setup).toMatch(/pg_tmpfs_one=--single-transaction/);
     expect(setup).toMatch(/from pg_available_extensions/);
     // Every input variable is read quoted with a default, and no SQL is built by the shell around a name.
@@ -326,8 +327,56 @@ describe('GitLab component job', () => {
     const wait = theJob().before_script[0]!;
     expect(wait).toMatch(/until pg_tmpfs_err=\$\(PGCONNECT_TIMEOUT=2 psql [^)]*-c 'select 1'/);
     expect(wait).toMatch(/sleep 0\.05/);
-    expect(wait).toMatch(/did not answer 'select 1' within \$\{PG_TMPFS_WAIT_TIMEOUT:-60\} s/);
+    expect(wait).toMatch(/did not answer 'select 1' within \$pg_tmpfs_wait s/);
     expect(wait).toMatch(/psql is not installed in the job image/);
+  });
+});
+
+describe("the component's wait, run by sh and bash against a port where nothing listens (#26)", () => {
+  /** Runs the wait (before_script[0]) with `wait-timeout` as GitLab passes it; killed after 30 s. */
+  async function runWait(shell: string, waitTimeout: string) {
+    const port = await getPort({ host: '127.0.0.1' }); // free: nothing listens there
+    const r = spawnSync(shell, ['-c', theJob().before_script[0]!], {
+      env: {
+        PATH: process.env.PATH,
+        PGHOST: '127.0.0.1',
+        PGPORT: String(port),
+        PGUSER: 'ci',
+        PGPASSWORD: 'ci',
+        PGDATABASE: 'ci',
+        PG_TMPFS_WAIT_TIMEOUT: waitTimeout,
+      },
+      encoding: 'utf8',
+      // stdin not a socket (Node's default pipe): bash would then read ~/.bashrc as for rsh.
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 30_000,
+    });
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr, port };
+  }
+
+  it.each(['sh', 'bash'])(
+    '%s: a wait-timeout that is not whole seconds from 1 to 3600 fails at once, naming the input',
+    async (shell) => {
+      for (const value of ['1.5', '0', '3601', '99999', '-5', '060', '1e3', 'abc']) {
+        const r = await runWait(shell, value);
+        expect(r.status, `${value}: ${r.stderr}`).toBe(1);
+        expect(r.stderr).toBe(
+          `pg-tmpfs: error: wait-timeout input: "${value}" is not a whole number of seconds from 1 to 3600. Give whole seconds, e.g. 60\n`,
+        );
+      }
+    },
+  );
+
+  it.each(['sh', 'bash'])('%s: wait-timeout 1 ends after its deadline, with the last error', async (shell) => {
+    const r = await runWait(shell, '1');
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^pg-tmpfs: PostgreSQL at 127\\.0\\.0\\.1:${r.port} did not answer 'select 1' within 1 s \\(\\d+ attempts\\)\\. Last error: .*Connection refused`,
+        'm',
+      ),
+    );
+    expect(r.stderr).not.toMatch(/arithmetic|integer expression/);
   });
 });
 
