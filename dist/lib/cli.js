@@ -14,7 +14,7 @@ import {
   start,
   stop,
   sweepLeftovers
-} from "./chunk-AZXYOQRH.js";
+} from "./chunk-RSDCDXAM.js";
 import {
   VERSION
 } from "./chunk-HFV7XA6P.js";
@@ -36,7 +36,7 @@ import {
   readJob,
   stopBackground,
   writeJson
-} from "./chunk-ZIBVOSTQ.js";
+} from "./chunk-N56RQLXB.js";
 import {
   __commonJS,
   __require,

@@ -3,11 +3,11 @@ import {
   backgroundChild,
   launchInBackground,
   saveHandle
-} from "./chunk-ILM3ALDW.js";
+} from "./chunk-ZUMIH24J.js";
 import {
   publish,
   writeSummary
-} from "./chunk-SBIAERZI.js";
+} from "./chunk-M3BWPMPT.js";
 import {
   actionsLogger,
   getInput,
@@ -15,12 +15,12 @@ import {
   reportError,
   setSecret,
   warning
-} from "./chunk-D66T5MFX.js";
+} from "./chunk-ZWWFMA6E.js";
 import {
   cleanupOnInterrupt,
   start,
   stop
-} from "./chunk-AZXYOQRH.js";
+} from "./chunk-RSDCDXAM.js";
 import "./chunk-HFV7XA6P.js";
 import {
   BACKGROUND_FLAG,
@@ -28,7 +28,7 @@ import {
   killActive,
   parseInputs,
   secretForms
-} from "./chunk-ZIBVOSTQ.js";
+} from "./chunk-N56RQLXB.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/main-step.ts

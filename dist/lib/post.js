@@ -4,22 +4,22 @@ import {
   removeFolder,
   savedBackground,
   savedHandle
-} from "./chunk-ILM3ALDW.js";
+} from "./chunk-ZUMIH24J.js";
 import {
   endGroup,
   info,
   setFailed,
   startGroup,
   warning
-} from "./chunk-D66T5MFX.js";
+} from "./chunk-ZWWFMA6E.js";
 import {
   LOG_TAIL_LINES,
   describe,
   isAlive,
   logTail,
   stop
-} from "./chunk-AZXYOQRH.js";
-import "./chunk-ZIBVOSTQ.js";
+} from "./chunk-RSDCDXAM.js";
+import "./chunk-N56RQLXB.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/post-step.ts
@@ -30,10 +30,13 @@ async function cleanup() {
     const finished = background ? await finishBackground(background) : null;
     unread = finished?.unread ?? null;
     const handle = finished ? finished.handle : savedHandle();
-    if (!handle) {
-      if (background) removeFolder(background.dir);
-      info("No PostgreSQL server to remove.");
-      return [];
+    const pulling = handle?.mode === "docker" && handle.pulling === true;
+    if (!handle || pulling) {
+      const problems2 = handle ? await stop(handle) : [];
+      for (const problem of problems2) warning(problem);
+      if (background && problems2.length === 0) removeFolder(background.dir);
+      if (problems2.length === 0) info("No PostgreSQL server to remove.");
+      return problems2;
     }
     const what = describe(handle);
     if (!await isAlive(handle)) warning(`PostgreSQL (${what}) was not running at the end of the job; its log follows.`);

@@ -2,7 +2,7 @@ import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const req
 import {
   publish,
   writeSummary
-} from "./chunk-SBIAERZI.js";
+} from "./chunk-M3BWPMPT.js";
 import {
   BACKGROUND_ENV,
   awaitStart,
@@ -12,12 +12,12 @@ import {
   replayLog,
   reportError,
   setOutput
-} from "./chunk-D66T5MFX.js";
+} from "./chunk-ZWWFMA6E.js";
 import "./chunk-HFV7XA6P.js";
 import {
   SetupError,
   errorFrom
-} from "./chunk-ZIBVOSTQ.js";
+} from "./chunk-N56RQLXB.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/wait-step.ts
