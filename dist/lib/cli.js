@@ -14,7 +14,7 @@ import {
   start,
   stop,
   sweepLeftovers
-} from "./chunk-RSDCDXAM.js";
+} from "./chunk-FR5EASUD.js";
 import {
   VERSION
 } from "./chunk-HFV7XA6P.js";
@@ -36,16 +36,16 @@ import {
   readJob,
   stopBackground,
   writeJson
-} from "./chunk-N56RQLXB.js";
+} from "./chunk-A7UMKPNH.js";
 import {
   __commonJS,
   __require,
   __toESM
 } from "./chunk-AQB342A3.js";
 
-// ../main/node_modules/commander/lib/error.js
+// node_modules/commander/lib/error.js
 var require_error = __commonJS({
-  "../main/node_modules/commander/lib/error.js"(exports) {
+  "node_modules/commander/lib/error.js"(exports) {
     var CommanderError2 = class extends Error {
       /**
        * Constructs the CommanderError class
@@ -78,9 +78,9 @@ var require_error = __commonJS({
   }
 });
 
-// ../main/node_modules/commander/lib/argument.js
+// node_modules/commander/lib/argument.js
 var require_argument = __commonJS({
-  "../main/node_modules/commander/lib/argument.js"(exports) {
+  "node_modules/commander/lib/argument.js"(exports) {
     var { InvalidArgumentError: InvalidArgumentError2 } = require_error();
     var Argument2 = class {
       /**
@@ -206,9 +206,9 @@ var require_argument = __commonJS({
   }
 });
 
-// ../main/node_modules/commander/lib/help.js
+// node_modules/commander/lib/help.js
 var require_help = __commonJS({
-  "../main/node_modules/commander/lib/help.js"(exports) {
+  "node_modules/commander/lib/help.js"(exports) {
     var { humanReadableArgName } = require_argument();
     var Help2 = class {
       constructor() {
@@ -808,9 +808,9 @@ ${itemIndentStr}`);
   }
 });
 
-// ../main/node_modules/commander/lib/option.js
+// node_modules/commander/lib/option.js
 var require_option = __commonJS({
-  "../main/node_modules/commander/lib/option.js"(exports) {
+  "node_modules/commander/lib/option.js"(exports) {
     var { InvalidArgumentError: InvalidArgumentError2 } = require_error();
     var Option2 = class {
       /**
@@ -1121,9 +1121,9 @@ var require_option = __commonJS({
   }
 });
 
-// ../main/node_modules/commander/lib/suggestSimilar.js
+// node_modules/commander/lib/suggestSimilar.js
 var require_suggestSimilar = __commonJS({
-  "../main/node_modules/commander/lib/suggestSimilar.js"(exports) {
+  "node_modules/commander/lib/suggestSimilar.js"(exports) {
     var maxDistance = 3;
     function editDistance(a, b) {
       if (Math.abs(a.length - b.length) > maxDistance)
@@ -1201,9 +1201,9 @@ var require_suggestSimilar = __commonJS({
   }
 });
 
-// ../main/node_modules/commander/lib/command.js
+// node_modules/commander/lib/command.js
 var require_command = __commonJS({
-  "../main/node_modules/commander/lib/command.js"(exports) {
+  "node_modules/commander/lib/command.js"(exports) {
     var EventEmitter = __require("node:events").EventEmitter;
     var childProcess = __require("node:child_process");
     var path = __require("node:path");
@@ -3447,9 +3447,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
   }
 });
 
-// ../main/node_modules/commander/index.js
+// node_modules/commander/index.js
 var require_commander = __commonJS({
-  "../main/node_modules/commander/index.js"(exports) {
+  "node_modules/commander/index.js"(exports) {
     var { Argument: Argument2 } = require_argument();
     var { Command: Command2 } = require_command();
     var { CommanderError: CommanderError2, InvalidArgumentError: InvalidArgumentError2 } = require_error();
@@ -3472,7 +3472,7 @@ var require_commander = __commonJS({
 // src/cli/program.ts
 import { readFileSync as readFileSync3 } from "node:fs";
 
-// ../main/node_modules/commander/esm.mjs
+// node_modules/commander/esm.mjs
 var import_index = __toESM(require_commander(), 1);
 var {
   program,

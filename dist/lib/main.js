@@ -3,11 +3,11 @@ import {
   backgroundChild,
   launchInBackground,
   saveHandle
-} from "./chunk-ZUMIH24J.js";
+} from "./chunk-4SDBFKSG.js";
 import {
   publish,
   writeSummary
-} from "./chunk-M3BWPMPT.js";
+} from "./chunk-WROOEUTP.js";
 import {
   actionsLogger,
   getInput,
@@ -15,12 +15,12 @@ import {
   reportError,
   setSecret,
   warning
-} from "./chunk-ZWWFMA6E.js";
+} from "./chunk-DMDWUKOV.js";
 import {
   cleanupOnInterrupt,
   start,
   stop
-} from "./chunk-RSDCDXAM.js";
+} from "./chunk-FR5EASUD.js";
 import "./chunk-HFV7XA6P.js";
 import {
   BACKGROUND_FLAG,
@@ -28,7 +28,7 @@ import {
   killActive,
   parseInputs,
   secretForms
-} from "./chunk-N56RQLXB.js";
+} from "./chunk-A7UMKPNH.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/main-step.ts

@@ -4,22 +4,22 @@ import {
   removeFolder,
   savedBackground,
   savedHandle
-} from "./chunk-ZUMIH24J.js";
+} from "./chunk-4SDBFKSG.js";
 import {
   endGroup,
   info,
   setFailed,
   startGroup,
   warning
-} from "./chunk-ZWWFMA6E.js";
+} from "./chunk-DMDWUKOV.js";
 import {
   LOG_TAIL_LINES,
   describe,
   isAlive,
   logTail,
   stop
-} from "./chunk-RSDCDXAM.js";
-import "./chunk-N56RQLXB.js";
+} from "./chunk-FR5EASUD.js";
+import "./chunk-A7UMKPNH.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/post-step.ts

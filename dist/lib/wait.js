@@ -2,7 +2,7 @@ import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const req
 import {
   publish,
   writeSummary
-} from "./chunk-M3BWPMPT.js";
+} from "./chunk-WROOEUTP.js";
 import {
   BACKGROUND_ENV,
   awaitStart,
@@ -12,12 +12,12 @@ import {
   replayLog,
   reportError,
   setOutput
-} from "./chunk-ZWWFMA6E.js";
+} from "./chunk-DMDWUKOV.js";
 import "./chunk-HFV7XA6P.js";
 import {
   SetupError,
   errorFrom
-} from "./chunk-N56RQLXB.js";
+} from "./chunk-A7UMKPNH.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/wait-step.ts
