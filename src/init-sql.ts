@@ -226,6 +226,11 @@ export async function scanSql(text: string, deadlineAt = Infinity): Promise<Scan
     if ((c === 'E' || c === 'e') && text[pos + 1] === "'" && !(pos > 0 && IDENT.test(text[pos - 1]!))) {
       type = 'string';
       length = eStringLength(text, pos);
+    } else if (c === '$' && pos > 0 && IDENT.test(text[pos - 1]!)) {
+      // Inside an identifier (`price$usd$`): PostgreSQL's identifiers may hold `$`, so no dollar
+      // quote starts here (manual: "Identifiers and Key Words").
+      type = 'data';
+      length = 1;
     } else if (c === '/' && text[pos + 1] === '*') {
       type = 'comment';
       length = blockCommentLength(text, pos);

@@ -434,7 +434,7 @@ export async function runInitFile(client: pg.Client, label: string, text: string
   const count = (): void => {
     completed += 1;
   };
-  await deadline.query(client, 'BEGIN');
+  await transactionControl(deadline, client, 'BEGIN', label, text, context);
   client.connection.on('commandComplete', count);
   try {
     await deadline.query(client, text);
@@ -456,7 +456,28 @@ export async function runInitFile(client: pg.Client, label: string, text: string
     throw timedOut ? timeoutError(label, text, offset, deadline.timeoutMs) : initFileError(label, text, e, offset, context);
   }
   client.connection.off('commandComplete', count);
-  await deadline.query(client, 'COMMIT');
+  // Deferred constraints and triggers run here: their error, or the deadline, names the file.
+  await transactionControl(deadline, client, 'COMMIT', label, text, context);
+}
+
+/**
+ * BEGIN or COMMIT of a plain init file under its deadline.
+ * @throws InputError naming init-timeout when the deadline passed, else the file (initFileError)
+ */
+async function transactionControl(
+  deadline: InitDeadline,
+  client: pg.Client,
+  sql: 'BEGIN' | 'COMMIT',
+  label: string,
+  text: string,
+  context: Parameters<typeof initFileError>[4],
+): Promise<void> {
+  try {
+    await deadline.query(client, sql);
+  } catch (error) {
+    if (deadline.fired) throw timeoutError(label, text, null, deadline.timeoutMs);
+    throw initFileError(label, text, error as ServerError, null, context);
+  }
 }
 
 /** The extension names people write that PostgreSQL knows by another (pgvector installs `vector`). */

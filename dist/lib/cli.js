@@ -14,7 +14,7 @@ import {
   start,
   stop,
   sweepLeftovers
-} from "./chunk-FR5EASUD.js";
+} from "./chunk-5RVTEXHT.js";
 import {
   VERSION
 } from "./chunk-HFV7XA6P.js";

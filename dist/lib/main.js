@@ -3,7 +3,7 @@ import {
   backgroundChild,
   launchInBackground,
   saveHandle
-} from "./chunk-4SDBFKSG.js";
+} from "./chunk-LA6TSKUT.js";
 import {
   publish,
   writeSummary
@@ -20,7 +20,7 @@ import {
   cleanupOnInterrupt,
   start,
   stop
-} from "./chunk-FR5EASUD.js";
+} from "./chunk-5RVTEXHT.js";
 import "./chunk-HFV7XA6P.js";
 import {
   BACKGROUND_FLAG,

@@ -4,7 +4,7 @@ import {
   removeFolder,
   savedBackground,
   savedHandle
-} from "./chunk-4SDBFKSG.js";
+} from "./chunk-LA6TSKUT.js";
 import {
   endGroup,
   info,
@@ -18,7 +18,7 @@ import {
   isAlive,
   logTail,
   stop
-} from "./chunk-FR5EASUD.js";
+} from "./chunk-5RVTEXHT.js";
 import "./chunk-A7UMKPNH.js";
 import "./chunk-AQB342A3.js";
 

@@ -171,27 +171,22 @@ const PULL_ANSWERED = /Pulling from |^Digest: |^Status: /m;
 /** What a failed `docker pull` means for the next step. */
 export type PullFailure = 'transient' | 'credentials' | 'not-found' | 'no-answer' | 'other';
 
-/** The daemon's words for a registry that did not answer in time. */
-const NO_ANSWER =
-  /awaiting headers|i\/o timeout|tls handshake timeout|context deadline exceeded|client\.timeout exceeded|request canceled while waiting/;
-
 /**
  * Classifies `docker pull` stderr: rate limits (HTTP 429), server errors (5xx) and dropped
  * connections are worth retrying; a registry asking for credentials, an unknown image or a host
  * name that does not resolve (a misspelt registry, as a rule) are not. Docker Hub answers
  * "repository does not exist or may require 'docker login'" for both unknown and private
  * images: that counts as not found, and the error names both fixes.
- * @param answered whether the registry had answered (`docker pull` printed its first progress
- *   line); a time-out before that is `no-answer` (a registry that accepts and never answers, not
- *   retried), after it `transient`
+ * The daemon's own time-outs (awaiting headers, TLS handshake, i/o timeout) are `transient`, as
+ * Docker Hub's passing hiccups are; `no-answer` is only what pullImage's own answer deadline
+ * ends (a registry that accepts and never answers), never a classification of stderr.
  */
-export function classifyPullError(stderr: string, answered = true): PullFailure {
+export function classifyPullError(stderr: string): Exclude<PullFailure, 'no-answer'> {
   const e = stderr.toLowerCase();
   if (/manifest unknown|not found|repository does not exist|name unknown|invalid reference|no such host/.test(e))
     return 'not-found';
   if (/unauthorized|authentication required|no basic auth credentials|requested access to the resource is denied/.test(e))
     return 'credentials';
-  if (!answered && NO_ANSWER.test(e)) return 'no-answer';
   if (
     /toomanyrequests|too many requests|\b429\b|\b5\d\d\b|internal server error|bad gateway|service unavailable|gateway time-?out|connection refused|connection reset|i\/o timeout|tls handshake timeout|unexpected eof|\beof\b|temporary failure|client\.timeout exceeded|context deadline exceeded|request canceled|server misbehaving/.test(
       e,
@@ -256,11 +251,10 @@ export async function pullImage(
       );
     }
     if (result.code === 0) return;
-    const answered = PULL_ANSWERED.test(result.stdout);
     const reason = result.silent
       ? `no answer within ${formatSeconds(answerMs)}`
       : result.stderr.trim().split('\n').pop() || `exit code ${result.code ?? 'none'}`;
-    const kind = result.silent ? 'no-answer' : classifyPullError(result.stderr, answered);
+    const kind: PullFailure = result.silent ? 'no-answer' : classifyPullError(result.stderr);
     if (kind === 'credentials') {
       throw new SetupError(
         `Image "${image}" needs registry credentials: ${reason}`,
@@ -270,7 +264,10 @@ export async function pullImage(
     if (kind === 'no-answer') {
       throw new SetupError(
         `Registry ${registryOf(image)} did not answer the pull of image "${image}" within ${formatSeconds(Math.min(answerMs, Date.now() - t0))}: ${reason}`,
-        "Check the inputs 'registry' and 'image' (host and port of a registry that is up and reachable from the Docker daemon); it accepted the connection but sent nothing",
+        "Check the inputs 'registry' and 'image' (host and port of a registry that is up and reachable from the Docker daemon); it accepted the connection but sent nothing" +
+          (answerMs < PULL_ANSWER_MS
+            ? `. Input 'wait-timeout' bounds this wait (${formatSeconds(answerMs)}); raise it if the registry is only slow`
+            : ''),
       );
     }
     const waitMs = Math.min(1000 * 2 ** (attempt - 1), 16_000);

@@ -18,7 +18,6 @@ import {
   closeSync,
   constants,
   cpSync,
-  existsSync,
   fchownSync,
   fstatSync,
   lstatSync,
@@ -28,6 +27,7 @@ import {
   readSync,
   renameSync,
   rmSync,
+  readFileSync,
   writeFileSync,
   writeSync,
   type Stats,
@@ -221,6 +221,33 @@ export async function removeStaleFills(cacheDir: string): Promise<{ removed: num
   return { removed, problems };
 }
 
+/**
+ * Removes the entries an older CACHE_FORMAT filled (their manifests give no sha256): their keys
+ * are never asked for again, so nothing else would, and each holds a cluster (about 40 MB). Run
+ * on a miss only (a manifest read per entry). Entries others could change are left (removeTree).
+ * @returns how many were removed
+ */
+export function removeOldFormats(cacheDir: string): number {
+  let removed = 0;
+  let names: string[] = [];
+  try {
+    names = readdirSync(cacheDir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    if (!/^[0-9a-f]{32}$/.test(name)) continue;
+    const entry = join(cacheDir, name);
+    const m = loadManifest(entry);
+    if (typeof m !== 'string' || !m.includes('no size and sha256')) continue;
+    if (removeTree(entry) === null) {
+      rmSync(`${entry}${MANIFEST_SUFFIX}`, { force: true });
+      removed += 1;
+    }
+  }
+  return removed;
+}
+
 /** Suffix of the file beside an entry that lists its folders and files with their sizes and hashes. */
 export const MANIFEST_SUFFIX = '.manifest.json';
 
@@ -382,11 +409,11 @@ function foldersProblem(root: string, dirs: readonly string[]): string | null {
  *   manifest, or why the entry cannot be used, e.g. `its manifest belongs to uid 65534, …`
  */
 export function checkEntry(entry: string): { manifest: Manifest } | { problem: string } | null {
+  // No folder is a miss, whatever the manifest: a fill places its manifest first and its folder
+  // right after (ensureCluster), and a start that looks in between must not drop it.
+  if (!lstatSync(entry, { throwIfNoEntry: false })) return null;
   const m = loadManifest(entry);
-  if (typeof m === 'string') {
-    if (m === 'is missing' && !lstatSync(entry, { throwIfNoEntry: false })) return null;
-    return { problem: `its manifest ${m}` };
-  }
+  if (typeof m === 'string') return { problem: `its manifest ${m}` };
   const problem = foldersProblem(entry, m.dirs);
   return problem ? { problem } : { manifest: m };
 }
@@ -559,6 +586,7 @@ export async function ensureCluster(
 
   prepareCacheDir(cacheDir);
   await removeStaleFills(cacheDir);
+  removeOldFormats(cacheDir);
   const suffix = `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   const staging = `${entry}${suffix}`;
   const initdbDir = stagingBase ? join(stagingBase, `initdb${suffix}`) : staging;
@@ -617,16 +645,16 @@ export async function ensureCluster(
     );
   }
   const initdbMs = Math.round(performance.now() - t0);
-  try {
-    // The manifest first: an entry is never in place without it (another run would drop it).
-    if (existsSync(entry)) throw new Error('filled by another run');
-    renameSync(`${staging}${MANIFEST_SUFFIX}`, `${entry}${MANIFEST_SUFFIX}`);
-    renameSync(staging, entry);
-  } catch {
-    // Another run filled the same entry first: theirs is as good as ours.
+  if (!placeEntry(staging, entry)) {
+    // Another run filled the same entry first: theirs is as good as ours (its folder follows its
+    // manifest at once; waited for, briefly).
     rmSync(staging, { recursive: true, force: true });
     rmSync(`${staging}${MANIFEST_SUFFIX}`, { force: true });
-    const problem = entryProblem(entry);
+    let problem = entryProblem(entry);
+    for (let i = 0; problem !== null && i < PLACE_WAIT_TRIES; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      problem = entryProblem(entry);
+    }
     const theirs = readManifest(entry);
     if (problem !== null || !theirs) {
       throw new SetupError(
@@ -644,6 +672,43 @@ export async function ensureCluster(
     ...(initdbDir !== staging ? { fresh: initdbDir } : {}),
     ...(dropped ? { dropped } : {}),
   };
+}
+
+/** How many times (100 ms apart) a fill that lost the race waits for the winner's folder. */
+const PLACE_WAIT_TRIES = 50;
+
+/**
+ * Publishes a fill: its manifest (`<staging>.manifest.json`) created exclusively at the entry's
+ * (`wx`: fails when another run placed one: the two differ, pg_control and the WAL are never
+ * the same twice), then its folder renamed into place. A manifest with no folder is a leftover
+ * (a run killed between the two steps, or a folder removed by hand): it is replaced once.
+ * @returns false when another run's entry is there (or is being placed)
+ */
+function placeEntry(staging: string, entry: string): boolean {
+  const manifest = `${entry}${MANIFEST_SUFFIX}`;
+  const data = readFileSync(`${staging}${MANIFEST_SUFFIX}`);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    if (lstatSync(entry, { throwIfNoEntry: false })) return false;
+    try {
+      writeFileSync(manifest, data, { flag: 'wx', mode: 0o600 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return false;
+      // Another fill's manifest, its folder due at once; or a leftover with no folder to come.
+      const since = Date.now() - (lstatSync(manifest, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (attempt > 0 || since < 60_000) return false;
+      rmSync(manifest, { force: true });
+      continue;
+    }
+    try {
+      renameSync(staging, entry);
+      rmSync(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+      return true;
+    } catch {
+      rmSync(manifest, { force: true });
+      return false;
+    }
+  }
+  return false;
 }
 
 /**

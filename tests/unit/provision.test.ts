@@ -21,7 +21,7 @@ import {
   splitStatements,
   wantsProvisioning,
 } from '../../src/provision.js';
-import { TextIndex } from '../../src/init-sql.js';
+import { scanSql, TextIndex } from '../../src/init-sql.js';
 import { program } from '../../src/cli/program.js';
 
 describe('inputs of issue #13', () => {
@@ -213,6 +213,18 @@ describe('init files, second sweep (#26)', () => {
     // Offsets count code points (the elephant is one), as the server's error positions do.
     expect(Array.from(text).slice(s[20_000]!.offset).join('').startsWith('INSERT INTO t VALUES (19999,')).toBe(true);
     expect(lineAndColumn(text, s[20_000]!.offset + 22)).toEqual({ line: 20_002, column: 23 });
+  });
+
+  it('a $ inside an identifier starts no dollar quote (price$usd$ is one name)', async () => {
+    const two = await splitStatements('CREATE TABLE price$usd$ (id int);\nCREATE INDEX CONCURRENTLY i ON price$usd$ (id);\n');
+    expect(two.map((s) => s.text)).toEqual([
+      'CREATE TABLE price$usd$ (id int)',
+      'CREATE INDEX CONCURRENTLY i ON price$usd$ (id)',
+    ]);
+    const scanned = await scanSql('SELECT 1 AS a$x$;\n\\i evil.sql\nSELECT 2 AS b$x$;\n');
+    expect(scanned.meta.map((m) => m.line)).toEqual([2]);
+    // A real dollar quote still hides what it holds.
+    expect((await scanSql('SELECT $x$\n\\i no.sql\n$x$;\n')).meta).toEqual([]);
   });
 
   it('maps UTF-16 offsets, code points and lines both ways', () => {
