@@ -130,6 +130,8 @@ export interface ProcResult {
    * program exited (they were ended); else 0.
    */
   leftovers: number;
+  /** Their PIDs (leftovers is its length): a caller that also finds them by other means counts each once. */
+  leftoverPids: number[];
   /** True when ProcOptions.firstOutputMs killed it (no output in time); timedOut is then true too. */
   silent?: boolean;
 }
@@ -221,7 +223,7 @@ export function run(program: string, args: readonly string[], options: ProcOptio
     let stdout = '';
     let stderr = '';
     let timedOut = false;
-    let leftovers = 0;
+    let leftoverPids: number[] = [];
     let silent = false;
     let spoke = false;
     if (options.input !== undefined) child.stdin?.end(options.input);
@@ -271,7 +273,16 @@ export function run(program: string, args: readonly string[], options: ProcOptio
       clearTimeout(timer);
       clearTimeout(silenceTimer);
       if (child.pid) active.delete(child.pid);
-      resolve({ code, stdout, stderr, ms: performance.now() - t0, timedOut, leftovers, ...(silent ? { silent } : {}) });
+      resolve({
+        code,
+        stdout,
+        stderr,
+        ms: performance.now() - t0,
+        timedOut,
+        leftovers: leftoverPids.length,
+        leftoverPids,
+        ...(silent ? { silent } : {}),
+      });
     };
     child.on('error', (error) => {
       clearTimeout(timer);
@@ -291,7 +302,7 @@ export function run(program: string, args: readonly string[], options: ProcOptio
     const endGroup = async (pgid: number): Promise<void> => {
       const left = groupMembers(pgid);
       if (left.length === 0 || timedOut) return;
-      leftovers = left.length;
+      leftoverPids = left;
       const signal = (sig: NodeJS.Signals): void => {
         try {
           process.kill(-pgid, sig);

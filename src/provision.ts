@@ -592,12 +592,14 @@ export async function runInitCommand(config: Config, connection: ConnectionInfo,
   });
   flush('stdout', '', true);
   flush('stderr', '', true);
-  // What left the process group (setsid, a daemon) still carries the run's token.
-  const escaped = runToken ? processesWithEnv(RUN_ENV, runToken).length : 0;
-  if (escaped > 0) for (const problem of await endMarkedProcesses(runToken)) log.warning(problem);
-  if (result.leftovers + escaped > 0) {
+  // What left the process group (setsid, a daemon) still carries the run's token. A process that
+  // called setsid while its group was being ended is found both ways: each PID counts once.
+  const escaped = runToken ? processesWithEnv(RUN_ENV, runToken).map((p) => p.pid) : [];
+  if (escaped.length > 0) for (const problem of await endMarkedProcesses(runToken)) log.warning(problem);
+  const ended = new Set([...result.leftoverPids, ...escaped]).size;
+  if (ended > 0) {
     log.warning(
-      `init-command: ${result.leftovers + escaped} process${result.leftovers + escaped > 1 ? 'es' : ''} it started still ran when it exited (e.g. a command ending in &); they were ended. Wait for them in the command (wait), or start what the tests need in a step of its own`,
+      `init-command: ${ended} process${ended > 1 ? 'es' : ''} it started still ran when it exited (e.g. a command ending in &); they were ended. Wait for them in the command (wait), or start what the tests need in a step of its own`,
     );
   }
   if (result.code !== 0) {

@@ -14,7 +14,7 @@ import {
   start,
   stop,
   sweepLeftovers
-} from "./chunk-5RVTEXHT.js";
+} from "./chunk-KNTCRQI2.js";
 import {
   VERSION
 } from "./chunk-HFV7XA6P.js";
@@ -36,7 +36,7 @@ import {
   readJob,
   stopBackground,
   writeJson
-} from "./chunk-A7UMKPNH.js";
+} from "./chunk-GUONQKBM.js";
 import {
   __commonJS,
   __require,

@@ -3,11 +3,11 @@ import {
   backgroundChild,
   launchInBackground,
   saveHandle
-} from "./chunk-LA6TSKUT.js";
+} from "./chunk-22PZCBWI.js";
 import {
   publish,
   writeSummary
-} from "./chunk-WROOEUTP.js";
+} from "./chunk-AU3FQCN4.js";
 import {
   actionsLogger,
   getInput,
@@ -15,12 +15,12 @@ import {
   reportError,
   setSecret,
   warning
-} from "./chunk-DMDWUKOV.js";
+} from "./chunk-RFXJQ5DT.js";
 import {
   cleanupOnInterrupt,
   start,
   stop
-} from "./chunk-5RVTEXHT.js";
+} from "./chunk-KNTCRQI2.js";
 import "./chunk-HFV7XA6P.js";
 import {
   BACKGROUND_FLAG,
@@ -28,7 +28,7 @@ import {
   killActive,
   parseInputs,
   secretForms
-} from "./chunk-A7UMKPNH.js";
+} from "./chunk-GUONQKBM.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/main-step.ts

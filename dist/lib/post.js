@@ -4,22 +4,22 @@ import {
   removeFolder,
   savedBackground,
   savedHandle
-} from "./chunk-LA6TSKUT.js";
+} from "./chunk-22PZCBWI.js";
 import {
   endGroup,
   info,
   setFailed,
   startGroup,
   warning
-} from "./chunk-DMDWUKOV.js";
+} from "./chunk-RFXJQ5DT.js";
 import {
   LOG_TAIL_LINES,
   describe,
   isAlive,
   logTail,
   stop
-} from "./chunk-5RVTEXHT.js";
-import "./chunk-A7UMKPNH.js";
+} from "./chunk-KNTCRQI2.js";
+import "./chunk-GUONQKBM.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/post-step.ts

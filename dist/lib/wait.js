@@ -2,7 +2,7 @@ import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const req
 import {
   publish,
   writeSummary
-} from "./chunk-WROOEUTP.js";
+} from "./chunk-AU3FQCN4.js";
 import {
   BACKGROUND_ENV,
   awaitStart,
@@ -12,12 +12,12 @@ import {
   replayLog,
   reportError,
   setOutput
-} from "./chunk-DMDWUKOV.js";
+} from "./chunk-RFXJQ5DT.js";
 import "./chunk-HFV7XA6P.js";
 import {
   SetupError,
   errorFrom
-} from "./chunk-A7UMKPNH.js";
+} from "./chunk-GUONQKBM.js";
 import "./chunk-AQB342A3.js";
 
 // src/action/wait-step.ts
