@@ -2,11 +2,14 @@
 //
 //   dist/{main,post,wait,cli}.js              tiny loaders: turn on source maps (cli.js: only with PG_TMPFS_DEBUG), then import the bundle
 //   dist/lib/{main,post,wait,cli}.js         the entry bundles (esbuild, ESM, code splitting)
-//   dist/lib/chunk-<hash>.js                 the code they share (@actions/core, pg, the core), once
+//   dist/lib/chunk-<name>.js                 the code they share (@actions/core, the core) and what they
+//                                            import lazily (pg, tinyglobby, dbgate-query-splitter), once
 //   dist/lib/*.js.map                        source maps (mappings only), so stack traces name src/ files
 //
 // Node parses a module's source map only when source maps were on before it loaded; the loader
 // turns them on (process.setSourceMapsEnabled) and then imports the bundle.
+// Chunks get stable names (see stableChunkNames), so a change to one module rewrites only the
+// files that hold it, not every file that imports a renamed chunk.
 // `--check` builds in memory, with the same output paths, and fails when dist/ differs from it.
 // The build also keeps package.json `files` to what the CLI runs (the npm package's contents).
 import { build } from 'esbuild';
@@ -29,6 +32,7 @@ const result = await build({
   format: 'esm',
   outdir: join(outdir, 'lib'),
   chunkNames: 'chunk-[hash]',
+  metafile: true,
   sourcemap: 'linked',
   sourcesContent: false,
   legalComments: 'none',
@@ -41,8 +45,63 @@ const result = await build({
   },
 });
 
-/** Every output file: dist-relative path → contents. */
-const built = new Map(result.outputFiles.map((f) => [relative(resolve(outdir), f.path), f.text]));
+/**
+ * Stable names for esbuild's chunks, whose names are content hashes: a chunk loaded by a dynamic
+ * import is named after the module it loads (`chunk-pg.js`, or its file name below the package:
+ * `chunk-splitQuery.js`), a shared chunk after the entries and
+ * lazy chunks that load it (`chunk-cli-main-post-wait.js`), or `chunk-common.js` when all of them
+ * do. esbuild makes one chunk per such set, so the names are unique; the build fails if not.
+ * Returns old dist-relative name → new one (chunks only).
+ */
+function stableChunkNames(metafile) {
+  const lib = (p) => relative(resolve(outdir), resolve(p));
+  const outputs = Object.entries(metafile.outputs).filter(([p]) => p.endsWith('.js'));
+  const imports = new Map(
+    outputs.map(([p, o]) => [lib(p), o.imports.filter((i) => i.path.endsWith('.js')).map((i) => lib(i.path))]),
+  );
+  /** Entry-like outputs (the four entries and each dynamically imported module) → their short names. */
+  const roots = new Map();
+  for (const [p, o] of outputs) {
+    const name = lib(p);
+    if (!name.startsWith('lib/chunk-')) roots.set(name, name.slice(4, -3));
+    else if (o.entryPoint) {
+      const m = o.entryPoint
+        .replace(/\.[cm]?[jt]s$/, '')
+        .replace(/^.*node_modules\//, '')
+        .split('/');
+      const rest = m.slice(m[0].startsWith('@') ? 2 : 1).filter((s) => !['lib', 'dist', 'esm', 'index'].includes(s));
+      const pkg = m.slice(0, m[0].startsWith('@') ? 2 : 1);
+      roots.set(name, (rest.length ? rest : pkg).join('-').replace(/[^A-Za-z0-9_-]/g, ''));
+    }
+  }
+  const reachedBy = new Map();
+  for (const [root, short] of roots) {
+    const queue = [...(imports.get(root) ?? [])];
+    const seen = new Set();
+    while (queue.length) {
+      const dep = queue.pop();
+      if (seen.has(dep)) continue;
+      seen.add(dep);
+      if (!roots.has(dep)) reachedBy.set(dep, [...(reachedBy.get(dep) ?? []), short]);
+      queue.push(...(imports.get(dep) ?? []));
+    }
+  }
+  const renames = new Map();
+  for (const [name, short] of roots) if (name.startsWith('lib/chunk-')) renames.set(name, `lib/chunk-${short}.js`);
+  for (const [name, by] of reachedBy) {
+    const set = [...new Set(by)].sort();
+    renames.set(name, `lib/chunk-${set.length === roots.size ? 'common' : set.join('-')}.js`);
+  }
+  const taken = [...renames.values()];
+  const clash = taken.find((n, i) => taken.indexOf(n) !== i);
+  if (clash) throw new Error(`two chunks would be named ${clash}: stableChunkNames needs a tie-breaker`);
+  return renames;
+}
+
+/** Every output file: dist-relative path → contents, chunks renamed (imports and source-map links too). */
+const renames = stableChunkNames(result.metafile);
+const rename = (text) => text.replace(/chunk-[A-Z0-9]{8}\.js/g, (m) => renames.get(`lib/${m}`)?.slice(4) ?? m);
+const built = new Map(result.outputFiles.map((f) => [rename(relative(resolve(outdir), f.path)), rename(f.text)]));
 for (const name of Object.keys(ENTRIES)) {
   const shebang = name === 'cli' ? '#!/usr/bin/env node\n' : '';
   // The CLI's start time counts (a warm `up` takes ~150 ms): reading its source maps costs
@@ -76,7 +135,7 @@ function cliClosure() {
   const queue = ['lib/cli.js'];
   while (queue.length) {
     const name = queue.pop();
-    for (const m of (built.get(name) ?? '').matchAll(/(?:from|import\()\s*"\.\/(chunk-[A-Z0-9]+\.js)"/g)) {
+    for (const m of (built.get(name) ?? '').matchAll(/(?:from|import\()\s*"\.\/(chunk-[A-Za-z0-9_-]+\.js)"/g)) {
       const dep = `lib/${m[1]}`;
       if (!seen.has(dep)) {
         seen.add(dep);

@@ -14,10 +14,10 @@ import {
   start,
   stop,
   sweepLeftovers
-} from "./chunk-KNTCRQI2.js";
+} from "./chunk-cli-main-post.js";
 import {
   VERSION
-} from "./chunk-HFV7XA6P.js";
+} from "./chunk-cli-main-wait.js";
 import {
   BACKGROUND_FLAG,
   DEFAULTS,
@@ -36,12 +36,12 @@ import {
   readJob,
   stopBackground,
   writeJson
-} from "./chunk-GUONQKBM.js";
+} from "./chunk-cli-main-post-wait.js";
 import {
   __commonJS,
   __require,
   __toESM
-} from "./chunk-AQB342A3.js";
+} from "./chunk-common.js";
 
 // node_modules/commander/lib/error.js
 var require_error = __commonJS({

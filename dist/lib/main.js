@@ -3,11 +3,11 @@ import {
   backgroundChild,
   launchInBackground,
   saveHandle
-} from "./chunk-22PZCBWI.js";
+} from "./chunk-main-post.js";
 import {
   publish,
   writeSummary
-} from "./chunk-AU3FQCN4.js";
+} from "./chunk-main-wait.js";
 import {
   actionsLogger,
   getInput,
@@ -15,21 +15,21 @@ import {
   reportError,
   setSecret,
   warning
-} from "./chunk-RFXJQ5DT.js";
+} from "./chunk-main-post-wait.js";
 import {
   cleanupOnInterrupt,
   start,
   stop
-} from "./chunk-KNTCRQI2.js";
-import "./chunk-HFV7XA6P.js";
+} from "./chunk-cli-main-post.js";
+import "./chunk-cli-main-wait.js";
 import {
   BACKGROUND_FLAG,
   DEFAULTS,
   killActive,
   parseInputs,
   secretForms
-} from "./chunk-GUONQKBM.js";
-import "./chunk-AQB342A3.js";
+} from "./chunk-cli-main-post-wait.js";
+import "./chunk-common.js";
 
 // src/action/main-step.ts
 async function run() {

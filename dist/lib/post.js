@@ -4,23 +4,23 @@ import {
   removeFolder,
   savedBackground,
   savedHandle
-} from "./chunk-22PZCBWI.js";
+} from "./chunk-main-post.js";
 import {
   endGroup,
   info,
   setFailed,
   startGroup,
   warning
-} from "./chunk-RFXJQ5DT.js";
+} from "./chunk-main-post-wait.js";
 import {
   LOG_TAIL_LINES,
   describe,
   isAlive,
   logTail,
   stop
-} from "./chunk-KNTCRQI2.js";
-import "./chunk-GUONQKBM.js";
-import "./chunk-AQB342A3.js";
+} from "./chunk-cli-main-post.js";
+import "./chunk-cli-main-post-wait.js";
+import "./chunk-common.js";
 
 // src/action/post-step.ts
 async function cleanup() {

@@ -2,7 +2,7 @@ import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const req
 import {
   publish,
   writeSummary
-} from "./chunk-AU3FQCN4.js";
+} from "./chunk-main-wait.js";
 import {
   BACKGROUND_ENV,
   awaitStart,
@@ -12,13 +12,13 @@ import {
   replayLog,
   reportError,
   setOutput
-} from "./chunk-RFXJQ5DT.js";
-import "./chunk-HFV7XA6P.js";
+} from "./chunk-main-post-wait.js";
+import "./chunk-cli-main-wait.js";
 import {
   SetupError,
   errorFrom
-} from "./chunk-GUONQKBM.js";
-import "./chunk-AQB342A3.js";
+} from "./chunk-cli-main-post-wait.js";
+import "./chunk-common.js";
 
 // src/action/wait-step.ts
 import { delimiter } from "node:path";

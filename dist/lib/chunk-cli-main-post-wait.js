@@ -1,0 +1,940 @@
+import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
+
+// src/proc.ts
+import { spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { performance } from "node:perf_hooks";
+var active = /* @__PURE__ */ new Map();
+function killActive(signal = "SIGKILL") {
+  let signalled = 0;
+  for (const [pid, leaderOnly] of active) {
+    try {
+      process.kill(leaderOnly ? pid : -pid, signal);
+      signalled += 1;
+    } catch {
+      active.delete(pid);
+    }
+  }
+  return signalled;
+}
+async function stopActive(graceMs = 2e3) {
+  if (killActive("SIGTERM") === 0) return;
+  const deadline = Date.now() + graceMs;
+  while (active.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  killActive("SIGKILL");
+}
+function processAlive(pid) {
+  if (!(pid > 0)) return false;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if (error.code !== "EPERM") return false;
+  }
+  return !isZombie(pid);
+}
+function isZombie(pid) {
+  return process.platform === "linux" && procStat(pid)?.state === "Z";
+}
+function procStat(pid) {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+    return { state: fields[0] ?? "", ppid: Number(fields[1]), pgid: Number(fields[2]) };
+  } catch {
+    return null;
+  }
+}
+var CLOSE_GRACE_MS = 2e3;
+function groupMembers(pgid) {
+  if (!(pgid > 1)) return [];
+  if (process.platform !== "linux") {
+    try {
+      process.kill(-pgid, 0);
+      return [pgid];
+    } catch (error) {
+      return error.code === "EPERM" ? [pgid] : [];
+    }
+  }
+  let names;
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  return names.filter((n) => /^\d+$/.test(n)).map(Number).filter((pid) => {
+    const stat = procStat(pid);
+    return stat !== null && stat.pgid === pgid && stat.state !== "Z" && stat.state !== "X";
+  });
+}
+var RUN_ENV = "PG_TMPFS_RUN";
+function inheritedEnv() {
+  return withoutNames(process.env, [RUN_ENV]);
+}
+function withoutNames(env, names) {
+  if (!names?.length) return env;
+  const copy = { ...env };
+  for (const name of names) delete copy[name];
+  return copy;
+}
+function run(program, args, options) {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(program, args, {
+      cwd: options.cwd,
+      env: withoutNames({ ...inheritedEnv(), ...options.env }, options.unsetEnv),
+      stdio: [options.input === void 0 ? "ignore" : "pipe", "pipe", "pipe"],
+      detached: true,
+      ...options.uid !== void 0 ? { uid: options.uid, gid: options.gid } : {}
+    });
+    if (child.pid) active.set(child.pid, options.stopLeaderOnly ?? false);
+    let stdout = "";
+    let stderr = "";
+    let timedOut = false;
+    let leftoverPids = [];
+    let silent = false;
+    let spoke = false;
+    if (options.input !== void 0) child.stdin?.end(options.input);
+    child.stdout?.setEncoding("utf8").on("data", (d) => {
+      stdout += d;
+      spoke ||= options.firstOutputPattern ? options.firstOutputPattern.test(stdout) : true;
+      options.onOutput?.(d, "stdout");
+    });
+    child.stderr?.setEncoding("utf8").on("data", (d) => {
+      stderr += d;
+      spoke ||= !options.firstOutputPattern;
+      options.onOutput?.(d, "stderr");
+    });
+    const stopReading = (code) => {
+      setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        finish(code);
+      }, CLOSE_GRACE_MS).unref();
+    };
+    const kill = () => {
+      timedOut = true;
+      try {
+        if (child.pid) process.kill(options.stopLeaderOnly ? child.pid : -child.pid, "SIGKILL");
+      } catch {
+        child.kill("SIGKILL");
+      }
+      if (child.exitCode !== null || child.signalCode !== null) stopReading(child.exitCode);
+    };
+    const timer = setTimeout(kill, options.timeoutMs);
+    const silenceTimer = options.firstOutputMs !== void 0 && options.firstOutputMs < options.timeoutMs ? setTimeout(() => {
+      if (spoke) return;
+      silent = true;
+      kill();
+    }, options.firstOutputMs) : void 0;
+    let settled = false;
+    const finish = (code) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(silenceTimer);
+      if (child.pid) active.delete(child.pid);
+      resolve({
+        code,
+        stdout,
+        stderr,
+        ms: performance.now() - t0,
+        timedOut,
+        leftovers: leftoverPids.length,
+        leftoverPids,
+        ...silent ? { silent } : {}
+      });
+    };
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      clearTimeout(silenceTimer);
+      if (child.pid) active.delete(child.pid);
+      settled = true;
+      reject(error);
+    });
+    child.on("exit", (code) => {
+      if (timedOut) stopReading(code);
+      else if (options.endGroupOnExit && child.pid) void endGroup(child.pid).then(() => stopReading(code));
+    });
+    const endGroup = async (pgid) => {
+      const left = groupMembers(pgid);
+      if (left.length === 0 || timedOut) return;
+      leftoverPids = left;
+      const signal = (sig) => {
+        try {
+          process.kill(-pgid, sig);
+        } catch {
+        }
+      };
+      signal("SIGTERM");
+      const deadline = Date.now() + CLOSE_GRACE_MS;
+      while (groupMembers(pgid).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      if (groupMembers(pgid).length > 0) signal("SIGKILL");
+    };
+    child.on("close", (code) => finish(code));
+  });
+}
+function tail(text, lines = 6) {
+  return text.trimEnd().split("\n").slice(-lines).join(" | ");
+}
+async function runOk(program, args, options) {
+  const r = await run(program, args, options);
+  if (r.code !== 0) {
+    const why = r.timedOut ? `timed out after ${options.timeoutMs} ms` : `exit code ${r.code}`;
+    throw new Error(`${program} ${args.slice(0, 3).join(" ")} \u2026 ${why}: ${tail(r.stderr || r.stdout)}`);
+  }
+  return r;
+}
+
+// src/background.ts
+import { spawn as spawn2 } from "node:child_process";
+import { closeSync, existsSync, openSync, readFileSync as readFileSync2, renameSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+
+// node_modules/get-port/index.js
+import net from "node:net";
+import os from "node:os";
+var Locked = class extends Error {
+  constructor(port) {
+    super(`${port} is locked`);
+  }
+};
+var lockedPorts = {
+  old: /* @__PURE__ */ new Set(),
+  young: /* @__PURE__ */ new Set()
+};
+var releaseOldLockedPortsIntervalMs = 1e3 * 15;
+var reservedPorts = /* @__PURE__ */ new Set();
+var timeout;
+var getLocalHosts = () => {
+  const interfaces = os.networkInterfaces();
+  const results = /* @__PURE__ */ new Set([void 0, "0.0.0.0"]);
+  for (const _interface of Object.values(interfaces)) {
+    for (const config of _interface) {
+      results.add(config.address);
+    }
+  }
+  return results;
+};
+var checkAvailablePort = (options) => new Promise((resolve, reject) => {
+  const server = net.createServer();
+  server.unref();
+  server.on("error", reject);
+  server.listen(options, () => {
+    const { port } = server.address();
+    server.close(() => {
+      resolve(port);
+    });
+  });
+});
+var getAvailablePort = async (options, hosts) => {
+  if (options.host || options.port === 0) {
+    return checkAvailablePort(options);
+  }
+  for (const host of hosts) {
+    try {
+      await checkAvailablePort({ port: options.port, host });
+    } catch (error) {
+      if (!["EADDRNOTAVAIL", "EINVAL"].includes(error.code)) {
+        throw error;
+      }
+    }
+  }
+  return options.port;
+};
+var isLockedPort = (port) => lockedPorts.old.has(port) || lockedPorts.young.has(port) || reservedPorts.has(port);
+var portCheckSequence = function* (ports) {
+  if (ports) {
+    yield* ports;
+  }
+  yield 0;
+};
+async function getPorts(options) {
+  let ports;
+  let exclude = /* @__PURE__ */ new Set();
+  if (options) {
+    if (options.port) {
+      ports = typeof options.port === "number" ? [options.port] : options.port;
+    }
+    if (options.exclude) {
+      const excludeIterable = options.exclude;
+      if (typeof excludeIterable[Symbol.iterator] !== "function") {
+        throw new TypeError("The `exclude` option must be an iterable.");
+      }
+      for (const element of excludeIterable) {
+        if (typeof element !== "number") {
+          throw new TypeError("Each item in the `exclude` option must be a number corresponding to the port you want excluded.");
+        }
+        if (!Number.isSafeInteger(element)) {
+          throw new TypeError(`Number ${element} in the exclude option is not a safe integer and can't be used`);
+        }
+      }
+      exclude = new Set(excludeIterable);
+    }
+  }
+  const { reserve, ...netOptions } = options ?? {};
+  if (timeout === void 0) {
+    timeout = setTimeout(() => {
+      timeout = void 0;
+      lockedPorts.old = lockedPorts.young;
+      lockedPorts.young = /* @__PURE__ */ new Set();
+    }, releaseOldLockedPortsIntervalMs);
+    if (timeout.unref) {
+      timeout.unref();
+    }
+  }
+  const hosts = getLocalHosts();
+  for (const port of portCheckSequence(ports)) {
+    try {
+      if (exclude.has(port)) {
+        continue;
+      }
+      let availablePort = await getAvailablePort({ ...netOptions, port }, hosts);
+      while (isLockedPort(availablePort)) {
+        if (port !== 0) {
+          throw new Locked(port);
+        }
+        availablePort = await getAvailablePort({ ...netOptions, port }, hosts);
+      }
+      if (reserve) {
+        reservedPorts.add(availablePort);
+      } else {
+        lockedPorts.young.add(availablePort);
+      }
+      return availablePort;
+    } catch (error) {
+      if (!["EADDRINUSE", "EACCES"].includes(error.code) && !(error instanceof Locked)) {
+        throw error;
+      }
+    }
+  }
+  throw new Error("No available ports found");
+}
+
+// src/errors.ts
+var InputError = class extends Error {
+  /**
+   * @param input the input's name as the user writes it, e.g. `port`
+   * @param problem what is wrong
+   * @param fix how to fix it
+   * @param detail extra lines (e.g. the server log tail that shows the problem), printed before the message
+   * @param detailTitle what `detail` is, for the line above it
+   */
+  constructor(input, problem, fix, detail = "", detailTitle = "server log") {
+    super(`Input '${input}': ${problem}. ${fix}`);
+    this.input = input;
+    this.problem = problem;
+    this.fix = fix;
+    this.detail = detail;
+    this.detailTitle = detailTitle;
+    this.name = "InputError";
+  }
+  input;
+  problem;
+  fix;
+  detail;
+  detailTitle;
+  /** The file, 1-based line and column at fault (an init SQL file), for an annotation on that line. */
+  location;
+};
+var SetupError = class extends Error {
+  /**
+   * @param problem what went wrong
+   * @param fix how to fix it
+   * @param detail extra lines (e.g. the server log tail), printed after the message
+   */
+  constructor(problem, fix, detail = "") {
+    super(`${problem}. ${fix}`);
+    this.problem = problem;
+    this.fix = fix;
+    this.detail = detail;
+    this.name = "SetupError";
+  }
+  problem;
+  fix;
+  detail;
+};
+
+// src/inputs.ts
+import { randomBytes } from "node:crypto";
+import { isIP } from "node:net";
+
+// src/profile.ts
+var DURABILITY_SETTINGS = Object.freeze([
+  {
+    name: "fsync",
+    value: "off",
+    why: "no fsync() of data or WAL files (manual: Non-Durable Settings); CREATE DATABASE \u2026 FILE_COPY and checkpoints still call it (docs/performance.md, table 5)"
+  },
+  {
+    name: "full_page_writes",
+    value: "off",
+    why: "no full page images in WAL after each checkpoint (manual: Non-Durable Settings): less WAL for write-heavy tests (table 5, tpcb-like)"
+  },
+  {
+    name: "jit",
+    value: "off",
+    why: "near-empty test tables have bad row estimates that make JIT compile for nothing (table 5, report query)"
+  }
+]);
+var INITDB_ARGS = Object.freeze(["--nosync"]);
+var SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
+function parseSettings(text, input = "settings") {
+  const byName = /* @__PURE__ */ new Map();
+  for (const [index, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) continue;
+    const eq = line.indexOf("=");
+    if (eq <= 0) {
+      throw new InputError(
+        input,
+        `line ${index + 1} "${line}" is not name=value`,
+        'Write one setting per line, e.g. "work_mem=64MB".'
+      );
+    }
+    const name = line.slice(0, eq).trim();
+    const value = line.slice(eq + 1).trim();
+    if (!SETTING_NAME.test(name)) {
+      throw new InputError(
+        input,
+        `"${name}" is not a PostgreSQL setting name`,
+        'Use the name as in pg_settings, e.g. "shared_buffers".'
+      );
+    }
+    if (value === "") {
+      throw new InputError(input, `setting "${name}" has an empty value`, 'Give a value after "=", e.g. "work_mem=64MB".');
+    }
+    if (/[\0\r\n]/.test(value)) {
+      throw new InputError(input, `setting "${name}" holds a NUL or a line break`, "Give the value on one line.");
+    }
+    byName.delete(name);
+    byName.set(name, { name, value, why: "from the settings input" });
+  }
+  return [...byName.values()];
+}
+function effectiveSettings(overrides) {
+  const merged = new Map(DURABILITY_SETTINGS.map((s) => [s.name, s]));
+  for (const s of overrides) merged.set(s.name, s);
+  return [...merged.values()];
+}
+function settingsToArgs(settings) {
+  return settings.flatMap((s) => ["-c", `${s.name}=${s.value}`]);
+}
+
+// src/inputs.ts
+var DEFAULTS = Object.freeze({
+  mode: "auto",
+  "postgres-version": "",
+  image: "",
+  registry: "",
+  port: "5432",
+  "publish-host": "127.0.0.1",
+  user: "postgres",
+  password: "postgres",
+  database: "postgres",
+  "tmpfs-size": "",
+  "shm-size": "512m",
+  settings: "",
+  "wait-timeout": "60",
+  "container-name": "",
+  "export-env": "true",
+  locale: "C",
+  "cache-dir": "",
+  wait: "true",
+  init: "",
+  "init-command": "",
+  databases: "",
+  template: "false",
+  extensions: "",
+  "init-timeout": "600"
+});
+var NEWEST_MAJOR = "18";
+var VERSION = /^\d{1,2}(\.\d{1,2})?(-[a-z0-9][a-z0-9._-]*)?$/;
+var SIZE = /^[1-9]\d*[bkmg]?$/i;
+var CONTAINER_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
+function withoutUserinfo(ref) {
+  const slash = ref.indexOf("/");
+  const at = ref.lastIndexOf("@", slash === -1 ? ref.length : slash);
+  if (at < 0 || /^[a-z0-9]+:[0-9a-f]{32,}$/i.test(ref.slice(at + 1).split("/")[0] ?? "")) return ref;
+  return `***${ref.slice(at)}`;
+}
+function credentialsFix(ref) {
+  return withoutUserinfo(ref) === ref ? "" : " Credentials do not belong in it: log in to the registry before this step (docker/login-action, or docker login).";
+}
+var REGISTRY = /^(localhost|[a-z0-9-]+(\.[a-z0-9-]+)+|[a-z0-9.-]+:\d{1,5}|localhost:\d{1,5})(\/[a-z0-9]+([._-][a-z0-9]+)*)*$/;
+var IMAGE = /^[a-z0-9][a-z0-9._/:@-]*$/i;
+var MAX_IDENTIFIER_BYTES = 63;
+function integer(input, raw, min, max, fix) {
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new InputError(input, `"${raw}" is not a whole number from ${min} to ${max}`, fix);
+  }
+  return Number(raw);
+}
+function identifier(input, raw) {
+  if (raw === "") throw new InputError(input, "is empty", `Give a name, or leave the input out for "${DEFAULTS[input]}".`);
+  if (Buffer.byteLength(raw) > MAX_IDENTIFIER_BYTES || raw.includes("\0")) {
+    throw new InputError(input, `"${raw}" is longer than ${MAX_IDENTIFIER_BYTES} bytes or holds a NUL`, "Use a shorter name.");
+  }
+  return raw;
+}
+function boolean(input, raw) {
+  const v = raw.toLowerCase();
+  if (v === "true") return true;
+  if (v === "false") return false;
+  throw new InputError(input, `"${raw}" is not true or false`, "Write true or false.");
+}
+function size(input, raw) {
+  if (!SIZE.test(raw)) {
+    throw new InputError(
+      input,
+      `"${raw}" is not a size`,
+      'Write a number with an optional unit b, k, m or g, e.g. "512m" or "2g".'
+    );
+  }
+  return raw.toLowerCase();
+}
+var BUILT_IN_DATABASES = ["postgres", "template0", "template1"];
+function targetDatabase(raw) {
+  const name = identifier("database", raw);
+  if (name === "template0" || name === "template1") {
+    throw new InputError(
+      "database",
+      `"${name}" is a built-in template database${name === "template0" ? " that accepts no connections" : ""}; the tests' database must be one of their own`,
+      'Leave the input out for "postgres", or give your own name, e.g. app'
+    );
+  }
+  return name;
+}
+var EXTENSION = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+function listItems(raw) {
+  return raw.split(/\r?\n/).filter((line) => !/^\s*#/.test(line)).flatMap((line) => line.split(/[\s,]+/)).filter((item) => item !== "");
+}
+function databaseNames(raw) {
+  const names = raw.split(/\r?\n/).filter((line) => !/^\s*#/.test(line)).flatMap((line) => line.split(",")).map((item) => item.trim()).filter((item) => item !== "");
+  const spaced = names.find((name) => /\s/.test(name));
+  if (spaced !== void 0) {
+    throw new InputError(
+      "databases",
+      `"${spaced}" holds whitespace: names are separated by commas or line breaks, and a database name here cannot hold spaces`,
+      'Separate several databases with commas (e.g. "a,b") and write each name without spaces'
+    );
+  }
+  return names;
+}
+function listLines(raw) {
+  return raw.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "" && !line.startsWith("#"));
+}
+function defaultContainerName(env = process.env) {
+  return `pg-tmpfs-${env.GITHUB_RUN_ID ?? process.pid}-${randomBytes(3).toString("hex")}`;
+}
+function parseInputs(get) {
+  const raw = (name) => {
+    const value = get(name).trim();
+    return value === "" ? DEFAULTS[name] : value;
+  };
+  const mode = raw("mode");
+  if (mode !== "docker" && mode !== "native" && mode !== "auto") {
+    throw new InputError("mode", `"${mode}" is not a mode`, "Use docker, native or auto.");
+  }
+  const postgresVersion = raw("postgres-version");
+  if (postgresVersion !== "" && !VERSION.test(postgresVersion)) {
+    throw new InputError(
+      "postgres-version",
+      `"${postgresVersion}" is not a PostgreSQL version`,
+      'Give a major version such as "17", optionally with a tag suffix such as "17-alpine", or set `image` instead.'
+    );
+  }
+  const imageInput = raw("image");
+  if (imageInput !== "" && (!IMAGE.test(imageInput) || withoutUserinfo(imageInput) !== imageInput)) {
+    throw new InputError(
+      "image",
+      `"${withoutUserinfo(imageInput)}" is not an image reference`,
+      `Give a reference like "postgis/postgis:17-3.5".${credentialsFix(imageInput)}`
+    );
+  }
+  const registry = raw("registry").replace(/\/+$/, "");
+  if (registry !== "" && (!REGISTRY.test(registry) || withoutUserinfo(registry) !== registry)) {
+    throw new InputError(
+      "registry",
+      `"${withoutUserinfo(registry)}" is not a registry with an optional path`,
+      `Give a host and path such as "mirror.gcr.io/library" (the default image is then <registry>/postgres:<version>).${credentialsFix(registry)}`
+    );
+  }
+  const containerName = raw("container-name") || defaultContainerName();
+  if (!CONTAINER_NAME.test(containerName)) {
+    throw new InputError(
+      "container-name",
+      `"${containerName}" is not a valid container name`,
+      'Use letters, digits, "_", "." and "-", starting with a letter or digit.'
+    );
+  }
+  const publishHost = raw("publish-host");
+  if (isIP(publishHost) === 0) {
+    throw new InputError(
+      "publish-host",
+      `"${publishHost}" is not an IP address`,
+      "Use 127.0.0.1 (default), or 0.0.0.0 to accept connections from other hosts."
+    );
+  }
+  const locale = raw("locale");
+  if (!/^[A-Za-z0-9_.@-]+$/.test(locale)) {
+    throw new InputError("locale", `"${locale}" is not a locale name`, "Use a name such as C, C.UTF-8 or en_US.UTF-8.");
+  }
+  return {
+    mode,
+    postgresVersion,
+    major: postgresVersion === "" ? null : parseInt(postgresVersion, 10),
+    image: imageInput || `${registry ? `${registry}/` : ""}postgres:${postgresVersion || NEWEST_MAJOR}`,
+    imageGiven: imageInput !== "" || registry !== "",
+    port: integer("port", raw("port"), 0, 65535, "Use a TCP port such as 5432, or 0 to let Docker pick a free one."),
+    publishHost,
+    user: (() => {
+      const user = identifier("user", raw("user"));
+      if (user.includes('"'))
+        throw new InputError(
+          "user",
+          `"${user}" holds a double quote, which initdb cannot handle`,
+          "Use a name without double quotes."
+        );
+      return user;
+    })(),
+    password: (() => {
+      const p = get("password") === "" ? DEFAULTS.password : get("password");
+      if (/[\0]/.test(p)) throw new InputError("password", "holds a NUL character", "Remove it.");
+      if (/[\r\n]/.test(p)) {
+        throw new InputError(
+          "password",
+          "holds a line break, which no mode carries safely (a log masks each line of it apart; the image reads only the first line)",
+          "Give the password on one line"
+        );
+      }
+      return p;
+    })(),
+    database: targetDatabase(raw("database")),
+    tmpfsSize: raw("tmpfs-size") === "" ? null : size("tmpfs-size", raw("tmpfs-size")),
+    shmSize: size("shm-size", raw("shm-size")),
+    settings: parseSettings(get("settings")),
+    waitTimeoutMs: integer("wait-timeout", raw("wait-timeout"), 1, 3600, "Give whole seconds, e.g. 60.") * 1e3,
+    containerName,
+    exportEnv: boolean("export-env", raw("export-env")),
+    locale,
+    cacheDir: raw("cache-dir"),
+    wait: boolean("wait", raw("wait")),
+    ...provisionInputs(raw, targetDatabase(raw("database")))
+  };
+}
+function provisionInputs(raw, database) {
+  const databases = [];
+  for (const name of databaseNames(raw("databases"))) {
+    identifier("databases", name);
+    if (name === database || BUILT_IN_DATABASES.includes(name)) {
+      throw new InputError(
+        "databases",
+        `"${name}" is ${name === database ? "the database input" : "a database every cluster has"}`,
+        "List only the extra databases to create"
+      );
+    }
+    if (!databases.includes(name)) databases.push(name);
+  }
+  const extensions = [...new Set(listItems(raw("extensions")))];
+  for (const name of extensions) {
+    if (!EXTENSION.test(name) || Buffer.byteLength(name) > MAX_IDENTIFIER_BYTES) {
+      throw new InputError(
+        "extensions",
+        `"${name}" is not an extension name`,
+        "Give names as in pg_available_extensions, e.g. pg_trgm or vector"
+      );
+    }
+  }
+  const template = boolean("template", raw("template"));
+  if (template && BUILT_IN_DATABASES.includes(database)) {
+    throw new InputError(
+      "template",
+      `the database input is "${database}", which clients connect to first (or a built-in template), so it cannot be your template`,
+      "Give your own database name as well, e.g. database: app"
+    );
+  }
+  return {
+    init: listLines(raw("init")),
+    initCommand: raw("init-command"),
+    databases,
+    template,
+    extensions,
+    initTimeoutMs: integer("init-timeout", raw("init-timeout"), 1, 86400, "Give whole seconds, e.g. 600.") * 1e3,
+    workDir: process.cwd()
+  };
+}
+
+// src/connection.ts
+function connectionUri(c) {
+  const host = c.host.includes(":") ? `[${c.host}]` : c.host;
+  const enc = encodeURIComponent;
+  return `postgresql://${enc(c.user)}:${enc(c.password)}@${host}:${c.port}/${enc(c.database)}`;
+}
+function connectionEnv(c) {
+  return {
+    DATABASE_URL: connectionUri(c),
+    PGHOST: c.host,
+    PGPORT: String(c.port),
+    PGUSER: c.user,
+    PGPASSWORD: c.password,
+    PGDATABASE: c.database
+  };
+}
+function secretForms(secret) {
+  const bytes = (c) => [...Buffer.from(c, "utf8")].map((b) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`).join("");
+  const encode = (keep, space) => Array.from(secret).map((c) => c === " " ? space : keep.test(c) ? c : bytes(c)).join("");
+  const unreserved = /^[A-Za-z0-9_.~-]$/;
+  const forms = [
+    secret,
+    encodeURIComponent(secret),
+    encode(unreserved, "%20"),
+    encode(unreserved, "+"),
+    encode(/^[A-Za-z0-9_.~/-]$/, "%20"),
+    encode(/^[A-Za-z0-9_.*-]$/, "+"),
+    JSON.stringify(secret).slice(1, -1)
+  ];
+  const lower = forms.map((f) => f.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()));
+  return [.../* @__PURE__ */ new Set([...forms, ...lower])];
+}
+function isLoopback(address) {
+  return /^127\./.test(address) || address === "::1" || address === "localhost";
+}
+async function choosePort(host, port) {
+  let got;
+  try {
+    got = await getPorts({ host: host === "0.0.0.0" || host === "::" ? void 0 : host, ...port ? { port } : {} });
+  } catch (error) {
+    const code = error.code;
+    if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EAFNOSUPPORT") {
+      throw new InputError(
+        "publish-host",
+        `${host} is not an address of this machine (${code})`,
+        "Use 127.0.0.1 (default), or 0.0.0.0 for every interface"
+      );
+    }
+    if (error instanceof Error && /No available ports found/.test(error.message)) {
+      if (port !== 0) {
+        throw new InputError("port", `port ${port} on ${host} is in use`, "Choose another port, or 0 for a free one");
+      }
+      throw new InputError(
+        "port",
+        `no free TCP port on ${host}: every port of the kernel's ephemeral range is in use (${error.message})`,
+        "Give a free port (e.g. --port 5433 / port: 5433), or end what holds the ports (ss -tan) or widen net.ipv4.ip_local_port_range"
+      );
+    }
+    throw error;
+  }
+  if (port !== 0 && got !== port) {
+    throw new InputError("port", `port ${port} on ${host} is in use`, "Choose another port, or 0 for a free one");
+  }
+  return got;
+}
+function publishHostWarnings(publishHost) {
+  return isLoopback(publishHost) ? [] : [`Input 'publish-host' is ${publishHost}: PostgreSQL accepts password connections from other hosts`];
+}
+function defaultPasswordWarnings(password, publishHost, env = process.env) {
+  if (password !== DEFAULTS.password) return [];
+  const fix = "Set input 'password' (CLI: --password-file or PGPASSWORD) to a secret of your own";
+  if (!isLoopback(publishHost)) {
+    return [
+      `Input 'password' is the default ("${DEFAULTS.password}") and the port is published on ${publishHost}: anyone who reaches it connects as superuser. ${fix}`
+    ];
+  }
+  if (env.RUNNER_ENVIRONMENT === "github-hosted") return [];
+  return [
+    `Input 'password' is the default ("${DEFAULTS.password}"): any user of this machine can connect to 127.0.0.1 as superuser and run programs as the server's OS user (COPY ... TO PROGRAM). On a machine you share, ${fix.charAt(0).toLowerCase()}${fix.slice(1)}`
+  ];
+}
+
+// src/background.ts
+var BACKGROUND_FLAG = "--pg-tmpfs-background";
+var HANDOVER_TIMEOUT_MS = 1e4;
+var DEADLINE_MARGIN_MS = 6e5 + 12e4 + 18e4;
+function backgroundDeadline(config, startedAtMs) {
+  const init = (config.init?.length ?? 0) > 0 || Boolean(config.initCommand) ? 2 * (config.initTimeoutMs ?? 0) : 0;
+  return startedAtMs + config.waitTimeoutMs + DEADLINE_MARGIN_MS + init;
+}
+function entryPath(name) {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    const candidate = join(dir, "dist", `${name}.js`);
+    if (existsSync(candidate)) return candidate;
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  throw new SetupError(`Cannot find dist/${name}.js to start PostgreSQL in the background`, "Run npm run build");
+}
+async function launchBackground(entry, job, logFile, env, beforeJob = () => void 0) {
+  const fd = openSync(logFile, "a", 384);
+  try {
+    const child = spawn2(process.execPath, [entry, BACKGROUND_FLAG], { detached: true, stdio: ["pipe", fd, fd], env });
+    const pid = await new Promise((resolve, reject) => {
+      child.once("spawn", () => resolve(child.pid ?? 0));
+      child.once("error", reject);
+    }).catch((error) => {
+      throw new SetupError(`Could not start the background process: ${error.message}`, "Check that node can run here");
+    });
+    try {
+      beforeJob(pid);
+      await new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no handover within ${HANDOVER_TIMEOUT_MS} ms`)), HANDOVER_TIMEOUT_MS);
+        child.stdin?.once("error", reject);
+        child.stdin?.end(JSON.stringify(job), () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    } catch (error) {
+      child.kill("SIGKILL");
+      throw error instanceof SetupError ? error : new SetupError(`Could not hand the start to the background process: ${error.message}`, "Try again");
+    }
+    child.unref();
+    return pid;
+  } finally {
+    closeSync(fd);
+  }
+}
+async function readJob() {
+  const chunks = [];
+  const text = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no job on stdin within ${HANDOVER_TIMEOUT_MS} ms`)), HANDOVER_TIMEOUT_MS);
+    process.stdin.on("data", (c) => chunks.push(c));
+    process.stdin.once("end", () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks).toString("utf8"));
+    });
+    process.stdin.once("error", reject);
+  });
+  const job = JSON.parse(text);
+  if (!job?.config || !job.connection) throw new Error("stdin did not hold a background job");
+  return job;
+}
+function checkPlanned(planned, server) {
+  const got = server.connection;
+  if (got.host !== planned.host || got.port !== planned.port || got.user !== planned.user || got.database !== planned.database) {
+    const hide = (c) => connectionUri({ ...c, password: "***" });
+    throw new SetupError(
+      `The background start reached PostgreSQL at ${hide(got)}, not at ${hide(planned)} as published`,
+      "Report this as a bug; start without the background option meanwhile"
+    );
+  }
+}
+function errorRecord(error) {
+  if (error instanceof InputError) {
+    return {
+      kind: "input",
+      input: error.input,
+      problem: error.problem,
+      fix: error.fix,
+      detail: error.detail,
+      detailTitle: error.detailTitle,
+      location: error.location
+    };
+  }
+  if (error instanceof SetupError) return { kind: "setup", problem: error.problem, fix: error.fix, detail: error.detail };
+  return { kind: "other", problem: error instanceof Error ? error.message : String(error) };
+}
+function errorFrom(record) {
+  if (record.kind === "input") {
+    const error = new InputError(record.input ?? "", record.problem, record.fix ?? "", record.detail, record.detailTitle);
+    if (record.location) error.location = record.location;
+    return error;
+  }
+  if (record.kind === "setup") return new SetupError(record.problem, record.fix ?? "", record.detail);
+  return new Error(record.problem);
+}
+function writeJson(file, value) {
+  const tmp = `${file}.tmp-${process.pid}`;
+  writeFileSync(tmp, JSON.stringify(value, null, 2), { mode: 384 });
+  renameSync(tmp, file);
+}
+function readJson(file) {
+  try {
+    return JSON.parse(readFileSync2(file, "utf8"));
+  } catch {
+    return null;
+  }
+}
+function backgroundAlive(pid) {
+  if (!(pid > 0) || !processAlive(pid)) return false;
+  try {
+    return readFileSync2(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(BACKGROUND_FLAG);
+  } catch (error) {
+    return error.code !== "ENOENT" || !existsSync("/proc/self");
+  }
+}
+async function awaitOutcome(read, pid, deadlineAtMs, onWaiting = () => void 0, intervalMs = 10) {
+  for (let first = true; ; first = false) {
+    const outcome = read();
+    if (outcome) return { kind: "ended", outcome };
+    if (!backgroundAlive(pid)) {
+      const late = read();
+      return late ? { kind: "ended", outcome: late } : { kind: "died" };
+    }
+    if (Date.now() >= deadlineAtMs) return { kind: "timeout" };
+    if (first) onWaiting();
+    await sleep(intervalMs);
+  }
+}
+async function stopBackground(pid, graceMs = 15e3) {
+  if (!backgroundAlive(pid)) return true;
+  try {
+    process.kill(pid, "SIGTERM");
+  } catch {
+    return !backgroundAlive(pid);
+  }
+  const until = Date.now() + graceMs;
+  while (Date.now() < until) {
+    if (!backgroundAlive(pid)) return true;
+    await sleep(20);
+  }
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+  }
+  await sleep(50);
+  return !backgroundAlive(pid);
+}
+
+export {
+  InputError,
+  SetupError,
+  INITDB_ARGS,
+  effectiveSettings,
+  settingsToArgs,
+  DEFAULTS,
+  parseInputs,
+  connectionUri,
+  connectionEnv,
+  secretForms,
+  isLoopback,
+  choosePort,
+  publishHostWarnings,
+  defaultPasswordWarnings,
+  killActive,
+  stopActive,
+  processAlive,
+  procStat,
+  RUN_ENV,
+  inheritedEnv,
+  run,
+  tail,
+  runOk,
+  BACKGROUND_FLAG,
+  backgroundDeadline,
+  entryPath,
+  launchBackground,
+  readJob,
+  checkPlanned,
+  errorRecord,
+  errorFrom,
+  writeJson,
+  readJson,
+  backgroundAlive,
+  awaitOutcome,
+  stopBackground
+};
+//# sourceMappingURL=chunk-cli-main-post-wait.js.map

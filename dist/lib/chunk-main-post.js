@@ -1,0 +1,198 @@
+import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
+import {
+  BACKGROUND_ENV,
+  FILES,
+  actionsLogger,
+  awaitStart,
+  exportVariable,
+  getState,
+  info,
+  readLaunch,
+  replayLog,
+  saveState,
+  setOutput,
+  warning
+} from "./chunk-main-post-wait.js";
+import {
+  cleanupOnInterrupt,
+  planStart,
+  start,
+  stop
+} from "./chunk-cli-main-post.js";
+import {
+  SetupError,
+  backgroundAlive,
+  backgroundDeadline,
+  checkPlanned,
+  connectionEnv,
+  connectionUri,
+  entryPath,
+  errorFrom,
+  errorRecord,
+  launchBackground,
+  readJob,
+  readJson,
+  writeJson
+} from "./chunk-cli-main-post-wait.js";
+
+// src/action/background.ts
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+
+// src/action/state.ts
+var STATE = Object.freeze({
+  /** JSON of the ServerHandle: the container, or the postgres process and run folder, to remove. */
+  server: "server",
+  /** JSON of a SavedBackground (background.ts): the folder and PID of a background start. */
+  background: "background"
+});
+function saveHandle(handle) {
+  saveState(STATE.server, JSON.stringify(handle));
+}
+function savedHandle() {
+  const text = getState(STATE.server);
+  if (!text) return null;
+  const handle = JSON.parse(text);
+  if (handle.mode !== "docker" && handle.mode !== "native") throw new Error(`unexpected saved state: ${text.slice(0, 80)}`);
+  return handle;
+}
+function savedBackground() {
+  const text = getState(STATE.background);
+  if (!text) return null;
+  const saved = JSON.parse(text);
+  if (typeof saved.dir !== "string" || typeof saved.pid !== "number")
+    throw new Error(`unexpected saved state: ${text.slice(0, 80)}`);
+  return { dir: saved.dir, pid: saved.pid };
+}
+
+// src/action/background.ts
+function childEnv() {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !/^(INPUT_|GITHUB_(OUTPUT|ENV|STATE|PATH|STEP_SUMMARY)$)/.test(k))
+  );
+}
+async function launchInBackground(config, startedAtMs) {
+  const planned = await planStart(config, actionsLogger);
+  const dir = mkdtempSync(join(process.env.RUNNER_TEMP || tmpdir(), "pg-tmpfs-start-"));
+  let pid;
+  try {
+    pid = await launchBackground(
+      entryPath("main"),
+      { config: planned.config, connection: planned.connection, startedAtMs, extra: { dir } },
+      join(dir, FILES.log),
+      childEnv(),
+      (childPid) => {
+        saveState(STATE.background, JSON.stringify({ dir, pid: childPid }));
+        writeJson(join(dir, FILES.launch), {
+          pid: childPid,
+          startedAtMs,
+          deadlineAtMs: backgroundDeadline(config, startedAtMs)
+        });
+      }
+    );
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const c = planned.connection;
+  const known = {
+    "connection-uri": connectionUri(c),
+    host: c.host,
+    port: String(c.port),
+    user: c.user,
+    password: c.password,
+    database: c.database,
+    mode: planned.config.mode
+  };
+  for (const [name, value] of Object.entries(known)) setOutput(name, value);
+  if (config.exportEnv) for (const [name, value] of Object.entries(connectionEnv(c))) exportVariable(name, value);
+  const others = (process.env[BACKGROUND_ENV] ?? "").split(delimiter).filter(Boolean);
+  exportVariable(BACKGROUND_ENV, [...others, dir].join(delimiter));
+  info(
+    `Starting PostgreSQL in the background (${planned.config.mode} mode, pid ${pid}); it will answer at ${c.host}:${c.port}. Wait for it with a step \`uses: <this action>/wait@<ref>\` (or let clients retry); its log: ${join(dir, FILES.log)}`
+  );
+  return { background: true, dir, pid, connection: c };
+}
+async function backgroundChild() {
+  const job = await readJob();
+  const dir = job.extra.dir;
+  let handle = null;
+  const fail = (error) => writeJson(join(dir, FILES.outcome), { ok: false, error: errorRecord(error) });
+  try {
+    const server = await cleanupOnInterrupt(
+      () => start(job.config, actionsLogger, (h) => {
+        handle = h;
+        writeJson(join(dir, FILES.handle), h);
+      }),
+      async (signal) => {
+        warning(`Interrupted by ${signal}: removing what was started`);
+        if (handle) for (const problem of await stop(handle)) warning(problem);
+        fail(new SetupError(`The background start was interrupted by ${signal}`, "Start PostgreSQL again"));
+      }
+    );
+    try {
+      checkPlanned(job.connection, server);
+    } catch (error) {
+      for (const problem of await stop(server)) warning(problem);
+      throw error;
+    }
+    writeJson(join(dir, FILES.outcome), { ok: true, server, readyAtMs: Date.now() });
+    return 0;
+  } catch (error) {
+    info(`The background start failed: ${error instanceof Error ? error.message : String(error)}`);
+    fail(error);
+    return 1;
+  }
+}
+async function finishBackground(saved) {
+  const { dir, pid } = saved;
+  let launch = null;
+  try {
+    launch = readLaunch(dir);
+  } catch {
+  }
+  let timedOut = false;
+  if (backgroundAlive(pid)) {
+    const got = await awaitStart(
+      dir,
+      launch ?? { pid, startedAtMs: Date.now(), deadlineAtMs: Date.now() + 6e4 },
+      () => info(`The background start of PostgreSQL (pid ${pid}) is still running: waiting for it to end before cleaning up`)
+    );
+    if (got.kind === "timeout") {
+      timedOut = true;
+      warning(`The background start of PostgreSQL (pid ${pid}) passed its deadline and was stopped`);
+    }
+  }
+  const read = existsSync(join(dir, FILES.shown));
+  if (!read) {
+    info("The background start's log (no wait step showed it):");
+    replayLog(dir);
+  }
+  const outcome = readJson(join(dir, FILES.outcome));
+  let unread = null;
+  if (outcome && !outcome.ok) {
+    if (read) warning(`The background start of PostgreSQL failed: ${outcome.error.problem}`);
+    else unread = errorFrom(outcome.error).message;
+  } else if (!outcome && !read) {
+    unread = timedOut ? `The background start of PostgreSQL (pid ${pid}) did not end by its deadline and was stopped` : `The background start of PostgreSQL (pid ${pid}) was killed before it finished`;
+  }
+  if (unread) {
+    unread = `The background start of PostgreSQL (wait: false) did not give the job its database, and no wait step read it: ${unread.replace(/\.?$/, "")}. Add a step \`uses: <this action>/wait@<same ref>\` after the main step: it fails there, before the steps that need the database`;
+  }
+  return { handle: outcome?.ok ? outcome.server : readJson(join(dir, FILES.handle)), unread };
+}
+function removeFolder(dir) {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+export {
+  saveHandle,
+  savedHandle,
+  savedBackground,
+  launchInBackground,
+  backgroundChild,
+  finishBackground,
+  removeFolder
+};
+//# sourceMappingURL=chunk-main-post.js.map
