@@ -54,13 +54,13 @@ function uncommentedLines(raw: string): string[] {
 }
 
 /**
- * The items of a list input (`extensions`): one per line, or separated by commas, spaces, tabs
- * or carriage returns (the component's IFS); `#` starts a comment line. Other characters,
- * whitespace or not, stay in the item (and nameProblem then refuses it).
+ * The items of a list input (`extensions`): one per line, or separated by commas or ASCII
+ * whitespace (the component's IFS); `#` starts a comment line. Other characters, whitespace or
+ * not, stay in the item (and nameProblem then refuses it).
  */
 export function listItems(raw: string): string[] {
   return uncommentedLines(raw)
-    .flatMap((line) => line.split(/[ \t\r,]+/))
+    .flatMap((line) => line.split(/[ \t\v\f\r,]+/))
     .filter((item) => item !== '');
 }
 
