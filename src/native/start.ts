@@ -22,19 +22,10 @@ import type { NativeHandle, NativeServer } from '../server.js';
 import { filesystemTypeOf, isRamFilesystem, verifyServer } from '../verify.js';
 import { findBinaries, realProbe, type Binaries } from './binaries.js';
 import { factsIn, type Facts } from './facts.js';
-import {
-  copyCluster,
-  copyLater,
-  DamagedEntryError,
-  deferrableDatabases,
-  defaultCacheDir,
-  dropEntry,
-  ensureCluster,
-  prepareCacheDir,
-  removeStaleFills,
-  type CacheResult,
-  type RunAs,
-} from './initdb-cache.js';
+import { copyCluster, copyLater, DamagedEntryError, deferrableDatabases } from './cache-copy.js';
+import { defaultCacheDir, type RunAs } from './cache-key.js';
+import { dropEntry, removeStaleFills } from './cache-removal.js';
+import { ensureCluster, prepareCacheDir, type CacheResult } from './initdb-cache.js';
 import {
   dataDirOf,
   hbaConf,
