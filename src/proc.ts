@@ -241,7 +241,8 @@ function withoutNames(env: NodeJS.ProcessEnv, names: string[] | undefined): Node
 }
 
 /**
- * Runs `program args` and waits for it; never throws for a non-zero exit (read `code`).
+ * Runs `program args` and waits for it; never throws for a non-zero exit (read `code`). Long
+ * because its timers, output and exit handlers share one child's state and must settle it once.
  * @throws Error only when the program cannot be started (e.g. not installed: `code` ENOENT)
  */
 export function run(program: string, args: readonly string[], options: ProcOptions): Promise<ProcResult> {
