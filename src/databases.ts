@@ -8,6 +8,7 @@ import type pg from 'pg';
 import { connectionUri, type ConnectionInfo } from './connection.js';
 import { InputError, SetupError } from './errors.js';
 import { openClient } from './readiness.js';
+import { BUILT_IN_DATABASES } from './rules.js';
 
 /** How CREATE DATABASE copies the template (manual: CREATE DATABASE, STRATEGY; PostgreSQL 15+). */
 export type CloneStrategy = 'FILE_COPY' | 'WAL_LOG' | 'default';
@@ -22,9 +23,6 @@ export type CloneStrategy = 'FILE_COPY' | 'WAL_LOG' | 'default';
 export function cloneStrategy(serverVersionNum: number, tmpfs: boolean): CloneStrategy {
   return serverVersionNum >= 150000 && tmpfs ? 'FILE_COPY' : 'default';
 }
-
-/** Databases that `db drop` refuses: every cluster's own (manual: "Template Databases"). */
-const BUILT_IN = ['postgres', 'template0', 'template1'];
 
 /** A generated database name: `<base>_<12 hex>`, within PostgreSQL's 63-byte identifier limit. */
 export function freshName(base: string): string {
@@ -148,9 +146,9 @@ export async function dropDatabase(
   name: string,
   options: { protect: string[]; timeoutMs: number },
 ): Promise<boolean> {
-  if (BUILT_IN.includes(name) || options.protect.includes(name)) {
+  if (BUILT_IN_DATABASES.includes(name) || options.protect.includes(name)) {
     throw new SetupError(
-      `Refusing to drop ${name}: it is ${BUILT_IN.includes(name) ? 'a built-in database' : "the instance's own database or template"}`,
+      `Refusing to drop ${name}: it is ${BUILT_IN_DATABASES.includes(name) ? 'a built-in database' : "the instance's own database or template"}`,
       'Drop only databases made by db create',
     );
   }

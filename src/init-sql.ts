@@ -175,7 +175,8 @@ function blockCommentLength(s: string, pos: number): number {
  * Reads a SQL file once, in linear time: its statements (split at `;` outside strings, comments
  * and dollar quotes; a statement of comments alone is dropped), its backslash commands and
  * `COPY … FROM stdin` statements. Known limit: a SQL-standard function body (`BEGIN ATOMIC … END`,
- * PostgreSQL 14+) is split at its inner `;`.
+ * PostgreSQL 14+) is split at its inner `;`. One function on purpose: one loop over the tokens,
+ * its state (the statement under way) shared by every kind of token.
  * @param deadlineAt performance.now() value past which the scan stops
  * @throws ScanTimeout past `deadlineAt`
  */

@@ -1,11 +1,22 @@
 /**
  * Input parsing and validation, shared by the action (action.yml inputs) and the CLI (flags of
- * the same names). Everything is checked here, before anything starts.
+ * the same names). Everything is checked here, before anything starts. Over 300 lines because
+ * every input's check is here, so one file shows what is accepted; the rules the GitLab component
+ * shares (list splitting, names, built-in databases) are in rules.ts.
  */
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { InputError } from './errors.js';
 import { parseSettings, type Setting } from './profile.js';
+import {
+  BUILT_IN_DATABASES,
+  databaseNames,
+  listItems,
+  listLines,
+  MAX_NAME_BYTES,
+  nameProblem,
+  TEMPLATE_DATABASES,
+} from './rules.js';
 
 /**
  * Defaults of every input. action.yml repeats them for GitHub's UI; tests/unit/action-yml.test.ts
@@ -139,8 +150,6 @@ function credentialsFix(ref: string): string {
 const REGISTRY = /^(localhost|[a-z0-9-]+(\.[a-z0-9-]+)+|[a-z0-9.-]+:\d{1,5}|localhost:\d{1,5})(\/[a-z0-9]+([._-][a-z0-9]+)*)*$/;
 // Docker reference: [registry[:port]/]path[:tag][@digest]; no spaces, cannot start with '-'.
 const IMAGE = /^[a-z0-9][a-z0-9._/:@-]*$/i;
-/** PostgreSQL truncates identifiers at NAMEDATALEN-1 = 63 bytes (manual: "Identifiers and Key Words"). */
-const MAX_IDENTIFIER_BYTES = 63;
 
 function integer(input: InputName, raw: string, min: number, max: number, fix: string): number {
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
@@ -151,8 +160,8 @@ function integer(input: InputName, raw: string, min: number, max: number, fix: s
 
 function identifier(input: InputName, raw: string): string {
   if (raw === '') throw new InputError(input, 'is empty', `Give a name, or leave the input out for "${DEFAULTS[input]}".`);
-  if (Buffer.byteLength(raw) > MAX_IDENTIFIER_BYTES || raw.includes('\0')) {
-    throw new InputError(input, `"${raw}" is longer than ${MAX_IDENTIFIER_BYTES} bytes or holds a NUL`, 'Use a shorter name.');
+  if (Buffer.byteLength(raw) > MAX_NAME_BYTES || raw.includes('\0')) {
+    throw new InputError(input, `"${raw}" is longer than ${MAX_NAME_BYTES} bytes or holds a NUL`, 'Use a shorter name.');
   }
   return raw;
 }
@@ -175,8 +184,6 @@ function size(input: InputName, raw: string): string {
   return raw.toLowerCase();
 }
 
-/** Databases every cluster has (manual: "Template Databases"); `databases` cannot name them. */
-const BUILT_IN_DATABASES = ['postgres', 'template0', 'template1'];
 /**
  * The `database` input: a name (identifier), not template0 or template1. template0 accepts no
  * connections (Docker's entrypoint then waits out wait-timeout on "not currently accepting
@@ -185,7 +192,7 @@ const BUILT_IN_DATABASES = ['postgres', 'template0', 'template1'];
  */
 function targetDatabase(raw: string): string {
   const name = identifier('database', raw);
-  if (name === 'template0' || name === 'template1') {
+  if (TEMPLATE_DATABASES.includes(name)) {
     throw new InputError(
       'database',
       `"${name}" is a built-in template database${name === 'template0' ? ' that accepts no connections' : ''}; the tests' database must be one of their own`,
@@ -195,58 +202,14 @@ function targetDatabase(raw: string): string {
   return name;
 }
 
-/** An extension name as CREATE EXTENSION takes it (contrib has `uuid-ossp`). */
-const EXTENSION = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
-
-/** The items of a list input: one per line, or separated by commas or spaces; `#` starts a comment line. */
-export function listItems(raw: string): string[] {
-  return raw
-    .split(/\r?\n/)
-    .filter((line) => !/^\s*#/.test(line))
-    .flatMap((line) => line.split(/[\s,]+/))
-    .filter((item) => item !== '');
-}
-
-/**
- * The names of the `databases` input (and `--databases`): one per line or separated by commas;
- * spaces and tabs around a name are dropped; `#` starts a comment line. A name never holds
- * whitespace: `my db` is refused rather than read as two databases or as one whose URI needs
- * quoting (the GitLab component's `databases` input splits the same way).
- * @throws InputError (databases) for a name holding whitespace
- */
-export function databaseNames(raw: string): string[] {
-  const names = raw
-    .split(/\r?\n/)
-    .filter((line) => !/^\s*#/.test(line))
-    .flatMap((line) => line.split(','))
-    .map((item) => item.trim())
-    .filter((item) => item !== '');
-  const spaced = names.find((name) => /\s/.test(name));
-  if (spaced !== undefined) {
-    throw new InputError(
-      'databases',
-      `"${spaced}" holds whitespace: names are separated by commas or line breaks, and a database name here cannot hold spaces`,
-      'Separate several databases with commas (e.g. "a,b") and write each name without spaces',
-    );
-  }
-  return names;
-}
-
-/** The lines of a multi-line input, trimmed; blank lines and `#` comment lines dropped (a path may hold spaces). */
-export function listLines(raw: string): string[] {
-  return raw
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('#'));
-}
-
 /** A container name unique to this run: `pg-tmpfs-<run id or pid>-<6 hex>`. */
 export function defaultContainerName(env: NodeJS.ProcessEnv = process.env): string {
   return `pg-tmpfs-${env.GITHUB_RUN_ID ?? process.pid}-${randomBytes(3).toString('hex')}`;
 }
 
 /**
- * Reads and validates all inputs.
+ * Reads and validates all inputs. Long because it is one check per input in input order
+ * (provisionInputs has the rest): split further, an input's check would be harder to find.
  * @param get returns an input's raw value ('' when not given); defaults from DEFAULTS apply to ''
  * @throws InputError naming the first bad input and how to fix it
  */
@@ -362,6 +325,8 @@ function provisionInputs(
   const databases: string[] = [];
   for (const name of databaseNames(raw('databases'))) {
     identifier('databases', name);
+    const problem = nameProblem(name);
+    if (problem) throw new InputError('databases', problem, 'Give names of letters, digits, "_", "." and "-", e.g. app_test');
     if (name === database || BUILT_IN_DATABASES.includes(name)) {
       throw new InputError(
         'databases',
@@ -373,7 +338,7 @@ function provisionInputs(
   }
   const extensions = [...new Set(listItems(raw('extensions')))];
   for (const name of extensions) {
-    if (!EXTENSION.test(name) || Buffer.byteLength(name) > MAX_IDENTIFIER_BYTES) {
+    if (nameProblem(name) !== null) {
       throw new InputError(
         'extensions',
         `"${name}" is not an extension name`,

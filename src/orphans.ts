@@ -26,18 +26,10 @@
  */
 import { readdirSync, readFileSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { procStat, RUN_ENV, run } from './proc.js';
+import { findProcesses, RUN_ENV, run, type ProcessInfo } from './proc.js';
 
-/** A process working in a folder. */
-export interface FolderProcess {
-  pid: number;
-  /** Parent PID. */
-  ppid: number;
-  /** Process group ID. */
-  pgid: number;
-  /** Its command line, e.g. `['/usr/lib/postgresql/15/bin/postgres', '--boot', …]`. */
-  argv: string[];
-}
+/** A process working in a folder (proc.ts findProcesses). */
+export type FolderProcess = ProcessInfo;
 
 /** How long initdb (or a postmaster) may take to end after its signal: 15 000 ms. */
 export const END_GRACE_MS = 15_000;
@@ -49,42 +41,6 @@ const POLL_MS = 10;
 /** Whether `path` is `dir` or below it. */
 function within(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
-}
-
-/**
- * The live processes (zombies excluded) for which `match(pid)` holds, this process excepted, with
- * their command lines. `match` reads what it needs from /proc/<pid>/ and returns false when it
- * cannot (a process that ended, or another user's when not root).
- * @returns [] off Linux, or when none
- */
-function findProcesses(match: (pid: number) => boolean): FolderProcess[] {
-  if (process.platform !== 'linux') return [];
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return [];
-  }
-  const found: FolderProcess[] = [];
-  for (const name of entries) {
-    const pid = Number(name);
-    if (!/^\d+$/.test(name) || pid === process.pid) continue;
-    try {
-      if (!match(pid)) continue;
-    } catch {
-      continue; // gone, a zombie, or another user's (not ours to end)
-    }
-    const stat = procStat(pid);
-    if (!stat || stat.state === 'Z' || stat.state === 'X') continue;
-    let argv: string[] = [];
-    try {
-      argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-    } catch {
-      // exited meanwhile
-    }
-    found.push({ pid, ppid: stat.ppid, pgid: stat.pgid, argv });
-  }
-  return found;
 }
 
 /**

@@ -85,9 +85,58 @@ export function procStat(pid: number): { state: string; ppid: number; pgid: numb
 /** After the deadline killed a program, how long run() waits for its pipes to close: 2000 ms. */
 const CLOSE_GRACE_MS = 2000;
 
+/** A live process as /proc shows it. */
+export interface ProcessInfo {
+  pid: number;
+  /** Parent PID. */
+  ppid: number;
+  /** Process group ID. */
+  pgid: number;
+  /** Its command line, e.g. `['/usr/lib/postgresql/15/bin/postgres', '--boot', …]`. */
+  argv: string[];
+}
+
 /**
- * The live processes (zombies excluded) of process group `pgid`. On Linux from /proc; elsewhere
- * `[pgid]` when signal 0 reaches any member of the group (zombies included), else [].
+ * The live processes (zombies excluded) for which `match(pid)` holds, this process excepted, with
+ * their command lines: one walk of /proc. `match` reads what it needs from /proc/<pid>/ and may
+ * throw when it cannot (a process that ended, or another user's when not root): that process is
+ * skipped.
+ * @returns [] off Linux, or when none
+ */
+export function findProcesses(match: (pid: number) => boolean): ProcessInfo[] {
+  if (process.platform !== 'linux') return [];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const found: ProcessInfo[] = [];
+  for (const name of entries) {
+    const pid = Number(name);
+    if (!/^\d+$/.test(name) || pid === process.pid) continue;
+    try {
+      if (!match(pid)) continue;
+    } catch {
+      continue; // gone, a zombie, or another user's (not ours to end)
+    }
+    const stat = procStat(pid);
+    if (!stat || stat.state === 'Z' || stat.state === 'X') continue;
+    let argv: string[] = [];
+    try {
+      argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    } catch {
+      // exited meanwhile
+    }
+    found.push({ pid, ppid: stat.ppid, pgid: stat.pgid, argv });
+  }
+  return found;
+}
+
+/**
+ * The live processes (zombies excluded) of process group `pgid`. On Linux from /proc
+ * (findProcesses); elsewhere `[pgid]` when signal 0 reaches any member of the group (zombies
+ * included), else [].
  * @returns their PIDs
  */
 export function groupMembers(pgid: number): number[] {
@@ -100,19 +149,7 @@ export function groupMembers(pgid: number): number[] {
       return (error as NodeJS.ErrnoException).code === 'EPERM' ? [pgid] : [];
     }
   }
-  let names: string[];
-  try {
-    names = readdirSync('/proc');
-  } catch {
-    return [];
-  }
-  return names
-    .filter((n) => /^\d+$/.test(n))
-    .map(Number)
-    .filter((pid) => {
-      const stat = procStat(pid);
-      return stat !== null && stat.pgid === pgid && stat.state !== 'Z' && stat.state !== 'X';
-    });
+  return findProcesses((pid) => procStat(pid)?.pgid === pgid).map((p) => p.pid);
 }
 
 /** What a finished program left. */
@@ -167,11 +204,9 @@ export interface ProcOptions {
    * stopActive's SIGTERM goes to this program alone, not to its process group: for a program
    * that stops its own children. initdb does: on SIGTERM or SIGINT it lets the postgres it runs
    * finish its step (that postgres sees its input end), then removes its data directory and exits.
-   * A SIGTERM sent to that postgres as well can end it without removing its shared memory (seen
-   * here once in CI: a System V segment and two /dev/shm/PostgreSQL.* files left after a SIGINT
-   * 400 ms into a fresh-cache start, tests/e2e/interrupt.test.ts). SIGKILL after the grace, and
-   * the deadline's kill, go to the program alone too: its postgres then sees its input end and
-   * exits cleanly.
+   * A SIGTERM sent to that postgres as well can end it without removing its shared memory (a
+   * System V segment and /dev/shm files left behind). SIGKILL after the grace, and the deadline's
+   * kill, go to the program alone too: its postgres then sees its input end and exits cleanly.
    */
   stopLeaderOnly?: boolean;
   /**
@@ -206,7 +241,8 @@ function withoutNames(env: NodeJS.ProcessEnv, names: string[] | undefined): Node
 }
 
 /**
- * Runs `program args` and waits for it; never throws for a non-zero exit (read `code`).
+ * Runs `program args` and waits for it; never throws for a non-zero exit (read `code`). Long
+ * because its timers, output and exit handlers share one child's state and must settle it once.
  * @throws Error only when the program cannot be started (e.g. not installed: `code` ENOENT)
  */
 export function run(program: string, args: readonly string[], options: ProcOptions): Promise<ProcResult> {

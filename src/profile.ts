@@ -19,13 +19,9 @@ export interface Setting {
 }
 
 /**
- * The durability profile: only settings the benchmark shows help a test suite (docs/performance.md,
- * table 5, which runs it on tmpfs and on disk, and shows what was left out and why:
- * synchronous_commit (no gain once fsync is off: a commit's flush is then a write to the page
- * cache), wal_level=minimal (costs CREATE DATABASE … WAL_LOG about 30%), autovacuum,
- * checkpoints, wal_buffers, wal_init_zero, --wal-segsize). Both storages measured the same best
- * profile, so there is one. Every one is safe for a throwaway test database and none changes
- * query results.
+ * The durability profile: only the settings that make a test suite faster on tmpfs and on disk
+ * alike (docs/performance.md, table 5, also names the settings measured and left out, and why).
+ * Every one is safe for a throwaway test database and none changes query results.
  */
 export const DURABILITY_SETTINGS: readonly Setting[] = Object.freeze([
   {

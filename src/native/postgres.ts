@@ -13,9 +13,9 @@ import { effectiveSettings, settingsToArgs, type Setting } from '../profile.js';
 import { isLoopback } from '../connection.js';
 import { LOG_TAIL_LINES, type NativeHandle } from '../server.js';
 import { exe } from './binaries.js';
-import type { RunAs } from './initdb-cache.js';
+import type { RunAs } from './cache-key.js';
 import { teardownRam } from './ramdir.js';
-import { removeStaleFills } from './initdb-cache.js';
+import { removeStaleFills } from './cache-removal.js';
 import { endProcessesIn, removeSysvSegment } from '../orphans.js';
 
 /** File in a run folder that marks it as made by this project; removal checks its token. */

@@ -2,15 +2,15 @@
  * Native mode: PostgreSQL from binaries already on the machine, its data directory in RAM, the
  * cluster copied from the initdb cache, the same durability profile as Docker mode. Steps:
  * binaries → port → RAM run folder → cached cluster → postgres → first query on the Unix socket
- * (password, database) → a query over TCP with the password → verification.
+ * (password, database) → a query over TCP with the password → verification. The cache lookup
+ * and copy are place-cluster.ts.
  */
 import { randomBytes } from 'node:crypto';
-import { chownSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { userInfo } from 'node:os';
+import { chownSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { choosePort, defaultPasswordWarnings, isLoopback, publishHostWarnings, type ConnectionInfo } from '../connection.js';
-import { InputError, SetupError } from '../errors.js';
+import { InputError } from '../errors.js';
 import type { Config } from '../inputs.js';
 import type { Logger } from '../log.js';
 import { throwIfInterrupted } from '../interrupt.js';
@@ -22,30 +22,11 @@ import type { NativeHandle, NativeServer } from '../server.js';
 import { filesystemTypeOf, isRamFilesystem, verifyServer } from '../verify.js';
 import { findBinaries, realProbe, type Binaries } from './binaries.js';
 import { factsIn, type Facts } from './facts.js';
-import {
-  copyCluster,
-  copyLater,
-  DamagedEntryError,
-  deferrableDatabases,
-  defaultCacheDir,
-  dropEntry,
-  ensureCluster,
-  prepareCacheDir,
-  removeStaleFills,
-  type CacheResult,
-  type RunAs,
-} from './initdb-cache.js';
-import {
-  dataDirOf,
-  hbaConf,
-  identConf,
-  nativeSettings,
-  postgresLogTail,
-  RUN_MARKER,
-  runAsUser,
-  spawnPostgres,
-  stopPostgres,
-} from './postgres.js';
+import { defaultCacheDir, type RunAs } from './cache-key.js';
+import { removeStaleFills } from './cache-removal.js';
+import { prepareCacheDir } from './initdb-cache.js';
+import { copyError, placeCluster, TemplatesNotUsed } from './place-cluster.js';
+import { dataDirOf, nativeSettings, postgresLogTail, RUN_MARKER, runAsUser, spawnPostgres, stopPostgres } from './postgres.js';
 import { DEFAULT_NATIVE_BYTES, prepareRam, sizeToBytes, type RamDirPlan } from './ramdir.js';
 import { scramVerifier } from './scram.js';
 import { Phases } from '../timing.js';
@@ -104,138 +85,6 @@ function makeRunDir(handle: NativeHandle, runAs: RunAs | null): void {
   mkdirSync(handle.runDir, { mode: 0o700 });
   writeFileSync(join(handle.runDir, RUN_MARKER), handle.token);
   if (runAs) chownSync(handle.runDir, runAs.uid, runAs.gid);
-}
-
-/** The error to report for a failed copy into the data directory: a full tmpfs names tmpfs-size. */
-function copyError(error: unknown, config: Config, dataDir: string): Error {
-  if (error instanceof SetupError || error instanceof InputError) return error;
-  if (error instanceof DamagedEntryError) {
-    return new SetupError(
-      `The initdb cache entry could not be used (${error.message}); it was dropped`,
-      'Run again: the next start fills it anew',
-    );
-  }
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ENOSPC') {
-    return new InputError(
-      'tmpfs-size',
-      `${config.tmpfsSize ? `a ${config.tmpfsSize} tmpfs` : 'the RAM folder'} has no room for the cluster (${(error as Error).message})`,
-      'Raise tmpfs-size (an empty cluster takes about 40 MB), or leave it empty',
-    );
-  }
-  return new SetupError(
-    `Could not copy the cached cluster into ${dataDir}: ${(error as Error).message}`,
-    'Check the room and permissions there',
-  );
-}
-
-/**
- * The template databases of a cache entry could not be used (copyLater found them changed, or
- * not this user's alone) after postgres was spawned: the entry has been dropped; startNative
- * stops that server and starts once more, from a fresh fill.
- */
-class TemplatesNotUsed extends Error {
-  constructor(
-    /** What copyLater found. */
-    readonly found: DamagedEntryError,
-    /** What dropEntry left, if anything (for the warning). */
-    readonly note: string | null,
-  ) {
-    super(found.message);
-    this.name = 'TemplatesNotUsed';
-  }
-}
-
-/**
- * Puts a cluster in the run folder's data directory: copied from the initdb cache (filled first on
- * a miss), owned by `runAs` as it is copied. An entry found damaged while copying is dropped and
- * filled again, once, with a warning. The template databases are left out: `copyTemplates`
- * copies them (copyLater) once postgres has been spawned, while it starts; when it finds them
- * unusable it drops the entry and throws TemplatesNotUsed.
- */
-async function placeCluster(
-  config: Config,
-  bins: Binaries,
-  handle: NativeHandle,
-  runAs: RunAs | null,
-  log: Logger,
-  phases: Phases,
-  facts: Facts,
-): Promise<{ cache: CacheResult; copyTemplates: () => void }> {
-  const cacheDir = config.cacheDir || defaultCacheDir();
-  const spec = { bindir: bins.bindir, user: config.user, locale: config.locale };
-  const report = (c: CacheResult) => {
-    if (c.dropped) log.warning(`initdb cache entry not used (${c.dropped}): ran initdb again`);
-    log.info(
-      c.hit ? `initdb cache hit: ${c.entry}` : `initdb cache miss: ran initdb --nosync in ${c.initdbMs} ms into ${c.entry}`,
-    );
-  };
-  let cache = await ensureCluster(cacheDir, spec, runAs, handle.runDir, facts);
-  report(cache);
-  const dataDir = dataDirOf(handle.runDir);
-  phases.end('initdb cache lookup');
-  throwIfInterrupted();
-  const place = (c: CacheResult): string[] => {
-    if (c.fresh) {
-      renameSync(c.fresh, dataDir);
-      return [];
-    }
-    const later = deferrableDatabases(c.manifest);
-    copyCluster(c.entry, c.manifest, dataDir, runAs, later);
-    return later;
-  };
-  let later: string[];
-  try {
-    try {
-      later = place(cache);
-    } catch (error) {
-      if (!(error instanceof DamagedEntryError)) throw error;
-      rmSync(dataDir, { recursive: true, force: true });
-      const note = dropEntry(cache.entry);
-      cache = {
-        ...(await ensureCluster(cacheDir, spec, runAs, handle.runDir, facts)),
-        dropped: note ? `${error.message}; ${note}` : error.message,
-      };
-      report(cache);
-      throwIfInterrupted();
-      later = place(cache);
-    }
-  } catch (error) {
-    throw copyError(error, config, dataDir);
-  }
-  // Authentication for this run (not cached: it names this run's OS users and listen address).
-  // Both files exist (copied, owned by runAs); rewriting them keeps their owner.
-  writeFileSync(join(dataDir, 'pg_hba.conf'), hbaConf(config.publishHost));
-  writeFileSync(join(dataDir, 'pg_ident.conf'), identConf(osUsers(runAs), config.user));
-  const entry = cache.entry;
-  const copyTemplates = (): void => {
-    try {
-      copyLater(entry, cache.manifest, dataDir, runAs, later, join(handle.runDir, 'templates.tmp'));
-    } catch (error) {
-      if (error instanceof DamagedEntryError) throw new TemplatesNotUsed(error, dropEntry(entry));
-      throw copyError(error, config, dataDir);
-    }
-  };
-  phases.end('copy');
-  return { cache, copyTemplates };
-}
-
-/**
- * The OS users that reach the server over its Unix socket: this process's user (the bootstrap
- * connection) and the user postgres runs as.
- * @throws SetupError when this process's user has no name (peer authentication needs one)
- */
-function osUsers(runAs: RunAs | null): string[] {
-  let me: string;
-  try {
-    me = userInfo().username;
-  } catch {
-    throw new SetupError(
-      `This process's user (uid ${process.getuid?.() ?? '?'}) has no name in the user database, which peer authentication needs`,
-      'Run as a user listed in /etc/passwd',
-    );
-  }
-  return runAs ? [me, runAs.name] : [me];
 }
 
 /**
@@ -352,7 +201,8 @@ interface StartFacts {
 }
 
 /**
- * One attempt of startNative, from the RAM folder to the verified server.
+ * One attempt of startNative, from the RAM folder to the verified server. Long because one
+ * try covers every step that leaves something to undo (stopPostgres undoes them all).
  * @throws as startNative; TemplatesNotUsed when the cache entry's template databases could not
  *   be used (the entry dropped). Nothing is left running or on disk when it throws.
  */

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { candidateBindirs, findBinaries, installedBinaries, parseMajor, type Probe } from '../../src/native/binaries.js';
-import { cacheKey, initdbArgs } from '../../src/native/initdb-cache.js';
+import { cacheKey, initdbArgs } from '../../src/native/cache-key.js';
 import { hbaConf, identConf, postgresArgs } from '../../src/native/postgres.js';
 import { diskPlan, macRamDiskCommands, mountCommand, sizeToBytes, unmountCommand } from '../../src/native/ramdir.js';
 import { SetupError } from '../../src/errors.js';

@@ -8,19 +8,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inputError, parse } from '../helpers/inputs.js';
 import { cloneDatabase, cloneStrategy, freshName } from '../../src/databases.js';
-import { databaseNames, DEFAULTS, listItems, listLines } from '../../src/inputs.js';
+import { DEFAULTS } from '../../src/inputs.js';
+import { databaseNames, listItems, listLines } from '../../src/rules.js';
 import { backgroundDeadline } from '../../src/background.js';
-import {
-  checkNotPsql,
-  initFileError,
-  initText,
-  lineAndColumn,
-  metaCommands,
-  NO_TRANSACTION_MARKER,
-  resolveInitFiles,
-  splitStatements,
-  wantsProvisioning,
-} from '../../src/provision.js';
+import { checkNotPsql, initText, metaCommands, resolveInitFiles, splitStatements } from '../../src/init-files.js';
+import { initFileError, lineAndColumn } from '../../src/init-errors.js';
+import { NO_TRANSACTION_MARKER } from '../../src/init-run.js';
+import { wantsProvisioning } from '../../src/provision.js';
 import { scanSql, TextIndex } from '../../src/init-sql.js';
 import { program } from '../../src/cli/program.js';
 
