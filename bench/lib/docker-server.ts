@@ -87,7 +87,8 @@ export async function startDockerServer(ctx: Context, spec: DockerServerSpec): P
   });
   const plan = buildRunPlan(config, spec.layout);
   let options = runOptions(plan.args);
-  if (spec.hostNetworkPort !== undefined) options = options.filter((a, i, all) => a !== '--publish' && all[i - 1] !== '--publish');
+  if (spec.hostNetworkPort !== undefined)
+    options = options.filter((a, i, all) => a !== '--publish' && all[i - 1] !== '--publish');
   const imageAt = options.indexOf(spec.image);
   const args = [
     ...options.slice(0, imageAt),
