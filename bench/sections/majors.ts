@@ -22,7 +22,7 @@ import { startDockerServer, type DockerServer } from '../lib/docker-server.js';
 import { forgetImage, fullCopy } from '../lib/image-copy.js';
 import type { BenchServer } from '../lib/pgserver.js';
 import { measureVariants, startRegistered, type Variant } from '../lib/timed.js';
-import { createdbWorkloads, prepare, WORKLOADS } from '../lib/workloads.js';
+import { createdbWorkloads, prepareAll, WORKLOADS } from '../lib/workloads.js';
 
 /**
  * Section 6's variants of one major: start() with the image present, floors (a) and (b), and
@@ -189,7 +189,7 @@ export async function runPg18(ctx: Context): Promise<void> {
       { workload: WORKLOADS.tpcb, clients: 4, metric: 'tps' },
       { workload: WORKLOADS.selectOnly, clients: 1, metric: 'tps' },
     ];
-    for (const s of servers) await prepare(s, [...new Set(rows.map((r) => r.workload))], 4, ctx.options.scale);
+    await prepareAll(servers, [...new Set(rows.map((r) => r.workload))], 4, ctx.options.scale);
     await compare(ctx, 'pg18', servers, rows);
   } finally {
     for (const c of containers.reverse()) await c.remove();
