@@ -18,6 +18,13 @@ import type { Context } from './context.js';
 /** Password of the benchmark's containers (POSTGRES_PASSWORD, passed by name, not in argv). */
 export const CONTAINER_PASSWORD = 'bench';
 
+/** The local test images, one per real major (tests/images/build.sh). */
+export const MAJOR_IMAGES: Record<string, string> = {
+  15: 'pg-tmpfs-test/postgres:15',
+  17: 'pg-tmpfs-test/postgres:17',
+  18: 'pg-tmpfs-test/postgres:18',
+};
+
 /** A container this run started. */
 export interface BenchContainer {
   name: string;

@@ -7,7 +7,7 @@ import type { Results, Section } from './results.js';
 
 /** Command-line options of `npm run bench`. */
 export interface Options {
-  /** Smoke run: one repetition, 1 s per pgbench case, smaller data; no figures to read. */
+  /** Smoke run: one repetition, a few transactions per pgbench run, smaller data, shorter sleeps and health-check intervals; no figures to read. */
   quick: boolean;
   /** Repetitions per variant (each comparison runs its variants interleaved). */
   reps: number;

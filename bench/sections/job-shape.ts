@@ -8,7 +8,7 @@
  * - the default: the main step, which returns once the server answers and is verified;
  * - a GitHub-style service container: the runner pulls the image and waits until the
  *   `pg_isready` health check says healthy, noticed at its own back-off (0, 2, 6, 14, 30 s:
- *   startup.ts runnerNoticeSeconds), before the first step runs.
+ *   bench/lib/service-container.ts runnerNoticeSeconds), before the first step runs.
  *
  * Docker mode pulls a full copy of the image from a registry on 127.0.0.1 every time (removed
  * locally before each repetition), as a hosted runner pulls it; native mode copies a warm initdb
@@ -20,22 +20,31 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dockerOk } from '../../src/docker/engine.js';
-import { startRegistry } from '../../tests/helpers/registry.js';
-import { runStepProcess, type StepProcess } from '../../tests/helpers/runner-env.js';
-import { CONTAINER_PASSWORD, publishedPort, runContainer, waitHealthy } from '../lib/containers.js';
 import type { Context } from '../lib/context.js';
+import { forgetImage, fullCopy } from '../lib/image-copy.js';
 import { tryQuery } from '../lib/query.js';
+import { healthInterval, runnerNoticeSeconds, startServiceContainer } from '../lib/service-container.js';
+import { runStepProcess, type StepProcess } from '../lib/step-process.js';
 import { measureVariants, startRegistered, type Variant } from '../lib/timed.js';
-import { forgetImage, pushFullCopy } from './majors.js';
-import { runnerNoticeSeconds } from './startup.js';
 
 /** Seconds the steps before the tests take (the sleep): longer than a pull plus a start here. */
 export const DEPENDENCY_STEP_SECONDS = 8;
 
+/**
+ * The sleep of a quick run: the same steps in the same order, the wait step then waiting for a
+ * Docker start instead of finding it done (a quick run's figures mean nothing).
+ */
+const QUICK_DEPENDENCY_STEP_SECONDS = 1;
+
+/** Seconds of the dependency sleep in this run. */
+function dependencySeconds(ctx: Context): number {
+  return ctx.options.quick ? QUICK_DEPENDENCY_STEP_SECONDS : DEPENDENCY_STEP_SECONDS;
+}
+
 const DIST = join(import.meta.dirname, '..', '..', 'dist');
 
 /**
- * One step's process (tests/helpers/runner-env.ts runStepProcess: as the runner starts it).
+ * One step's process (bench/lib/step-process.ts runStepProcess: as the runner starts it).
  * @throws Error with its output when it exits non-zero
  */
 async function step(
@@ -68,7 +77,7 @@ async function job(ctx: Context, inputs: Record<string, string>): Promise<{ seco
   const main = await step(dir, 'main', inputs);
   const post = postOf(ctx, dir, main);
   try {
-    await sleep(DEPENDENCY_STEP_SECONDS * 1000);
+    await sleep(dependencySeconds(ctx) * 1000);
     let wait: StepProcess | null = null;
     if (inputs.wait === 'false')
       wait = await step(dir, 'wait', {}, {}, { PG_TMPFS_BACKGROUND: main.env.PG_TMPFS_BACKGROUND ?? '' });
@@ -98,15 +107,46 @@ async function job(ctx: Context, inputs: Record<string, string>): Promise<{ seco
   }
 }
 
+/** One timed job: blocked seconds and its parts. */
+type Timed = () => Promise<{ seconds: number; details: Record<string, unknown> }>;
+
+/**
+ * A GitHub-style service container of `ref` (pulled, through `pulled`): the pull, then until the
+ * runner would see it healthy at `pg_isready` every 10 s (a quick run: healthInterval's shorter one).
+ */
+function serviceVariant(ctx: Context, ref: string, pulled: (fn: Timed) => Timed): Variant {
+  const health = healthInterval(ctx, '10s');
+  return {
+    key: 'docker-service',
+    label: `GitHub-style service container, image pulled, pg_isready every 10 s${health.quickNote}: pull, then until the runner sees it healthy`,
+    measure: pulled(async () => {
+      const t0 = performance.now();
+      await dockerOk(['pull', '--quiet', ref], 'docker pull', 'See the Docker error', undefined, 600_000);
+      const pullS = (performance.now() - t0) / 1000;
+      const name = `${ctx.prefix}-jobsvc-${Date.now()}`;
+      const c = await startServiceContainer(ctx, name, ref, ['--health-interval', health.interval]);
+      try {
+        const seenS = runnerNoticeSeconds((c.healthyAt - c.runAt) / 1000);
+        return {
+          seconds: pullS + seenS,
+          details: { pullMs: Math.round(pullS * 1000), healthyMs: Math.round(c.healthyAt - c.runAt) },
+        };
+      } finally {
+        await c.remove();
+      }
+    }),
+  };
+}
+
 export async function runJobShape(ctx: Context): Promise<void> {
-  ctx.log('job_shape: starting a registry on 127.0.0.1, pushing a full copy of the image, warming the native cache');
-  const registry = await startRegistry();
-  const stopRegistry = ctx.cleanup.adopt('registry', () => registry.stop());
-  const imported: string[] = [];
+  ctx.log(
+    'job_shape: a full copy of the image in a registry on 127.0.0.1 (section 6 may have pushed it), warming the native cache',
+  );
   const major = String(ctx.major);
   const cacheDir = join(ctx.diskWork, 'job-shape-cache');
+  const ref = await fullCopy(ctx, ctx.options.image, 'job-shape');
+  const sleepS = dependencySeconds(ctx);
   try {
-    const ref = await pushFullCopy(ctx, ctx.options.image, registry, 'job-shape', imported);
     await startRegistered(ctx, {
       mode: 'native',
       'postgres-version': major,
@@ -116,70 +156,41 @@ export async function runJobShape(ctx: Context): Promise<void> {
     });
     const docker = { mode: 'docker', image: ref, port: '0' };
     const native = { mode: 'native', 'postgres-version': major, port: '0', 'cache-dir': cacheDir };
-    const pulled = (fn: () => Promise<{ seconds: number; details: Record<string, unknown> }>) => async () => {
-      forgetImage(ref);
-      try {
-        return await fn();
-      } finally {
+    const pulled =
+      (fn: Timed): Timed =>
+      async () => {
         forgetImage(ref);
-      }
-    };
+        try {
+          return await fn();
+        } finally {
+          forgetImage(ref);
+        }
+      };
     const variants: Variant[] = [
       {
         key: 'docker-background',
-        label: `Docker, image pulled: wait: false, ${DEPENDENCY_STEP_SECONDS} s of other steps, then the wait step`,
+        label: `Docker, image pulled: wait: false, ${sleepS} s of other steps, then the wait step`,
         measure: pulled(() => job(ctx, { ...docker, wait: 'false' })),
       },
       {
         key: 'docker-default',
-        label: `Docker, image pulled: the default (the main step waits), then ${DEPENDENCY_STEP_SECONDS} s of other steps`,
+        label: `Docker, image pulled: the default (the main step waits), then ${sleepS} s of other steps`,
         measure: pulled(() => job(ctx, docker)),
       },
-      {
-        key: 'docker-service',
-        label: 'GitHub-style service container, image pulled, pg_isready every 10 s: pull, then until the runner sees it healthy',
-        measure: pulled(async () => {
-          const t0 = performance.now();
-          await dockerOk(['pull', '--quiet', ref], 'docker pull', 'See the Docker error', undefined, 600_000);
-          const pullS = (performance.now() - t0) / 1000;
-          const name = `${ctx.prefix}-jobsvc-${Date.now()}`;
-          const started = performance.now();
-          const c = await runContainer(
-            ctx,
-            name,
-            ['--publish', '127.0.0.1::5432', '--health-cmd', 'pg_isready', '--health-interval', '10s', ref],
-            { POSTGRES_PASSWORD: CONTAINER_PASSWORD },
-          );
-          try {
-            await publishedPort(name);
-            const healthyAt = await waitHealthy(name, 120_000, 100);
-            const seenS = runnerNoticeSeconds((healthyAt - started) / 1000);
-            return {
-              seconds: pullS + seenS,
-              details: { pullMs: Math.round(pullS * 1000), healthyMs: Math.round(healthyAt - started) },
-            };
-          } finally {
-            await c.remove();
-          }
-        }),
-      },
+      serviceVariant(ctx, ref, pulled),
       {
         key: 'native-background',
-        label: `Native, initdb cache warm: wait: false, ${DEPENDENCY_STEP_SECONDS} s of other steps, then the wait step`,
+        label: `Native, initdb cache warm: wait: false, ${sleepS} s of other steps, then the wait step`,
         measure: () => job(ctx, { ...native, wait: 'false' }),
       },
       {
         key: 'native-default',
-        label: `Native, initdb cache warm: the default (the main step waits), then ${DEPENDENCY_STEP_SECONDS} s of other steps`,
+        label: `Native, initdb cache warm: the default (the main step waits), then ${sleepS} s of other steps`,
         measure: () => job(ctx, native),
       },
     ];
     await measureVariants(ctx, 'job_shape', variants);
   } finally {
-    for (const r of imported) forgetImage(r);
-    await stopRegistry();
+    forgetImage(ref);
   }
 }
-
-/** Issue #12's target: blocked time with `wait: false`, in seconds, when the other steps outlast the start. */
-export const BACKGROUND_BLOCKED_TARGET_S = 0.1;

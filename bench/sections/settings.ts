@@ -10,7 +10,7 @@
 import { compare, type Row } from '../lib/compare.js';
 import type { Context } from '../lib/context.js';
 import { PG_DEFAULTS, startServers, stopServers, withClient, type ServerSpec } from '../lib/pgserver.js';
-import { createdbWorkloads, prepare, serverMajor, WORKLOADS } from '../lib/workloads.js';
+import { createdbWorkloads, prepareAll, serverMajor, WORKLOADS } from '../lib/workloads.js';
 import { DURABILITY_SETTINGS, type Setting } from '../../src/profile.js';
 
 /** Settings that only make sense together (wal_level=minimal requires max_wal_senders=0). */
@@ -167,13 +167,12 @@ export async function runSettings(ctx: Context): Promise<void> {
         if (actual !== expect.value) throw new Error(`${s.spec.label}: ${expect.name} is ${actual}, not ${expect.value}`);
       }
       ctx.log(`settings (${storage}): preparing fixtures, template database, pgbench and JIT tables`);
-      for (const s of servers)
-        await prepare(
-          s,
-          rows.map((r) => r.workload),
-          Math.max(...rows.map((r) => r.clients)),
-          ctx.options.scale,
-        );
+      await prepareAll(
+        servers,
+        rows.map((r) => r.workload),
+        Math.max(...rows.map((r) => r.clients)),
+        ctx.options.scale,
+      );
       await compare(ctx, 'settings', servers, rows, storage);
     } finally {
       await stopServers(servers);

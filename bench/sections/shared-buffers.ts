@@ -7,7 +7,7 @@
 import { compare, type Row } from '../lib/compare.js';
 import type { Context } from '../lib/context.js';
 import { startServers, stopServers, type ServerSpec } from '../lib/pgserver.js';
-import { prepare, WORKLOADS } from '../lib/workloads.js';
+import { prepareAll, WORKLOADS } from '../lib/workloads.js';
 
 /** PostgreSQL's default shared_buffers (the action does not change it). */
 export const DEFAULT_SHARED_BUFFERS = '128MB';
@@ -23,7 +23,7 @@ export async function runSharedBuffers(ctx: Context): Promise<void> {
   const servers = await startServers(ctx, specs);
   try {
     const workloads = [WORKLOADS.truncate, WORKLOADS.createDropTable, WORKLOADS.tpcb, WORKLOADS.selectOnly];
-    for (const s of servers) await prepare(s, workloads, 1, ctx.options.scale);
+    await prepareAll(servers, workloads, 1, ctx.options.scale);
     const rows: Row[] = workloads.map((workload) => ({ workload, clients: 1, metric: 'tps' }));
     await compare(ctx, 'shared_buffers', servers, rows);
   } finally {

@@ -5,7 +5,7 @@
 import { compare, type Row } from '../lib/compare.js';
 import type { Context } from '../lib/context.js';
 import { matrixSpecs, startServers, stopServers } from '../lib/pgserver.js';
-import { createdbWorkloads, prepare, serverMajor, WORKLOADS } from '../lib/workloads.js';
+import { createdbWorkloads, prepareAll, serverMajor, WORKLOADS } from '../lib/workloads.js';
 
 export async function runWorkloads(ctx: Context): Promise<void> {
   const { options } = ctx;
@@ -22,7 +22,7 @@ export async function runWorkloads(ctx: Context): Promise<void> {
       WORKLOADS.selectOnly,
     ];
     ctx.log('workloads: preparing fixtures, template database, pgbench tables');
-    for (const s of servers) await prepare(s, workloads, Math.max(...options.clients), options.scale);
+    await prepareAll(servers, workloads, Math.max(...options.clients), options.scale);
     const rows: Row[] = workloads.flatMap((workload) =>
       options.clients.map((clients) => ({ workload, clients, metric: 'tps' as const })),
     );

@@ -1,0 +1,121 @@
+/**
+ * Section 9 (per_test): the ways of isolating a test side by side (table `isolation`), and
+ * CREATE DATABASE … STRATEGY FILE_COPY against WAL_LOG per server (table `strategy`).
+ */
+import { summarize, type CaseResult } from '../lib/results.js';
+import { cell, fmt, fmtRatio, grid, medianDetail, ratio, ratioOf, spreadNote, table } from './format.js';
+
+/**
+ * Table `isolation`: each way of isolating a test (rows) at each client count, the time one
+ * client spends per test (details.msPerTest), the speed relative to the rolled-back test, and
+ * where the first client count's time goes.
+ */
+function isolationTable(iso: readonly CaseResult[]): string[] {
+  const out: string[] = [];
+  const g = grid(iso);
+  const rollback = (col: string) => iso.find((c) => c.variant === col && c.id.startsWith('per_test/rollback/'));
+  const ms = (c: CaseResult | undefined) => {
+    const v = c ? medianDetail(c, 'msPerTest') : null;
+    return v === null ? '–' : fmt(v);
+  };
+  const first = g.cols[0] as string;
+  /** `part ms; ...`: the median ms per test of each part (details.msPerTestByPart). */
+  const parts = (c: CaseResult | undefined) => {
+    const names = [...new Set(c?.details.flatMap((d) => Object.keys((d.msPerTestByPart ?? {}) as object)) ?? [])];
+    return names
+      .map((name) => {
+        const v = summarize(
+          (c?.details ?? [])
+            .map((d) => (d.msPerTestByPart as Record<string, number> | undefined)?.[name])
+            .filter((x): x is number => typeof x === 'number'),
+        );
+        return v ? `${name} ${fmt(v.median)}` : '';
+      })
+      .filter(Boolean)
+      .join('; ');
+  };
+  out.push(
+    table(
+      [
+        'Per test: what one test includes',
+        ...g.cols.map((col) => `tests/s, ${col}`),
+        ...g.cols.map((col) => `ms per test, ${col}`),
+        ...g.cols.map((col) => `vs rollback, ${col}`),
+        `where the time goes, ${first} (ms per test)`,
+      ],
+      ['l', ...g.cols.flatMap(() => ['r', 'r', 'r'] as const), 'l'],
+      g.rows.map((r) => [
+        r,
+        ...g.cols.map((col) => cell(g.at(r, col))),
+        ...g.cols.map((col) => ms(g.at(r, col))),
+        ...g.cols.map((col) => ratio(g.at(r, col), rollback(col))),
+        parts(g.at(r, first)),
+      ]),
+    ),
+    '',
+    'ms per test: the wall time one client spends per test (median over repetitions). Each client has its own databases; the cases are interleaved in each repetition.',
+  );
+  return out;
+}
+
+/**
+ * Table `strategy`: per server, CREATE DATABASE … STRATEGY WAL_LOG and FILE_COPY at each client
+ * count, FILE_COPY over WAL_LOG and whether the difference is outside the run-to-run spread, then
+ * a count of the pairs where FILE_COPY is faster.
+ */
+function strategyTable(strategy: readonly CaseResult[]): string[] {
+  const out: string[] = [];
+  const parse = (c: CaseResult) => /^per_test\/clone-(wal-log|file-copy)\/c(\d+)\/(.+)$/.exec(c.id);
+  const servers = [...new Set(strategy.map((c) => parse(c)?.[3]).filter((k): k is string => !!k))];
+  const clients = [...new Set(strategy.map((c) => Number(parse(c)?.[2])).filter((n) => n > 0))].sort((a, b) => a - b);
+  const at = (key: string, s: 'wal-log' | 'file-copy', n: number) =>
+    strategy.find((c) => c.id === `per_test/clone-${s}/c${n}/${key}`);
+  let faster = 0;
+  let slower = 0;
+  let pairs = 0;
+  const rows = servers.map((key) => {
+    const cells = clients.flatMap((n) => {
+      const wal = at(key, 'wal-log', n);
+      const copy = at(key, 'file-copy', n);
+      const r = ratioOf(copy, wal);
+      const outside = wal && copy ? spreadNote(copy, wal) === 'outside the spread' : false;
+      if (r !== null) {
+        pairs += 1;
+        if (outside && r > 1) faster += 1;
+        if (outside && r < 1) slower += 1;
+      }
+      return [cell(wal), cell(copy), r === null ? '–' : `${fmtRatio(r)} (${wal && copy ? spreadNote(copy, wal) : '–'})`];
+    });
+    const first = strategy.find((c) => parse(c)?.[3] === key);
+    return [first?.row ?? key, ...cells];
+  });
+  const n = (k: number) => `${k} client${k === 1 ? '' : 's'}`;
+  out.push(
+    'CREATE DATABASE … STRATEGY per PostgreSQL major (a fresh database per test, as above; the two strategies interleaved):',
+    '',
+    table(
+      [
+        'Server (tmpfs, profile)',
+        ...clients.flatMap((k) => [`WAL_LOG, ${n(k)}`, `FILE_COPY, ${n(k)}`, `FILE_COPY vs WAL_LOG, ${n(k)}`]),
+      ],
+      ['l', ...clients.flatMap(() => ['r', 'r', 'r'] as const)],
+      rows,
+    ),
+    '',
+    `FILE_COPY faster than WAL_LOG outside the spread in ${faster} of ${pairs} (server, clients) pairs; slower outside the spread in ${slower}.`,
+  );
+  return out;
+}
+
+/** Section 9's tables: `isolation`, then `strategy`, each when it has cases. */
+export function renderPerTest(sc: readonly CaseResult[]): string {
+  const out: string[] = [];
+  const iso = sc.filter((c) => c.table === 'isolation');
+  if (iso.length) out.push(...isolationTable(iso));
+  const strategy = sc.filter((c) => c.table === 'strategy');
+  if (strategy.length) {
+    if (out.length) out.push('');
+    out.push(...strategyTable(strategy));
+  }
+  return out.join('\n');
+}

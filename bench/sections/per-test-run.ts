@@ -1,0 +1,257 @@
+/**
+ * Section 9's runs: the ways of isolating a test (cases), the template they start from, and one
+ * run of a case with N clients on a server (measureRun), each client running tests back to back
+ * on its own databases. See per-test.ts for the section.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type pg from 'pg';
+import type { ConnectionInfo } from '../../src/connection.js';
+import { openClient } from '../../src/readiness.js';
+import { throwIfInterrupted } from '../lib/cleanup.js';
+import type { Length } from '../lib/pgbench.js';
+import { parseScript, runScript, type Command } from '../lib/pg-script.js';
+import { SQL_DIR } from '../lib/workloads.js';
+
+const script = (name: string) => parseScript(readFileSync(join(SQL_DIR, name), 'utf8'));
+
+/** The template every case starts from (bench/sql/per-test-schema.sql). */
+const TEMPLATE = 'pt_template';
+
+/** A CREATE DATABASE strategy (PostgreSQL 15 and later); `default`: no STRATEGY clause. */
+export type Strategy = 'FILE_COPY' | 'WAL_LOG' | 'default';
+
+/** One way of isolating a test: a fresh database per test, or statements around the body in the client's own database. */
+export interface PerTestCase {
+  key: string;
+  label: string;
+  /** A fresh database per test with this strategy; absent: the client's own database, kept for the run. */
+  clone?: Strategy;
+  /** Commands before the body (e.g. BEGIN), in the client's own database. */
+  before: Command[];
+  /** Commands after the body (e.g. ROLLBACK, TRUNCATE). */
+  after: Command[];
+}
+
+const cloneKey = (s: Strategy) => (s === 'default' ? 'clone' : `clone-${s.toLowerCase().replace('_', '-')}`);
+
+/** A fresh-database case for a strategy. */
+export function cloneCase(strategy: Strategy): PerTestCase {
+  const how = strategy === 'default' ? '' : `, STRATEGY ${strategy}`;
+  return {
+    key: cloneKey(strategy),
+    label: `Fresh database from the template${how}: CREATE DATABASE, connect, the test, disconnect, DROP DATABASE`,
+    clone: strategy,
+    before: [],
+    after: [],
+  };
+}
+
+/**
+ * The cases for a server of `major`: both strategies from PostgreSQL 15 (before it, one fresh
+ * database case without STRATEGY), TRUNCATE, rollback, DELETE.
+ */
+export function perTestCases(major: number): PerTestCase[] {
+  return [
+    ...(major >= 15 ? [cloneCase('FILE_COPY'), cloneCase('WAL_LOG')] : [cloneCase('default')]),
+    {
+      key: 'truncate',
+      label: 'The test, then TRUNCATE of its 3 tables … RESTART IDENTITY CASCADE (11 tables emptied), same database',
+      before: [],
+      after: script('per-test-truncate.sql'),
+    },
+    {
+      key: 'rollback',
+      label: 'BEGIN, the test, ROLLBACK, same database',
+      before: [{ sql: 'BEGIN', gset: false }],
+      after: [{ sql: 'ROLLBACK', gset: false }],
+    },
+    {
+      key: 'delete',
+      label: 'The test, then DELETE FROM its 3 tables (children first), same database',
+      before: [],
+      after: script('per-test-delete.sql'),
+    },
+  ];
+}
+
+/** A server the section measures on, reached over TCP with a password as a test suite reaches it. */
+export interface Target {
+  /** Key in case ids, e.g. `off-tmpfs`, `native-15`, `docker-17`. */
+  key: string;
+  /** Row label of the strategy table, e.g. `PostgreSQL 17.7, Docker mode (pg-tmpfs-test/postgres:17)`. */
+  label: string;
+  conn: ConnectionInfo;
+  major: number;
+}
+
+/** A client for `database` on the target's server, with deadlines (connect 10 s, statement 60 s). */
+export function connect(conn: ConnectionInfo, database: string): Promise<pg.Client> {
+  return openClient({ ...conn, database }, { connectTimeoutMs: 10_000, queryTimeoutMs: 70_000, statementTimeoutMs: 60_000 });
+}
+
+/** Connects to `database`, runs `fn`, disconnects. */
+export async function withConnection<T>(conn: ConnectionInfo, database: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = await connect(conn, database);
+  try {
+    return await fn(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** The server's version (`server_version`, e.g. `17.7 (Debian 17.7-1)` cut at the first space) and major. */
+export async function serverVersion(conn: ConnectionInfo): Promise<{ version: string; major: number }> {
+  return withConnection(conn, 'postgres', async (c) => {
+    const r = await c.query<{ v: string; n: string }>(
+      "SELECT current_setting('server_version') AS v, current_setting('server_version_num') AS n",
+    );
+    const row = r.rows[0];
+    return { version: (row?.v ?? '?').split(' ')[0] as string, major: Math.floor(Number(row?.n ?? 0) / 10000) };
+  });
+}
+
+/** Database names of client `i`: its own database (kept for a run), and the two fresh ones it alternates. */
+const workerDb = (i: number) => `pt_w${i}`;
+const cloneDb = (i: number, test: number) => `pt_c${i}_${test % 2}`;
+
+/** Drops client `i`'s databases, when they exist (`WITH (FORCE)`: a connection still closing does not stop it). */
+async function dropClientDatabases(admin: pg.Client, i: number): Promise<void> {
+  for (const db of [workerDb(i), cloneDb(i, 0), cloneDb(i, 1)]) await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+}
+
+/**
+ * Creates the template (bench/sql/per-test-schema.sql) on a server, then clones and drops it once,
+ * off the clock, which also waits until the connection that loaded it has gone.
+ */
+export async function prepareTemplate(conn: ConnectionInfo): Promise<void> {
+  await withConnection(conn, 'postgres', async (c) => {
+    await c.query(`DROP DATABASE IF EXISTS ${TEMPLATE} WITH (FORCE)`);
+    await c.query(`CREATE DATABASE ${TEMPLATE}`);
+  });
+  await withConnection(conn, TEMPLATE, (c) => c.query(readFileSync(join(SQL_DIR, 'per-test-schema.sql'), 'utf8')));
+  await withConnection(conn, 'postgres', async (c) => {
+    await c.query(`CREATE DATABASE pt_warmup TEMPLATE ${TEMPLATE}`);
+    await c.query('DROP DATABASE pt_warmup');
+  });
+}
+
+/** What one run of a case measured. */
+export interface RunResult {
+  /** Tests completed, all clients together. */
+  tests: number;
+  /** Wall time from the first test's start until the last client finished its last test, s. */
+  seconds: number;
+  /**
+   * Where a client's time went, ms per test (summed over clients, divided by tests), by part:
+   * `CREATE DATABASE`, `DROP DATABASE`, `connect`, `the test`, `disconnect` for a fresh database;
+   * `before the test` (BEGIN), `the test`, `after the test` (ROLLBACK, TRUNCATE, DELETE) else.
+   */
+  msPerTestByPart: Record<string, number>;
+}
+
+/** Adds the time since `since` to a part of a test; returns now. */
+type Lap = (part: string, since: number) => number;
+
+/**
+ * Client `i`'s test number `done` of `kase` on its kept connection `c` (to its own database, or
+ * to `postgres` to clone from), each part's time added with `lap`.
+ */
+async function oneTest(
+  target: Target,
+  kase: PerTestCase,
+  body: readonly Command[],
+  c: pg.Client,
+  i: number,
+  done: number,
+  lap: Lap,
+): Promise<void> {
+  let t = performance.now();
+  if (!kase.clone) {
+    const vars = new Map<string, string>();
+    await runScript(c, kase.before, vars);
+    t = lap('before the test', t);
+    await runScript(c, body, vars);
+    t = lap('the test', t);
+    await runScript(c, kase.after, vars);
+    lap('after the test', t);
+    return;
+  }
+  const strategy = kase.clone !== 'default' ? ` STRATEGY ${kase.clone}` : '';
+  const db = cloneDb(i, done);
+  await c.query(`CREATE DATABASE ${db} TEMPLATE ${TEMPLATE}${strategy}`);
+  t = lap('CREATE DATABASE', t);
+  // The previous test's database: its connection closed one CREATE DATABASE ago.
+  if (done > 0) await c.query(`DROP DATABASE ${cloneDb(i, done - 1)}`);
+  t = lap('DROP DATABASE', t);
+  const test = await connect(target.conn, db);
+  t = lap('connect', t);
+  try {
+    await runScript(test, body);
+  } finally {
+    t = lap('the test', t);
+    await test.end().catch(() => undefined);
+    lap('disconnect', t);
+  }
+}
+
+/**
+ * One run of a case with `clients` clients, each running tests back to back for `length` (a time,
+ * or a number of tests per client). Off the clock, before: what an earlier run may have left is
+ * dropped, each client's own database is cloned from the template (same-database cases), a
+ * CHECKPOINT, and each client opens the connection it keeps for the run (to its own database, or
+ * to `postgres` to clone from). Off the clock, after: connections closed, databases dropped.
+ * @returns tests completed, seconds (tests per second = tests / seconds), and the parts of a test
+ * @throws Error from the first client that failed (the others stop after their current test)
+ */
+export async function measureRun(target: Target, kase: PerTestCase, clients: number, length: Length): Promise<RunResult> {
+  const body = script('per-test-body.sql');
+  const admin = await connect(target.conn, 'postgres');
+  const kept: pg.Client[] = [];
+  const parts: Record<string, number> = {};
+  const lap: Lap = (part, since) => {
+    const now = performance.now();
+    parts[part] = (parts[part] ?? 0) + (now - since);
+    return now;
+  };
+  try {
+    for (let i = 0; i < clients; i++) await dropClientDatabases(admin, i);
+    if (!kase.clone) for (let i = 0; i < clients; i++) await admin.query(`CREATE DATABASE ${workerDb(i)} TEMPLATE ${TEMPLATE}`);
+    await admin.query('CHECKPOINT');
+    for (let i = 0; i < clients; i++) kept.push(await connect(target.conn, kase.clone ? 'postgres' : workerDb(i)));
+    let stop = false;
+    const t0 = performance.now();
+    const more = (done: number) =>
+      !stop && ('transactions' in length ? done < length.transactions : performance.now() < t0 + length.seconds * 1000);
+    const client = async (c: pg.Client, i: number): Promise<number> => {
+      let done = 0;
+      try {
+        while (more(done)) {
+          throwIfInterrupted();
+          await oneTest(target, kase, body, c, i, done, lap);
+          done += 1;
+        }
+        return done;
+      } catch (error) {
+        stop = true;
+        throw error;
+      }
+    };
+    const settled = await Promise.allSettled(kept.map((c, i) => client(c, i)));
+    const seconds = (performance.now() - t0) / 1000;
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    const tests = settled.reduce((sum, s) => sum + (s.status === 'fulfilled' ? s.value : 0), 0);
+    if (tests === 0) throw new Error('no test completed');
+    const msPerTestByPart = Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, v / tests]));
+    return { tests, seconds, msPerTestByPart };
+  } finally {
+    for (const c of kept) await c.end().catch(() => undefined);
+    try {
+      for (let i = 0; i < clients; i++) await dropClientDatabases(admin, i);
+    } finally {
+      await admin.end().catch(() => undefined);
+    }
+  }
+}
