@@ -45,6 +45,34 @@ function procStat(pid) {
   }
 }
 var CLOSE_GRACE_MS = 2e3;
+function findProcesses(match) {
+  if (process.platform !== "linux") return [];
+  let entries;
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  const found = [];
+  for (const name of entries) {
+    const pid = Number(name);
+    if (!/^\d+$/.test(name) || pid === process.pid) continue;
+    try {
+      if (!match(pid)) continue;
+    } catch {
+      continue;
+    }
+    const stat = procStat(pid);
+    if (!stat || stat.state === "Z" || stat.state === "X") continue;
+    let argv = [];
+    try {
+      argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+    } catch {
+    }
+    found.push({ pid, ppid: stat.ppid, pgid: stat.pgid, argv });
+  }
+  return found;
+}
 function groupMembers(pgid) {
   if (!(pgid > 1)) return [];
   if (process.platform !== "linux") {
@@ -55,16 +83,7 @@ function groupMembers(pgid) {
       return error.code === "EPERM" ? [pgid] : [];
     }
   }
-  let names;
-  try {
-    names = readdirSync("/proc");
-  } catch {
-    return [];
-  }
-  return names.filter((n) => /^\d+$/.test(n)).map(Number).filter((pid) => {
-    const stat = procStat(pid);
-    return stat !== null && stat.pgid === pgid && stat.state !== "Z" && stat.state !== "X";
-  });
+  return findProcesses((pid) => procStat(pid)?.pgid === pgid).map((p) => p.pid);
 }
 var RUN_ENV = "PG_TMPFS_RUN";
 function inheritedEnv() {
@@ -422,6 +441,45 @@ function settingsToArgs(settings) {
   return settings.flatMap((s) => ["-c", `${s.name}=${s.value}`]);
 }
 
+// src/rules.ts
+var MAX_NAME_BYTES = 63;
+var BUILT_IN_DATABASES = Object.freeze(["postgres", "template0", "template1"]);
+var TEMPLATE_DATABASES = Object.freeze(["template0", "template1"]);
+var EXTENSION_ALIASES = Object.freeze({
+  pgvector: "vector",
+  postgis3: "postgis",
+  timescale: "timescaledb"
+});
+var NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+function nameProblem(name) {
+  if (!NAME.test(name)) return `"${name}" is not a name (letters, digits, _ . -; not starting with . or -)`;
+  if (Buffer.byteLength(name) > MAX_NAME_BYTES)
+    return `"${name}" is longer than ${MAX_NAME_BYTES} characters, PostgreSQL's limit for names`;
+  return null;
+}
+var COMMENT_LINE = /^[ \t\v\f\r]*#/;
+function uncommentedLines(raw) {
+  return raw.split("\n").filter((line) => !COMMENT_LINE.test(line));
+}
+function listItems(raw) {
+  return uncommentedLines(raw).flatMap((line) => line.split(/[ \t\v\f\r,]+/)).filter((item) => item !== "");
+}
+function databaseNames(raw) {
+  const names = uncommentedLines(raw).flatMap((line) => line.split(",")).map((item) => item.replace(/^[ \t\v\f\r]+|[ \t\v\f\r]+$/g, "")).filter((item) => item !== "");
+  const spaced = names.find((name) => /\s/.test(name));
+  if (spaced !== void 0) {
+    throw new InputError(
+      "databases",
+      `"${spaced}" holds whitespace: names are separated by commas or line breaks, and a database name here cannot hold spaces`,
+      'Separate several databases with commas (e.g. "a,b") and write each name without spaces'
+    );
+  }
+  return names;
+}
+function listLines(raw) {
+  return raw.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "" && !line.startsWith("#"));
+}
+
 // src/inputs.ts
 var DEFAULTS = Object.freeze({
   mode: "auto",
@@ -464,7 +522,6 @@ function credentialsFix(ref) {
 }
 var REGISTRY = /^(localhost|[a-z0-9-]+(\.[a-z0-9-]+)+|[a-z0-9.-]+:\d{1,5}|localhost:\d{1,5})(\/[a-z0-9]+([._-][a-z0-9]+)*)*$/;
 var IMAGE = /^[a-z0-9][a-z0-9._/:@-]*$/i;
-var MAX_IDENTIFIER_BYTES = 63;
 function integer(input, raw, min, max, fix) {
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
     throw new InputError(input, `"${raw}" is not a whole number from ${min} to ${max}`, fix);
@@ -473,8 +530,8 @@ function integer(input, raw, min, max, fix) {
 }
 function identifier(input, raw) {
   if (raw === "") throw new InputError(input, "is empty", `Give a name, or leave the input out for "${DEFAULTS[input]}".`);
-  if (Buffer.byteLength(raw) > MAX_IDENTIFIER_BYTES || raw.includes("\0")) {
-    throw new InputError(input, `"${raw}" is longer than ${MAX_IDENTIFIER_BYTES} bytes or holds a NUL`, "Use a shorter name.");
+  if (Buffer.byteLength(raw) > MAX_NAME_BYTES || raw.includes("\0")) {
+    throw new InputError(input, `"${raw}" is longer than ${MAX_NAME_BYTES} bytes or holds a NUL`, "Use a shorter name.");
   }
   return raw;
 }
@@ -494,10 +551,9 @@ function size(input, raw) {
   }
   return raw.toLowerCase();
 }
-var BUILT_IN_DATABASES = ["postgres", "template0", "template1"];
 function targetDatabase(raw) {
   const name = identifier("database", raw);
-  if (name === "template0" || name === "template1") {
+  if (TEMPLATE_DATABASES.includes(name)) {
     throw new InputError(
       "database",
       `"${name}" is a built-in template database${name === "template0" ? " that accepts no connections" : ""}; the tests' database must be one of their own`,
@@ -505,25 +561,6 @@ function targetDatabase(raw) {
     );
   }
   return name;
-}
-var EXTENSION = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
-function listItems(raw) {
-  return raw.split(/\r?\n/).filter((line) => !/^\s*#/.test(line)).flatMap((line) => line.split(/[\s,]+/)).filter((item) => item !== "");
-}
-function databaseNames(raw) {
-  const names = raw.split(/\r?\n/).filter((line) => !/^\s*#/.test(line)).flatMap((line) => line.split(",")).map((item) => item.trim()).filter((item) => item !== "");
-  const spaced = names.find((name) => /\s/.test(name));
-  if (spaced !== void 0) {
-    throw new InputError(
-      "databases",
-      `"${spaced}" holds whitespace: names are separated by commas or line breaks, and a database name here cannot hold spaces`,
-      'Separate several databases with commas (e.g. "a,b") and write each name without spaces'
-    );
-  }
-  return names;
-}
-function listLines(raw) {
-  return raw.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "" && !line.startsWith("#"));
 }
 function defaultContainerName(env = process.env) {
   return `pg-tmpfs-${env.GITHUB_RUN_ID ?? process.pid}-${randomBytes(3).toString("hex")}`;
@@ -628,6 +665,8 @@ function provisionInputs(raw, database) {
   const databases = [];
   for (const name of databaseNames(raw("databases"))) {
     identifier("databases", name);
+    const problem = nameProblem(name);
+    if (problem) throw new InputError("databases", problem, 'Give names of letters, digits, "_", "." and "-", e.g. app_test');
     if (name === database || BUILT_IN_DATABASES.includes(name)) {
       throw new InputError(
         "databases",
@@ -639,7 +678,7 @@ function provisionInputs(raw, database) {
   }
   const extensions = [...new Set(listItems(raw("extensions")))];
   for (const name of extensions) {
-    if (!EXTENSION.test(name) || Buffer.byteLength(name) > MAX_IDENTIFIER_BYTES) {
+    if (nameProblem(name) !== null) {
       throw new InputError(
         "extensions",
         `"${name}" is not an extension name`,
@@ -905,6 +944,8 @@ export {
   INITDB_ARGS,
   effectiveSettings,
   settingsToArgs,
+  BUILT_IN_DATABASES,
+  EXTENSION_ALIASES,
   DEFAULTS,
   parseInputs,
   connectionUri,
@@ -917,7 +958,7 @@ export {
   killActive,
   stopActive,
   processAlive,
-  procStat,
+  findProcesses,
   RUN_ENV,
   inheritedEnv,
   run,

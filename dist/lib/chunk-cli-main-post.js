@@ -1,6 +1,7 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   DEFAULTS,
+  EXTENSION_ALIASES,
   INITDB_ARGS,
   InputError,
   RUN_ENV,
@@ -10,10 +11,10 @@ import {
   connectionUri,
   defaultPasswordWarnings,
   effectiveSettings,
+  findProcesses,
   inheritedEnv,
   isLoopback,
   killActive,
-  procStat,
   processAlive,
   publishHostWarnings,
   run,
@@ -443,8 +444,8 @@ var Phases = class {
 };
 
 // src/lifecycle.ts
-import { readdirSync as readdirSync4, readFileSync as readFileSync10 } from "node:fs";
-import { join as join8 } from "node:path";
+import { readdirSync as readdirSync5, readFileSync as readFileSync9 } from "node:fs";
+import { join as join13 } from "node:path";
 
 // src/docker/api.ts
 import { readFileSync } from "node:fs";
@@ -951,34 +952,6 @@ var KILL_WAIT_MS = 5e3;
 var POLL_MS = 10;
 function within(path, dir) {
   return path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
-}
-function findProcesses(match) {
-  if (process.platform !== "linux") return [];
-  let entries;
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return [];
-  }
-  const found = [];
-  for (const name of entries) {
-    const pid = Number(name);
-    if (!/^\d+$/.test(name) || pid === process.pid) continue;
-    try {
-      if (!match(pid)) continue;
-    } catch {
-      continue;
-    }
-    const stat = procStat(pid);
-    if (!stat || stat.state === "Z" || stat.state === "X") continue;
-    let argv = [];
-    try {
-      argv = readFileSync3(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
-    } catch {
-    }
-    found.push({ pid, ppid: stat.ppid, pgid: stat.pgid, argv });
-  }
-  return found;
 }
 async function waitNone(find, ms) {
   const deadline = Date.now() + ms;
@@ -1678,31 +1651,15 @@ function realProbe(facts = noFacts) {
 }
 
 // src/native/initdb-cache.ts
-import { createHash, randomBytes as randomBytes3 } from "node:crypto";
+import { randomBytes as randomBytes4 } from "node:crypto";
 import { spawnSync } from "node:child_process";
-import {
-  chmodSync,
-  chownSync,
-  closeSync,
-  constants as constants3,
-  cpSync,
-  fchownSync,
-  fstatSync,
-  lstatSync,
-  mkdirSync as mkdirSync2,
-  openSync,
-  readdirSync as readdirSync3,
-  readSync,
-  renameSync as renameSync2,
-  rmSync as rmSync3,
-  readFileSync as readFileSync5,
-  writeFileSync as writeFileSync2,
-  writeSync
-} from "node:fs";
+import { chmodSync, chownSync as chownSync2, cpSync, lstatSync as lstatSync3, mkdirSync as mkdirSync3, renameSync as renameSync4, rmSync as rmSync5, writeFileSync as writeFileSync2 } from "node:fs";
+import { join as join8 } from "node:path";
+
+// src/native/cache-key.ts
+import { createHash } from "node:crypto";
 import { homedir as homedir2 } from "node:os";
-import { isAbsolute, join as join4, relative } from "node:path";
-var VERSION_TIMEOUT_MS2 = 3e4;
-var INITDB_TIMEOUT_MS = 3e5;
+import { join as join4 } from "node:path";
 function initdbArgs(spec) {
   return [
     ...INITDB_ARGS,
@@ -1715,14 +1672,19 @@ function initdbArgs(spec) {
   ];
 }
 var CACHE_FORMAT = 3;
-function cacheKey(initdbVersion, args) {
-  return createHash("sha256").update(JSON.stringify({ format: CACHE_FORMAT, initdbVersion: initdbVersion.trim(), args })).digest("hex").slice(0, 32);
+function cacheKey(initdbVersion2, args) {
+  return createHash("sha256").update(JSON.stringify({ format: CACHE_FORMAT, initdbVersion: initdbVersion2.trim(), args })).digest("hex").slice(0, 32);
 }
 function defaultCacheDir(env = process.env) {
   if (env.PG_TMPFS_CACHE_DIR) return env.PG_TMPFS_CACHE_DIR;
   if (process.getuid?.() === 0) return "/var/cache/pg-tmpfs";
   return join4(env.XDG_CACHE_HOME || join4(homedir2(), ".cache"), "pg-tmpfs");
 }
+
+// src/native/cache-manifest.ts
+import { createHash as createHash2 } from "node:crypto";
+import { closeSync, constants as constants3, fstatSync, lstatSync, openSync, readdirSync as readdirSync3, readSync } from "node:fs";
+import { isAbsolute, join as join5, relative } from "node:path";
 function trustProblem(s, kind) {
   if (kind === "folder" ? !s.isDirectory() : !s.isFile()) {
     return s.isSymbolicLink() ? "is a symbolic link" : `is not a ${kind}`;
@@ -1734,88 +1696,6 @@ function trustProblem(s, kind) {
     return `can be written by group or others (mode ${(s.mode & 511).toString(8).padStart(3, "0")})`;
   }
   return null;
-}
-var MAX_WALK = 1e5;
-function removalProblem(path) {
-  let seen = 0;
-  const walk = (at) => {
-    const s = lstatSync(at, { throwIfNoEntry: false });
-    if (!s || !s.isDirectory()) return null;
-    const problem = trustProblem(s, "folder");
-    if (problem) return `${at} ${problem}`;
-    for (const name of readdirSync3(at)) {
-      seen += 1;
-      if (seen > MAX_WALK) return `${path} holds more than ${MAX_WALK} files and folders`;
-      const inner = walk(join4(at, name));
-      if (inner) return inner;
-    }
-    return null;
-  };
-  try {
-    return walk(path);
-  } catch (error) {
-    return `${path} cannot be read (${error.code ?? String(error)})`;
-  }
-}
-function removeTree(path) {
-  const problem = removalProblem(path);
-  try {
-    if (!problem) {
-      rmSync3(path, { recursive: true, force: true });
-      return null;
-    }
-    const aside = `${path.replace(/\.tmp-\d+-[0-9a-f]+$/, "")}.untrusted-${randomBytes3(4).toString("hex")}`;
-    renameSync2(path, aside);
-    return `left as ${aside}, not removed, because ${problem}: look at it and remove it yourself`;
-  } catch (error) {
-    const code = error.code;
-    if (code === "ENOENT") return null;
-    return `could not remove ${path} (${code ?? String(error)}): remove it yourself`;
-  }
-}
-async function removeStaleFills(cacheDir) {
-  let removed = 0;
-  const problems = [];
-  let names = [];
-  try {
-    names = readdirSync3(cacheDir);
-  } catch {
-    return { removed, problems };
-  }
-  for (const name of names) {
-    const match = /\.tmp-(\d+)-[0-9a-f]+(\.manifest\.json)?$/.exec(name);
-    if (!match || Number(match[1]) === process.pid || processAlive(Number(match[1]))) continue;
-    const path = join4(cacheDir, name);
-    const left = match[2] ? [] : await endProcessesIn(path);
-    if (left.length > 0) {
-      problems.push(...left);
-      continue;
-    }
-    const problem = removeTree(path);
-    if (problem) problems.push(`A fill of a killed run in the initdb cache: ${problem}`);
-    else removed += 1;
-  }
-  return { removed, problems };
-}
-function removeOldFormats(cacheDir) {
-  let removed = 0;
-  let names = [];
-  try {
-    names = readdirSync3(cacheDir);
-  } catch {
-    return removed;
-  }
-  for (const name of names) {
-    if (!/^[0-9a-f]{32}$/.test(name)) continue;
-    const entry = join4(cacheDir, name);
-    const m = loadManifest(entry);
-    if (typeof m !== "string" || !m.includes("no size and sha256")) continue;
-    if (removeTree(entry) === null) {
-      rmSync3(`${entry}${MANIFEST_SUFFIX}`, { force: true });
-      removed += 1;
-    }
-  }
-  return removed;
 }
 var MANIFEST_SUFFIX = ".manifest.json";
 var MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
@@ -1832,7 +1712,7 @@ function readAll(fd, size) {
   return buffer.subarray(0, done);
 }
 function sha256(bytes) {
-  return createHash("sha256").update(bytes).digest("hex");
+  return createHash2("sha256").update(bytes).digest("hex");
 }
 function withFile(path, use, maxBytes) {
   const fd = openSync(path, READ_FLAGS);
@@ -1853,7 +1733,7 @@ function listFiles(dir) {
   const manifest = { dirs: [], files: {} };
   const walk = (at) => {
     for (const name of readdirSync3(at)) {
-      const path = join4(at, name);
+      const path = join5(at, name);
       if (lstatSync(path).isDirectory()) {
         manifest.dirs.push(relative(dir, path));
         walk(path);
@@ -1905,7 +1785,7 @@ function isInside(path) {
 }
 function foldersProblem(root, dirs) {
   for (const dir of ["", ...dirs]) {
-    const s = lstatSync(dir ? join4(root, dir) : root, { throwIfNoEntry: false });
+    const s = lstatSync(dir ? join5(root, dir) : root, { throwIfNoEntry: false });
     const problem = s ? trustProblem(s, "folder") : "is missing";
     if (problem) return `${dir || "its folder"} ${problem}`;
   }
@@ -1940,16 +1820,88 @@ function entryProblem(entry) {
   const extra = Object.keys(found.files).find((path) => !(path in manifest.files));
   return extra ? `${extra} was added` : null;
 }
-var DamagedEntryError = class extends Error {
-  constructor(entry, problem) {
-    super(`${entry}: ${problem}`);
-    this.entry = entry;
-    this.problem = problem;
-    this.name = "DamagedEntryError";
+
+// src/native/cache-removal.ts
+import { randomBytes as randomBytes3 } from "node:crypto";
+import { lstatSync as lstatSync2, readdirSync as readdirSync4, renameSync as renameSync2, rmSync as rmSync3 } from "node:fs";
+import { join as join6 } from "node:path";
+var MAX_WALK = 1e5;
+function removalProblem(path) {
+  let seen = 0;
+  const walk = (at) => {
+    const s = lstatSync2(at, { throwIfNoEntry: false });
+    if (!s || !s.isDirectory()) return null;
+    const problem = trustProblem(s, "folder");
+    if (problem) return `${at} ${problem}`;
+    for (const name of readdirSync4(at)) {
+      seen += 1;
+      if (seen > MAX_WALK) return `${path} holds more than ${MAX_WALK} files and folders`;
+      const inner = walk(join6(at, name));
+      if (inner) return inner;
+    }
+    return null;
+  };
+  try {
+    return walk(path);
+  } catch (error) {
+    return `${path} cannot be read (${error.code ?? String(error)})`;
   }
-  entry;
-  problem;
-};
+}
+function removeTree(path) {
+  const problem = removalProblem(path);
+  try {
+    if (!problem) {
+      rmSync3(path, { recursive: true, force: true });
+      return null;
+    }
+    const aside = `${path.replace(/\.tmp-\d+-[0-9a-f]+$/, "")}.untrusted-${randomBytes3(4).toString("hex")}`;
+    renameSync2(path, aside);
+    return `left as ${aside}, not removed, because ${problem}: look at it and remove it yourself`;
+  } catch (error) {
+    const code = error.code;
+    if (code === "ENOENT") return null;
+    return `could not remove ${path} (${code ?? String(error)}): remove it yourself`;
+  }
+}
+function cacheNames(cacheDir) {
+  try {
+    return readdirSync4(cacheDir);
+  } catch {
+    return [];
+  }
+}
+async function removeStaleFills(cacheDir, names = cacheNames(cacheDir)) {
+  let removed = 0;
+  const problems = [];
+  for (const name of names) {
+    const match = /\.tmp-(\d+)-[0-9a-f]+(\.manifest\.json)?$/.exec(name);
+    if (!match || Number(match[1]) === process.pid || processAlive(Number(match[1]))) continue;
+    const path = join6(cacheDir, name);
+    const left = match[2] ? [] : await endProcessesIn(path);
+    if (left.length > 0) {
+      problems.push(...left);
+      continue;
+    }
+    const problem = removeTree(path);
+    if (problem) problems.push(`A fill of a killed run in the initdb cache: ${problem}`);
+    else removed += 1;
+  }
+  return { removed, problems };
+}
+function removeOldFormats(cacheDir, names = cacheNames(cacheDir)) {
+  let removed = 0;
+  for (const name of names) {
+    if (!/^[0-9a-f]{32}$/.test(name)) continue;
+    const entry = join6(cacheDir, name);
+    const m = loadManifest(entry);
+    if (typeof m !== "string" || !m.includes("no size and sha256")) continue;
+    if (removeTree(entry) === null) {
+      rmSync3(`${entry}${MANIFEST_SUFFIX}`, { force: true });
+      removed += 1;
+    }
+  }
+  return removed;
+}
 function dropEntry(entry) {
   const notes = [];
   let folder = entry;
@@ -1967,6 +1919,93 @@ function dropEntry(entry) {
   }
   return notes.length > 0 ? notes.join("; ") : null;
 }
+
+// src/native/cache-copy.ts
+import { chownSync, closeSync as closeSync2, fchownSync, mkdirSync as mkdirSync2, openSync as openSync2, renameSync as renameSync3, rmSync as rmSync4, writeSync } from "node:fs";
+import { join as join7, relative as relative2 } from "node:path";
+var DamagedEntryError = class extends Error {
+  constructor(entry, problem) {
+    super(`${entry}: ${problem}`);
+    this.entry = entry;
+    this.problem = problem;
+    this.name = "DamagedEntryError";
+  }
+  entry;
+  problem;
+};
+function deferrableDatabases(manifest) {
+  const oids = manifest.dirs.map((d) => /^base[\\/](\d+)$/.exec(d)?.[1]).filter((o) => o !== void 0).map(Number).sort((a, b) => a - b);
+  return oids.slice(0, -1).map((oid) => join7("base", String(oid)));
+}
+function isUnder(path, dir) {
+  return path === dir || path.startsWith(`${dir}/`) || path.startsWith(`${dir}\\`);
+}
+function copyCluster(entry, manifest, dest, runAs, later = []) {
+  const now = (path) => !later.some((dir) => isUnder(path, dir));
+  const dirs = manifest.dirs.filter(now);
+  const untrusted = foldersProblem(entry, dirs);
+  if (untrusted) throw new DamagedEntryError(entry, untrusted);
+  mkdirSync2(dest, { mode: 448 });
+  if (runAs) chownSync(dest, runAs.uid, runAs.gid);
+  for (const dir of dirs) {
+    const path = join7(dest, dir);
+    mkdirSync2(path, { mode: 448 });
+    if (runAs) chownSync(path, runAs.uid, runAs.gid);
+  }
+  for (const [file, { size, sha256: hash }] of Object.entries(manifest.files).filter(([f]) => now(f))) {
+    let mode = 384;
+    let bytes;
+    try {
+      bytes = withFile(join7(entry, file), (read, s) => {
+        if (s.size !== size) throw new TrustError(`has ${s.size} bytes, not ${size}`);
+        mode = s.mode & 488;
+        return read;
+      });
+    } catch (error) {
+      throw new DamagedEntryError(entry, `${file} ${readProblem(error)}`);
+    }
+    if (bytes.length !== size) throw new DamagedEntryError(entry, `${file} has ${bytes.length} bytes, not ${size}`);
+    if (sha256(bytes) !== hash) {
+      throw new DamagedEntryError(entry, `${file} does not match the sha256 in its manifest (it changed after the fill)`);
+    }
+    const fd = openSync2(join7(dest, file), "wx", mode);
+    try {
+      for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+      if (runAs) fchownSync(fd, runAs.uid, runAs.gid);
+    } finally {
+      closeSync2(fd);
+    }
+  }
+}
+function copyLater(entry, manifest, dest, runAs, later, staging) {
+  if (later.length === 0) return;
+  mkdirSync2(staging, { mode: 448 });
+  try {
+    for (const [n, dir] of later.entries()) {
+      const into = join7(staging, String(n));
+      const part = {
+        dirs: manifest.dirs.filter((p) => p !== dir && isUnder(p, dir)).map((p) => relative2(dir, p)),
+        files: Object.fromEntries(
+          Object.entries(manifest.files).filter(([f]) => isUnder(f, dir)).map(([f, e]) => [relative2(dir, f), e])
+        )
+      };
+      try {
+        copyCluster(join7(entry, dir), part, into, runAs);
+      } catch (error) {
+        if (!(error instanceof DamagedEntryError)) throw error;
+        const what = error.problem.replace(/^its folder /, "");
+        throw new DamagedEntryError(entry, what === error.problem ? `${dir}/${what}` : `${dir} ${what}`);
+      }
+      renameSync3(into, join7(dest, dir));
+    }
+  } finally {
+    rmSync4(staging, { recursive: true, force: true });
+  }
+}
+
+// src/native/initdb-cache.ts
+var VERSION_TIMEOUT_MS2 = 3e4;
+var INITDB_TIMEOUT_MS = 3e5;
 function prepareCacheDir(cacheDir) {
   try {
     makeDirs(cacheDir, 493);
@@ -1989,7 +2028,43 @@ function initdbCause(output) {
   return picked.join(" | ") || "no output";
 }
 async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts) {
-  const initdb = join4(spec.bindir, exe("initdb", process.platform));
+  const initdb = join8(spec.bindir, exe("initdb", process.platform));
+  const args = initdbArgs(spec);
+  const entry = join8(cacheDir, cacheKey(initdbVersion(initdb, facts), args));
+  let dropped;
+  const found = checkEntry(entry);
+  if (found && "manifest" in found) return { entry, manifest: found.manifest, hit: true, initdbMs: 0 };
+  if (found) {
+    const note = dropEntry(entry);
+    dropped = `${entry}: ${found.problem}${note ? `; ${note}` : ""}`;
+  }
+  prepareCacheDir(cacheDir);
+  const names = cacheNames(cacheDir);
+  await removeStaleFills(cacheDir, names);
+  removeOldFormats(cacheDir, names);
+  const suffix = `.tmp-${process.pid}-${randomBytes4(4).toString("hex")}`;
+  const fill = {
+    staging: `${entry}${suffix}`,
+    initdbDir: stagingBase ? join8(stagingBase, `initdb${suffix}`) : `${entry}${suffix}`
+  };
+  throwIfInterrupted();
+  mkdirSync3(fill.initdbDir, { mode: 448 });
+  if (runAs) chownSync2(fill.initdbDir, runAs.uid, runAs.gid);
+  const t0 = performance.now();
+  await runInitdb(initdb, args, spec, fill, runAs);
+  let filled = await recordFill(cacheDir, fill);
+  const initdbMs = Math.round(performance.now() - t0);
+  if (!placeEntry(fill.staging, entry, JSON.stringify(filled))) filled = await theirEntry(fill.staging, entry);
+  return {
+    entry,
+    manifest: filled,
+    hit: false,
+    initdbMs,
+    ...fill.initdbDir !== fill.staging ? { fresh: fill.initdbDir } : {},
+    ...dropped ? { dropped } : {}
+  };
+}
+function initdbVersion(initdb, facts) {
   let versionProblem = "";
   const version = facts.get(initdb, "--version", () => {
     const r = spawnSync(initdb, ["--version"], { encoding: "utf8", timeout: VERSION_TIMEOUT_MS2 });
@@ -2000,38 +2075,22 @@ async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts
   if (version === null) {
     throw new SetupError(`${initdb} --version failed: ${versionProblem}`, "Check the PostgreSQL installation");
   }
-  const args = initdbArgs(spec);
-  const entry = join4(cacheDir, cacheKey(version, args));
-  let dropped;
-  const found = checkEntry(entry);
-  if (found && "manifest" in found) return { entry, manifest: found.manifest, hit: true, initdbMs: 0 };
-  if (found) {
-    const note = dropEntry(entry);
-    dropped = `${entry}: ${found.problem}${note ? `; ${note}` : ""}`;
-  }
-  prepareCacheDir(cacheDir);
-  await removeStaleFills(cacheDir);
-  removeOldFormats(cacheDir);
-  const suffix = `.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`;
-  const staging = `${entry}${suffix}`;
-  const initdbDir = stagingBase ? join4(stagingBase, `initdb${suffix}`) : staging;
-  throwIfInterrupted();
-  mkdirSync2(initdbDir, { mode: 448 });
-  if (runAs) chownSync(initdbDir, runAs.uid, runAs.gid);
-  const t0 = performance.now();
-  const removeFill = async () => {
-    await endProcessesIn(initdbDir);
-    rmSync3(initdbDir, { recursive: true, force: true });
-    rmSync3(staging, { recursive: true, force: true });
-  };
+  return version;
+}
+async function removeFill(fill) {
+  await endProcessesIn(fill.initdbDir);
+  rmSync5(fill.initdbDir, { recursive: true, force: true });
+  rmSync5(fill.staging, { recursive: true, force: true });
+}
+async function runInitdb(initdb, args, spec, fill, runAs) {
   const failed = async (problem, fix) => {
-    await removeFill();
+    await removeFill(fill);
     return new SetupError(problem, fix);
   };
-  const result = await run(initdb, ["-D", initdbDir, ...args], {
+  const result = await run(initdb, ["-D", fill.initdbDir, ...args], {
     timeoutMs: INITDB_TIMEOUT_MS,
     stopLeaderOnly: true,
-    cwd: initdbDir,
+    cwd: fill.initdbDir,
     ...runAs ? { uid: runAs.uid, gid: runAs.gid } : {},
     env: { LC_ALL: "", LANG: "" }
   }).catch(async (error) => {
@@ -2040,168 +2099,91 @@ async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts
       "Check the PostgreSQL installation"
     );
   });
-  if (result.code !== 0) {
-    const text = `${result.stdout}
+  if (result.code === 0) return;
+  const text = `${result.stdout}
 ${result.stderr}`;
-    if (/locale/i.test(result.stderr) && /invalid|not supported|not found|no usable/i.test(result.stderr)) {
-      await removeFill();
-      throw new InputError(
-        "locale",
-        `initdb refused locale "${spec.locale}": ${initdbCause(result.stderr)}`,
-        "Use C (the default), or install that locale (e.g. locale-gen)"
-      );
-    }
-    throw await failed(
-      result.timedOut ? `initdb did not finish within ${INITDB_TIMEOUT_MS / 1e3} s` : `initdb failed: ${initdbCause(text)}`,
-      "See initdb's message"
+  if (/locale/i.test(result.stderr) && /invalid|not supported|not found|no usable/i.test(result.stderr)) {
+    await removeFill(fill);
+    throw new InputError(
+      "locale",
+      `initdb refused locale "${spec.locale}": ${initdbCause(result.stderr)}`,
+      "Use C (the default), or install that locale (e.g. locale-gen)"
     );
   }
-  let filled;
+  throw await failed(
+    result.timedOut ? `initdb did not finish within ${INITDB_TIMEOUT_MS / 1e3} s` : `initdb failed: ${initdbCause(text)}`,
+    "See initdb's message"
+  );
+}
+async function recordFill(cacheDir, fill) {
   try {
-    if (initdbDir !== staging) cpSync(initdbDir, staging, { recursive: true });
-    chmodSync(staging, 448);
-    filled = listFiles(staging);
-    writeFileSync2(`${staging}${MANIFEST_SUFFIX}`, JSON.stringify(filled), { mode: 384 });
+    if (fill.initdbDir !== fill.staging) cpSync(fill.initdbDir, fill.staging, { recursive: true });
+    chmodSync(fill.staging, 448);
+    const filled = listFiles(fill.staging);
+    writeFileSync2(`${fill.staging}${MANIFEST_SUFFIX}`, JSON.stringify(filled), { mode: 384 });
+    return filled;
   } catch (error) {
-    throw await failed(
+    await removeFill(fill);
+    throw new SetupError(
       `Could not fill the initdb cache in ${cacheDir}: ${error instanceof Error ? error.message : String(error)}`,
       "Check input 'cache-dir' (room, permissions)"
     );
   }
-  const initdbMs = Math.round(performance.now() - t0);
-  if (!placeEntry(staging, entry)) {
-    rmSync3(staging, { recursive: true, force: true });
-    rmSync3(`${staging}${MANIFEST_SUFFIX}`, { force: true });
-    let problem = entryProblem(entry);
-    for (let i = 0; problem !== null && i < PLACE_WAIT_TRIES; i++) {
-      await new Promise((resolve3) => setTimeout(resolve3, 100));
-      problem = entryProblem(entry);
-    }
-    const theirs = readManifest(entry);
-    if (problem !== null || !theirs) {
-      throw new SetupError(
-        `Could not place the initdb cache entry ${entry}: ${problem ?? "no manifest"}`,
-        `Remove ${entry} and try again`
-      );
-    }
-    filled = theirs;
+}
+async function theirEntry(staging, entry) {
+  rmSync5(staging, { recursive: true, force: true });
+  rmSync5(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+  let problem = entryProblem(entry);
+  for (let i = 0; problem !== null && i < PLACE_WAIT_TRIES; i++) {
+    await new Promise((resolve3) => setTimeout(resolve3, 100));
+    problem = entryProblem(entry);
   }
-  return {
-    entry,
-    manifest: filled,
-    hit: false,
-    initdbMs,
-    ...initdbDir !== staging ? { fresh: initdbDir } : {},
-    ...dropped ? { dropped } : {}
-  };
+  const theirs = readManifest(entry);
+  if (problem !== null || !theirs) {
+    throw new SetupError(
+      `Could not place the initdb cache entry ${entry}: ${problem ?? "no manifest"}`,
+      `Remove ${entry} and try again`
+    );
+  }
+  return theirs;
 }
 var PLACE_WAIT_TRIES = 50;
-function placeEntry(staging, entry) {
+function placeEntry(staging, entry, data) {
   const manifest = `${entry}${MANIFEST_SUFFIX}`;
-  const data = readFileSync5(`${staging}${MANIFEST_SUFFIX}`);
   for (let attempt = 0; attempt < 2; attempt++) {
-    if (lstatSync(entry, { throwIfNoEntry: false })) return false;
+    if (lstatSync3(entry, { throwIfNoEntry: false })) return false;
     try {
       writeFileSync2(manifest, data, { flag: "wx", mode: 384 });
     } catch (error) {
       if (error.code !== "EEXIST") return false;
-      const since = Date.now() - (lstatSync(manifest, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      const since = Date.now() - (lstatSync3(manifest, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
       if (attempt > 0 || since < 6e4) return false;
-      rmSync3(manifest, { force: true });
+      rmSync5(manifest, { force: true });
       continue;
     }
     try {
-      renameSync2(staging, entry);
-      rmSync3(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+      renameSync4(staging, entry);
+      rmSync5(`${staging}${MANIFEST_SUFFIX}`, { force: true });
       return true;
     } catch {
-      rmSync3(manifest, { force: true });
+      rmSync5(manifest, { force: true });
       return false;
     }
   }
   return false;
 }
-function deferrableDatabases(manifest) {
-  const oids = manifest.dirs.map((d) => /^base[\\/](\d+)$/.exec(d)?.[1]).filter((o) => o !== void 0).map(Number).sort((a, b) => a - b);
-  return oids.slice(0, -1).map((oid) => join4("base", String(oid)));
-}
-function isUnder(path, dir) {
-  return path === dir || path.startsWith(`${dir}/`) || path.startsWith(`${dir}\\`);
-}
-function copyCluster(entry, manifest, dest, runAs, later = []) {
-  const now = (path) => !later.some((dir) => isUnder(path, dir));
-  const dirs = manifest.dirs.filter(now);
-  const untrusted = foldersProblem(entry, dirs);
-  if (untrusted) throw new DamagedEntryError(entry, untrusted);
-  mkdirSync2(dest, { mode: 448 });
-  if (runAs) chownSync(dest, runAs.uid, runAs.gid);
-  for (const dir of dirs) {
-    const path = join4(dest, dir);
-    mkdirSync2(path, { mode: 448 });
-    if (runAs) chownSync(path, runAs.uid, runAs.gid);
-  }
-  for (const [file, { size, sha256: hash }] of Object.entries(manifest.files).filter(([f]) => now(f))) {
-    let mode = 384;
-    let bytes;
-    try {
-      bytes = withFile(join4(entry, file), (read, s) => {
-        if (s.size !== size) throw new TrustError(`has ${s.size} bytes, not ${size}`);
-        mode = s.mode & 488;
-        return read;
-      });
-    } catch (error) {
-      throw new DamagedEntryError(entry, `${file} ${readProblem(error)}`);
-    }
-    if (bytes.length !== size) throw new DamagedEntryError(entry, `${file} has ${bytes.length} bytes, not ${size}`);
-    if (sha256(bytes) !== hash) {
-      throw new DamagedEntryError(entry, `${file} does not match the sha256 in its manifest (it changed after the fill)`);
-    }
-    const fd = openSync(join4(dest, file), "wx", mode);
-    try {
-      for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
-      if (runAs) fchownSync(fd, runAs.uid, runAs.gid);
-    } finally {
-      closeSync(fd);
-    }
-  }
-}
-function copyLater(entry, manifest, dest, runAs, later, staging) {
-  if (later.length === 0) return;
-  mkdirSync2(staging, { mode: 448 });
-  try {
-    for (const [n, dir] of later.entries()) {
-      const into = join4(staging, String(n));
-      const part = {
-        dirs: manifest.dirs.filter((p) => p !== dir && isUnder(p, dir)).map((p) => relative(dir, p)),
-        files: Object.fromEntries(
-          Object.entries(manifest.files).filter(([f]) => isUnder(f, dir)).map(([f, e]) => [relative(dir, f), e])
-        )
-      };
-      try {
-        copyCluster(join4(entry, dir), part, into, runAs);
-      } catch (error) {
-        if (!(error instanceof DamagedEntryError)) throw error;
-        const what = error.problem.replace(/^its folder /, "");
-        throw new DamagedEntryError(entry, what === error.problem ? `${dir}/${what}` : `${dir} ${what}`);
-      }
-      renameSync2(into, join4(dest, dir));
-    }
-  } finally {
-    rmSync3(staging, { recursive: true, force: true });
-  }
-}
 
 // src/native/postgres.ts
 import { execFileSync as execFileSync3, spawn } from "node:child_process";
-import { chownSync as chownSync2, closeSync as closeSync2, existsSync as existsSync4, openSync as openSync2, readFileSync as readFileSync7, rmSync as rmSync4 } from "node:fs";
-import { basename as basename2, join as join6 } from "node:path";
+import { chownSync as chownSync3, closeSync as closeSync3, existsSync as existsSync4, openSync as openSync3, readFileSync as readFileSync6, rmSync as rmSync6 } from "node:fs";
+import { basename as basename2, join as join10 } from "node:path";
 import { setTimeout as sleep5 } from "node:timers/promises";
 
 // src/native/ramdir.ts
 import { execFileSync as execFileSync2 } from "node:child_process";
-import { existsSync as existsSync3, mkdtempSync, readFileSync as readFileSync6, rmdirSync, statfsSync } from "node:fs";
+import { existsSync as existsSync3, mkdtempSync, readFileSync as readFileSync5, rmdirSync, statfsSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, isAbsolute as isAbsolute2, join as join5 } from "node:path";
+import { basename, isAbsolute as isAbsolute2, join as join9 } from "node:path";
 var TMPFS_MAGIC = 16914836;
 var RAMFS_MAGIC = 2240043254;
 var MOUNT_PREFIX = "pg-tmpfs-mnt-";
@@ -2285,7 +2267,7 @@ async function prepareRam(bytes, capped, name, onMount = () => void 0) {
     const choice = chooseLinux(bytes, capped);
     if (choice.kind === "shm") return { base: choice.base, plan: { kind: "shm" }, mount: null };
     if (choice.kind === "disk") return { base: choice.base, plan: { kind: "disk", warning: choice.warning }, mount: null };
-    const dir = mkdtempSync(join5(tempBase(), MOUNT_PREFIX));
+    const dir = mkdtempSync(join9(tempBase(), MOUNT_PREFIX));
     const mount = { kind: "mount", dir, sudo: !choice.root };
     onMount(mount);
     try {
@@ -2315,7 +2297,7 @@ async function prepareRam(bytes, capped, name, onMount = () => void 0) {
 }
 function isMountPoint(dir) {
   try {
-    const mounts = readFileSync6("/proc/self/mounts", "utf8");
+    const mounts = readFileSync5("/proc/self/mounts", "utf8");
     return mounts.split("\n").some((line) => line.split(" ")[1]?.replace(/\\040/g, " ") === dir);
   } catch {
     return true;
@@ -2338,7 +2320,7 @@ async function teardownRam(mount) {
 var RUN_MARKER = ".pg-tmpfs-run";
 var SERVER_LOG = "server.log";
 function dataDirOf(runDir) {
-  return join6(runDir, "data");
+  return join10(runDir, "data");
 }
 function runAsUser() {
   if (process.getuid?.() !== 0) return null;
@@ -2384,17 +2366,17 @@ function nativeSettings(dataDir, config) {
   ];
 }
 function spawnPostgres(bindir, runDir, port, config, runAs) {
-  const logFile = join6(runDir, SERVER_LOG);
-  const logFd = openSync2(logFile, "a");
-  if (runAs) chownSync2(logFile, runAs.uid, runAs.gid);
-  const child = spawn(join6(bindir, exe("postgres", process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
+  const logFile = join10(runDir, SERVER_LOG);
+  const logFd = openSync3(logFile, "a");
+  if (runAs) chownSync3(logFile, runAs.uid, runAs.gid);
+  const child = spawn(join10(bindir, exe("postgres", process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
     detached: true,
     stdio: ["ignore", logFd, logFd],
     cwd: runDir,
     env: inheritedEnv(),
     ...runAs ? { uid: runAs.uid, gid: runAs.gid } : {}
   });
-  closeSync2(logFd);
+  closeSync3(logFd);
   let exited = false;
   child.on("exit", () => exited = true);
   child.unref();
@@ -2402,7 +2384,7 @@ function spawnPostgres(bindir, runDir, port, config, runAs) {
 }
 function postmasterRunning(dataDir, pid) {
   try {
-    const first = readFileSync7(join6(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
+    const first = readFileSync6(join10(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
     return first === String(pid) && processAlive(pid);
   } catch {
     return false;
@@ -2413,7 +2395,7 @@ function postmasterPid(handle) {
   if (!handle.runDir) return 0;
   try {
     const pid = Number(
-      readFileSync7(join6(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
+      readFileSync6(join10(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
     );
     return Number.isInteger(pid) && pid > 0 ? pid : 0;
   } catch {
@@ -2427,7 +2409,7 @@ function postgresAlive(handle) {
 function startingPostgres(pid, dataDir) {
   if (process.platform !== "linux" || !processAlive(pid)) return false;
   try {
-    const argv = readFileSync7(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    const argv = readFileSync6(`/proc/${pid}/cmdline`, "utf8").split("\0");
     return argv.includes(dataDir) && /postgres$/.test(argv[0] ?? "");
   } catch {
     return false;
@@ -2435,7 +2417,7 @@ function startingPostgres(pid, dataDir) {
 }
 function sysvSegment(dataDir) {
   try {
-    const line = readFileSync7(join6(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
+    const line = readFileSync6(join10(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
     const id = Number(line.trim().split(/\s+/)[1]);
     return Number.isInteger(id) && id >= 0 && line.trim() !== "" ? id : null;
   } catch {
@@ -2444,8 +2426,8 @@ function sysvSegment(dataDir) {
 }
 function isOurRunDir(runDir, token) {
   if (!token) return false;
-  const marker = join6(runDir, RUN_MARKER);
-  if (existsSync4(marker)) return readFileSync7(marker, "utf8") === token;
+  const marker = join10(runDir, RUN_MARKER);
+  if (existsSync4(marker)) return readFileSync6(marker, "utf8") === token;
   return basename2(runDir).endsWith(`-${token}`);
 }
 function nameHasToken(handle) {
@@ -2454,7 +2436,7 @@ function nameHasToken(handle) {
 function postgresLogTail(runDir, lines = LOG_TAIL_LINES) {
   if (!runDir) return "";
   try {
-    return readFileSync7(join6(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+    return readFileSync6(join10(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
   } catch {
     return "";
   }
@@ -2468,7 +2450,7 @@ async function stopPostgres(handle) {
   if (pid > 0 && (postmasterRunning(dataDir, pid) || startingPostgres(pid, dataDir))) {
     try {
       if (process.platform === "win32") {
-        await runOk(join6(handle.bindir, exe("pg_ctl", "win32")), ["stop", "-m", "immediate", "-D", dataDir], {
+        await runOk(join10(handle.bindir, exe("pg_ctl", "win32")), ["stop", "-m", "immediate", "-D", dataDir], {
           timeoutMs: PG_CTL_TIMEOUT_MS
         });
       } else {
@@ -2487,7 +2469,7 @@ async function stopPostgres(handle) {
   if (segment !== null) problems.push(...await removeSysvSegment(segment));
   if (handle.runDir && existsSync4(handle.runDir)) {
     if (ours) {
-      rmSync4(handle.runDir, { recursive: true, force: true });
+      rmSync6(handle.runDir, { recursive: true, force: true });
     } else {
       problems.push(`Not removing ${handle.runDir}: it does not carry this run's marker`);
     }
@@ -2513,72 +2495,15 @@ function identConf(osUsers2, dbUser) {
 }
 
 // src/native/start.ts
-import { randomBytes as randomBytes5 } from "node:crypto";
-import { chownSync as chownSync3, mkdirSync as mkdirSync3, readFileSync as readFileSync8, renameSync as renameSync3, rmSync as rmSync5, writeFileSync as writeFileSync3 } from "node:fs";
-import { userInfo } from "node:os";
-import { join as join7 } from "node:path";
+import { randomBytes as randomBytes6 } from "node:crypto";
+import { chownSync as chownSync4, mkdirSync as mkdirSync4, readFileSync as readFileSync7, writeFileSync as writeFileSync4 } from "node:fs";
+import { join as join12 } from "node:path";
 import { performance as performance4 } from "node:perf_hooks";
 
-// node_modules/@mongodb-js/saslprep/dist/.esm-wrapper.mjs
-var import_node = __toESM(require_node(), 1);
-var saslprep = import_node.default.saslprep;
-
-// src/native/scram.ts
-import { createHash as createHash2, createHmac, pbkdf2Sync, randomBytes as randomBytes4 } from "node:crypto";
-var SCRAM_ITERATIONS = 4096;
-function preparePassword(password) {
-  if (![...password].some((c) => c.charCodeAt(0) > 127)) return password;
-  try {
-    return saslprep(password);
-  } catch {
-    return password;
-  }
-}
-function scramVerifier(password, salt = randomBytes4(16), iterations = SCRAM_ITERATIONS) {
-  const salted = pbkdf2Sync(preparePassword(password), salt, iterations, 32, "sha256");
-  const clientKey = createHmac("sha256", salted).update("Client Key").digest();
-  const storedKey = createHash2("sha256").update(clientKey).digest();
-  const serverKey = createHmac("sha256", salted).update("Server Key").digest();
-  return `SCRAM-SHA-256$${iterations}:${salt.toString("base64")}$${storedKey.toString("base64")}:${serverKey.toString("base64")}`;
-}
-
-// src/native/start.ts
-var MAX_SOCKET_PATH = 107;
-function checkSocketPath(dataDir, port) {
-  const path = join7(dataDir, `.s.PGSQL.${port}`);
-  if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
-    throw new InputError(
-      "container-name",
-      `the server's socket path ${path} would be ${Buffer.byteLength(path)} bytes, more than the ${MAX_SOCKET_PATH} a Unix socket allows`,
-      "Use a shorter name"
-    );
-  }
-}
-function clientHost(publishHost) {
-  if (publishHost === "0.0.0.0") return "127.0.0.1";
-  if (publishHost === "::") return "::1";
-  return publishHost;
-}
-function listenWarnings(config) {
-  const warnings = [];
-  const listen = config.settings.find((s) => s.name.toLowerCase() === "listen_addresses");
-  if (listen && !listen.value.split(",").every((a) => isLoopback(a.trim()))) {
-    warnings.push(
-      `Setting listen_addresses=${listen.value} makes PostgreSQL listen beyond this machine's loopback (it overrides input 'publish-host'); only password (scram-sha-256) connections from loopback are allowed by pg_hba.conf`
-    );
-  }
-  return [
-    ...warnings,
-    ...publishHostWarnings(config.publishHost),
-    ...defaultPasswordWarnings(config.password, config.publishHost)
-  ];
-}
-function makeRunDir(handle, runAs) {
-  throwIfInterrupted();
-  mkdirSync3(handle.runDir, { mode: 448 });
-  writeFileSync3(join7(handle.runDir, RUN_MARKER), handle.token);
-  if (runAs) chownSync3(handle.runDir, runAs.uid, runAs.gid);
-}
+// src/native/place-cluster.ts
+import { renameSync as renameSync5, rmSync as rmSync7, writeFileSync as writeFileSync3 } from "node:fs";
+import { userInfo } from "node:os";
+import { join as join11 } from "node:path";
 function copyError(error, config, dataDir) {
   if (error instanceof SetupError || error instanceof InputError) return error;
   if (error instanceof DamagedEntryError) {
@@ -2626,7 +2551,7 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
   throwIfInterrupted();
   const place = (c) => {
     if (c.fresh) {
-      renameSync3(c.fresh, dataDir);
+      renameSync5(c.fresh, dataDir);
       return [];
     }
     const later2 = deferrableDatabases(c.manifest);
@@ -2639,7 +2564,7 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
       later = place(cache);
     } catch (error) {
       if (!(error instanceof DamagedEntryError)) throw error;
-      rmSync5(dataDir, { recursive: true, force: true });
+      rmSync7(dataDir, { recursive: true, force: true });
       const note = dropEntry(cache.entry);
       cache = {
         ...await ensureCluster(cacheDir, spec, runAs, handle.runDir, facts),
@@ -2652,12 +2577,12 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
   } catch (error) {
     throw copyError(error, config, dataDir);
   }
-  writeFileSync3(join7(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
-  writeFileSync3(join7(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
+  writeFileSync3(join11(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
+  writeFileSync3(join11(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
   const entry = cache.entry;
   const copyTemplates = () => {
     try {
-      copyLater(entry, cache.manifest, dataDir, runAs, later, join7(handle.runDir, "templates.tmp"));
+      copyLater(entry, cache.manifest, dataDir, runAs, later, join11(handle.runDir, "templates.tmp"));
     } catch (error) {
       if (error instanceof DamagedEntryError) throw new TemplatesNotUsed(error, dropEntry(entry));
       throw copyError(error, config, dataDir);
@@ -2677,6 +2602,67 @@ function osUsers(runAs) {
     );
   }
   return runAs ? [me, runAs.name] : [me];
+}
+
+// node_modules/@mongodb-js/saslprep/dist/.esm-wrapper.mjs
+var import_node = __toESM(require_node(), 1);
+var saslprep = import_node.default.saslprep;
+
+// src/native/scram.ts
+import { createHash as createHash3, createHmac, pbkdf2Sync, randomBytes as randomBytes5 } from "node:crypto";
+var SCRAM_ITERATIONS = 4096;
+function preparePassword(password) {
+  if (![...password].some((c) => c.charCodeAt(0) > 127)) return password;
+  try {
+    return saslprep(password);
+  } catch {
+    return password;
+  }
+}
+function scramVerifier(password, salt = randomBytes5(16), iterations = SCRAM_ITERATIONS) {
+  const salted = pbkdf2Sync(preparePassword(password), salt, iterations, 32, "sha256");
+  const clientKey = createHmac("sha256", salted).update("Client Key").digest();
+  const storedKey = createHash3("sha256").update(clientKey).digest();
+  const serverKey = createHmac("sha256", salted).update("Server Key").digest();
+  return `SCRAM-SHA-256$${iterations}:${salt.toString("base64")}$${storedKey.toString("base64")}:${serverKey.toString("base64")}`;
+}
+
+// src/native/start.ts
+var MAX_SOCKET_PATH = 107;
+function checkSocketPath(dataDir, port) {
+  const path = join12(dataDir, `.s.PGSQL.${port}`);
+  if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
+    throw new InputError(
+      "container-name",
+      `the server's socket path ${path} would be ${Buffer.byteLength(path)} bytes, more than the ${MAX_SOCKET_PATH} a Unix socket allows`,
+      "Use a shorter name"
+    );
+  }
+}
+function clientHost(publishHost) {
+  if (publishHost === "0.0.0.0") return "127.0.0.1";
+  if (publishHost === "::") return "::1";
+  return publishHost;
+}
+function listenWarnings(config) {
+  const warnings = [];
+  const listen = config.settings.find((s) => s.name.toLowerCase() === "listen_addresses");
+  if (listen && !listen.value.split(",").every((a) => isLoopback(a.trim()))) {
+    warnings.push(
+      `Setting listen_addresses=${listen.value} makes PostgreSQL listen beyond this machine's loopback (it overrides input 'publish-host'); only password (scram-sha-256) connections from loopback are allowed by pg_hba.conf`
+    );
+  }
+  return [
+    ...warnings,
+    ...publishHostWarnings(config.publishHost),
+    ...defaultPasswordWarnings(config.password, config.publishHost)
+  ];
+}
+function makeRunDir(handle, runAs) {
+  throwIfInterrupted();
+  mkdirSync4(handle.runDir, { mode: 448 });
+  writeFileSync4(join12(handle.runDir, RUN_MARKER), handle.token);
+  if (runAs) chownSync4(handle.runDir, runAs.uid, runAs.gid);
 }
 async function bootstrap(config, handle, port, exited, verifier) {
   const local = await waitForQuery(
@@ -2708,7 +2694,7 @@ async function verifyNative(client, config, plan, dataDir) {
     // native-only extras the user did not ask for.
     nativeSettings(dataDir, config).filter((s) => asked.has(s.name.toLowerCase())),
     async (dir) => {
-      if (process.platform === "linux") return filesystemTypeOf(dir, readFileSync8("/proc/mounts", "utf8")) ?? "unknown";
+      if (process.platform === "linux") return filesystemTypeOf(dir, readFileSync7("/proc/mounts", "utf8")) ?? "unknown";
       return plan.kind === "ramdisk" ? "ramdisk" : "disk";
     },
     plan.kind !== "disk"
@@ -2752,7 +2738,7 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
     pid: 0,
     runDir: "",
     // 8 hex digits: unique enough for one machine, short enough for the socket path (below).
-    token: randomBytes5(4).toString("hex"),
+    token: randomBytes6(4).toString("hex"),
     ram: null,
     bindir: bins.bindir,
     cacheDir
@@ -2770,7 +2756,7 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
       }
     );
     if (ram.plan.warning) log.warning(ram.plan.warning);
-    handle.runDir = join7(ram.base, `${config.containerName}-${handle.token}`);
+    handle.runDir = join12(ram.base, `${config.containerName}-${handle.token}`);
     checkSocketPath(dataDirOf(handle.runDir), port);
     record();
     makeRunDir(handle, runAs);
@@ -2829,9 +2815,78 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
   }
 }
 
-// src/provision.ts
-import { accessSync as accessSync2, constants as constants4, readFileSync as readFileSync9, realpathSync as realpathSync2, statSync as statSync3 } from "node:fs";
-import { isAbsolute as isAbsolute3, relative as relative2, resolve as resolve2 } from "node:path";
+// src/extensions.ts
+function extensionSource(server) {
+  return server.mode === "docker" ? `image ${server.image}` : `the PostgreSQL binaries in ${server.bindir}`;
+}
+async function createExtensions(client, names, server) {
+  if (names.length === 0) return;
+  const available = new Set(
+    (await client.query("SELECT name FROM pg_available_extensions")).rows.map((r) => r.name)
+  );
+  const missing = names.filter((n) => !available.has(n));
+  if (missing.length > 0) {
+    const renamed = missing.filter((n) => EXTENSION_ALIASES[n] && available.has(EXTENSION_ALIASES[n]));
+    const major = server.serverVersion.split(/[ .]/)[0] ?? "";
+    throw new InputError(
+      "extensions",
+      `${missing.map((n) => `"${n}"`).join(", ")} ${missing.length > 1 ? "are" : "is"} not available in ${extensionSource(server)}`,
+      renamed.length ? renamed.map((n) => `The extension "${n}" is named "${EXTENSION_ALIASES[n]}": list that`).join("; ") : server.mode === "docker" ? `Use an image that has it, e.g. pgvector/pgvector:pg${major} for vector, postgis/postgis:${major}-3.5 for postgis (input 'image'); SELECT name FROM pg_available_extensions lists what this one has` : `Install its package for PostgreSQL ${major} on the runner (e.g. postgresql-${major}-pgvector), or use mode: docker with an image that has it`
+    );
+  }
+  for (const name of names) {
+    throwIfInterrupted();
+    try {
+      await client.query(`CREATE EXTENSION IF NOT EXISTS ${client.escapeIdentifier(name)} CASCADE`);
+    } catch (error) {
+      const e = error;
+      if (!e.code) throw error;
+      const preload = /shared_preload_libraries/.test(`${e.message} ${e.hint ?? ""} ${e.detail ?? ""}`);
+      throw new InputError(
+        "extensions",
+        `CREATE EXTENSION ${name} failed: ${e.message}${e.hint ? `; HINT: ${e.hint.replace(/\.$/, "")}` : ""}`,
+        preload ? `Load its library at start: settings: shared_preload_libraries=${name}` : "See the server message"
+      );
+    }
+  }
+}
+
+// src/init-command.ts
+async function runInitCommand(config, connection, log, runToken = "") {
+  const pending = { stdout: "", stderr: "" };
+  const flush = (stream, chunk, end = false) => {
+    pending[stream] += chunk;
+    const lines = pending[stream].split("\n");
+    pending[stream] = end ? "" : lines.pop() ?? "";
+    for (const line of lines) if (!end || line !== "") log.info(line);
+  };
+  const result = await run("sh", ["-c", config.initCommand], {
+    timeoutMs: config.initTimeoutMs,
+    cwd: config.workDir,
+    env: { ...connectionEnv(connection), ...runToken ? { [RUN_ENV]: runToken } : {} },
+    // libpq variables that would send the command elsewhere than the server just started.
+    unsetEnv: ["PGHOSTADDR", "PGSERVICE", "PGSERVICEFILE", "PGOPTIONS", "PGSSLMODE", "PGPASSFILE", "PGREQUIRESSL"],
+    onOutput: (chunk, stream) => flush(stream, chunk),
+    endGroupOnExit: true
+  });
+  flush("stdout", "", true);
+  flush("stderr", "", true);
+  const escaped = runToken ? processesWithEnv(RUN_ENV, runToken).map((p) => p.pid) : [];
+  if (escaped.length > 0) for (const problem of await endMarkedProcesses(runToken)) log.warning(problem);
+  const ended = (/* @__PURE__ */ new Set([...result.leftoverPids, ...escaped])).size;
+  if (ended > 0) {
+    log.warning(
+      `init-command: ${ended} process${ended > 1 ? "es" : ""} it started still ran when it exited (e.g. a command ending in &); they were ended. Wait for them in the command (wait), or start what the tests need in a step of its own`
+    );
+  }
+  if (result.code !== 0) {
+    throw new InputError(
+      "init-command",
+      result.timedOut ? `did not finish within ${config.initTimeoutMs / 1e3} s (init-timeout) and was killed` : `exited with ${result.code === null ? "a signal" : `code ${result.code}`}: ${tail(result.stderr || result.stdout, 3)}`,
+      result.timedOut ? "Raise init-timeout, or make the command faster" : "Fix the command; its whole output is in the log above"
+    );
+  }
+}
 
 // src/init-sql.ts
 var scanner = null;
@@ -3046,11 +3101,69 @@ function refusePsqlOnly(label, scanned) {
   );
 }
 
-// src/provision.ts
-function wantsProvisioning(config) {
-  return config.init.length > 0 || config.initCommand !== "" || config.databases.length > 0 || config.template || config.extensions.length > 0;
+// src/init-errors.ts
+function failingPoint(file, text, offset) {
+  if (offset === null) return { where: file, quoted: "", at: null };
+  const index = new TextIndex(text);
+  const at = index.lineColumn(index.unit(offset));
+  const quoted = `${at.line} | ${index.lineText(at.line)}
+${" ".repeat(String(at.line).length + 3 + at.column - 1)}^`;
+  return { where: `${file}:${at.line}:${at.column}`, quoted, at };
 }
-var NO_TRANSACTION_MARKER = /^\s*--\s*pg-tmpfs:\s*no-transaction\b/m;
+function initFileError(file, text, error, offset, context = {}) {
+  const { where, quoted, at } = failingPoint(file, text, offset);
+  const extra = [
+    error.detail ? `DETAIL: ${error.detail.replace(/\.$/, "")}` : "",
+    error.hint ? `HINT: ${error.hint.replace(/\.$/, "")}` : "",
+    error.where ? `CONTEXT: ${error.where.replace(/\.$/, "")}` : ""
+  ].filter(Boolean);
+  const problem = `${where}: ${error.severity ?? "ERROR"}: ${error.message}${error.code ? ` (SQLSTATE ${error.code})` : ""}${extra.length ? `; ${extra.join("; ")}` : ""}`;
+  let failure;
+  if (error.code === "53100" || /no space left on device/i.test(error.message)) {
+    const size = context.tmpfsSize ?? null;
+    failure = new InputError(
+      "tmpfs-size",
+      `${problem}; the data directory's RAM folder is full (${size ? `tmpfs-size ${size}` : "tmpfs-size not given: the kernel default"})`,
+      size ? `Raise tmpfs-size above ${size} (the data of the init files must fit in it), or load less data` : "Load less data, or free memory on the machine (the folder is a tmpfs of the kernel default size)",
+      quoted,
+      file
+    );
+  } else if (error.code === "25001" && !context.marker) {
+    failure = new InputError(
+      "init",
+      problem,
+      `Add the line "-- pg-tmpfs: no-transaction" to ${file}: it then runs statement by statement, outside a transaction, as psql would (nothing was kept: the server was removed)`,
+      quoted,
+      file
+    );
+  } else {
+    failure = new InputError(
+      "init",
+      problem,
+      "Fix the SQL in that file (nothing was kept: the server was removed)",
+      quoted,
+      file
+    );
+  }
+  if (at) failure.location = { file, ...at };
+  return failure;
+}
+function timeoutError(file, text, offset, timeoutMs) {
+  const { where, quoted, at } = failingPoint(file, text, offset);
+  const failure = new InputError(
+    "init-timeout",
+    `${where}: the init files ran past init-timeout (${timeoutMs / 1e3} s, for all of them together) and this statement was ended`,
+    "Raise init-timeout, or make the statement faster (a statement_timeout the file sets does not lift this limit)",
+    quoted,
+    file
+  );
+  if (at) failure.location = { file, ...at };
+  return failure;
+}
+
+// src/init-files.ts
+import { accessSync as accessSync2, constants as constants4, readFileSync as readFileSync8, realpathSync as realpathSync2, statSync as statSync3 } from "node:fs";
+import { isAbsolute as isAbsolute3, relative as relative3, resolve as resolve2 } from "node:path";
 var GLOB_DEPTH = 32;
 var GLOB_TIMEOUT_MS = 3e4;
 async function resolveInitFiles(config) {
@@ -3110,7 +3223,7 @@ async function resolveInitFiles(config) {
 async function loadInitFiles(config) {
   const files = (await resolveInitFiles(config)).map((file) => {
     const label = shownPath(config.workDir, file);
-    return { label, text: initText(label, readFileSync9(file)) };
+    return { label, text: initText(label, readFileSync8(file)) };
   });
   for (const file of files) await checkNotPsql(file.label, file.text);
   return files;
@@ -3129,70 +3242,15 @@ function initText(label, bytes) {
   return text.startsWith("\uFEFF") ? text.slice(1) : text;
 }
 function shownPath(workDir, file) {
-  const rel = relative2(workDir, file);
+  const rel = relative3(workDir, file);
   return rel.startsWith("..") || isAbsolute3(rel) ? file : rel;
 }
 async function checkNotPsql(label, text) {
   refusePsqlOnly(label, await scanSql(text));
 }
-function failingPoint(file, text, offset) {
-  if (offset === null) return { where: file, quoted: "", at: null };
-  const index = new TextIndex(text);
-  const at = index.lineColumn(index.unit(offset));
-  const quoted = `${at.line} | ${index.lineText(at.line)}
-${" ".repeat(String(at.line).length + 3 + at.column - 1)}^`;
-  return { where: `${file}:${at.line}:${at.column}`, quoted, at };
-}
-function initFileError(file, text, error, offset, context = {}) {
-  const { where, quoted, at } = failingPoint(file, text, offset);
-  const extra = [
-    error.detail ? `DETAIL: ${error.detail.replace(/\.$/, "")}` : "",
-    error.hint ? `HINT: ${error.hint.replace(/\.$/, "")}` : "",
-    error.where ? `CONTEXT: ${error.where.replace(/\.$/, "")}` : ""
-  ].filter(Boolean);
-  const problem = `${where}: ${error.severity ?? "ERROR"}: ${error.message}${error.code ? ` (SQLSTATE ${error.code})` : ""}${extra.length ? `; ${extra.join("; ")}` : ""}`;
-  let failure;
-  if (error.code === "53100" || /no space left on device/i.test(error.message)) {
-    const size = context.tmpfsSize ?? null;
-    failure = new InputError(
-      "tmpfs-size",
-      `${problem}; the data directory's RAM folder is full (${size ? `tmpfs-size ${size}` : "tmpfs-size not given: the kernel default"})`,
-      size ? `Raise tmpfs-size above ${size} (the data of the init files must fit in it), or load less data` : "Load less data, or free memory on the machine (the folder is a tmpfs of the kernel default size)",
-      quoted,
-      file
-    );
-  } else if (error.code === "25001" && !context.marker) {
-    failure = new InputError(
-      "init",
-      problem,
-      `Add the line "-- pg-tmpfs: no-transaction" to ${file}: it then runs statement by statement, outside a transaction, as psql would (nothing was kept: the server was removed)`,
-      quoted,
-      file
-    );
-  } else {
-    failure = new InputError(
-      "init",
-      problem,
-      "Fix the SQL in that file (nothing was kept: the server was removed)",
-      quoted,
-      file
-    );
-  }
-  if (at) failure.location = { file, ...at };
-  return failure;
-}
-function timeoutError(file, text, offset, timeoutMs) {
-  const { where, quoted, at } = failingPoint(file, text, offset);
-  const failure = new InputError(
-    "init-timeout",
-    `${where}: the init files ran past init-timeout (${timeoutMs / 1e3} s, for all of them together) and this statement was ended`,
-    "Raise init-timeout, or make the statement faster (a statement_timeout the file sets does not lift this limit)",
-    quoted,
-    file
-  );
-  if (at) failure.location = { file, ...at };
-  return failure;
-}
+
+// src/init-run.ts
+var NO_TRANSACTION_MARKER = /^\s*--\s*pg-tmpfs:\s*no-transaction\b/m;
 var DEADLINE_GRACE_MS = 5e3;
 var InitDeadline = class {
   /**
@@ -3318,40 +3376,10 @@ async function transactionControl(deadline, client, sql, label, text, context) {
     throw initFileError(label, text, error, null, context);
   }
 }
-var EXTENSION_ALIASES = { pgvector: "vector", postgis3: "postgis", timescale: "timescaledb" };
-function extensionSource(server) {
-  return server.mode === "docker" ? `image ${server.image}` : `the PostgreSQL binaries in ${server.bindir}`;
-}
-async function createExtensions(client, names, server) {
-  if (names.length === 0) return;
-  const available = new Set(
-    (await client.query("SELECT name FROM pg_available_extensions")).rows.map((r) => r.name)
-  );
-  const missing = names.filter((n) => !available.has(n));
-  if (missing.length > 0) {
-    const renamed = missing.filter((n) => EXTENSION_ALIASES[n] && available.has(EXTENSION_ALIASES[n]));
-    const major = server.serverVersion.split(/[ .]/)[0] ?? "";
-    throw new InputError(
-      "extensions",
-      `${missing.map((n) => `"${n}"`).join(", ")} ${missing.length > 1 ? "are" : "is"} not available in ${extensionSource(server)}`,
-      renamed.length ? renamed.map((n) => `The extension "${n}" is named "${EXTENSION_ALIASES[n]}": list that`).join("; ") : server.mode === "docker" ? `Use an image that has it, e.g. pgvector/pgvector:pg${major} for vector, postgis/postgis:${major}-3.5 for postgis (input 'image'); SELECT name FROM pg_available_extensions lists what this one has` : `Install its package for PostgreSQL ${major} on the runner (e.g. postgresql-${major}-pgvector), or use mode: docker with an image that has it`
-    );
-  }
-  for (const name of names) {
-    throwIfInterrupted();
-    try {
-      await client.query(`CREATE EXTENSION IF NOT EXISTS ${client.escapeIdentifier(name)} CASCADE`);
-    } catch (error) {
-      const e = error;
-      if (!e.code) throw error;
-      const preload = /shared_preload_libraries/.test(`${e.message} ${e.hint ?? ""} ${e.detail ?? ""}`);
-      throw new InputError(
-        "extensions",
-        `CREATE EXTENSION ${name} failed: ${e.message}${e.hint ? `; HINT: ${e.hint.replace(/\.$/, "")}` : ""}`,
-        preload ? `Load its library at start: settings: shared_preload_libraries=${name}` : "See the server message"
-      );
-    }
-  }
+
+// src/provision.ts
+function wantsProvisioning(config) {
+  return config.init.length > 0 || config.initCommand !== "" || config.databases.length > 0 || config.template || config.extensions.length > 0;
 }
 function connect(connection, database, timeoutMs) {
   return openClient(
@@ -3370,57 +3398,12 @@ async function checkAfterInit(connection, input) {
     await client?.end().catch(() => void 0);
   }
 }
-async function runInitCommand(config, connection, log, runToken = "") {
-  const pending = { stdout: "", stderr: "" };
-  const flush = (stream, chunk, end = false) => {
-    pending[stream] += chunk;
-    const lines = pending[stream].split("\n");
-    pending[stream] = end ? "" : lines.pop() ?? "";
-    for (const line of lines) if (!end || line !== "") log.info(line);
-  };
-  const result = await run("sh", ["-c", config.initCommand], {
-    timeoutMs: config.initTimeoutMs,
-    cwd: config.workDir,
-    env: { ...connectionEnv(connection), ...runToken ? { [RUN_ENV]: runToken } : {} },
-    // libpq variables that would send the command elsewhere than the server just started.
-    unsetEnv: ["PGHOSTADDR", "PGSERVICE", "PGSERVICEFILE", "PGOPTIONS", "PGSSLMODE", "PGPASSFILE", "PGREQUIRESSL"],
-    onOutput: (chunk, stream) => flush(stream, chunk),
-    endGroupOnExit: true
-  });
-  flush("stdout", "", true);
-  flush("stderr", "", true);
-  const escaped = runToken ? processesWithEnv(RUN_ENV, runToken).map((p) => p.pid) : [];
-  if (escaped.length > 0) for (const problem of await endMarkedProcesses(runToken)) log.warning(problem);
-  const ended = (/* @__PURE__ */ new Set([...result.leftoverPids, ...escaped])).size;
-  if (ended > 0) {
-    log.warning(
-      `init-command: ${ended} process${ended > 1 ? "es" : ""} it started still ran when it exited (e.g. a command ending in &); they were ended. Wait for them in the command (wait), or start what the tests need in a step of its own`
-    );
-  }
-  if (result.code !== 0) {
-    throw new InputError(
-      "init-command",
-      result.timedOut ? `did not finish within ${config.initTimeoutMs / 1e3} s (init-timeout) and was killed` : `exited with ${result.code === null ? "a signal" : `code ${result.code}`}: ${tail(result.stderr || result.stdout, 3)}`,
-      result.timedOut ? "Raise init-timeout, or make the command faster" : "Fix the command; its whole output is in the log above"
-    );
-  }
-}
 async function provision(server, config, log, files) {
   const t0 = performance.now();
   const done = { databases: {}, templateDatabase: "", extensions: [], initFiles: [], ms: 0 };
   const client = await connect(server.connection, config.database, config.initTimeoutMs);
   try {
-    for (const name of config.databases) {
-      throwIfInterrupted();
-      const exists = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
-      if (exists.rowCount === 0) {
-        await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`).catch((error) => {
-          throw error.code ? new InputError("databases", `CREATE DATABASE ${name} failed: ${error.message}`, "See the server message") : error;
-        });
-      }
-      done.databases[name] = connectionUri({ ...server.connection, database: name });
-      log.info(`database ${name} created`);
-    }
+    done.databases = await createDatabases(client, server, config.databases, log);
     if (config.extensions.length) {
       await createExtensions(client, config.extensions, server);
       for (const name of config.databases) {
@@ -3435,19 +3418,7 @@ async function provision(server, config, log, files) {
       log.info(`extensions created: ${config.extensions.join(", ")}`);
     }
     if (files.length) {
-      await log.group(`Init SQL: ${files.length} file${files.length > 1 ? "s" : ""} in ${config.database}`, async () => {
-        const deadline = new InitDeadline(config.initTimeoutMs, { ...server.connection, database: config.database });
-        for (const file of files) {
-          throwIfInterrupted();
-          const f0 = performance.now();
-          await runInitFile(client, file.label, file.text, { deadline, tmpfsSize: config.tmpfsSize });
-          await deadline.query(client, "DISCARD ALL").catch((error) => {
-            throw deadline.fired ? timeoutError(file.label, file.text, null, deadline.timeoutMs) : error;
-          });
-          done.initFiles.push(file.label);
-          log.info(`${file.label}: ${Math.round(performance.now() - f0)} ms`);
-        }
-      });
+      done.initFiles = await runInitFiles(client, server, config, log, files);
       await checkAfterInit(server.connection, "init");
     }
     if (config.initCommand) {
@@ -3477,6 +3448,38 @@ async function provision(server, config, log, files) {
     );
   }
   return done;
+}
+async function createDatabases(client, server, names, log) {
+  const uris = {};
+  for (const name of names) {
+    throwIfInterrupted();
+    const exists = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+    if (exists.rowCount === 0) {
+      await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`).catch((error) => {
+        throw error.code ? new InputError("databases", `CREATE DATABASE ${name} failed: ${error.message}`, "See the server message") : error;
+      });
+    }
+    uris[name] = connectionUri({ ...server.connection, database: name });
+    log.info(`database ${name} created`);
+  }
+  return uris;
+}
+async function runInitFiles(client, server, config, log, files) {
+  const ran = [];
+  await log.group(`Init SQL: ${files.length} file${files.length > 1 ? "s" : ""} in ${config.database}`, async () => {
+    const deadline = new InitDeadline(config.initTimeoutMs, { ...server.connection, database: config.database });
+    for (const file of files) {
+      throwIfInterrupted();
+      const f0 = performance.now();
+      await runInitFile(client, file.label, file.text, { deadline, tmpfsSize: config.tmpfsSize });
+      await deadline.query(client, "DISCARD ALL").catch((error) => {
+        throw deadline.fired ? timeoutError(file.label, file.text, null, deadline.timeoutMs) : error;
+      });
+      ran.push(file.label);
+      log.info(`${file.label}: ${Math.round(performance.now() - f0)} ms`);
+    }
+  });
+  return ran;
 }
 
 // src/lifecycle.ts
@@ -3583,22 +3586,22 @@ async function sweepLeftovers(containerName) {
   const bases = ["/dev/shm", tempBase()];
   for (const base of [...bases]) {
     try {
-      for (const n of readdirSync4(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join8(base, n));
+      for (const n of readdirSync5(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join13(base, n));
     } catch {
     }
   }
   for (const base of bases) {
     let names = [];
     try {
-      names = readdirSync4(base).filter((n) => n.startsWith(`${containerName}-`));
+      names = readdirSync5(base).filter((n) => n.startsWith(`${containerName}-`));
     } catch {
       continue;
     }
     for (const n of names) {
-      const runDir = join8(base, n);
+      const runDir = join13(base, n);
       let token;
       try {
-        token = readFileSync10(join8(runDir, RUN_MARKER), "utf8");
+        token = readFileSync9(join13(runDir, RUN_MARKER), "utf8");
       } catch {
         continue;
       }

@@ -20,6 +20,7 @@ import {
 } from "./chunk-cli-main-wait.js";
 import {
   BACKGROUND_FLAG,
+  BUILT_IN_DATABASES,
   DEFAULTS,
   InputError,
   SetupError,
@@ -3822,7 +3823,6 @@ import { randomBytes } from "node:crypto";
 function cloneStrategy(serverVersionNum, tmpfs) {
   return serverVersionNum >= 15e4 && tmpfs ? "FILE_COPY" : "default";
 }
-var BUILT_IN = ["postgres", "template0", "template1"];
 function freshName(base) {
   const suffix = randomBytes(6).toString("hex");
   const clean = base.replace(/[^A-Za-z0-9_]/g, "_").slice(0, 63 - suffix.length - 1);
@@ -3890,9 +3890,9 @@ async function cloneDatabase(connection, options) {
   }
 }
 async function dropDatabase(connection, name, options) {
-  if (BUILT_IN.includes(name) || options.protect.includes(name)) {
+  if (BUILT_IN_DATABASES.includes(name) || options.protect.includes(name)) {
     throw new SetupError(
-      `Refusing to drop ${name}: it is ${BUILT_IN.includes(name) ? "a built-in database" : "the instance's own database or template"}`,
+      `Refusing to drop ${name}: it is ${BUILT_IN_DATABASES.includes(name) ? "a built-in database" : "the instance's own database or template"}`,
       "Drop only databases made by db create"
     );
   }
