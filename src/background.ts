@@ -9,6 +9,7 @@
  * handle and its outcome as JSON data (never commands). The waiter shows the log whole, once the
  * start has ended, so nothing appears out of order.
  */
+import { PULL_TIMEOUT_MS, RUN_TIMEOUT_MS } from './docker/engine.js';
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -68,15 +69,18 @@ export type Awaited =
   /** The deadline passed with the child still running. */
   | { kind: 'timeout' };
 
+/** Time for initdb and the initdb cache in a background start's deadline, in ms. */
+const INITDB_MARGIN_MS = 180_000;
+
 /** How long the child may take to read its job from stdin, and the launcher to hand it over: 10 000 ms. */
 const HANDOVER_TIMEOUT_MS = 10_000;
 
 /**
  * Longest a background start may run, in ms, beyond the configured wait-timeout: the image pull's
- * deadline (PULL_TIMEOUT_MS, 600 000), `docker run`'s (120 000) and a margin for initdb and the
- * cache (180 000). Waiters stop waiting (and stop the child) after it.
+ * deadline, `docker run`'s, and a margin for initdb and the cache. Waiters stop waiting (and stop
+ * the child) after it.
  */
-const DEADLINE_MARGIN_MS = 600_000 + 120_000 + 180_000;
+const DEADLINE_MARGIN_MS = PULL_TIMEOUT_MS + RUN_TIMEOUT_MS + INITDB_MARGIN_MS;
 
 /**
  * When waiters give up on a background start begun at `startedAtMs`, ms since the epoch: the

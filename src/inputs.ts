@@ -58,7 +58,7 @@ export type Mode = 'docker' | 'native' | 'auto';
 /** Names of all inputs. */
 export type InputName = keyof typeof DEFAULTS;
 
-/** A validated configuration for starting PostgreSQL in Docker. */
+/** A validated configuration for starting PostgreSQL, in either mode (action inputs = CLI flags). */
 export interface Config {
   /** `docker`, `native` or `auto` (native when the binaries are installed and no image is given). */
   mode: Mode;

@@ -20,22 +20,8 @@ import type { Config } from './inputs.js';
 import { throwIfInterrupted } from './interrupt.js';
 import type { Logger } from './log.js';
 import { openClient } from './readiness.js';
-import type { Server } from './server.js';
+import type { Provisioned, Server } from './server.js';
 import { brokenByInit } from './verify.js';
-
-/** What provisioning did; part of the Server record (the outputs `databases`, `template-database`). */
-export interface Provisioned {
-  /** Each database of the `databases` input → its connection URI (credentials percent-encoded). */
-  databases: Record<string, string>;
-  /** The database marked as a template, or '' when `template` is false. */
-  templateDatabase: string;
-  /** Extensions created, in input order. */
-  extensions: string[];
-  /** The init files run, in order, as given relative to the working folder (absolute when outside it). */
-  initFiles: string[];
-  /** Wall time of all of it, in ms. */
-  ms: number;
-}
 
 /** Whether a configuration asks for anything after start. */
 export function wantsProvisioning(config: Config): boolean {

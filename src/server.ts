@@ -6,9 +6,22 @@
  */
 import type { ConnectionInfo } from './connection.js';
 import type { RamMount } from './native/ramdir.js';
-import type { Provisioned } from './provision.js';
 import type { PhasesMs } from './timing.js';
 import type { SettingCheck } from './verify.js';
+
+/** What provisioning did (provision.ts); part of the Server record (the outputs `databases`, `template-database`). */
+export interface Provisioned {
+  /** Each database of the `databases` input → its connection URI (credentials percent-encoded). */
+  databases: Record<string, string>;
+  /** The database marked as a template, or '' when `template` is false. */
+  templateDatabase: string;
+  /** Extensions created, in input order. */
+  extensions: string[];
+  /** The init files run, in order, as given relative to the working folder (absolute when outside it). */
+  initFiles: string[];
+  /** Wall time of all of it, in ms. */
+  ms: number;
+}
 
 /**
  * What identifies a Docker-mode server's resources. It is recorded before `docker run`, so a run

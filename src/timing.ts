@@ -31,8 +31,3 @@ export class Phases {
     return { ...this.ms };
   }
 }
-
-/** Phases that nobody reads (the default where a caller passes none). */
-export function noPhases(): Phases {
-  return new Phases();
-}

@@ -204,11 +204,465 @@ async function runOk(program, args, options) {
   return r;
 }
 
+// src/interrupt.ts
+import { constants } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
+var SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
+var UNWIND_MS = 5e3;
+var interruptedBy = null;
+var InterruptedError = class extends Error {
+  constructor(signal) {
+    super(`interrupted by ${signal}`);
+    this.signal = signal;
+    this.name = "InterruptedError";
+  }
+  signal;
+};
+function interrupted() {
+  return interruptedBy;
+}
+function throwIfInterrupted() {
+  if (interruptedBy) throw new InterruptedError(interruptedBy);
+}
+async function cleanupOnInterrupt(fn, cleanup, options = {}) {
+  let settled = Promise.resolve();
+  const handler = (signal) => {
+    if (interruptedBy) return;
+    interruptedBy = signal;
+    void (async () => {
+      await stopActive();
+      await Promise.race([settled.catch(() => void 0), sleep(UNWIND_MS)]);
+      killActive();
+      await cleanup(signal).catch(() => void 0);
+      process.exit(128 + (constants.signals[signal] ?? 15));
+    })();
+  };
+  for (const signal of SIGNALS) process.on(signal, handler);
+  const running = fn();
+  settled = running;
+  const outcome = await running.then(
+    (value) => ({ value }),
+    (error) => ({ error })
+  );
+  if (interruptedBy) return new Promise(() => void 0);
+  if (!options.untilExit) for (const signal of SIGNALS) process.off(signal, handler);
+  if ("error" in outcome) throw outcome.error;
+  return outcome.value;
+}
+
+// src/errors.ts
+var InputError = class extends Error {
+  /**
+   * @param input the input's name as the user writes it, e.g. `port`
+   * @param problem what is wrong
+   * @param fix how to fix it
+   * @param detail extra lines (e.g. the server log tail that shows the problem), printed before the message
+   * @param detailTitle what `detail` is, for the line above it
+   */
+  constructor(input, problem, fix, detail = "", detailTitle = "server log") {
+    super(`Input '${input}': ${problem}. ${fix}`);
+    this.input = input;
+    this.problem = problem;
+    this.fix = fix;
+    this.detail = detail;
+    this.detailTitle = detailTitle;
+    this.name = "InputError";
+  }
+  input;
+  problem;
+  fix;
+  detail;
+  detailTitle;
+  /** The file, 1-based line and column at fault (an init SQL file), for an annotation on that line. */
+  location;
+};
+var SetupError = class extends Error {
+  /**
+   * @param problem what went wrong
+   * @param fix how to fix it
+   * @param detail extra lines (e.g. the server log tail), printed after the message
+   */
+  constructor(problem, fix, detail = "") {
+    super(`${problem}. ${fix}`);
+    this.problem = problem;
+    this.fix = fix;
+    this.detail = detail;
+    this.name = "SetupError";
+  }
+  problem;
+  fix;
+  detail;
+};
+
+// src/docker/api.ts
+import { readFileSync as readFileSync2 } from "node:fs";
+import http from "node:http";
+import { homedir } from "node:os";
+import { join } from "node:path";
+var DEFAULT_SOCKET = "/var/run/docker.sock";
+var INTERRUPT_POLL_MS = 50;
+function engineSocket(env, configText, platform) {
+  if (platform !== "linux") return null;
+  if (env.DOCKER_CONTEXT && env.DOCKER_CONTEXT !== "default") return null;
+  if (env.DOCKER_HOST) return /^unix:\/\/\/./.test(env.DOCKER_HOST) ? env.DOCKER_HOST.slice("unix://".length) : null;
+  if (!env.DOCKER_CONTEXT && configText) {
+    try {
+      const current = JSON.parse(configText).currentContext;
+      if (current && current !== "default") return null;
+    } catch {
+      return null;
+    }
+  }
+  return DEFAULT_SOCKET;
+}
+function cliConfigText() {
+  try {
+    return readFileSync2(join(process.env.DOCKER_CONFIG || join(homedir(), ".docker"), "config.json"), "utf8");
+  } catch {
+    return null;
+  }
+}
+function localEngineSocket() {
+  return engineSocket(process.env, cliConfigText(), process.platform);
+}
+function pathSafeName(name) {
+  return /^[a-z0-9][a-z0-9._/:@-]*$/i.test(name) && !name.split("/").some((s) => s === "." || s === "..");
+}
+function apiGet(socketPath, path, what, timeoutMs) {
+  return new Promise((resolve, reject) => {
+    let failure = null;
+    const req = http.request({ socketPath, path, method: "GET", agent: false, headers: { host: "docker" } }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk) => body += chunk);
+      res.on("end", () => done(() => resolve({ status: res.statusCode ?? 0, body })));
+      res.on("error", () => done(() => failure ? reject(failure) : resolve(null)));
+    });
+    const stop = (error) => {
+      failure = error;
+      req.destroy(error);
+    };
+    const timer = setTimeout(
+      () => stop(
+        new SetupError(
+          `${what} did not finish within ${Math.round(timeoutMs / 1e3)} s`,
+          "The Docker daemon is not answering; check it (`docker info`) and try again"
+        )
+      ),
+      timeoutMs
+    );
+    const poll = setInterval(() => {
+      const signal = interrupted();
+      if (signal) stop(new InterruptedError(signal));
+    }, INTERRUPT_POLL_MS);
+    const done = (settle) => {
+      clearTimeout(timer);
+      clearInterval(poll);
+      settle();
+    };
+    req.on("error", () => done(() => failure ? reject(failure) : resolve(null)));
+    req.end();
+  });
+}
+
+// src/profile.ts
+var DURABILITY_SETTINGS = Object.freeze([
+  {
+    name: "fsync",
+    value: "off",
+    why: "no fsync() of data or WAL files (manual: Non-Durable Settings); CREATE DATABASE \u2026 FILE_COPY and checkpoints still call it (docs/performance.md, table 5)"
+  },
+  {
+    name: "full_page_writes",
+    value: "off",
+    why: "no full page images in WAL after each checkpoint (manual: Non-Durable Settings): less WAL for write-heavy tests (table 5, tpcb-like)"
+  },
+  {
+    name: "jit",
+    value: "off",
+    why: "near-empty test tables have bad row estimates that make JIT compile for nothing (table 5, report query)"
+  }
+]);
+var INITDB_ARGS = Object.freeze(["--nosync"]);
+var SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
+function parseSettings(text, input = "settings") {
+  const byName = /* @__PURE__ */ new Map();
+  for (const [index, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) continue;
+    const eq = line.indexOf("=");
+    if (eq <= 0) {
+      throw new InputError(
+        input,
+        `line ${index + 1} "${line}" is not name=value`,
+        'Write one setting per line, e.g. "work_mem=64MB".'
+      );
+    }
+    const name = line.slice(0, eq).trim();
+    const value = line.slice(eq + 1).trim();
+    if (!SETTING_NAME.test(name)) {
+      throw new InputError(
+        input,
+        `"${name}" is not a PostgreSQL setting name`,
+        'Use the name as in pg_settings, e.g. "shared_buffers".'
+      );
+    }
+    if (value === "") {
+      throw new InputError(input, `setting "${name}" has an empty value`, 'Give a value after "=", e.g. "work_mem=64MB".');
+    }
+    if (/[\0\r\n]/.test(value)) {
+      throw new InputError(input, `setting "${name}" holds a NUL or a line break`, "Give the value on one line.");
+    }
+    byName.delete(name);
+    byName.set(name, { name, value, why: "from the settings input" });
+  }
+  return [...byName.values()];
+}
+function effectiveSettings(overrides) {
+  const merged = new Map(DURABILITY_SETTINGS.map((s) => [s.name, s]));
+  for (const s of overrides) merged.set(s.name, s);
+  return [...merged.values()];
+}
+function settingsToArgs(settings) {
+  return settings.flatMap((s) => ["-c", `${s.name}=${s.value}`]);
+}
+
+// src/docker/run-plan.ts
+var CONTAINER_PORT = 5432;
+var CONTAINER_LABEL = "io.github.pg-tmpfs-action";
+function trimSlash(path) {
+  return path.replace(/(.)\/+$/, "$1");
+}
+function isBelow(path, dir) {
+  const d = dir.endsWith("/") ? dir : `${dir}/`;
+  return path === dir || path.startsWith(d);
+}
+function tmpfsPaths(layout) {
+  const pgdata = trimSlash(layout.pgdata);
+  const holders = [...new Set(layout.volumes.map(trimSlash))].filter((v) => v !== "/" && isBelow(pgdata, v)).sort((a, b) => a.length - b.length);
+  return holders.length ? holders : [pgdata];
+}
+function tmpfsMounts(layout, size2) {
+  const sized = size2 ? [`size=${size2}`] : [];
+  const pgdata = trimSlash(layout.pgdata);
+  return tmpfsPaths(layout).map((path) => `${path}:${["rw", path === pgdata ? "mode=0700" : "mode=1777", ...sized].join(",")}`);
+}
+function buildRunPlan(config, layout, reach = { kind: "publish" }, token = "") {
+  const publish = `${config.publishHost.includes(":") ? `[${config.publishHost}]` : config.publishHost}:${config.port === 0 ? "" : config.port}:${CONTAINER_PORT}`;
+  const env = {
+    POSTGRES_USER: config.user,
+    POSTGRES_PASSWORD: config.password,
+    POSTGRES_DB: config.database,
+    // The locale input applies when it names another locale than the default C; with the
+    // default, the image keeps its own (en_US.utf8 in the official Debian images).
+    POSTGRES_INITDB_ARGS: [...INITDB_ARGS, ...config.locale !== "C" ? [`--locale=${config.locale}`] : []].join(" ")
+  };
+  const args = [
+    "run",
+    "--detach",
+    "--name",
+    config.containerName,
+    "--label",
+    `${CONTAINER_LABEL}=1`,
+    ...token ? ["--label", `${CONTAINER_LABEL}.run=${token}`] : [],
+    ...tmpfsMounts(layout, config.tmpfsSize).flatMap((m) => ["--tmpfs", m]),
+    "--shm-size",
+    config.shmSize,
+    ...reach.kind === "network" ? ["--network", reach.network, "--network-alias", config.containerName] : ["--publish", publish],
+    ...Object.keys(env).flatMap((name) => ["--env", name]),
+    config.image,
+    ...settingsToArgs(effectiveSettings(config.settings))
+  ];
+  return { args, env };
+}
+function parseDockerPort(output) {
+  for (const line of output.split("\n")) {
+    const match = /:(\d+)\s*$/.exec(line.trim());
+    if (match) return Number(match[1]);
+  }
+  throw new Error(`no published port in docker port output: ${JSON.stringify(output)}`);
+}
+function pgdataFromEnv(env) {
+  for (const entry of env ?? []) {
+    if (entry.startsWith("PGDATA=")) return entry.slice("PGDATA=".length) || null;
+  }
+  return null;
+}
+
+// src/docker/engine.ts
+var DOCKER_TIMEOUT_MS = 6e4;
+var VERSION_TIMEOUT_MS = 15e3;
+var PULL_TIMEOUT_MS = 6e5;
+var RUN_TIMEOUT_MS = 12e4;
+async function docker(args, env, timeoutMs = DOCKER_TIMEOUT_MS) {
+  const r = await dockerRun(args, { timeoutMs, env });
+  if (r.timedOut) {
+    throw new SetupError(
+      `docker ${args[0] ?? ""} did not finish within ${Math.round(timeoutMs / 1e3)} s`,
+      "The Docker daemon is not answering; check it (`docker info`) and try again"
+    );
+  }
+  return { exitCode: r.code ?? 1, stdout: r.stdout, stderr: r.stderr };
+}
+async function dockerRun(args, options) {
+  try {
+    return await run("docker", args, options);
+  } catch (error) {
+    if (error.code === "ENOENT") {
+      throw new SetupError(
+        "The docker command was not found",
+        "Install Docker (GitHub-hosted Ubuntu runners have it), or use mode: native with PostgreSQL binaries installed"
+      );
+    }
+    throw error;
+  }
+}
+async function dockerOk(args, what, fix, env, timeoutMs = DOCKER_TIMEOUT_MS) {
+  const result = await docker(args, env, timeoutMs);
+  if (result.exitCode !== 0) {
+    throw new SetupError(`${what} failed: ${result.stderr.trim() || `exit code ${result.exitCode}`}`, fix);
+  }
+  return result.stdout;
+}
+async function engineVersion() {
+  const result = await docker(["version", "--format", "{{.Server.Version}}"], void 0, VERSION_TIMEOUT_MS);
+  if (result.exitCode !== 0) {
+    throw new SetupError(
+      `The Docker daemon did not answer: ${result.stderr.trim().split("\n").pop() ?? ""}`,
+      "Start Docker (e.g. `sudo systemctl start docker`), or use mode: native with PostgreSQL binaries installed"
+    );
+  }
+  return result.stdout.trim();
+}
+async function inspectImage(image, timeoutMs = DOCKER_TIMEOUT_MS) {
+  const socket = pathSafeName(image) ? localEngineSocket() : null;
+  const answer = socket ? await apiGet(socket, `/images/${image}/json`, "docker image", timeoutMs) : null;
+  if (answer?.status === 404) return null;
+  if (answer?.status === 200) {
+    try {
+      const { Config } = JSON.parse(answer.body);
+      return imageConfig(Config?.Env, Config?.Volumes);
+    } catch {
+    }
+  }
+  const result = await docker(
+    ["image", "inspect", "--format", '{"env":{{json .Config.Env}},"volumes":{{json .Config.Volumes}}}', image],
+    void 0,
+    timeoutMs
+  );
+  if (result.exitCode !== 0) return null;
+  const parsed = JSON.parse(result.stdout.trim() || "{}");
+  return imageConfig(parsed.env, parsed.volumes);
+}
+function imageConfig(env, volumes) {
+  return { env: env ?? [], pgdata: pgdataFromEnv(env), volumes: Object.keys(volumes ?? {}).sort() };
+}
+var PULL_RETRY_MS = 12e4;
+var PULL_ANSWER_MS = 2e4;
+var PULL_ANSWERED = /Pulling from |^Digest: |^Status: /m;
+function classifyPullError(stderr) {
+  const e = stderr.toLowerCase();
+  if (/manifest unknown|not found|repository does not exist|name unknown|invalid reference|no such host/.test(e))
+    return "not-found";
+  if (/unauthorized|authentication required|no basic auth credentials|requested access to the resource is denied/.test(e))
+    return "credentials";
+  if (/toomanyrequests|too many requests|\b429\b|\b5\d\d\b|internal server error|bad gateway|service unavailable|gateway time-?out|connection refused|connection reset|i\/o timeout|tls handshake timeout|unexpected eof|\beof\b|temporary failure|client\.timeout exceeded|context deadline exceeded|request canceled|server misbehaving/.test(
+    e
+  ))
+    return "transient";
+  return "other";
+}
+function registryOf(image) {
+  const slash = image.indexOf("/");
+  if (slash < 0) return "docker.io";
+  const first = image.slice(0, slash);
+  return /[.:]/.test(first) || first === "localhost" ? first : "docker.io";
+}
+async function pullImage(image, onRetry = () => void 0, retryMs = PULL_RETRY_MS, options = {}) {
+  const answerMs = options.answerMs ?? PULL_ANSWER_MS;
+  const t0 = Date.now();
+  const deadline = t0 + retryMs;
+  for (let attempt = 1; ; attempt++) {
+    const result = await dockerRun(["pull", image], {
+      timeoutMs: PULL_TIMEOUT_MS,
+      firstOutputMs: answerMs,
+      firstOutputPattern: PULL_ANSWERED,
+      env: options.env
+    });
+    if (result.timedOut && !result.silent) {
+      throw new SetupError(
+        `docker pull did not finish within ${Math.round(PULL_TIMEOUT_MS / 1e3)} s (image "${image}")`,
+        "The Docker daemon or the registry is too slow; check them (`docker info`), or pull the image in an earlier step"
+      );
+    }
+    if (result.code === 0) return;
+    const reason = result.silent ? `no answer within ${formatSeconds(answerMs)}` : result.stderr.trim().split("\n").pop() || `exit code ${result.code ?? "none"}`;
+    const kind = result.silent ? "no-answer" : classifyPullError(result.stderr);
+    if (kind === "credentials") {
+      throw new SetupError(
+        `Image "${image}" needs registry credentials: ${reason}`,
+        "Log in to its registry in an earlier step (e.g. docker/login-action), or check the inputs 'image' and 'registry'"
+      );
+    }
+    if (kind === "no-answer") {
+      throw new SetupError(
+        `Registry ${registryOf(image)} did not answer the pull of image "${image}" within ${formatSeconds(Math.min(answerMs, Date.now() - t0))}: ${reason}`,
+        "Check the inputs 'registry' and 'image' (host and port of a registry that is up and reachable from the Docker daemon); it accepted the connection but sent nothing" + (answerMs < PULL_ANSWER_MS ? `. Input 'wait-timeout' bounds this wait (${formatSeconds(answerMs)}); raise it if the registry is only slow` : "")
+      );
+    }
+    const waitMs = Math.min(1e3 * 2 ** (attempt - 1), 16e3);
+    if (kind !== "transient" || Date.now() + waitMs > deadline) {
+      throw new SetupError(
+        `Could not pull image "${image}"${kind === "transient" ? ` after ${attempt} attempts in ${Math.round((Date.now() - t0) / 1e3)} s` : ""}: ${reason}`,
+        kind === "transient" ? "The registry kept failing; try again later, or pull from a mirror with input 'registry'" : "Check the inputs 'postgres-version', 'image' and 'registry' (does that tag exist? is the registry's name right?), and log in first (docker/login-action) if the image is private"
+      );
+    }
+    onRetry(`Pull of ${image} failed (${reason}); retrying in ${waitMs / 1e3} s (attempt ${attempt + 1})`);
+    await new Promise((resolve) => setTimeout(resolve, waitMs));
+  }
+}
+function formatSeconds(ms) {
+  return `${Math.round(ms / 100) / 10} s`;
+}
+async function isRunning(container) {
+  const result = await docker(["container", "inspect", "--format", "{{.State.Running}}", container]);
+  return result.exitCode === 0 && result.stdout.trim() === "true";
+}
+async function publishedPort(container, containerPort) {
+  const out = await dockerOk(["port", container, `${containerPort}/tcp`], "docker port", "See the Docker error");
+  try {
+    return parseDockerPort(out);
+  } catch (error) {
+    throw new SetupError(error instanceof Error ? error.message : String(error), "See the Docker error");
+  }
+}
+async function logsTail(container, lines) {
+  const result = await docker(["logs", "--tail", String(lines), container]);
+  return result.exitCode === 0 ? `${result.stdout}${result.stderr}`.trimEnd() : "";
+}
+async function removeContainer(container) {
+  const result = await docker(["rm", "--force", "--volumes", container]);
+  if (result.exitCode === 0 || /No such container/i.test(result.stderr)) return null;
+  return result.stderr.trim() || `exit code ${result.exitCode}`;
+}
+async function removeMatching(filters) {
+  const list = await docker(["ps", "--all", "--quiet", "--no-trunc", ...filters.flatMap((f) => ["--filter", f])]);
+  if (list.exitCode !== 0) return { removed: [], problems: [], listError: `docker ps failed: ${list.stderr.trim()}` };
+  const removed = [];
+  const problems = [];
+  for (const id of list.stdout.split("\n").filter(Boolean)) {
+    const problem = await removeContainer(id);
+    if (problem) problems.push(problem);
+    else removed.push(id);
+  }
+  return { removed, problems, listError: null };
+}
+
 // src/background.ts
 import { spawn as spawn2 } from "node:child_process";
-import { closeSync, existsSync, openSync, readFileSync as readFileSync2, renameSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
+import { closeSync, existsSync, openSync, readFileSync as readFileSync3, renameSync, writeFileSync } from "node:fs";
+import { dirname, join as join2 } from "node:path";
+import { setTimeout as sleep2 } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 
 // node_modules/get-port/index.js
@@ -331,115 +785,9 @@ async function getPorts(options) {
   throw new Error("No available ports found");
 }
 
-// src/errors.ts
-var InputError = class extends Error {
-  /**
-   * @param input the input's name as the user writes it, e.g. `port`
-   * @param problem what is wrong
-   * @param fix how to fix it
-   * @param detail extra lines (e.g. the server log tail that shows the problem), printed before the message
-   * @param detailTitle what `detail` is, for the line above it
-   */
-  constructor(input, problem, fix, detail = "", detailTitle = "server log") {
-    super(`Input '${input}': ${problem}. ${fix}`);
-    this.input = input;
-    this.problem = problem;
-    this.fix = fix;
-    this.detail = detail;
-    this.detailTitle = detailTitle;
-    this.name = "InputError";
-  }
-  input;
-  problem;
-  fix;
-  detail;
-  detailTitle;
-  /** The file, 1-based line and column at fault (an init SQL file), for an annotation on that line. */
-  location;
-};
-var SetupError = class extends Error {
-  /**
-   * @param problem what went wrong
-   * @param fix how to fix it
-   * @param detail extra lines (e.g. the server log tail), printed after the message
-   */
-  constructor(problem, fix, detail = "") {
-    super(`${problem}. ${fix}`);
-    this.problem = problem;
-    this.fix = fix;
-    this.detail = detail;
-    this.name = "SetupError";
-  }
-  problem;
-  fix;
-  detail;
-};
-
 // src/inputs.ts
 import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
-
-// src/profile.ts
-var DURABILITY_SETTINGS = Object.freeze([
-  {
-    name: "fsync",
-    value: "off",
-    why: "no fsync() of data or WAL files (manual: Non-Durable Settings); CREATE DATABASE \u2026 FILE_COPY and checkpoints still call it (docs/performance.md, table 5)"
-  },
-  {
-    name: "full_page_writes",
-    value: "off",
-    why: "no full page images in WAL after each checkpoint (manual: Non-Durable Settings): less WAL for write-heavy tests (table 5, tpcb-like)"
-  },
-  {
-    name: "jit",
-    value: "off",
-    why: "near-empty test tables have bad row estimates that make JIT compile for nothing (table 5, report query)"
-  }
-]);
-var INITDB_ARGS = Object.freeze(["--nosync"]);
-var SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
-function parseSettings(text, input = "settings") {
-  const byName = /* @__PURE__ */ new Map();
-  for (const [index, raw] of text.split(/\r?\n/).entries()) {
-    const line = raw.trim();
-    if (line === "" || line.startsWith("#")) continue;
-    const eq = line.indexOf("=");
-    if (eq <= 0) {
-      throw new InputError(
-        input,
-        `line ${index + 1} "${line}" is not name=value`,
-        'Write one setting per line, e.g. "work_mem=64MB".'
-      );
-    }
-    const name = line.slice(0, eq).trim();
-    const value = line.slice(eq + 1).trim();
-    if (!SETTING_NAME.test(name)) {
-      throw new InputError(
-        input,
-        `"${name}" is not a PostgreSQL setting name`,
-        'Use the name as in pg_settings, e.g. "shared_buffers".'
-      );
-    }
-    if (value === "") {
-      throw new InputError(input, `setting "${name}" has an empty value`, 'Give a value after "=", e.g. "work_mem=64MB".');
-    }
-    if (/[\0\r\n]/.test(value)) {
-      throw new InputError(input, `setting "${name}" holds a NUL or a line break`, "Give the value on one line.");
-    }
-    byName.delete(name);
-    byName.set(name, { name, value, why: "from the settings input" });
-  }
-  return [...byName.values()];
-}
-function effectiveSettings(overrides) {
-  const merged = new Map(DURABILITY_SETTINGS.map((s) => [s.name, s]));
-  for (const s of overrides) merged.set(s.name, s);
-  return [...merged.values()];
-}
-function settingsToArgs(settings) {
-  return settings.flatMap((s) => ["-c", `${s.name}=${s.value}`]);
-}
 
 // src/rules.ts
 var MAX_NAME_BYTES = 63;
@@ -789,8 +1137,9 @@ function defaultPasswordWarnings(password, publishHost, env = process.env) {
 
 // src/background.ts
 var BACKGROUND_FLAG = "--pg-tmpfs-background";
+var INITDB_MARGIN_MS = 18e4;
 var HANDOVER_TIMEOUT_MS = 1e4;
-var DEADLINE_MARGIN_MS = 6e5 + 12e4 + 18e4;
+var DEADLINE_MARGIN_MS = PULL_TIMEOUT_MS + RUN_TIMEOUT_MS + INITDB_MARGIN_MS;
 function backgroundDeadline(config, startedAtMs) {
   const init = (config.init?.length ?? 0) > 0 || Boolean(config.initCommand) ? 2 * (config.initTimeoutMs ?? 0) : 0;
   return startedAtMs + config.waitTimeoutMs + DEADLINE_MARGIN_MS + init;
@@ -798,7 +1147,7 @@ function backgroundDeadline(config, startedAtMs) {
 function entryPath(name) {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {
-    const candidate = join(dir, "dist", `${name}.js`);
+    const candidate = join2(dir, "dist", `${name}.js`);
     if (existsSync(candidate)) return candidate;
     const parent = dirname(dir);
     if (parent === dir) break;
@@ -892,7 +1241,7 @@ function writeJson(file, value) {
 }
 function readJson(file) {
   try {
-    return JSON.parse(readFileSync2(file, "utf8"));
+    return JSON.parse(readFileSync3(file, "utf8"));
   } catch {
     return null;
   }
@@ -900,7 +1249,7 @@ function readJson(file) {
 function backgroundAlive(pid) {
   if (!(pid > 0) || !processAlive(pid)) return false;
   try {
-    return readFileSync2(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(BACKGROUND_FLAG);
+    return readFileSync3(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(BACKGROUND_FLAG);
   } catch (error) {
     return error.code !== "ENOENT" || !existsSync("/proc/self");
   }
@@ -915,7 +1264,7 @@ async function awaitOutcome(read, pid, deadlineAtMs, onWaiting = () => void 0, i
     }
     if (Date.now() >= deadlineAtMs) return { kind: "timeout" };
     if (first) onWaiting();
-    await sleep(intervalMs);
+    await sleep2(intervalMs);
   }
 }
 async function stopBackground(pid, graceMs = 15e3) {
@@ -928,22 +1277,54 @@ async function stopBackground(pid, graceMs = 15e3) {
   const until = Date.now() + graceMs;
   while (Date.now() < until) {
     if (!backgroundAlive(pid)) return true;
-    await sleep(20);
+    await sleep2(20);
   }
   try {
     process.kill(pid, "SIGKILL");
   } catch {
   }
-  await sleep(50);
+  await sleep2(50);
   return !backgroundAlive(pid);
 }
 
 export {
   InputError,
   SetupError,
+  killActive,
+  processAlive,
+  findProcesses,
+  RUN_ENV,
+  inheritedEnv,
+  run,
+  tail,
+  runOk,
+  InterruptedError,
+  interrupted,
+  throwIfInterrupted,
+  cleanupOnInterrupt,
+  localEngineSocket,
+  pathSafeName,
+  apiGet,
   INITDB_ARGS,
   effectiveSettings,
   settingsToArgs,
+  CONTAINER_PORT,
+  CONTAINER_LABEL,
+  tmpfsPaths,
+  buildRunPlan,
+  DOCKER_TIMEOUT_MS,
+  VERSION_TIMEOUT_MS,
+  RUN_TIMEOUT_MS,
+  docker,
+  dockerOk,
+  engineVersion,
+  inspectImage,
+  PULL_ANSWER_MS,
+  pullImage,
+  isRunning,
+  publishedPort,
+  logsTail,
+  removeMatching,
   BUILT_IN_DATABASES,
   EXTENSION_ALIASES,
   DEFAULTS,
@@ -955,15 +1336,6 @@ export {
   choosePort,
   publishHostWarnings,
   defaultPasswordWarnings,
-  killActive,
-  stopActive,
-  processAlive,
-  findProcesses,
-  RUN_ENV,
-  inheritedEnv,
-  run,
-  tail,
-  runOk,
   BACKGROUND_FLAG,
   backgroundDeadline,
   entryPath,

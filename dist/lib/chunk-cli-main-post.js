@@ -1,27 +1,50 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
+  CONTAINER_LABEL,
+  CONTAINER_PORT,
   DEFAULTS,
+  DOCKER_TIMEOUT_MS,
   EXTENSION_ALIASES,
   INITDB_ARGS,
   InputError,
+  InterruptedError,
+  PULL_ANSWER_MS,
   RUN_ENV,
+  RUN_TIMEOUT_MS,
   SetupError,
+  VERSION_TIMEOUT_MS,
+  apiGet,
+  buildRunPlan,
+  checkPlanned,
   choosePort,
+  cleanupOnInterrupt,
   connectionEnv,
   connectionUri,
   defaultPasswordWarnings,
+  docker,
+  dockerOk,
   effectiveSettings,
+  engineVersion,
+  errorRecord,
   findProcesses,
   inheritedEnv,
+  inspectImage,
   isLoopback,
-  killActive,
+  isRunning,
+  localEngineSocket,
+  logsTail,
+  pathSafeName,
   processAlive,
   publishHostWarnings,
+  publishedPort,
+  pullImage,
+  removeMatching,
   run,
   runOk,
   settingsToArgs,
-  stopActive,
-  tail
+  tail,
+  throwIfInterrupted,
+  tmpfsPaths
 } from "./chunk-cli-main-post-wait.js";
 import {
   __commonJS,
@@ -373,383 +396,15 @@ var require_node = __commonJS({
   }
 });
 
-// src/interrupt.ts
-import { constants } from "node:os";
-import { setTimeout as sleep } from "node:timers/promises";
-var SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
-var UNWIND_MS = 5e3;
-var interruptedBy = null;
-var InterruptedError = class extends Error {
-  constructor(signal2) {
-    super(`interrupted by ${signal2}`);
-    this.signal = signal2;
-    this.name = "InterruptedError";
-  }
-  signal;
-};
-function interrupted() {
-  return interruptedBy;
-}
-function throwIfInterrupted() {
-  if (interruptedBy) throw new InterruptedError(interruptedBy);
-}
-async function cleanupOnInterrupt(fn, cleanup, options = {}) {
-  let settled = Promise.resolve();
-  const handler = (signal2) => {
-    if (interruptedBy) return;
-    interruptedBy = signal2;
-    void (async () => {
-      await stopActive();
-      await Promise.race([settled.catch(() => void 0), sleep(UNWIND_MS)]);
-      killActive();
-      await cleanup(signal2).catch(() => void 0);
-      process.exit(128 + (constants.signals[signal2] ?? 15));
-    })();
-  };
-  for (const signal2 of SIGNALS) process.on(signal2, handler);
-  const running = fn();
-  settled = running;
-  const outcome = await running.then(
-    (value) => ({ value }),
-    (error) => ({ error })
-  );
-  if (interruptedBy) return new Promise(() => void 0);
-  if (!options.untilExit) for (const signal2 of SIGNALS) process.off(signal2, handler);
-  if ("error" in outcome) throw outcome.error;
-  return outcome.value;
-}
-
 // src/server.ts
 var LOG_TAIL_LINES = 50;
 
-// src/timing.ts
-import { performance as performance2 } from "node:perf_hooks";
-var Phases = class {
-  last;
-  ms = {};
-  /** @param origin ms (performance.now() scale) where the first phase began; 0 = process start */
-  constructor(origin = performance2.now()) {
-    this.last = origin;
-  }
-  /** Closes phase `name` now. */
-  end(name) {
-    const now = performance2.now();
-    this.ms[name] = Math.round(((this.ms[name] ?? 0) + now - this.last) * 10) / 10;
-    this.last = now;
-  }
-  /** A copy of the phases so far, ms with one decimal. */
-  snapshot() {
-    return { ...this.ms };
-  }
-};
-
 // src/lifecycle.ts
-import { readdirSync as readdirSync5, readFileSync as readFileSync9 } from "node:fs";
-import { join as join13 } from "node:path";
-
-// src/docker/api.ts
-import { readFileSync } from "node:fs";
-import http from "node:http";
-import { homedir } from "node:os";
-import { join } from "node:path";
-var DEFAULT_SOCKET = "/var/run/docker.sock";
-var INTERRUPT_POLL_MS = 50;
-function engineSocket(env, configText, platform) {
-  if (platform !== "linux") return null;
-  if (env.DOCKER_CONTEXT && env.DOCKER_CONTEXT !== "default") return null;
-  if (env.DOCKER_HOST) return /^unix:\/\/\/./.test(env.DOCKER_HOST) ? env.DOCKER_HOST.slice("unix://".length) : null;
-  if (!env.DOCKER_CONTEXT && configText) {
-    try {
-      const current = JSON.parse(configText).currentContext;
-      if (current && current !== "default") return null;
-    } catch {
-      return null;
-    }
-  }
-  return DEFAULT_SOCKET;
-}
-function cliConfigText() {
-  try {
-    return readFileSync(join(process.env.DOCKER_CONFIG || join(homedir(), ".docker"), "config.json"), "utf8");
-  } catch {
-    return null;
-  }
-}
-function localEngineSocket() {
-  return engineSocket(process.env, cliConfigText(), process.platform);
-}
-function pathSafeName(name) {
-  return /^[a-z0-9][a-z0-9._/:@-]*$/i.test(name) && !name.split("/").some((s) => s === "." || s === "..");
-}
-function apiGet(socketPath, path, what, timeoutMs) {
-  return new Promise((resolve3, reject) => {
-    let failure = null;
-    const req = http.request({ socketPath, path, method: "GET", agent: false, headers: { host: "docker" } }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk) => body += chunk);
-      res.on("end", () => done(() => resolve3({ status: res.statusCode ?? 0, body })));
-      res.on("error", () => done(() => failure ? reject(failure) : resolve3(null)));
-    });
-    const stop2 = (error) => {
-      failure = error;
-      req.destroy(error);
-    };
-    const timer = setTimeout(
-      () => stop2(
-        new SetupError(
-          `${what} did not finish within ${Math.round(timeoutMs / 1e3)} s`,
-          "The Docker daemon is not answering; check it (`docker info`) and try again"
-        )
-      ),
-      timeoutMs
-    );
-    const poll = setInterval(() => {
-      const signal2 = interrupted();
-      if (signal2) stop2(new InterruptedError(signal2));
-    }, INTERRUPT_POLL_MS);
-    const done = (settle) => {
-      clearTimeout(timer);
-      clearInterval(poll);
-      settle();
-    };
-    req.on("error", () => done(() => failure ? reject(failure) : resolve3(null)));
-    req.end();
-  });
-}
-
-// src/docker/run-plan.ts
-var CONTAINER_PORT = 5432;
-var CONTAINER_LABEL = "io.github.pg-tmpfs-action";
-function trimSlash(path) {
-  return path.replace(/(.)\/+$/, "$1");
-}
-function isBelow(path, dir) {
-  const d = dir.endsWith("/") ? dir : `${dir}/`;
-  return path === dir || path.startsWith(d);
-}
-function tmpfsPaths(layout) {
-  const pgdata = trimSlash(layout.pgdata);
-  const holders = [...new Set(layout.volumes.map(trimSlash))].filter((v) => v !== "/" && isBelow(pgdata, v)).sort((a, b) => a.length - b.length);
-  return holders.length ? holders : [pgdata];
-}
-function tmpfsMounts(layout, size) {
-  const sized = size ? [`size=${size}`] : [];
-  const pgdata = trimSlash(layout.pgdata);
-  return tmpfsPaths(layout).map((path) => `${path}:${["rw", path === pgdata ? "mode=0700" : "mode=1777", ...sized].join(",")}`);
-}
-function buildRunPlan(config, layout, reach = { kind: "publish" }, token = "") {
-  const publish = `${config.publishHost.includes(":") ? `[${config.publishHost}]` : config.publishHost}:${config.port === 0 ? "" : config.port}:${CONTAINER_PORT}`;
-  const env = {
-    POSTGRES_USER: config.user,
-    POSTGRES_PASSWORD: config.password,
-    POSTGRES_DB: config.database,
-    // The locale input applies when it names another locale than the default C; with the
-    // default, the image keeps its own (en_US.utf8 in the official Debian images).
-    POSTGRES_INITDB_ARGS: [...INITDB_ARGS, ...config.locale !== "C" ? [`--locale=${config.locale}`] : []].join(" ")
-  };
-  const args = [
-    "run",
-    "--detach",
-    "--name",
-    config.containerName,
-    "--label",
-    `${CONTAINER_LABEL}=1`,
-    ...token ? ["--label", `${CONTAINER_LABEL}.run=${token}`] : [],
-    ...tmpfsMounts(layout, config.tmpfsSize).flatMap((m) => ["--tmpfs", m]),
-    "--shm-size",
-    config.shmSize,
-    ...reach.kind === "network" ? ["--network", reach.network, "--network-alias", config.containerName] : ["--publish", publish],
-    ...Object.keys(env).flatMap((name) => ["--env", name]),
-    config.image,
-    ...settingsToArgs(effectiveSettings(config.settings))
-  ];
-  return { args, env };
-}
-function parseDockerPort(output) {
-  for (const line of output.split("\n")) {
-    const match = /:(\d+)\s*$/.exec(line.trim());
-    if (match) return Number(match[1]);
-  }
-  throw new Error(`no published port in docker port output: ${JSON.stringify(output)}`);
-}
-function pgdataFromEnv(env) {
-  for (const entry of env ?? []) {
-    if (entry.startsWith("PGDATA=")) return entry.slice("PGDATA=".length) || null;
-  }
-  return null;
-}
-
-// src/docker/engine.ts
-var DOCKER_TIMEOUT_MS = 6e4;
-var VERSION_TIMEOUT_MS = 15e3;
-var PULL_TIMEOUT_MS = 6e5;
-async function docker(args, env, timeoutMs = DOCKER_TIMEOUT_MS) {
-  const r = await dockerRun(args, { timeoutMs, env });
-  if (r.timedOut) {
-    throw new SetupError(
-      `docker ${args[0] ?? ""} did not finish within ${Math.round(timeoutMs / 1e3)} s`,
-      "The Docker daemon is not answering; check it (`docker info`) and try again"
-    );
-  }
-  return { exitCode: r.code ?? 1, stdout: r.stdout, stderr: r.stderr };
-}
-async function dockerRun(args, options) {
-  try {
-    return await run("docker", args, options);
-  } catch (error) {
-    if (error.code === "ENOENT") {
-      throw new SetupError(
-        "The docker command was not found",
-        "Install Docker (GitHub-hosted Ubuntu runners have it), or use mode: native with PostgreSQL binaries installed"
-      );
-    }
-    throw error;
-  }
-}
-async function dockerOk(args, what, fix, env, timeoutMs = DOCKER_TIMEOUT_MS) {
-  const result = await docker(args, env, timeoutMs);
-  if (result.exitCode !== 0) {
-    throw new SetupError(`${what} failed: ${result.stderr.trim() || `exit code ${result.exitCode}`}`, fix);
-  }
-  return result.stdout;
-}
-async function engineVersion() {
-  const result = await docker(["version", "--format", "{{.Server.Version}}"], void 0, VERSION_TIMEOUT_MS);
-  if (result.exitCode !== 0) {
-    throw new SetupError(
-      `The Docker daemon did not answer: ${result.stderr.trim().split("\n").pop() ?? ""}`,
-      "Start Docker (e.g. `sudo systemctl start docker`), or use mode: native with PostgreSQL binaries installed"
-    );
-  }
-  return result.stdout.trim();
-}
-async function inspectImage(image, timeoutMs = DOCKER_TIMEOUT_MS) {
-  const socket = pathSafeName(image) ? localEngineSocket() : null;
-  const answer = socket ? await apiGet(socket, `/images/${image}/json`, "docker image", timeoutMs) : null;
-  if (answer?.status === 404) return null;
-  if (answer?.status === 200) {
-    try {
-      const { Config } = JSON.parse(answer.body);
-      return imageConfig(Config?.Env, Config?.Volumes);
-    } catch {
-    }
-  }
-  const result = await docker(
-    ["image", "inspect", "--format", '{"env":{{json .Config.Env}},"volumes":{{json .Config.Volumes}}}', image],
-    void 0,
-    timeoutMs
-  );
-  if (result.exitCode !== 0) return null;
-  const parsed = JSON.parse(result.stdout.trim() || "{}");
-  return imageConfig(parsed.env, parsed.volumes);
-}
-function imageConfig(env, volumes) {
-  return { env: env ?? [], pgdata: pgdataFromEnv(env), volumes: Object.keys(volumes ?? {}).sort() };
-}
-var PULL_RETRY_MS = 12e4;
-var PULL_ANSWER_MS = 2e4;
-var PULL_ANSWERED = /Pulling from |^Digest: |^Status: /m;
-function classifyPullError(stderr) {
-  const e = stderr.toLowerCase();
-  if (/manifest unknown|not found|repository does not exist|name unknown|invalid reference|no such host/.test(e))
-    return "not-found";
-  if (/unauthorized|authentication required|no basic auth credentials|requested access to the resource is denied/.test(e))
-    return "credentials";
-  if (/toomanyrequests|too many requests|\b429\b|\b5\d\d\b|internal server error|bad gateway|service unavailable|gateway time-?out|connection refused|connection reset|i\/o timeout|tls handshake timeout|unexpected eof|\beof\b|temporary failure|client\.timeout exceeded|context deadline exceeded|request canceled|server misbehaving/.test(
-    e
-  ))
-    return "transient";
-  return "other";
-}
-function registryOf(image) {
-  const slash = image.indexOf("/");
-  if (slash < 0) return "docker.io";
-  const first = image.slice(0, slash);
-  return /[.:]/.test(first) || first === "localhost" ? first : "docker.io";
-}
-async function pullImage(image, onRetry = () => void 0, retryMs = PULL_RETRY_MS, options = {}) {
-  const answerMs = options.answerMs ?? PULL_ANSWER_MS;
-  const t0 = Date.now();
-  const deadline = t0 + retryMs;
-  for (let attempt = 1; ; attempt++) {
-    const result = await dockerRun(["pull", image], {
-      timeoutMs: PULL_TIMEOUT_MS,
-      firstOutputMs: answerMs,
-      firstOutputPattern: PULL_ANSWERED,
-      env: options.env
-    });
-    if (result.timedOut && !result.silent) {
-      throw new SetupError(
-        `docker pull did not finish within ${Math.round(PULL_TIMEOUT_MS / 1e3)} s (image "${image}")`,
-        "The Docker daemon or the registry is too slow; check them (`docker info`), or pull the image in an earlier step"
-      );
-    }
-    if (result.code === 0) return;
-    const reason = result.silent ? `no answer within ${formatSeconds(answerMs)}` : result.stderr.trim().split("\n").pop() || `exit code ${result.code ?? "none"}`;
-    const kind = result.silent ? "no-answer" : classifyPullError(result.stderr);
-    if (kind === "credentials") {
-      throw new SetupError(
-        `Image "${image}" needs registry credentials: ${reason}`,
-        "Log in to its registry in an earlier step (e.g. docker/login-action), or check the inputs 'image' and 'registry'"
-      );
-    }
-    if (kind === "no-answer") {
-      throw new SetupError(
-        `Registry ${registryOf(image)} did not answer the pull of image "${image}" within ${formatSeconds(Math.min(answerMs, Date.now() - t0))}: ${reason}`,
-        "Check the inputs 'registry' and 'image' (host and port of a registry that is up and reachable from the Docker daemon); it accepted the connection but sent nothing" + (answerMs < PULL_ANSWER_MS ? `. Input 'wait-timeout' bounds this wait (${formatSeconds(answerMs)}); raise it if the registry is only slow` : "")
-      );
-    }
-    const waitMs = Math.min(1e3 * 2 ** (attempt - 1), 16e3);
-    if (kind !== "transient" || Date.now() + waitMs > deadline) {
-      throw new SetupError(
-        `Could not pull image "${image}"${kind === "transient" ? ` after ${attempt} attempts in ${Math.round((Date.now() - t0) / 1e3)} s` : ""}: ${reason}`,
-        kind === "transient" ? "The registry kept failing; try again later, or pull from a mirror with input 'registry'" : "Check the inputs 'postgres-version', 'image' and 'registry' (does that tag exist? is the registry's name right?), and log in first (docker/login-action) if the image is private"
-      );
-    }
-    onRetry(`Pull of ${image} failed (${reason}); retrying in ${waitMs / 1e3} s (attempt ${attempt + 1})`);
-    await new Promise((resolve3) => setTimeout(resolve3, waitMs));
-  }
-}
-function formatSeconds(ms) {
-  return `${Math.round(ms / 100) / 10} s`;
-}
-async function isRunning(container) {
-  const result = await docker(["container", "inspect", "--format", "{{.State.Running}}", container]);
-  return result.exitCode === 0 && result.stdout.trim() === "true";
-}
-async function publishedPort(container, containerPort) {
-  const out = await dockerOk(["port", container, `${containerPort}/tcp`], "docker port", "See the Docker error");
-  try {
-    return parseDockerPort(out);
-  } catch (error) {
-    throw new SetupError(error instanceof Error ? error.message : String(error), "See the Docker error");
-  }
-}
-async function logsTail(container, lines) {
-  const result = await docker(["logs", "--tail", String(lines), container]);
-  return result.exitCode === 0 ? `${result.stdout}${result.stderr}`.trimEnd() : "";
-}
-async function removeContainer(container) {
-  const result = await docker(["rm", "--force", "--volumes", container]);
-  if (result.exitCode === 0 || /No such container/i.test(result.stderr)) return null;
-  return result.stderr.trim() || `exit code ${result.exitCode}`;
-}
-async function removeMatching(filters) {
-  const list = await docker(["ps", "--all", "--quiet", "--no-trunc", ...filters.flatMap((f) => ["--filter", f])]);
-  if (list.exitCode !== 0) return { removed: [], problems: [], listError: `docker ps failed: ${list.stderr.trim()}` };
-  const removed = [];
-  const problems = [];
-  for (const id of list.stdout.split("\n").filter(Boolean)) {
-    const problem = await removeContainer(id);
-    if (problem) problems.push(problem);
-    else removed.push(id);
-  }
-  return { removed, problems, listError: null };
-}
+import { readdirSync as readdirSync5, readFileSync as readFileSync8 } from "node:fs";
+import { join as join12 } from "node:path";
 
 // src/docker/job-container.ts
-import { existsSync, readFileSync as readFileSync2 } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
 var BUILTIN_NETWORKS = /* @__PURE__ */ new Set(["bridge", "host", "none"]);
 function containerIdFromMountinfo(mountinfo) {
@@ -763,7 +418,7 @@ async function detectJobNetwork(timeoutMs = DOCKER_TIMEOUT_MS) {
   if (!existsSync("/.dockerenv")) return null;
   let container = hostname();
   try {
-    container = containerIdFromMountinfo(readFileSync2("/proc/self/mountinfo", "utf8")) ?? container;
+    container = containerIdFromMountinfo(readFileSync("/proc/self/mountinfo", "utf8")) ?? container;
   } catch {
   }
   const socket = pathSafeName(container) ? localEngineSocket() : null;
@@ -794,10 +449,10 @@ async function detectJobNetwork(timeoutMs = DOCKER_TIMEOUT_MS) {
 // src/docker/start.ts
 import { randomBytes } from "node:crypto";
 import { performance as performance3 } from "node:perf_hooks";
-import { setTimeout as sleep4 } from "node:timers/promises";
+import { setTimeout as sleep3 } from "node:timers/promises";
 
 // src/readiness.ts
-import { setTimeout as sleep2 } from "node:timers/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 var pgModule = null;
 function loadPg() {
   pgModule ??= import("./chunk-pg.js").then((m) => m.default);
@@ -875,7 +530,7 @@ async function waitForQuery(target, options) {
         throw new NotReadyError(`the server stopped before answering a query (${attempts} attempts)`, lastError, true);
       }
     }
-    await sleep2(interval);
+    await sleep(interval);
   }
 }
 var STILL_STARTING = /ECONNREFUSED|ENOENT|ECONNRESET|starting up|shutting down|Connection terminated|timeout|not yet accepting/i;
@@ -945,8 +600,8 @@ function notReadyError(error, serverLog) {
 }
 
 // src/orphans.ts
-import { readdirSync, readFileSync as readFileSync3, readlinkSync, realpathSync, rmSync } from "node:fs";
-import { setTimeout as sleep3 } from "node:timers/promises";
+import { readdirSync, readFileSync as readFileSync2, readlinkSync, realpathSync, rmSync } from "node:fs";
+import { setTimeout as sleep2 } from "node:timers/promises";
 var END_GRACE_MS = 15e3;
 var KILL_WAIT_MS = 5e3;
 var POLL_MS = 10;
@@ -957,7 +612,7 @@ async function waitNone(find, ms) {
   const deadline = Date.now() + ms;
   let left = find();
   while (left.length > 0 && Date.now() < deadline) {
-    await sleep3(POLL_MS);
+    await sleep2(POLL_MS);
     left = find();
   }
   return left;
@@ -1009,7 +664,7 @@ function signal(pid, sig) {
 }
 function mappedShm(pid) {
   try {
-    return readFileSync3(`/proc/${pid}/maps`, "utf8").split("\n").map((l) => /\s(\/dev\/shm\/PostgreSQL\.\d+)(?: \(deleted\))?$/.exec(l)?.[1]).filter((f) => f !== void 0);
+    return readFileSync2(`/proc/${pid}/maps`, "utf8").split("\n").map((l) => /\s(\/dev\/shm\/PostgreSQL\.\d+)(?: \(deleted\))?$/.exec(l)?.[1]).filter((f) => f !== void 0);
   } catch {
     return [];
   }
@@ -1022,7 +677,7 @@ function mappedByAnyone(file) {
 }
 function sysvRows() {
   try {
-    return readFileSync3("/proc/sysvipc/shm", "utf8").split("\n").slice(1).map((l) => l.trim().split(/\s+/)).filter((f) => f.length > 6);
+    return readFileSync2("/proc/sysvipc/shm", "utf8").split("\n").slice(1).map((l) => l.trim().split(/\s+/)).filter((f) => f.length > 6);
   } catch {
     return [];
   }
@@ -1063,7 +718,7 @@ async function endProcessesIn(dir, graceMs = END_GRACE_MS) {
 }
 function processesWithArg(arg) {
   if (!arg) return [];
-  return findProcesses((pid) => readFileSync3(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(arg));
+  return findProcesses((pid) => readFileSync2(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(arg));
 }
 async function awaitProcessesWithArg(arg, ms) {
   const left = await waitNone(() => processesWithArg(arg), ms);
@@ -1075,7 +730,7 @@ async function awaitProcessesWithArg(arg, ms) {
 function processesWithEnv(name, value) {
   if (!value) return [];
   const entry = `${name}=${value}`;
-  return findProcesses((pid) => readFileSync3(`/proc/${pid}/environ`, "utf8").split("\0").includes(entry));
+  return findProcesses((pid) => readFileSync2(`/proc/${pid}/environ`, "utf8").split("\0").includes(entry));
 }
 async function endMarkedProcesses(token, graceMs = 5e3) {
   const found = processesWithEnv(RUN_ENV, token);
@@ -1089,6 +744,27 @@ async function endMarkedProcesses(token, graceMs = 5e3) {
   const left = await waitNone(find, KILL_WAIT_MS);
   return left.map((p) => `Process ${p.pid} (${p.argv.join(" ").slice(0, 80)}) of run ${token} did not end`);
 }
+
+// src/timing.ts
+import { performance as performance2 } from "node:perf_hooks";
+var Phases = class {
+  last;
+  ms = {};
+  /** @param origin ms (performance.now() scale) where the first phase began; 0 = process start */
+  constructor(origin = performance2.now()) {
+    this.last = origin;
+  }
+  /** Closes phase `name` now. */
+  end(name) {
+    const now = performance2.now();
+    this.ms[name] = Math.round(((this.ms[name] ?? 0) + now - this.last) * 10) / 10;
+    this.last = now;
+  }
+  /** A copy of the phases so far, ms with one decimal. */
+  snapshot() {
+    return { ...this.ms };
+  }
+};
 
 // src/verify.ts
 var MEMORY_UNITS = { B: 1, kB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 };
@@ -1240,7 +916,6 @@ function brokenByInit(input, c, error) {
 
 // src/docker/start.ts
 var ORPHAN_RUN_WAIT_MS = 6e4;
-var RUN_TIMEOUT_MS = 12e4;
 var READY_INTERVAL_MS = 5;
 var FIRST_ALIVE_CHECK_MS = 1500;
 var MOUNTS_MAX_BYTES = 1048576;
@@ -1409,7 +1084,7 @@ async function stopDocker(handle) {
   const problems = [];
   const killed = handle.token ? await awaitProcessesWithArg(`${CONTAINER_LABEL}.run=${handle.token}`, ORPHAN_RUN_WAIT_MS) : false;
   for (let pass = 0; pass < (handle.containerId && !killed ? 1 : 2); pass++) {
-    if (pass > 0) await sleep4(1e3);
+    if (pass > 0) await sleep3(1e3);
     const swept = await removeMatching([`label=${CONTAINER_LABEL}.run=${handle.token}`]);
     problems.push(...swept.problems, ...swept.listError ? [swept.listError] : []);
   }
@@ -1425,15 +1100,15 @@ function dockerLogTail(handle, lines) {
 // src/native/binaries.ts
 import { execFileSync } from "node:child_process";
 import { existsSync as existsSync2, readdirSync as readdirSync2 } from "node:fs";
-import { join as join3, posix, win32 } from "node:path";
+import { join as join2, posix, win32 } from "node:path";
 
 // src/native/facts.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
-import { readFileSync as readFileSync4, renameSync, statSync as statSync2, writeFileSync, rmSync as rmSync2 } from "node:fs";
-import { join as join2 } from "node:path";
+import { readFileSync as readFileSync3, renameSync, statSync as statSync2, writeFileSync, rmSync as rmSync2 } from "node:fs";
+import { join } from "node:path";
 
 // src/fsutil.ts
-import { accessSync, constants as constants2, mkdirSync, statSync } from "node:fs";
+import { accessSync, constants, mkdirSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 var FolderError = class extends Error {
 };
@@ -1467,7 +1142,7 @@ function makeDirs(path, mode = 493) {
     }
   }
   try {
-    accessSync(full, constants2.W_OK | constants2.X_OK);
+    accessSync(full, constants.W_OK | constants.X_OK);
   } catch {
     throw new FolderError(`${full} is not writable by this user`);
   }
@@ -1495,7 +1170,7 @@ function fileIdentity(path) {
 }
 var noFacts = { get: (_program, _what, compute) => compute() };
 function factsIn(cacheDir) {
-  const file = join2(cacheDir, FACTS_FILE);
+  const file = join(cacheDir, FACTS_FILE);
   let loaded = null;
   let writable = true;
   const load = () => {
@@ -1508,7 +1183,7 @@ function factsIn(cacheDir) {
       return loaded;
     }
     try {
-      const parsed = JSON.parse(readFileSync4(file, "utf8"));
+      const parsed = JSON.parse(readFileSync3(file, "utf8"));
       loaded = {};
       if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
         for (const [k, v] of Object.entries(parsed)) if (typeof v === "string") loaded[k] = v;
@@ -1604,7 +1279,7 @@ function parseMajor(versionOutput) {
 }
 function pgConfigOnPath(env) {
   for (const dir of (env.PATH ?? "").split(":").filter(Boolean)) {
-    const path = join3(dir, "pg_config");
+    const path = join2(dir, "pg_config");
     if (existsSync2(path)) return path;
   }
   return null;
@@ -1637,7 +1312,7 @@ function realProbe(facts = noFacts) {
       });
     },
     majorOf: (bindir) => {
-      const postgres = join3(bindir, exe("postgres", process.platform));
+      const postgres = join2(bindir, exe("postgres", process.platform));
       const version = facts.get(postgres, "--version", () => {
         try {
           return execFileSync(postgres, ["--version"], { encoding: "utf8", timeout: 1e4 });
@@ -1654,12 +1329,12 @@ function realProbe(facts = noFacts) {
 import { randomBytes as randomBytes4 } from "node:crypto";
 import { spawnSync } from "node:child_process";
 import { chmodSync, chownSync as chownSync2, cpSync, lstatSync as lstatSync3, mkdirSync as mkdirSync3, renameSync as renameSync4, rmSync as rmSync5, writeFileSync as writeFileSync2 } from "node:fs";
-import { join as join8 } from "node:path";
+import { join as join7 } from "node:path";
 
 // src/native/cache-key.ts
 import { createHash } from "node:crypto";
-import { homedir as homedir2 } from "node:os";
-import { join as join4 } from "node:path";
+import { homedir } from "node:os";
+import { join as join3 } from "node:path";
 function initdbArgs(spec) {
   return [
     ...INITDB_ARGS,
@@ -1678,13 +1353,13 @@ function cacheKey(initdbVersion2, args) {
 function defaultCacheDir(env = process.env) {
   if (env.PG_TMPFS_CACHE_DIR) return env.PG_TMPFS_CACHE_DIR;
   if (process.getuid?.() === 0) return "/var/cache/pg-tmpfs";
-  return join4(env.XDG_CACHE_HOME || join4(homedir2(), ".cache"), "pg-tmpfs");
+  return join3(env.XDG_CACHE_HOME || join3(homedir(), ".cache"), "pg-tmpfs");
 }
 
 // src/native/cache-manifest.ts
 import { createHash as createHash2 } from "node:crypto";
-import { closeSync, constants as constants3, fstatSync, lstatSync, openSync, readdirSync as readdirSync3, readSync } from "node:fs";
-import { isAbsolute, join as join5, relative } from "node:path";
+import { closeSync, constants as constants2, fstatSync, lstatSync, openSync, readdirSync as readdirSync3, readSync } from "node:fs";
+import { isAbsolute, join as join4, relative } from "node:path";
 function trustProblem(s, kind) {
   if (kind === "folder" ? !s.isDirectory() : !s.isFile()) {
     return s.isSymbolicLink() ? "is a symbolic link" : `is not a ${kind}`;
@@ -1699,7 +1374,7 @@ function trustProblem(s, kind) {
 }
 var MANIFEST_SUFFIX = ".manifest.json";
 var MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
-var READ_FLAGS = constants3.O_RDONLY | (constants3.O_NOFOLLOW ?? 0) | (constants3.O_NONBLOCK ?? 0);
+var READ_FLAGS = constants2.O_RDONLY | (constants2.O_NOFOLLOW ?? 0) | (constants2.O_NONBLOCK ?? 0);
 var buffer = Buffer.alloc(0);
 function readAll(fd, size) {
   if (buffer.length < size) buffer = Buffer.allocUnsafe(size);
@@ -1733,7 +1408,7 @@ function listFiles(dir) {
   const manifest = { dirs: [], files: {} };
   const walk = (at) => {
     for (const name of readdirSync3(at)) {
-      const path = join5(at, name);
+      const path = join4(at, name);
       if (lstatSync(path).isDirectory()) {
         manifest.dirs.push(relative(dir, path));
         walk(path);
@@ -1785,7 +1460,7 @@ function isInside(path) {
 }
 function foldersProblem(root, dirs) {
   for (const dir of ["", ...dirs]) {
-    const s = lstatSync(dir ? join5(root, dir) : root, { throwIfNoEntry: false });
+    const s = lstatSync(dir ? join4(root, dir) : root, { throwIfNoEntry: false });
     const problem = s ? trustProblem(s, "folder") : "is missing";
     if (problem) return `${dir || "its folder"} ${problem}`;
   }
@@ -1824,7 +1499,7 @@ function entryProblem(entry) {
 // src/native/cache-removal.ts
 import { randomBytes as randomBytes3 } from "node:crypto";
 import { lstatSync as lstatSync2, readdirSync as readdirSync4, renameSync as renameSync2, rmSync as rmSync3 } from "node:fs";
-import { join as join6 } from "node:path";
+import { join as join5 } from "node:path";
 var MAX_WALK = 1e5;
 function removalProblem(path) {
   let seen = 0;
@@ -1836,7 +1511,7 @@ function removalProblem(path) {
     for (const name of readdirSync4(at)) {
       seen += 1;
       if (seen > MAX_WALK) return `${path} holds more than ${MAX_WALK} files and folders`;
-      const inner = walk(join6(at, name));
+      const inner = walk(join5(at, name));
       if (inner) return inner;
     }
     return null;
@@ -1876,7 +1551,7 @@ async function removeStaleFills(cacheDir, names = cacheNames(cacheDir)) {
   for (const name of names) {
     const match = /\.tmp-(\d+)-[0-9a-f]+(\.manifest\.json)?$/.exec(name);
     if (!match || Number(match[1]) === process.pid || processAlive(Number(match[1]))) continue;
-    const path = join6(cacheDir, name);
+    const path = join5(cacheDir, name);
     const left = match[2] ? [] : await endProcessesIn(path);
     if (left.length > 0) {
       problems.push(...left);
@@ -1892,7 +1567,7 @@ function removeOldFormats(cacheDir, names = cacheNames(cacheDir)) {
   let removed = 0;
   for (const name of names) {
     if (!/^[0-9a-f]{32}$/.test(name)) continue;
-    const entry = join6(cacheDir, name);
+    const entry = join5(cacheDir, name);
     const m = loadManifest(entry);
     if (typeof m !== "string" || !m.includes("no size and sha256")) continue;
     if (removeTree(entry) === null) {
@@ -1922,7 +1597,7 @@ function dropEntry(entry) {
 
 // src/native/cache-copy.ts
 import { chownSync, closeSync as closeSync2, fchownSync, mkdirSync as mkdirSync2, openSync as openSync2, renameSync as renameSync3, rmSync as rmSync4, writeSync } from "node:fs";
-import { join as join7, relative as relative2 } from "node:path";
+import { join as join6, relative as relative2 } from "node:path";
 var DamagedEntryError = class extends Error {
   constructor(entry, problem) {
     super(`${entry}: ${problem}`);
@@ -1935,7 +1610,7 @@ var DamagedEntryError = class extends Error {
 };
 function deferrableDatabases(manifest) {
   const oids = manifest.dirs.map((d) => /^base[\\/](\d+)$/.exec(d)?.[1]).filter((o) => o !== void 0).map(Number).sort((a, b) => a - b);
-  return oids.slice(0, -1).map((oid) => join7("base", String(oid)));
+  return oids.slice(0, -1).map((oid) => join6("base", String(oid)));
 }
 function isUnder(path, dir) {
   return path === dir || path.startsWith(`${dir}/`) || path.startsWith(`${dir}\\`);
@@ -1948,7 +1623,7 @@ function copyCluster(entry, manifest, dest, runAs, later = []) {
   mkdirSync2(dest, { mode: 448 });
   if (runAs) chownSync(dest, runAs.uid, runAs.gid);
   for (const dir of dirs) {
-    const path = join7(dest, dir);
+    const path = join6(dest, dir);
     mkdirSync2(path, { mode: 448 });
     if (runAs) chownSync(path, runAs.uid, runAs.gid);
   }
@@ -1956,7 +1631,7 @@ function copyCluster(entry, manifest, dest, runAs, later = []) {
     let mode = 384;
     let bytes;
     try {
-      bytes = withFile(join7(entry, file), (read, s) => {
+      bytes = withFile(join6(entry, file), (read, s) => {
         if (s.size !== size) throw new TrustError(`has ${s.size} bytes, not ${size}`);
         mode = s.mode & 488;
         return read;
@@ -1968,7 +1643,7 @@ function copyCluster(entry, manifest, dest, runAs, later = []) {
     if (sha256(bytes) !== hash) {
       throw new DamagedEntryError(entry, `${file} does not match the sha256 in its manifest (it changed after the fill)`);
     }
-    const fd = openSync2(join7(dest, file), "wx", mode);
+    const fd = openSync2(join6(dest, file), "wx", mode);
     try {
       for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
       if (runAs) fchownSync(fd, runAs.uid, runAs.gid);
@@ -1982,7 +1657,7 @@ function copyLater(entry, manifest, dest, runAs, later, staging) {
   mkdirSync2(staging, { mode: 448 });
   try {
     for (const [n, dir] of later.entries()) {
-      const into = join7(staging, String(n));
+      const into = join6(staging, String(n));
       const part = {
         dirs: manifest.dirs.filter((p) => p !== dir && isUnder(p, dir)).map((p) => relative2(dir, p)),
         files: Object.fromEntries(
@@ -1990,13 +1665,13 @@ function copyLater(entry, manifest, dest, runAs, later, staging) {
         )
       };
       try {
-        copyCluster(join7(entry, dir), part, into, runAs);
+        copyCluster(join6(entry, dir), part, into, runAs);
       } catch (error) {
         if (!(error instanceof DamagedEntryError)) throw error;
         const what = error.problem.replace(/^its folder /, "");
         throw new DamagedEntryError(entry, what === error.problem ? `${dir}/${what}` : `${dir} ${what}`);
       }
-      renameSync3(into, join7(dest, dir));
+      renameSync3(into, join6(dest, dir));
     }
   } finally {
     rmSync4(staging, { recursive: true, force: true });
@@ -2028,9 +1703,9 @@ function initdbCause(output) {
   return picked.join(" | ") || "no output";
 }
 async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts) {
-  const initdb = join8(spec.bindir, exe("initdb", process.platform));
+  const initdb = join7(spec.bindir, exe("initdb", process.platform));
   const args = initdbArgs(spec);
-  const entry = join8(cacheDir, cacheKey(initdbVersion(initdb, facts), args));
+  const entry = join7(cacheDir, cacheKey(initdbVersion(initdb, facts), args));
   let dropped;
   const found = checkEntry(entry);
   if (found && "manifest" in found) return { entry, manifest: found.manifest, hit: true, initdbMs: 0 };
@@ -2045,7 +1720,7 @@ async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts
   const suffix = `.tmp-${process.pid}-${randomBytes4(4).toString("hex")}`;
   const fill = {
     staging: `${entry}${suffix}`,
-    initdbDir: stagingBase ? join8(stagingBase, `initdb${suffix}`) : `${entry}${suffix}`
+    initdbDir: stagingBase ? join7(stagingBase, `initdb${suffix}`) : `${entry}${suffix}`
   };
   throwIfInterrupted();
   mkdirSync3(fill.initdbDir, { mode: 448 });
@@ -2175,15 +1850,15 @@ function placeEntry(staging, entry, data) {
 
 // src/native/postgres.ts
 import { execFileSync as execFileSync3, spawn } from "node:child_process";
-import { chownSync as chownSync3, closeSync as closeSync3, existsSync as existsSync4, openSync as openSync3, readFileSync as readFileSync6, rmSync as rmSync6 } from "node:fs";
-import { basename as basename2, join as join10 } from "node:path";
-import { setTimeout as sleep5 } from "node:timers/promises";
+import { chownSync as chownSync3, closeSync as closeSync3, existsSync as existsSync4, openSync as openSync3, readFileSync as readFileSync5, rmSync as rmSync6 } from "node:fs";
+import { basename as basename2, join as join9 } from "node:path";
+import { setTimeout as sleep4 } from "node:timers/promises";
 
 // src/native/ramdir.ts
 import { execFileSync as execFileSync2 } from "node:child_process";
-import { existsSync as existsSync3, mkdtempSync, readFileSync as readFileSync5, rmdirSync, statfsSync } from "node:fs";
+import { existsSync as existsSync3, mkdtempSync, readFileSync as readFileSync4, rmdirSync, statfsSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, isAbsolute as isAbsolute2, join as join9 } from "node:path";
+import { basename, isAbsolute as isAbsolute2, join as join8 } from "node:path";
 var TMPFS_MAGIC = 16914836;
 var RAMFS_MAGIC = 2240043254;
 var MOUNT_PREFIX = "pg-tmpfs-mnt-";
@@ -2267,7 +1942,7 @@ async function prepareRam(bytes, capped, name, onMount = () => void 0) {
     const choice = chooseLinux(bytes, capped);
     if (choice.kind === "shm") return { base: choice.base, plan: { kind: "shm" }, mount: null };
     if (choice.kind === "disk") return { base: choice.base, plan: { kind: "disk", warning: choice.warning }, mount: null };
-    const dir = mkdtempSync(join9(tempBase(), MOUNT_PREFIX));
+    const dir = mkdtempSync(join8(tempBase(), MOUNT_PREFIX));
     const mount = { kind: "mount", dir, sudo: !choice.root };
     onMount(mount);
     try {
@@ -2297,7 +1972,7 @@ async function prepareRam(bytes, capped, name, onMount = () => void 0) {
 }
 function isMountPoint(dir) {
   try {
-    const mounts = readFileSync5("/proc/self/mounts", "utf8");
+    const mounts = readFileSync4("/proc/self/mounts", "utf8");
     return mounts.split("\n").some((line) => line.split(" ")[1]?.replace(/\\040/g, " ") === dir);
   } catch {
     return true;
@@ -2320,7 +1995,7 @@ async function teardownRam(mount) {
 var RUN_MARKER = ".pg-tmpfs-run";
 var SERVER_LOG = "server.log";
 function dataDirOf(runDir) {
-  return join10(runDir, "data");
+  return join9(runDir, "data");
 }
 function runAsUser() {
   if (process.getuid?.() !== 0) return null;
@@ -2366,10 +2041,10 @@ function nativeSettings(dataDir, config) {
   ];
 }
 function spawnPostgres(bindir, runDir, port, config, runAs) {
-  const logFile = join10(runDir, SERVER_LOG);
+  const logFile = join9(runDir, SERVER_LOG);
   const logFd = openSync3(logFile, "a");
   if (runAs) chownSync3(logFile, runAs.uid, runAs.gid);
-  const child = spawn(join10(bindir, exe("postgres", process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
+  const child = spawn(join9(bindir, exe("postgres", process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
     detached: true,
     stdio: ["ignore", logFd, logFd],
     cwd: runDir,
@@ -2384,7 +2059,7 @@ function spawnPostgres(bindir, runDir, port, config, runAs) {
 }
 function postmasterRunning(dataDir, pid) {
   try {
-    const first = readFileSync6(join10(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
+    const first = readFileSync5(join9(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
     return first === String(pid) && processAlive(pid);
   } catch {
     return false;
@@ -2395,7 +2070,7 @@ function postmasterPid(handle) {
   if (!handle.runDir) return 0;
   try {
     const pid = Number(
-      readFileSync6(join10(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
+      readFileSync5(join9(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
     );
     return Number.isInteger(pid) && pid > 0 ? pid : 0;
   } catch {
@@ -2409,7 +2084,7 @@ function postgresAlive(handle) {
 function startingPostgres(pid, dataDir) {
   if (process.platform !== "linux" || !processAlive(pid)) return false;
   try {
-    const argv = readFileSync6(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    const argv = readFileSync5(`/proc/${pid}/cmdline`, "utf8").split("\0");
     return argv.includes(dataDir) && /postgres$/.test(argv[0] ?? "");
   } catch {
     return false;
@@ -2417,7 +2092,7 @@ function startingPostgres(pid, dataDir) {
 }
 function sysvSegment(dataDir) {
   try {
-    const line = readFileSync6(join10(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
+    const line = readFileSync5(join9(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
     const id = Number(line.trim().split(/\s+/)[1]);
     return Number.isInteger(id) && id >= 0 && line.trim() !== "" ? id : null;
   } catch {
@@ -2426,8 +2101,8 @@ function sysvSegment(dataDir) {
 }
 function isOurRunDir(runDir, token) {
   if (!token) return false;
-  const marker = join10(runDir, RUN_MARKER);
-  if (existsSync4(marker)) return readFileSync6(marker, "utf8") === token;
+  const marker = join9(runDir, RUN_MARKER);
+  if (existsSync4(marker)) return readFileSync5(marker, "utf8") === token;
   return basename2(runDir).endsWith(`-${token}`);
 }
 function nameHasToken(handle) {
@@ -2436,7 +2111,7 @@ function nameHasToken(handle) {
 function postgresLogTail(runDir, lines = LOG_TAIL_LINES) {
   if (!runDir) return "";
   try {
-    return readFileSync6(join10(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+    return readFileSync5(join9(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
   } catch {
     return "";
   }
@@ -2450,16 +2125,16 @@ async function stopPostgres(handle) {
   if (pid > 0 && (postmasterRunning(dataDir, pid) || startingPostgres(pid, dataDir))) {
     try {
       if (process.platform === "win32") {
-        await runOk(join10(handle.bindir, exe("pg_ctl", "win32")), ["stop", "-m", "immediate", "-D", dataDir], {
+        await runOk(join9(handle.bindir, exe("pg_ctl", "win32")), ["stop", "-m", "immediate", "-D", dataDir], {
           timeoutMs: PG_CTL_TIMEOUT_MS
         });
       } else {
         process.kill(pid, "SIGQUIT");
       }
       const ours2 = () => postmasterRunning(dataDir, pid) || startingPostgres(pid, dataDir);
-      for (let i = 0; i < 500 && ours2(); i++) await sleep5(5);
+      for (let i = 0; i < 500 && ours2(); i++) await sleep4(5);
       if (ours2()) process.kill(pid, "SIGKILL");
-      for (let i = 0; i < 200 && processAlive(pid); i++) await sleep5(5);
+      for (let i = 0; i < 200 && processAlive(pid); i++) await sleep4(5);
     } catch (error) {
       problems.push(`Could not stop postgres (pid ${pid}): ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -2496,14 +2171,14 @@ function identConf(osUsers2, dbUser) {
 
 // src/native/start.ts
 import { randomBytes as randomBytes6 } from "node:crypto";
-import { chownSync as chownSync4, mkdirSync as mkdirSync4, readFileSync as readFileSync7, writeFileSync as writeFileSync4 } from "node:fs";
-import { join as join12 } from "node:path";
+import { chownSync as chownSync4, mkdirSync as mkdirSync4, readFileSync as readFileSync6, writeFileSync as writeFileSync4 } from "node:fs";
+import { join as join11 } from "node:path";
 import { performance as performance4 } from "node:perf_hooks";
 
 // src/native/place-cluster.ts
 import { renameSync as renameSync5, rmSync as rmSync7, writeFileSync as writeFileSync3 } from "node:fs";
 import { userInfo } from "node:os";
-import { join as join11 } from "node:path";
+import { join as join10 } from "node:path";
 function copyError(error, config, dataDir) {
   if (error instanceof SetupError || error instanceof InputError) return error;
   if (error instanceof DamagedEntryError) {
@@ -2577,12 +2252,12 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
   } catch (error) {
     throw copyError(error, config, dataDir);
   }
-  writeFileSync3(join11(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
-  writeFileSync3(join11(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
+  writeFileSync3(join10(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
+  writeFileSync3(join10(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
   const entry = cache.entry;
   const copyTemplates = () => {
     try {
-      copyLater(entry, cache.manifest, dataDir, runAs, later, join11(handle.runDir, "templates.tmp"));
+      copyLater(entry, cache.manifest, dataDir, runAs, later, join10(handle.runDir, "templates.tmp"));
     } catch (error) {
       if (error instanceof DamagedEntryError) throw new TemplatesNotUsed(error, dropEntry(entry));
       throw copyError(error, config, dataDir);
@@ -2630,12 +2305,12 @@ function scramVerifier(password, salt = randomBytes5(16), iterations = SCRAM_ITE
 // src/native/start.ts
 var MAX_SOCKET_PATH = 107;
 function checkSocketPath(dataDir, port) {
-  const path = join12(dataDir, `.s.PGSQL.${port}`);
+  const path = join11(dataDir, `.s.PGSQL.${port}`);
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
     throw new InputError(
       "container-name",
-      `the server's socket path ${path} would be ${Buffer.byteLength(path)} bytes, more than the ${MAX_SOCKET_PATH} a Unix socket allows`,
-      "Use a shorter name"
+      `the server's socket path ${path} would be ${Buffer.byteLength(path)} bytes, more than the ${MAX_SOCKET_PATH} a Unix socket allows (native mode names its run folder after container-name)`,
+      "Use a shorter container-name (the CLI: a shorter --name)"
     );
   }
 }
@@ -2661,7 +2336,7 @@ function listenWarnings(config) {
 function makeRunDir(handle, runAs) {
   throwIfInterrupted();
   mkdirSync4(handle.runDir, { mode: 448 });
-  writeFileSync4(join12(handle.runDir, RUN_MARKER), handle.token);
+  writeFileSync4(join11(handle.runDir, RUN_MARKER), handle.token);
   if (runAs) chownSync4(handle.runDir, runAs.uid, runAs.gid);
 }
 async function bootstrap(config, handle, port, exited, verifier) {
@@ -2694,7 +2369,7 @@ async function verifyNative(client, config, plan, dataDir) {
     // native-only extras the user did not ask for.
     nativeSettings(dataDir, config).filter((s) => asked.has(s.name.toLowerCase())),
     async (dir) => {
-      if (process.platform === "linux") return filesystemTypeOf(dir, readFileSync7("/proc/mounts", "utf8")) ?? "unknown";
+      if (process.platform === "linux") return filesystemTypeOf(dir, readFileSync6("/proc/mounts", "utf8")) ?? "unknown";
       return plan.kind === "ramdisk" ? "ramdisk" : "disk";
     },
     plan.kind !== "disk"
@@ -2756,7 +2431,7 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
       }
     );
     if (ram.plan.warning) log.warning(ram.plan.warning);
-    handle.runDir = join12(ram.base, `${config.containerName}-${handle.token}`);
+    handle.runDir = join11(ram.base, `${config.containerName}-${handle.token}`);
     checkSocketPath(dataDirOf(handle.runDir), port);
     record();
     makeRunDir(handle, runAs);
@@ -3118,10 +2793,10 @@ function initFileError(file, text, error, offset, context = {}) {
     error.where ? `CONTEXT: ${error.where.replace(/\.$/, "")}` : ""
   ].filter(Boolean);
   const problem = `${where}: ${error.severity ?? "ERROR"}: ${error.message}${error.code ? ` (SQLSTATE ${error.code})` : ""}${extra.length ? `; ${extra.join("; ")}` : ""}`;
-  let failure;
+  let failure2;
   if (error.code === "53100" || /no space left on device/i.test(error.message)) {
     const size = context.tmpfsSize ?? null;
-    failure = new InputError(
+    failure2 = new InputError(
       "tmpfs-size",
       `${problem}; the data directory's RAM folder is full (${size ? `tmpfs-size ${size}` : "tmpfs-size not given: the kernel default"})`,
       size ? `Raise tmpfs-size above ${size} (the data of the init files must fit in it), or load less data` : "Load less data, or free memory on the machine (the folder is a tmpfs of the kernel default size)",
@@ -3129,7 +2804,7 @@ function initFileError(file, text, error, offset, context = {}) {
       file
     );
   } else if (error.code === "25001" && !context.marker) {
-    failure = new InputError(
+    failure2 = new InputError(
       "init",
       problem,
       `Add the line "-- pg-tmpfs: no-transaction" to ${file}: it then runs statement by statement, outside a transaction, as psql would (nothing was kept: the server was removed)`,
@@ -3137,7 +2812,7 @@ function initFileError(file, text, error, offset, context = {}) {
       file
     );
   } else {
-    failure = new InputError(
+    failure2 = new InputError(
       "init",
       problem,
       "Fix the SQL in that file (nothing was kept: the server was removed)",
@@ -3145,24 +2820,24 @@ function initFileError(file, text, error, offset, context = {}) {
       file
     );
   }
-  if (at) failure.location = { file, ...at };
-  return failure;
+  if (at) failure2.location = { file, ...at };
+  return failure2;
 }
 function timeoutError(file, text, offset, timeoutMs) {
   const { where, quoted, at } = failingPoint(file, text, offset);
-  const failure = new InputError(
+  const failure2 = new InputError(
     "init-timeout",
     `${where}: the init files ran past init-timeout (${timeoutMs / 1e3} s, for all of them together) and this statement was ended`,
     "Raise init-timeout, or make the statement faster (a statement_timeout the file sets does not lift this limit)",
     quoted,
     file
   );
-  if (at) failure.location = { file, ...at };
-  return failure;
+  if (at) failure2.location = { file, ...at };
+  return failure2;
 }
 
 // src/init-files.ts
-import { accessSync as accessSync2, constants as constants4, readFileSync as readFileSync8, realpathSync as realpathSync2, statSync as statSync3 } from "node:fs";
+import { accessSync as accessSync2, constants as constants3, readFileSync as readFileSync7, realpathSync as realpathSync2, statSync as statSync3 } from "node:fs";
 import { isAbsolute as isAbsolute3, relative as relative3, resolve as resolve2 } from "node:path";
 var GLOB_DEPTH = 32;
 var GLOB_TIMEOUT_MS = 3e4;
@@ -3193,7 +2868,7 @@ async function resolveInitFiles(config) {
     } else {
       const path = resolve2(config.workDir, entry);
       try {
-        accessSync2(path, constants4.R_OK);
+        accessSync2(path, constants3.R_OK);
         found = statSync3(path).isFile() ? [path] : [];
       } catch {
         found = [];
@@ -3223,7 +2898,7 @@ async function resolveInitFiles(config) {
 async function loadInitFiles(config) {
   const files = (await resolveInitFiles(config)).map((file) => {
     const label = shownPath(config.workDir, file);
-    return { label, text: initText(label, readFileSync8(file)) };
+    return { label, text: initText(label, readFileSync7(file)) };
   });
   for (const file of files) await checkNotPsql(file.label, file.text);
   return files;
@@ -3586,7 +3261,7 @@ async function sweepLeftovers(containerName) {
   const bases = ["/dev/shm", tempBase()];
   for (const base of [...bases]) {
     try {
-      for (const n of readdirSync5(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join13(base, n));
+      for (const n of readdirSync5(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join12(base, n));
     } catch {
     }
   }
@@ -3598,10 +3273,10 @@ async function sweepLeftovers(containerName) {
       continue;
     }
     for (const n of names) {
-      const runDir = join13(base, n);
+      const runDir = join12(base, n);
       let token;
       try {
-        token = readFileSync9(join13(runDir, RUN_MARKER), "utf8");
+        token = readFileSync8(join12(runDir, RUN_MARKER), "utf8");
       } catch {
         continue;
       }
@@ -3622,9 +3297,50 @@ async function sweepLeftovers(containerName) {
   return { removed, problems };
 }
 
+// src/start-guard.ts
+async function guardedStart(config, log, sink, options = {}) {
+  let handle = null;
+  try {
+    return await cleanupOnInterrupt(
+      async () => {
+        const server = await start(
+          config,
+          log,
+          (h) => {
+            handle = h;
+            sink.saveHandle(h);
+          },
+          options.phases
+        );
+        try {
+          if (options.planned) checkPlanned(options.planned, server);
+          await sink.saveServer(server);
+        } catch (error) {
+          for (const problem of await stop(server)) log.warning(problem);
+          throw error;
+        }
+        return server;
+      },
+      async (signal2) => {
+        log.warning(`Interrupted by ${signal2}: removing what was started`);
+        const problems = handle ? await stop(handle) : [];
+        if (options.sweepName) problems.push(...(await sweepLeftovers(options.sweepName)).problems);
+        for (const problem of problems) log.warning(problem);
+        sink.saveFailure(failure(sink.interruptedError(signal2), handle, problems, true));
+      },
+      { untilExit: options.untilExit }
+    );
+  } catch (error) {
+    const problems = handle ? await stop(handle) : [];
+    sink.saveFailure(failure(error, handle, problems, false));
+    throw error;
+  }
+}
+function failure(error, handle, problems, interrupted) {
+  return { error, record: errorRecord(error), interrupted, left: handle && problems.length ? { handle, problems } : null };
+}
+
 export {
-  interrupted,
-  cleanupOnInterrupt,
   openClient,
   LOG_TAIL_LINES,
   Phases,
@@ -3632,11 +3348,11 @@ export {
   makeDirs,
   checkPrivateDir,
   planStart,
-  start,
   stop,
   isAlive,
   logTail,
   describe,
-  sweepLeftovers
+  sweepLeftovers,
+  guardedStart
 };
 //# sourceMappingURL=chunk-cli-main-post.js.map

@@ -14,21 +14,17 @@ import {
   warning
 } from "./chunk-main-post-wait.js";
 import {
-  cleanupOnInterrupt,
-  planStart,
-  start,
-  stop
+  guardedStart,
+  planStart
 } from "./chunk-cli-main-post.js";
 import {
   SetupError,
   backgroundAlive,
   backgroundDeadline,
-  checkPlanned,
   connectionEnv,
   connectionUri,
   entryPath,
   errorFrom,
-  errorRecord,
   launchBackground,
   readJob,
   readJson,
@@ -117,31 +113,23 @@ async function launchInBackground(config, startedAtMs) {
 async function backgroundChild() {
   const job = await readJob();
   const dir = job.extra.dir;
-  let handle = null;
-  const fail = (error) => writeJson(join(dir, FILES.outcome), { ok: false, error: errorRecord(error) });
   try {
-    const server = await cleanupOnInterrupt(
-      () => start(job.config, actionsLogger, (h) => {
-        handle = h;
-        writeJson(join(dir, FILES.handle), h);
-      }),
-      async (signal) => {
-        warning(`Interrupted by ${signal}: removing what was started`);
-        if (handle) for (const problem of await stop(handle)) warning(problem);
-        fail(new SetupError(`The background start was interrupted by ${signal}`, "Start PostgreSQL again"));
-      }
+    await guardedStart(
+      job.config,
+      actionsLogger,
+      {
+        saveHandle: (h) => writeJson(join(dir, FILES.handle), h),
+        saveServer: (server) => writeJson(join(dir, FILES.outcome), { ok: true, server, readyAtMs: Date.now() }),
+        saveFailure: ({ error, record, interrupted }) => {
+          if (!interrupted) info(`The background start failed: ${error instanceof Error ? error.message : String(error)}`);
+          writeJson(join(dir, FILES.outcome), { ok: false, error: record });
+        },
+        interruptedError: (signal) => new SetupError(`The background start was interrupted by ${signal}`, "Start PostgreSQL again")
+      },
+      { planned: job.connection }
     );
-    try {
-      checkPlanned(job.connection, server);
-    } catch (error) {
-      for (const problem of await stop(server)) warning(problem);
-      throw error;
-    }
-    writeJson(join(dir, FILES.outcome), { ok: true, server, readyAtMs: Date.now() });
     return 0;
-  } catch (error) {
-    info(`The background start failed: ${error instanceof Error ? error.message : String(error)}`);
-    fail(error);
+  } catch {
     return 1;
   }
 }

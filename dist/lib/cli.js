@@ -4,14 +4,12 @@ import {
   FolderError,
   Phases,
   checkPrivateDir,
-  cleanupOnInterrupt,
   describe,
-  interrupted,
+  guardedStart,
   isAlive,
   makeDirs,
   openClient,
   planStart,
-  start,
   stop,
   sweepLeftovers
 } from "./chunk-cli-main-post.js";
@@ -26,10 +24,11 @@ import {
   SetupError,
   backgroundAlive,
   backgroundDeadline,
-  checkPlanned,
   connectionEnv,
   connectionUri,
   entryPath,
+  errorFrom,
+  interrupted,
   killActive,
   launchBackground,
   parseInputs,
@@ -3470,9 +3469,6 @@ var require_commander = __commonJS({
   }
 });
 
-// src/cli/program.ts
-import { readFileSync as readFileSync3 } from "node:fs";
-
 // node_modules/commander/esm.mjs
 var import_index = __toESM(require_commander(), 1);
 var {
@@ -3489,6 +3485,10 @@ var {
   Option,
   Help
 } = import_index.default;
+
+// src/cli/background.ts
+import { readFileSync as readFileSync2 } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 
 // src/log.ts
 function consoleLogger(quiet = false, write = (t) => process.stderr.write(t)) {
@@ -3651,6 +3651,116 @@ function removeStaleTemps(name) {
 function cliContainerName(name, dir = stateDir()) {
   return `pg-tmpfs-cli-${name}-${createHash("sha256").update(resolve(dir)).digest("hex").slice(0, 6)}`;
 }
+function ownerAlive(instance) {
+  return instance.log ? backgroundAlive(instance.ownerPid) : processAlive(instance.ownerPid);
+}
+function throwIfStarting(instance, fix) {
+  if (instance.state === "starting" && instance.ownerPid !== process.pid && ownerAlive(instance)) {
+    throw new InputError("name", `instance "${instance.name}" is being started by process ${instance.ownerPid}`, fix);
+  }
+}
+async function takeName(name, log) {
+  prepareStateDir();
+  const mine = {
+    name,
+    state: "starting",
+    ownerPid: process.pid,
+    startedAt: (/* @__PURE__ */ new Date()).toISOString(),
+    handle: null,
+    server: null
+  };
+  removeStaleTemps(name);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (claimInstance(mine)) return mine;
+    const found = readInstance(name);
+    if (found.kind === "none") continue;
+    if (found.kind === "unreadable") {
+      throw new InputError(
+        "name",
+        `the record of instance "${name}" (${found.file}) cannot be read: ${found.problem}`,
+        `Run \`pg-tmpfs down --name ${name}\` (it removes what runs under that name and the record), or pick another --name`
+      );
+    }
+    const old = found.instance;
+    throwIfStarting(old, `Wait for it (pg-tmpfs wait --name ${name}), or pick another --name`);
+    const handle = old.server ?? old.handle;
+    if (old.state === "running" && handle && await isAlive(handle)) {
+      throw new InputError(
+        "name",
+        `an instance named "${name}" is already running`,
+        `Run \`pg-tmpfs down --name ${name}\` first, or pick another --name.`
+      );
+    }
+    const took = await withTakeover(name, async () => {
+      const again = readInstance(name);
+      if (again.kind !== "ok" || again.instance.ownerPid !== old.ownerPid || again.instance.startedAt !== old.startedAt) return;
+      log.warning(
+        `Instance "${name}" was left behind (${old.state === "starting" ? "its start was killed" : old.state === "failed" ? "its background start failed" : "its server is gone"}): removing it`
+      );
+      await removeInstance(name, handle);
+    });
+    if (!took)
+      throw new InputError("name", `another run is removing what instance "${name}" left behind`, "Try again in a moment");
+  }
+  throw new SetupError(`Could not take the instance name "${name}": its record keeps changing`, "Try again");
+}
+async function removeInstance(name, handle) {
+  const problems = handle ? await stop(handle) : [];
+  const swept = await sweepLeftovers(cliContainerName(name));
+  problems.push(...swept.problems);
+  if (problems.length > 0) {
+    throw new SetupError(
+      `Could not remove everything of "${name}": ${problems.join("; ")}`,
+      `Fix what is named, then run \`pg-tmpfs down --name ${name}\` again`
+    );
+  }
+  forgetInstance(name);
+  return swept.removed;
+}
+
+// src/cli/output.ts
+var processIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text)
+};
+function formatError(error) {
+  if (error instanceof InputError) {
+    return `${error.detail ? `--- ${error.detailTitle} ---
+${error.detail}
+---
+` : ""}error: --${error.input}: ${error.problem}. ${error.fix}
+`;
+  }
+  if (error instanceof SetupError) {
+    return `${error.detail ? `--- server log ---
+${error.detail}
+---
+` : ""}error: ${error.message}
+`;
+  }
+  return `error: ${error instanceof Error ? error.message : String(error)}
+`;
+}
+function upJson(name, server) {
+  return {
+    name,
+    mode: server.mode,
+    connectionUri: connectionUri(server.connection),
+    ...server.connection,
+    containerId: server.mode === "docker" ? server.containerId : void 0,
+    serverVersion: server.serverVersion,
+    dataDirectory: server.dataDirectory,
+    filesystem: server.filesystem,
+    tmpfs: server.tmpfs,
+    socketDirectory: server.mode === "native" ? server.socketDirectory : void 0,
+    cacheHit: server.mode === "native" ? server.cacheHit : void 0,
+    startupMs: server.startupMs,
+    pullMs: server.mode === "docker" ? server.pullMs : void 0,
+    settings: server.settings,
+    databases: server.provisioned?.databases ?? {},
+    templateDatabase: server.provisioned?.templateDatabase || void 0
+  };
+}
 
 // src/cli/shell.ts
 function shellQuote(value) {
@@ -3661,8 +3771,6 @@ function exportLines(c) {
 }
 
 // src/cli/background.ts
-import { readFileSync as readFileSync2 } from "node:fs";
-import { setTimeout as sleep } from "node:timers/promises";
 var WAIT_INTERVAL_MS = 10;
 async function upInBackground(record, config, json, io, log) {
   const startedAtMs = Date.now() - Math.round(performance.now());
@@ -3705,42 +3813,35 @@ async function cliBackgroundChild() {
   const record = { ...job.extra.record, ownerPid: process.pid };
   const log = consoleLogger(false, (text) => process.stderr.write(text));
   try {
-    await cleanupOnInterrupt(
-      async () => {
-        const server = await start(job.config, log, (handle) => {
+    await guardedStart(
+      job.config,
+      log,
+      {
+        saveHandle: (handle) => {
           record.handle = handle;
           saveInstance(record);
-        });
-        try {
-          checkPlanned(job.connection, server);
-        } catch (error) {
-          await stop(server);
-          throw error;
-        }
-        log.info(
-          `PostgreSQL ${server.serverVersion} ready in ${Date.now() - job.startedAtMs} ms after up began; PGDATA on ${server.filesystem}`
-        );
-        saveInstance({ ...record, state: "running", handle: server, server, readyAtMs: Date.now() });
-      },
-      async (signal) => {
-        process.stderr.write(`Interrupted by ${signal}: removing what was started
-`);
-        const problems = record.handle ? await stop(record.handle) : [];
-        problems.push(...(await sweepLeftovers(cliContainerName(record.name))).problems);
-        for (const problem of problems) process.stderr.write(`warning: ${problem}
-`);
-        const error = new SetupError(
+        },
+        saveServer: (server) => {
+          log.info(
+            `PostgreSQL ${server.serverVersion} ready in ${Date.now() - job.startedAtMs} ms after up began; PGDATA on ${server.filesystem}`
+          );
+          saveInstance({ ...record, state: "running", handle: server, server, readyAtMs: Date.now() });
+        },
+        // The record stays, `failed` with why: `wait` gives that error (not "no instance"), and
+        // `down` or the next `up` removes it.
+        saveFailure: ({ error, record: failure, interrupted: interrupted2, left }) => {
+          if (!interrupted2) process.stderr.write(formatError(error));
+          saveInstance({ ...record, state: "failed", handle: left ? left.handle : null, error: failure });
+        },
+        interruptedError: (signal) => new SetupError(
           `it was stopped by ${signal} before it finished (pg-tmpfs down sends SIGTERM; so may a CI job's cancellation)`,
           `Start it again: pg-tmpfs up --name ${record.name} --no-wait`
-        );
-        saveInstance({ ...record, state: "failed", handle: problems.length ? record.handle : null, error: formatError(error) });
-      }
+        )
+      },
+      { planned: job.connection, sweepName: cliContainerName(record.name) }
     );
     return 0;
-  } catch (error) {
-    process.stderr.write(formatError(error));
-    const problems = record.handle ? await stop(record.handle) : [];
-    saveInstance({ ...record, state: "failed", handle: problems.length ? record.handle : null, error: formatError(error) });
+  } catch {
     return 1;
   }
 }
@@ -3787,7 +3888,7 @@ async function waitCommand(name, opts, io) {
     if (instance.state === "failed") {
       io.stderr(readLog(instance));
       throw new SetupError(
-        `The background start of "${name}" failed${instance.error ? `: ${instance.error.replace(/^error: /, "").trim()}` : ""}`,
+        `The background start of "${name}" failed${instance.error ? `: ${formatError(errorFrom(instance.error)).replace(/^error: /, "").trim()}` : ""}`,
         instance.handle ? `Run pg-tmpfs down --name ${name} to remove what it left, then fix what it names` : `Fix what it names and run pg-tmpfs up --name ${name} again (or pg-tmpfs down --name ${name} to forget it)`
       );
     }
@@ -3816,6 +3917,69 @@ async function waitCommand(name, opts, io) {
     }
     await sleep(WAIT_INTERVAL_MS);
   }
+}
+
+// src/cli/commands.ts
+async function down(name, io) {
+  checkInstanceName(name);
+  let found = readInstance(name);
+  let stoppedStart = false;
+  if (found.kind === "ok" && found.instance.state === "starting" && found.instance.log && backgroundAlive(found.instance.ownerPid)) {
+    io.stderr(`Stopping the background start of "${name}" (pid ${found.instance.ownerPid})
+`);
+    stoppedStart = await stopBackground(found.instance.ownerPid);
+    found = readInstance(name);
+  }
+  if (found.kind === "ok") throwIfStarting(found.instance, "Wait for it to finish (or stop it with Ctrl-C), then run down again");
+  const handle = found.kind === "ok" ? found.instance.server ?? found.instance.handle : null;
+  const removed = await removeInstance(name, handle);
+  if (found.kind === "unreadable") {
+    io.stderr(`Removed the unreadable record ${found.file} (${found.problem}).
+`);
+  }
+  if (found.kind === "none" && removed.length === 0 && !stoppedStart) {
+    io.stderr(`No running instance named "${name}".
+`);
+    return;
+  }
+  for (const r of removed) io.stderr(`Removed leftover ${r}.
+`);
+  io.stderr(`Stopped "${name}".
+`);
+}
+function withoutPasswords(value) {
+  return JSON.parse(JSON.stringify(value), (key, v) => {
+    if (typeof v !== "string") return v;
+    if (key === "password") return "(hidden)";
+    return v.replace(/(postgres(?:ql)?:\/\/[^:@/\s]*:)[^@/\s]*@/g, "$1(hidden)@");
+  });
+}
+async function status(io) {
+  const rows = [];
+  for (const { name, record } of listInstances()) {
+    if (record.kind === "ok") {
+      const { instance } = record;
+      const handle = instance.server ?? instance.handle;
+      const alive = handle ? await isAlive(handle) : false;
+      const state = instance.state === "failed" ? "failed" : instance.state === "starting" ? ownerAlive(instance) ? "starting" : "abandoned" : alive ? "running" : "dead";
+      rows.push({ ...withoutPasswords(instance), alive, state });
+    } else if (record.kind === "unreadable") {
+      rows.push({ name, state: "unreadable", alive: false, problem: `${record.file}: ${record.problem}` });
+    }
+  }
+  io.stdout(`${JSON.stringify(rows, null, 2)}
+`);
+}
+function parseTimeout(raw) {
+  if (raw === void 0) return void 0;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 86400) {
+    throw new InputError(
+      "timeout",
+      `"${raw}" is not a whole number of seconds from 1 to 86400`,
+      "Give seconds, e.g. --timeout 120"
+    );
+  }
+  return Number(raw) * 1e3;
 }
 
 // src/databases.ts
@@ -3972,11 +4136,8 @@ function addDbCommands(cli, io) {
   });
 }
 
-// src/cli/program.ts
-var processIo = {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text)
-};
+// src/cli/up.ts
+import { readFileSync as readFileSync3 } from "node:fs";
 var UP_FLAGS = [
   ["mode", "docker, native, or auto (native when the binaries are installed and no image is given)"],
   ["postgres-version", "PostgreSQL major version; empty: newest installed (native) or newest image (docker)"],
@@ -4002,44 +4163,6 @@ var LIST_FLAGS = [
   ["extensions", "<names>", "extensions to create, comma-separated, e.g. pg_trgm,vector (repeatable)"]
 ];
 var CLI_DEFAULTS = { port: "0" };
-function formatError(error) {
-  if (error instanceof InputError) {
-    return `${error.detail ? `--- ${error.detailTitle} ---
-${error.detail}
----
-` : ""}error: --${error.input}: ${error.problem}. ${error.fix}
-`;
-  }
-  if (error instanceof SetupError) {
-    return `${error.detail ? `--- server log ---
-${error.detail}
----
-` : ""}error: ${error.message}
-`;
-  }
-  return `error: ${error instanceof Error ? error.message : String(error)}
-`;
-}
-function upJson(name, server) {
-  return {
-    name,
-    mode: server.mode,
-    connectionUri: connectionUri(server.connection),
-    ...server.connection,
-    containerId: server.mode === "docker" ? server.containerId : void 0,
-    serverVersion: server.serverVersion,
-    dataDirectory: server.dataDirectory,
-    filesystem: server.filesystem,
-    tmpfs: server.tmpfs,
-    socketDirectory: server.mode === "native" ? server.socketDirectory : void 0,
-    cacheHit: server.mode === "native" ? server.cacheHit : void 0,
-    startupMs: server.startupMs,
-    pullMs: server.mode === "docker" ? server.pullMs : void 0,
-    settings: server.settings,
-    databases: server.provisioned?.databases ?? {},
-    templateDatabase: server.provisioned?.templateDatabase || void 0
-  };
-}
 function cliPassword(opts, env = process.env) {
   if (typeof opts.password === "string") return opts.password;
   if (typeof opts.passwordFile === "string") {
@@ -4054,72 +4177,6 @@ function cliPassword(opts, env = process.env) {
     }
   }
   return env.PGPASSWORD ?? "";
-}
-function ownerAlive(instance) {
-  return instance.log ? backgroundAlive(instance.ownerPid) : processAlive(instance.ownerPid);
-}
-function throwIfStarting(instance, fix) {
-  if (instance.state === "starting" && instance.ownerPid !== process.pid && ownerAlive(instance)) {
-    throw new InputError("name", `instance "${instance.name}" is being started by process ${instance.ownerPid}`, fix);
-  }
-}
-async function takeName(name, log) {
-  prepareStateDir();
-  const mine = {
-    name,
-    state: "starting",
-    ownerPid: process.pid,
-    startedAt: (/* @__PURE__ */ new Date()).toISOString(),
-    handle: null,
-    server: null
-  };
-  removeStaleTemps(name);
-  for (let attempt = 0; attempt < 3; attempt++) {
-    if (claimInstance(mine)) return mine;
-    const found = readInstance(name);
-    if (found.kind === "none") continue;
-    if (found.kind === "unreadable") {
-      throw new InputError(
-        "name",
-        `the record of instance "${name}" (${found.file}) cannot be read: ${found.problem}`,
-        `Run \`pg-tmpfs down --name ${name}\` (it removes what runs under that name and the record), or pick another --name`
-      );
-    }
-    const old = found.instance;
-    throwIfStarting(old, `Wait for it (pg-tmpfs wait --name ${name}), or pick another --name`);
-    const handle = old.server ?? old.handle;
-    if (old.state === "running" && handle && await isAlive(handle)) {
-      throw new InputError(
-        "name",
-        `an instance named "${name}" is already running`,
-        `Run \`pg-tmpfs down --name ${name}\` first, or pick another --name.`
-      );
-    }
-    const took = await withTakeover(name, async () => {
-      const again = readInstance(name);
-      if (again.kind !== "ok" || again.instance.ownerPid !== old.ownerPid || again.instance.startedAt !== old.startedAt) return;
-      log.warning(
-        `Instance "${name}" was left behind (${old.state === "starting" ? "its start was killed" : old.state === "failed" ? "its background start failed" : "its server is gone"}): removing it`
-      );
-      await removeInstance(name, handle);
-    });
-    if (!took)
-      throw new InputError("name", `another run is removing what instance "${name}" left behind`, "Try again in a moment");
-  }
-  throw new SetupError(`Could not take the instance name "${name}": its record keeps changing`, "Try again");
-}
-async function removeInstance(name, handle) {
-  const problems = handle ? await stop(handle) : [];
-  const swept = await sweepLeftovers(cliContainerName(name));
-  problems.push(...swept.problems);
-  if (problems.length > 0) {
-    throw new SetupError(
-      `Could not remove everything of "${name}": ${problems.join("; ")}`,
-      `Fix what is named, then run \`pg-tmpfs down --name ${name}\` again`
-    );
-  }
-  forgetInstance(name);
-  return swept.removed;
 }
 async function up(opts, io) {
   const phases = new Phases(0);
@@ -4147,114 +4204,53 @@ async function up(opts, io) {
   const record = await takeName(name, log);
   phases.end("instance record");
   if (opts.wait === false) return upInBackground(record, config, Boolean(opts.json), io, log);
-  await cleanupOnInterrupt(
-    async () => {
-      const started = await start(
-        config,
-        log,
-        (handle) => {
-          record.handle = handle;
-          saveInstance(record);
-        },
-        phases
-      );
-      try {
-        saveInstance({ ...record, state: "running", handle: started, server: started });
-        phases.end("instance record");
-      } catch (error) {
-        await stop(started);
-        throw new SetupError(`Could not record instance "${name}": ${error.message}`, "Check PG_TMPFS_STATE_DIR");
-      }
-      if (opts.json) {
-        io.stdout(`${JSON.stringify({ ...upJson(name, started), phasesMs: phases.snapshot() }, null, 2)}
+  await guardedStart(
+    config,
+    log,
+    {
+      saveHandle: (handle) => {
+        record.handle = handle;
+        saveInstance(record);
+      },
+      saveServer: (started) => {
+        try {
+          saveInstance({ ...record, state: "running", handle: started, server: started });
+          phases.end("instance record");
+        } catch (error) {
+          throw new SetupError(`Could not record instance "${name}": ${error.message}`, "Check PG_TMPFS_STATE_DIR");
+        }
+        if (opts.json) {
+          io.stdout(`${JSON.stringify({ ...upJson(name, started), phasesMs: phases.snapshot() }, null, 2)}
 `);
-      } else {
-        io.stdout(`${exportLines(started.connection)}
+        } else {
+          io.stdout(`${exportLines(started.connection)}
 `);
-        log.info(
-          `# PostgreSQL ${started.serverVersion} ready in ${started.startupMs} ms; PGDATA on ${started.filesystem}. Stop: pg-tmpfs down --name ${name}`
-        );
-      }
-      return started;
-    },
-    async (signal) => {
-      io.stderr(`Interrupted by ${signal}: removing what was started
-`);
-      await removeInstance(name, record.handle).catch((error) => io.stderr(formatError(error)));
+          log.info(
+            `# PostgreSQL ${started.serverVersion} ready in ${started.startupMs} ms; PGDATA on ${started.filesystem}. Stop: pg-tmpfs down --name ${name}`
+          );
+        }
+      },
+      // The record stays while anything is left, so `down` can still find it.
+      saveFailure: ({ left }) => {
+        if (!left) forgetInstance(name, process.pid);
+        else
+          log.warning(
+            `Left behind (the record ${name} keeps it for \`pg-tmpfs down --name ${name}\`): ${left.problems.join("; ")}`
+          );
+      },
+      interruptedError: (signal) => new SetupError(`up was interrupted by ${signal}`, `Start it again: pg-tmpfs up --name ${name}`)
     },
     // Until the process exits: `up` interrupted even after its output still removes the server.
-    { untilExit: true }
-  ).catch(async (error) => {
-    const problems = record.handle ? await stop(record.handle) : [];
-    if (problems.length === 0) forgetInstance(name, process.pid);
-    else log.warning(`Left behind (the record ${name} keeps it for \`pg-tmpfs down --name ${name}\`): ${problems.join("; ")}`);
+    { phases, sweepName: cliContainerName(name), untilExit: true }
+  ).catch((error) => {
     if (error instanceof InputError && error.input === "container-name") {
       throw new InputError("name", error.problem, "Pick another --name, or remove that container (docker rm -f NAME)");
     }
     throw error;
   });
 }
-async function down(name, io) {
-  checkInstanceName(name);
-  let found = readInstance(name);
-  let stoppedStart = false;
-  if (found.kind === "ok" && found.instance.state === "starting" && found.instance.log && backgroundAlive(found.instance.ownerPid)) {
-    io.stderr(`Stopping the background start of "${name}" (pid ${found.instance.ownerPid})
-`);
-    stoppedStart = await stopBackground(found.instance.ownerPid);
-    found = readInstance(name);
-  }
-  if (found.kind === "ok") throwIfStarting(found.instance, "Wait for it to finish (or stop it with Ctrl-C), then run down again");
-  const handle = found.kind === "ok" ? found.instance.server ?? found.instance.handle : null;
-  const removed = await removeInstance(name, handle);
-  if (found.kind === "unreadable") {
-    io.stderr(`Removed the unreadable record ${found.file} (${found.problem}).
-`);
-  }
-  if (found.kind === "none" && removed.length === 0 && !stoppedStart) {
-    io.stderr(`No running instance named "${name}".
-`);
-    return;
-  }
-  for (const r of removed) io.stderr(`Removed leftover ${r}.
-`);
-  io.stderr(`Stopped "${name}".
-`);
-}
-function withoutPasswords(value) {
-  return JSON.parse(JSON.stringify(value), (key, v) => {
-    if (typeof v !== "string") return v;
-    if (key === "password") return "(hidden)";
-    return v.replace(/(postgres(?:ql)?:\/\/[^:@/\s]*:)[^@/\s]*@/g, "$1(hidden)@");
-  });
-}
-async function status(io) {
-  const rows = [];
-  for (const { name, record } of listInstances()) {
-    if (record.kind === "ok") {
-      const { instance } = record;
-      const handle = instance.server ?? instance.handle;
-      const alive = handle ? await isAlive(handle) : false;
-      const state = instance.state === "failed" ? "failed" : instance.state === "starting" ? ownerAlive(instance) ? "starting" : "abandoned" : alive ? "running" : "dead";
-      rows.push({ ...withoutPasswords(instance), alive, state });
-    } else if (record.kind === "unreadable") {
-      rows.push({ name, state: "unreadable", alive: false, problem: `${record.file}: ${record.problem}` });
-    }
-  }
-  io.stdout(`${JSON.stringify(rows, null, 2)}
-`);
-}
-function parseTimeout(raw) {
-  if (raw === void 0) return void 0;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 86400) {
-    throw new InputError(
-      "timeout",
-      `"${raw}" is not a whole number of seconds from 1 to 86400`,
-      "Give seconds, e.g. --timeout 120"
-    );
-  }
-  return Number(raw) * 1e3;
-}
+
+// src/cli/program.ts
 function program2(io = processIo) {
   const cli = new Command("pg-tmpfs").description("Throwaway PostgreSQL on tmpfs with durability off").version(VERSION, "-V, --version", "print the version of pg-tmpfs").showHelpAfterError().exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   const upCmd = cli.command("up").description("start PostgreSQL and print its connection");

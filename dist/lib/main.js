@@ -13,18 +13,16 @@ import {
   getInput,
   info,
   reportError,
-  setSecret,
-  warning
+  setSecret
 } from "./chunk-main-post-wait.js";
 import {
-  cleanupOnInterrupt,
-  start,
-  stop
+  guardedStart
 } from "./chunk-cli-main-post.js";
 import "./chunk-cli-main-wait.js";
 import {
   BACKGROUND_FLAG,
   DEFAULTS,
+  SetupError,
   killActive,
   parseInputs,
   secretForms
@@ -32,7 +30,7 @@ import {
 import "./chunk-common.js";
 
 // src/action/main-step.ts
-async function run() {
+async function mainStep() {
   const startedAtMs = Date.now() - Math.round(performance.now());
   try {
     const config = parseInputs((name) => getInput(name));
@@ -40,17 +38,12 @@ async function run() {
       for (const form of secretForms(config.password)) setSecret(form);
     }
     if (!config.wait) return await launchInBackground(config, startedAtMs);
-    let handle = null;
-    const server = await cleanupOnInterrupt(
-      () => start(config, actionsLogger, (h) => {
-        handle = h;
-        saveHandle(h);
-      }),
-      async (signal) => {
-        warning(`Interrupted by ${signal}: removing what was started`);
-        if (handle) for (const problem of await stop(handle)) warning(problem);
-      }
-    );
+    const server = await guardedStart(config, actionsLogger, {
+      saveHandle,
+      saveServer: () => void 0,
+      saveFailure: () => void 0,
+      interruptedError: (signal) => new SetupError(`The start was interrupted by ${signal}`, "Run the job again")
+    });
     publish(server, config.exportEnv);
     await writeSummary(server);
     info(
@@ -73,7 +66,7 @@ if (process.argv[2] === BACKGROUND_FLAG) {
   killActive();
   process.exit(code);
 }
-await run();
+await mainStep();
 killActive();
 process.exit();
 //# sourceMappingURL=main.js.map

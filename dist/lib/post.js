@@ -23,7 +23,7 @@ import "./chunk-cli-main-post-wait.js";
 import "./chunk-common.js";
 
 // src/action/post-step.ts
-async function cleanup() {
+async function postStep() {
   let unread = null;
   try {
     const background = savedBackground();
@@ -62,5 +62,5 @@ async function cleanup() {
 }
 
 // src/action/post.ts
-await cleanup();
+await postStep();
 //# sourceMappingURL=post.js.map

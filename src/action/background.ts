@@ -21,10 +21,8 @@ import { delimiter, join } from 'node:path';
 import {
   backgroundAlive,
   backgroundDeadline,
-  checkPlanned,
   entryPath,
   errorFrom,
-  errorRecord,
   launchBackground,
   readJob,
   readJson,
@@ -34,8 +32,8 @@ import {
 import { connectionEnv, connectionUri, type ConnectionInfo } from '../connection.js';
 import { SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
-import { cleanupOnInterrupt } from '../interrupt.js';
-import { planStart, start, stop } from '../lifecycle.js';
+import { planStart } from '../lifecycle.js';
+import { guardedStart } from '../start-guard.js';
 import type { ServerHandle } from '../server.js';
 import { actionsLogger } from './log.js';
 import {
@@ -125,33 +123,25 @@ export async function launchInBackground(config: Config, startedAtMs: number): P
 export async function backgroundChild(): Promise<number> {
   const job = await readJob<{ dir: string }>();
   const dir = job.extra.dir;
-  let handle: ServerHandle | null = null;
-  const fail = (error: unknown): void =>
-    writeJson(join(dir, FILES.outcome), { ok: false, error: errorRecord(error) } satisfies Outcome);
   try {
-    const server = await cleanupOnInterrupt(
-      () =>
-        start(job.config, actionsLogger, (h) => {
-          handle = h;
-          writeJson(join(dir, FILES.handle), h);
-        }),
-      async (signal) => {
-        core.warning(`Interrupted by ${signal}: removing what was started`);
-        if (handle) for (const problem of await stop(handle)) core.warning(problem);
-        fail(new SetupError(`The background start was interrupted by ${signal}`, 'Start PostgreSQL again'));
+    await guardedStart(
+      job.config,
+      actionsLogger,
+      {
+        saveHandle: (h) => writeJson(join(dir, FILES.handle), h),
+        saveServer: (server) =>
+          writeJson(join(dir, FILES.outcome), { ok: true, server, readyAtMs: Date.now() } satisfies Outcome),
+        saveFailure: ({ error, record, interrupted }) => {
+          if (!interrupted) core.info(`The background start failed: ${error instanceof Error ? error.message : String(error)}`);
+          writeJson(join(dir, FILES.outcome), { ok: false, error: record } satisfies Outcome);
+        },
+        interruptedError: (signal) =>
+          new SetupError(`The background start was interrupted by ${signal}`, 'Start PostgreSQL again'),
       },
+      { planned: job.connection },
     );
-    try {
-      checkPlanned(job.connection, server);
-    } catch (error) {
-      for (const problem of await stop(server)) core.warning(problem);
-      throw error;
-    }
-    writeJson(join(dir, FILES.outcome), { ok: true, server, readyAtMs: Date.now() } satisfies Outcome);
     return 0;
-  } catch (error) {
-    core.info(`The background start failed: ${error instanceof Error ? error.message : String(error)}`);
-    fail(error);
+  } catch {
     return 1;
   }
 }

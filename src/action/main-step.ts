@@ -4,11 +4,11 @@
 import * as core from '@actions/core';
 import { secretForms } from '../connection.js';
 import { DEFAULTS, parseInputs, type InputName } from '../inputs.js';
-import { cleanupOnInterrupt } from '../interrupt.js';
-import { start, stop } from '../lifecycle.js';
+import { SetupError } from '../errors.js';
+import { guardedStart } from '../start-guard.js';
 import { launchInBackground, type Launched } from './background.js';
 import { actionsLogger, reportError } from './log.js';
-import type { Server, ServerHandle } from '../server.js';
+import type { Server } from '../server.js';
 import { publish, writeSummary } from './outputs.js';
 import { saveHandle } from './state.js';
 
@@ -19,7 +19,7 @@ import { saveHandle } from './state.js';
  * throws: failures become an error annotation and a failed step (process.exitCode 1).
  * @returns the running server, what was launched in the background, or null when the step failed
  */
-export async function run(): Promise<Server | Launched | null> {
+export async function mainStep(): Promise<Server | Launched | null> {
   const startedAtMs = Date.now() - Math.round(performance.now());
   try {
     const config = parseInputs((name: InputName) => core.getInput(name));
@@ -27,18 +27,14 @@ export async function run(): Promise<Server | Launched | null> {
       for (const form of secretForms(config.password)) core.setSecret(form);
     }
     if (!config.wait) return await launchInBackground(config, startedAtMs);
-    let handle: ServerHandle | null = null;
-    const server = await cleanupOnInterrupt(
-      () =>
-        start(config, actionsLogger, (h) => {
-          handle = h;
-          saveHandle(h);
-        }),
-      async (signal) => {
-        core.warning(`Interrupted by ${signal}: removing what was started`);
-        if (handle) for (const problem of await stop(handle)) core.warning(problem);
-      },
-    );
+    // The handle goes to GITHUB_STATE as it grows: the post step removes what it names, whatever
+    // happens to this step (a failure keeps it there too).
+    const server = await guardedStart(config, actionsLogger, {
+      saveHandle,
+      saveServer: () => undefined,
+      saveFailure: () => undefined,
+      interruptedError: (signal) => new SetupError(`The start was interrupted by ${signal}`, 'Run the job again'),
+    });
     publish(server, config.exportEnv);
     await writeSummary(server);
     core.info(

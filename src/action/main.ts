@@ -5,7 +5,7 @@
 import { BACKGROUND_FLAG } from '../background.js';
 import { killActive } from '../proc.js';
 import { backgroundChild } from './background.js';
-import { run } from './main-step.js';
+import { mainStep } from './main-step.js';
 
 if (process.argv[2] === BACKGROUND_FLAG) {
   const code = await backgroundChild().catch((error: unknown) => {
@@ -15,7 +15,7 @@ if (process.argv[2] === BACKGROUND_FLAG) {
   killActive();
   process.exit(code);
 }
-await run();
+await mainStep();
 // Programs still running after a failed start (docker calls to a hung daemon) end with the step.
 killActive();
 process.exit();

@@ -21,7 +21,7 @@ import { savedBackground, savedHandle } from './state.js';
  * background start failed and no wait step read it (finishBackground), after the cleanup.
  * @returns the problems met (each also a warning); [] when everything was removed or there was nothing
  */
-export async function cleanup(): Promise<string[]> {
+export async function postStep(): Promise<string[]> {
   let unread: string | null = null;
   try {
     // A background start (wait: false) still running is waited for first; its files then name

@@ -8,12 +8,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { backgroundDeadline, checkPlanned, entryPath, launchBackground, readJob } from '../background.js';
+import { backgroundDeadline, entryPath, errorFrom, launchBackground, readJob } from '../background.js';
 import { connectionUri } from '../connection.js';
 import { InputError, SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
-import { cleanupOnInterrupt } from '../interrupt.js';
-import { planStart, start, stop, sweepLeftovers } from '../lifecycle.js';
+import { planStart } from '../lifecycle.js';
 import { consoleLogger, type Logger } from '../log.js';
 import type { Server } from '../server.js';
 import {
@@ -21,11 +20,13 @@ import {
   cliContainerName,
   forgetInstance,
   logFile,
+  ownerAlive,
   readInstance,
   saveInstance,
   type Instance,
 } from './instances.js';
-import { formatError, ownerAlive, upJson, type Io } from './program.js';
+import { formatError, upJson, type Io } from './output.js';
+import { guardedStart } from '../start-guard.js';
 import { exportLines } from './shell.js';
 
 /** Pause between looks at the record while waiting, in ms (10). */
@@ -84,42 +85,36 @@ export async function cliBackgroundChild(): Promise<number> {
   const record: Instance = { ...job.extra.record, ownerPid: process.pid };
   const log = consoleLogger(false, (text) => process.stderr.write(text));
   try {
-    await cleanupOnInterrupt(
-      async () => {
-        const server = await start(job.config, log, (handle) => {
+    await guardedStart(
+      job.config,
+      log,
+      {
+        saveHandle: (handle) => {
           record.handle = handle;
           saveInstance(record);
-        });
-        try {
-          checkPlanned(job.connection, server);
-        } catch (error) {
-          await stop(server);
-          throw error;
-        }
-        log.info(
-          `PostgreSQL ${server.serverVersion} ready in ${Date.now() - job.startedAtMs} ms after up began; PGDATA on ${server.filesystem}`,
-        );
-        saveInstance({ ...record, state: 'running', handle: server, server, readyAtMs: Date.now() });
+        },
+        saveServer: (server) => {
+          log.info(
+            `PostgreSQL ${server.serverVersion} ready in ${Date.now() - job.startedAtMs} ms after up began; PGDATA on ${server.filesystem}`,
+          );
+          saveInstance({ ...record, state: 'running', handle: server, server, readyAtMs: Date.now() });
+        },
+        // The record stays, `failed` with why: `wait` gives that error (not "no instance"), and
+        // `down` or the next `up` removes it.
+        saveFailure: ({ error, record: failure, interrupted, left }) => {
+          if (!interrupted) process.stderr.write(formatError(error));
+          saveInstance({ ...record, state: 'failed', handle: left ? left.handle : null, error: failure });
+        },
+        interruptedError: (signal) =>
+          new SetupError(
+            `it was stopped by ${signal} before it finished (pg-tmpfs down sends SIGTERM; so may a CI job's cancellation)`,
+            `Start it again: pg-tmpfs up --name ${record.name} --no-wait`,
+          ),
       },
-      async (signal) => {
-        // The record stays, `failed` with why: `wait` says the start was stopped by a signal
-        // (not "no instance"), and `down` or the next `up` removes it.
-        process.stderr.write(`Interrupted by ${signal}: removing what was started\n`);
-        const problems = record.handle ? await stop(record.handle) : [];
-        problems.push(...(await sweepLeftovers(cliContainerName(record.name))).problems);
-        for (const problem of problems) process.stderr.write(`warning: ${problem}\n`);
-        const error = new SetupError(
-          `it was stopped by ${signal} before it finished (pg-tmpfs down sends SIGTERM; so may a CI job's cancellation)`,
-          `Start it again: pg-tmpfs up --name ${record.name} --no-wait`,
-        );
-        saveInstance({ ...record, state: 'failed', handle: problems.length ? record.handle : null, error: formatError(error) });
-      },
+      { planned: job.connection, sweepName: cliContainerName(record.name) },
     );
     return 0;
-  } catch (error) {
-    process.stderr.write(formatError(error));
-    const problems = record.handle ? await stop(record.handle) : [];
-    saveInstance({ ...record, state: 'failed', handle: problems.length ? record.handle : null, error: formatError(error) });
+  } catch {
     return 1;
   }
 }
@@ -178,7 +173,13 @@ export async function waitCommand(name: string, opts: { json?: boolean; timeoutM
       // The record stays (every later `wait` gives the same failure) until `down` or the next
       // `up` of this name removes it.
       throw new SetupError(
-        `The background start of "${name}" failed${instance.error ? `: ${instance.error.replace(/^error: /, '').trim()}` : ''}`,
+        `The background start of "${name}" failed${
+          instance.error
+            ? `: ${formatError(errorFrom(instance.error))
+                .replace(/^error: /, '')
+                .trim()}`
+            : ''
+        }`,
         instance.handle
           ? `Run pg-tmpfs down --name ${name} to remove what it left, then fix what it names`
           : `Fix what it names and run pg-tmpfs up --name ${name} again (or pg-tmpfs down --name ${name} to forget it)`,

@@ -8,7 +8,7 @@ import { InputError, SetupError } from '../errors.js';
 import { describe, isAlive } from '../lifecycle.js';
 import type { Server } from '../server.js';
 import { checkInstanceName, readInstance } from './instances.js';
-import type { Io } from './program.js';
+import type { Io } from './output.js';
 
 /** Deadline of the connection and of each statement of `db create` / `db drop`: 60 000 ms. */
 const DB_TIMEOUT_MS = 60_000;

@@ -14,7 +14,9 @@ import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { InputError, SetupError } from '../errors.js';
 import { checkPrivateDir, FolderError, makeDirs } from '../fsutil.js';
-import { writeJson } from '../background.js';
+import { backgroundAlive, writeJson, type ErrorRecord } from '../background.js';
+import { isAlive, stop, sweepLeftovers } from '../lifecycle.js';
+import type { Logger } from '../log.js';
 import { processAlive } from '../proc.js';
 import type { Server, ServerHandle } from '../server.js';
 
@@ -40,8 +42,8 @@ export interface Instance {
   server: Server | null;
   /** The background start's log file (`up --no-wait`), shown by `wait`; absent otherwise. */
   log?: string;
-  /** Why a background start failed, as `up` would have printed it (state `failed`). */
-  error?: string;
+  /** Why a background start failed (state `failed`): start-guard.ts's failure record, which `wait` prints. */
+  error?: ErrorRecord;
   /** Date.now() when a background start's server answered and was verified, ms since the epoch. */
   readyAtMs?: number;
 }
@@ -238,4 +240,94 @@ export function removeStaleTemps(name: string): void {
  */
 export function cliContainerName(name: string, dir = stateDir()): string {
   return `pg-tmpfs-cli-${name}-${createHash('sha256').update(resolve(dir)).digest('hex').slice(0, 6)}`;
+}
+
+/**
+ * Whether the process that owns an instance's start still runs: its `up`, or for `up --no-wait`
+ * its background process (background.ts backgroundAlive: not a zombie, not a reused PID).
+ */
+export function ownerAlive(instance: Instance): boolean {
+  return instance.log ? backgroundAlive(instance.ownerPid) : processAlive(instance.ownerPid);
+}
+
+/**
+ * @throws InputError (name) when another `up` is starting this instance now (its record says
+ *   `starting` and the process that wrote it runs)
+ */
+export function throwIfStarting(instance: Instance, fix: string): void {
+  if (instance.state === 'starting' && instance.ownerPid !== process.pid && ownerAlive(instance)) {
+    throw new InputError('name', `instance "${instance.name}" is being started by process ${instance.ownerPid}`, fix);
+  }
+}
+
+/**
+ * Takes the instance name: creates its record (the lock). A record left by a run that was killed,
+ * or whose server died, is cleaned up first (its server removed), and said so.
+ * @throws InputError (name) when the instance runs, is being started, or its record cannot be read
+ */
+export async function takeName(name: string, log: Logger): Promise<Instance> {
+  prepareStateDir();
+  const mine: Instance = {
+    name,
+    state: 'starting',
+    ownerPid: process.pid,
+    startedAt: new Date().toISOString(),
+    handle: null,
+    server: null,
+  };
+  removeStaleTemps(name);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (claimInstance(mine)) return mine;
+    const found = readInstance(name);
+    if (found.kind === 'none') continue;
+    if (found.kind === 'unreadable') {
+      throw new InputError(
+        'name',
+        `the record of instance "${name}" (${found.file}) cannot be read: ${found.problem}`,
+        `Run \`pg-tmpfs down --name ${name}\` (it removes what runs under that name and the record), or pick another --name`,
+      );
+    }
+    const old = found.instance;
+    throwIfStarting(old, `Wait for it (pg-tmpfs wait --name ${name}), or pick another --name`);
+    const handle = old.server ?? old.handle;
+    if (old.state === 'running' && handle && (await isAlive(handle))) {
+      throw new InputError(
+        'name',
+        `an instance named "${name}" is already running`,
+        `Run \`pg-tmpfs down --name ${name}\` first, or pick another --name.`,
+      );
+    }
+    // One run at a time removes a stale record, and only the record it read: another `up` may
+    // have replaced it since.
+    const took = await withTakeover(name, async () => {
+      const again = readInstance(name);
+      if (again.kind !== 'ok' || again.instance.ownerPid !== old.ownerPid || again.instance.startedAt !== old.startedAt) return;
+      log.warning(
+        `Instance "${name}" was left behind (${old.state === 'starting' ? 'its start was killed' : old.state === 'failed' ? 'its background start failed' : 'its server is gone'}): removing it`,
+      );
+      await removeInstance(name, handle);
+    });
+    if (!took)
+      throw new InputError('name', `another run is removing what instance "${name}" left behind`, 'Try again in a moment');
+  }
+  throw new SetupError(`Could not take the instance name "${name}": its record keeps changing`, 'Try again');
+}
+
+/**
+ * Removes what an instance made (its handle, and anything else run under its container name) and
+ * its record.
+ * @throws SetupError listing what could not be removed (the record is kept then)
+ */
+export async function removeInstance(name: string, handle: ServerHandle | null): Promise<string[]> {
+  const problems = handle ? await stop(handle) : [];
+  const swept = await sweepLeftovers(cliContainerName(name));
+  problems.push(...swept.problems);
+  if (problems.length > 0) {
+    throw new SetupError(
+      `Could not remove everything of "${name}": ${problems.join('; ')}`,
+      `Fix what is named, then run \`pg-tmpfs down --name ${name}\` again`,
+    );
+  }
+  forgetInstance(name);
+  return swept.removed;
 }

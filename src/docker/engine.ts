@@ -17,6 +17,9 @@ export const VERSION_TIMEOUT_MS = 15_000;
 /** Deadline of `docker pull`: 600 000 ms (a large image over a slow link). */
 export const PULL_TIMEOUT_MS = 600_000;
 
+/** Deadline of `docker run --detach` (create and start; the image is already there), in ms. */
+export const RUN_TIMEOUT_MS = 120_000;
+
 /** Result of one docker command. */
 export interface DockerResult {
   exitCode: number;

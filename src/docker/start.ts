@@ -29,6 +29,7 @@ import {
   pullImage,
   PULL_ANSWER_MS,
   removeMatching,
+  RUN_TIMEOUT_MS,
   VERSION_TIMEOUT_MS,
 } from './engine.js';
 import { detectJobNetwork } from './job-container.js';
@@ -39,9 +40,6 @@ import { buildRunPlan, CONTAINER_LABEL, CONTAINER_PORT, tmpfsPaths, type Reach }
  * before it kills it.
  */
 const ORPHAN_RUN_WAIT_MS = 60_000;
-
-/** Deadline of `docker run --detach` (create and start; the image is already there): 120 000 ms. */
-const RUN_TIMEOUT_MS = 120_000;
 
 /**
  * Pause between readiness attempts, in ms (5): as often as the benchmark's raw `docker run` floor

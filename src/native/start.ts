@@ -36,16 +36,17 @@ const MAX_SOCKET_PATH = 107;
 
 /**
  * Checks that the socket `<dataDir>/.s.PGSQL.<port>` fits a Unix socket address; PostgreSQL
- * otherwise fails with "could not create any Unix-domain sockets".
- * @throws InputError (input `container-name`, the CLI's `--name`) when the path is too long
+ * otherwise fails with "could not create any Unix-domain sockets". Native mode has no container:
+ * the part of that path the user controls is the run folder, `<RAM folder>/<container-name>-<token>`.
+ * @throws InputError (container-name: the run folder's name; the CLI maps it to `--name`) when the path is too long
  */
 function checkSocketPath(dataDir: string, port: number): void {
   const path = join(dataDir, `.s.PGSQL.${port}`);
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
     throw new InputError(
       'container-name',
-      `the server's socket path ${path} would be ${Buffer.byteLength(path)} bytes, more than the ${MAX_SOCKET_PATH} a Unix socket allows`,
-      'Use a shorter name',
+      `the server's socket path ${path} would be ${Buffer.byteLength(path)} bytes, more than the ${MAX_SOCKET_PATH} a Unix socket allows (native mode names its run folder after container-name)`,
+      'Use a shorter container-name (the CLI: a shorter --name)',
     );
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The action's main and post steps through their exported functions (run, cleanup) on real
+ * The action's main and post steps through their exported functions (mainStep, postStep) on real
  * servers: native mode on the installed binaries, Docker mode on the local test image. Inputs
  * go in as INPUT_*; the outputs, exported env, job summary and the handle in GITHUB_STATE come
  * out; the post step, given that state, leaves nothing behind. act runs the same steps from
@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../src/action/main-step.js';
-import { cleanup } from '../../src/action/post-step.js';
+import { mainStep } from '../../src/action/main-step.js';
+import { postStep } from '../../src/action/post-step.js';
 import type { ServerHandle } from '../../src/server.js';
 import { leftoverSnapshot, NATIVE_MAJOR, requireImages, TEST_IMAGES } from '../helpers/infra.js';
 import { RunnerJob } from '../helpers/runner-env.js';
@@ -47,7 +47,7 @@ describe.each<{ mode: string; inputs: Record<string, string> }>([
   { mode: 'docker', inputs: { mode: 'docker', image: TEST_IMAGES.layout18 } },
 ])('main and post steps, $mode mode', ({ mode, inputs }) => {
   it('publishes outputs, env, summary and state; the post step removes everything', async () => {
-    const main = await job.step(run, {
+    const main = await job.step(mainStep, {
       ...inputs,
       port: '0',
       user: 'app_user',
@@ -81,7 +81,7 @@ describe.each<{ mode: string; inputs: Record<string, string> }>([
     if (handle.mode === 'docker') expect(handle.containerId).toBe(main.outputs['container-id']);
     if (handle.mode === 'native') expect(handle.pid).toBeGreaterThan(0);
 
-    const post = await job.step(cleanup, {}, main.state);
+    const post = await job.step(postStep, {}, main.state);
     expect(post.exitCode).toBe(0);
     expect(post.value).toEqual([]);
     expect(post.stdout).toContain('::group::PostgreSQL server log');
@@ -97,13 +97,13 @@ describe.each<{ mode: string; inputs: Record<string, string> }>([
 
 describe('post step after the server died', () => {
   it('warns that it was not running, shows its log, and still removes it', async () => {
-    const main = await job.step(run, { mode: 'docker', image: TEST_IMAGES.layout17, port: '0' });
+    const main = await job.step(mainStep, { mode: 'docker', image: TEST_IMAGES.layout17, port: '0' });
     expect(main.exitCode, main.stdout).toBe(0);
     const handle = JSON.parse(main.state.server ?? '{}') as ServerHandle;
     if (handle.mode !== 'docker') throw new Error('expected a docker handle');
     const { execFileSync } = await import('node:child_process');
     execFileSync('docker', ['kill', handle.containerId]);
-    const post = await job.step(cleanup, {}, main.state);
+    const post = await job.step(postStep, {}, main.state);
     expect(post.exitCode).toBe(0);
     expect(post.stdout).toMatch(
       /^::warning::PostgreSQL \(container pg-tmpfs-\S+ \([0-9a-f]{12}\)\) was not running at the end of the job/m,

@@ -16,8 +16,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../src/action/main-step.js';
-import { cleanup } from '../../src/action/post-step.js';
+import { mainStep } from '../../src/action/main-step.js';
+import { postStep } from '../../src/action/post-step.js';
 import { pullImage } from '../../src/docker/engine.js';
 import { processesWithArg } from '../../src/orphans.js';
 import { SetupError } from '../../src/errors.js';
@@ -60,7 +60,7 @@ describe('pulls from a registry', () => {
   it('pulls the default image (postgres:18) from the mirror given by `registry`, and reports pull-ms', async () => {
     const ref = push('18');
     // No mode: a registry, like an image, makes `auto` choose Docker even with binaries installed.
-    const main = await job.step(run, { registry: `${registry.address}/library`, port: '0' });
+    const main = await job.step(mainStep, { registry: `${registry.address}/library`, port: '0' });
     try {
       expect(main.exitCode, main.stdout).toBe(0);
       expect(main.stdout).toContain('mode auto: docker (an image or registry was given)');
@@ -69,7 +69,7 @@ describe('pulls from a registry', () => {
       expect(Number(main.outputs['pull-ms'])).toBeGreaterThan(0);
       expect(main.summary).toMatch(/pull \d+ ms/);
     } finally {
-      if (main.state.server) expect((await job.step(cleanup, {}, main.state)).value).toEqual([]);
+      if (main.state.server) expect((await job.step(postStep, {}, main.state)).value).toEqual([]);
       forgetImage(ref);
     }
     expect(leftovers.added()).toEqual([]);
@@ -99,7 +99,7 @@ describe('pulls from a registry', () => {
     try {
       push('18-retry');
       pushed.push(image);
-      const main = await job.step(run, { mode: 'docker', image, port: '0' });
+      const main = await job.step(mainStep, { mode: 'docker', image, port: '0' });
       state = main.state;
       expect(main.exitCode, main.stdout).toBe(0);
       expect(main.stdout).toMatch(
@@ -109,7 +109,7 @@ describe('pulls from a registry', () => {
       expect(proxy.statuses.slice(0, 6)).toEqual([429, 429, 429, 503, 503, 503]);
       expect(main.outputs['server-version']).toMatch(/^18\./);
     } finally {
-      if (state.server) expect((await job.step(cleanup, {}, state)).value).toEqual([]);
+      if (state.server) expect((await job.step(postStep, {}, state)).value).toEqual([]);
       forgetImage(image);
       await proxy.stop();
     }
@@ -152,7 +152,7 @@ describe('pulls from a registry', () => {
       const anonymous = await job.step(
         async () => {
           process.env.DOCKER_CONFIG = anonymousConfig;
-          return run();
+          return mainStep();
         },
         { mode: 'docker', image: ref, port: '0' },
       );
@@ -168,16 +168,16 @@ describe('pulls from a registry', () => {
       // The handle is saved before the pull (its `docker pull` carries the run's marker): no
       // container yet, and the post step finds nothing to remove.
       expect(JSON.parse(anonymous.state.server ?? '{}')).toMatchObject({ mode: 'docker', containerId: '' });
-      expect((await job.step(cleanup, {}, anonymous.state)).value).toEqual([]);
+      expect((await job.step(postStep, {}, anonymous.state)).value).toEqual([]);
 
       const main = await job.step(
         async () => {
           process.env.DOCKER_CONFIG = dockerConfig; // what docker/login-action leaves for later steps
-          return run();
+          return mainStep();
         },
         { mode: 'docker', image: ref, port: '0' },
       );
-      if (main.state.server) expect((await job.step(cleanup, {}, main.state)).value).toEqual([]);
+      if (main.state.server) expect((await job.step(postStep, {}, main.state)).value).toEqual([]);
       forgetImage(ref);
       expect(main.exitCode, main.stdout).toBe(0);
       expect(main.outputs['server-version']).toMatch(/^18\./);
@@ -193,7 +193,7 @@ describe('pulls from a registry', () => {
     const image = `${silent.address}/library/postgres:18`;
     try {
       // Through the action: a wait-timeout shorter than the answer deadline (20 s) bounds it.
-      const main = await job.step(run, { mode: 'docker', image, port: '0', 'wait-timeout': '3' });
+      const main = await job.step(mainStep, { mode: 'docker', image, port: '0', 'wait-timeout': '3' });
       expect(main.exitCode, main.stdout).toBe(1);
       expect(main.stdout).toMatch(
         new RegExp(
@@ -202,7 +202,7 @@ describe('pulls from a registry', () => {
         ),
       );
       expect(main.stdout).not.toMatch(/retrying|attempts/);
-      if (main.state.server) expect((await job.step(cleanup, {}, main.state)).value).toEqual([]);
+      if (main.state.server) expect((await job.step(postStep, {}, main.state)).value).toEqual([]);
       // The default answer deadline, without the action: 20 s, one attempt.
       const retries: string[] = [];
       const error = await pullImage(image, (m) => retries.push(m)).catch((e: unknown) => e);

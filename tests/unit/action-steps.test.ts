@@ -7,8 +7,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { run } from '../../src/action/main-step.js';
-import { cleanup } from '../../src/action/post-step.js';
+import { mainStep } from '../../src/action/main-step.js';
+import { postStep } from '../../src/action/post-step.js';
 import { RunnerJob } from '../helpers/runner-env.js';
 
 const job = new RunnerJob();
@@ -16,7 +16,7 @@ afterAll(() => job.remove());
 
 describe('main step, bad input', () => {
   it('fails with an annotation naming the input and the fix, and saves nothing for the post step', async () => {
-    const r = await job.step(run, { port: '99999', mode: 'docker' });
+    const r = await job.step(mainStep, { port: '99999', mode: 'docker' });
     expect(r.value).toBeNull();
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toMatch(/^::error::Input 'port': "99999" is not a whole number from 0 to 65535\. Use a TCP port/m);
@@ -26,7 +26,7 @@ describe('main step, bad input', () => {
   });
 
   it('names a bad setting line', async () => {
-    const r = await job.step(run, { settings: 'fsync off' });
+    const r = await job.step(mainStep, { settings: 'fsync off' });
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toContain(`::error::Input 'settings': line 1 "fsync off" is not name=value`);
     expect(r.state).toEqual({});
@@ -35,14 +35,14 @@ describe('main step, bad input', () => {
 
 describe('post step without a server', () => {
   it('says there is nothing to remove when the main step saved nothing', async () => {
-    const r = await job.step(cleanup);
+    const r = await job.step(postStep);
     expect(r.value).toEqual([]);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toContain('No PostgreSQL server to remove.');
   });
 
   it('warns, and never fails the job, when the saved state is not a handle', async () => {
-    const r = await job.step(cleanup, {}, { server: '{"mode":"floppy"}' });
+    const r = await job.step(postStep, {}, { server: '{"mode":"floppy"}' });
     expect(r.exitCode).toBe(0);
     expect(r.value).toHaveLength(1);
     expect(r.stdout).toMatch(/^::warning::Cleanup of PostgreSQL failed: unexpected saved state/m);
@@ -66,7 +66,7 @@ describe('post step after a background start (wait: false) that gave no server (
 
   it('fails the job, naming the cause and that no wait step read it, after removing the folder', async () => {
     const { dir, state } = folder(failed, false);
-    const r = await job.step(cleanup, {}, state);
+    const r = await job.step(postStep, {}, state);
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toContain("The background start's log (no wait step showed it):\nRunning init files\n");
     expect(r.stdout).toMatch(
@@ -77,7 +77,7 @@ describe('post step after a background start (wait: false) that gave no server (
 
   it('fails the job when the start was killed and no wait step read it', async () => {
     const { dir, state } = folder(null, false);
-    const r = await job.step(cleanup, {}, state);
+    const r = await job.step(postStep, {}, state);
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toMatch(
       /^::error::.*no wait step read it: The background start of PostgreSQL \(pid \d+\) was killed before it finished\. /m,
@@ -87,7 +87,7 @@ describe('post step after a background start (wait: false) that gave no server (
 
   it('only warns when a wait step read the failure (that step failed the job already)', async () => {
     const { dir, state } = folder(failed, true);
-    const r = await job.step(cleanup, {}, state);
+    const r = await job.step(postStep, {}, state);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/^::warning::The background start of PostgreSQL failed: bad\.sql:1:1: ERROR: syntax error$/m);
     expect(r.stdout).not.toContain('::error::');

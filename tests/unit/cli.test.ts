@@ -7,7 +7,9 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatError, runCli, withoutPasswords } from '../../src/cli/program.js';
+import { withoutPasswords } from '../../src/cli/commands.js';
+import { formatError } from '../../src/cli/output.js';
+import { runCli } from '../../src/cli/program.js';
 import { InputError, SetupError } from '../../src/errors.js';
 
 const stateDir = mkdtempSync(join(tmpdir(), 'pg-tmpfs-cli-unit-'));

@@ -6,7 +6,7 @@ import { mkdtempSync, chmodSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cliPassword } from '../../src/cli/program.js';
+import { cliPassword } from '../../src/cli/up.js';
 import { checkDockerInputs } from '../../src/docker/start.js';
 import { InputError, SetupError } from '../../src/errors.js';
 import { checkPrivateDir, FolderError, makeDirs } from '../../src/fsutil.js';
