@@ -8,6 +8,7 @@
  * the child writes everything it prints to a log file, never to the job's log, and reports its
  * handle and its outcome as JSON data (never commands). The waiter shows the log whole, once the
  * start has ended, so nothing appears out of order.
+ * Over 300 lines because launching, the job handover, outcome records and waiting are the two ends of one protocol, kept in one file.
  */
 import { PULL_TIMEOUT_MS, RUN_TIMEOUT_MS } from './docker/engine.js';
 import { spawn } from 'node:child_process';

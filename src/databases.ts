@@ -61,6 +61,7 @@ export interface Clone {
 /**
  * Creates `name` (or a fresh name) as a copy of `template`, connected through the maintenance
  * database.
+ * Long because each refusal names the flag at fault before anything reaches the server.
  * @param options.strategy how to copy; default: cloneStrategy for the server's version and `tmpfs`
  * @param options.timeoutMs deadline of the connection and each statement, in ms
  * @throws InputError (from) when the template does not exist or has other sessions (CREATE

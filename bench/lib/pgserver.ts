@@ -126,6 +126,7 @@ export async function placeCluster(ctx: Context, dataDir: string, extraInitdbArg
  * from this run's initdb cache, `postgres` as the postgres user with postgresArgs(), a password
  * for TCP, then a check that every setting took and the data directory is where it should be.
  * The server is registered for cleanup before it is spawned.
+ * Long because initdb, the settings file, the start and the fixtures of one server share its cleanup.
  * @throws Error when it does not answer, a setting did not take, or the filesystem is wrong
  */
 export async function startServer(ctx: Context, spec: ServerSpec): Promise<BenchServer> {

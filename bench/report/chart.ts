@@ -128,6 +128,7 @@ const W = { width: 1000, labelW: 470, barX: 480, barW: 1000 - 480 - 90, rowH: 17
 /**
  * One panel's SVG elements from `startY` down: its title, its ticks (ratio panels), its bars with
  * whiskers and values, and the reference line.
+ * Long because it draws one panel's axes, bars and labels from one scale.
  * @returns the elements and the `y` after the panel
  */
 function panelSvg(p: Panel, startY: number): { parts: string[]; y: number } {

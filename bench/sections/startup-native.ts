@@ -3,6 +3,7 @@
  * process (`pg-tmpfs up`, warm and cold), and the floors they are held against (`pg_ctl -w start`
  * of a ready data directory, a copy of the cached cluster spawned and queried in this process,
  * `initdb --nosync` alone, `node -e 0`); with the warm-ups they need.
+ * Over 300 lines because each native variant and the floor it is held against are written side by side.
  */
 import {
   appendFileSync,
@@ -210,7 +211,10 @@ function cliVariants(ctx: Context, major: string, warmCache: string, cliState: s
   ];
 }
 
-/** The native floor (a copy of the cached cluster `warmEntry`, spawned and queried in this process) and initdb alone. */
+/**
+ * The native floor (a copy of the cached cluster `warmEntry`, spawned and queried in this process) and initdb alone.
+ * Long because each floor is a short closure over the same warm-up state.
+ */
 function floorVariants(ctx: Context, warmEntry: string): Variant[] {
   return [
     {

@@ -133,6 +133,7 @@ function readLog(instance: Instance): string {
  * start's log on stderr, and prints the connection as `up` does. A failed start's record stays
  * after its error is printed: every waiter gets the same failure until `down` (or the next `up`
  * of that name) removes it.
+ * Long because it is one loop over the record's states, each with its own answer.
  * @param timeoutMs how long to wait at most; default: the start's own deadline
  * @throws InputError (name) when there is no such instance; SetupError when its start failed,
  *   was killed, or did not end in time

@@ -7,6 +7,7 @@
  * start makes things, so a run killed at any point leaves a record that names what to remove.
  * The folder must be private (0700, owned by this user): a record someone else could write would
  * tell `down` what to stop.
+ * Over 300 lines because it is everything about an instance record: reading, writing, the name's lock, and taking or removing a name.
  */
 import { linkSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';

@@ -71,6 +71,7 @@ export function cliPassword(opts: UpOptions, env: NodeJS.ProcessEnv = process.en
 /**
  * `up`: takes the name, parses the flags as the action parses its inputs, starts the server (or
  * launches it in the background with --no-wait) and prints its connection.
+ * Long because its sink (what `up` records and prints at each point of the start) is written inline, beside the flags it reads.
  * @throws InputError naming the flag at fault; SetupError from the start (what it made removed,
  *   or kept in the record for `down`)
  */

@@ -2,6 +2,7 @@
  * The Docker engine, through the `docker` CLI: argument arrays only (never a shell), and a
  * deadline on every call (src/proc.ts), so a daemon that stops answering cannot hang a step.
  * The action, the CLI, the benchmark and the tests all reach Docker through this module.
+ * Over 300 lines because every docker CLI call and its output parsing is here, so deadlines and error texts are read in one place.
  */
 import { SetupError } from '../errors.js';
 import { run, type ProcOptions, type ProcResult } from '../proc.js';

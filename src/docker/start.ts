@@ -1,6 +1,7 @@
 /**
  * Docker mode: PostgreSQL from an image built on the official one, PGDATA on a tmpfs, durability
  * off, ready when a real query is answered through the published port, then verified.
+ * Over 300 lines because startDocker's stages share its cleanup (see there).
  */
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
@@ -63,6 +64,8 @@ const MOUNTS_MAX_BYTES = 1_048_576;
 
 /**
  * Starts PostgreSQL in Docker.
+ * Long because each stage (pull, run, wait, verify) removes what the earlier ones made when it fails,
+ * and that cleanup reads one set of local state; the stages themselves are in engine.ts, run-plan.ts, readiness.ts and verify.ts.
  * @param onHandle called with the container's handle as soon as the container exists (so a post
  *   step can remove it even if this function never returns)
  * @param phases where the time goes (`up --json` phasesMs)

@@ -13,6 +13,7 @@
  * This module fills and publishes entries (ensureCluster); its parts: cache-key.ts (spec, initdb
  * arguments, key, folder), cache-manifest.ts (manifest and trust checks), cache-copy.ts (copy into
  * a data directory), cache-removal.ts (dropped entries, fills of killed runs, older formats).
+ * About 300 lines: ensureCluster in its steps; key, manifest, copy and removal are in cache-*.ts.
  */
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';

@@ -1,6 +1,7 @@
 /**
  * The native `postgres` process: the user it runs as, its arguments, whether it is still ours
  * and alive, its log, and stopping it with everything its run made.
+ * Over 300 lines because it is the one place that spawns, watches and stops the postgres process.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { chownSync, closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';

@@ -4,6 +4,7 @@
  * binaries → port → RAM run folder → cached cluster → postgres → first query on the Unix socket
  * (password, database) → a query over TCP with the password → verification. The cache lookup
  * and copy are place-cluster.ts.
+ * About 300 lines: the native start in its steps; placing the cluster is in place-cluster.ts.
  */
 import { randomBytes } from 'node:crypto';
 import { chownSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
