@@ -1,5 +1,6 @@
 /**
- * A container registry on 127.0.0.1 for the pulls the benchmark measures (sections 6 and 8): the
+ * A container registry on 127.0.0.1 for the pulls the benchmark measures (sections 6 and 8) and
+ * the tests (tests/helpers/registry.ts, which adds faulty and silent ones): the
  * CNCF distribution registry (`registry`, installed by scripts/setup-test-infra.sh), its storage
  * in a temporary folder. Docker treats registries on 127.0.0.0/8 as insecure (plain HTTP) by
  * default, so nothing is configured.
@@ -9,6 +10,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import bcrypt from 'bcryptjs';
 import getPort from 'get-port';
 import { stringify } from 'yaml';
 
@@ -25,7 +27,7 @@ export interface Registry {
  * $(go env GOPATH)/bin.
  * @throws Error pointing at the setup script when it is in neither
  */
-function goBinary(name: string): string {
+export function goBinary(name: string): string {
   const onPath = spawnSync('sh', ['-c', 'command -v "$1"', 'sh', name], { encoding: 'utf8', timeout: 10_000 }).stdout.trim();
   if (onPath) return onPath;
   const gopath =
@@ -37,17 +39,22 @@ function goBinary(name: string): string {
 
 /**
  * Starts a registry on 127.0.0.1 with its storage in a temporary folder.
+ * @param auth when given, clients must log in with this user and password (htpasswd, bcrypt)
  * @throws Error when it does not answer GET /v2/ within 20 000 ms
  */
-export async function startRegistry(): Promise<Registry> {
+export async function startRegistry(auth?: { user: string; password: string }): Promise<Registry> {
   const dir = mkdtempSync(join(tmpdir(), 'pg-tmpfs-registry-'));
   const port = await getPort({ host: '127.0.0.1' });
-  const config = {
+  const config: Record<string, unknown> = {
     version: 0.1,
     log: { level: 'warn', accesslog: { disabled: true } },
     storage: { filesystem: { rootdirectory: join(dir, 'data') }, delete: { enabled: true } },
-    http: { addr: `127.0.0.1:${port}`, secret: 'pg-tmpfs-bench' },
+    http: { addr: `127.0.0.1:${port}`, secret: 'pg-tmpfs-local' },
   };
+  if (auth) {
+    writeFileSync(join(dir, 'htpasswd'), `${auth.user}:${bcrypt.hashSync(auth.password, 10)}\n`);
+    config.auth = { htpasswd: { realm: 'pg-tmpfs-local', path: join(dir, 'htpasswd') } };
+  }
   writeFileSync(join(dir, 'config.yml'), stringify(config));
   const child: ChildProcess = spawn(goBinary('registry'), ['serve', join(dir, 'config.yml')], { stdio: 'ignore' });
   const stop = async () => {
@@ -66,7 +73,7 @@ export async function startRegistry(): Promise<Registry> {
       (r) => r.status,
       () => 0,
     );
-    if (status === 200) return { address: `127.0.0.1:${port}`, stop };
+    if (status === 200 || status === 401) return { address: `127.0.0.1:${port}`, stop };
     if (Date.now() > deadline || child.exitCode !== null) {
       await stop();
       throw new Error(`registry on 127.0.0.1:${port} did not answer (exit code ${child.exitCode})`);

@@ -1,7 +1,7 @@
 /**
  * The action's steps as GitHub's runner starts them, each `node dist/<step>.js` as its own
  * process (section 8): inputs as INPUT_*, saved state as STATE_*, fresh runner files, and what
- * the step wrote to them parsed back.
+ * the step wrote to them parsed back. The tests use the same (tests/helpers/runner-env.ts).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { run } from '../../src/proc.js';
 
 /** Parses a runner file command file (`name<<DELIMITER\nvalue\nDELIMITER`, or `name=value` lines). */
-function parseFileCommand(text: string): Record<string, string> {
+export function parseFileCommand(text: string): Record<string, string> {
   const out: Record<string, string> = {};
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {

@@ -3,9 +3,10 @@
  * Under CI=true, missing infrastructure fails the test (never skips).
  */
 import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { resolve } from 'node:path';
+import { goBinary } from '../../bench/lib/registry.js';
 import { CONTAINER_LABEL } from '../../src/docker/run-plan.js';
 
 /** Repository root. */
@@ -44,19 +45,8 @@ export function requireImages(): void {
   }
 }
 
-/**
- * Path of a tool that scripts/setup-test-infra.sh installs with `go install`: PATH, then
- * $(go env GOPATH)/bin.
- * @throws Error pointing at the setup script when it is in neither
- */
-export function goBinary(name: string): string {
-  const onPath = spawnSync('sh', ['-c', 'command -v "$1"', 'sh', name], { encoding: 'utf8' }).stdout.trim();
-  if (onPath) return onPath;
-  const gopath = spawnSync('go', ['env', 'GOPATH'], { encoding: 'utf8' }).stdout.trim() || join(homedir(), 'go');
-  const candidate = join(gopath, 'bin', name);
-  if (existsSync(candidate)) return candidate;
-  throw new Error(`${name} is not installed: run bash scripts/setup-test-infra.sh`);
-}
+/** Path of a Go program installed by scripts/setup-test-infra.sh (the benchmark's own lookup). */
+export { goBinary } from '../../bench/lib/registry.js';
 
 /** Path of the act binary. */
 export function actBinary(): string {

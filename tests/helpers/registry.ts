@@ -5,70 +5,14 @@
  * given HTTP statuses (429, 503), as a rate-limited or overloaded registry does. Docker treats
  * registries on 127.0.0.0/8 as insecure (plain HTTP) by default, so nothing is configured.
  */
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import http from 'node:http';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import bcrypt from 'bcryptjs';
-import getPort from 'get-port';
-import { stringify } from 'yaml';
-import { goBinary } from './infra.js';
+import { forgetImage } from '../../bench/lib/image-copy.js';
+import type { Registry } from '../../bench/lib/registry.js';
 
-/** A running registry. */
-export interface Registry {
-  /** `127.0.0.1:PORT`, the host part of image references. */
-  address: string;
-  /** Stops it and removes its storage. */
-  stop(): Promise<void>;
-}
-
-/**
- * Starts a registry on 127.0.0.1 with its storage in a temporary folder.
- * @param auth when given, clients must log in with this user and password (htpasswd, bcrypt)
- * @throws Error when it does not answer GET /v2/ within 20 000 ms
- */
-export async function startRegistry(auth?: { user: string; password: string }): Promise<Registry> {
-  const dir = mkdtempSync(join(tmpdir(), 'pg-tmpfs-registry-'));
-  const port = await getPort({ host: '127.0.0.1' });
-  const config: Record<string, unknown> = {
-    version: 0.1,
-    log: { level: 'warn', accesslog: { disabled: true } },
-    storage: { filesystem: { rootdirectory: join(dir, 'data') }, delete: { enabled: true } },
-    http: { addr: `127.0.0.1:${port}`, secret: 'pg-tmpfs-test' },
-  };
-  if (auth) {
-    writeFileSync(join(dir, 'htpasswd'), `${auth.user}:${bcrypt.hashSync(auth.password, 10)}\n`);
-    config.auth = { htpasswd: { realm: 'pg-tmpfs-test', path: join(dir, 'htpasswd') } };
-  }
-  writeFileSync(join(dir, 'config.yml'), stringify(config));
-  const child: ChildProcess = spawn(goBinary('registry'), ['serve', join(dir, 'config.yml')], { stdio: 'ignore' });
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      // SIGKILL: the registry drains connections on SIGTERM and may not exit; a test registry's
-      // storage is deleted right after, so there is nothing to shut down cleanly.
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      child.kill('SIGKILL');
-      await exited;
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const status = await fetch(`http://127.0.0.1:${port}/v2/`).then(
-      (r) => r.status,
-      () => 0,
-    );
-    if (status === 200 || status === 401) return { address: `127.0.0.1:${port}`, stop };
-    if (Date.now() > deadline || child.exitCode !== null) {
-      await stop();
-      throw new Error(`registry on 127.0.0.1:${port} did not answer (exit code ${child.exitCode})`);
-    }
-    await sleep(50);
-  }
-}
+export { startRegistry, type Registry } from '../../bench/lib/registry.js';
+export { forgetImage } from '../../bench/lib/image-copy.js';
 
 /** A proxy in front of a registry that fails its first requests. */
 export interface FaultyProxy extends Registry {
@@ -138,11 +82,6 @@ export function pushProbeImage(base: string, registry: string, tag: string, dock
   execFileSync('docker', ['push', '--quiet', ref], opts);
   forgetImage(ref);
   return ref;
-}
-
-/** Removes a local image tag (and its own layers); nothing when it is not there. */
-export function forgetImage(ref: string): void {
-  spawnSync('docker', ['image', 'rm', '--force', ref], { stdio: 'ignore' });
 }
 
 /**
