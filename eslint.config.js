@@ -1,6 +1,5 @@
 import js from '@eslint/js';
-import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
-import { importX } from 'eslint-plugin-import-x';
+import importPlugin from 'eslint-plugin-import';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -15,13 +14,13 @@ export default tseslint.config(
     // Import cycles: a module that imports (even as a type) a module that imports it back makes
     // the layers of docs/architecture.md a tangle; none are allowed anywhere.
     files: ['**/*.ts'],
-    plugins: { 'import-x': importX },
+    plugins: { import: importPlugin },
     settings: {
-      ...importX.flatConfigs.typescript.settings,
-      'import-x/resolver': undefined,
-      'import-x/resolver-next': [createTypeScriptImportResolver()],
+      'import/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      // `./x.js` in an import is src/x.ts (TypeScript's NodeNext resolution).
+      'import/resolver': { typescript: { project: './tsconfig.json' } },
     },
-    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+    rules: { 'import/no-cycle': ['error', { ignoreExternal: true }] },
   },
   {
     // Type-aware: a promise nobody awaits lets an interrupt or a deadline run past the code that

@@ -19,7 +19,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKGROUND_FLAG } from '../../src/background.js';
-import { leftoverSnapshot, NATIVE_MAJOR, requireImages, ROOT, runAct, showLines, TEST_IMAGES } from '../helpers/infra.js';
+import {
+  leftoverSnapshot,
+  liveProcesses,
+  NATIVE_MAJOR,
+  requireImages,
+  ROOT,
+  runAct,
+  showLines,
+  TEST_IMAGES,
+} from '../helpers/infra.js';
 import { forgetImage, pushProbeImage, startRegistry, type Registry } from '../helpers/registry.js';
 import { runStepProcess } from '../helpers/runner-env.js';
 
@@ -33,15 +42,7 @@ let registry: Registry;
 
 /** PIDs of live background starts (their command line carries the flag). */
 function backgroundProcesses(): string[] {
-  const found: string[] = [];
-  for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(BACKGROUND_FLAG)) found.push(`background ${pid}`);
-    } catch {
-      // gone
-    }
-  }
-  return found;
+  return liveProcesses((argv) => argv.includes(BACKGROUND_FLAG)).map((p) => `background ${p.pid}`);
 }
 
 /** leftoverSnapshot() plus background processes. */

@@ -30,7 +30,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
 import { killActive } from '../../src/proc.js';
-import { leftoverSnapshot, requireImages, TEST_IMAGES } from '../helpers/infra.js';
+import { leftoverSnapshot, liveProcesses, requireImages, TEST_IMAGES } from '../helpers/infra.js';
 
 /** Instance name of every case (not `default`: `down` sweeps run folders by name, and a developer's `default` must survive). */
 const NAME = 'hostile';
@@ -594,18 +594,7 @@ describe('second sweep (#26): init files', () => {
 describe('second sweep (#26): init-command, the check after init, database', () => {
   /** PIDs of live processes whose command line is `argv` exactly (zombies excluded). */
   const processesRunning = (...argv: string[]): number[] =>
-    readdirSync('/proc')
-      .filter((n) => /^\d+$/.test(n))
-      .filter((n) => {
-        try {
-          const stat = readFileSync(`/proc/${n}/stat`, 'utf8');
-          if (/^\S+ \(.*\) [ZX] /.test(stat)) return false;
-          return readFileSync(`/proc/${n}/cmdline`, 'utf8') === `${argv.join('\0')}\0`;
-        } catch {
-          return false;
-        }
-      })
-      .map(Number);
+    liveProcesses((cmd) => cmd.length === argv.length && cmd.every((a, k) => a === argv[k])).map((p) => p.pid);
 
   /**
    * `up` with an init command that leaves processes behind: it passes once the command exits (it

@@ -48,7 +48,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Instance } from '../../src/cli/instances.js';
 import { CONTAINER_LABEL } from '../../src/docker/run-plan.js';
 import type { ServerHandle } from '../../src/server.js';
-import { leftoverSnapshot, NATIVE_MAJOR, requireImages, ROOT, TEST_IMAGES } from '../helpers/infra.js';
+import { leftoverSnapshot, liveProcesses, NATIVE_MAJOR, requireImages, ROOT, TEST_IMAGES } from '../helpers/infra.js';
 import { jobFiles, parseFileCommand } from '../helpers/runner-env.js';
 
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -1042,20 +1042,11 @@ describe('init command orphaned by a SIGKILL', () => {
   const command = (n: number): string => `setsid sleep ${30_900 + n} & sleep ${31_900 + n} & echo init-command-running; wait`;
   /** Live processes (zombies excluded) that are the command or one of its sleeps. */
   const orphans = (n: number): string[] =>
-    readdirSync('/proc')
-      .filter((p) => /^\d+$/.test(p))
-      .flatMap((p) => {
-        try {
-          if (/^\S+ \(.*\) [ZX] /.test(readFileSync(`/proc/${p}/stat`, 'utf8'))) return [];
-          const argv = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').filter(Boolean);
-          const mine =
-            (argv[0] === 'sleep' && [`${30_900 + n}`, `${31_900 + n}`].includes(argv[1] ?? '')) ||
-            (argv[0] === 'sh' && argv[2] === command(n));
-          return mine ? [`process ${p} ${argv.join(' ')}`] : [];
-        } catch {
-          return [];
-        }
-      });
+    liveProcesses(
+      (argv) =>
+        (argv[0] === 'sleep' && [`${30_900 + n}`, `${31_900 + n}`].includes(argv[1] ?? '')) ||
+        (argv[0] === 'sh' && argv[2] === command(n)),
+    ).map((p) => `process ${p.pid} ${p.argv.join(' ')}`);
 
   /** Waits (10 ms polls, up to 60 s) until `read()` holds `line`. */
   async function waitForLine(read: () => string, line: RegExp): Promise<void> {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { goBinary } from '../../bench/lib/registry.js';
 import { CONTAINER_LABEL } from '../../src/docker/run-plan.js';
+import { findProcesses, type ProcessInfo } from '../../src/proc.js';
 
 /** Repository root. */
 export const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -154,6 +155,15 @@ export function nativeLeftovers(): string[] {
     .filter(Boolean)
     .map((l) => `process ${l}`);
   return [...dirs, ...mounts, ...procs];
+}
+
+/**
+ * The tests' one walk of /proc: live processes (zombies and this one excluded) whose command line
+ * `match` accepts (src/proc.ts findProcesses, which the product uses to find what a killed start
+ * left). `match` may read more of /proc/<pid>/ and throw when it cannot: that process is skipped.
+ */
+export function liveProcesses(match: (argv: string[], pid: number) => boolean): ProcessInfo[] {
+  return findProcesses((pid) => match(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean), pid));
 }
 
 /** SysV shared memory segments (ipcs -m), which a postmaster that was not stopped keeps: `shm <key> <owner>`. */

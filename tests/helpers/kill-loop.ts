@@ -23,7 +23,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BACKGROUND_FLAG } from '../../src/background.js';
 import { CONTAINER_LABEL } from '../../src/docker/run-plan.js';
 import { procStat } from '../../src/proc.js';
-import { NATIVE_MAJOR, ROOT, TEST_IMAGES } from './infra.js';
+import { liveProcesses, NATIVE_MAJOR, ROOT, TEST_IMAGES } from './infra.js';
 import { jobFiles } from './runner-env.js';
 
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -160,23 +160,17 @@ function cwdOf(pid: string): string {
  * loop container, and the loop's init command.
  */
 function ourProcesses(work: string): string[] {
-  const found: string[] = [];
   const runFolders = ['/dev/shm/pg-tmpfs-', join(tmpdir(), 'pg-tmpfs-'), work];
-  for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
-    if (Number(pid) === process.pid) continue;
-    const argv = procText(pid, 'cmdline').split('\0').filter(Boolean);
-    const st = statState(pid);
-    if (argv.length === 0 || st === 'Z' || st === 'X') continue;
+  return liveProcesses((argv, pid) => {
     const exe = (argv[0] ?? '').split('/').pop() ?? '';
     const server = /^(postgres|initdb)$/.test(exe) || /^postgres:/.test(argv[0] ?? '');
-    const ours =
-      (server && runFolders.some((f) => cwdOf(pid).startsWith(f))) ||
-      (argv.includes(BACKGROUND_FLAG) && procText(pid, 'environ').includes(work)) ||
+    return (
+      (server && runFolders.some((f) => cwdOf(String(pid)).startsWith(f))) ||
+      (argv.includes(BACKGROUND_FLAG) && procText(String(pid), 'environ').includes(work)) ||
       (argv.some((a) => a.startsWith(`${CONTAINER_LABEL}.run=`)) && argv.some((a) => /pg-tmpfs-(kl-|cli-kl)/.test(a))) ||
-      argv.join(' ').includes(INIT_MARK);
-    if (ours) found.push(`process ${pid} ${argv.join(' ').slice(0, 100)}`);
-  }
-  return found;
+      argv.join(' ').includes(INIT_MARK)
+    );
+  }).map((p) => `process ${p.pid} ${p.argv.join(' ').slice(0, 100)}`);
 }
 
 /**
