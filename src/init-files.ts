@@ -25,11 +25,34 @@ const GLOB_TIMEOUT_MS = 30_000;
  * @throws InputError (init) when an entry matches no file, or its walk passes GLOB_TIMEOUT_MS
  */
 export async function resolveInitFiles(config: Pick<Config, 'init' | 'workDir'>): Promise<string[]> {
-  if (config.init.length === 0) return [];
+  return resolveFiles(config.init, config.workDir, 'init');
+}
+
+/** What a list input of files is for, in its error's fix. */
+const FILES_FIX: Record<'init' | 'schema-cache-files', string> = {
+  init: 'Give SQL files or globs relative to the workspace, e.g. db/schema.sql or db/migrations/*.sql',
+  'schema-cache-files':
+    'Give the files that shape the schema, relative to the workspace, e.g. db/migrations/** or package-lock.json',
+};
+
+/**
+ * Resolves a list input of paths and globs as resolveInitFiles describes (sorted matches per
+ * entry, each real file once, GLOB_DEPTH and GLOB_TIMEOUT_MS).
+ * @param input the input named in errors
+ * @returns absolute paths, in entry order
+ * @throws InputError (`input`) when an entry matches no file, or its walk passes GLOB_TIMEOUT_MS
+ */
+export async function resolveFiles(
+  entries: readonly string[],
+  workDir: string,
+  input: 'init' | 'schema-cache-files',
+): Promise<string[]> {
+  const config = { workDir };
+  if (entries.length === 0) return [];
   const { glob, isDynamicPattern } = await import('tinyglobby');
   const files: string[] = [];
   const seen = new Set<string>();
-  for (const entry of config.init) {
+  for (const entry of entries) {
     let found: string[];
     if (isDynamicPattern(entry)) {
       const signal = AbortSignal.timeout(GLOB_TIMEOUT_MS);
@@ -46,9 +69,11 @@ export async function resolveInitFiles(config: Pick<Config, 'init' | 'workDir'>)
       // fdir stops quietly when aborted: the matches would be partial.
       if (signal.aborted) {
         throw new InputError(
-          'init',
+          input,
           `"${entry}" was still walking folders after ${GLOB_TIMEOUT_MS / 1000} s (relative to ${config.workDir})`,
-          'Narrow the glob to the folder of your SQL files, e.g. db/migrations/*.sql',
+          input === 'init'
+            ? 'Narrow the glob to the folder of your SQL files, e.g. db/migrations/*.sql'
+            : 'Narrow the glob to the folders that shape the schema',
         );
       }
     } else {
@@ -61,11 +86,7 @@ export async function resolveInitFiles(config: Pick<Config, 'init' | 'workDir'>)
       }
     }
     if (found.length === 0) {
-      throw new InputError(
-        'init',
-        `"${entry}" matches no readable file (relative to ${config.workDir})`,
-        'Give SQL files or globs relative to the workspace, e.g. db/schema.sql or db/migrations/*.sql',
-      );
+      throw new InputError(input, `"${entry}" matches no readable file (relative to ${config.workDir})`, FILES_FIX[input]);
     }
     for (const file of found) {
       let real: string;
@@ -123,8 +144,8 @@ export function initText(label: string, bytes: Buffer): string {
   return text.startsWith('\uFEFF') ? text.slice(1) : text;
 }
 
-/** A file's name for messages: relative to `workDir` when inside it, else absolute. */
-function shownPath(workDir: string, file: string): string {
+/** A file's name for messages and keys: relative to `workDir` when inside it, else absolute. */
+export function shownPath(workDir: string, file: string): string {
   const rel = relative(workDir, file);
   return rel.startsWith('..') || isAbsolute(rel) ? file : rel;
 }

@@ -47,6 +47,9 @@ export const DEFAULTS = Object.freeze({
   template: 'false',
   extensions: '',
   'init-timeout': '600',
+  'schema-cache': 'false',
+  'schema-cache-files': '',
+  'schema-cache-key': '',
 });
 
 /** Newest PostgreSQL major with an official image: Docker mode's default version. */
@@ -118,6 +121,15 @@ export interface Config {
   initTimeoutMs: number;
   /** Folder that relative `init` paths and the init command start from: the working directory when the inputs were read. */
   workDir: string;
+  /**
+   * Whether the cluster after init is cached across runs (src/schema-cache/): a start whose key
+   * matches a saved cluster restores it instead of running initdb and init.
+   */
+  schemaCache: boolean;
+  /** Paths or globs (tinyglobby syntax, relative to `workDir`) of every file that shapes the schema: part of the key. */
+  schemaCacheFiles: string[];
+  /** An extra string of the user's in the key (e.g. a version to force a rebuild); '' for none. */
+  schemaCacheKey: string;
 }
 
 const VERSION = /^\d{1,2}(\.\d{1,2})?(-[a-z0-9][a-z0-9._-]*)?$/;
@@ -310,7 +322,32 @@ export function parseInputs(get: (name: InputName) => string): Config {
     cacheDir: raw('cache-dir'),
     wait: boolean('wait', raw('wait')),
     ...provisionInputs(raw, targetDatabase(raw('database'))),
+    ...schemaCacheInputs(raw),
   };
+}
+
+/**
+ * The schema-cache inputs. An init command's output cannot be keyed from outside, so with
+ * `init-command` the files that shape what it does must be named.
+ * @throws InputError (schema-cache, schema-cache-files, schema-cache-key) naming the first bad one
+ */
+function schemaCacheInputs(
+  raw: (name: InputName) => string,
+): Pick<Config, 'schemaCache' | 'schemaCacheFiles' | 'schemaCacheKey'> {
+  const schemaCache = boolean('schema-cache', raw('schema-cache'));
+  const schemaCacheFiles = listLines(raw('schema-cache-files'));
+  const schemaCacheKey = raw('schema-cache-key');
+  if (/[\0\r\n]/.test(schemaCacheKey)) {
+    throw new InputError('schema-cache-key', 'holds a line break or a NUL', 'Give the key on one line, e.g. v2');
+  }
+  if (schemaCache && raw('init-command') !== '' && schemaCacheFiles.length === 0) {
+    throw new InputError(
+      'schema-cache-files',
+      'is empty while init-command is set and schema-cache is true: the output of a command cannot be keyed from outside, so a cached schema could be stale',
+      'List in schema-cache-files every file that shapes what init-command builds (migrations, schema files, lockfiles), or turn schema-cache off',
+    );
+  }
+  return { schemaCache, schemaCacheFiles, schemaCacheKey };
 }
 
 /**

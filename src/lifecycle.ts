@@ -21,6 +21,9 @@ import { clientHost, startNative } from './native/start.js';
 import { endMarkedProcesses } from './orphans.js';
 import { loadInitFiles, provision, wantsProvisioning } from './provision.js';
 import { Phases } from './timing.js';
+import { SchemaCache, type RemoteCache } from './schema-cache/cache.js';
+import { snapshotNative } from './schema-cache/native.js';
+import { checkRestored, ForeignEntryError } from './schema-cache/restored.js';
 import { LOG_TAIL_LINES, type Server, type ServerHandle } from './server.js';
 
 /**
@@ -108,7 +111,11 @@ export async function planStart(config: Config, log: Logger): Promise<{ config: 
  * @param onHandle called with what must be undone as soon as it exists, and again when it grows
  *   (the action saves it for the post step, the benchmark registers it for cleanup)
  * Once it answers, runs what the inputs ask for after start (src/provision.ts: databases,
- * extensions, init files, init command, template), and removes the server when that fails.
+ * extensions, init files, init command, template), and removes the server when that fails. With
+ * `schema-cache`, a start whose key is in the cache restores the cluster instead (no initdb, no
+ * init; checked by checkRestored, and an entry that fails that is dropped and the start made
+ * again as a miss); a miss saves a consistent copy after init (src/schema-cache/).
+ * @param remote a cache beyond this machine that the schema cache restores from (the action's)
  * @returns the running, verified server
  * @throws InputError / SetupError as startDocker and startNative do, InputError (init,
  *   init-command, extensions) from provisioning; nothing is left behind then
@@ -118,23 +125,39 @@ export async function start(
   log: Logger,
   onHandle: (handle: ServerHandle) => void = () => undefined,
   phases: Phases = new Phases(),
+  remote: RemoteCache | null = null,
 ): Promise<Server> {
   const initFiles = await loadInitFiles(config); // a missing or psql-only init file fails before anything starts
+  const schema = await SchemaCache.prepare(config, initFiles, config.cacheDir || defaultCacheDir(), log, remote);
   const chosen = await chooseMode(config, log);
   phases.end('mode');
-  const server =
-    chosen.mode === 'native'
-      ? await startNative(config, log, onHandle, chosen.binaries, phases)
-      : await startDocker(config, log, onHandle, phases);
-  if (!wantsProvisioning(config)) return server;
-  try {
-    server.provisioned = await provision(server, config, log, initFiles);
-  } catch (error) {
-    for (const problem of await stop(server)) log.warning(problem);
-    throw error;
+  for (;;) {
+    const server =
+      chosen.mode === 'native'
+        ? await startNative(config, log, onHandle, chosen.binaries, phases, schema)
+        : await startDocker(config, log, onHandle, phases);
+    try {
+      if (schema?.hit) {
+        server.provisioned = await checkRestored(server, config);
+        phases.end('schema cache checked');
+      } else if (wantsProvisioning(config)) {
+        server.provisioned = await provision(server, config, log, initFiles);
+        phases.end('init');
+      }
+      if (schema && !schema.hit && schema.key && server.mode === 'native') {
+        const native = server;
+        await schema.save((dir) => snapshotNative(native, dir));
+        phases.end('schema cache save');
+      }
+    } catch (error) {
+      for (const problem of await stop(server)) log.warning(problem);
+      if (!(error instanceof ForeignEntryError) || !schema) throw error;
+      schema.damaged(error.message); // and start once more, as a miss
+      continue;
+    }
+    if (schema) server.schemaCache = schema.result();
+    return server;
   }
-  phases.end('init');
-  return server;
 }
 
 /**

@@ -8,6 +8,7 @@ import type { ConnectionInfo } from './connection.js';
 import type { RamMount } from './native/ramdir.js';
 import type { PhasesMs } from './timing.js';
 import type { SettingCheck } from './verify.js';
+import type { SchemaCacheResult } from './schema-cache/cache.js';
 
 /** What provisioning did (provision.ts); part of the Server record (the outputs `databases`, `template-database`). */
 export interface Provisioned {
@@ -88,6 +89,8 @@ interface Verified {
   phasesMs?: PhasesMs;
   /** What ran after start (init files, init command, databases, extensions, template); absent when nothing was asked. */
   provisioned?: Provisioned;
+  /** The schema cache's key and whether it hit (outputs schema-cache-key, schema-cache-hit); absent when schema-cache is off. */
+  schemaCache?: SchemaCacheResult;
 }
 
 /** A Docker-mode server. */

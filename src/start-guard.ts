@@ -14,6 +14,7 @@ import { start, stop, sweepLeftovers } from './lifecycle.js';
 import type { Logger } from './log.js';
 import type { Server, ServerHandle } from './server.js';
 import type { Phases } from './timing.js';
+import type { RemoteCache } from './schema-cache/cache.js';
 
 /** A start that failed or was interrupted: the one failure record of action and CLI. */
 export interface Failure {
@@ -52,6 +53,8 @@ export interface GuardOptions {
   sweepName?: string;
   /** Keep the interrupt handlers until the process exits (the CLI prints after saveServer). */
   untilExit?: boolean;
+  /** A cache beyond this machine the schema cache restores from (the action's @actions/cache). */
+  remote?: RemoteCache;
 }
 
 /**
@@ -75,6 +78,7 @@ export async function guardedStart(config: Config, log: Logger, sink: StartSink,
             sink.saveHandle(h);
           },
           options.phases,
+          options.remote ?? null,
         );
         try {
           if (options.planned) checkPlanned(options.planned, server);

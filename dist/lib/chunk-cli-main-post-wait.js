@@ -853,7 +853,10 @@ var DEFAULTS = Object.freeze({
   databases: "",
   template: "false",
   extensions: "",
-  "init-timeout": "600"
+  "init-timeout": "600",
+  "schema-cache": "false",
+  "schema-cache-files": "",
+  "schema-cache-key": ""
 });
 var NEWEST_MAJOR = "18";
 var VERSION = /^\d{1,2}(\.\d{1,2})?(-[a-z0-9][a-z0-9._-]*)?$/;
@@ -1006,8 +1009,25 @@ function parseInputs(get) {
     locale,
     cacheDir: raw("cache-dir"),
     wait: boolean("wait", raw("wait")),
-    ...provisionInputs(raw, targetDatabase(raw("database")))
+    ...provisionInputs(raw, targetDatabase(raw("database"))),
+    ...schemaCacheInputs(raw)
   };
+}
+function schemaCacheInputs(raw) {
+  const schemaCache = boolean("schema-cache", raw("schema-cache"));
+  const schemaCacheFiles = listLines(raw("schema-cache-files"));
+  const schemaCacheKey = raw("schema-cache-key");
+  if (/[\0\r\n]/.test(schemaCacheKey)) {
+    throw new InputError("schema-cache-key", "holds a line break or a NUL", "Give the key on one line, e.g. v2");
+  }
+  if (schemaCache && raw("init-command") !== "" && schemaCacheFiles.length === 0) {
+    throw new InputError(
+      "schema-cache-files",
+      "is empty while init-command is set and schema-cache is true: the output of a command cannot be keyed from outside, so a cached schema could be stale",
+      "List in schema-cache-files every file that shapes what init-command builds (migrations, schema files, lockfiles), or turn schema-cache off"
+    );
+  }
+  return { schemaCache, schemaCacheFiles, schemaCacheKey };
 }
 function provisionInputs(raw, database) {
   const databases = [];

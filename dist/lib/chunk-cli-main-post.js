@@ -400,8 +400,8 @@ var require_node = __commonJS({
 var LOG_TAIL_LINES = 50;
 
 // src/lifecycle.ts
-import { readdirSync as readdirSync5, readFileSync as readFileSync8 } from "node:fs";
-import { join as join12 } from "node:path";
+import { readdirSync as readdirSync6, readFileSync as readFileSync10 } from "node:fs";
+import { join as join14 } from "node:path";
 
 // src/docker/job-container.ts
 import { existsSync, readFileSync } from "node:fs";
@@ -2157,6 +2157,8 @@ function hbaConf(listen) {
   return [
     "# Written by pg-tmpfs for this run.",
     "local all all peer map=pg_tmpfs",
+    // The schema cache copies the cluster after init with pg_basebackup (schema-cache/native.ts).
+    "local replication all peer map=pg_tmpfs",
     "host all all 127.0.0.1/32 scram-sha-256",
     "host all all ::1/128 scram-sha-256",
     ...listen.split(",").every((a) => isLoopback(a.trim())) ? [] : ["host all all all scram-sha-256"],
@@ -2171,8 +2173,8 @@ function identConf(osUsers2, dbUser) {
 
 // src/native/start.ts
 import { randomBytes as randomBytes6 } from "node:crypto";
-import { chownSync as chownSync4, mkdirSync as mkdirSync4, readFileSync as readFileSync6, writeFileSync as writeFileSync4 } from "node:fs";
-import { join as join11 } from "node:path";
+import { chownSync as chownSync4, mkdirSync as mkdirSync4, readFileSync as readFileSync7, writeFileSync as writeFileSync4 } from "node:fs";
+import { join as join12 } from "node:path";
 import { performance as performance4 } from "node:perf_hooks";
 
 // src/native/place-cluster.ts
@@ -2266,6 +2268,20 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
   phases.end("copy");
   return { cache, copyTemplates };
 }
+function restoreCluster(entry, handle, config, runAs) {
+  const dataDir = dataDirOf(handle.runDir);
+  try {
+    copyCluster(entry.dir, entry.manifest, dataDir, runAs);
+  } catch (error) {
+    if (error instanceof DamagedEntryError) {
+      rmSync7(dataDir, { recursive: true, force: true });
+      throw error;
+    }
+    throw copyError(error, config, dataDir);
+  }
+  writeFileSync3(join10(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
+  writeFileSync3(join10(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
+}
 function osUsers(runAs) {
   let me;
   try {
@@ -2279,12 +2295,87 @@ function osUsers(runAs) {
   return runAs ? [me, runAs.name] : [me];
 }
 
+// src/schema-cache/native.ts
+import { execFileSync as execFileSync4 } from "node:child_process";
+import { createHash as createHash3 } from "node:crypto";
+import { readFileSync as readFileSync6 } from "node:fs";
+import { join as join11 } from "node:path";
+var PROBE_TIMEOUT_MS = 1e4;
+var SNAPSHOT_TIMEOUT_MS = 6e5;
+function ask(facts, program, args) {
+  return facts.get(program, args.join(" "), () => {
+    try {
+      return execFileSync4(program, args, {
+        encoding: "utf8",
+        timeout: PROBE_TIMEOUT_MS,
+        stdio: ["ignore", "pipe", "ignore"]
+      }).trim();
+    } catch {
+      return null;
+    }
+  }) ?? "";
+}
+function nativeIdentity(bins, config, facts) {
+  const version = ask(facts, join11(bins.bindir, exe("postgres", process.platform)), ["--version"]);
+  if (!version) throw new SetupError(`${bins.bindir}/postgres --version failed`, "Check the PostgreSQL installation");
+  const sharedir = ask(facts, join11(bins.bindir, exe("pg_config", process.platform)), ["--sharedir"]);
+  const extensionControls = {};
+  for (const name of config.extensions) {
+    try {
+      extensionControls[name] = sharedir ? createHash3("sha256").update(readFileSync6(join11(sharedir, "extension", `${name}.control`))).digest("hex") : "";
+    } catch {
+      extensionControls[name] = "";
+    }
+  }
+  return {
+    mode: "native",
+    version,
+    bindir: bins.bindir,
+    initdbArgs: initdbArgs({ bindir: bins.bindir, user: config.user, locale: config.locale }),
+    extensionControls
+  };
+}
+async function snapshotNative(server, dest) {
+  const result = await run(
+    join11(server.bindir, exe("pg_basebackup", process.platform)),
+    [
+      "-D",
+      dest,
+      "-X",
+      "fetch",
+      "-c",
+      "fast",
+      "-N",
+      "--no-manifest",
+      "-h",
+      server.socketDirectory,
+      "-p",
+      String(server.connection.port),
+      "-U",
+      server.connection.user
+    ],
+    { timeoutMs: SNAPSHOT_TIMEOUT_MS, env: { PGAPPNAME: "pg-tmpfs schema cache" }, unsetEnv: ["PGPASSWORD", "PGOPTIONS"] }
+  );
+  if (result.code === 0) return;
+  const text = `${result.stderr}${result.stdout}`.trim();
+  if (/wal_level|max_wal_senders|number of requested standby connections/i.test(text)) {
+    throw new SetupError(
+      `the cluster cannot be copied while it runs: ${text}`,
+      "Remove wal_level=minimal or max_wal_senders=0 from input 'settings' (the schema cache copies the cluster with pg_basebackup)"
+    );
+  }
+  throw new SetupError(
+    result.timedOut ? `pg_basebackup did not finish within ${SNAPSHOT_TIMEOUT_MS / 1e3} s` : `pg_basebackup failed: ${text}`,
+    "See its message"
+  );
+}
+
 // node_modules/@mongodb-js/saslprep/dist/.esm-wrapper.mjs
 var import_node = __toESM(require_node(), 1);
 var saslprep = import_node.default.saslprep;
 
 // src/native/scram.ts
-import { createHash as createHash3, createHmac, pbkdf2Sync, randomBytes as randomBytes5 } from "node:crypto";
+import { createHash as createHash4, createHmac, pbkdf2Sync, randomBytes as randomBytes5 } from "node:crypto";
 var SCRAM_ITERATIONS = 4096;
 function preparePassword(password) {
   if (![...password].some((c) => c.charCodeAt(0) > 127)) return password;
@@ -2297,7 +2388,7 @@ function preparePassword(password) {
 function scramVerifier(password, salt = randomBytes5(16), iterations = SCRAM_ITERATIONS) {
   const salted = pbkdf2Sync(preparePassword(password), salt, iterations, 32, "sha256");
   const clientKey = createHmac("sha256", salted).update("Client Key").digest();
-  const storedKey = createHash3("sha256").update(clientKey).digest();
+  const storedKey = createHash4("sha256").update(clientKey).digest();
   const serverKey = createHmac("sha256", salted).update("Server Key").digest();
   return `SCRAM-SHA-256$${iterations}:${salt.toString("base64")}$${storedKey.toString("base64")}:${serverKey.toString("base64")}`;
 }
@@ -2305,7 +2396,7 @@ function scramVerifier(password, salt = randomBytes5(16), iterations = SCRAM_ITE
 // src/native/start.ts
 var MAX_SOCKET_PATH = 107;
 function checkSocketPath(dataDir, port) {
-  const path = join11(dataDir, `.s.PGSQL.${port}`);
+  const path = join12(dataDir, `.s.PGSQL.${port}`);
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
     throw new InputError(
       "container-name",
@@ -2336,10 +2427,10 @@ function listenWarnings(config) {
 function makeRunDir(handle, runAs) {
   throwIfInterrupted();
   mkdirSync4(handle.runDir, { mode: 448 });
-  writeFileSync4(join11(handle.runDir, RUN_MARKER), handle.token);
+  writeFileSync4(join12(handle.runDir, RUN_MARKER), handle.token);
   if (runAs) chownSync4(handle.runDir, runAs.uid, runAs.gid);
 }
-async function bootstrap(config, handle, port, exited, verifier) {
+async function bootstrap(config, handle, port, exited, verifier, restored) {
   const local = await waitForQuery(
     { host: dataDirOf(handle.runDir), port, user: config.user, password: "", database: "postgres" },
     {
@@ -2354,11 +2445,24 @@ async function bootstrap(config, handle, port, exited, verifier) {
   try {
     const c = local.client;
     await c.query(`ALTER ROLE ${c.escapeIdentifier(config.user)} PASSWORD ${c.escapeLiteral(verifier)}`);
-    if (config.database !== "postgres") await c.query(`CREATE DATABASE ${c.escapeIdentifier(config.database)}`);
+    if (config.database !== "postgres" && !restored) await c.query(`CREATE DATABASE ${c.escapeIdentifier(config.database)}`);
     return c;
   } catch (error) {
     await local.client.end().catch(() => void 0);
     throw error;
+  }
+}
+async function restoreSchema(schema, bins, config, facts, handle, runAs) {
+  const entry = await schema.open(nativeIdentity(bins, config, facts));
+  if (!entry) return false;
+  throwIfInterrupted();
+  try {
+    restoreCluster(entry, handle, config, runAs);
+    return true;
+  } catch (error) {
+    if (!(error instanceof DamagedEntryError)) throw error;
+    schema.damaged(error.problem);
+    return false;
   }
 }
 async function verifyNative(client, config, plan, dataDir) {
@@ -2369,14 +2473,14 @@ async function verifyNative(client, config, plan, dataDir) {
     // native-only extras the user did not ask for.
     nativeSettings(dataDir, config).filter((s) => asked.has(s.name.toLowerCase())),
     async (dir) => {
-      if (process.platform === "linux") return filesystemTypeOf(dir, readFileSync6("/proc/mounts", "utf8")) ?? "unknown";
+      if (process.platform === "linux") return filesystemTypeOf(dir, readFileSync7("/proc/mounts", "utf8")) ?? "unknown";
       return plan.kind === "ramdisk" ? "ramdisk" : "disk";
     },
     plan.kind !== "disk"
   );
   return { ...verified, tmpfs: isRamFilesystem(verified.filesystem) || verified.filesystem === "ramdisk" };
 }
-async function startNative(config, log, onHandle = () => void 0, binaries, phases = new Phases()) {
+async function startNative(config, log, onHandle = () => void 0, binaries, phases = new Phases(), schema = null) {
   if (config.imageGiven) {
     throw new InputError(
       "image",
@@ -2399,7 +2503,7 @@ async function startNative(config, log, onHandle = () => void 0, binaries, phase
   for (const w of warnings) log.warning(w);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce(config, log, onHandle, { bins, port, warnings, cacheDir, runAs, facts, phases });
+      return await startOnce(config, log, onHandle, { bins, port, warnings, cacheDir, runAs, facts, phases, schema });
     } catch (error) {
       if (!(error instanceof TemplatesNotUsed)) throw error;
       if (attempt > 1) throw copyError(error.found, config, "");
@@ -2407,7 +2511,7 @@ async function startNative(config, log, onHandle = () => void 0, binaries, phase
     }
   }
 }
-async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir, runAs, facts, phases }) {
+async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir, runAs, facts, phases, schema }) {
   const handle = {
     mode: "native",
     pid: 0,
@@ -2431,12 +2535,14 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
       }
     );
     if (ram.plan.warning) log.warning(ram.plan.warning);
-    handle.runDir = join11(ram.base, `${config.containerName}-${handle.token}`);
+    handle.runDir = join12(ram.base, `${config.containerName}-${handle.token}`);
     checkSocketPath(dataDirOf(handle.runDir), port);
     record();
     makeRunDir(handle, runAs);
     phases.end("RAM folder and run folder");
-    const { cache, copyTemplates } = await placeCluster(config, bins, handle, runAs, log, phases, facts);
+    const restored = schema ? await restoreSchema(schema, bins, config, facts, handle, runAs) : false;
+    if (restored) phases.end("schema cache restore");
+    const { cache, copyTemplates } = restored ? { cache: { hit: true }, copyTemplates: () => void 0 } : await placeCluster(config, bins, handle, runAs, log, phases, facts);
     throwIfInterrupted();
     const postgres = spawnPostgres(bins.bindir, handle.runDir, port, config, runAs);
     handle.pid = postgres.pid;
@@ -2449,7 +2555,7 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
       throw error;
     };
     const verifier = scramVerifier(config.password);
-    const local = await bootstrap(config, handle, port, postgres.exited, verifier).catch(notReady);
+    const local = await bootstrap(config, handle, port, postgres.exited, verifier, restored).catch(notReady);
     phases.end("ready on the socket, password, database");
     try {
       const connection = {
@@ -2837,16 +2943,24 @@ function timeoutError(file, text, offset, timeoutMs) {
 }
 
 // src/init-files.ts
-import { accessSync as accessSync2, constants as constants3, readFileSync as readFileSync7, realpathSync as realpathSync2, statSync as statSync3 } from "node:fs";
+import { accessSync as accessSync2, constants as constants3, readFileSync as readFileSync8, realpathSync as realpathSync2, statSync as statSync3 } from "node:fs";
 import { isAbsolute as isAbsolute3, relative as relative3, resolve as resolve2 } from "node:path";
 var GLOB_DEPTH = 32;
 var GLOB_TIMEOUT_MS = 3e4;
 async function resolveInitFiles(config) {
-  if (config.init.length === 0) return [];
+  return resolveFiles(config.init, config.workDir, "init");
+}
+var FILES_FIX = {
+  init: "Give SQL files or globs relative to the workspace, e.g. db/schema.sql or db/migrations/*.sql",
+  "schema-cache-files": "Give the files that shape the schema, relative to the workspace, e.g. db/migrations/** or package-lock.json"
+};
+async function resolveFiles(entries, workDir, input) {
+  const config = { workDir };
+  if (entries.length === 0) return [];
   const { glob, isDynamicPattern } = await import("./chunk-tinyglobby.js");
   const files = [];
   const seen = /* @__PURE__ */ new Set();
-  for (const entry of config.init) {
+  for (const entry of entries) {
     let found;
     if (isDynamicPattern(entry)) {
       const signal2 = AbortSignal.timeout(GLOB_TIMEOUT_MS);
@@ -2860,9 +2974,9 @@ async function resolveInitFiles(config) {
       })).sort();
       if (signal2.aborted) {
         throw new InputError(
-          "init",
+          input,
           `"${entry}" was still walking folders after ${GLOB_TIMEOUT_MS / 1e3} s (relative to ${config.workDir})`,
-          "Narrow the glob to the folder of your SQL files, e.g. db/migrations/*.sql"
+          input === "init" ? "Narrow the glob to the folder of your SQL files, e.g. db/migrations/*.sql" : "Narrow the glob to the folders that shape the schema"
         );
       }
     } else {
@@ -2875,11 +2989,7 @@ async function resolveInitFiles(config) {
       }
     }
     if (found.length === 0) {
-      throw new InputError(
-        "init",
-        `"${entry}" matches no readable file (relative to ${config.workDir})`,
-        "Give SQL files or globs relative to the workspace, e.g. db/schema.sql or db/migrations/*.sql"
-      );
+      throw new InputError(input, `"${entry}" matches no readable file (relative to ${config.workDir})`, FILES_FIX[input]);
     }
     for (const file of found) {
       let real;
@@ -2898,7 +3008,7 @@ async function resolveInitFiles(config) {
 async function loadInitFiles(config) {
   const files = (await resolveInitFiles(config)).map((file) => {
     const label = shownPath(config.workDir, file);
-    return { label, text: initText(label, readFileSync7(file)) };
+    return { label, text: initText(label, readFileSync8(file)) };
   });
   for (const file of files) await checkNotPsql(file.label, file.text);
   return files;
@@ -3157,6 +3267,255 @@ async function runInitFiles(client, server, config, log, files) {
   return ran;
 }
 
+// src/schema-cache/key.ts
+import { createHash as createHash5 } from "node:crypto";
+import { readFileSync as readFileSync9 } from "node:fs";
+var SCHEMA_CACHE_FORMAT = 1;
+function sha2562(data) {
+  return createHash5("sha256").update(data).digest("hex");
+}
+async function readSchemaInputs(config, initFiles) {
+  const matched = await resolveFiles(config.schemaCacheFiles, config.workDir, "schema-cache-files");
+  const files = [...new Set(matched)].map((file) => ({ path: shownPath(config.workDir, file), sha256: sha2562(readFileSync9(file)) })).sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  return {
+    user: config.user,
+    database: config.database,
+    databases: [...config.databases],
+    extensions: [...config.extensions],
+    template: config.template,
+    init: initFiles.map((f) => ({ path: f.label, sha256: sha2562(f.text) })),
+    initCommand: config.initCommand,
+    files,
+    extra: config.schemaCacheKey
+  };
+}
+function schemaCacheKey(inputs, server) {
+  const parts = { format: SCHEMA_CACHE_FORMAT, server, ...inputs };
+  const hash = sha2562(JSON.stringify(parts)).slice(0, 32);
+  return { key: `pg-tmpfs-schema-${SCHEMA_CACHE_FORMAT}-${server.mode}-${hash}`, parts };
+}
+
+// src/schema-cache/store.ts
+import { randomBytes as randomBytes7 } from "node:crypto";
+import { chmodSync as chmodSync2, lstatSync as lstatSync4, mkdirSync as mkdirSync5, readdirSync as readdirSync5, rmSync as rmSync8, utimesSync, writeFileSync as writeFileSync5 } from "node:fs";
+import { join as join13 } from "node:path";
+var DEFAULT_STORE_MAX_BYTES = 2 * 1024 ** 3;
+function storeDir(cacheDir) {
+  return join13(cacheDir, "schema");
+}
+function lookup(cacheDir, key) {
+  const store = storeDir(cacheDir);
+  prepareCacheDir(cacheDir);
+  prepareCacheDir(store);
+  const dir = join13(store, key);
+  const found = checkEntry(dir);
+  if (!found) return { entry: null, dropped: null, dir };
+  if ("problem" in found) {
+    const note = dropEntry(dir);
+    return { entry: null, dropped: `${dir}: ${found.problem}${note ? `; ${note}` : ""}`, dir };
+  }
+  try {
+    const now = /* @__PURE__ */ new Date();
+    utimesSync(`${dir}${MANIFEST_SUFFIX}`, now, now);
+  } catch {
+  }
+  return { entry: { dir, manifest: found.manifest }, dropped: null, dir };
+}
+function drop(entry) {
+  return dropEntry(entry.dir);
+}
+async function save(cacheDir, key, fill) {
+  const store = storeDir(cacheDir);
+  prepareCacheDir(cacheDir);
+  prepareCacheDir(store);
+  await removeStaleFills(store);
+  const staging = join13(store, `${key}.tmp-${process.pid}-${randomBytes7(4).toString("hex")}`);
+  mkdirSync5(staging, { mode: 448 });
+  try {
+    await fill(staging);
+    chmodSync2(staging, 448);
+    const manifest = listFiles(staging);
+    const text = JSON.stringify(manifest);
+    writeFileSync5(`${staging}${MANIFEST_SUFFIX}`, text, { mode: 384 });
+    const dir = join13(store, key);
+    if (!placeEntry(staging, dir, text)) return null;
+    return { dir, bytes: entryBytes(manifest) };
+  } finally {
+    rmSync8(staging, { recursive: true, force: true });
+    rmSync8(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+  }
+}
+function entryBytes(manifest) {
+  return Object.values(manifest.files).reduce((sum, f) => sum + f.size, 0);
+}
+function prune(cacheDir, keep, maxBytes = storeMaxBytes()) {
+  const store = storeDir(cacheDir);
+  const entries = [];
+  for (const name of cacheNames(store)) {
+    if (!name.endsWith(MANIFEST_SUFFIX)) continue;
+    const key = name.slice(0, -MANIFEST_SUFFIX.length);
+    if (key.includes(".tmp-")) continue;
+    const found = checkEntry(join13(store, key));
+    if (!found || "problem" in found) continue;
+    const used = lstatSync4(join13(store, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    entries.push({ key, bytes: entryBytes(found.manifest), used });
+  }
+  let total = entries.reduce((sum, e) => sum + e.bytes, 0);
+  const removed = [];
+  for (const e of entries.sort((a, b) => a.used - b.used)) {
+    if (total <= maxBytes) break;
+    if (e.key === keep) continue;
+    if (dropEntry(join13(store, e.key)) === null) {
+      total -= e.bytes;
+      removed.push(e.key);
+    }
+  }
+  return removed;
+}
+function storeMaxBytes(env = process.env) {
+  const v = env.PG_TMPFS_SCHEMA_CACHE_MAX_BYTES;
+  return v && /^\d{1,15}$/.test(v) ? Number(v) : DEFAULT_STORE_MAX_BYTES;
+}
+
+// src/schema-cache/cache.ts
+var SchemaCache = class _SchemaCache {
+  constructor(cacheDir, inputs, log, remote) {
+    this.cacheDir = cacheDir;
+    this.inputs = inputs;
+    this.log = log;
+    this.remote = remote;
+  }
+  cacheDir;
+  inputs;
+  log;
+  remote;
+  key = "";
+  parts = null;
+  hit = false;
+  entry = null;
+  saved = null;
+  /** Set once an entry was found damaged or foreign: later opens of this start are misses. */
+  refused = false;
+  /**
+   * Reads what shapes the schema (the init files already loaded, the schema-cache-files
+   * matches), before anything starts.
+   * @returns null when config.schemaCache is false
+   * @throws InputError (schema-cache-files) when an entry matches no file
+   */
+  static async prepare(config, initFiles, cacheDir, log, remote = null) {
+    if (!config.schemaCache) return null;
+    return new _SchemaCache(cacheDir, await readSchemaInputs(config, initFiles), log, remote);
+  }
+  /**
+   * Computes the key for `server` and looks it up: the remote cache first restores into the
+   * store when there is one. An entry that cannot be trusted is dropped with a warning: a miss.
+   * @returns the entry to restore, or null on a miss
+   */
+  async open(server) {
+    const { key, parts } = schemaCacheKey(this.inputs, server);
+    this.key = key;
+    this.parts = parts;
+    if (this.refused) {
+      this.entry = null;
+      this.hit = false;
+      return null;
+    }
+    for (const problem of (await removeStaleFills(storeDir(this.cacheDir))).problems) this.log.warning(problem);
+    let found = lookup(this.cacheDir, key);
+    if (!found.entry && !found.dropped && this.remote && await this.remote.restore(key, found.dir)) {
+      found = lookup(this.cacheDir, key);
+    }
+    if (found.dropped) this.log.warning(`schema cache entry not used (${found.dropped}): a miss, init runs`);
+    this.entry = found.entry;
+    this.hit = found.entry !== null;
+    this.log.info(this.hit ? `schema cache hit: ${key}` : `schema cache miss: ${key}`);
+    return found.entry;
+  }
+  /**
+   * The entry turned out damaged or foreign while it was restored or checked: it is dropped,
+   * with a warning, and the start goes on as a miss.
+   */
+  damaged(problem) {
+    const note = this.entry ? drop(this.entry) : null;
+    this.log.warning(`schema cache entry ${this.key} not used (${problem}${note ? `; ${note}` : ""}): a miss, init runs`);
+    this.entry = null;
+    this.hit = false;
+    this.refused = true;
+  }
+  /**
+   * Saves a consistent copy of the cluster after init, then keeps the store within its bound.
+   * A failure to save is a warning, never a failed start.
+   * @param fill writes the copy into the folder it is given
+   */
+  async save(fill) {
+    const t0 = performance.now();
+    try {
+      const placed = await save(this.cacheDir, this.key, fill);
+      const ms = Math.round(performance.now() - t0);
+      if (!placed) {
+        this.log.info(`schema cache: another run saved ${this.key} first`);
+        return;
+      }
+      this.saved = { ...placed, ms };
+      this.log.info(`schema cache saved: ${this.key} (${Math.round(placed.bytes / 1024 / 1024)} MB in ${ms} ms)`);
+      const removed = prune(this.cacheDir, this.key);
+      if (removed.length)
+        this.log.info(`schema cache: removed ${removed.length} least recently used entries to stay within its size`);
+    } catch (error) {
+      this.log.warning(`schema cache not saved: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  /** The result for outputs and `up --json`. */
+  result() {
+    return {
+      key: this.key,
+      hit: this.hit,
+      entry: this.entry?.dir ?? this.saved?.dir ?? "",
+      savedBytes: this.saved?.bytes ?? 0,
+      saveMs: this.saved?.ms ?? 0
+    };
+  }
+};
+
+// src/schema-cache/restored.ts
+var ForeignEntryError = class extends Error {
+  constructor(problem) {
+    super(problem);
+    this.name = "ForeignEntryError";
+  }
+};
+async function checkRestored(server, config) {
+  const t0 = performance.now();
+  const client = await openClient(server.connection, { connectTimeoutMs: 1e4, queryTimeoutMs: 3e4 });
+  try {
+    const dbs = await client.query(
+      "SELECT datname, datistemplate FROM pg_database WHERE datname = ANY($1)",
+      [[config.database, ...config.databases]]
+    );
+    const found = new Map(dbs.rows.map((r) => [r.datname, r.datistemplate]));
+    const missing = config.databases.find((d) => !found.has(d));
+    if (missing) throw new ForeignEntryError(`database ${missing} is missing`);
+    if ((found.get(config.database) ?? false) !== config.template) {
+      throw new ForeignEntryError(`database ${config.database} is ${config.template ? "not " : ""}a template`);
+    }
+    const exts = await client.query("SELECT extname FROM pg_extension WHERE extname = ANY($1)", [
+      config.extensions
+    ]);
+    const have = new Set(exts.rows.map((r) => r.extname));
+    const absent = config.extensions.find((e) => !have.has(e));
+    if (absent) throw new ForeignEntryError(`extension ${absent} is missing in ${config.database}`);
+  } finally {
+    await client.end().catch(() => void 0);
+  }
+  return {
+    databases: Object.fromEntries(config.databases.map((d) => [d, connectionUri({ ...server.connection, database: d })])),
+    templateDatabase: config.template ? config.database : "",
+    extensions: [...config.extensions],
+    initFiles: [],
+    ms: Math.round(performance.now() - t0)
+  };
+}
+
 // src/lifecycle.ts
 async function chooseMode(config, log, probe = realProbe(factsIn(config.cacheDir || defaultCacheDir()))) {
   if (config.mode !== "auto") return { mode: config.mode };
@@ -3212,20 +3571,35 @@ async function planStart(config, log) {
   const port = await choosePort(config.publishHost, config.port);
   return { config: { ...config, mode: "native", port }, connection: { host: clientHost(config.publishHost), port, ...who } };
 }
-async function start(config, log, onHandle = () => void 0, phases = new Phases()) {
+async function start(config, log, onHandle = () => void 0, phases = new Phases(), remote = null) {
   const initFiles = await loadInitFiles(config);
+  const schema = await SchemaCache.prepare(config, initFiles, config.cacheDir || defaultCacheDir(), log, remote);
   const chosen = await chooseMode(config, log);
   phases.end("mode");
-  const server = chosen.mode === "native" ? await startNative(config, log, onHandle, chosen.binaries, phases) : await startDocker(config, log, onHandle, phases);
-  if (!wantsProvisioning(config)) return server;
-  try {
-    server.provisioned = await provision(server, config, log, initFiles);
-  } catch (error) {
-    for (const problem of await stop(server)) log.warning(problem);
-    throw error;
+  for (; ; ) {
+    const server = chosen.mode === "native" ? await startNative(config, log, onHandle, chosen.binaries, phases, schema) : await startDocker(config, log, onHandle, phases);
+    try {
+      if (schema?.hit) {
+        server.provisioned = await checkRestored(server, config);
+        phases.end("schema cache checked");
+      } else if (wantsProvisioning(config)) {
+        server.provisioned = await provision(server, config, log, initFiles);
+        phases.end("init");
+      }
+      if (schema && !schema.hit && schema.key && server.mode === "native") {
+        const native = server;
+        await schema.save((dir) => snapshotNative(native, dir));
+        phases.end("schema cache save");
+      }
+    } catch (error) {
+      for (const problem of await stop(server)) log.warning(problem);
+      if (!(error instanceof ForeignEntryError) || !schema) throw error;
+      schema.damaged(error.message);
+      continue;
+    }
+    if (schema) server.schemaCache = schema.result();
+    return server;
   }
-  phases.end("init");
-  return server;
 }
 async function stop(handle) {
   try {
@@ -3261,22 +3635,22 @@ async function sweepLeftovers(containerName) {
   const bases = ["/dev/shm", tempBase()];
   for (const base of [...bases]) {
     try {
-      for (const n of readdirSync5(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join12(base, n));
+      for (const n of readdirSync6(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join14(base, n));
     } catch {
     }
   }
   for (const base of bases) {
     let names = [];
     try {
-      names = readdirSync5(base).filter((n) => n.startsWith(`${containerName}-`));
+      names = readdirSync6(base).filter((n) => n.startsWith(`${containerName}-`));
     } catch {
       continue;
     }
     for (const n of names) {
-      const runDir = join12(base, n);
+      const runDir = join14(base, n);
       let token;
       try {
-        token = readFileSync8(join12(runDir, RUN_MARKER), "utf8");
+        token = readFileSync10(join14(runDir, RUN_MARKER), "utf8");
       } catch {
         continue;
       }
@@ -3310,7 +3684,8 @@ async function guardedStart(config, log, sink, options = {}) {
             handle = h;
             sink.saveHandle(h);
           },
-          options.phases
+          options.phases,
+          options.remote ?? null
         );
         try {
           if (options.planned) checkPlanned(options.planned, server);
@@ -3347,6 +3722,7 @@ export {
   FolderError,
   makeDirs,
   checkPrivateDir,
+  MANIFEST_SUFFIX,
   planStart,
   stop,
   isAlive,

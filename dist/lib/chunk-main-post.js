@@ -4,16 +4,20 @@ import {
   FILES,
   actionsLogger,
   awaitStart,
+  readLaunch,
+  replayLog
+} from "./chunk-main-post-wait.js";
+import {
   exportVariable,
+  getInput,
   getState,
   info,
-  readLaunch,
-  replayLog,
   saveState,
   setOutput,
   warning
-} from "./chunk-main-post-wait.js";
+} from "./chunk-cache-main-post-wait.js";
 import {
+  MANIFEST_SUFFIX,
   guardedStart,
   planStart
 } from "./chunk-cli-main-post.js";
@@ -41,7 +45,9 @@ var STATE = Object.freeze({
   /** JSON of the ServerHandle: the container, or the postgres process and run folder, to remove. */
   server: "server",
   /** JSON of a SavedBackground (background.ts): the folder and PID of a background start. */
-  background: "background"
+  background: "background",
+  /** JSON of a SchemaCacheResult: an entry a miss saved locally, for the post step to upload (schema-cache.ts). */
+  schemaCache: "schema-cache"
 });
 function saveHandle(handle) {
   saveState(STATE.server, JSON.stringify(handle));
@@ -60,6 +66,67 @@ function savedBackground() {
   if (typeof saved.dir !== "string" || typeof saved.pid !== "number")
     throw new Error(`unexpected saved state: ${text.slice(0, 80)}`);
   return { dir: saved.dir, pid: saved.pid };
+}
+
+// src/action/schema-cache.ts
+var DOWNLOAD_TIMEOUT_MS = 12e4;
+function cachePaths(dir) {
+  return [dir, `${dir}${MANIFEST_SUFFIX}`];
+}
+var actionsRemoteCache = {
+  async restore(key, dir) {
+    try {
+      const cache = await import("./chunk-cache.js");
+      if (!cache.isFeatureAvailable()) {
+        info("schema cache: no GitHub cache service here (ACTIONS_CACHE_URL / ACTIONS_RESULTS_URL unset): local store only");
+        return false;
+      }
+      const hit = await cache.restoreCache(cachePaths(dir), key, [], {
+        timeoutInMs: DOWNLOAD_TIMEOUT_MS,
+        segmentTimeoutInMs: DOWNLOAD_TIMEOUT_MS
+      });
+      return hit === key;
+    } catch (error) {
+      warning(
+        `schema cache: could not restore ${key} from the GitHub cache: ${error instanceof Error ? error.message : String(error)}`
+      );
+      return false;
+    }
+  }
+};
+function saveForPost(server) {
+  if (server.schemaCache && !server.schemaCache.hit && server.schemaCache.entry) {
+    saveState(STATE.schemaCache, JSON.stringify(server.schemaCache));
+  }
+}
+async function uploadSchemaCache(fromBackground) {
+  let result = fromBackground;
+  try {
+    const text = getState(STATE.schemaCache);
+    result ??= text ? JSON.parse(text) : void 0;
+  } catch {
+    warning("schema cache: the saved state is not JSON; nothing uploaded");
+    return;
+  }
+  if (!result || result.hit || !result.entry) return;
+  const status = getInput("job-status");
+  if (status !== "success") {
+    info(`schema cache: not saved, the job's status is ${status || "unknown"} (saved only when the job succeeds)`);
+    return;
+  }
+  try {
+    const cache = await import("./chunk-cache.js");
+    if (!cache.isFeatureAvailable()) {
+      info("schema cache: no GitHub cache service here: kept in the local store only");
+      return;
+    }
+    await cache.saveCache(cachePaths(result.entry), result.key);
+    info(`schema cache: saved ${result.key} to the GitHub cache`);
+  } catch (error) {
+    const name = error instanceof Error ? error.name : "";
+    if (name === "ReserveCacheError") info(`schema cache: ${result.key} is in the GitHub cache already`);
+    else warning(`schema cache: could not save ${result.key}: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 // src/action/background.ts
@@ -126,7 +193,7 @@ async function backgroundChild() {
         },
         interruptedError: (signal) => new SetupError(`The background start was interrupted by ${signal}`, "Start PostgreSQL again")
       },
-      { planned: job.connection }
+      { planned: job.connection, remote: actionsRemoteCache }
     );
     return 0;
   } catch {
@@ -178,6 +245,9 @@ export {
   saveHandle,
   savedHandle,
   savedBackground,
+  actionsRemoteCache,
+  saveForPost,
+  uploadSchemaCache,
   launchInBackground,
   backgroundChild,
   finishBackground,

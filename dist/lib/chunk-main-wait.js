@@ -4,7 +4,7 @@ import {
   setOutput,
   setSecret,
   summary
-} from "./chunk-main-post-wait.js";
+} from "./chunk-cache-main-post-wait.js";
 import {
   VERSION
 } from "./chunk-cli-main-wait.js";
@@ -34,7 +34,9 @@ function outputsOf(s) {
     "socket-directory": s.mode === "native" ? s.socketDirectory : "",
     "cache-hit": s.mode === "native" ? String(s.cacheHit) : "",
     databases: JSON.stringify(s.provisioned?.databases ?? {}),
-    "template-database": s.provisioned?.templateDatabase ?? ""
+    "template-database": s.provisioned?.templateDatabase ?? "",
+    "schema-cache-hit": s.schemaCache ? String(s.schemaCache.hit) : "",
+    "schema-cache-key": s.schemaCache?.key ?? ""
   };
 }
 function publish(s, exportEnv) {
@@ -78,7 +80,13 @@ async function writeSummary(s) {
     ["server version", s.serverVersion],
     ["PGDATA", `${s.dataDirectory} (${s.filesystem})`],
     ["startup", `${s.startupMs} ms to first answered query${s.mode === "docker" && s.pullMs ? ` (pull ${s.pullMs} ms)` : ""}`],
-    ["connection", `${s.connection.host}:${s.connection.port} as ${s.connection.user}, database ${s.connection.database}`]
+    ["connection", `${s.connection.host}:${s.connection.port} as ${s.connection.user}, database ${s.connection.database}`],
+    ...s.schemaCache ? [
+      [
+        "schema cache",
+        s.schemaCache.hit ? `hit: restored, no initdb, no init (key ${s.schemaCache.key})` : `miss: init ran${s.schemaCache.savedBytes ? `, copy saved (${Math.round(s.schemaCache.savedBytes / 1048576)} MB in ${s.schemaCache.saveMs} ms), uploaded in the post step if the job succeeds` : ""} (key ${s.schemaCache.key})`
+      ]
+    ] : []
   ]).addRaw(provisionedSummary(s)).addRaw(s.warnings.length ? `
 
 **Warnings**

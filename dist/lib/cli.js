@@ -3758,7 +3758,9 @@ function upJson(name, server) {
     pullMs: server.mode === "docker" ? server.pullMs : void 0,
     settings: server.settings,
     databases: server.provisioned?.databases ?? {},
-    templateDatabase: server.provisioned?.templateDatabase || void 0
+    templateDatabase: server.provisioned?.templateDatabase || void 0,
+    schemaCacheHit: server.schemaCache ? server.schemaCache.hit : void 0,
+    schemaCacheKey: server.schemaCache?.key
   };
 }
 
@@ -4155,12 +4157,18 @@ var UP_FLAGS = [
   ["locale", "initdb locale (native mode)"],
   ["cache-dir", "initdb cache folder (native mode)"],
   ["init-command", "shell command run once after --init, with DATABASE_URL and PG* set (migrations)"],
-  ["init-timeout", "seconds each init statement, and the init command, may take"]
+  ["init-timeout", "seconds each init statement, and the init command, may take"],
+  ["schema-cache-key", "an extra string in the schema cache key (change it to force a rebuild)"]
 ];
 var LIST_FLAGS = [
   ["init", "<file>", "SQL file or glob run in --database after start, each in one transaction (repeatable)"],
   ["databases", "<names>", "more databases to create, comma-separated (repeatable); a name cannot hold spaces"],
-  ["extensions", "<names>", "extensions to create, comma-separated, e.g. pg_trgm,vector (repeatable)"]
+  ["extensions", "<names>", "extensions to create, comma-separated, e.g. pg_trgm,vector (repeatable)"],
+  [
+    "schema-cache-files",
+    "<glob>",
+    "a file or glob whose content shapes the schema (migrations, lockfiles), part of the schema cache key (repeatable)"
+  ]
 ];
 var CLI_DEFAULTS = { port: "0" };
 function cliPassword(opts, env = process.env) {
@@ -4194,8 +4202,9 @@ async function up(opts, io) {
     if (input === "password") return password;
     if (input === "wait") return opts.wait === false ? "false" : "true";
     if (input === "template") return opts.template === true ? "true" : "false";
-    if (LIST_FLAGS.some(([flag]) => flag === input)) return (opts[input] ?? []).join("\n");
+    if (input === "schema-cache") return opts.schemaCache === true ? "true" : "false";
     const key = input.replace(/-([a-z])/g, (_, c) => c.toUpperCase());
+    if (LIST_FLAGS.some(([flag]) => flag === input)) return (opts[key] ?? []).join("\n");
     const value = opts[key];
     return typeof value === "string" ? value : CLI_DEFAULTS[input] ?? "";
   });
@@ -4261,7 +4270,10 @@ function program2(io = processIo) {
   for (const [input, arg, help] of LIST_FLAGS) {
     upCmd.option(`--${input} ${arg}`, help, (v, acc) => [...acc, v], []);
   }
-  upCmd.option("--template", "after init, mark --database as a template for `pg-tmpfs db create` (needs a --database of your own)").option("--password-file <path>", "read the superuser password from the first line of this file").option("--setting <name=value>", "one setting (repeatable)", (v, acc) => [...acc, v], []).option("--name <name>", "instance name, so several can run side by side", "default").option("--json", "print JSON instead of export lines").option("--quiet", "no progress lines on stderr").option(
+  upCmd.option("--template", "after init, mark --database as a template for `pg-tmpfs db create` (needs a --database of your own)").option(
+    "--schema-cache",
+    "cache the cluster after init, keyed by everything that shapes it; later starts with the same key restore it (no initdb, no init)"
+  ).option("--password-file <path>", "read the superuser password from the first line of this file").option("--setting <name=value>", "one setting (repeatable)", (v, acc) => [...acc, v], []).option("--name <name>", "instance name, so several can run side by side", "default").option("--json", "print JSON instead of export lines").option("--quiet", "no progress lines on stderr").option(
     "--no-wait",
     "print the connection at once and start PostgreSQL in the background (then: pg-tmpfs wait, or let clients retry)"
   ).action((opts) => up(opts, io));

@@ -1,7 +1,9 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
+  actionsRemoteCache,
   backgroundChild,
   launchInBackground,
+  saveForPost,
   saveHandle
 } from "./chunk-main-post.js";
 import {
@@ -10,11 +12,13 @@ import {
 } from "./chunk-main-wait.js";
 import {
   actionsLogger,
+  reportError
+} from "./chunk-main-post-wait.js";
+import {
   getInput,
   info,
-  reportError,
   setSecret
-} from "./chunk-main-post-wait.js";
+} from "./chunk-cache-main-post-wait.js";
 import {
   guardedStart
 } from "./chunk-cli-main-post.js";
@@ -38,12 +42,18 @@ async function mainStep() {
       for (const form of secretForms(config.password)) setSecret(form);
     }
     if (!config.wait) return await launchInBackground(config, startedAtMs);
-    const server = await guardedStart(config, actionsLogger, {
-      saveHandle,
-      saveServer: () => void 0,
-      saveFailure: () => void 0,
-      interruptedError: (signal) => new SetupError(`The start was interrupted by ${signal}`, "Run the job again")
-    });
+    const server = await guardedStart(
+      config,
+      actionsLogger,
+      {
+        saveHandle,
+        saveServer: () => void 0,
+        saveFailure: () => void 0,
+        interruptedError: (signal) => new SetupError(`The start was interrupted by ${signal}`, "Run the job again")
+      },
+      { remote: actionsRemoteCache }
+    );
+    saveForPost(server);
     publish(server, config.exportEnv);
     await writeSummary(server);
     info(

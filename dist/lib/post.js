@@ -3,15 +3,17 @@ import {
   finishBackground,
   removeFolder,
   savedBackground,
-  savedHandle
+  savedHandle,
+  uploadSchemaCache
 } from "./chunk-main-post.js";
+import "./chunk-main-post-wait.js";
 import {
   endGroup,
   info,
   setFailed,
   startGroup,
   warning
-} from "./chunk-main-post-wait.js";
+} from "./chunk-cache-main-post-wait.js";
 import {
   LOG_TAIL_LINES,
   describe,
@@ -30,6 +32,7 @@ async function postStep() {
     const finished = background ? await finishBackground(background) : null;
     unread = finished?.unread ?? null;
     const handle = finished ? finished.handle : savedHandle();
+    await uploadSchemaCache(handle && "schemaCache" in handle ? handle.schemaCache : void 0);
     const pulling = handle?.mode === "docker" && handle.pulling === true;
     if (!handle || pulling) {
       const problems2 = handle ? await stop(handle) : [];

@@ -6,13 +6,15 @@ import {
 import {
   BACKGROUND_ENV,
   awaitStart,
-  info,
   markShown,
   readLaunch,
   replayLog,
-  reportError,
-  setOutput
+  reportError
 } from "./chunk-main-post-wait.js";
+import {
+  info,
+  setOutput
+} from "./chunk-cache-main-post-wait.js";
 import "./chunk-cli-main-wait.js";
 import {
   SetupError,

@@ -46,6 +46,7 @@ import {
   type SavedBackground,
 } from './background-files.js';
 import { STATE } from './state.js';
+import { actionsRemoteCache } from './schema-cache.js';
 
 /** What the main step reports after launching. */
 export interface Launched {
@@ -138,7 +139,7 @@ export async function backgroundChild(): Promise<number> {
         interruptedError: (signal) =>
           new SetupError(`The background start was interrupted by ${signal}`, 'Start PostgreSQL again'),
       },
-      { planned: job.connection },
+      { planned: job.connection, remote: actionsRemoteCache },
     );
     return 0;
   } catch {

@@ -11,6 +11,7 @@ import { actionsLogger, reportError } from './log.js';
 import type { Server } from '../server.js';
 import { publish, writeSummary } from './outputs.js';
 import { saveHandle } from './state.js';
+import { actionsRemoteCache, saveForPost } from './schema-cache.js';
 
 /**
  * Runs the main step: inputs from INPUT_* (core.getInput); outputs, exported env, the job
@@ -29,12 +30,18 @@ export async function mainStep(): Promise<Server | Launched | null> {
     if (!config.wait) return await launchInBackground(config, startedAtMs);
     // The handle goes to GITHUB_STATE as it grows: the post step removes what it names, whatever
     // happens to this step (a failure keeps it there too).
-    const server = await guardedStart(config, actionsLogger, {
-      saveHandle,
-      saveServer: () => undefined,
-      saveFailure: () => undefined,
-      interruptedError: (signal) => new SetupError(`The start was interrupted by ${signal}`, 'Run the job again'),
-    });
+    const server = await guardedStart(
+      config,
+      actionsLogger,
+      {
+        saveHandle,
+        saveServer: () => undefined,
+        saveFailure: () => undefined,
+        interruptedError: (signal) => new SetupError(`The start was interrupted by ${signal}`, 'Run the job again'),
+      },
+      { remote: actionsRemoteCache },
+    );
+    saveForPost(server);
     publish(server, config.exportEnv);
     await writeSummary(server);
     core.info(

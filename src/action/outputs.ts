@@ -30,6 +30,8 @@ export function outputsOf(s: Server): Record<string, string> {
     'cache-hit': s.mode === 'native' ? String(s.cacheHit) : '',
     databases: JSON.stringify(s.provisioned?.databases ?? {}),
     'template-database': s.provisioned?.templateDatabase ?? '',
+    'schema-cache-hit': s.schemaCache ? String(s.schemaCache.hit) : '',
+    'schema-cache-key': s.schemaCache?.key ?? '',
   };
 }
 
@@ -82,6 +84,16 @@ export async function writeSummary(s: Server): Promise<void> {
       ['PGDATA', `${s.dataDirectory} (${s.filesystem})`],
       ['startup', `${s.startupMs} ms to first answered query${s.mode === 'docker' && s.pullMs ? ` (pull ${s.pullMs} ms)` : ''}`],
       ['connection', `${s.connection.host}:${s.connection.port} as ${s.connection.user}, database ${s.connection.database}`],
+      ...(s.schemaCache
+        ? [
+            [
+              'schema cache',
+              s.schemaCache.hit
+                ? `hit: restored, no initdb, no init (key ${s.schemaCache.key})`
+                : `miss: init ran${s.schemaCache.savedBytes ? `, copy saved (${Math.round(s.schemaCache.savedBytes / 1048576)} MB in ${s.schemaCache.saveMs} ms), uploaded in the post step if the job succeeds` : ''} (key ${s.schemaCache.key})`,
+            ],
+          ]
+        : []),
     ])
     .addRaw(provisionedSummary(s))
     .addRaw(s.warnings.length ? `\n\n**Warnings**\n\n${s.warnings.map((w) => `- ${w}`).join('\n')}\n\n` : '')

@@ -13,6 +13,8 @@ import { describe, isAlive, logTail, stop } from '../lifecycle.js';
 import { LOG_TAIL_LINES } from '../server.js';
 import { finishBackground, removeFolder } from './background.js';
 import { savedBackground, savedHandle } from './state.js';
+import { uploadSchemaCache } from './schema-cache.js';
+import type { Server } from '../server.js';
 
 /**
  * Runs the post step: the handle from GITHUB_STATE (STATE_server), or the background start's
@@ -30,6 +32,8 @@ export async function postStep(): Promise<string[]> {
     const finished = background ? await finishBackground(background) : null;
     unread = finished?.unread ?? null;
     const handle = finished ? finished.handle : savedHandle();
+    // Before the removal: the entry was saved when init ended, the server is not needed for it.
+    await uploadSchemaCache(handle && 'schemaCache' in handle ? (handle as Server).schemaCache : undefined);
     // A start that ended (or was killed) while pulling made no container: only a `docker pull`
     // it left running may need ending.
     const pulling = handle?.mode === 'docker' && handle.pulling === true;

@@ -12,6 +12,8 @@ export const STATE = Object.freeze({
   server: 'server',
   /** JSON of a SavedBackground (background.ts): the folder and PID of a background start. */
   background: 'background',
+  /** JSON of a SchemaCacheResult: an entry a miss saved locally, for the post step to upload (schema-cache.ts). */
+  schemaCache: 'schema-cache',
 });
 
 /** Saves the handle for the post step (a later call replaces an earlier one). */

@@ -48,5 +48,7 @@ export function upJson(name: string, server: Server): Record<string, unknown> {
     settings: server.settings,
     databases: server.provisioned?.databases ?? {},
     templateDatabase: server.provisioned?.templateDatabase || undefined,
+    schemaCacheHit: server.schemaCache ? server.schemaCache.hit : undefined,
+    schemaCacheKey: server.schemaCache?.key,
   };
 }

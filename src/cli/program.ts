@@ -39,6 +39,10 @@ export function program(io: Io = processIo): Command {
   }
   upCmd
     .option('--template', 'after init, mark --database as a template for `pg-tmpfs db create` (needs a --database of your own)')
+    .option(
+      '--schema-cache',
+      'cache the cluster after init, keyed by everything that shapes it; later starts with the same key restore it (no initdb, no init)',
+    )
     .option('--password-file <path>', 'read the superuser password from the first line of this file')
     .option('--setting <name=value>', 'one setting (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--name <name>', 'instance name, so several can run side by side', 'default')

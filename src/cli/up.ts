@@ -32,6 +32,7 @@ export const UP_FLAGS: Array<[InputName, string]> = [
   ['cache-dir', 'initdb cache folder (native mode)'],
   ['init-command', 'shell command run once after --init, with DATABASE_URL and PG* set (migrations)'],
   ['init-timeout', 'seconds each init statement, and the init command, may take'],
+  ['schema-cache-key', 'an extra string in the schema cache key (change it to force a rebuild)'],
 ];
 
 /** Flags of `up` that may be repeated; their values join into the input's lines. */
@@ -39,6 +40,11 @@ export const LIST_FLAGS: Array<[InputName, string, string]> = [
   ['init', '<file>', 'SQL file or glob run in --database after start, each in one transaction (repeatable)'],
   ['databases', '<names>', 'more databases to create, comma-separated (repeatable); a name cannot hold spaces'],
   ['extensions', '<names>', 'extensions to create, comma-separated, e.g. pg_trgm,vector (repeatable)'],
+  [
+    'schema-cache-files',
+    '<glob>',
+    'a file or glob whose content shapes the schema (migrations, lockfiles), part of the schema cache key (repeatable)',
+  ],
 ];
 
 /** CLI defaults that differ from the action's. */
@@ -91,8 +97,10 @@ export async function up(opts: UpOptions, io: Io): Promise<void> {
     if (input === 'password') return password;
     if (input === 'wait') return opts.wait === false ? 'false' : 'true';
     if (input === 'template') return opts.template === true ? 'true' : 'false';
-    if (LIST_FLAGS.some(([flag]) => flag === input)) return ((opts[input] as string[] | undefined) ?? []).join('\n');
+    if (input === 'schema-cache') return opts.schemaCache === true ? 'true' : 'false';
+    // commander keys a flag by its camelCase name (--schema-cache-files: schemaCacheFiles).
     const key = input.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+    if (LIST_FLAGS.some(([flag]) => flag === input)) return ((opts[key] as string[] | undefined) ?? []).join('\n');
     const value = opts[key];
     return typeof value === 'string' ? value : (CLI_DEFAULTS[input] ?? '');
   });

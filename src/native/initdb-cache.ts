@@ -280,7 +280,7 @@ const PLACE_WAIT_TRIES = 50;
  * @param data the manifest's text, as written beside the staging folder
  * @returns false when another run's entry is there (or is being placed)
  */
-function placeEntry(staging: string, entry: string, data: string): boolean {
+export function placeEntry(staging: string, entry: string, data: string): boolean {
   const manifest = `${entry}${MANIFEST_SUFFIX}`;
   for (let attempt = 0; attempt < 2; attempt++) {
     if (lstatSync(entry, { throwIfNoEntry: false })) return false;

@@ -19,6 +19,7 @@ import { dropEntry } from './cache-removal.js';
 import type { Facts } from './facts.js';
 import { ensureCluster, type CacheResult } from './initdb-cache.js';
 import { dataDirOf, hbaConf, identConf } from './postgres.js';
+import type { StoreEntry } from '../schema-cache/store.js';
 
 /** The error to report for a failed copy into the data directory: a full tmpfs names tmpfs-size. */
 export function copyError(error: unknown, config: Config, dataDir: string): Error {
@@ -133,6 +134,29 @@ export async function placeCluster(
   };
   phases.end('copy');
   return { cache, copyTemplates };
+}
+
+/**
+ * Puts a schema-cache entry in the run folder's data directory instead of a fresh cluster: copied
+ * as the initdb cache's entries are (checked against its manifest as it goes: copyCluster), owned
+ * by `runAs`, with this run's authentication files. Its backup_label stays: the server replays
+ * the WAL of the copy as it starts.
+ * @throws DamagedEntryError when the entry differs from its manifest (the caller drops it: a
+ *   miss); other errors as copyError maps them
+ */
+export function restoreCluster(entry: StoreEntry, handle: NativeHandle, config: Config, runAs: RunAs | null): void {
+  const dataDir = dataDirOf(handle.runDir);
+  try {
+    copyCluster(entry.dir, entry.manifest, dataDir, runAs);
+  } catch (error) {
+    if (error instanceof DamagedEntryError) {
+      rmSync(dataDir, { recursive: true, force: true });
+      throw error;
+    }
+    throw copyError(error, config, dataDir);
+  }
+  writeFileSync(join(dataDir, 'pg_hba.conf'), hbaConf(config.publishHost));
+  writeFileSync(join(dataDir, 'pg_ident.conf'), identConf(osUsers(runAs), config.user));
 }
 
 /**

@@ -26,7 +26,10 @@ import { factsIn, type Facts } from './facts.js';
 import { defaultCacheDir, type RunAs } from './cache-key.js';
 import { removeStaleFills } from './cache-removal.js';
 import { prepareCacheDir } from './initdb-cache.js';
-import { copyError, placeCluster, TemplatesNotUsed } from './place-cluster.js';
+import { copyError, placeCluster, restoreCluster, TemplatesNotUsed } from './place-cluster.js';
+import { DamagedEntryError } from './cache-copy.js';
+import type { SchemaCache } from '../schema-cache/cache.js';
+import { nativeIdentity } from '../schema-cache/native.js';
 import { dataDirOf, nativeSettings, postgresLogTail, RUN_MARKER, runAsUser, spawnPostgres, stopPostgres } from './postgres.js';
 import { DEFAULT_NATIVE_BYTES, prepareRam, sizeToBytes, type RamDirPlan } from './ramdir.js';
 import { scramVerifier } from './scram.js';
@@ -92,7 +95,8 @@ function makeRunDir(handle: NativeHandle, runAs: RunAs | null): void {
 /**
  * The first query goes through the Unix socket (peer authentication, this process's OS user),
  * polled every 5 ms; it sets the password (as a SCRAM verifier: the password itself is never
- * sent, so no server log can show it) and creates the database.
+ * sent, so no server log can show it) and creates the database (unless `restored`: a schema-cache
+ * entry has it).
  */
 async function bootstrap(
   config: Config,
@@ -100,6 +104,7 @@ async function bootstrap(
   port: number,
   exited: () => boolean,
   verifier: string,
+  restored: boolean,
 ): Promise<pg.Client> {
   const local = await waitForQuery(
     { host: dataDirOf(handle.runDir), port, user: config.user, password: '', database: 'postgres' },
@@ -115,11 +120,38 @@ async function bootstrap(
   try {
     const c = local.client;
     await c.query(`ALTER ROLE ${c.escapeIdentifier(config.user)} PASSWORD ${c.escapeLiteral(verifier)}`);
-    if (config.database !== 'postgres') await c.query(`CREATE DATABASE ${c.escapeIdentifier(config.database)}`);
+    // A restored schema-cache entry has the database already.
+    if (config.database !== 'postgres' && !restored) await c.query(`CREATE DATABASE ${c.escapeIdentifier(config.database)}`);
     return c;
   } catch (error) {
     await local.client.end().catch(() => undefined);
     throw error;
+  }
+}
+
+/**
+ * Looks the schema cache up and, on a hit, copies the entry into the data directory. An entry
+ * found damaged as it is copied is dropped with a warning: a miss.
+ * @returns whether the cluster was restored
+ */
+async function restoreSchema(
+  schema: SchemaCache,
+  bins: Binaries,
+  config: Config,
+  facts: Facts,
+  handle: NativeHandle,
+  runAs: RunAs | null,
+): Promise<boolean> {
+  const entry = await schema.open(nativeIdentity(bins, config, facts));
+  if (!entry) return false;
+  throwIfInterrupted();
+  try {
+    restoreCluster(entry, handle, config, runAs);
+    return true;
+  } catch (error) {
+    if (!(error instanceof DamagedEntryError)) throw error;
+    schema.damaged(error.problem);
+    return false;
   }
 }
 
@@ -155,6 +187,7 @@ export async function startNative(
   onHandle: (handle: NativeHandle) => void = () => undefined,
   binaries?: Binaries,
   phases: Phases = new Phases(),
+  schema: SchemaCache | null = null,
 ): Promise<NativeServer> {
   if (config.imageGiven) {
     throw new InputError(
@@ -182,7 +215,7 @@ export async function startNative(
   // dropped then) is undone and made once more, from a fresh fill: a miss, with a warning.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce(config, log, onHandle, { bins, port, warnings, cacheDir, runAs, facts, phases });
+      return await startOnce(config, log, onHandle, { bins, port, warnings, cacheDir, runAs, facts, phases, schema });
     } catch (error) {
       if (!(error instanceof TemplatesNotUsed)) throw error;
       if (attempt > 1) throw copyError(error.found, config, '');
@@ -200,6 +233,8 @@ interface StartFacts {
   runAs: RunAs | null;
   facts: Facts;
   phases: Phases;
+  /** The schema cache of this start, or null when it is off. */
+  schema: SchemaCache | null;
 }
 
 /**
@@ -212,7 +247,7 @@ async function startOnce(
   config: Config,
   log: Logger,
   onHandle: (handle: NativeHandle) => void,
-  { bins, port, warnings, cacheDir, runAs, facts, phases }: StartFacts,
+  { bins, port, warnings, cacheDir, runAs, facts, phases, schema }: StartFacts,
 ): Promise<NativeServer> {
   const handle: NativeHandle = {
     mode: 'native',
@@ -242,7 +277,11 @@ async function startOnce(
     record();
     makeRunDir(handle, runAs);
     phases.end('RAM folder and run folder');
-    const { cache, copyTemplates } = await placeCluster(config, bins, handle, runAs, log, phases, facts);
+    const restored = schema ? await restoreSchema(schema, bins, config, facts, handle, runAs) : false;
+    if (restored) phases.end('schema cache restore');
+    const { cache, copyTemplates } = restored
+      ? { cache: { hit: true }, copyTemplates: () => undefined }
+      : await placeCluster(config, bins, handle, runAs, log, phases, facts);
     throwIfInterrupted();
     const postgres = spawnPostgres(bins.bindir, handle.runDir, port, config, runAs);
     handle.pid = postgres.pid;
@@ -258,7 +297,7 @@ async function startOnce(
       throw error;
     };
     const verifier = scramVerifier(config.password);
-    const local = await bootstrap(config, handle, port, postgres.exited, verifier).catch(notReady);
+    const local = await bootstrap(config, handle, port, postgres.exited, verifier, restored).catch(notReady);
     phases.end('ready on the socket, password, database');
     try {
       // Then the path the user will use, TCP with the password, while the settings and the

@@ -1,0 +1,91 @@
+/**
+ * The schema cache across runs in the action: @actions/cache (actions/toolkit) restores an entry
+ * into the local store before the start looks it up, and the post step saves a new entry, only
+ * when the job succeeded, as actions/cache does. The library loads only when schema-cache is on.
+ * The job's status reaches the post step through the input `job-status`, whose default
+ * `${{ job.status }}` the runner evaluates when each step runs (the workaround of
+ * actions/setup-java's `job-status` input).
+ */
+import * as core from '@actions/core';
+import { MANIFEST_SUFFIX } from '../native/cache-manifest.js';
+import type { RemoteCache, SchemaCacheResult } from '../schema-cache/cache.js';
+import type { Server } from '../server.js';
+import { STATE } from './state.js';
+
+/** Deadline of one download request of a cache entry, in ms (120 000); a slow segment is then a miss. */
+const DOWNLOAD_TIMEOUT_MS = 120_000;
+
+/** The paths @actions/cache archives for an entry: its folder and its manifest (the same at restore and save). */
+export function cachePaths(dir: string): string[] {
+  return [dir, `${dir}${MANIFEST_SUFFIX}`];
+}
+
+/**
+ * The remote cache of the main step and of the background start: restores an entry of the
+ * exact key (no restore-keys: a near key is another schema). A cache service that is not there
+ * (outside GitHub and act) or fails is a miss, with a note.
+ */
+export const actionsRemoteCache: RemoteCache = {
+  async restore(key: string, dir: string): Promise<boolean> {
+    try {
+      const cache = await import('@actions/cache');
+      if (!cache.isFeatureAvailable()) {
+        core.info('schema cache: no GitHub cache service here (ACTIONS_CACHE_URL / ACTIONS_RESULTS_URL unset): local store only');
+        return false;
+      }
+      const hit = await cache.restoreCache(cachePaths(dir), key, [], {
+        timeoutInMs: DOWNLOAD_TIMEOUT_MS,
+        segmentTimeoutInMs: DOWNLOAD_TIMEOUT_MS,
+      });
+      return hit === key;
+    } catch (error) {
+      core.warning(
+        `schema cache: could not restore ${key} from the GitHub cache: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      return false;
+    }
+  },
+};
+
+/** Records a miss that saved an entry locally, for the post step to upload (wait: true; a background start's outcome file holds it). */
+export function saveForPost(server: Server): void {
+  if (server.schemaCache && !server.schemaCache.hit && server.schemaCache.entry) {
+    core.saveState(STATE.schemaCache, JSON.stringify(server.schemaCache));
+  }
+}
+
+/**
+ * The post step's part: uploads the entry a miss saved locally, when the job succeeded
+ * (`job-status` is `success`). An entry that exists already (another job saved it first) is not
+ * an error; any failure is a warning.
+ * @param fromBackground the schema cache result of a background start's server, if any
+ */
+export async function uploadSchemaCache(fromBackground: SchemaCacheResult | undefined): Promise<void> {
+  let result = fromBackground;
+  try {
+    const text = core.getState(STATE.schemaCache);
+    result ??= text ? (JSON.parse(text) as SchemaCacheResult) : undefined;
+  } catch {
+    core.warning('schema cache: the saved state is not JSON; nothing uploaded');
+    return;
+  }
+  if (!result || result.hit || !result.entry) return;
+  const status = core.getInput('job-status');
+  if (status !== 'success') {
+    core.info(`schema cache: not saved, the job's status is ${status || 'unknown'} (saved only when the job succeeds)`);
+    return;
+  }
+  try {
+    const cache = await import('@actions/cache');
+    if (!cache.isFeatureAvailable()) {
+      core.info('schema cache: no GitHub cache service here: kept in the local store only');
+      return;
+    }
+    await cache.saveCache(cachePaths(result.entry), result.key);
+    core.info(`schema cache: saved ${result.key} to the GitHub cache`);
+  } catch (error) {
+    const name = error instanceof Error ? error.name : '';
+    if (name === 'ReserveCacheError') core.info(`schema cache: ${result.key} is in the GitHub cache already`);
+    else core.warning(`schema cache: could not save ${result.key}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

@@ -1,0 +1,273 @@
+/**
+ * The schema cache in native mode through the CLI: a miss saves the cluster after init, a hit
+ * restores it (no initdb, no init, new password), --no-wait too; changing what shapes the schema
+ * gives a miss; a damaged or foreign entry is a miss with a warning; several starts at once;
+ * the store's bound; a server that cannot be copied still starts. Nothing is left behind.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leftoverSnapshot, NATIVE_MAJOR, ROOT } from '../helpers/infra.js';
+
+const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-schema-'));
+const project = join(work, 'project');
+const cacheDir = join(work, 'cache');
+const env = { ...process.env, PG_TMPFS_STATE_DIR: join(work, 'state'), PG_TMPFS_CACHE_DIR: cacheDir };
+const names = new Set<string>();
+
+interface UpJson {
+  connectionUri: string;
+  port: number;
+  schemaCacheHit?: boolean;
+  schemaCacheKey?: string;
+  databases: Record<string, string>;
+  templateDatabase?: string;
+}
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[], extraEnv: Record<string, string> = {}): Run {
+  const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), ...args], {
+    encoding: 'utf8',
+    cwd: project,
+    env: { ...env, ...extraEnv },
+    timeout: 120_000,
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The flags of a start with init, seed data, an extra database, an extension and a template. */
+const SCHEMA = [
+  '--database',
+  'app',
+  '--databases',
+  'other',
+  '--extensions',
+  'pg_trgm',
+  '--init',
+  'db/*.sql',
+  '--schema-cache-files',
+  'schema.lock',
+  '--template',
+  '--schema-cache',
+];
+
+function upArgs(name: string, extra: string[]): string[] {
+  names.add(name);
+  return ['up', '--mode', 'native', '--postgres-version', NATIVE_MAJOR, '--name', name, '--json', ...extra];
+}
+
+function up(name: string, extra: string[], extraEnv: Record<string, string> = {}): { json: UpJson; stderr: string } {
+  const r = cli(upArgs(name, extra), extraEnv);
+  expect(r.status, r.stderr).toBe(0);
+  return { json: JSON.parse(r.stdout) as UpJson, stderr: r.stderr };
+}
+
+function down(name: string): void {
+  const r = cli(['down', '--name', name]);
+  expect(r.status, r.stderr).toBe(0);
+}
+
+async function query(uri: string, sql: string): Promise<string> {
+  const client = new pg.Client({ connectionString: uri });
+  await client.connect();
+  try {
+    const result = await client.query<{ v: unknown }>(sql);
+    return String(result.rows[0]?.v);
+  } finally {
+    await client.end();
+  }
+}
+
+/** When the init's seed row was written (now() at init): the same after a hit, since init did not run. */
+const SEEDED_AT = 'select min(at)::text as v from seed';
+
+function writeProject(): void {
+  mkdirSync(join(project, 'db'), { recursive: true });
+  writeFileSync(
+    join(project, 'db', '001_schema.sql'),
+    'CREATE TABLE seed (id int PRIMARY KEY, name text, at timestamptz DEFAULT clock_timestamp());\n',
+  );
+  writeFileSync(
+    join(project, 'db', '002_data.sql'),
+    "INSERT INTO seed (id, name) SELECT g, 'row ' || g FROM generate_series(1, 500) g;\n",
+  );
+  writeFileSync(join(project, 'schema.lock'), 'v1\n');
+}
+
+describe('schema cache, native mode (CLI)', () => {
+  let leftovers: ReturnType<typeof leftoverSnapshot>;
+  beforeAll(() => {
+    leftovers = leftoverSnapshot();
+    writeProject();
+  });
+  afterAll(() => {
+    for (const name of names) cli(['down', '--name', name]);
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  let firstKey = '';
+  let seededAt = '';
+
+  it('misses and saves, then hits: no init ran, the schema, data, databases, extension and template are there, the new password works', async () => {
+    const miss = up('miss', [...SCHEMA, '--password', 'first-secret']);
+    expect(miss.json.schemaCacheHit).toBe(false);
+    expect(miss.json.schemaCacheKey).toMatch(/^pg-tmpfs-schema-1-native-[0-9a-f]{32}$/);
+    expect(miss.stderr).toMatch(/schema cache miss: .*\n[\s\S]*Init SQL: 2 files in app[\s\S]*schema cache saved: /);
+    firstKey = miss.json.schemaCacheKey ?? '';
+    seededAt = await query(miss.json.connectionUri, SEEDED_AT);
+    down('miss');
+
+    const hit = up('hit', [...SCHEMA, '--password', 'second-secret']);
+    expect(hit.json.schemaCacheHit).toBe(true);
+    expect(hit.json.schemaCacheKey).toBe(firstKey);
+    expect(hit.stderr).toContain(`schema cache hit: ${firstKey}`);
+    expect(hit.stderr).not.toContain('Init SQL');
+    expect(hit.stderr).not.toContain('initdb cache');
+    const uri = hit.json.connectionUri;
+    expect(uri).toContain('second-secret');
+    expect(await query(uri, 'select count(*) as v from seed')).toBe('500');
+    expect(await query(uri, SEEDED_AT)).toBe(seededAt);
+    expect(await query(uri, "select count(*) as v from pg_extension where extname = 'pg_trgm'")).toBe('1');
+    expect(await query(uri, "select datistemplate as v from pg_database where datname = 'app'")).toBe('true');
+    expect(Object.keys(hit.json.databases)).toEqual(['other']);
+    expect(await query(hit.json.databases.other ?? '', 'select current_database() as v')).toBe('other');
+    expect(hit.json.templateDatabase).toBe('app');
+    expect(await query(uri, "select current_setting('fsync') as v")).toBe('off');
+    await expect(query(uri.replace('second-secret', 'first-secret'), 'select 1 as v')).rejects.toThrow(
+      /password authentication failed/,
+    );
+    down('hit');
+  });
+
+  it('hits with --no-wait: wait reports the hit and the schema is there', async () => {
+    const r = cli(upArgs('nowait', [...SCHEMA, '--no-wait']));
+    expect(r.status, r.stderr).toBe(0);
+    const waited = cli(['wait', '--name', 'nowait', '--json']);
+    expect(waited.status, waited.stderr).toBe(0);
+    const json = JSON.parse(waited.stdout) as UpJson;
+    expect([json.schemaCacheHit, json.schemaCacheKey]).toEqual([true, firstKey]);
+    expect(await query(json.connectionUri, SEEDED_AT)).toBe(seededAt);
+    down('nowait');
+  });
+
+  it('misses when an init file, a schema-cache-files file, the extensions or schema-cache-key change', () => {
+    const keyOf = (name: string, extra: string[]): { key: string; hit: boolean } => {
+      const { json } = up(name, extra);
+      down(name);
+      return { key: json.schemaCacheKey ?? '', hit: json.schemaCacheHit ?? true };
+    };
+    appendFileSync(join(project, 'db', '002_data.sql'), "INSERT INTO seed (id, name) VALUES (1000, 'added');\n");
+    const changedInit = keyOf('init-changed', SCHEMA);
+    writeFileSync(join(project, 'schema.lock'), 'v2\n');
+    const changedFiles = keyOf('files-changed', SCHEMA);
+    const changedExtensions = keyOf('ext-changed', [...SCHEMA, '--extensions', 'hstore']);
+    const changedKey = keyOf('key-changed', [...SCHEMA, '--schema-cache-key', 'v2']);
+    const all = [changedInit, changedFiles, changedExtensions, changedKey];
+    expect(all.map((k) => k.hit)).toEqual([false, false, false, false]);
+    expect(new Set([firstKey, ...all.map((k) => k.key)]).size).toBe(5);
+    // Back to the first project: the first entry hits again.
+    writeProject();
+    expect(keyOf('back', SCHEMA)).toEqual({ key: firstKey, hit: true });
+  });
+
+  it('takes a damaged entry as a miss with a warning, runs init, and saves it anew', async () => {
+    const entry = join(cacheDir, 'schema', firstKey);
+    appendFileSync(join(entry, 'global', 'pg_control'), 'x');
+    const { json, stderr } = up('damaged', SCHEMA);
+    expect(stderr).toMatch(/warning: schema cache entry .* not used \(.*pg_control has .* bytes.*\): a miss, init runs/);
+    expect(stderr).toContain('Init SQL: 2 files in app');
+    expect(json.schemaCacheHit).toBe(false);
+    expect(await query(json.connectionUri, 'select count(*) as v from seed')).toBe('500');
+    down('damaged');
+    expect(up('damaged-after', SCHEMA).json.schemaCacheHit).toBe(true);
+    down('damaged-after');
+  });
+
+  it('takes a foreign entry (not what its key says) as a miss with a warning', async () => {
+    // Another key's cluster placed under this key, manifest and all: it copies cleanly, but
+    // lacks the database `third` that these inputs ask for.
+    const extra = [...SCHEMA, '--databases', 'third'];
+    const { json: saved } = up('foreign-fill', extra);
+    down('foreign-fill');
+    const store = join(cacheDir, 'schema');
+    const key = saved.schemaCacheKey ?? '';
+    rmSync(join(store, key), { recursive: true });
+    cpSync(join(store, firstKey), join(store, key), { recursive: true });
+    cpSync(join(store, `${firstKey}.manifest.json`), join(store, `${key}.manifest.json`));
+    const { json, stderr } = up('foreign', extra);
+    expect(stderr).toMatch(/warning: schema cache entry .* not used \(database third is missing\): a miss, init runs/);
+    expect(json.schemaCacheHit).toBe(false);
+    expect(await query(json.databases.third ?? '', 'select current_database() as v')).toBe('third');
+    down('foreign');
+  });
+
+  it('starts several instances at once on one key, both misses and both hits', async () => {
+    const extra = [...SCHEMA, '--schema-cache-key', 'parallel'];
+    const start = (name: string) =>
+      new Promise<Run>((resolve) => {
+        const child = spawn(process.execPath, [join(ROOT, 'dist', 'cli.js'), ...upArgs(name, extra)], { cwd: project, env });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        child.on('close', (status) => resolve({ status, stdout, stderr }));
+      });
+    for (const round of ['miss', 'hit']) {
+      const runs = await Promise.all([start(`par-${round}-1`), start(`par-${round}-2`)]);
+      for (const [i, r] of runs.entries()) {
+        expect(r.status, r.stderr).toBe(0);
+        const json = JSON.parse(r.stdout) as UpJson;
+        expect(json.schemaCacheHit).toBe(round === 'hit');
+        expect(await query(json.connectionUri, 'select count(*) as v from seed')).toBe('500');
+        down(`par-${round}-${i + 1}`);
+      }
+    }
+  });
+
+  it('keeps the store within its bound, least recently used first', () => {
+    const bound = { PG_TMPFS_SCHEMA_CACHE_MAX_BYTES: String(120 * 1024 * 1024) };
+    const before = readdirSync(join(cacheDir, 'schema')).filter((n) => n.endsWith('.manifest.json')).length;
+    expect(before).toBeGreaterThan(2);
+    const { json, stderr } = up('bounded', [...SCHEMA, '--schema-cache-key', 'bounded'], bound);
+    down('bounded');
+    expect(stderr).toMatch(/schema cache: removed \d+ least recently used entries/);
+    const left = readdirSync(join(cacheDir, 'schema')).filter((n) => n.endsWith('.manifest.json'));
+    expect(left).toContain(`${json.schemaCacheKey}.manifest.json`);
+    expect(left.length).toBeLessThan(before + 1);
+    expect(left.length).toBeLessThanOrEqual(2);
+  });
+
+  it('starts when the cluster cannot be copied (wal_level=minimal), saying why nothing was saved', async () => {
+    const { json, stderr } = up('minimal', [
+      ...SCHEMA,
+      '--schema-cache-key',
+      'minimal',
+      '--setting',
+      'wal_level=minimal',
+      '--setting',
+      'max_wal_senders=0',
+    ]);
+    expect(json.schemaCacheHit).toBe(false);
+    expect(stderr).toMatch(/warning: schema cache not saved: .*settings/);
+    expect(await query(json.connectionUri, 'select count(*) as v from seed')).toBe('500');
+    down('minimal');
+  });
+
+  it('refuses init-command without schema-cache-files before anything starts', () => {
+    const r = cli(upArgs('refused', ['--schema-cache', '--init-command', 'true']));
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/error: --schema-cache-files: is empty while init-command is set/);
+  });
+
+  it('leaves nothing behind', () => {
+    expect(leftovers.added()).toEqual([]);
+  });
+});
