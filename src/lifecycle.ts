@@ -23,6 +23,7 @@ import { loadInitFiles, provision, wantsProvisioning } from './provision.js';
 import { Phases } from './timing.js';
 import { SchemaCache, type RemoteCache } from './schema-cache/cache.js';
 import { snapshotNative } from './schema-cache/native.js';
+import { snapshotDocker } from './schema-cache/docker.js';
 import { checkRestored, ForeignEntryError } from './schema-cache/restored.js';
 import { LOG_TAIL_LINES, type Server, type ServerHandle } from './server.js';
 
@@ -135,7 +136,7 @@ export async function start(
     const server =
       chosen.mode === 'native'
         ? await startNative(config, log, onHandle, chosen.binaries, phases, schema)
-        : await startDocker(config, log, onHandle, phases);
+        : await startDocker(config, log, onHandle, phases, schema);
     try {
       if (schema?.hit) {
         server.provisioned = await checkRestored(server, config);
@@ -144,9 +145,9 @@ export async function start(
         server.provisioned = await provision(server, config, log, initFiles);
         phases.end('init');
       }
-      if (schema && !schema.hit && schema.key && server.mode === 'native') {
-        const native = server;
-        await schema.save((dir) => snapshotNative(native, dir));
+      if (schema && !schema.hit && schema.key) {
+        const started = server;
+        await schema.save((dir) => (started.mode === 'native' ? snapshotNative(started, dir) : snapshotDocker(started, dir)));
         phases.end('schema cache save');
       }
     } catch (error) {

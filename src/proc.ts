@@ -5,6 +5,7 @@
  * Over 300 lines because every program the project runs goes through run() here, with its deadline, process group and run marker.
  */
 import { spawn } from 'node:child_process';
+import type { Writable } from 'node:stream';
 import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
@@ -197,6 +198,16 @@ export interface ProcOptions {
   gid?: number;
   /** Text written to the program's stdin (then closed); default: no stdin. */
   input?: string;
+  /**
+   * Bytes piped to the program's stdin (e.g. a tar stream), instead of `input`; the program may
+   * stop reading early (its exit code tells why), which is not an error here.
+   */
+  stdinStream?: { pipe(destination: Writable): unknown };
+  /**
+   * Where the program's stdout goes as bytes (e.g. a tar extractor), instead of being collected
+   * as text (ProcResult.stdout is then ''). run() resolves once this stream has finished too.
+   */
+  stdoutStream?: NodeJS.WritableStream;
   /** Called with each chunk of stdout and stderr as it arrives (both are still collected). */
   onOutput?: (chunk: string, stream: 'stdout' | 'stderr') => void;
   /** Names removed from the environment the program gets. */
@@ -252,7 +263,7 @@ export function run(program: string, args: readonly string[], options: ProcOptio
     const child = spawn(program, args, {
       cwd: options.cwd,
       env: withoutNames({ ...inheritedEnv(), ...options.env }, options.unsetEnv),
-      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      stdio: [options.input === undefined && !options.stdinStream ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       detached: true,
       ...(options.uid !== undefined ? { uid: options.uid, gid: options.gid } : {}),
     });
@@ -264,11 +275,26 @@ export function run(program: string, args: readonly string[], options: ProcOptio
     let silent = false;
     let spoke = false;
     if (options.input !== undefined) child.stdin?.end(options.input);
-    child.stdout?.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-      spoke ||= options.firstOutputPattern ? options.firstOutputPattern.test(stdout) : true;
-      options.onOutput?.(d, 'stdout');
-    });
+    if (options.stdinStream && child.stdin) {
+      child.stdin.on('error', () => undefined); // EPIPE: the program stopped reading; its exit says why
+      options.stdinStream.pipe(child.stdin);
+    }
+    // A binary stdout is piped on; run() settles after that stream has finished as well.
+    const piped = options.stdoutStream
+      ? new Promise<void>((done) => {
+          const out = options.stdoutStream as NodeJS.WritableStream;
+          // 'close': a stream that writes files (node-tar's Unpack) closes once they are written.
+          out.on('close', () => done());
+          out.on('error', () => done());
+          child.stdout?.pipe(out);
+        })
+      : Promise.resolve();
+    if (!options.stdoutStream)
+      child.stdout?.setEncoding('utf8').on('data', (d: string) => {
+        stdout += d;
+        spoke ||= options.firstOutputPattern ? options.firstOutputPattern.test(stdout) : true;
+        options.onOutput?.(d, 'stdout');
+      });
     child.stderr?.setEncoding('utf8').on('data', (d: string) => {
       stderr += d;
       spoke ||= !options.firstOutputPattern;
@@ -310,16 +336,25 @@ export function run(program: string, args: readonly string[], options: ProcOptio
       clearTimeout(timer);
       clearTimeout(silenceTimer);
       if (child.pid) active.delete(child.pid);
-      resolve({
-        code,
-        stdout,
-        stderr,
-        ms: performance.now() - t0,
-        timedOut,
-        leftovers: leftoverPids.length,
-        leftoverPids,
-        ...(silent ? { silent } : {}),
-      });
+      // The bytes piped on are settled by then, or given up on CLOSE_GRACE_MS later.
+      let graceTimer: NodeJS.Timeout | undefined;
+      const settledOutput = options.stdoutStream
+        ? Promise.race([piped, new Promise<void>((done) => (graceTimer = setTimeout(done, CLOSE_GRACE_MS)))]).finally(() =>
+            clearTimeout(graceTimer),
+          )
+        : piped;
+      void settledOutput.then(() =>
+        resolve({
+          code,
+          stdout,
+          stderr,
+          ms: performance.now() - t0,
+          timedOut,
+          leftovers: leftoverPids.length,
+          leftoverPids,
+          ...(silent ? { silent } : {}),
+        }),
+      );
     };
     child.on('error', (error) => {
       clearTimeout(timer);

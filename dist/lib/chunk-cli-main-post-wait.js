@@ -101,7 +101,7 @@ function run(program, args, options) {
     const child = spawn(program, args, {
       cwd: options.cwd,
       env: withoutNames({ ...inheritedEnv(), ...options.env }, options.unsetEnv),
-      stdio: [options.input === void 0 ? "ignore" : "pipe", "pipe", "pipe"],
+      stdio: [options.input === void 0 && !options.stdinStream ? "ignore" : "pipe", "pipe", "pipe"],
       detached: true,
       ...options.uid !== void 0 ? { uid: options.uid, gid: options.gid } : {}
     });
@@ -113,11 +113,22 @@ function run(program, args, options) {
     let silent = false;
     let spoke = false;
     if (options.input !== void 0) child.stdin?.end(options.input);
-    child.stdout?.setEncoding("utf8").on("data", (d) => {
-      stdout += d;
-      spoke ||= options.firstOutputPattern ? options.firstOutputPattern.test(stdout) : true;
-      options.onOutput?.(d, "stdout");
-    });
+    if (options.stdinStream && child.stdin) {
+      child.stdin.on("error", () => void 0);
+      options.stdinStream.pipe(child.stdin);
+    }
+    const piped = options.stdoutStream ? new Promise((done) => {
+      const out = options.stdoutStream;
+      out.on("close", () => done());
+      out.on("error", () => done());
+      child.stdout?.pipe(out);
+    }) : Promise.resolve();
+    if (!options.stdoutStream)
+      child.stdout?.setEncoding("utf8").on("data", (d) => {
+        stdout += d;
+        spoke ||= options.firstOutputPattern ? options.firstOutputPattern.test(stdout) : true;
+        options.onOutput?.(d, "stdout");
+      });
     child.stderr?.setEncoding("utf8").on("data", (d) => {
       stderr += d;
       spoke ||= !options.firstOutputPattern;
@@ -152,16 +163,22 @@ function run(program, args, options) {
       clearTimeout(timer);
       clearTimeout(silenceTimer);
       if (child.pid) active.delete(child.pid);
-      resolve({
-        code,
-        stdout,
-        stderr,
-        ms: performance.now() - t0,
-        timedOut,
-        leftovers: leftoverPids.length,
-        leftoverPids,
-        ...silent ? { silent } : {}
-      });
+      let graceTimer;
+      const settledOutput = options.stdoutStream ? Promise.race([piped, new Promise((done) => graceTimer = setTimeout(done, CLOSE_GRACE_MS))]).finally(
+        () => clearTimeout(graceTimer)
+      ) : piped;
+      void settledOutput.then(
+        () => resolve({
+          code,
+          stdout,
+          stderr,
+          ms: performance.now() - t0,
+          timedOut,
+          leftovers: leftoverPids.length,
+          leftoverPids,
+          ...silent ? { silent } : {}
+        })
+      );
     };
     child.on("error", (error) => {
       clearTimeout(timer);
@@ -447,15 +464,27 @@ function tmpfsMounts(layout, size2) {
   const pgdata = trimSlash(layout.pgdata);
   return tmpfsPaths(layout).map((path) => `${path}:${["rw", path === pgdata ? "mode=0700" : "mode=1777", ...sized].join(",")}`);
 }
-function buildRunPlan(config, layout, reach = { kind: "publish" }, token = "") {
+function initdbArgsEnv(config) {
+  return [...INITDB_ARGS, ...config.locale !== "C" ? [`--locale=${config.locale}`] : []].join(" ");
+}
+var RESTORED_MARKER = "/tmp/.pg-tmpfs-restored";
+var RESTORE_WAIT_TRIES = 6e3;
+var RESTORE_WRAPPER = [
+  "tries=$1; shift; i=0",
+  `while [ ! -e ${RESTORED_MARKER} ]; do`,
+  "  i=$((i + 1))",
+  '  if [ "$i" -gt "$tries" ]; then echo "pg-tmpfs: the schema cache restore did not arrive" >&2; exit 1; fi',
+  "  sleep 0.01",
+  "done",
+  'exec "$@"'
+].join("\n");
+function buildRunPlan(config, layout, reach = { kind: "publish" }, token = "", restore = null) {
   const publish = `${config.publishHost.includes(":") ? `[${config.publishHost}]` : config.publishHost}:${config.port === 0 ? "" : config.port}:${CONTAINER_PORT}`;
   const env = {
     POSTGRES_USER: config.user,
     POSTGRES_PASSWORD: config.password,
     POSTGRES_DB: config.database,
-    // The locale input applies when it names another locale than the default C; with the
-    // default, the image keeps its own (en_US.utf8 in the official Debian images).
-    POSTGRES_INITDB_ARGS: [...INITDB_ARGS, ...config.locale !== "C" ? [`--locale=${config.locale}`] : []].join(" ")
+    POSTGRES_INITDB_ARGS: initdbArgsEnv(config)
   };
   const args = [
     "run",
@@ -471,6 +500,7 @@ function buildRunPlan(config, layout, reach = { kind: "publish" }, token = "") {
     ...reach.kind === "network" ? ["--network", reach.network, "--network-alias", config.containerName] : ["--publish", publish],
     ...Object.keys(env).flatMap((name) => ["--env", name]),
     config.image,
+    ...restore ? ["sh", "-c", RESTORE_WRAPPER, "pg-tmpfs", String(RESTORE_WAIT_TRIES), ...restore.entrypoint, "postgres"] : [],
     ...settingsToArgs(effectiveSettings(config.settings))
   ];
   return { args, env };
@@ -540,22 +570,33 @@ async function inspectImage(image, timeoutMs = DOCKER_TIMEOUT_MS) {
   if (answer?.status === 404) return null;
   if (answer?.status === 200) {
     try {
-      const { Config } = JSON.parse(answer.body);
-      return imageConfig(Config?.Env, Config?.Volumes);
+      const { Id, Config } = JSON.parse(answer.body);
+      return imageConfig({ id: Id, env: Config?.Env, volumes: Config?.Volumes, entrypoint: Config?.Entrypoint });
     } catch {
     }
   }
   const result = await docker(
-    ["image", "inspect", "--format", '{"env":{{json .Config.Env}},"volumes":{{json .Config.Volumes}}}', image],
+    [
+      "image",
+      "inspect",
+      "--format",
+      '{"id":{{json .Id}},"env":{{json .Config.Env}},"volumes":{{json .Config.Volumes}},"entrypoint":{{json .Config.Entrypoint}}}',
+      image
+    ],
     void 0,
     timeoutMs
   );
   if (result.exitCode !== 0) return null;
-  const parsed = JSON.parse(result.stdout.trim() || "{}");
-  return imageConfig(parsed.env, parsed.volumes);
+  return imageConfig(JSON.parse(result.stdout.trim() || "{}"));
 }
-function imageConfig(env, volumes) {
-  return { env: env ?? [], pgdata: pgdataFromEnv(env), volumes: Object.keys(volumes ?? {}).sort() };
+function imageConfig({ id, env, volumes, entrypoint }) {
+  return {
+    env: env ?? [],
+    pgdata: pgdataFromEnv(env),
+    volumes: Object.keys(volumes ?? {}).sort(),
+    id: id ?? "",
+    entrypoint: entrypoint ?? []
+  };
 }
 var PULL_RETRY_MS = 12e4;
 var PULL_ANSWER_MS = 2e4;
@@ -1331,6 +1372,9 @@ export {
   CONTAINER_PORT,
   CONTAINER_LABEL,
   tmpfsPaths,
+  initdbArgsEnv,
+  RESTORED_MARKER,
+  RESTORE_WRAPPER,
   buildRunPlan,
   DOCKER_TIMEOUT_MS,
   VERSION_TIMEOUT_MS,

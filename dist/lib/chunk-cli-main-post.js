@@ -9,6 +9,8 @@ import {
   InputError,
   InterruptedError,
   PULL_ANSWER_MS,
+  RESTORED_MARKER,
+  RESTORE_WRAPPER,
   RUN_ENV,
   RUN_TIMEOUT_MS,
   SetupError,
@@ -28,6 +30,7 @@ import {
   errorRecord,
   findProcesses,
   inheritedEnv,
+  initdbArgsEnv,
   inspectImage,
   isLoopback,
   isRunning,
@@ -401,7 +404,7 @@ var LOG_TAIL_LINES = 50;
 
 // src/lifecycle.ts
 import { readdirSync as readdirSync6, readFileSync as readFileSync10 } from "node:fs";
-import { join as join14 } from "node:path";
+import { join as join15 } from "node:path";
 
 // src/docker/job-container.ts
 import { existsSync, readFileSync } from "node:fs";
@@ -447,7 +450,7 @@ async function detectJobNetwork(timeoutMs = DOCKER_TIMEOUT_MS) {
 }
 
 // src/docker/start.ts
-import { randomBytes } from "node:crypto";
+import { randomBytes as randomBytes2 } from "node:crypto";
 import { performance as performance3 } from "node:perf_hooks";
 import { setTimeout as sleep3 } from "node:timers/promises";
 
@@ -914,12 +917,367 @@ function brokenByInit(input, c, error) {
   );
 }
 
+// src/native/cache-copy.ts
+import { chownSync, closeSync as closeSync2, fchownSync, mkdirSync, openSync as openSync2, renameSync, rmSync as rmSync2, writeSync } from "node:fs";
+import { join as join2, relative as relative2 } from "node:path";
+
+// src/native/cache-manifest.ts
+import { createHash } from "node:crypto";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync as readdirSync2, readSync } from "node:fs";
+import { isAbsolute, join, relative } from "node:path";
+function trustProblem(s, kind) {
+  if (kind === "folder" ? !s.isDirectory() : !s.isFile()) {
+    return s.isSymbolicLink() ? "is a symbolic link" : `is not a ${kind}`;
+  }
+  const uid = process.geteuid?.();
+  if (uid === void 0) return null;
+  if (s.uid !== uid) return `belongs to uid ${s.uid}, not to this user (uid ${uid})`;
+  if ((s.mode & 18) !== 0) {
+    return `can be written by group or others (mode ${(s.mode & 511).toString(8).padStart(3, "0")})`;
+  }
+  return null;
+}
+var MANIFEST_SUFFIX = ".manifest.json";
+var MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
+var READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+var buffer = Buffer.alloc(0);
+function readAll(fd, size) {
+  if (buffer.length < size) buffer = Buffer.allocUnsafe(size);
+  let done = 0;
+  while (done < size) {
+    const n = readSync(fd, buffer, done, size - done, done);
+    if (n === 0) break;
+    done += n;
+  }
+  return buffer.subarray(0, done);
+}
+function sha256(bytes) {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+function withFile(path, use, maxBytes) {
+  const fd = openSync(path, READ_FLAGS);
+  try {
+    const s = fstatSync(fd);
+    const problem = trustProblem(s, "file");
+    if (problem) throw new TrustError(problem);
+    if (maxBytes !== void 0 && s.size > maxBytes)
+      throw new TrustError(`has ${s.size} bytes, more than the ${maxBytes} expected`);
+    return use(readAll(fd, s.size), s);
+  } finally {
+    closeSync(fd);
+  }
+}
+var TrustError = class extends Error {
+};
+function listFiles(dir) {
+  const manifest = { dirs: [], files: {} };
+  const walk = (at) => {
+    for (const name of readdirSync2(at)) {
+      const path = join(at, name);
+      if (lstatSync(path).isDirectory()) {
+        manifest.dirs.push(relative(dir, path));
+        walk(path);
+      } else {
+        manifest.files[relative(dir, path)] = withFile(path, (bytes) => ({ size: bytes.length, sha256: sha256(bytes) }));
+      }
+    }
+  };
+  walk(dir);
+  return manifest;
+}
+function readProblem(error) {
+  if (error instanceof TrustError) return error.message;
+  const code = error.code;
+  if (code === "ENOENT") return "is missing";
+  if (code === "ELOOP") return "is a symbolic link";
+  return `cannot be read (${code ?? String(error)})`;
+}
+function loadManifest(entry) {
+  let m;
+  try {
+    m = withFile(
+      `${entry}${MANIFEST_SUFFIX}`,
+      (bytes) => JSON.parse(bytes.toString("utf8")),
+      MAX_MANIFEST_BYTES
+    );
+  } catch (error) {
+    return error instanceof SyntaxError ? "is not JSON" : readProblem(error);
+  }
+  if (!m || !Array.isArray(m.dirs) || !m.files || typeof m.files !== "object" || Array.isArray(m.files)) {
+    return "is not a manifest of this format";
+  }
+  if (!m.dirs.every((d) => typeof d === "string" && isInside(d))) return "names a folder outside its entry";
+  for (const [f, e] of Object.entries(m.files)) {
+    if (!isInside(f)) return "names a file outside its entry";
+    const { size, sha256: hash } = e ?? {};
+    if (!Number.isSafeInteger(size) || size < 0 || typeof hash !== "string" || !/^[0-9a-f]{64}$/.test(hash)) {
+      return `gives no size and sha256 for ${f}`;
+    }
+  }
+  return { dirs: m.dirs, files: m.files };
+}
+function readManifest(entry) {
+  const m = loadManifest(entry);
+  return typeof m === "string" ? null : m;
+}
+function isInside(path) {
+  return path !== "" && !isAbsolute(path) && !path.split(/[\\/]/).includes("..");
+}
+function foldersProblem(root, dirs) {
+  for (const dir of ["", ...dirs]) {
+    const s = lstatSync(dir ? join(root, dir) : root, { throwIfNoEntry: false });
+    const problem = s ? trustProblem(s, "folder") : "is missing";
+    if (problem) return `${dir || "its folder"} ${problem}`;
+  }
+  return null;
+}
+function checkEntry(entry) {
+  if (!lstatSync(entry, { throwIfNoEntry: false })) return null;
+  const m = loadManifest(entry);
+  if (typeof m === "string") return { problem: `its manifest ${m}` };
+  const problem = foldersProblem(entry, m.dirs);
+  return problem ? { problem } : { manifest: m };
+}
+function entryProblem(entry) {
+  const checked = checkEntry(entry);
+  if (!checked) return "it is not there";
+  if ("problem" in checked) return checked.problem;
+  const { manifest } = checked;
+  let found;
+  try {
+    found = listFiles(entry);
+  } catch (error) {
+    return `a file in it ${readProblem(error)}`;
+  }
+  const extraDir = found.dirs.find((d) => !manifest.dirs.includes(d));
+  if (extraDir) return `${extraDir} was added`;
+  for (const [path, { size, sha256: hash }] of Object.entries(manifest.files)) {
+    const now = found.files[path];
+    if (!now) return `${path} is missing`;
+    if (now.size !== size) return `${path} has ${now.size} bytes, not ${size}`;
+    if (now.sha256 !== hash) return `${path} does not match the sha256 in its manifest`;
+  }
+  const extra = Object.keys(found.files).find((path) => !(path in manifest.files));
+  return extra ? `${extra} was added` : null;
+}
+
+// src/native/cache-copy.ts
+var DamagedEntryError = class extends Error {
+  constructor(entry, problem) {
+    super(`${entry}: ${problem}`);
+    this.entry = entry;
+    this.problem = problem;
+    this.name = "DamagedEntryError";
+  }
+  entry;
+  problem;
+};
+function deferrableDatabases(manifest) {
+  const oids = manifest.dirs.map((d) => /^base[\\/](\d+)$/.exec(d)?.[1]).filter((o) => o !== void 0).map(Number).sort((a, b) => a - b);
+  return oids.slice(0, -1).map((oid) => join2("base", String(oid)));
+}
+function isUnder(path, dir) {
+  return path === dir || path.startsWith(`${dir}/`) || path.startsWith(`${dir}\\`);
+}
+function copyCluster(entry, manifest, dest, runAs, later = []) {
+  const now = (path) => !later.some((dir) => isUnder(path, dir));
+  const dirs = manifest.dirs.filter(now);
+  const untrusted = foldersProblem(entry, dirs);
+  if (untrusted) throw new DamagedEntryError(entry, untrusted);
+  mkdirSync(dest, { mode: 448 });
+  if (runAs) chownSync(dest, runAs.uid, runAs.gid);
+  for (const dir of dirs) {
+    const path = join2(dest, dir);
+    mkdirSync(path, { mode: 448 });
+    if (runAs) chownSync(path, runAs.uid, runAs.gid);
+  }
+  for (const [file, { size, sha256: hash }] of Object.entries(manifest.files).filter(([f]) => now(f))) {
+    let mode = 384;
+    let bytes;
+    try {
+      bytes = withFile(join2(entry, file), (read, s) => {
+        if (s.size !== size) throw new TrustError(`has ${s.size} bytes, not ${size}`);
+        mode = s.mode & 488;
+        return read;
+      });
+    } catch (error) {
+      throw new DamagedEntryError(entry, `${file} ${readProblem(error)}`);
+    }
+    if (bytes.length !== size) throw new DamagedEntryError(entry, `${file} has ${bytes.length} bytes, not ${size}`);
+    if (sha256(bytes) !== hash) {
+      throw new DamagedEntryError(entry, `${file} does not match the sha256 in its manifest (it changed after the fill)`);
+    }
+    const fd = openSync2(join2(dest, file), "wx", mode);
+    try {
+      for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+      if (runAs) fchownSync(fd, runAs.uid, runAs.gid);
+    } finally {
+      closeSync2(fd);
+    }
+  }
+}
+function copyLater(entry, manifest, dest, runAs, later, staging) {
+  if (later.length === 0) return;
+  mkdirSync(staging, { mode: 448 });
+  try {
+    for (const [n, dir] of later.entries()) {
+      const into = join2(staging, String(n));
+      const part = {
+        dirs: manifest.dirs.filter((p) => p !== dir && isUnder(p, dir)).map((p) => relative2(dir, p)),
+        files: Object.fromEntries(
+          Object.entries(manifest.files).filter(([f]) => isUnder(f, dir)).map(([f, e]) => [relative2(dir, f), e])
+        )
+      };
+      try {
+        copyCluster(join2(entry, dir), part, into, runAs);
+      } catch (error) {
+        if (!(error instanceof DamagedEntryError)) throw error;
+        const what = error.problem.replace(/^its folder /, "");
+        throw new DamagedEntryError(entry, what === error.problem ? `${dir}/${what}` : `${dir} ${what}`);
+      }
+      renameSync(into, join2(dest, dir));
+    }
+  } finally {
+    rmSync2(staging, { recursive: true, force: true });
+  }
+}
+
+// src/schema-cache/docker.ts
+import { join as join3 } from "node:path";
+
+// node_modules/@mongodb-js/saslprep/dist/.esm-wrapper.mjs
+var import_node = __toESM(require_node(), 1);
+var saslprep = import_node.default.saslprep;
+
+// src/native/scram.ts
+import { createHash as createHash2, createHmac, pbkdf2Sync, randomBytes } from "node:crypto";
+var SCRAM_ITERATIONS = 4096;
+function preparePassword(password) {
+  if (![...password].some((c) => c.charCodeAt(0) > 127)) return password;
+  try {
+    return saslprep(password);
+  } catch {
+    return password;
+  }
+}
+function scramVerifier(password, salt = randomBytes(16), iterations = SCRAM_ITERATIONS) {
+  const salted = pbkdf2Sync(preparePassword(password), salt, iterations, 32, "sha256");
+  const clientKey = createHmac("sha256", salted).update("Client Key").digest();
+  const storedKey = createHash2("sha256").update(clientKey).digest();
+  const serverKey = createHmac("sha256", salted).update("Server Key").digest();
+  return `SCRAM-SHA-256$${iterations}:${salt.toString("base64")}$${storedKey.toString("base64")}:${serverKey.toString("base64")}`;
+}
+
+// src/schema-cache/docker.ts
+var SNAPSHOT_TIMEOUT_MS = 6e5;
+var RESTORE_TIMEOUT_MS = 3e5;
+function dockerIdentity(image, config) {
+  return { mode: "docker", imageId: image.id, initdbArgs: [initdbArgsEnv(config), `--username=${config.user}`] };
+}
+function verifyEntry(entry) {
+  const { dir, manifest } = entry;
+  const untrusted = foldersProblem(dir, manifest.dirs);
+  if (untrusted) throw new DamagedEntryError(dir, untrusted);
+  for (const [file, want] of Object.entries(manifest.files)) {
+    let problem;
+    try {
+      problem = withFile(join3(dir, file), (bytes, s) => {
+        if (s.size !== want.size) return `has ${s.size} bytes, not ${want.size}`;
+        return sha256(bytes) === want.sha256 ? null : "does not match the sha256 in its manifest (it changed after the fill)";
+      });
+    } catch (error) {
+      problem = readProblem(error);
+    }
+    if (problem) throw new DamagedEntryError(dir, `${file} ${problem}`);
+  }
+}
+async function restoreDocker(containerId, entry) {
+  const tar = await import("./chunk-indexmin.js");
+  const pack = tar.c({ cwd: entry.dir, portable: true, noDirRecurse: true }, [
+    ...entry.manifest.dirs,
+    ...Object.keys(entry.manifest.files)
+  ]);
+  const r = await run(
+    "docker",
+    ["exec", "-i", containerId, "sh", "-c", `mkdir -p "$PGDATA" && tar -x -f - -C "$PGDATA" && : > ${RESTORED_MARKER}`],
+    { timeoutMs: RESTORE_TIMEOUT_MS, stdinStream: pack }
+  );
+  if (r.code !== 0) {
+    throw new SetupError(
+      r.timedOut ? `the schema cache restore into the container did not finish within ${RESTORE_TIMEOUT_MS / 1e3} s` : `the schema cache restore into the container failed: ${tail(r.stderr.trim() || `exit code ${String(r.code)}`)}`,
+      "The image needs sh and tar (the official image has both); or turn schema-cache off"
+    );
+  }
+}
+async function setPasswordDocker(containerId, user, password, timeoutMs) {
+  const sql = `ALTER ROLE "${user.replace(/"/g, '""')}" PASSWORD '${scramVerifier(password)}';`;
+  const tries = Math.max(1, Math.ceil(timeoutMs / 20));
+  const script = [
+    "sql=$(cat); user=$1; tries=$2; i=0",
+    'until out=$(printf "%s\\n" "$sql" | psql -X -q -v ON_ERROR_STOP=1 -U "$user" -d template1 2>&1); do',
+    "  i=$((i + 1))",
+    '  if [ "$i" -ge "$tries" ]; then printf "%s\\n" "$out" >&2; exit 1; fi',
+    "  sleep 0.01",
+    "done"
+  ].join("\n");
+  const r = await run("docker", ["exec", "-i", containerId, "sh", "-c", script, "pg-tmpfs", user, String(tries)], {
+    timeoutMs: timeoutMs + 1e4,
+    input: `${sql}
+`
+  });
+  if (r.code !== 0) {
+    throw new SetupError(
+      `could not set the password on the restored cluster: ${tail(r.stderr.trim() || `exit code ${String(r.code)}`)}`,
+      "The image must trust local connections (the official image does); or turn schema-cache off"
+    );
+  }
+}
+async function snapshotDocker(server, dest) {
+  const tar = await import("./chunk-indexmin.js");
+  const unpack = tar.x({ cwd: dest, preserveOwner: false, strict: true });
+  let unpackError = "";
+  unpack.on("error", (error) => unpackError ||= error.message);
+  const r = await run(
+    "docker",
+    [
+      "exec",
+      server.containerId,
+      "pg_basebackup",
+      "-D",
+      "-",
+      "-F",
+      "t",
+      "-X",
+      "fetch",
+      "-c",
+      "fast",
+      "--no-manifest",
+      "-w",
+      "-U",
+      server.connection.user
+    ],
+    { timeoutMs: SNAPSHOT_TIMEOUT_MS, stdoutStream: unpack }
+  );
+  if (r.code === 0 && !unpackError) return;
+  const text = r.stderr.trim();
+  if (/wal_level|max_wal_senders|number of requested standby connections/i.test(text)) {
+    throw new SetupError(
+      `the cluster cannot be copied while it runs: ${text}`,
+      "Remove wal_level=minimal or max_wal_senders=0 from input 'settings' (the schema cache copies the cluster with pg_basebackup)"
+    );
+  }
+  throw new SetupError(
+    r.timedOut ? `pg_basebackup did not finish within ${SNAPSHOT_TIMEOUT_MS / 1e3} s` : `pg_basebackup in the container failed: ${tail(text || unpackError || `exit code ${String(r.code)}`)}`,
+    "See its message"
+  );
+}
+
 // src/docker/start.ts
 var ORPHAN_RUN_WAIT_MS = 6e4;
 var READY_INTERVAL_MS = 5;
 var FIRST_ALIVE_CHECK_MS = 1500;
 var MOUNTS_MAX_BYTES = 1048576;
-async function startDocker(config, log, onHandle = () => void 0, phases = new Phases()) {
+async function startDocker(config, log, onHandle = () => void 0, phases = new Phases(), schema = null) {
   checkDockerInputs(config);
   const [inspected, jobNetwork] = await Promise.all([
     inspectImage(config.image, VERSION_TIMEOUT_MS).catch((error) => {
@@ -930,7 +1288,11 @@ async function startDocker(config, log, onHandle = () => void 0, phases = new Ph
   ]);
   if (!inspected) log.info(`Docker engine ${await engineVersion()}`);
   phases.end("image inspect");
-  if (config.cacheDir) log.warning("Input 'cache-dir' applies to native mode only (Docker mode caches the image, not a cluster)");
+  if (config.cacheDir && !config.schemaCache) {
+    log.warning(
+      "Input 'cache-dir' applies to native mode and to the schema cache only (Docker mode caches the image, not a cluster)"
+    );
+  }
   const reach = jobNetwork ? { kind: "network", network: jobNetwork.network } : { kind: "publish" };
   if (jobNetwork) {
     log.info(
@@ -946,7 +1308,7 @@ async function startDocker(config, log, onHandle = () => void 0, phases = new Ph
     mode: "docker",
     containerId: "",
     containerName: config.containerName,
-    token: randomBytes(8).toString("hex")
+    token: randomBytes2(8).toString("hex")
   };
   let pullMs = 0;
   let image = inspected;
@@ -976,13 +1338,15 @@ async function startDocker(config, log, onHandle = () => void 0, phases = new Ph
   if (reach.kind === "publish" && config.port !== 0) await choosePort(config.publishHost, config.port);
   const warnings = reach.kind === "publish" ? [...publishHostWarnings(config.publishHost), ...defaultPasswordWarnings(config.password, config.publishHost)] : [];
   for (const w of warnings) log.warning(w);
+  const entry = schema && image ? await schemaEntry(schema, image, config, log) : null;
+  if (schema) phases.end("schema cache lookup");
   const layout = { pgdata, volumes: image?.volumes ?? [] };
-  const plan = buildRunPlan(config, layout, reach, handle.token);
+  const plan = buildRunPlan(config, layout, reach, handle.token, entry && image ? { entrypoint: image.entrypoint } : null);
   const onTmpfs = tmpfsPaths(layout);
   log.info(
     `PGDATA ${pgdata} on tmpfs${onTmpfs.join() !== pgdata ? ` (tmpfs on VOLUME ${onTmpfs.join(" and ")})` : ""}${config.tmpfsSize ? `, size ${config.tmpfsSize}` : ""}; /dev/shm ${config.shmSize}`
   );
-  log.info(`docker ${plan.args.join(" ")}`);
+  log.info(`docker ${plan.args.map((a) => a === RESTORE_WRAPPER ? "'<wait for the schema cache restore>'" : a).join(" ")}`);
   throwIfInterrupted();
   onHandle({ ...handle });
   try {
@@ -991,6 +1355,20 @@ async function startDocker(config, log, onHandle = () => void 0, phases = new Ph
     handle.containerId = run2.stdout.trim();
     onHandle({ ...handle });
     phases.end("docker run");
+    if (entry && schema) {
+      try {
+        await restoreDocker(handle.containerId, entry);
+        phases.end("schema cache restore");
+        await setPasswordDocker(handle.containerId, config.user, config.password, config.waitTimeoutMs);
+        phases.end("password set on the restored cluster");
+      } catch (error) {
+        if (!(error instanceof SetupError)) throw error;
+        const problem = await stopDocker(handle);
+        if (problem) log.warning(`Could not remove container ${handle.containerName}: ${problem}`);
+        schema.damaged(error.message);
+        return await startDocker(config, log, onHandle, phases, schema);
+      }
+    }
     const firstAliveCheck = performance3.now() + FIRST_ALIVE_CHECK_MS;
     const port = reach.kind === "network" ? CONTAINER_PORT : config.port !== 0 ? config.port : await publishedPort(handle.containerId, CONTAINER_PORT);
     phases.end("docker port");
@@ -1039,6 +1417,24 @@ async function startDocker(config, log, onHandle = () => void 0, phases = new Ph
     const problem = await stopDocker(handle);
     if (problem) log.warning(`Could not remove container ${handle.containerName}: ${problem}`);
     throw error;
+  }
+}
+async function schemaEntry(schema, image, config, log) {
+  if (image.entrypoint.length === 0) {
+    log.warning(
+      `Input 'schema-cache': the image ${config.image} has no ENTRYPOINT to start after a restore (the official image's is docker-entrypoint.sh); the schema cache is not used`
+    );
+    return null;
+  }
+  const found = await schema.open(dockerIdentity(image, config));
+  if (!found) return null;
+  try {
+    verifyEntry(found);
+    return found;
+  } catch (error) {
+    if (!(error instanceof DamagedEntryError)) throw error;
+    schema.damaged(error.problem);
+    return null;
   }
 }
 async function containerMounts(client, dir, containerId) {
@@ -1099,16 +1495,16 @@ function dockerLogTail(handle, lines) {
 
 // src/native/binaries.ts
 import { execFileSync } from "node:child_process";
-import { existsSync as existsSync2, readdirSync as readdirSync2 } from "node:fs";
-import { join as join2, posix, win32 } from "node:path";
+import { existsSync as existsSync2, readdirSync as readdirSync3 } from "node:fs";
+import { join as join5, posix, win32 } from "node:path";
 
 // src/native/facts.ts
-import { randomBytes as randomBytes2 } from "node:crypto";
-import { readFileSync as readFileSync3, renameSync, statSync as statSync2, writeFileSync, rmSync as rmSync2 } from "node:fs";
-import { join } from "node:path";
+import { randomBytes as randomBytes3 } from "node:crypto";
+import { readFileSync as readFileSync3, renameSync as renameSync2, statSync as statSync2, writeFileSync, rmSync as rmSync3 } from "node:fs";
+import { join as join4 } from "node:path";
 
 // src/fsutil.ts
-import { accessSync, constants, mkdirSync, statSync } from "node:fs";
+import { accessSync, constants as constants2, mkdirSync as mkdirSync2, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 var FolderError = class extends Error {
 };
@@ -1134,7 +1530,7 @@ function makeDirs(path, mode = 493) {
   }
   for (const dir of missing) {
     try {
-      mkdirSync(dir, { mode });
+      mkdirSync2(dir, { mode });
     } catch (error) {
       const code = error.code;
       if (code === "EEXIST" && statSync(dir, { throwIfNoEntry: false })?.isDirectory()) continue;
@@ -1142,7 +1538,7 @@ function makeDirs(path, mode = 493) {
     }
   }
   try {
-    accessSync(full, constants.W_OK | constants.X_OK);
+    accessSync(full, constants2.W_OK | constants2.X_OK);
   } catch {
     throw new FolderError(`${full} is not writable by this user`);
   }
@@ -1170,7 +1566,7 @@ function fileIdentity(path) {
 }
 var noFacts = { get: (_program, _what, compute) => compute() };
 function factsIn(cacheDir) {
-  const file = join(cacheDir, FACTS_FILE);
+  const file = join4(cacheDir, FACTS_FILE);
   let loaded = null;
   let writable = true;
   const load = () => {
@@ -1207,12 +1603,12 @@ function factsIn(cacheDir) {
       for (const old of keys.slice(0, Math.max(0, keys.length - MAX_FACTS))) delete all[old];
       loaded = all;
       if (!writable) return value;
-      const tmp = `${file}.tmp-${process.pid}-${randomBytes2(4).toString("hex")}`;
+      const tmp = `${file}.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`;
       try {
         writeFileSync(tmp, JSON.stringify(all), { mode: 384 });
-        renameSync(tmp, file);
+        renameSync2(tmp, file);
       } catch {
-        rmSync2(tmp, { force: true });
+        rmSync3(tmp, { force: true });
       }
       return value;
     }
@@ -1279,7 +1675,7 @@ function parseMajor(versionOutput) {
 }
 function pgConfigOnPath(env) {
   for (const dir of (env.PATH ?? "").split(":").filter(Boolean)) {
-    const path = join2(dir, "pg_config");
+    const path = join5(dir, "pg_config");
     if (existsSync2(path)) return path;
   }
   return null;
@@ -1291,7 +1687,7 @@ function realProbe(facts = noFacts) {
     exists: existsSync2,
     list: (dir) => {
       try {
-        return readdirSync2(dir);
+        return readdirSync3(dir);
       } catch {
         return [];
       }
@@ -1312,7 +1708,7 @@ function realProbe(facts = noFacts) {
       });
     },
     majorOf: (bindir) => {
-      const postgres = join2(bindir, exe("postgres", process.platform));
+      const postgres = join5(bindir, exe("postgres", process.platform));
       const version = facts.get(postgres, "--version", () => {
         try {
           return execFileSync(postgres, ["--version"], { encoding: "utf8", timeout: 1e4 });
@@ -1326,15 +1722,15 @@ function realProbe(facts = noFacts) {
 }
 
 // src/native/initdb-cache.ts
-import { randomBytes as randomBytes4 } from "node:crypto";
+import { randomBytes as randomBytes5 } from "node:crypto";
 import { spawnSync } from "node:child_process";
 import { chmodSync, chownSync as chownSync2, cpSync, lstatSync as lstatSync3, mkdirSync as mkdirSync3, renameSync as renameSync4, rmSync as rmSync5, writeFileSync as writeFileSync2 } from "node:fs";
-import { join as join7 } from "node:path";
+import { join as join8 } from "node:path";
 
 // src/native/cache-key.ts
-import { createHash } from "node:crypto";
+import { createHash as createHash3 } from "node:crypto";
 import { homedir } from "node:os";
-import { join as join3 } from "node:path";
+import { join as join6 } from "node:path";
 function initdbArgs(spec) {
   return [
     ...INITDB_ARGS,
@@ -1348,158 +1744,18 @@ function initdbArgs(spec) {
 }
 var CACHE_FORMAT = 3;
 function cacheKey(initdbVersion2, args) {
-  return createHash("sha256").update(JSON.stringify({ format: CACHE_FORMAT, initdbVersion: initdbVersion2.trim(), args })).digest("hex").slice(0, 32);
+  return createHash3("sha256").update(JSON.stringify({ format: CACHE_FORMAT, initdbVersion: initdbVersion2.trim(), args })).digest("hex").slice(0, 32);
 }
 function defaultCacheDir(env = process.env) {
   if (env.PG_TMPFS_CACHE_DIR) return env.PG_TMPFS_CACHE_DIR;
   if (process.getuid?.() === 0) return "/var/cache/pg-tmpfs";
-  return join3(env.XDG_CACHE_HOME || join3(homedir(), ".cache"), "pg-tmpfs");
-}
-
-// src/native/cache-manifest.ts
-import { createHash as createHash2 } from "node:crypto";
-import { closeSync, constants as constants2, fstatSync, lstatSync, openSync, readdirSync as readdirSync3, readSync } from "node:fs";
-import { isAbsolute, join as join4, relative } from "node:path";
-function trustProblem(s, kind) {
-  if (kind === "folder" ? !s.isDirectory() : !s.isFile()) {
-    return s.isSymbolicLink() ? "is a symbolic link" : `is not a ${kind}`;
-  }
-  const uid = process.geteuid?.();
-  if (uid === void 0) return null;
-  if (s.uid !== uid) return `belongs to uid ${s.uid}, not to this user (uid ${uid})`;
-  if ((s.mode & 18) !== 0) {
-    return `can be written by group or others (mode ${(s.mode & 511).toString(8).padStart(3, "0")})`;
-  }
-  return null;
-}
-var MANIFEST_SUFFIX = ".manifest.json";
-var MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
-var READ_FLAGS = constants2.O_RDONLY | (constants2.O_NOFOLLOW ?? 0) | (constants2.O_NONBLOCK ?? 0);
-var buffer = Buffer.alloc(0);
-function readAll(fd, size) {
-  if (buffer.length < size) buffer = Buffer.allocUnsafe(size);
-  let done = 0;
-  while (done < size) {
-    const n = readSync(fd, buffer, done, size - done, done);
-    if (n === 0) break;
-    done += n;
-  }
-  return buffer.subarray(0, done);
-}
-function sha256(bytes) {
-  return createHash2("sha256").update(bytes).digest("hex");
-}
-function withFile(path, use, maxBytes) {
-  const fd = openSync(path, READ_FLAGS);
-  try {
-    const s = fstatSync(fd);
-    const problem = trustProblem(s, "file");
-    if (problem) throw new TrustError(problem);
-    if (maxBytes !== void 0 && s.size > maxBytes)
-      throw new TrustError(`has ${s.size} bytes, more than the ${maxBytes} expected`);
-    return use(readAll(fd, s.size), s);
-  } finally {
-    closeSync(fd);
-  }
-}
-var TrustError = class extends Error {
-};
-function listFiles(dir) {
-  const manifest = { dirs: [], files: {} };
-  const walk = (at) => {
-    for (const name of readdirSync3(at)) {
-      const path = join4(at, name);
-      if (lstatSync(path).isDirectory()) {
-        manifest.dirs.push(relative(dir, path));
-        walk(path);
-      } else {
-        manifest.files[relative(dir, path)] = withFile(path, (bytes) => ({ size: bytes.length, sha256: sha256(bytes) }));
-      }
-    }
-  };
-  walk(dir);
-  return manifest;
-}
-function readProblem(error) {
-  if (error instanceof TrustError) return error.message;
-  const code = error.code;
-  if (code === "ENOENT") return "is missing";
-  if (code === "ELOOP") return "is a symbolic link";
-  return `cannot be read (${code ?? String(error)})`;
-}
-function loadManifest(entry) {
-  let m;
-  try {
-    m = withFile(
-      `${entry}${MANIFEST_SUFFIX}`,
-      (bytes) => JSON.parse(bytes.toString("utf8")),
-      MAX_MANIFEST_BYTES
-    );
-  } catch (error) {
-    return error instanceof SyntaxError ? "is not JSON" : readProblem(error);
-  }
-  if (!m || !Array.isArray(m.dirs) || !m.files || typeof m.files !== "object" || Array.isArray(m.files)) {
-    return "is not a manifest of this format";
-  }
-  if (!m.dirs.every((d) => typeof d === "string" && isInside(d))) return "names a folder outside its entry";
-  for (const [f, e] of Object.entries(m.files)) {
-    if (!isInside(f)) return "names a file outside its entry";
-    const { size, sha256: hash } = e ?? {};
-    if (!Number.isSafeInteger(size) || size < 0 || typeof hash !== "string" || !/^[0-9a-f]{64}$/.test(hash)) {
-      return `gives no size and sha256 for ${f}`;
-    }
-  }
-  return { dirs: m.dirs, files: m.files };
-}
-function readManifest(entry) {
-  const m = loadManifest(entry);
-  return typeof m === "string" ? null : m;
-}
-function isInside(path) {
-  return path !== "" && !isAbsolute(path) && !path.split(/[\\/]/).includes("..");
-}
-function foldersProblem(root, dirs) {
-  for (const dir of ["", ...dirs]) {
-    const s = lstatSync(dir ? join4(root, dir) : root, { throwIfNoEntry: false });
-    const problem = s ? trustProblem(s, "folder") : "is missing";
-    if (problem) return `${dir || "its folder"} ${problem}`;
-  }
-  return null;
-}
-function checkEntry(entry) {
-  if (!lstatSync(entry, { throwIfNoEntry: false })) return null;
-  const m = loadManifest(entry);
-  if (typeof m === "string") return { problem: `its manifest ${m}` };
-  const problem = foldersProblem(entry, m.dirs);
-  return problem ? { problem } : { manifest: m };
-}
-function entryProblem(entry) {
-  const checked = checkEntry(entry);
-  if (!checked) return "it is not there";
-  if ("problem" in checked) return checked.problem;
-  const { manifest } = checked;
-  let found;
-  try {
-    found = listFiles(entry);
-  } catch (error) {
-    return `a file in it ${readProblem(error)}`;
-  }
-  const extraDir = found.dirs.find((d) => !manifest.dirs.includes(d));
-  if (extraDir) return `${extraDir} was added`;
-  for (const [path, { size, sha256: hash }] of Object.entries(manifest.files)) {
-    const now = found.files[path];
-    if (!now) return `${path} is missing`;
-    if (now.size !== size) return `${path} has ${now.size} bytes, not ${size}`;
-    if (now.sha256 !== hash) return `${path} does not match the sha256 in its manifest`;
-  }
-  const extra = Object.keys(found.files).find((path) => !(path in manifest.files));
-  return extra ? `${extra} was added` : null;
+  return join6(env.XDG_CACHE_HOME || join6(homedir(), ".cache"), "pg-tmpfs");
 }
 
 // src/native/cache-removal.ts
-import { randomBytes as randomBytes3 } from "node:crypto";
-import { lstatSync as lstatSync2, readdirSync as readdirSync4, renameSync as renameSync2, rmSync as rmSync3 } from "node:fs";
-import { join as join5 } from "node:path";
+import { randomBytes as randomBytes4 } from "node:crypto";
+import { lstatSync as lstatSync2, readdirSync as readdirSync4, renameSync as renameSync3, rmSync as rmSync4 } from "node:fs";
+import { join as join7 } from "node:path";
 var MAX_WALK = 1e5;
 function removalProblem(path) {
   let seen = 0;
@@ -1511,7 +1767,7 @@ function removalProblem(path) {
     for (const name of readdirSync4(at)) {
       seen += 1;
       if (seen > MAX_WALK) return `${path} holds more than ${MAX_WALK} files and folders`;
-      const inner = walk(join5(at, name));
+      const inner = walk(join7(at, name));
       if (inner) return inner;
     }
     return null;
@@ -1526,11 +1782,11 @@ function removeTree(path) {
   const problem = removalProblem(path);
   try {
     if (!problem) {
-      rmSync3(path, { recursive: true, force: true });
+      rmSync4(path, { recursive: true, force: true });
       return null;
     }
-    const aside = `${path.replace(/\.tmp-\d+-[0-9a-f]+$/, "")}.untrusted-${randomBytes3(4).toString("hex")}`;
-    renameSync2(path, aside);
+    const aside = `${path.replace(/\.tmp-\d+-[0-9a-f]+$/, "")}.untrusted-${randomBytes4(4).toString("hex")}`;
+    renameSync3(path, aside);
     return `left as ${aside}, not removed, because ${problem}: look at it and remove it yourself`;
   } catch (error) {
     const code = error.code;
@@ -1551,7 +1807,7 @@ async function removeStaleFills(cacheDir, names = cacheNames(cacheDir)) {
   for (const name of names) {
     const match = /\.tmp-(\d+)-[0-9a-f]+(\.manifest\.json)?$/.exec(name);
     if (!match || Number(match[1]) === process.pid || processAlive(Number(match[1]))) continue;
-    const path = join5(cacheDir, name);
+    const path = join7(cacheDir, name);
     const left = match[2] ? [] : await endProcessesIn(path);
     if (left.length > 0) {
       problems.push(...left);
@@ -1567,11 +1823,11 @@ function removeOldFormats(cacheDir, names = cacheNames(cacheDir)) {
   let removed = 0;
   for (const name of names) {
     if (!/^[0-9a-f]{32}$/.test(name)) continue;
-    const entry = join5(cacheDir, name);
+    const entry = join7(cacheDir, name);
     const m = loadManifest(entry);
     if (typeof m !== "string" || !m.includes("no size and sha256")) continue;
     if (removeTree(entry) === null) {
-      rmSync3(`${entry}${MANIFEST_SUFFIX}`, { force: true });
+      rmSync4(`${entry}${MANIFEST_SUFFIX}`, { force: true });
       removed += 1;
     }
   }
@@ -1581,9 +1837,9 @@ function dropEntry(entry) {
   const notes = [];
   let folder = entry;
   if (removalProblem(entry) === null) {
-    const aside = `${entry}.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`;
+    const aside = `${entry}.tmp-${process.pid}-${randomBytes4(4).toString("hex")}`;
     try {
-      renameSync2(entry, aside);
+      renameSync3(entry, aside);
       folder = aside;
     } catch {
     }
@@ -1593,89 +1849,6 @@ function dropEntry(entry) {
     if (note) notes.push(note);
   }
   return notes.length > 0 ? notes.join("; ") : null;
-}
-
-// src/native/cache-copy.ts
-import { chownSync, closeSync as closeSync2, fchownSync, mkdirSync as mkdirSync2, openSync as openSync2, renameSync as renameSync3, rmSync as rmSync4, writeSync } from "node:fs";
-import { join as join6, relative as relative2 } from "node:path";
-var DamagedEntryError = class extends Error {
-  constructor(entry, problem) {
-    super(`${entry}: ${problem}`);
-    this.entry = entry;
-    this.problem = problem;
-    this.name = "DamagedEntryError";
-  }
-  entry;
-  problem;
-};
-function deferrableDatabases(manifest) {
-  const oids = manifest.dirs.map((d) => /^base[\\/](\d+)$/.exec(d)?.[1]).filter((o) => o !== void 0).map(Number).sort((a, b) => a - b);
-  return oids.slice(0, -1).map((oid) => join6("base", String(oid)));
-}
-function isUnder(path, dir) {
-  return path === dir || path.startsWith(`${dir}/`) || path.startsWith(`${dir}\\`);
-}
-function copyCluster(entry, manifest, dest, runAs, later = []) {
-  const now = (path) => !later.some((dir) => isUnder(path, dir));
-  const dirs = manifest.dirs.filter(now);
-  const untrusted = foldersProblem(entry, dirs);
-  if (untrusted) throw new DamagedEntryError(entry, untrusted);
-  mkdirSync2(dest, { mode: 448 });
-  if (runAs) chownSync(dest, runAs.uid, runAs.gid);
-  for (const dir of dirs) {
-    const path = join6(dest, dir);
-    mkdirSync2(path, { mode: 448 });
-    if (runAs) chownSync(path, runAs.uid, runAs.gid);
-  }
-  for (const [file, { size, sha256: hash }] of Object.entries(manifest.files).filter(([f]) => now(f))) {
-    let mode = 384;
-    let bytes;
-    try {
-      bytes = withFile(join6(entry, file), (read, s) => {
-        if (s.size !== size) throw new TrustError(`has ${s.size} bytes, not ${size}`);
-        mode = s.mode & 488;
-        return read;
-      });
-    } catch (error) {
-      throw new DamagedEntryError(entry, `${file} ${readProblem(error)}`);
-    }
-    if (bytes.length !== size) throw new DamagedEntryError(entry, `${file} has ${bytes.length} bytes, not ${size}`);
-    if (sha256(bytes) !== hash) {
-      throw new DamagedEntryError(entry, `${file} does not match the sha256 in its manifest (it changed after the fill)`);
-    }
-    const fd = openSync2(join6(dest, file), "wx", mode);
-    try {
-      for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
-      if (runAs) fchownSync(fd, runAs.uid, runAs.gid);
-    } finally {
-      closeSync2(fd);
-    }
-  }
-}
-function copyLater(entry, manifest, dest, runAs, later, staging) {
-  if (later.length === 0) return;
-  mkdirSync2(staging, { mode: 448 });
-  try {
-    for (const [n, dir] of later.entries()) {
-      const into = join6(staging, String(n));
-      const part = {
-        dirs: manifest.dirs.filter((p) => p !== dir && isUnder(p, dir)).map((p) => relative2(dir, p)),
-        files: Object.fromEntries(
-          Object.entries(manifest.files).filter(([f]) => isUnder(f, dir)).map(([f, e]) => [relative2(dir, f), e])
-        )
-      };
-      try {
-        copyCluster(join6(entry, dir), part, into, runAs);
-      } catch (error) {
-        if (!(error instanceof DamagedEntryError)) throw error;
-        const what = error.problem.replace(/^its folder /, "");
-        throw new DamagedEntryError(entry, what === error.problem ? `${dir}/${what}` : `${dir} ${what}`);
-      }
-      renameSync3(into, join6(dest, dir));
-    }
-  } finally {
-    rmSync4(staging, { recursive: true, force: true });
-  }
 }
 
 // src/native/initdb-cache.ts
@@ -1703,9 +1876,9 @@ function initdbCause(output) {
   return picked.join(" | ") || "no output";
 }
 async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts) {
-  const initdb = join7(spec.bindir, exe("initdb", process.platform));
+  const initdb = join8(spec.bindir, exe("initdb", process.platform));
   const args = initdbArgs(spec);
-  const entry = join7(cacheDir, cacheKey(initdbVersion(initdb, facts), args));
+  const entry = join8(cacheDir, cacheKey(initdbVersion(initdb, facts), args));
   let dropped;
   const found = checkEntry(entry);
   if (found && "manifest" in found) return { entry, manifest: found.manifest, hit: true, initdbMs: 0 };
@@ -1717,10 +1890,10 @@ async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts
   const names = cacheNames(cacheDir);
   await removeStaleFills(cacheDir, names);
   removeOldFormats(cacheDir, names);
-  const suffix = `.tmp-${process.pid}-${randomBytes4(4).toString("hex")}`;
+  const suffix = `.tmp-${process.pid}-${randomBytes5(4).toString("hex")}`;
   const fill = {
     staging: `${entry}${suffix}`,
-    initdbDir: stagingBase ? join7(stagingBase, `initdb${suffix}`) : `${entry}${suffix}`
+    initdbDir: stagingBase ? join8(stagingBase, `initdb${suffix}`) : `${entry}${suffix}`
   };
   throwIfInterrupted();
   mkdirSync3(fill.initdbDir, { mode: 448 });
@@ -1851,14 +2024,14 @@ function placeEntry(staging, entry, data) {
 // src/native/postgres.ts
 import { execFileSync as execFileSync3, spawn } from "node:child_process";
 import { chownSync as chownSync3, closeSync as closeSync3, existsSync as existsSync4, openSync as openSync3, readFileSync as readFileSync5, rmSync as rmSync6 } from "node:fs";
-import { basename as basename2, join as join9 } from "node:path";
+import { basename as basename2, join as join10 } from "node:path";
 import { setTimeout as sleep4 } from "node:timers/promises";
 
 // src/native/ramdir.ts
 import { execFileSync as execFileSync2 } from "node:child_process";
 import { existsSync as existsSync3, mkdtempSync, readFileSync as readFileSync4, rmdirSync, statfsSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, isAbsolute as isAbsolute2, join as join8 } from "node:path";
+import { basename, isAbsolute as isAbsolute2, join as join9 } from "node:path";
 var TMPFS_MAGIC = 16914836;
 var RAMFS_MAGIC = 2240043254;
 var MOUNT_PREFIX = "pg-tmpfs-mnt-";
@@ -1942,7 +2115,7 @@ async function prepareRam(bytes, capped, name, onMount = () => void 0) {
     const choice = chooseLinux(bytes, capped);
     if (choice.kind === "shm") return { base: choice.base, plan: { kind: "shm" }, mount: null };
     if (choice.kind === "disk") return { base: choice.base, plan: { kind: "disk", warning: choice.warning }, mount: null };
-    const dir = mkdtempSync(join8(tempBase(), MOUNT_PREFIX));
+    const dir = mkdtempSync(join9(tempBase(), MOUNT_PREFIX));
     const mount = { kind: "mount", dir, sudo: !choice.root };
     onMount(mount);
     try {
@@ -1995,7 +2168,7 @@ async function teardownRam(mount) {
 var RUN_MARKER = ".pg-tmpfs-run";
 var SERVER_LOG = "server.log";
 function dataDirOf(runDir) {
-  return join9(runDir, "data");
+  return join10(runDir, "data");
 }
 function runAsUser() {
   if (process.getuid?.() !== 0) return null;
@@ -2041,10 +2214,10 @@ function nativeSettings(dataDir, config) {
   ];
 }
 function spawnPostgres(bindir, runDir, port, config, runAs) {
-  const logFile = join9(runDir, SERVER_LOG);
+  const logFile = join10(runDir, SERVER_LOG);
   const logFd = openSync3(logFile, "a");
   if (runAs) chownSync3(logFile, runAs.uid, runAs.gid);
-  const child = spawn(join9(bindir, exe("postgres", process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
+  const child = spawn(join10(bindir, exe("postgres", process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
     detached: true,
     stdio: ["ignore", logFd, logFd],
     cwd: runDir,
@@ -2059,7 +2232,7 @@ function spawnPostgres(bindir, runDir, port, config, runAs) {
 }
 function postmasterRunning(dataDir, pid) {
   try {
-    const first = readFileSync5(join9(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
+    const first = readFileSync5(join10(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
     return first === String(pid) && processAlive(pid);
   } catch {
     return false;
@@ -2070,7 +2243,7 @@ function postmasterPid(handle) {
   if (!handle.runDir) return 0;
   try {
     const pid = Number(
-      readFileSync5(join9(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
+      readFileSync5(join10(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
     );
     return Number.isInteger(pid) && pid > 0 ? pid : 0;
   } catch {
@@ -2092,7 +2265,7 @@ function startingPostgres(pid, dataDir) {
 }
 function sysvSegment(dataDir) {
   try {
-    const line = readFileSync5(join9(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
+    const line = readFileSync5(join10(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
     const id = Number(line.trim().split(/\s+/)[1]);
     return Number.isInteger(id) && id >= 0 && line.trim() !== "" ? id : null;
   } catch {
@@ -2101,7 +2274,7 @@ function sysvSegment(dataDir) {
 }
 function isOurRunDir(runDir, token) {
   if (!token) return false;
-  const marker = join9(runDir, RUN_MARKER);
+  const marker = join10(runDir, RUN_MARKER);
   if (existsSync4(marker)) return readFileSync5(marker, "utf8") === token;
   return basename2(runDir).endsWith(`-${token}`);
 }
@@ -2111,7 +2284,7 @@ function nameHasToken(handle) {
 function postgresLogTail(runDir, lines = LOG_TAIL_LINES) {
   if (!runDir) return "";
   try {
-    return readFileSync5(join9(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+    return readFileSync5(join10(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
   } catch {
     return "";
   }
@@ -2125,7 +2298,7 @@ async function stopPostgres(handle) {
   if (pid > 0 && (postmasterRunning(dataDir, pid) || startingPostgres(pid, dataDir))) {
     try {
       if (process.platform === "win32") {
-        await runOk(join9(handle.bindir, exe("pg_ctl", "win32")), ["stop", "-m", "immediate", "-D", dataDir], {
+        await runOk(join10(handle.bindir, exe("pg_ctl", "win32")), ["stop", "-m", "immediate", "-D", dataDir], {
           timeoutMs: PG_CTL_TIMEOUT_MS
         });
       } else {
@@ -2174,13 +2347,13 @@ function identConf(osUsers2, dbUser) {
 // src/native/start.ts
 import { randomBytes as randomBytes6 } from "node:crypto";
 import { chownSync as chownSync4, mkdirSync as mkdirSync4, readFileSync as readFileSync7, writeFileSync as writeFileSync4 } from "node:fs";
-import { join as join12 } from "node:path";
+import { join as join13 } from "node:path";
 import { performance as performance4 } from "node:perf_hooks";
 
 // src/native/place-cluster.ts
 import { renameSync as renameSync5, rmSync as rmSync7, writeFileSync as writeFileSync3 } from "node:fs";
 import { userInfo } from "node:os";
-import { join as join10 } from "node:path";
+import { join as join11 } from "node:path";
 function copyError(error, config, dataDir) {
   if (error instanceof SetupError || error instanceof InputError) return error;
   if (error instanceof DamagedEntryError) {
@@ -2254,12 +2427,12 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
   } catch (error) {
     throw copyError(error, config, dataDir);
   }
-  writeFileSync3(join10(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
-  writeFileSync3(join10(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
+  writeFileSync3(join11(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
+  writeFileSync3(join11(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
   const entry = cache.entry;
   const copyTemplates = () => {
     try {
-      copyLater(entry, cache.manifest, dataDir, runAs, later, join10(handle.runDir, "templates.tmp"));
+      copyLater(entry, cache.manifest, dataDir, runAs, later, join11(handle.runDir, "templates.tmp"));
     } catch (error) {
       if (error instanceof DamagedEntryError) throw new TemplatesNotUsed(error, dropEntry(entry));
       throw copyError(error, config, dataDir);
@@ -2279,8 +2452,8 @@ function restoreCluster(entry, handle, config, runAs) {
     }
     throw copyError(error, config, dataDir);
   }
-  writeFileSync3(join10(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
-  writeFileSync3(join10(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
+  writeFileSync3(join11(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
+  writeFileSync3(join11(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
 }
 function osUsers(runAs) {
   let me;
@@ -2297,11 +2470,11 @@ function osUsers(runAs) {
 
 // src/schema-cache/native.ts
 import { execFileSync as execFileSync4 } from "node:child_process";
-import { createHash as createHash3 } from "node:crypto";
+import { createHash as createHash4 } from "node:crypto";
 import { readFileSync as readFileSync6 } from "node:fs";
-import { join as join11 } from "node:path";
+import { join as join12 } from "node:path";
 var PROBE_TIMEOUT_MS = 1e4;
-var SNAPSHOT_TIMEOUT_MS = 6e5;
+var SNAPSHOT_TIMEOUT_MS2 = 6e5;
 function ask(facts, program, args) {
   return facts.get(program, args.join(" "), () => {
     try {
@@ -2316,13 +2489,13 @@ function ask(facts, program, args) {
   }) ?? "";
 }
 function nativeIdentity(bins, config, facts) {
-  const version = ask(facts, join11(bins.bindir, exe("postgres", process.platform)), ["--version"]);
+  const version = ask(facts, join12(bins.bindir, exe("postgres", process.platform)), ["--version"]);
   if (!version) throw new SetupError(`${bins.bindir}/postgres --version failed`, "Check the PostgreSQL installation");
-  const sharedir = ask(facts, join11(bins.bindir, exe("pg_config", process.platform)), ["--sharedir"]);
+  const sharedir = ask(facts, join12(bins.bindir, exe("pg_config", process.platform)), ["--sharedir"]);
   const extensionControls = {};
   for (const name of config.extensions) {
     try {
-      extensionControls[name] = sharedir ? createHash3("sha256").update(readFileSync6(join11(sharedir, "extension", `${name}.control`))).digest("hex") : "";
+      extensionControls[name] = sharedir ? createHash4("sha256").update(readFileSync6(join12(sharedir, "extension", `${name}.control`))).digest("hex") : "";
     } catch {
       extensionControls[name] = "";
     }
@@ -2337,7 +2510,7 @@ function nativeIdentity(bins, config, facts) {
 }
 async function snapshotNative(server, dest) {
   const result = await run(
-    join11(server.bindir, exe("pg_basebackup", process.platform)),
+    join12(server.bindir, exe("pg_basebackup", process.platform)),
     [
       "-D",
       dest,
@@ -2354,7 +2527,7 @@ async function snapshotNative(server, dest) {
       "-U",
       server.connection.user
     ],
-    { timeoutMs: SNAPSHOT_TIMEOUT_MS, env: { PGAPPNAME: "pg-tmpfs schema cache" }, unsetEnv: ["PGPASSWORD", "PGOPTIONS"] }
+    { timeoutMs: SNAPSHOT_TIMEOUT_MS2, env: { PGAPPNAME: "pg-tmpfs schema cache" }, unsetEnv: ["PGPASSWORD", "PGOPTIONS"] }
   );
   if (result.code === 0) return;
   const text = `${result.stderr}${result.stdout}`.trim();
@@ -2365,38 +2538,15 @@ async function snapshotNative(server, dest) {
     );
   }
   throw new SetupError(
-    result.timedOut ? `pg_basebackup did not finish within ${SNAPSHOT_TIMEOUT_MS / 1e3} s` : `pg_basebackup failed: ${text}`,
+    result.timedOut ? `pg_basebackup did not finish within ${SNAPSHOT_TIMEOUT_MS2 / 1e3} s` : `pg_basebackup failed: ${text}`,
     "See its message"
   );
-}
-
-// node_modules/@mongodb-js/saslprep/dist/.esm-wrapper.mjs
-var import_node = __toESM(require_node(), 1);
-var saslprep = import_node.default.saslprep;
-
-// src/native/scram.ts
-import { createHash as createHash4, createHmac, pbkdf2Sync, randomBytes as randomBytes5 } from "node:crypto";
-var SCRAM_ITERATIONS = 4096;
-function preparePassword(password) {
-  if (![...password].some((c) => c.charCodeAt(0) > 127)) return password;
-  try {
-    return saslprep(password);
-  } catch {
-    return password;
-  }
-}
-function scramVerifier(password, salt = randomBytes5(16), iterations = SCRAM_ITERATIONS) {
-  const salted = pbkdf2Sync(preparePassword(password), salt, iterations, 32, "sha256");
-  const clientKey = createHmac("sha256", salted).update("Client Key").digest();
-  const storedKey = createHash4("sha256").update(clientKey).digest();
-  const serverKey = createHmac("sha256", salted).update("Server Key").digest();
-  return `SCRAM-SHA-256$${iterations}:${salt.toString("base64")}$${storedKey.toString("base64")}:${serverKey.toString("base64")}`;
 }
 
 // src/native/start.ts
 var MAX_SOCKET_PATH = 107;
 function checkSocketPath(dataDir, port) {
-  const path = join12(dataDir, `.s.PGSQL.${port}`);
+  const path = join13(dataDir, `.s.PGSQL.${port}`);
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
     throw new InputError(
       "container-name",
@@ -2427,7 +2577,7 @@ function listenWarnings(config) {
 function makeRunDir(handle, runAs) {
   throwIfInterrupted();
   mkdirSync4(handle.runDir, { mode: 448 });
-  writeFileSync4(join12(handle.runDir, RUN_MARKER), handle.token);
+  writeFileSync4(join13(handle.runDir, RUN_MARKER), handle.token);
   if (runAs) chownSync4(handle.runDir, runAs.uid, runAs.gid);
 }
 async function bootstrap(config, handle, port, exited, verifier, restored) {
@@ -2535,7 +2685,7 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
       }
     );
     if (ram.plan.warning) log.warning(ram.plan.warning);
-    handle.runDir = join12(ram.base, `${config.containerName}-${handle.token}`);
+    handle.runDir = join13(ram.base, `${config.containerName}-${handle.token}`);
     checkSocketPath(dataDirOf(handle.runDir), port);
     record();
     makeRunDir(handle, runAs);
@@ -3298,16 +3448,16 @@ function schemaCacheKey(inputs, server) {
 // src/schema-cache/store.ts
 import { randomBytes as randomBytes7 } from "node:crypto";
 import { chmodSync as chmodSync2, lstatSync as lstatSync4, mkdirSync as mkdirSync5, readdirSync as readdirSync5, rmSync as rmSync8, utimesSync, writeFileSync as writeFileSync5 } from "node:fs";
-import { join as join13 } from "node:path";
+import { join as join14 } from "node:path";
 var DEFAULT_STORE_MAX_BYTES = 2 * 1024 ** 3;
 function storeDir(cacheDir) {
-  return join13(cacheDir, "schema");
+  return join14(cacheDir, "schema");
 }
 function lookup(cacheDir, key) {
   const store = storeDir(cacheDir);
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
-  const dir = join13(store, key);
+  const dir = join14(store, key);
   const found = checkEntry(dir);
   if (!found) return { entry: null, dropped: null, dir };
   if ("problem" in found) {
@@ -3329,7 +3479,7 @@ async function save(cacheDir, key, fill) {
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
   await removeStaleFills(store);
-  const staging = join13(store, `${key}.tmp-${process.pid}-${randomBytes7(4).toString("hex")}`);
+  const staging = join14(store, `${key}.tmp-${process.pid}-${randomBytes7(4).toString("hex")}`);
   mkdirSync5(staging, { mode: 448 });
   try {
     await fill(staging);
@@ -3337,7 +3487,7 @@ async function save(cacheDir, key, fill) {
     const manifest = listFiles(staging);
     const text = JSON.stringify(manifest);
     writeFileSync5(`${staging}${MANIFEST_SUFFIX}`, text, { mode: 384 });
-    const dir = join13(store, key);
+    const dir = join14(store, key);
     if (!placeEntry(staging, dir, text)) return null;
     return { dir, bytes: entryBytes(manifest) };
   } finally {
@@ -3355,9 +3505,9 @@ function prune(cacheDir, keep, maxBytes = storeMaxBytes()) {
     if (!name.endsWith(MANIFEST_SUFFIX)) continue;
     const key = name.slice(0, -MANIFEST_SUFFIX.length);
     if (key.includes(".tmp-")) continue;
-    const found = checkEntry(join13(store, key));
+    const found = checkEntry(join14(store, key));
     if (!found || "problem" in found) continue;
-    const used = lstatSync4(join13(store, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    const used = lstatSync4(join14(store, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
     entries.push({ key, bytes: entryBytes(found.manifest), used });
   }
   let total = entries.reduce((sum, e) => sum + e.bytes, 0);
@@ -3365,7 +3515,7 @@ function prune(cacheDir, keep, maxBytes = storeMaxBytes()) {
   for (const e of entries.sort((a, b) => a.used - b.used)) {
     if (total <= maxBytes) break;
     if (e.key === keep) continue;
-    if (dropEntry(join13(store, e.key)) === null) {
+    if (dropEntry(join14(store, e.key)) === null) {
       total -= e.bytes;
       removed.push(e.key);
     }
@@ -3577,7 +3727,7 @@ async function start(config, log, onHandle = () => void 0, phases = new Phases()
   const chosen = await chooseMode(config, log);
   phases.end("mode");
   for (; ; ) {
-    const server = chosen.mode === "native" ? await startNative(config, log, onHandle, chosen.binaries, phases, schema) : await startDocker(config, log, onHandle, phases);
+    const server = chosen.mode === "native" ? await startNative(config, log, onHandle, chosen.binaries, phases, schema) : await startDocker(config, log, onHandle, phases, schema);
     try {
       if (schema?.hit) {
         server.provisioned = await checkRestored(server, config);
@@ -3586,9 +3736,9 @@ async function start(config, log, onHandle = () => void 0, phases = new Phases()
         server.provisioned = await provision(server, config, log, initFiles);
         phases.end("init");
       }
-      if (schema && !schema.hit && schema.key && server.mode === "native") {
-        const native = server;
-        await schema.save((dir) => snapshotNative(native, dir));
+      if (schema && !schema.hit && schema.key) {
+        const started = server;
+        await schema.save((dir) => started.mode === "native" ? snapshotNative(started, dir) : snapshotDocker(started, dir));
         phases.end("schema cache save");
       }
     } catch (error) {
@@ -3635,7 +3785,7 @@ async function sweepLeftovers(containerName) {
   const bases = ["/dev/shm", tempBase()];
   for (const base of [...bases]) {
     try {
-      for (const n of readdirSync6(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join14(base, n));
+      for (const n of readdirSync6(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join15(base, n));
     } catch {
     }
   }
@@ -3647,10 +3797,10 @@ async function sweepLeftovers(containerName) {
       continue;
     }
     for (const n of names) {
-      const runDir = join14(base, n);
+      const runDir = join15(base, n);
       let token;
       try {
-        token = readFileSync10(join14(runDir, RUN_MARKER), "utf8");
+        token = readFileSync10(join15(runDir, RUN_MARKER), "utf8");
       } catch {
         continue;
       }
@@ -3719,10 +3869,10 @@ export {
   openClient,
   LOG_TAIL_LINES,
   Phases,
+  MANIFEST_SUFFIX,
   FolderError,
   makeDirs,
   checkPrivateDir,
-  MANIFEST_SUFFIX,
   planStart,
   stop,
   isAlive,

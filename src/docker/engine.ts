@@ -114,6 +114,10 @@ export interface ImageConfig {
   pgdata: string | null;
   /** `Config.Volumes` paths, sorted. */
   volumes: string[];
+  /** The image ID (`Id`, `sha256:…`): what a tag points to now (the schema cache's key holds it). */
+  id: string;
+  /** `Config.Entrypoint` (the official image: `["docker-entrypoint.sh"]`); [] when none. */
+  entrypoint: string[];
 }
 
 /**
@@ -130,27 +134,47 @@ export async function inspectImage(image: string, timeoutMs = DOCKER_TIMEOUT_MS)
   if (answer?.status === 404) return null;
   if (answer?.status === 200) {
     try {
-      const { Config } = JSON.parse(answer.body) as {
-        Config?: { Env?: string[] | null; Volumes?: Record<string, unknown> | null };
+      const { Id, Config } = JSON.parse(answer.body) as {
+        Id?: string;
+        Config?: { Env?: string[] | null; Volumes?: Record<string, unknown> | null; Entrypoint?: string[] | null };
       };
-      return imageConfig(Config?.Env, Config?.Volumes);
+      return imageConfig({ id: Id, env: Config?.Env, volumes: Config?.Volumes, entrypoint: Config?.Entrypoint });
     } catch {
       // not the answer expected: ask the CLI
     }
   }
   const result = await docker(
-    ['image', 'inspect', '--format', '{"env":{{json .Config.Env}},"volumes":{{json .Config.Volumes}}}', image],
+    [
+      'image',
+      'inspect',
+      '--format',
+      '{"id":{{json .Id}},"env":{{json .Config.Env}},"volumes":{{json .Config.Volumes}},"entrypoint":{{json .Config.Entrypoint}}}',
+      image,
+    ],
     undefined,
     timeoutMs,
   );
   if (result.exitCode !== 0) return null;
-  const parsed = JSON.parse(result.stdout.trim() || '{}') as { env?: string[] | null; volumes?: Record<string, unknown> | null };
-  return imageConfig(parsed.env, parsed.volumes);
+  return imageConfig(JSON.parse(result.stdout.trim() || '{}') as InspectedImage);
 }
 
-/** An ImageConfig from an image's `Config.Env` and `Config.Volumes`. */
-function imageConfig(env: string[] | null | undefined, volumes: Record<string, unknown> | null | undefined): ImageConfig {
-  return { env: env ?? [], pgdata: pgdataFromEnv(env), volumes: Object.keys(volumes ?? {}).sort() };
+/** What imageConfig reads of an inspected image (the Engine API's and the CLI's shapes alike). */
+interface InspectedImage {
+  id?: string;
+  env?: string[] | null;
+  volumes?: Record<string, unknown> | null;
+  entrypoint?: string[] | null;
+}
+
+/** An ImageConfig from an image's ID, `Config.Env`, `Config.Volumes` and `Config.Entrypoint`. */
+function imageConfig({ id, env, volumes, entrypoint }: InspectedImage): ImageConfig {
+  return {
+    env: env ?? [],
+    pgdata: pgdataFromEnv(env),
+    volumes: Object.keys(volumes ?? {}).sort(),
+    id: id ?? '',
+    entrypoint: entrypoint ?? [],
+  };
 }
 
 /**

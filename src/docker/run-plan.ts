@@ -76,16 +76,57 @@ export function tmpfsMounts(layout: ImageLayout, size: string | null): string[] 
 }
 
 /**
+ * POSTGRES_INITDB_ARGS for `config`: `--nosync`, and the locale input when it names another
+ * locale than the default C (with the default, the image keeps its own: en_US.utf8 in the
+ * official Debian images). The schema cache's key holds it (schema-cache/docker.ts).
+ */
+export function initdbArgsEnv(config: Pick<Config, 'locale'>): string {
+  return [...INITDB_ARGS, ...(config.locale !== 'C' ? [`--locale=${config.locale}`] : [])].join(' ');
+}
+
+/** The file whose existence tells a restore wrapper (RESTORE_WRAPPER) that the cluster is in place. */
+export const RESTORED_MARKER = '/tmp/.pg-tmpfs-restored';
+
+/** How many 10 ms pauses the restore wrapper waits for RESTORED_MARKER (6000: about 60 s) before it exits 1. */
+export const RESTORE_WAIT_TRIES = 6000;
+
+/**
+ * The command a container starts with when a schema-cache entry is to be restored into it
+ * (`sh -c RESTORE_WRAPPER pg-tmpfs TRIES ENTRYPOINT… postgres ARGS…`): it waits until the
+ * restore has put the cluster into PGDATA and made RESTORED_MARKER, then runs the image's own
+ * entrypoint, which finds PGDATA holding a database and skips initdb and the init scripts
+ * ("PostgreSQL Database directory appears to contain a database; Skipping initialization",
+ * docker-library/postgres docker-entrypoint.sh). The official entrypoint runs a first argument
+ * that is not `postgres` or an option as it is. Inputs reach it only as arguments.
+ */
+export const RESTORE_WRAPPER = [
+  'tries=$1; shift; i=0',
+  `while [ ! -e ${RESTORED_MARKER} ]; do`,
+  '  i=$((i + 1))',
+  '  if [ "$i" -gt "$tries" ]; then echo "pg-tmpfs: the schema cache restore did not arrive" >&2; exit 1; fi',
+  '  sleep 0.01',
+  'done',
+  'exec "$@"',
+].join('\n');
+
+/**
  * The `docker run -d` plan for `config` and the image's layout: its VOLUMEs and PGDATA on tmpfs
  * (tmpfsMounts), and the port published on `config.publishHost` (default 127.0.0.1), or, in a
  * `container:` job, the container on the job's network under its name. `token` (this run's
  * random token) goes into the label `io.github.pg-tmpfs-action.run`, which finds the container
- * when the run was killed before `docker run` returned its ID.
+ * when the run was killed before `docker run` returned its ID. With `restore` (the image's
+ * entrypoint), the container starts with RESTORE_WRAPPER, which waits for a schema-cache entry.
  * The official image reads POSTGRES_USER, POSTGRES_PASSWORD, POSTGRES_DB and
  * POSTGRES_INITDB_ARGS, and passes arguments starting with `-` to `postgres`
  * (docker-library/postgres, "Environment Variables" in the image docs).
  */
-export function buildRunPlan(config: Config, layout: ImageLayout, reach: Reach = { kind: 'publish' }, token = ''): RunPlan {
+export function buildRunPlan(
+  config: Config,
+  layout: ImageLayout,
+  reach: Reach = { kind: 'publish' },
+  token = '',
+  restore: { entrypoint: readonly string[] } | null = null,
+): RunPlan {
   const publish = `${config.publishHost.includes(':') ? `[${config.publishHost}]` : config.publishHost}:${
     config.port === 0 ? '' : config.port
   }:${CONTAINER_PORT}`;
@@ -93,9 +134,7 @@ export function buildRunPlan(config: Config, layout: ImageLayout, reach: Reach =
     POSTGRES_USER: config.user,
     POSTGRES_PASSWORD: config.password,
     POSTGRES_DB: config.database,
-    // The locale input applies when it names another locale than the default C; with the
-    // default, the image keeps its own (en_US.utf8 in the official Debian images).
-    POSTGRES_INITDB_ARGS: [...INITDB_ARGS, ...(config.locale !== 'C' ? [`--locale=${config.locale}`] : [])].join(' '),
+    POSTGRES_INITDB_ARGS: initdbArgsEnv(config),
   };
   const args = [
     'run',
@@ -113,6 +152,7 @@ export function buildRunPlan(config: Config, layout: ImageLayout, reach: Reach =
       : ['--publish', publish]),
     ...Object.keys(env).flatMap((name) => ['--env', name]),
     config.image,
+    ...(restore ? ['sh', '-c', RESTORE_WRAPPER, 'pg-tmpfs', String(RESTORE_WAIT_TRIES), ...restore.entrypoint, 'postgres'] : []),
     ...settingsToArgs(effectiveSettings(config.settings)),
   ];
   return { args, env };

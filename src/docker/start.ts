@@ -28,13 +28,18 @@ import {
   logsTail,
   publishedPort,
   pullImage,
+  type ImageConfig,
   PULL_ANSWER_MS,
   removeMatching,
   RUN_TIMEOUT_MS,
   VERSION_TIMEOUT_MS,
 } from './engine.js';
 import { detectJobNetwork } from './job-container.js';
-import { buildRunPlan, CONTAINER_LABEL, CONTAINER_PORT, tmpfsPaths, type Reach } from './run-plan.js';
+import { DamagedEntryError } from '../native/cache-copy.js';
+import type { SchemaCache } from '../schema-cache/cache.js';
+import { dockerIdentity, restoreDocker, setPasswordDocker, verifyEntry } from '../schema-cache/docker.js';
+import type { StoreEntry } from '../schema-cache/store.js';
+import { buildRunPlan, CONTAINER_LABEL, CONTAINER_PORT, RESTORE_WRAPPER, tmpfsPaths, type Reach } from './run-plan.js';
 
 /**
  * How long stopDocker waits for a `docker run` its killed start left running, in ms (60 000),
@@ -78,6 +83,7 @@ export async function startDocker(
   log: Logger,
   onHandle: (handle: DockerHandle) => void = () => undefined,
   phases: Phases = new Phases(),
+  schema: SchemaCache | null = null,
 ): Promise<DockerServer> {
   checkDockerInputs(config);
   // The image's layout is the one answer `docker run` waits for, so it is the only question asked
@@ -96,7 +102,11 @@ export async function startDocker(
   ]);
   if (!inspected) log.info(`Docker engine ${await engineVersion()}`);
   phases.end('image inspect');
-  if (config.cacheDir) log.warning("Input 'cache-dir' applies to native mode only (Docker mode caches the image, not a cluster)");
+  if (config.cacheDir && !config.schemaCache) {
+    log.warning(
+      "Input 'cache-dir' applies to native mode and to the schema cache only (Docker mode caches the image, not a cluster)",
+    );
+  }
   const reach: Reach = jobNetwork ? { kind: 'network', network: jobNetwork.network } : { kind: 'publish' };
   if (jobNetwork) {
     log.info(
@@ -151,14 +161,16 @@ export async function startDocker(
       ? [...publishHostWarnings(config.publishHost), ...defaultPasswordWarnings(config.password, config.publishHost)]
       : [];
   for (const w of warnings) log.warning(w);
+  const entry = schema && image ? await schemaEntry(schema, image, config, log) : null;
+  if (schema) phases.end('schema cache lookup');
   const layout = { pgdata, volumes: image?.volumes ?? [] };
-  const plan = buildRunPlan(config, layout, reach, handle.token);
+  const plan = buildRunPlan(config, layout, reach, handle.token, entry && image ? { entrypoint: image.entrypoint } : null);
   const onTmpfs = tmpfsPaths(layout);
   log.info(
     `PGDATA ${pgdata} on tmpfs${onTmpfs.join() !== pgdata ? ` (tmpfs on VOLUME ${onTmpfs.join(' and ')})` : ''}` +
       `${config.tmpfsSize ? `, size ${config.tmpfsSize}` : ''}; /dev/shm ${config.shmSize}`,
   );
-  log.info(`docker ${plan.args.join(' ')}`);
+  log.info(`docker ${plan.args.map((a) => (a === RESTORE_WRAPPER ? "'<wait for the schema cache restore>'" : a)).join(' ')}`);
   // Recorded before the container exists: a run killed from here on leaves a container that
   // the run label finds.
   throwIfInterrupted();
@@ -169,6 +181,22 @@ export async function startDocker(
     handle.containerId = run.stdout.trim();
     onHandle({ ...handle });
     phases.end('docker run');
+    if (entry && schema) {
+      try {
+        await restoreDocker(handle.containerId, entry);
+        phases.end('schema cache restore');
+        await setPasswordDocker(handle.containerId, config.user, config.password, config.waitTimeoutMs);
+        phases.end('password set on the restored cluster');
+      } catch (error) {
+        if (!(error instanceof SetupError)) throw error;
+        // The entry did not restore: this container goes, the entry is dropped, and the start
+        // is made again as a miss (init runs).
+        const problem = await stopDocker(handle);
+        if (problem) log.warning(`Could not remove container ${handle.containerName}: ${problem}`);
+        schema.damaged(error.message);
+        return await startDocker(config, log, onHandle, phases, schema);
+      }
+    }
     const firstAliveCheck = performance.now() + FIRST_ALIVE_CHECK_MS;
 
     const port =
@@ -228,6 +256,31 @@ export async function startDocker(
     const problem = await stopDocker(handle);
     if (problem) log.warning(`Could not remove container ${handle.containerName}: ${problem}`);
     throw error;
+  }
+}
+
+/**
+ * Looks the schema cache up for this image and checks the entry found against its manifest. An
+ * image without an ENTRYPOINT cannot be handed over to after a restore: the schema cache is then
+ * not used (a warning; nothing saved). A damaged entry is dropped with a warning: a miss.
+ * @returns the entry to restore, or null
+ */
+async function schemaEntry(schema: SchemaCache, image: ImageConfig, config: Config, log: Logger): Promise<StoreEntry | null> {
+  if (image.entrypoint.length === 0) {
+    log.warning(
+      `Input 'schema-cache': the image ${config.image} has no ENTRYPOINT to start after a restore (the official image's is docker-entrypoint.sh); the schema cache is not used`,
+    );
+    return null;
+  }
+  const found = await schema.open(dockerIdentity(image, config));
+  if (!found) return null;
+  try {
+    verifyEntry(found);
+    return found;
+  } catch (error) {
+    if (!(error instanceof DamagedEntryError)) throw error;
+    schema.damaged(error.problem);
+    return null;
   }
 }
 

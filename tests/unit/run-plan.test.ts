@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { buildRunPlan, parseDockerPort, pgdataFromEnv, tmpfsMounts } from '../../src/docker/run-plan.js';
+import { spawn, spawnSync } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import {
+  buildRunPlan,
+  parseDockerPort,
+  pgdataFromEnv,
+  RESTORE_WRAPPER,
+  RESTORED_MARKER,
+  tmpfsMounts,
+} from '../../src/docker/run-plan.js';
+import { dockerIdentity } from '../../src/schema-cache/docker.js';
 import { parseInputs, type InputName } from '../../src/inputs.js';
 
 const config = (given: Partial<Record<InputName, string>>) =>
@@ -84,6 +94,55 @@ describe('buildRunPlan', () => {
   it('lets Docker pick the port for port 0 and brackets IPv6 hosts', () => {
     expect(buildRunPlan(config({ port: '0' }), LAYOUT_17).args).toContain('127.0.0.1::5432');
     expect(buildRunPlan(config({ 'publish-host': '::1', port: '6000' }), LAYOUT_17).args).toContain('[::1]:6000:5432');
+  });
+
+  it('with a schema-cache entry to restore: the wrapper, then the image entrypoint and postgres with the settings', () => {
+    const { args, env } = buildRunPlan(config({}), LAYOUT_18, { kind: 'publish' }, 'tok', {
+      entrypoint: ['docker-entrypoint.sh'],
+    });
+    const image = args.indexOf('postgres:18');
+    expect(args.slice(image + 1, image + 4)).toEqual(['sh', '-c', RESTORE_WRAPPER]);
+    expect(args.slice(image + 4)).toEqual([
+      'pg-tmpfs',
+      '6000',
+      'docker-entrypoint.sh',
+      'postgres',
+      '-c',
+      'fsync=off',
+      '-c',
+      'full_page_writes=off',
+      '-c',
+      'jit=off',
+    ]);
+    // The environment is the same: the entrypoint skips initdb because PGDATA holds a cluster.
+    expect(env.POSTGRES_INITDB_ARGS).toBe('--nosync');
+  });
+
+  it('the restore wrapper waits for its marker, then runs its arguments; gives up after its tries', async () => {
+    rmSync(RESTORED_MARKER, { force: true });
+    const gaveUp = spawnSync('sh', ['-c', RESTORE_WRAPPER, 'pg-tmpfs', '3', 'echo', 'ran'], {
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+    expect([gaveUp.status, gaveUp.stdout, gaveUp.stderr]).toEqual([1, '', 'pg-tmpfs: the schema cache restore did not arrive\n']);
+    try {
+      const child = spawn('sh', ['-c', RESTORE_WRAPPER, 'pg-tmpfs', '600', 'echo', 'ran'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      await new Promise((r) => setTimeout(r, 100));
+      expect(out).toBe(''); // still waiting
+      writeFileSync(RESTORED_MARKER, '');
+      const status = await new Promise((r) => child.on('close', r));
+      expect([status, out]).toEqual([0, 'ran\n']);
+    } finally {
+      rmSync(RESTORED_MARKER, { force: true });
+    }
+  });
+
+  it('schema cache identity: the image ID, the initdb arguments and the superuser', () => {
+    const id = dockerIdentity({ id: 'sha256:abc' }, { locale: 'C', user: 'app' });
+    expect(id).toEqual({ mode: 'docker', imageId: 'sha256:abc', initdbArgs: ['--nosync', '--username=app'] });
+    expect(dockerIdentity({ id: 'sha256:abc' }, { locale: 'de_DE.UTF-8', user: 'app' })).not.toEqual(id);
   });
 
   it('puts user settings after the defaults, overriding them', () => {

@@ -1,0 +1,168 @@
+/**
+ * The schema cache in Docker mode: the server's identity (the image ID, never the tag, and the
+ * initdb arguments the entrypoint gets), the consistent copy after init (pg_basebackup inside the
+ * container, its tar stream unpacked into the store), and the restore (the entry, checked against
+ * its manifest, streamed as tar into the container's tmpfs PGDATA before the image's entrypoint
+ * runs: run-plan.ts RESTORE_WRAPPER), then this run's password set over the container's Unix
+ * socket. PGDATA and the image's VOLUME stay on the container's tmpfs; nothing is mounted from
+ * the host, so a `container:` job (whose files the daemon cannot see) works the same.
+ * Manual: "Making a Base Backup", pg_basebackup (`-D -` writes a tar to stdout when WAL is
+ * fetched, not streamed).
+ */
+import { join } from 'node:path';
+import { SetupError } from '../errors.js';
+import type { Config } from '../inputs.js';
+import { DamagedEntryError } from '../native/cache-copy.js';
+import { foldersProblem, readProblem, sha256, withFile } from '../native/cache-manifest.js';
+import { scramVerifier } from '../native/scram.js';
+import { run, tail } from '../proc.js';
+import type { DockerServer } from '../server.js';
+import type { ImageConfig } from '../docker/engine.js';
+import { initdbArgsEnv, RESTORED_MARKER } from '../docker/run-plan.js';
+import type { ServerIdentity } from './key.js';
+import type { StoreEntry } from './store.js';
+
+/** Deadline of the copy after init (pg_basebackup through `docker exec`), in ms: 600 000. */
+const SNAPSHOT_TIMEOUT_MS = 600_000;
+
+/** Deadline of streaming an entry into the container, in ms: 300 000 (a cluster of a few GB). */
+const RESTORE_TIMEOUT_MS = 300_000;
+
+/**
+ * The identity of a Docker server for the key: the image ID (`docker image inspect` .Id; a tag
+ * moves, and an image's extensions are in it), POSTGRES_INITDB_ARGS and the superuser.
+ */
+export function dockerIdentity(image: Pick<ImageConfig, 'id'>, config: Pick<Config, 'locale' | 'user'>): ServerIdentity {
+  return { mode: 'docker', imageId: image.id, initdbArgs: [initdbArgsEnv(config), `--username=${config.user}`] };
+}
+
+/**
+ * Checks every folder and file of an entry against its manifest before it is streamed into a
+ * container (as copyCluster does while it copies, for native mode): real folders and regular
+ * files of this user that others cannot write, each file of the manifest's size and sha256.
+ * @throws DamagedEntryError naming the first difference
+ */
+export function verifyEntry(entry: StoreEntry): void {
+  const { dir, manifest } = entry;
+  const untrusted = foldersProblem(dir, manifest.dirs);
+  if (untrusted) throw new DamagedEntryError(dir, untrusted);
+  for (const [file, want] of Object.entries(manifest.files)) {
+    let problem: string | null;
+    try {
+      problem = withFile(join(dir, file), (bytes, s) => {
+        if (s.size !== want.size) return `has ${s.size} bytes, not ${want.size}`;
+        return sha256(bytes) === want.sha256 ? null : 'does not match the sha256 in its manifest (it changed after the fill)';
+      });
+    } catch (error) {
+      problem = readProblem(error);
+    }
+    if (problem) throw new DamagedEntryError(dir, `${file} ${problem}`);
+  }
+}
+
+/**
+ * Streams a checked entry into the container's PGDATA as a tar (node-tar, only the manifest's
+ * folders and files, owner 0: the image's entrypoint, run as root, gives PGDATA to postgres), then
+ * makes RESTORED_MARKER so that the container's wrapper runs the image's entrypoint.
+ * @throws SetupError with what `docker exec` or the container's tar said
+ */
+export async function restoreDocker(containerId: string, entry: StoreEntry): Promise<void> {
+  const tar = await import('tar');
+  const pack = tar.c({ cwd: entry.dir, portable: true, noDirRecurse: true }, [
+    ...entry.manifest.dirs,
+    ...Object.keys(entry.manifest.files),
+  ]);
+  const r = await run(
+    'docker',
+    ['exec', '-i', containerId, 'sh', '-c', `mkdir -p "$PGDATA" && tar -x -f - -C "$PGDATA" && : > ${RESTORED_MARKER}`],
+    { timeoutMs: RESTORE_TIMEOUT_MS, stdinStream: pack },
+  );
+  if (r.code !== 0) {
+    throw new SetupError(
+      r.timedOut
+        ? `the schema cache restore into the container did not finish within ${RESTORE_TIMEOUT_MS / 1000} s`
+        : `the schema cache restore into the container failed: ${tail(r.stderr.trim() || `exit code ${String(r.code)}`)}`,
+      'The image needs sh and tar (the official image has both); or turn schema-cache off',
+    );
+  }
+}
+
+/**
+ * Sets this run's password on a restored cluster, over the container's Unix socket (the official
+ * image's pg_hba.conf trusts local connections: initdb's default), retrying while the server
+ * replays the copy's WAL and starts. Only a SCRAM verifier reaches the container, on stdin.
+ * @param timeoutMs how long the server may take to accept the connection
+ * @throws SetupError with psql's last error when it never succeeds
+ */
+export async function setPasswordDocker(containerId: string, user: string, password: string, timeoutMs: number): Promise<void> {
+  const sql = `ALTER ROLE "${user.replace(/"/g, '""')}" PASSWORD '${scramVerifier(password)}';`;
+  const tries = Math.max(1, Math.ceil(timeoutMs / 20));
+  const script = [
+    'sql=$(cat); user=$1; tries=$2; i=0',
+    'until out=$(printf "%s\\n" "$sql" | psql -X -q -v ON_ERROR_STOP=1 -U "$user" -d template1 2>&1); do',
+    '  i=$((i + 1))',
+    '  if [ "$i" -ge "$tries" ]; then printf "%s\\n" "$out" >&2; exit 1; fi',
+    '  sleep 0.01',
+    'done',
+  ].join('\n');
+  const r = await run('docker', ['exec', '-i', containerId, 'sh', '-c', script, 'pg-tmpfs', user, String(tries)], {
+    timeoutMs: timeoutMs + 10_000,
+    input: `${sql}\n`,
+  });
+  if (r.code !== 0) {
+    throw new SetupError(
+      `could not set the password on the restored cluster: ${tail(r.stderr.trim() || `exit code ${String(r.code)}`)}`,
+      'The image must trust local connections (the official image does); or turn schema-cache off',
+    );
+  }
+}
+
+/**
+ * Writes a consistent copy of the running container's cluster into `dest` (an empty folder):
+ * pg_basebackup over the container's Unix socket (`-D - -F t -X fetch`: one tar on stdout, the
+ * WAL it needs included), a fast checkpoint, no backup manifest; the tar is unpacked here by
+ * node-tar (no owners kept: the store's files are this user's). The server keeps running.
+ * @throws SetupError with pg_basebackup's message; one naming the `settings` input when
+ *   wal_level is minimal or max_wal_senders is 0
+ */
+export async function snapshotDocker(server: DockerServer, dest: string): Promise<void> {
+  const tar = await import('tar');
+  const unpack = tar.x({ cwd: dest, preserveOwner: false, strict: true });
+  let unpackError = '';
+  unpack.on('error', (error: Error) => (unpackError ||= error.message));
+  const r = await run(
+    'docker',
+    [
+      'exec',
+      server.containerId,
+      'pg_basebackup',
+      '-D',
+      '-',
+      '-F',
+      't',
+      '-X',
+      'fetch',
+      '-c',
+      'fast',
+      '--no-manifest',
+      '-w',
+      '-U',
+      server.connection.user,
+    ],
+    { timeoutMs: SNAPSHOT_TIMEOUT_MS, stdoutStream: unpack },
+  );
+  if (r.code === 0 && !unpackError) return;
+  const text = r.stderr.trim();
+  if (/wal_level|max_wal_senders|number of requested standby connections/i.test(text)) {
+    throw new SetupError(
+      `the cluster cannot be copied while it runs: ${text}`,
+      "Remove wal_level=minimal or max_wal_senders=0 from input 'settings' (the schema cache copies the cluster with pg_basebackup)",
+    );
+  }
+  throw new SetupError(
+    r.timedOut
+      ? `pg_basebackup did not finish within ${SNAPSHOT_TIMEOUT_MS / 1000} s`
+      : `pg_basebackup in the container failed: ${tail(text || unpackError || `exit code ${String(r.code)}`)}`,
+    'See its message',
+  );
+}
