@@ -28,6 +28,7 @@ import { runClientPath } from './sections/client-path.js';
 import { runJobShape } from './sections/job-shape.js';
 import { runMajors, runPg18 } from './sections/majors.js';
 import { runPerTest } from './sections/per-test.js';
+import { runSchemaCache } from './sections/schema-cache.js';
 import { runSettings } from './sections/settings.js';
 import { runSharedBuffers } from './sections/shared-buffers.js';
 import { runStartup } from './sections/startup.js';
@@ -117,6 +118,7 @@ const RUNNERS: Record<Section, (ctx: Context) => Promise<void>> = {
   pg18: runPg18,
   job_shape: runJobShape,
   per_test: runPerTest,
+  schema_cache: runSchemaCache,
 };
 
 /**

@@ -5,7 +5,6 @@
  * Over 300 lines because every program the project runs goes through run() here, with its deadline, process group and run marker.
  */
 import { spawn } from 'node:child_process';
-import type { Writable } from 'node:stream';
 import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
@@ -196,15 +195,10 @@ export interface ProcOptions {
   cwd?: string;
   uid?: number;
   gid?: number;
-  /** Text written to the program's stdin (then closed); default: no stdin. */
-  input?: string;
+  /** Text or bytes written to the program's stdin (then closed); default: no stdin. */
+  input?: string | Buffer;
   /**
-   * Bytes piped to the program's stdin (e.g. a tar stream), instead of `input`; the program may
-   * stop reading early (its exit code tells why), which is not an error here.
-   */
-  stdinStream?: { pipe(destination: Writable): unknown };
-  /**
-   * Where the program's stdout goes as bytes (e.g. a tar extractor), instead of being collected
+   * Where the program's stdout goes as bytes (e.g. a file), instead of being collected
    * as text (ProcResult.stdout is then ''). run() resolves once this stream has finished too.
    */
   stdoutStream?: NodeJS.WritableStream;
@@ -263,7 +257,7 @@ export function run(program: string, args: readonly string[], options: ProcOptio
     const child = spawn(program, args, {
       cwd: options.cwd,
       env: withoutNames({ ...inheritedEnv(), ...options.env }, options.unsetEnv),
-      stdio: [options.input === undefined && !options.stdinStream ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       detached: true,
       ...(options.uid !== undefined ? { uid: options.uid, gid: options.gid } : {}),
     });
@@ -274,16 +268,15 @@ export function run(program: string, args: readonly string[], options: ProcOptio
     let leftoverPids: number[] = [];
     let silent = false;
     let spoke = false;
-    if (options.input !== undefined) child.stdin?.end(options.input);
-    if (options.stdinStream && child.stdin) {
+    if (options.input !== undefined && child.stdin) {
       child.stdin.on('error', () => undefined); // EPIPE: the program stopped reading; its exit says why
-      options.stdinStream.pipe(child.stdin);
+      child.stdin.end(options.input);
     }
     // A binary stdout is piped on; run() settles after that stream has finished as well.
     const piped = options.stdoutStream
       ? new Promise<void>((done) => {
           const out = options.stdoutStream as NodeJS.WritableStream;
-          // 'close': a stream that writes files (node-tar's Unpack) closes once they are written.
+          // 'close': a file stream closes once its bytes are written.
           out.on('close', () => done());
           out.on('error', () => done());
           child.stdout?.pipe(out);

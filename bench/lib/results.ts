@@ -13,6 +13,7 @@ export const SECTIONS = [
   'pg18',
   'job_shape',
   'per_test',
+  'schema_cache',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 

@@ -11,6 +11,7 @@ import { fmt, type Renderer } from './format.js';
 import { renderJobShape } from './job-shape.js';
 import { renderPerTest } from './per-test.js';
 import { renderPg18 } from './pg18.js';
+import { renderSchemaCache } from './schema-cache.js';
 import { renderSettings } from './settings.js';
 import { renderSharedBuffers } from './shared-buffers.js';
 import { renderMajors, renderStartup } from './startup.js';
@@ -49,6 +50,8 @@ const TITLES: Record<Section, string> = {
     '8. A job’s shape: start PostgreSQL, other steps that do not need it, then the tests: seconds the job is blocked on PostgreSQL (lower is better)',
   per_test:
     '9. Per test: a fresh database from the template, TRUNCATE, a transaction rolled back, or DELETE, on the action’s server, tmpfs, profile (tests per second, higher is better)',
+  schema_cache:
+    '10. The schema cache: a start with 300 migrations as init, without the cache, on a miss and on a hit, in both modes (seconds of the whole `pg-tmpfs up` process, lower is better)',
 };
 
 /** Each section's tables, from its cases. */
@@ -62,6 +65,7 @@ const RENDERERS: Record<Section, Renderer> = {
   pg18: renderPg18,
   job_shape: renderJobShape,
   per_test: renderPerTest,
+  schema_cache: renderSchemaCache,
 };
 
 /** The Markdown report: the run's header, each section in `sections` order that has cases, then the errors. */

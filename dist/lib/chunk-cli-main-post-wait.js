@@ -101,7 +101,7 @@ function run(program, args, options) {
     const child = spawn(program, args, {
       cwd: options.cwd,
       env: withoutNames({ ...inheritedEnv(), ...options.env }, options.unsetEnv),
-      stdio: [options.input === void 0 && !options.stdinStream ? "ignore" : "pipe", "pipe", "pipe"],
+      stdio: [options.input === void 0 ? "ignore" : "pipe", "pipe", "pipe"],
       detached: true,
       ...options.uid !== void 0 ? { uid: options.uid, gid: options.gid } : {}
     });
@@ -112,10 +112,9 @@ function run(program, args, options) {
     let leftoverPids = [];
     let silent = false;
     let spoke = false;
-    if (options.input !== void 0) child.stdin?.end(options.input);
-    if (options.stdinStream && child.stdin) {
+    if (options.input !== void 0 && child.stdin) {
       child.stdin.on("error", () => void 0);
-      options.stdinStream.pipe(child.stdin);
+      child.stdin.end(options.input);
     }
     const piped = options.stdoutStream ? new Promise((done) => {
       const out = options.stdoutStream;

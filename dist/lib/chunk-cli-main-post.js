@@ -1143,6 +1143,7 @@ function copyLater(entry, manifest, dest, runAs, later, staging) {
 }
 
 // src/schema-cache/docker.ts
+import { createWriteStream } from "node:fs";
 import { join as join3 } from "node:path";
 
 // node_modules/@mongodb-js/saslprep/dist/.esm-wrapper.mjs
@@ -1169,38 +1170,39 @@ function scramVerifier(password, salt = randomBytes(16), iterations = SCRAM_ITER
 }
 
 // src/schema-cache/docker.ts
+var BASE_TAR = "base.tar";
 var SNAPSHOT_TIMEOUT_MS = 6e5;
 var RESTORE_TIMEOUT_MS = 3e5;
 function dockerIdentity(image, config) {
   return { mode: "docker", imageId: image.id, initdbArgs: [initdbArgsEnv(config), `--username=${config.user}`] };
 }
-function verifyEntry(entry) {
+function readEntry(entry) {
   const { dir, manifest } = entry;
-  const untrusted = foldersProblem(dir, manifest.dirs);
-  if (untrusted) throw new DamagedEntryError(dir, untrusted);
-  for (const [file, want] of Object.entries(manifest.files)) {
-    let problem;
-    try {
-      problem = withFile(join3(dir, file), (bytes, s) => {
-        if (s.size !== want.size) return `has ${s.size} bytes, not ${want.size}`;
-        return sha256(bytes) === want.sha256 ? null : "does not match the sha256 in its manifest (it changed after the fill)";
-      });
-    } catch (error) {
-      problem = readProblem(error);
-    }
-    if (problem) throw new DamagedEntryError(dir, `${file} ${problem}`);
+  const names = Object.keys(manifest.files);
+  if (names.length !== 1 || names[0] !== BASE_TAR || manifest.dirs.length) {
+    throw new DamagedEntryError(dir, `holds ${names.join(", ") || "nothing"}, not one ${BASE_TAR}`);
   }
+  const want = manifest.files[BASE_TAR];
+  let problem = null;
+  let bytes = Buffer.alloc(0);
+  try {
+    problem = withFile(join3(dir, BASE_TAR), (read, s) => {
+      if (s.size !== want.size || read.length !== want.size) return `has ${read.length} bytes, not ${want.size}`;
+      if (sha256(read) !== want.sha256) return "does not match the sha256 in its manifest (it changed after the fill)";
+      bytes = Buffer.from(read);
+      return null;
+    });
+  } catch (error) {
+    problem = readProblem(error);
+  }
+  if (problem) throw new DamagedEntryError(dir, `${BASE_TAR} ${problem}`);
+  return bytes;
 }
-async function restoreDocker(containerId, entry) {
-  const tar = await import("./chunk-indexmin.js");
-  const pack = tar.c({ cwd: entry.dir, portable: true, noDirRecurse: true }, [
-    ...entry.manifest.dirs,
-    ...Object.keys(entry.manifest.files)
-  ]);
+async function restoreDocker(containerId, tar) {
   const r = await run(
     "docker",
     ["exec", "-i", containerId, "sh", "-c", `mkdir -p "$PGDATA" && tar -x -f - -C "$PGDATA" && : > ${RESTORED_MARKER}`],
-    { timeoutMs: RESTORE_TIMEOUT_MS, stdinStream: pack }
+    { timeoutMs: RESTORE_TIMEOUT_MS, input: tar }
   );
   if (r.code !== 0) {
     throw new SetupError(
@@ -1233,10 +1235,9 @@ async function setPasswordDocker(containerId, user, password, timeoutMs) {
   }
 }
 async function snapshotDocker(server, dest) {
-  const tar = await import("./chunk-indexmin.js");
-  const unpack = tar.x({ cwd: dest, preserveOwner: false, strict: true });
-  let unpackError = "";
-  unpack.on("error", (error) => unpackError ||= error.message);
+  const file = createWriteStream(join3(dest, BASE_TAR), { mode: 384 });
+  let writeError = "";
+  file.on("error", (error) => writeError ||= error.message);
   const r = await run(
     "docker",
     [
@@ -1256,9 +1257,9 @@ async function snapshotDocker(server, dest) {
       "-U",
       server.connection.user
     ],
-    { timeoutMs: SNAPSHOT_TIMEOUT_MS, stdoutStream: unpack }
+    { timeoutMs: SNAPSHOT_TIMEOUT_MS, stdoutStream: file }
   );
-  if (r.code === 0 && !unpackError) return;
+  if (r.code === 0 && !writeError) return;
   const text = r.stderr.trim();
   if (/wal_level|max_wal_senders|number of requested standby connections/i.test(text)) {
     throw new SetupError(
@@ -1267,7 +1268,7 @@ async function snapshotDocker(server, dest) {
     );
   }
   throw new SetupError(
-    r.timedOut ? `pg_basebackup did not finish within ${SNAPSHOT_TIMEOUT_MS / 1e3} s` : `pg_basebackup in the container failed: ${tail(text || unpackError || `exit code ${String(r.code)}`)}`,
+    r.timedOut ? `pg_basebackup did not finish within ${SNAPSHOT_TIMEOUT_MS / 1e3} s` : `pg_basebackup in the container failed: ${tail(text || writeError || `exit code ${String(r.code)}`)}`,
     "See its message"
   );
 }
@@ -1339,6 +1340,7 @@ async function startDocker(config, log, onHandle = () => void 0, phases = new Ph
   const warnings = reach.kind === "publish" ? [...publishHostWarnings(config.publishHost), ...defaultPasswordWarnings(config.password, config.publishHost)] : [];
   for (const w of warnings) log.warning(w);
   const entry = schema && image ? await schemaEntry(schema, image, config, log) : null;
+  const restoreTar = entry?.tar ?? null;
   if (schema) phases.end("schema cache lookup");
   const layout = { pgdata, volumes: image?.volumes ?? [] };
   const plan = buildRunPlan(config, layout, reach, handle.token, entry && image ? { entrypoint: image.entrypoint } : null);
@@ -1355,9 +1357,9 @@ async function startDocker(config, log, onHandle = () => void 0, phases = new Ph
     handle.containerId = run2.stdout.trim();
     onHandle({ ...handle });
     phases.end("docker run");
-    if (entry && schema) {
+    if (restoreTar && schema) {
       try {
-        await restoreDocker(handle.containerId, entry);
+        await restoreDocker(handle.containerId, restoreTar);
         phases.end("schema cache restore");
         await setPasswordDocker(handle.containerId, config.user, config.password, config.waitTimeoutMs);
         phases.end("password set on the restored cluster");
@@ -1429,8 +1431,7 @@ async function schemaEntry(schema, image, config, log) {
   const found = await schema.open(dockerIdentity(image, config));
   if (!found) return null;
   try {
-    verifyEntry(found);
-    return found;
+    return { entry: found, tar: readEntry(found) };
   } catch (error) {
     if (!(error instanceof DamagedEntryError)) throw error;
     schema.damaged(error.problem);

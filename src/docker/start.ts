@@ -37,7 +37,7 @@ import {
 import { detectJobNetwork } from './job-container.js';
 import { DamagedEntryError } from '../native/cache-copy.js';
 import type { SchemaCache } from '../schema-cache/cache.js';
-import { dockerIdentity, restoreDocker, setPasswordDocker, verifyEntry } from '../schema-cache/docker.js';
+import { dockerIdentity, readEntry, restoreDocker, setPasswordDocker } from '../schema-cache/docker.js';
 import type { StoreEntry } from '../schema-cache/store.js';
 import { buildRunPlan, CONTAINER_LABEL, CONTAINER_PORT, RESTORE_WRAPPER, tmpfsPaths, type Reach } from './run-plan.js';
 
@@ -162,6 +162,7 @@ export async function startDocker(
       : [];
   for (const w of warnings) log.warning(w);
   const entry = schema && image ? await schemaEntry(schema, image, config, log) : null;
+  const restoreTar = entry?.tar ?? null;
   if (schema) phases.end('schema cache lookup');
   const layout = { pgdata, volumes: image?.volumes ?? [] };
   const plan = buildRunPlan(config, layout, reach, handle.token, entry && image ? { entrypoint: image.entrypoint } : null);
@@ -181,9 +182,9 @@ export async function startDocker(
     handle.containerId = run.stdout.trim();
     onHandle({ ...handle });
     phases.end('docker run');
-    if (entry && schema) {
+    if (restoreTar && schema) {
       try {
-        await restoreDocker(handle.containerId, entry);
+        await restoreDocker(handle.containerId, restoreTar);
         phases.end('schema cache restore');
         await setPasswordDocker(handle.containerId, config.user, config.password, config.waitTimeoutMs);
         phases.end('password set on the restored cluster');
@@ -260,12 +261,17 @@ export async function startDocker(
 }
 
 /**
- * Looks the schema cache up for this image and checks the entry found against its manifest. An
+ * Looks the schema cache up for this image and reads the entry found, checked against its manifest. An
  * image without an ENTRYPOINT cannot be handed over to after a restore: the schema cache is then
  * not used (a warning; nothing saved). A damaged entry is dropped with a warning: a miss.
- * @returns the entry to restore, or null
+ * @returns the entry and its tar's bytes to restore, or null
  */
-async function schemaEntry(schema: SchemaCache, image: ImageConfig, config: Config, log: Logger): Promise<StoreEntry | null> {
+async function schemaEntry(
+  schema: SchemaCache,
+  image: ImageConfig,
+  config: Config,
+  log: Logger,
+): Promise<{ entry: StoreEntry; tar: Buffer } | null> {
   if (image.entrypoint.length === 0) {
     log.warning(
       `Input 'schema-cache': the image ${config.image} has no ENTRYPOINT to start after a restore (the official image's is docker-entrypoint.sh); the schema cache is not used`,
@@ -275,8 +281,7 @@ async function schemaEntry(schema: SchemaCache, image: ImageConfig, config: Conf
   const found = await schema.open(dockerIdentity(image, config));
   if (!found) return null;
   try {
-    verifyEntry(found);
-    return found;
+    return { entry: found, tar: readEntry(found) };
   } catch (error) {
     if (!(error instanceof DamagedEntryError)) throw error;
     schema.damaged(error.problem);

@@ -1,19 +1,21 @@
 /**
  * The schema cache in Docker mode: the server's identity (the image ID, never the tag, and the
  * initdb arguments the entrypoint gets), the consistent copy after init (pg_basebackup inside the
- * container, its tar stream unpacked into the store), and the restore (the entry, checked against
- * its manifest, streamed as tar into the container's tmpfs PGDATA before the image's entrypoint
- * runs: run-plan.ts RESTORE_WRAPPER), then this run's password set over the container's Unix
- * socket. PGDATA and the image's VOLUME stay on the container's tmpfs; nothing is mounted from
- * the host, so a `container:` job (whose files the daemon cannot see) works the same.
- * Manual: "Making a Base Backup", pg_basebackup (`-D -` writes a tar to stdout when WAL is
- * fetched, not streamed).
+ * container: one tar on its stdout, kept as it is, `base.tar`, the entry's only file), and the
+ * restore (that tar, checked against the manifest's sha256, written to `tar -x` in the container,
+ * into the tmpfs PGDATA, before the image's entrypoint runs: run-plan.ts RESTORE_WRAPPER), then
+ * this run's password set over the container's Unix socket. PGDATA and the image's VOLUME stay
+ * on the container's tmpfs; nothing is mounted from the host, so a `container:` job (whose files
+ * the daemon cannot see) works the same. The tar keeps the container's owners, so the server's
+ * files are postgres's as they were. Manual: "Making a Base Backup", pg_basebackup (`-D -` writes
+ * a tar to stdout when WAL is fetched, not streamed).
  */
+import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
 import { DamagedEntryError } from '../native/cache-copy.js';
-import { foldersProblem, readProblem, sha256, withFile } from '../native/cache-manifest.js';
+import { readProblem, sha256, withFile } from '../native/cache-manifest.js';
 import { scramVerifier } from '../native/scram.js';
 import { run, tail } from '../proc.js';
 import type { DockerServer } from '../server.js';
@@ -21,6 +23,9 @@ import type { ImageConfig } from '../docker/engine.js';
 import { initdbArgsEnv, RESTORED_MARKER } from '../docker/run-plan.js';
 import type { ServerIdentity } from './key.js';
 import type { StoreEntry } from './store.js';
+
+/** The file of a Docker-mode entry: pg_basebackup's tar of the cluster, as it came. */
+export const BASE_TAR = 'base.tar';
 
 /** Deadline of the copy after init (pg_basebackup through `docker exec`), in ms: 600 000. */
 const SNAPSHOT_TIMEOUT_MS = 600_000;
@@ -37,45 +42,45 @@ export function dockerIdentity(image: Pick<ImageConfig, 'id'>, config: Pick<Conf
 }
 
 /**
- * Checks every folder and file of an entry against its manifest before it is streamed into a
- * container (as copyCluster does while it copies, for native mode): real folders and regular
- * files of this user that others cannot write, each file of the manifest's size and sha256.
+ * Reads a Docker-mode entry's tar and checks it against the manifest: its only file, a regular
+ * file of this user that others cannot write, of the manifest's size and sha256. What is checked
+ * is what restoreDocker writes into the container.
+ * @returns the tar's bytes (a copy of its own)
  * @throws DamagedEntryError naming the first difference
  */
-export function verifyEntry(entry: StoreEntry): void {
+export function readEntry(entry: StoreEntry): Buffer {
   const { dir, manifest } = entry;
-  const untrusted = foldersProblem(dir, manifest.dirs);
-  if (untrusted) throw new DamagedEntryError(dir, untrusted);
-  for (const [file, want] of Object.entries(manifest.files)) {
-    let problem: string | null;
-    try {
-      problem = withFile(join(dir, file), (bytes, s) => {
-        if (s.size !== want.size) return `has ${s.size} bytes, not ${want.size}`;
-        return sha256(bytes) === want.sha256 ? null : 'does not match the sha256 in its manifest (it changed after the fill)';
-      });
-    } catch (error) {
-      problem = readProblem(error);
-    }
-    if (problem) throw new DamagedEntryError(dir, `${file} ${problem}`);
+  const names = Object.keys(manifest.files);
+  if (names.length !== 1 || names[0] !== BASE_TAR || manifest.dirs.length) {
+    throw new DamagedEntryError(dir, `holds ${names.join(', ') || 'nothing'}, not one ${BASE_TAR}`);
   }
+  const want = manifest.files[BASE_TAR] as { size: number; sha256: string };
+  let problem: string | null = null;
+  let bytes = Buffer.alloc(0);
+  try {
+    problem = withFile(join(dir, BASE_TAR), (read, s) => {
+      if (s.size !== want.size || read.length !== want.size) return `has ${read.length} bytes, not ${want.size}`;
+      if (sha256(read) !== want.sha256) return 'does not match the sha256 in its manifest (it changed after the fill)';
+      bytes = Buffer.from(read);
+      return null;
+    });
+  } catch (error) {
+    problem = readProblem(error);
+  }
+  if (problem) throw new DamagedEntryError(dir, `${BASE_TAR} ${problem}`);
+  return bytes;
 }
 
 /**
- * Streams a checked entry into the container's PGDATA as a tar (node-tar, only the manifest's
- * folders and files, owner 0: the image's entrypoint, run as root, gives PGDATA to postgres), then
- * makes RESTORED_MARKER so that the container's wrapper runs the image's entrypoint.
+ * Writes a checked entry's tar (readEntry) to `tar -x` in the container, into PGDATA, then makes
+ * RESTORED_MARKER so that the container's wrapper runs the image's entrypoint.
  * @throws SetupError with what `docker exec` or the container's tar said
  */
-export async function restoreDocker(containerId: string, entry: StoreEntry): Promise<void> {
-  const tar = await import('tar');
-  const pack = tar.c({ cwd: entry.dir, portable: true, noDirRecurse: true }, [
-    ...entry.manifest.dirs,
-    ...Object.keys(entry.manifest.files),
-  ]);
+export async function restoreDocker(containerId: string, tar: Buffer): Promise<void> {
   const r = await run(
     'docker',
     ['exec', '-i', containerId, 'sh', '-c', `mkdir -p "$PGDATA" && tar -x -f - -C "$PGDATA" && : > ${RESTORED_MARKER}`],
-    { timeoutMs: RESTORE_TIMEOUT_MS, stdinStream: pack },
+    { timeoutMs: RESTORE_TIMEOUT_MS, input: tar },
   );
   if (r.code !== 0) {
     throw new SetupError(
@@ -118,18 +123,17 @@ export async function setPasswordDocker(containerId: string, user: string, passw
 }
 
 /**
- * Writes a consistent copy of the running container's cluster into `dest` (an empty folder):
- * pg_basebackup over the container's Unix socket (`-D - -F t -X fetch`: one tar on stdout, the
- * WAL it needs included), a fast checkpoint, no backup manifest; the tar is unpacked here by
- * node-tar (no owners kept: the store's files are this user's). The server keeps running.
+ * Writes a consistent copy of the running container's cluster into `dest` (an empty folder), as
+ * `dest/base.tar`: pg_basebackup over the container's Unix socket (`-D - -F t -X fetch`: one tar
+ * on stdout, the WAL it needs included), a fast checkpoint, no backup manifest. The server keeps
+ * running.
  * @throws SetupError with pg_basebackup's message; one naming the `settings` input when
  *   wal_level is minimal or max_wal_senders is 0
  */
 export async function snapshotDocker(server: DockerServer, dest: string): Promise<void> {
-  const tar = await import('tar');
-  const unpack = tar.x({ cwd: dest, preserveOwner: false, strict: true });
-  let unpackError = '';
-  unpack.on('error', (error: Error) => (unpackError ||= error.message));
+  const file = createWriteStream(join(dest, BASE_TAR), { mode: 0o600 });
+  let writeError = '';
+  file.on('error', (error: Error) => (writeError ||= error.message));
   const r = await run(
     'docker',
     [
@@ -149,9 +153,9 @@ export async function snapshotDocker(server: DockerServer, dest: string): Promis
       '-U',
       server.connection.user,
     ],
-    { timeoutMs: SNAPSHOT_TIMEOUT_MS, stdoutStream: unpack },
+    { timeoutMs: SNAPSHOT_TIMEOUT_MS, stdoutStream: file },
   );
-  if (r.code === 0 && !unpackError) return;
+  if (r.code === 0 && !writeError) return;
   const text = r.stderr.trim();
   if (/wal_level|max_wal_senders|number of requested standby connections/i.test(text)) {
     throw new SetupError(
@@ -162,7 +166,7 @@ export async function snapshotDocker(server: DockerServer, dest: string): Promis
   throw new SetupError(
     r.timedOut
       ? `pg_basebackup did not finish within ${SNAPSHOT_TIMEOUT_MS / 1000} s`
-      : `pg_basebackup in the container failed: ${tail(text || unpackError || `exit code ${String(r.code)}`)}`,
+      : `pg_basebackup in the container failed: ${tail(text || writeError || `exit code ${String(r.code)}`)}`,
     'See its message',
   );
 }
