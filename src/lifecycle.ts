@@ -25,6 +25,8 @@ import { SchemaCache, type RemoteCache } from './schema-cache/cache.js';
 import { snapshotNative } from './schema-cache/native.js';
 import { snapshotDocker } from './schema-cache/docker.js';
 import { checkRestored, ForeignEntryError } from './schema-cache/restored.js';
+import { storeDir } from './schema-cache/store.js';
+import { removeStaleFills } from './native/cache-removal.js';
 import { LOG_TAIL_LINES, type Server, type ServerHandle } from './server.js';
 
 /**
@@ -132,11 +134,15 @@ export async function start(
   const schema = await SchemaCache.prepare(config, initFiles, config.cacheDir || defaultCacheDir(), log, remote);
   const chosen = await chooseMode(config, log);
   phases.end('mode');
+  // Every handle names the schema cache's store, so that stop() removes what a killed save left.
+  const store = schema ? storeDir(schema.cacheDir) : undefined;
+  const recordHandle = (h: ServerHandle): void => onHandle(store ? { ...h, schemaStore: store } : h);
   for (;;) {
     const server =
       chosen.mode === 'native'
-        ? await startNative(config, log, onHandle, chosen.binaries, phases, schema)
-        : await startDocker(config, log, onHandle, phases, schema);
+        ? await startNative(config, log, recordHandle, chosen.binaries, phases, schema)
+        : await startDocker(config, log, recordHandle, phases, schema);
+    if (store) server.schemaStore = store;
     try {
       if (schema?.hit) {
         server.provisioned = await checkRestored(server, config);
@@ -170,9 +176,14 @@ export async function stop(handle: ServerHandle): Promise<string[]> {
   try {
     // An init command a killed start left running goes first (it would fail anyway).
     const problems = await endMarkedProcesses(handle.token);
-    if (handle.mode === 'native') return [...problems, ...(await stopPostgres(handle))];
-    const problem = await stopDocker(handle);
-    return problem ? [...problems, `Could not remove container ${handle.containerName}: ${problem}`] : problems;
+    if (handle.mode === 'native') problems.push(...(await stopPostgres(handle)));
+    else {
+      const problem = await stopDocker(handle);
+      if (problem) problems.push(`Could not remove container ${handle.containerName}: ${problem}`);
+    }
+    // Copies a killed start left half made in the schema cache's store.
+    if (handle.schemaStore) problems.push(...(await removeStaleFills(handle.schemaStore)).problems);
+    return problems;
   } catch (error) {
     return [error instanceof Error ? error.message : String(error)];
   }

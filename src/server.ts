@@ -43,6 +43,8 @@ export interface DockerHandle {
    * `docker run` may run.
    */
   pulling?: boolean;
+  /** The schema cache's store this run may fill (schema-cache/store.ts): fills left by a killed run are removed with the server. */
+  schemaStore?: string;
 }
 
 /** What identifies a native-mode server's resources. */
@@ -63,6 +65,8 @@ export interface NativeHandle {
    * server. Absent in handles that name no cache (older records, the sweep).
    */
   cacheDir?: string;
+  /** The schema cache's store this run may fill (schema-cache/store.ts): fills left by a killed run are removed with the server. */
+  schemaStore?: string;
 }
 
 /** What must be undone to remove a server, whatever its mode. */

@@ -3727,8 +3727,11 @@ async function start(config, log, onHandle = () => void 0, phases = new Phases()
   const schema = await SchemaCache.prepare(config, initFiles, config.cacheDir || defaultCacheDir(), log, remote);
   const chosen = await chooseMode(config, log);
   phases.end("mode");
+  const store = schema ? storeDir(schema.cacheDir) : void 0;
+  const recordHandle = (h) => onHandle(store ? { ...h, schemaStore: store } : h);
   for (; ; ) {
-    const server = chosen.mode === "native" ? await startNative(config, log, onHandle, chosen.binaries, phases, schema) : await startDocker(config, log, onHandle, phases, schema);
+    const server = chosen.mode === "native" ? await startNative(config, log, recordHandle, chosen.binaries, phases, schema) : await startDocker(config, log, recordHandle, phases, schema);
+    if (store) server.schemaStore = store;
     try {
       if (schema?.hit) {
         server.provisioned = await checkRestored(server, config);
@@ -3755,9 +3758,13 @@ async function start(config, log, onHandle = () => void 0, phases = new Phases()
 async function stop(handle) {
   try {
     const problems = await endMarkedProcesses(handle.token);
-    if (handle.mode === "native") return [...problems, ...await stopPostgres(handle)];
-    const problem = await stopDocker(handle);
-    return problem ? [...problems, `Could not remove container ${handle.containerName}: ${problem}`] : problems;
+    if (handle.mode === "native") problems.push(...await stopPostgres(handle));
+    else {
+      const problem = await stopDocker(handle);
+      if (problem) problems.push(`Could not remove container ${handle.containerName}: ${problem}`);
+    }
+    if (handle.schemaStore) problems.push(...(await removeStaleFills(handle.schemaStore)).problems);
+    return problems;
   } catch (error) {
     return [error instanceof Error ? error.message : String(error)];
   }

@@ -1,5 +1,5 @@
 /**
- * Kills at random moments (issue #21): 44 seeded tries over every scenario of
+ * Kills at random moments (issue #21): four seeded tries per scenario of
  * tests/helpers/kill-loop.ts (CLI up and up --no-wait, the action's main and wait steps; native
  * cold and warm, Docker; init files and an init command; SIGKILL, SIGTERM, SIGINT and the
  * runner's cancel), each followed by `down` (or `up` again, then `down`) or the post step, and

@@ -42,6 +42,11 @@ export interface Scenario {
   cold: boolean;
   /** Init files and an init command after the start. */
   init: boolean;
+  /**
+   * The schema cache on (with init): `miss`, a key of the try's own, so the copy is saved after
+   * init; `hit`, one key for the loop, saved by the calibration, so the cluster is restored.
+   */
+  schema?: 'miss' | 'hit';
 }
 
 /** The scenarios, in a fixed order. */
@@ -57,6 +62,9 @@ export const SCENARIOS: readonly Scenario[] = [
   { id: 'action docker + init', kind: 'action', mode: 'docker', cold: false, init: true },
   { id: 'action wait:false native warm + init', kind: 'action-wait', mode: 'native', cold: false, init: true },
   { id: 'action wait:false docker', kind: 'action-wait', mode: 'docker', cold: false, init: false },
+  { id: 'cli native warm + init + schema miss', kind: 'cli', mode: 'native', cold: false, init: true, schema: 'miss' },
+  { id: 'cli docker + init + schema hit', kind: 'cli', mode: 'docker', cold: false, init: true, schema: 'hit' },
+  { id: 'action docker + init + schema miss', kind: 'action', mode: 'docker', cold: false, init: true, schema: 'miss' },
 ];
 
 /**
@@ -223,14 +231,16 @@ function folders(): string[] {
   ];
 }
 
-/** Fill temporaries in the loop's initdb caches (`<key>.tmp-<pid>-<hex>`). */
+/** Fill temporaries in the loop's initdb caches and their schema cache stores (`<key>.tmp-<pid>-<hex>`). */
 function cacheTemps(work: string): string[] {
   const found: string[] = [];
   for (const c of readdirSync(work).filter((n) => n.startsWith('cache-'))) {
-    try {
-      for (const n of readdirSync(join(work, c))) if (n.includes('.tmp-')) found.push(`cache temporary ${join(work, c, n)}`);
-    } catch {
-      // removed meanwhile
+    for (const dir of [join(work, c), join(work, c, 'schema')]) {
+      try {
+        for (const n of readdirSync(dir)) if (n.includes('.tmp-')) found.push(`cache temporary ${join(dir, n)}`);
+      } catch {
+        // removed meanwhile, or no store
+      }
     }
   }
   return found;
@@ -388,12 +398,26 @@ export function loopContext(work: string): LoopContext {
 const INIT_MARK = 'kl_init_command';
 const INIT_COMMAND = `psql -qAt -c 'SELECT pg_sleep(0.3)' -c 'CREATE TABLE ${INIT_MARK} (id int)'`;
 
+/** The schema cache's inputs of a scenario (its store in the scenario's cache folder), or none. */
+function schemaInputs(s: Scenario, ctx: LoopContext, cache: string, n: number): Record<string, string> {
+  if (!s.schema) return {};
+  return {
+    'schema-cache': 'true',
+    'schema-cache-files': ctx.initFile,
+    'schema-cache-key': s.schema === 'hit' ? 'kl-hit' : `kl-miss-${n}`,
+    'cache-dir': cache || join(ctx.work, 'cache-schema'),
+  };
+}
+
 /** `up` flags (CLI) for a scenario. */
-function cliArgs(s: Scenario, ctx: LoopContext, cache: string): string[] {
+function cliArgs(s: Scenario, ctx: LoopContext, cache: string, n: number): string[] {
   const mode =
     s.mode === 'native' ? ['--mode', 'native', '--postgres-version', NATIVE_MAJOR, '--cache-dir', cache] : ['--image', IMAGE];
   const init = s.init ? ['--init', ctx.initFile, '--init-command', INIT_COMMAND] : [];
-  return [...mode, ...init];
+  const schema = Object.entries(schemaInputs(s, ctx, cache, n)).flatMap(([input, value]) =>
+    input === 'schema-cache' ? ['--schema-cache'] : input === 'cache-dir' && s.mode === 'native' ? [] : [`--${input}`, value],
+  );
+  return [...mode, ...init, ...schema];
 }
 
 /** Action inputs for a scenario. */
@@ -401,6 +425,7 @@ function actionInputs(s: Scenario, ctx: LoopContext, cache: string, n: number): 
   return {
     ...(s.mode === 'native' ? { mode: 'native', 'postgres-version': NATIVE_MAJOR, 'cache-dir': cache } : { image: IMAGE }),
     ...(s.init ? { init: ctx.initFile, 'init-command': INIT_COMMAND } : {}),
+    ...schemaInputs(s, ctx, cache, n),
     ...(s.kind === 'action-wait' ? { wait: 'false' } : {}),
     'container-name': `pg-tmpfs-kl-${n}`,
     port: '0',
@@ -447,7 +472,7 @@ export async function runTry(
     const name = `kl${n}`;
     const upArgs = [
       'up',
-      ...cliArgs(scenario, ctx, cache),
+      ...cliArgs(scenario, ctx, cache, n),
       '--name',
       name,
       '--json',
