@@ -4155,7 +4155,7 @@ var UP_FLAGS = [
   ["settings", "extra settings, name=value per line (repeat --setting instead for one each)"],
   ["wait-timeout", "seconds to wait for the first answered query"],
   ["locale", "initdb locale (native mode)"],
-  ["cache-dir", "initdb cache folder (native mode)"],
+  ["cache-dir", "initdb cache folder (native mode) and the schema cache's store"],
   ["init-command", "shell command run once after --init, with DATABASE_URL and PG* set (migrations)"],
   ["init-timeout", "seconds each init statement, and the init command, may take"],
   ["schema-cache-key", "an extra string in the schema cache key (change it to force a rebuild)"]
