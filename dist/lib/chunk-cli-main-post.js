@@ -1198,41 +1198,31 @@ function readEntry(entry) {
   if (problem) throw new DamagedEntryError(dir, `${BASE_TAR} ${problem}`);
   return bytes;
 }
-async function restoreDocker(containerId, tar) {
-  const r = await run(
-    "docker",
-    ["exec", "-i", containerId, "sh", "-c", `mkdir -p "$PGDATA" && tar -x -f - -C "$PGDATA" && : > ${RESTORED_MARKER}`],
-    { timeoutMs: RESTORE_TIMEOUT_MS, input: tar }
-  );
-  if (r.code !== 0) {
-    throw new SetupError(
-      r.timedOut ? `the schema cache restore into the container did not finish within ${RESTORE_TIMEOUT_MS / 1e3} s` : `the schema cache restore into the container failed: ${tail(r.stderr.trim() || `exit code ${String(r.code)}`)}`,
-      "The image needs sh and tar (the official image has both); or turn schema-cache off"
-    );
-  }
-}
-async function setPasswordDocker(containerId, user, password, timeoutMs) {
+async function restoreDocker(containerId, tar, user, password, timeoutMs) {
   const sql = `ALTER ROLE "${user.replace(/"/g, '""')}" PASSWORD '${scramVerifier(password)}';`;
-  const tries = Math.max(1, Math.ceil(timeoutMs / 20));
+  const tries = Math.max(1, Math.ceil(timeoutMs / 10));
   const script = [
-    "sql=$(cat); user=$1; tries=$2; i=0",
-    'until out=$(printf "%s\\n" "$sql" | psql -X -q -v ON_ERROR_STOP=1 -U "$user" -d template1 2>&1); do',
+    "user=$1; tries=$2; i=0",
+    'mkdir -p "$PGDATA" && tar -x -f - -C "$PGDATA" || exit 3',
+    `: > ${RESTORED_MARKER}`,
+    'until out=$(printf "%s\\n" "$PG_TMPFS_SQL" | psql -X -q -v ON_ERROR_STOP=1 -U "$user" -d template1 2>&1); do',
     "  i=$((i + 1))",
-    '  if [ "$i" -ge "$tries" ]; then printf "%s\\n" "$out" >&2; exit 1; fi',
+    '  if [ "$i" -ge "$tries" ]; then printf "%s\\n" "$out" >&2; exit 4; fi',
     "  sleep 0.01",
     "done"
   ].join("\n");
-  const r = await run("docker", ["exec", "-i", containerId, "sh", "-c", script, "pg-tmpfs", user, String(tries)], {
-    timeoutMs: timeoutMs + 1e4,
-    input: `${sql}
-`
-  });
-  if (r.code !== 0) {
-    throw new SetupError(
-      `could not set the password on the restored cluster: ${tail(r.stderr.trim() || `exit code ${String(r.code)}`)}`,
-      "The image must trust local connections (the official image does); or turn schema-cache off"
-    );
-  }
+  const deadlineMs = RESTORE_TIMEOUT_MS + timeoutMs;
+  const r = await run(
+    "docker",
+    ["exec", "-i", "-e", "PG_TMPFS_SQL", containerId, "sh", "-c", script, "pg-tmpfs", user, String(tries)],
+    { timeoutMs: deadlineMs, input: tar, env: { PG_TMPFS_SQL: sql } }
+  );
+  if (r.code === 0) return;
+  const said = tail(r.stderr.trim() || `exit code ${String(r.code)}`);
+  throw new SetupError(
+    r.timedOut ? `the schema cache restore into the container did not finish within ${deadlineMs / 1e3} s` : r.code === 4 ? `could not set the password on the restored cluster: ${said}` : `the schema cache restore into the container failed: ${said}`,
+    "The image needs sh, tar and psql, and must trust local connections (the official image does); or turn schema-cache off"
+  );
 }
 async function snapshotDocker(server, dest) {
   const file = createWriteStream(join3(dest, BASE_TAR), { mode: 384 });
@@ -1340,7 +1330,6 @@ async function startDocker(config, log, onHandle = () => void 0, phases = new Ph
   const warnings = reach.kind === "publish" ? [...publishHostWarnings(config.publishHost), ...defaultPasswordWarnings(config.password, config.publishHost)] : [];
   for (const w of warnings) log.warning(w);
   const entry = schema && image ? await schemaEntry(schema, image, config, log) : null;
-  const restoreTar = entry?.tar ?? null;
   if (schema) phases.end("schema cache lookup");
   const layout = { pgdata, volumes: image?.volumes ?? [] };
   const plan = buildRunPlan(config, layout, reach, handle.token, entry && image ? { entrypoint: image.entrypoint } : null);
@@ -1352,22 +1341,23 @@ async function startDocker(config, log, onHandle = () => void 0, phases = new Ph
   throwIfInterrupted();
   onHandle({ ...handle });
   try {
-    const run2 = await docker(plan.args, plan.env, RUN_TIMEOUT_MS);
+    const running = docker(plan.args, plan.env, RUN_TIMEOUT_MS);
+    const restore = entry ? readRestore(entry) : null;
+    const run2 = await running;
     if (run2.exitCode !== 0) throw runError(run2.stderr, config);
     handle.containerId = run2.stdout.trim();
     onHandle({ ...handle });
     phases.end("docker run");
-    if (restoreTar && schema) {
+    if (restore && schema) {
       try {
-        await restoreDocker(handle.containerId, restoreTar);
-        phases.end("schema cache restore");
-        await setPasswordDocker(handle.containerId, config.user, config.password, config.waitTimeoutMs);
-        phases.end("password set on the restored cluster");
+        if ("problem" in restore) throw new DamagedEntryError(entry?.dir ?? "", restore.problem);
+        await restoreDocker(handle.containerId, restore.tar, config.user, config.password, config.waitTimeoutMs);
+        phases.end("schema cache restore, password set");
       } catch (error) {
-        if (!(error instanceof SetupError)) throw error;
+        if (!(error instanceof SetupError || error instanceof DamagedEntryError)) throw error;
         const problem = await stopDocker(handle);
         if (problem) log.warning(`Could not remove container ${handle.containerName}: ${problem}`);
-        schema.damaged(error.message);
+        schema.damaged(error instanceof DamagedEntryError ? error.problem : error.message);
         return await startDocker(config, log, onHandle, phases, schema);
       }
     }
@@ -1428,14 +1418,14 @@ async function schemaEntry(schema, image, config, log) {
     );
     return null;
   }
-  const found = await schema.open(dockerIdentity(image, config));
-  if (!found) return null;
+  return schema.open(dockerIdentity(image, config));
+}
+function readRestore(entry) {
   try {
-    return { entry: found, tar: readEntry(found) };
+    return { tar: readEntry(entry) };
   } catch (error) {
-    if (!(error instanceof DamagedEntryError)) throw error;
-    schema.damaged(error.problem);
-    return null;
+    if (error instanceof DamagedEntryError) return { problem: error.problem };
+    throw error;
   }
 }
 async function containerMounts(client, dir, containerId) {

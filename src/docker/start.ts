@@ -37,7 +37,7 @@ import {
 import { detectJobNetwork } from './job-container.js';
 import { DamagedEntryError } from '../native/cache-copy.js';
 import type { SchemaCache } from '../schema-cache/cache.js';
-import { dockerIdentity, readEntry, restoreDocker, setPasswordDocker } from '../schema-cache/docker.js';
+import { dockerIdentity, readEntry, restoreDocker } from '../schema-cache/docker.js';
 import type { StoreEntry } from '../schema-cache/store.js';
 import { buildRunPlan, CONTAINER_LABEL, CONTAINER_PORT, RESTORE_WRAPPER, tmpfsPaths, type Reach } from './run-plan.js';
 
@@ -162,7 +162,6 @@ export async function startDocker(
       : [];
   for (const w of warnings) log.warning(w);
   const entry = schema && image ? await schemaEntry(schema, image, config, log) : null;
-  const restoreTar = entry?.tar ?? null;
   if (schema) phases.end('schema cache lookup');
   const layout = { pgdata, volumes: image?.volumes ?? [] };
   const plan = buildRunPlan(config, layout, reach, handle.token, entry && image ? { entrypoint: image.entrypoint } : null);
@@ -177,24 +176,26 @@ export async function startDocker(
   throwIfInterrupted();
   onHandle({ ...handle });
   try {
-    const run = await docker(plan.args, plan.env, RUN_TIMEOUT_MS);
+    const running = docker(plan.args, plan.env, RUN_TIMEOUT_MS);
+    // The entry's tar is read and checked while Docker creates the container.
+    const restore = entry ? readRestore(entry) : null;
+    const run = await running;
     if (run.exitCode !== 0) throw runError(run.stderr, config);
     handle.containerId = run.stdout.trim();
     onHandle({ ...handle });
     phases.end('docker run');
-    if (restoreTar && schema) {
+    if (restore && schema) {
       try {
-        await restoreDocker(handle.containerId, restoreTar);
-        phases.end('schema cache restore');
-        await setPasswordDocker(handle.containerId, config.user, config.password, config.waitTimeoutMs);
-        phases.end('password set on the restored cluster');
+        if ('problem' in restore) throw new DamagedEntryError(entry?.dir ?? '', restore.problem);
+        await restoreDocker(handle.containerId, restore.tar, config.user, config.password, config.waitTimeoutMs);
+        phases.end('schema cache restore, password set');
       } catch (error) {
-        if (!(error instanceof SetupError)) throw error;
+        if (!(error instanceof SetupError || error instanceof DamagedEntryError)) throw error;
         // The entry did not restore: this container goes, the entry is dropped, and the start
         // is made again as a miss (init runs).
         const problem = await stopDocker(handle);
         if (problem) log.warning(`Could not remove container ${handle.containerName}: ${problem}`);
-        schema.damaged(error.message);
+        schema.damaged(error instanceof DamagedEntryError ? error.problem : error.message);
         return await startDocker(config, log, onHandle, phases, schema);
       }
     }
@@ -261,31 +262,27 @@ export async function startDocker(
 }
 
 /**
- * Looks the schema cache up for this image and reads the entry found, checked against its manifest. An
- * image without an ENTRYPOINT cannot be handed over to after a restore: the schema cache is then
- * not used (a warning; nothing saved). A damaged entry is dropped with a warning: a miss.
- * @returns the entry and its tar's bytes to restore, or null
+ * Looks the schema cache up for this image. An image without an ENTRYPOINT cannot be handed over
+ * to after a restore: the schema cache is then not used (a warning; nothing saved).
+ * @returns the entry to restore (read later: readRestore), or null
  */
-async function schemaEntry(
-  schema: SchemaCache,
-  image: ImageConfig,
-  config: Config,
-  log: Logger,
-): Promise<{ entry: StoreEntry; tar: Buffer } | null> {
+async function schemaEntry(schema: SchemaCache, image: ImageConfig, config: Config, log: Logger): Promise<StoreEntry | null> {
   if (image.entrypoint.length === 0) {
     log.warning(
       `Input 'schema-cache': the image ${config.image} has no ENTRYPOINT to start after a restore (the official image's is docker-entrypoint.sh); the schema cache is not used`,
     );
     return null;
   }
-  const found = await schema.open(dockerIdentity(image, config));
-  if (!found) return null;
+  return schema.open(dockerIdentity(image, config));
+}
+
+/** The entry's tar, checked against its manifest (readEntry), or what is wrong with it. */
+function readRestore(entry: StoreEntry): { tar: Buffer } | { problem: string } {
   try {
-    return { entry: found, tar: readEntry(found) };
+    return { tar: readEntry(entry) };
   } catch (error) {
-    if (!(error instanceof DamagedEntryError)) throw error;
-    schema.damaged(error.problem);
-    return null;
+    if (error instanceof DamagedEntryError) return { problem: error.problem };
+    throw error;
   }
 }
 

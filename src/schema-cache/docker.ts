@@ -72,54 +72,50 @@ export function readEntry(entry: StoreEntry): Buffer {
 }
 
 /**
- * Writes a checked entry's tar (readEntry) to `tar -x` in the container, into PGDATA, then makes
- * RESTORED_MARKER so that the container's wrapper runs the image's entrypoint.
- * @throws SetupError with what `docker exec` or the container's tar said
- */
-export async function restoreDocker(containerId: string, tar: Buffer): Promise<void> {
-  const r = await run(
-    'docker',
-    ['exec', '-i', containerId, 'sh', '-c', `mkdir -p "$PGDATA" && tar -x -f - -C "$PGDATA" && : > ${RESTORED_MARKER}`],
-    { timeoutMs: RESTORE_TIMEOUT_MS, input: tar },
-  );
-  if (r.code !== 0) {
-    throw new SetupError(
-      r.timedOut
-        ? `the schema cache restore into the container did not finish within ${RESTORE_TIMEOUT_MS / 1000} s`
-        : `the schema cache restore into the container failed: ${tail(r.stderr.trim() || `exit code ${String(r.code)}`)}`,
-      'The image needs sh and tar (the official image has both); or turn schema-cache off',
-    );
-  }
-}
-
-/**
- * Sets this run's password on a restored cluster, over the container's Unix socket (the official
- * image's pg_hba.conf trusts local connections: initdb's default), retrying while the server
- * replays the copy's WAL and starts. Only a SCRAM verifier reaches the container, on stdin.
+ * Writes a checked entry's tar (readEntry) to `tar -x` in the container, into PGDATA, makes
+ * RESTORED_MARKER so that the container's wrapper runs the image's entrypoint, and then, in the
+ * same `docker exec`, sets this run's password over the container's Unix socket (the official
+ * image's pg_hba.conf trusts local connections: initdb's default), retrying every 10 ms while the
+ * server replays the copy's WAL and starts. Only a SCRAM verifier reaches the container, in the
+ * environment of the exec (`-e NAME`: not in argv).
  * @param timeoutMs how long the server may take to accept the connection
- * @throws SetupError with psql's last error when it never succeeds
+ * @throws SetupError with what the container's tar or psql said
  */
-export async function setPasswordDocker(containerId: string, user: string, password: string, timeoutMs: number): Promise<void> {
+export async function restoreDocker(
+  containerId: string,
+  tar: Buffer,
+  user: string,
+  password: string,
+  timeoutMs: number,
+): Promise<void> {
   const sql = `ALTER ROLE "${user.replace(/"/g, '""')}" PASSWORD '${scramVerifier(password)}';`;
-  const tries = Math.max(1, Math.ceil(timeoutMs / 20));
+  const tries = Math.max(1, Math.ceil(timeoutMs / 10));
   const script = [
-    'sql=$(cat); user=$1; tries=$2; i=0',
-    'until out=$(printf "%s\\n" "$sql" | psql -X -q -v ON_ERROR_STOP=1 -U "$user" -d template1 2>&1); do',
+    'user=$1; tries=$2; i=0',
+    'mkdir -p "$PGDATA" && tar -x -f - -C "$PGDATA" || exit 3',
+    `: > ${RESTORED_MARKER}`,
+    'until out=$(printf "%s\\n" "$PG_TMPFS_SQL" | psql -X -q -v ON_ERROR_STOP=1 -U "$user" -d template1 2>&1); do',
     '  i=$((i + 1))',
-    '  if [ "$i" -ge "$tries" ]; then printf "%s\\n" "$out" >&2; exit 1; fi',
+    '  if [ "$i" -ge "$tries" ]; then printf "%s\\n" "$out" >&2; exit 4; fi',
     '  sleep 0.01',
     'done',
   ].join('\n');
-  const r = await run('docker', ['exec', '-i', containerId, 'sh', '-c', script, 'pg-tmpfs', user, String(tries)], {
-    timeoutMs: timeoutMs + 10_000,
-    input: `${sql}\n`,
-  });
-  if (r.code !== 0) {
-    throw new SetupError(
-      `could not set the password on the restored cluster: ${tail(r.stderr.trim() || `exit code ${String(r.code)}`)}`,
-      'The image must trust local connections (the official image does); or turn schema-cache off',
-    );
-  }
+  const deadlineMs = RESTORE_TIMEOUT_MS + timeoutMs;
+  const r = await run(
+    'docker',
+    ['exec', '-i', '-e', 'PG_TMPFS_SQL', containerId, 'sh', '-c', script, 'pg-tmpfs', user, String(tries)],
+    { timeoutMs: deadlineMs, input: tar, env: { PG_TMPFS_SQL: sql } },
+  );
+  if (r.code === 0) return;
+  const said = tail(r.stderr.trim() || `exit code ${String(r.code)}`);
+  throw new SetupError(
+    r.timedOut
+      ? `the schema cache restore into the container did not finish within ${deadlineMs / 1000} s`
+      : r.code === 4
+        ? `could not set the password on the restored cluster: ${said}`
+        : `the schema cache restore into the container failed: ${said}`,
+    'The image needs sh, tar and psql, and must trust local connections (the official image does); or turn schema-cache off',
+  );
 }
 
 /**
