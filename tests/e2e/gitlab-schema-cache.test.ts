@@ -14,14 +14,19 @@
  * dump shows the time of the run that saved it.
  */
 import { appendFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
 import {
   commitRepository,
+  docker,
   gitlabCiLocal,
   gitlabCiLocalResources,
   jobOutput,
+  lines,
   removeGitlabCiLocalLeftovers,
   requireGitlabInfra,
 } from '../helpers/gitlab-ci-local.js';
@@ -88,7 +93,7 @@ function expectSchema(r: Run): void {
 function expectMiss(r: Run, key: string): void {
   expect(r.hit).toBe('false');
   expect(r.ours).toEqual([
-    `pg-tmpfs: schema cache key ${key}: miss, init runs and is saved`,
+    `pg-tmpfs: schema cache key ${key}: miss, init runs`,
     'pg-tmpfs: extensions pg_trgm created in app_test',
     'pg-tmpfs: init schema-cache/01_schema.sql',
     'pg-tmpfs: init schema-cache/02_seed.sql',
@@ -195,5 +200,162 @@ describe('GitLab component schema cache through gitlab-ci-local, run after run i
     expect(again.seed).toBe(r.seed);
     expect(readdirSync(store())).toEqual(expect.arrayContaining([`${changed.key}.dump`]));
     expect(gitlabCiLocalResources().filter((x) => !before.includes(x))).toEqual([]);
+  });
+});
+
+/**
+ * The paths a pipeline run does not take, each with a fresh server: the component's before_script
+ * (both items in one shell, as the runner runs them) in a job container of the test image beside a
+ * service container of it, on a network of their own.
+ */
+describe("the schema cache's other paths: the before_script in a job container beside a real server", () => {
+  const id = `pg-tmpfs-e2e-schema-cache-${randomBytes(4).toString('hex')}`;
+  const label = `pg-tmpfs-e2e=${id}`;
+  const project = mkdtempSync(join(tmpdir(), 'pg-tmpfs-gitlab-cache-job-'));
+  const script = join(project, '.before_script.sh');
+  let seq = 0;
+
+  beforeAll(() => {
+    const doc = parseAllDocuments(readFileSync(join(ROOT, 'templates', 'postgres.yml'), 'utf8'));
+    if (!Array.isArray(doc)) throw new Error('templates/postgres.yml is empty');
+    const job = Object.values(doc[1]!.toJS() as Record<string, { before_script: string[] }>)[0]!;
+    writeFileSync(script, job.before_script.join('\n'));
+    cpSync(join(FIXTURES, 'schema-cache'), join(project, 'schema-cache'), { recursive: true });
+    docker(['network', 'create', '--label', label, id]);
+  });
+
+  afterAll(() => {
+    const own = lines(docker(['ps', '-aq', '--filter', `label=${label}`]));
+    if (own.length > 0) spawnSync('docker', ['rm', '-f', '-v', ...own], { stdio: 'ignore' });
+    spawnSync('docker', ['network', 'rm', id], { stdio: 'ignore' });
+    rmSync(project, { recursive: true, force: true });
+  });
+
+  /** Starts a fresh server, then runs `prepare` and the before_script in the job container. */
+  function job(env: Record<string, string>, prepare = ''): { status: number | null; out: string[] } {
+    const name = `${id}-${++seq}`;
+    const image = 'pg-tmpfs-test/postgres:17';
+    try {
+      docker([
+        'run',
+        '-d',
+        '--name',
+        `${name}-service`,
+        '--label',
+        label,
+        '--network',
+        id,
+        '--network-alias',
+        `${name}-db`,
+        '-e',
+        'POSTGRES_USER=ci',
+        '-e',
+        'POSTGRES_PASSWORD=ci-secret',
+        '-e',
+        'POSTGRES_DB=app_test',
+        '-e',
+        'POSTGRES_INITDB_ARGS=--nosync',
+        image,
+        'postgres',
+        '-c',
+        'fsync=off',
+      ]);
+      const vars = {
+        PGHOST: `${name}-db`,
+        PGPORT: '5432',
+        PGUSER: 'ci',
+        PGPASSWORD: 'ci-secret',
+        PGDATABASE: 'app_test',
+        CI_PROJECT_DIR: '/builds/p',
+        PG_TMPFS_WAIT_TIMEOUT: '60',
+        PG_TMPFS_IMAGE: image,
+        PG_TMPFS_INITDB_ARGS: '--nosync',
+        PG_TMPFS_SCHEMA_CACHE: 'true',
+        ...env,
+      };
+      const r = spawnSync(
+        'docker',
+        [
+          'run',
+          '--rm',
+          '--name',
+          `${name}-job`,
+          '--label',
+          label,
+          '--network',
+          id,
+          '-v',
+          `${project}:/builds/p`,
+          '-w',
+          '/builds/p',
+          ...Object.entries(vars).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
+          '--entrypoint',
+          '/bin/sh',
+          image,
+          '-c',
+          `${prepare}\n. ./.before_script.sh\necho "EXPORTED \${PG_TMPFS_SCHEMA_CACHE_HIT-unset} \${PG_TMPFS_SCHEMA_CACHE_KEY-unset}"`,
+        ],
+        { encoding: 'utf8', timeout: 120_000 },
+      );
+      return { status: r.status, out: lines(`${r.stdout}\n${r.stderr}`).filter((l) => !/ answers at /.test(l)) };
+    } finally {
+      spawnSync('docker', ['rm', '-f', '-v', `${name}-service`], { stdio: 'ignore' });
+      // The job ran as root: what it wrote under the project goes with it.
+      spawnSync(
+        'docker',
+        ['run', '--rm', '-v', `${project}:/builds/p`, '--entrypoint', 'rm', image, '-rf', '/builds/p/.pg-tmpfs-schema'],
+        { stdio: 'ignore' },
+      );
+    }
+  }
+
+  it('with init empty there is nothing to cache: one note, no key, the job goes on', () => {
+    const r = job({ PG_TMPFS_EXTENSIONS: 'pg_trgm' });
+    expect(r.status, r.out.join('\n')).toBe(0);
+    expect(r.out).toEqual([
+      'pg-tmpfs: schema cache: nothing to cache, the init input names no file (the cache holds what init builds)',
+      'pg-tmpfs: extensions pg_trgm created in app_test',
+      'EXPORTED false ',
+    ]);
+  });
+
+  it('a pg_dump older than the server: a warning, init runs, nothing is saved, the job passes', () => {
+    const r = job(
+      { PG_TMPFS_INIT: 'schema-cache/*.sql', PG_TMPFS_EXTENSIONS: 'pg_trgm' },
+      'printf \'#!/bin/sh\\necho "pg_dump (PostgreSQL) 15.8"\\n\' > /usr/local/bin/pg_dump && chmod +x /usr/local/bin/pg_dump',
+    );
+    expect(r.status, r.out.join('\n')).toBe(0);
+    expect(r.out).toEqual([
+      'pg-tmpfs: warning: schema cache: pg_dump 15 of the job image is older than the server (PostgreSQL 17) and cannot dump it, so init runs and nothing is saved. Install the PostgreSQL client 17 or newer in the job image (apt-get install -y postgresql-client-17)',
+      'pg-tmpfs: extensions pg_trgm created in app_test',
+      'pg-tmpfs: init schema-cache/01_schema.sql',
+      'pg-tmpfs: init schema-cache/02_seed.sql',
+      'EXPORTED false ',
+    ]);
+    expect(existsSync(join(project, '.pg-tmpfs-schema'))).toBe(false);
+  });
+
+  it('an init that creates a database (which a dump of one database does not hold): a warning, nothing is saved', () => {
+    writeFileSync(join(project, 'schema-cache', '03_database.sql'), '-- pg-tmpfs: no-transaction\nCREATE DATABASE reports;\n');
+    try {
+      const r = job({ PG_TMPFS_INIT: 'schema-cache/*.sql', PG_TMPFS_EXTENSIONS: 'pg_trgm' });
+      expect(r.status, r.out.join('\n')).toBe(0);
+      expect(r.out).toContain(
+        "pg-tmpfs: warning: schema cache: init changed what a dump of app_test does not hold (it created or dropped a database, or changed app_test's owner, GRANTs, comment or ALTER DATABASE … SET settings), so nothing is saved and init runs in every job. Move that out of init (e.g. into the databases input)",
+      );
+      expect(r.out).toContain('pg-tmpfs: init schema-cache/03_database.sql');
+      expect(r.out.filter((l) => l.startsWith('pg-tmpfs: schema cache: saved'))).toEqual([]);
+      expect(r.out.at(-1)).toMatch(/^EXPORTED false pg-tmpfs-schema-1-gitlab-[0-9a-f]{32}$/);
+    } finally {
+      rmSync(join(project, 'schema-cache', '03_database.sql'));
+    }
+  });
+
+  it('without sha256sum in the job image the job fails at once, naming the input', () => {
+    const r = job({ PG_TMPFS_INIT: 'schema-cache/*.sql' }, 'rm -f "$(command -v sha256sum)"');
+    expect(r.status).toBe(1);
+    expect(r.out).toEqual([
+      'pg-tmpfs: error: schema-cache input: sha256sum is not installed in the job image, so the schema cache key cannot be computed. Install it (apt-get install -y coreutils, apk add coreutils) or set schema-cache: false',
+    ]);
   });
 });
