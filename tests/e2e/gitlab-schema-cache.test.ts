@@ -18,7 +18,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import {
   commitRepository,
@@ -209,6 +209,7 @@ describe('GitLab component schema cache through gitlab-ci-local, run after run i
  * service container of it, on a network of their own.
  */
 describe("the schema cache's other paths: the before_script in a job container beside a real server", () => {
+  const IMAGE = 'pg-tmpfs-test/postgres:17';
   const id = `pg-tmpfs-e2e-schema-cache-${randomBytes(4).toString('hex')}`;
   const label = `pg-tmpfs-e2e=${id}`;
   const project = mkdtempSync(join(tmpdir(), 'pg-tmpfs-gitlab-cache-job-'));
@@ -228,13 +229,14 @@ describe("the schema cache's other paths: the before_script in a job container b
     const own = lines(docker(['ps', '-aq', '--filter', `label=${label}`]));
     if (own.length > 0) spawnSync('docker', ['rm', '-f', '-v', ...own], { stdio: 'ignore' });
     spawnSync('docker', ['network', 'rm', id], { stdio: 'ignore' });
+    removeStore();
     rmSync(project, { recursive: true, force: true });
   });
 
   /** Starts a fresh server, then runs `prepare` and the before_script in the job container. */
   function job(env: Record<string, string>, prepare = ''): { status: number | null; out: string[] } {
     const name = `${id}-${++seq}`;
-    const image = 'pg-tmpfs-test/postgres:17';
+    const image = IMAGE;
     try {
       docker([
         'run',
@@ -300,14 +302,19 @@ describe("the schema cache's other paths: the before_script in a job container b
       return { status: r.status, out: lines(`${r.stdout}\n${r.stderr}`).filter((l) => !/ answers at /.test(l)) };
     } finally {
       spawnSync('docker', ['rm', '-f', '-v', `${name}-service`], { stdio: 'ignore' });
-      // The job ran as root: what it wrote under the project goes with it.
-      spawnSync(
-        'docker',
-        ['run', '--rm', '-v', `${project}:/builds/p`, '--entrypoint', 'rm', image, '-rf', '/builds/p/.pg-tmpfs-schema'],
-        { stdio: 'ignore' },
-      );
     }
   }
+
+  /** Removes the store the jobs wrote (as root, like the jobs). */
+  function removeStore(): void {
+    spawnSync(
+      'docker',
+      ['run', '--rm', '-v', `${project}:/builds/p`, '--entrypoint', 'rm', IMAGE, '-rf', '/builds/p/.pg-tmpfs-schema'],
+      { stdio: 'ignore', timeout: 60_000 },
+    );
+  }
+
+  beforeEach(removeStore);
 
   it('with init empty there is nothing to cache: one note, no key, the job goes on', () => {
     const r = job({ PG_TMPFS_EXTENSIONS: 'pg_trgm' });
@@ -349,6 +356,38 @@ describe("the schema cache's other paths: the before_script in a job container b
     } finally {
       rmSync(join(project, 'schema-cache', '03_database.sql'));
     }
+  });
+
+  it('a dump whose restore fails (its sha256 matches): a miss with a warning, nothing of it kept, init runs', () => {
+    const env = { PG_TMPFS_INIT: 'schema-cache/*.sql', PG_TMPFS_EXTENSIONS: 'pg_trgm' };
+    const saved = job(env);
+    expect(saved.status, saved.out.join('\n')).toBe(0);
+    const key = saved.out.at(-1)!.split(' ')[2]!;
+    expect(key).toMatch(KEY);
+    // The roles file restores app_reader, then a table the dump creates too: the restore fails
+    // after the role was created. The manifest is made to match, so only the restore can tell.
+    const r = job(
+      env,
+      [
+        `cd /builds/p/.pg-tmpfs-schema && echo 'CREATE TABLE public.seed (x int);' >> ${key}.roles.sql`,
+        `sha256sum ${key}.dump ${key}.roles.sql > ${key}.sha256 && cd /builds/p`,
+      ].join('\n'),
+    );
+    expect(r.status, r.out.join('\n')).toBe(0);
+    // (stdout, then stderr: psql's error comes last here; in a job log it comes first)
+    expect(r.out.slice(0, 2)).toEqual([
+      `pg-tmpfs: warning: schema cache: restoring .pg-tmpfs-schema/${key}.dump failed (the error above; nothing of it was kept), so it is removed and init runs`,
+      `pg-tmpfs: schema cache key ${key}: miss, init runs`,
+    ]);
+    expect(r.out.filter((l) => l.startsWith('psql:'))).toEqual([
+      expect.stringMatching(/^psql:.*: ERROR: {2}relation "seed" already exists$/),
+    ]);
+    // init's CREATE ROLE app_reader ran: the restored role was rolled back with the rest.
+    expect(r.out).toContain('pg-tmpfs: init schema-cache/02_seed.sql');
+    expect(r.out).toContain(
+      `pg-tmpfs: schema cache: saved .pg-tmpfs-schema/${key}.dump (${/\((\d+) bytes\)/.exec(r.out.join('\n'))![1]} bytes) and the roles init created; the job's cache keeps .pg-tmpfs-schema/ when the job succeeds`,
+    );
+    expect(r.out).toContain(`EXPORTED false ${key}`);
   });
 
   it('without sha256sum in the job image the job fails at once, naming the input', () => {
