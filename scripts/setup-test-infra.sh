@@ -120,6 +120,18 @@ if ! docker image inspect docker.io/firecow/gitlab-ci-local-util:latest >/dev/nu
   log "tagging a local bash image as gitlab-ci-local's helper image"
   docker tag pg-tmpfs-test/postgres:15 docker.io/firecow/gitlab-ci-local-util:latest
 fi
+# gitlab-ci-local copies a job's cache: and artifacts: out of the build volume with rsync, run in its
+# helper image; a stand-in without rsync copies nothing (its `|| true` hides it). The tests pass this
+# one with --helper-image (tests/helpers/gitlab-ci-local.ts), rebuilt when its recipe changes.
+helper_image=pg-tmpfs-test/gitlab-ci-local-util:latest
+helper_recipe='FROM pg-tmpfs-test/postgres:15
+RUN apt-get update && apt-get install -y --no-install-recommends rsync && rm -rf /var/lib/apt/lists/*'
+helper_inputs=$(printf '%s' "$helper_recipe" | sha256sum | cut -c1-16)
+if [ "$(docker image inspect -f '{{ index .Config.Labels "pg-tmpfs-test.inputs" }}' "$helper_image" 2>/dev/null)" != "$helper_inputs" ]; then
+  log "building gitlab-ci-local's helper image with rsync ($helper_image)"
+  printf '%s\nLABEL pg-tmpfs-test.inputs=%s\n' "$helper_recipe" "$helper_inputs" |
+    DOCKER_BUILDKIT=0 docker build --quiet --tag "$helper_image" --file - "$here/tests/fixtures/gitlab" >/dev/null
+fi
 # gitlab-ci-local's service health check runs docker.io/sumina46/wait-for-it (as GitLab Runner
 # waits for a service's port); a local stand-in, rebuilt when its script changes.
 wait_image=docker.io/sumina46/wait-for-it:latest

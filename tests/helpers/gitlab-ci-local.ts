@@ -1,8 +1,9 @@
 /**
  * Shared helpers for the tests that run GitLab pipelines with gitlab-ci-local (tests/e2e/gitlab.test.ts,
- * tests/e2e/gitlab-catalog.test.ts): its binary and images, a throwaway repository with the origin the
- * pipelines name, a run with a deadline, job output and service logs, and what it leaves on Docker.
- * Missing infrastructure fails the test with what to run (never skips).
+ * tests/e2e/gitlab-schema-cache.test.ts, tests/e2e/gitlab-catalog.test.ts): its binary and images, a
+ * throwaway repository with the origin the pipelines name, a run with a deadline, job output and
+ * service logs, and what it leaves on Docker. Missing infrastructure fails the test with what to run
+ * (never skips).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -13,6 +14,11 @@ import { requireImages, ROOT } from './infra.js';
 
 export const GITLAB_CI_LOCAL = join(ROOT, 'node_modules', '.bin', 'gitlab-ci-local');
 export const HELPER_IMAGE = 'docker.io/firecow/gitlab-ci-local-util:latest';
+/**
+ * The helper image the runs use (--helper-image): a local stand-in with rsync, which gitlab-ci-local
+ * runs there to copy a job's cache: and artifacts: out of its build volume (without it, nothing).
+ */
+export const RSYNC_HELPER_IMAGE = 'pg-tmpfs-test/gitlab-ci-local-util:latest';
 /** gitlab-ci-local's service health check (waits for the service's port, as GitLab Runner does). */
 export const WAIT_IMAGE = 'docker.io/sumina46/wait-for-it:latest';
 /**
@@ -64,6 +70,15 @@ export function requireGitlabInfra(): void {
   if (spawnSync('docker', ['image', 'inspect', HELPER_IMAGE], { stdio: 'ignore' }).status !== 0) {
     throw new Error(`gitlab-ci-local's helper image ${HELPER_IMAGE} is missing: run bash scripts/setup-test-infra.sh`);
   }
+  const rsync = spawnSync('docker', ['run', '--rm', '--entrypoint', 'rsync', RSYNC_HELPER_IMAGE, '--version'], {
+    stdio: 'ignore',
+    timeout: 60_000,
+  });
+  if (rsync.status !== 0) {
+    throw new Error(
+      `gitlab-ci-local's helper image with rsync, ${RSYNC_HELPER_IMAGE}, is missing: run bash scripts/setup-test-infra.sh`,
+    );
+  }
   // Without it the health check fails at once and the service's log is saved before the
   // service printed anything.
   if (spawnSync('docker', ['image', 'inspect', WAIT_IMAGE], { stdio: 'ignore' }).status !== 0) {
@@ -88,7 +103,8 @@ export function gitlabCiLocal(
   args: string[],
   timeout = 400_000,
 ): { status: number | null; stdout: string; log: string } {
-  const r = spawnSync(GITLAB_CI_LOCAL, ['--pull-policy', 'if-not-present', '--no-color', ...args], {
+  const helper = ['--helper-image', RSYNC_HELPER_IMAGE];
+  const r = spawnSync(GITLAB_CI_LOCAL, ['--pull-policy', 'if-not-present', '--no-color', ...helper, ...args], {
     cwd,
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,

@@ -43,6 +43,7 @@ interface HiddenJob {
   services: Service[];
   variables: Record<string, unknown>;
   before_script: string[];
+  cache: { key: string; paths: string[]; when?: string; policy?: string }[];
 }
 
 function loadComponent(): { text: string; inputs: Record<string, Input>; jobs: Record<string, HiddenJob> } {
@@ -116,6 +117,9 @@ describe('GitLab component spec:inputs', () => {
       'databases',
       'init',
       'template',
+      'schema-cache',
+      'schema-cache-files',
+      'schema-cache-key',
     ]) {
       expect(inputs[name], `input ${name}`).toBeDefined();
       expect(inputs[name]!.description, `description of ${name}`).toMatch(/\w{3}/);
@@ -127,6 +131,8 @@ describe('GitLab component spec:inputs', () => {
     expect(inputs['wait-timeout']).toMatchObject({ type: 'number', default: 60 });
     expect(inputs.template).toMatchObject({ type: 'boolean', default: false });
     for (const name of ['extensions', 'databases', 'init']) expect(inputs[name]!.default, name).toBe('');
+    expect(inputs['schema-cache']).toMatchObject({ type: 'boolean', default: false });
+    for (const name of ['schema-cache-files', 'schema-cache-key']) expect(inputs[name]!.default, name).toBe('');
     // No init-command: the job's own script runs right after the before_script, with the same variables.
     expect(inputs['init-command']).toBeUndefined();
   });
@@ -184,6 +190,16 @@ describe('GitLab component spec:inputs', () => {
       'init',
       ['', 'db/schema.sql', 'db/schema.sql\n# seeds\ndb/seed/*.sql\n', 'my dir/[0-9]*.sql'],
       ['$CI_PROJECT_DIR/x.sql', 'a$$b'],
+    ],
+    [
+      'schema-cache-files',
+      ['', 'Gemfile.lock', 'db/migrate\ndb/schema.rb\n# lockfiles\npackage-lock.json\n', 'db/migrations/*.sql'],
+      ['$CI_PROJECT_DIR/x', 'a$$b'],
+    ],
+    [
+      'schema-cache-key',
+      ['', 'v2', '2024-06-01', 'rails:7.1+pg', 'k'.repeat(100)],
+      ['$KEY', 'a b', 'v2\n', 'a/b', 'k'.repeat(101)],
     ],
   ])('input %s accepts %j and rejects %j', (name, good, bad) => {
     const re = inputRegex(loadComponent().inputs[name]!);
@@ -252,7 +268,42 @@ describe('GitLab component job', () => {
       PG_TMPFS_CREATE_DATABASES: '$[[ inputs.databases ]]',
       PG_TMPFS_INIT: '$[[ inputs.init ]]',
       PG_TMPFS_TEMPLATE: '$[[ inputs.template ]]',
+      PG_TMPFS_SCHEMA_CACHE: '$[[ inputs.schema-cache ]]',
+      PG_TMPFS_SCHEMA_CACHE_FILES: '$[[ inputs.schema-cache-files ]]',
+      PG_TMPFS_SCHEMA_KEY_EXTRA: '$[[ inputs.schema-cache-key ]]',
+      PG_TMPFS_INITDB_ARGS: INITDB_ARGS.join(' '),
     });
+    // The schema cache key hashes the initdb arguments the service really gets.
+    expect(theJob().variables.PG_TMPFS_INITDB_ARGS).toBe(theService().variables.POSTGRES_INITDB_ARGS);
+  });
+
+  it('keeps the schema cache folder in a cache: list entry of its own, uploaded only when the job succeeds', () => {
+    // A list, so a job with its own cache keeps this one: cache: [!reference [.postgres, cache], {...}].
+    expect(theJob().cache).toEqual([
+      { key: 'pg-tmpfs-schema$[[ inputs.job-name ]]', paths: ['.pg-tmpfs-schema/'], when: 'on_success' },
+    ]);
+    const setup = theJob().before_script[1]!;
+    expect(setup).toMatch(/^\s+pg_tmpfs_store=\.pg-tmpfs-schema$/m);
+    // Every program the cache runs has a deadline (pg_tmpfs_limit); psql and pg_dump* also a connect timeout.
+    for (const program of ['pg_dump', 'pg_dumpall', 'pg_restore', 'sha256sum', 'find']) {
+      const unbounded = setup
+        .split('\n')
+        .filter((l) => !l.trim().startsWith('#'))
+        .filter((l) => new RegExp(`(^|[|;&(!]|\\$\\(|\\b(?:if|do|then|else))\\s*${program} `).test(l.trim()));
+      expect(unbounded, `unbounded ${program}`).toEqual([]);
+      expect(setup, program).toMatch(new RegExp(`pg_tmpfs_limit \\d+ ${program} `));
+    }
+    expect(setup).toMatch(
+      /PGCONNECT_TIMEOUT=10 pg_tmpfs_limit 900 psql -X -q -v ON_ERROR_STOP=1 --single-transaction -f "\$pg_tmpfs_entry\.roles\.sql" -f "\$pg_tmpfs_sql"/,
+    );
+    expect(setup).toMatch(/PGCONNECT_TIMEOUT=10 pg_tmpfs_limit 900 pg_dump -Fc /);
+  });
+
+  it('documents the schema cache inputs and the list form of cache: in docs/gitlab.md', () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'gitlab.md'), 'utf8');
+    for (const name of ['schema-cache', 'schema-cache-files', 'schema-cache-key']) expect(doc, name).toContain(`\`${name}\``);
+    expect(doc).toContain('!reference [.postgres, cache]');
+    expect(doc).toContain('.pg-tmpfs-schema/');
   });
 
   it('never puts an input into shell script text: inputs reach the scripts only as variables', () => {
