@@ -28,6 +28,15 @@ export async function resolveInitFiles(config: Pick<Config, 'init' | 'workDir'>)
   return resolveFiles(config.init, config.workDir, 'init');
 }
 
+/** Whether `path` is a folder (false when it cannot be read). */
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** What a list input of files is for, in its error's fix. */
 const FILES_FIX: Record<'init' | 'schema-cache-files', string> = {
   init: 'Give SQL files or globs relative to the workspace, e.g. db/schema.sql or db/migrations/*.sql',
@@ -54,11 +63,14 @@ export async function resolveFiles(
   const seen = new Set<string>();
   for (const entry of entries) {
     let found: string[];
-    if (isDynamicPattern(entry)) {
+    const path = resolve(config.workDir, entry);
+    // In schema-cache-files a folder stands for every file below it (as in the GitLab component).
+    const folder = input === 'schema-cache-files' && !isDynamicPattern(entry) && isFolder(path);
+    if (isDynamicPattern(entry) || folder) {
       const signal = AbortSignal.timeout(GLOB_TIMEOUT_MS);
       found = (
-        await glob(entry, {
-          cwd: config.workDir,
+        await glob(folder ? '**' : entry, {
+          cwd: folder ? path : config.workDir,
           absolute: true,
           onlyFiles: true,
           expandDirectories: false,
@@ -77,7 +89,6 @@ export async function resolveFiles(
         );
       }
     } else {
-      const path = resolve(config.workDir, entry);
       try {
         accessSync(path, constants.R_OK);
         found = statSync(path).isFile() ? [path] : [];

@@ -403,7 +403,7 @@ var require_node = __commonJS({
 var LOG_TAIL_LINES = 50;
 
 // src/lifecycle.ts
-import { readdirSync as readdirSync6, readFileSync as readFileSync10 } from "node:fs";
+import { readdirSync as readdirSync7, readFileSync as readFileSync10 } from "node:fs";
 import { join as join15 } from "node:path";
 
 // src/docker/job-container.ts
@@ -2462,7 +2462,7 @@ function osUsers(runAs) {
 // src/schema-cache/native.ts
 import { execFileSync as execFileSync4 } from "node:child_process";
 import { createHash as createHash4 } from "node:crypto";
-import { readFileSync as readFileSync6 } from "node:fs";
+import { readdirSync as readdirSync5, readFileSync as readFileSync6 } from "node:fs";
 import { join as join12 } from "node:path";
 var PROBE_TIMEOUT_MS = 1e4;
 var SNAPSHOT_TIMEOUT_MS2 = 6e5;
@@ -2484,9 +2484,20 @@ function nativeIdentity(bins, config, facts) {
   if (!version) throw new SetupError(`${bins.bindir}/postgres --version failed`, "Check the PostgreSQL installation");
   const sharedir = ask(facts, join12(bins.bindir, exe("pg_config", process.platform)), ["--sharedir"]);
   const extensionControls = {};
-  for (const name of config.extensions) {
+  const folder = sharedir ? join12(sharedir, "extension") : "";
+  let names = [];
+  try {
+    names = folder ? readdirSync5(folder).filter((n) => n.endsWith(".control")) : [];
+  } catch {
+  }
+  for (const name of [...names.map((n) => n.slice(0, -".control".length)), ...config.extensions].sort()) {
+    if (name in extensionControls) continue;
+    if (!folder) {
+      extensionControls[name] = "";
+      continue;
+    }
     try {
-      extensionControls[name] = sharedir ? createHash4("sha256").update(readFileSync6(join12(sharedir, "extension", `${name}.control`))).digest("hex") : "";
+      extensionControls[name] = createHash4("sha256").update(readFileSync6(join12(folder, `${name}.control`))).digest("hex");
     } catch {
       extensionControls[name] = "";
     }
@@ -3091,6 +3102,13 @@ var GLOB_TIMEOUT_MS = 3e4;
 async function resolveInitFiles(config) {
   return resolveFiles(config.init, config.workDir, "init");
 }
+function isFolder(path) {
+  try {
+    return statSync3(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
 var FILES_FIX = {
   init: "Give SQL files or globs relative to the workspace, e.g. db/schema.sql or db/migrations/*.sql",
   "schema-cache-files": "Give the files that shape the schema, relative to the workspace, e.g. db/migrations/** or package-lock.json"
@@ -3103,10 +3121,12 @@ async function resolveFiles(entries, workDir, input) {
   const seen = /* @__PURE__ */ new Set();
   for (const entry of entries) {
     let found;
-    if (isDynamicPattern(entry)) {
+    const path = resolve2(config.workDir, entry);
+    const folder = input === "schema-cache-files" && !isDynamicPattern(entry) && isFolder(path);
+    if (isDynamicPattern(entry) || folder) {
       const signal2 = AbortSignal.timeout(GLOB_TIMEOUT_MS);
-      found = (await glob(entry, {
-        cwd: config.workDir,
+      found = (await glob(folder ? "**" : entry, {
+        cwd: folder ? path : config.workDir,
         absolute: true,
         onlyFiles: true,
         expandDirectories: false,
@@ -3121,7 +3141,6 @@ async function resolveFiles(entries, workDir, input) {
         );
       }
     } else {
-      const path = resolve2(config.workDir, entry);
       try {
         accessSync2(path, constants3.R_OK);
         found = statSync3(path).isFile() ? [path] : [];
@@ -3438,7 +3457,7 @@ function schemaCacheKey(inputs, server) {
 
 // src/schema-cache/store.ts
 import { randomBytes as randomBytes7 } from "node:crypto";
-import { chmodSync as chmodSync2, lstatSync as lstatSync4, mkdirSync as mkdirSync5, readdirSync as readdirSync5, rmSync as rmSync8, utimesSync, writeFileSync as writeFileSync5 } from "node:fs";
+import { chmodSync as chmodSync2, lstatSync as lstatSync4, mkdirSync as mkdirSync5, readdirSync as readdirSync6, rmSync as rmSync8, utimesSync, writeFileSync as writeFileSync5 } from "node:fs";
 import { join as join14 } from "node:path";
 var DEFAULT_STORE_MAX_BYTES = 2 * 1024 ** 3;
 function storeDir(cacheDir) {
@@ -3783,14 +3802,14 @@ async function sweepLeftovers(containerName) {
   const bases = ["/dev/shm", tempBase()];
   for (const base of [...bases]) {
     try {
-      for (const n of readdirSync6(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join15(base, n));
+      for (const n of readdirSync7(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join15(base, n));
     } catch {
     }
   }
   for (const base of bases) {
     let names = [];
     try {
-      names = readdirSync6(base).filter((n) => n.startsWith(`${containerName}-`));
+      names = readdirSync7(base).filter((n) => n.startsWith(`${containerName}-`));
     } catch {
       continue;
     }

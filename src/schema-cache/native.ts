@@ -7,7 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
@@ -42,9 +42,11 @@ function ask(facts: Facts, program: string, args: string[]): string {
 
 /**
  * The identity of a native server for the key: `postgres --version`, the bindir, the initdb
- * arguments, and the sha256 of each requested extension's control file in the share folder
- * (`pg_config --sharedir`/extension/<name>.control; '' when not found): an extension package
- * upgraded in place changes its default_version there.
+ * arguments, and the sha256 of every extension control file in the share folder
+ * (`pg_config --sharedir`/extension/*.control): an extension package installed, removed or
+ * upgraded in place changes its default_version there, whether `extensions` or an init file
+ * creates it. A requested extension with no control file counts as '' (the start then fails
+ * naming it).
  * @throws SetupError when `postgres --version` fails
  */
 export function nativeIdentity(bins: Binaries, config: Config, facts: Facts): ServerIdentity {
@@ -52,13 +54,23 @@ export function nativeIdentity(bins: Binaries, config: Config, facts: Facts): Se
   if (!version) throw new SetupError(`${bins.bindir}/postgres --version failed`, 'Check the PostgreSQL installation');
   const sharedir = ask(facts, join(bins.bindir, exe('pg_config', process.platform)), ['--sharedir']);
   const extensionControls: Record<string, string> = {};
-  for (const name of config.extensions) {
+  const folder = sharedir ? join(sharedir, 'extension') : '';
+  let names: string[] = [];
+  try {
+    names = folder ? readdirSync(folder).filter((n) => n.endsWith('.control')) : [];
+  } catch {
+    // no share folder: only the requested names, as ''
+  }
+  for (const name of [...names.map((n) => n.slice(0, -'.control'.length)), ...config.extensions].sort()) {
+    if (name in extensionControls) continue;
+    if (!folder) {
+      extensionControls[name] = '';
+      continue;
+    }
     try {
-      extensionControls[name] = sharedir
-        ? createHash('sha256')
-            .update(readFileSync(join(sharedir, 'extension', `${name}.control`)))
-            .digest('hex')
-        : '';
+      extensionControls[name] = createHash('sha256')
+        .update(readFileSync(join(folder, `${name}.control`)))
+        .digest('hex');
     } catch {
       extensionControls[name] = '';
     }

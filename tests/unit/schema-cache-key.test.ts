@@ -99,6 +99,21 @@ describe('schema cache key', () => {
     expect(schemaCacheKey(second, docker).key).not.toBe(schemaCacheKey(first, docker).key);
   });
 
+  it('reads a folder in schema-cache-files as every file below it', async () => {
+    mkdirSync(join(work, 'migrate', 'sub'), { recursive: true });
+    writeFileSync(join(work, 'migrate', '1.rb'), 'one');
+    writeFileSync(join(work, 'migrate', 'sub', '2.rb'), 'two');
+    const config: Config = { ...parse({ 'schema-cache': 'true', 'schema-cache-files': 'migrate' }), workDir: work };
+    const first = await readSchemaInputs(config, []);
+    expect(first.files.map((f) => f.path)).toEqual(['migrate/1.rb', 'migrate/sub/2.rb']);
+    writeFileSync(join(work, 'migrate', 'sub', '3.rb'), 'three');
+    const second = await readSchemaInputs(config, []);
+    expect(schemaCacheKey(second, docker).key).not.toBe(schemaCacheKey(first, docker).key);
+    mkdirSync(join(work, 'empty'));
+    const error = await readSchemaInputs({ ...config, schemaCacheFiles: ['empty'] }, []).catch((e: unknown) => e);
+    expect(error).toMatchObject({ input: 'schema-cache-files' });
+  });
+
   it('refuses schema-cache-files that match nothing, naming the input', async () => {
     const config: Config = { ...parse({ 'schema-cache': 'true', 'schema-cache-files': 'nope/*.rb' }), workDir: work };
     const error = await readSchemaInputs(config, []).catch((e: unknown) => e);
