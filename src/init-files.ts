@@ -75,6 +75,8 @@ export async function resolveFiles(
           onlyFiles: true,
           expandDirectories: false,
           deep: GLOB_DEPTH,
+          // A dotfile shapes a schema as any other file (.env.test, prisma/.env, .sequelizerc).
+          dot: input === 'schema-cache-files',
           signal,
         })
       ).sort();

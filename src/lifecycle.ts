@@ -24,7 +24,9 @@ import { Phases } from './timing.js';
 import { SchemaCache, type RemoteCache } from './schema-cache/cache.js';
 import { snapshotNative } from './schema-cache/native.js';
 import { snapshotDocker } from './schema-cache/docker.js';
-import { checkRestored, ForeignEntryError } from './schema-cache/restored.js';
+import { checkRestored } from './schema-cache/restored.js';
+import { unloggedProblem, unloggedRelations, withoutPassword } from './schema-cache/save.js';
+import { InterruptedError } from './interrupt.js';
 import { storeDir } from './schema-cache/store.js';
 import { removeStaleFills } from './native/cache-removal.js';
 import { LOG_TAIL_LINES, type Server, type ServerHandle } from './server.js';
@@ -138,12 +140,13 @@ export async function start(
   const store = schema ? storeDir(schema.cacheDir) : undefined;
   const recordHandle = (h: ServerHandle): void => onHandle(store ? { ...h, schemaStore: store } : h);
   for (;;) {
-    const server =
-      chosen.mode === 'native'
-        ? await startNative(config, log, recordHandle, chosen.binaries, phases, schema)
-        : await startDocker(config, log, recordHandle, phases, schema);
-    if (store) server.schemaStore = store;
+    let server: Server | null = null;
     try {
+      server =
+        chosen.mode === 'native'
+          ? await startNative(config, log, recordHandle, chosen.binaries, phases, schema)
+          : await startDocker(config, log, recordHandle, phases, schema);
+      if (store) server.schemaStore = store;
       if (schema?.hit) {
         server.provisioned = await checkRestored(server, config);
         phases.end('schema cache checked');
@@ -153,13 +156,21 @@ export async function start(
       }
       if (schema && !schema.hit && schema.key) {
         const started = server;
-        await schema.save((dir) => (started.mode === 'native' ? snapshotNative(started, dir) : snapshotDocker(started, dir)));
+        await schema.save(async (dir) => {
+          const unlogged = await unloggedRelations(started);
+          if (unlogged.length) throw new Error(unloggedProblem(unlogged));
+          await withoutPassword(started, () =>
+            started.mode === 'native' ? snapshotNative(started, dir) : snapshotDocker(started, dir),
+          );
+        });
         phases.end('schema cache save');
       }
     } catch (error) {
-      for (const problem of await stop(server)) log.warning(problem);
-      if (!(error instanceof ForeignEntryError) || !schema) throw error;
-      schema.damaged(error.message); // and start once more, as a miss
+      if (server) for (const problem of await stop(server)) log.warning(problem);
+      // A restored cluster that does not start or check out is dropped, and the start made once
+      // more as a miss; what names an input (or an interruption) is the user's to see.
+      if (!schema?.hit || error instanceof InputError || error instanceof InterruptedError) throw error;
+      schema.damaged(error instanceof Error ? error.message : String(error));
       continue;
     }
     if (schema) server.schemaCache = schema.result();

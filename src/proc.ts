@@ -278,7 +278,11 @@ export function run(program: string, args: readonly string[], options: ProcOptio
           const out = options.stdoutStream as NodeJS.WritableStream;
           // 'close': a file stream closes once its bytes are written.
           out.on('close', () => done());
-          out.on('error', () => done());
+          out.on('error', () => {
+            // The pipe stops on an error (ENOSPC): keep reading, or the program blocks on a full pipe.
+            child.stdout?.resume();
+            done();
+          });
           child.stdout?.pipe(out);
         })
       : Promise.resolve();

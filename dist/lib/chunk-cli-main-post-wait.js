@@ -119,7 +119,10 @@ function run(program, args, options) {
     const piped = options.stdoutStream ? new Promise((done) => {
       const out = options.stdoutStream;
       out.on("close", () => done());
-      out.on("error", () => done());
+      out.on("error", () => {
+        child.stdout?.resume();
+        done();
+      });
       child.stdout?.pipe(out);
     }) : Promise.resolve();
     if (!options.stdoutStream)
@@ -467,16 +470,18 @@ function initdbArgsEnv(config) {
   return [...INITDB_ARGS, ...config.locale !== "C" ? [`--locale=${config.locale}`] : []].join(" ");
 }
 var RESTORED_MARKER = "/tmp/.pg-tmpfs-restored";
-var RESTORE_WAIT_TRIES = 6e3;
+var RESTORE_TIMEOUT_MS = 3e5;
 var RESTORE_WRAPPER = [
-  "tries=$1; shift; i=0",
+  "end=$(( $(date +%s) + $1 )); shift",
   `while [ ! -e ${RESTORED_MARKER} ]; do`,
-  "  i=$((i + 1))",
-  '  if [ "$i" -gt "$tries" ]; then echo "pg-tmpfs: the schema cache restore did not arrive" >&2; exit 1; fi',
+  '  if [ "$(date +%s)" -ge "$end" ]; then echo "pg-tmpfs: the schema cache restore did not arrive" >&2; exit 1; fi',
   "  sleep 0.01",
   "done",
   'exec "$@"'
 ].join("\n");
+function restoreWaitSeconds(config) {
+  return Math.ceil((RESTORE_TIMEOUT_MS + config.waitTimeoutMs) / 1e3);
+}
 function buildRunPlan(config, layout, reach = { kind: "publish" }, token = "", restore = null) {
   const publish = `${config.publishHost.includes(":") ? `[${config.publishHost}]` : config.publishHost}:${config.port === 0 ? "" : config.port}:${CONTAINER_PORT}`;
   const env = {
@@ -498,8 +503,9 @@ function buildRunPlan(config, layout, reach = { kind: "publish" }, token = "", r
     config.shmSize,
     ...reach.kind === "network" ? ["--network", reach.network, "--network-alias", config.containerName] : ["--publish", publish],
     ...Object.keys(env).flatMap((name) => ["--env", name]),
+    ...restore ? ["--entrypoint", "sh"] : [],
     config.image,
-    ...restore ? ["sh", "-c", RESTORE_WRAPPER, "pg-tmpfs", String(RESTORE_WAIT_TRIES), ...restore.entrypoint, "postgres"] : [],
+    ...restore ? ["-c", RESTORE_WRAPPER, "pg-tmpfs", String(restoreWaitSeconds(config)), ...restore.entrypoint, "postgres"] : [],
     ...settingsToArgs(effectiveSettings(config.settings))
   ];
   return { args, env };
@@ -1373,6 +1379,7 @@ export {
   tmpfsPaths,
   initdbArgsEnv,
   RESTORED_MARKER,
+  RESTORE_TIMEOUT_MS,
   RESTORE_WRAPPER,
   buildRunPlan,
   DOCKER_TIMEOUT_MS,

@@ -10,6 +10,7 @@ import {
   InterruptedError,
   PULL_ANSWER_MS,
   RESTORED_MARKER,
+  RESTORE_TIMEOUT_MS,
   RESTORE_WRAPPER,
   RUN_ENV,
   RUN_TIMEOUT_MS,
@@ -1172,7 +1173,6 @@ function scramVerifier(password, salt = randomBytes(16), iterations = SCRAM_ITER
 // src/schema-cache/docker.ts
 var BASE_TAR = "base.tar";
 var SNAPSHOT_TIMEOUT_MS = 6e5;
-var RESTORE_TIMEOUT_MS = 3e5;
 function dockerIdentity(image, config) {
   return { mode: "docker", imageId: image.id, initdbArgs: [initdbArgsEnv(config), `--username=${config.user}`] };
 }
@@ -1805,7 +1805,7 @@ async function removeStaleFills(cacheDir, names = cacheNames(cacheDir)) {
       continue;
     }
     const problem = removeTree(path);
-    if (problem) problems.push(`A fill of a killed run in the initdb cache: ${problem}`);
+    if (problem) problems.push(`A fill of a killed run in the cache folder ${cacheDir}: ${problem}`);
     else removed += 1;
   }
   return { removed, problems };
@@ -2506,6 +2506,7 @@ function nativeIdentity(bins, config, facts) {
     mode: "native",
     version,
     bindir: bins.bindir,
+    arch: process.arch,
     initdbArgs: initdbArgs({ bindir: bins.bindir, user: config.user, locale: config.locale }),
     extensionControls
   };
@@ -2584,7 +2585,8 @@ function makeRunDir(handle, runAs) {
 }
 async function bootstrap(config, handle, port, exited, verifier, restored) {
   const local = await waitForQuery(
-    { host: dataDirOf(handle.runDir), port, user: config.user, password: "", database: "postgres" },
+    // A restored cluster may lack `postgres` (an init may drop it); template1 is always there.
+    { host: dataDirOf(handle.runDir), port, user: config.user, password: "", database: restored ? "template1" : "postgres" },
     {
       timeoutMs: config.waitTimeoutMs,
       // A failed attempt on a socket costs well under a ms: poll often, the answer comes a few
@@ -3131,6 +3133,8 @@ async function resolveFiles(entries, workDir, input) {
         onlyFiles: true,
         expandDirectories: false,
         deep: GLOB_DEPTH,
+        // A dotfile shapes a schema as any other file (.env.test, prisma/.env, .sequelizerc).
+        dot: input === "schema-cache-files",
         signal: signal2
       })).sort();
       if (signal2.aborted) {
@@ -3446,7 +3450,8 @@ async function readSchemaInputs(config, initFiles) {
     init: initFiles.map((f) => ({ path: f.label, sha256: sha2562(f.text) })),
     initCommand: config.initCommand,
     files,
-    extra: config.schemaCacheKey
+    extra: config.schemaCacheKey,
+    settings: effectiveSettings(config.settings).map((x) => `${x.name}=${x.value}`)
   };
 }
 function schemaCacheKey(inputs, server) {
@@ -3556,6 +3561,8 @@ var SchemaCache = class _SchemaCache {
   saved = null;
   /** Set once an entry was found damaged or foreign: later opens of this start are misses. */
   refused = false;
+  /** Whether the entry of the last open came from the remote cache. */
+  fromRemote = false;
   /**
    * Reads what shapes the schema (the init files already loaded, the schema-cache-files
    * matches), before anything starts.
@@ -3582,8 +3589,13 @@ var SchemaCache = class _SchemaCache {
     }
     for (const problem of (await removeStaleFills(storeDir(this.cacheDir))).problems) this.log.warning(problem);
     let found = lookup(this.cacheDir, key);
-    if (!found.entry && !found.dropped && this.remote && await this.remote.restore(key, found.dir)) {
-      found = lookup(this.cacheDir, key);
+    this.fromRemote = false;
+    if (!found.entry && !found.dropped && this.remote) {
+      dropEntry(found.dir);
+      if (await this.remote.restore(key, found.dir)) {
+        this.fromRemote = true;
+        found = lookup(this.cacheDir, key);
+      } else dropEntry(found.dir);
     }
     if (found.dropped) this.log.warning(`schema cache entry not used (${found.dropped}): a miss, init runs`);
     this.entry = found.entry;
@@ -3597,7 +3609,9 @@ var SchemaCache = class _SchemaCache {
    */
   damaged(problem) {
     const note = this.entry ? drop(this.entry) : null;
-    this.log.warning(`schema cache entry ${this.key} not used (${problem}${note ? `; ${note}` : ""}): a miss, init runs`);
+    this.log.warning(
+      `schema cache entry ${this.key} not used (${problem}${note ? `; ${note}` : ""}): a miss, init runs${this.fromRemote ? ". It came from the GitHub cache, which keeps it: change schema-cache-key, or delete that entry (gh cache delete KEY)" : ""}`
+    );
     this.entry = null;
     this.hit = false;
     this.refused = true;
@@ -3653,7 +3667,7 @@ async function checkRestored(server, config) {
       [[config.database, ...config.databases]]
     );
     const found = new Map(dbs.rows.map((r) => [r.datname, r.datistemplate]));
-    const missing = config.databases.find((d) => !found.has(d));
+    const missing = [config.database, ...config.databases].find((d) => !found.has(d));
     if (missing) throw new ForeignEntryError(`database ${missing} is missing`);
     if ((found.get(config.database) ?? false) !== config.template) {
       throw new ForeignEntryError(`database ${config.database} is ${config.template ? "not " : ""}a template`);
@@ -3674,6 +3688,53 @@ async function checkRestored(server, config) {
     initFiles: [],
     ms: Math.round(performance.now() - t0)
   };
+}
+
+// src/schema-cache/save.ts
+var TIMEOUTS = { connectTimeoutMs: 1e4, queryTimeoutMs: 6e4 };
+var NAMED = 5;
+async function unloggedRelations(server) {
+  const first = await openClient(server.connection, TIMEOUTS);
+  let databases;
+  try {
+    databases = (await first.query("SELECT datname FROM pg_database WHERE datallowconn ORDER BY 1")).rows.map((r) => r.datname);
+  } finally {
+    await first.end().catch(() => void 0);
+  }
+  const found = [];
+  for (const database of databases) {
+    const client = await openClient({ ...server.connection, database }, TIMEOUTS);
+    try {
+      const rows = await client.query(
+        `SELECT format('%s.%s.%s', current_database(), n.nspname, c.relname) AS name
+           FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+          WHERE c.relpersistence = 'u' AND c.relkind IN ('r', 'S', 'm', 'p') ORDER BY 1`
+      );
+      found.push(...rows.rows.map((r) => r.name));
+    } finally {
+      await client.end().catch(() => void 0);
+    }
+  }
+  return found;
+}
+function unloggedProblem(relations) {
+  const named = relations.slice(0, NAMED).join(", ");
+  const more = relations.length > NAMED ? ` and ${relations.length - NAMED} more` : "";
+  return `the cluster has UNLOGGED relations (${named}${more}), which a copy of a running server holds empty; make them logged in init (ALTER TABLE \u2026 SET LOGGED; Rails: create_unlogged_tables = false), or turn schema-cache off`;
+}
+async function withoutPassword(server, copy) {
+  const client = await openClient(server.connection, TIMEOUTS);
+  const role = client.escapeIdentifier(server.connection.user);
+  try {
+    await client.query(`ALTER ROLE ${role} PASSWORD NULL`);
+    try {
+      await copy();
+    } finally {
+      await client.query(`ALTER ROLE ${role} PASSWORD ${client.escapeLiteral(scramVerifier(server.connection.password))}`);
+    }
+  } finally {
+    await client.end().catch(() => void 0);
+  }
 }
 
 // src/lifecycle.ts
@@ -3739,9 +3800,10 @@ async function start(config, log, onHandle = () => void 0, phases = new Phases()
   const store = schema ? storeDir(schema.cacheDir) : void 0;
   const recordHandle = (h) => onHandle(store ? { ...h, schemaStore: store } : h);
   for (; ; ) {
-    const server = chosen.mode === "native" ? await startNative(config, log, recordHandle, chosen.binaries, phases, schema) : await startDocker(config, log, recordHandle, phases, schema);
-    if (store) server.schemaStore = store;
+    let server = null;
     try {
+      server = chosen.mode === "native" ? await startNative(config, log, recordHandle, chosen.binaries, phases, schema) : await startDocker(config, log, recordHandle, phases, schema);
+      if (store) server.schemaStore = store;
       if (schema?.hit) {
         server.provisioned = await checkRestored(server, config);
         phases.end("schema cache checked");
@@ -3751,13 +3813,20 @@ async function start(config, log, onHandle = () => void 0, phases = new Phases()
       }
       if (schema && !schema.hit && schema.key) {
         const started = server;
-        await schema.save((dir) => started.mode === "native" ? snapshotNative(started, dir) : snapshotDocker(started, dir));
+        await schema.save(async (dir) => {
+          const unlogged = await unloggedRelations(started);
+          if (unlogged.length) throw new Error(unloggedProblem(unlogged));
+          await withoutPassword(
+            started,
+            () => started.mode === "native" ? snapshotNative(started, dir) : snapshotDocker(started, dir)
+          );
+        });
         phases.end("schema cache save");
       }
     } catch (error) {
-      for (const problem of await stop(server)) log.warning(problem);
-      if (!(error instanceof ForeignEntryError) || !schema) throw error;
-      schema.damaged(error.message);
+      if (server) for (const problem of await stop(server)) log.warning(problem);
+      if (!schema?.hit || error instanceof InputError || error instanceof InterruptedError) throw error;
+      schema.damaged(error instanceof Error ? error.message : String(error));
       continue;
     }
     if (schema) server.schemaCache = schema.result();

@@ -70,6 +70,7 @@ function savedBackground() {
 
 // src/action/schema-cache.ts
 var DOWNLOAD_TIMEOUT_MS = 12e4;
+var UPLOAD_TIMEOUT_MS = 6e5;
 function cachePaths(dir) {
   return [dir, `${dir}${MANIFEST_SUFFIX}`];
 }
@@ -114,18 +115,28 @@ async function uploadSchemaCache(fromBackground) {
     info(`schema cache: not saved, the job's status is ${status || "unknown"} (saved only when the job succeeds)`);
     return;
   }
+  const key = result.key;
+  const entry = result.entry;
+  let timer;
   try {
     const cache = await import("./chunk-cache.js");
     if (!cache.isFeatureAvailable()) {
       info("schema cache: no GitHub cache service here: kept in the local store only");
       return;
     }
-    await cache.saveCache(cachePaths(result.entry), result.key);
-    info(`schema cache: saved ${result.key} to the GitHub cache`);
+    const id = await Promise.race([
+      cache.saveCache(cachePaths(entry), key),
+      new Promise((done) => timer = setTimeout(() => done("late"), UPLOAD_TIMEOUT_MS))
+    ]);
+    if (id === "late")
+      warning(`schema cache: ${key} was not saved within ${UPLOAD_TIMEOUT_MS / 1e3} s; not waiting longer`);
+    else if (id === -1)
+      info(`schema cache: ${key} not saved to the GitHub cache (see the line above: it may be there already)`);
+    else info(`schema cache: saved ${key} to the GitHub cache`);
   } catch (error) {
-    const name = error instanceof Error ? error.name : "";
-    if (name === "ReserveCacheError") info(`schema cache: ${result.key} is in the GitHub cache already`);
-    else warning(`schema cache: could not save ${result.key}: ${error instanceof Error ? error.message : String(error)}`);
+    warning(`schema cache: could not save ${key}: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -27,12 +27,13 @@ import "./chunk-common.js";
 // src/action/post-step.ts
 async function postStep() {
   let unread = null;
+  let schemaCache;
   try {
     const background = savedBackground();
     const finished = background ? await finishBackground(background) : null;
     unread = finished?.unread ?? null;
     const handle = finished ? finished.handle : savedHandle();
-    await uploadSchemaCache(handle && "schemaCache" in handle ? handle.schemaCache : void 0);
+    schemaCache = handle && "schemaCache" in handle ? handle.schemaCache : void 0;
     const pulling = handle?.mode === "docker" && handle.pulling === true;
     if (!handle || pulling) {
       const problems2 = handle ? await stop(handle) : [];
@@ -60,6 +61,7 @@ async function postStep() {
     warning(problem);
     return [problem];
   } finally {
+    await uploadSchemaCache(schemaCache);
     if (unread) setFailed(unread);
   }
 }

@@ -25,6 +25,7 @@ import type { Server } from '../server.js';
  */
 export async function postStep(): Promise<string[]> {
   let unread: string | null = null;
+  let schemaCache: Server['schemaCache'];
   try {
     // A background start (wait: false) still running is waited for first; its files then name
     // what to remove.
@@ -32,8 +33,8 @@ export async function postStep(): Promise<string[]> {
     const finished = background ? await finishBackground(background) : null;
     unread = finished?.unread ?? null;
     const handle = finished ? finished.handle : savedHandle();
-    // Before the removal: the entry was saved when init ended, the server is not needed for it.
-    await uploadSchemaCache(handle && 'schemaCache' in handle ? (handle as Server).schemaCache : undefined);
+    // Uploaded after the removal (finally): the entry was saved when init ended.
+    schemaCache = handle && 'schemaCache' in handle ? (handle as Server).schemaCache : undefined;
     // A start that ended (or was killed) while pulling made no container: only a `docker pull`
     // it left running may need ending.
     const pulling = handle?.mode === 'docker' && handle.pulling === true;
@@ -65,6 +66,7 @@ export async function postStep(): Promise<string[]> {
     core.warning(problem);
     return [problem];
   } finally {
+    await uploadSchemaCache(schemaCache);
     if (unread) core.setFailed(unread);
   }
 }

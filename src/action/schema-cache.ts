@@ -15,6 +15,9 @@ import { STATE } from './state.js';
 /** Deadline of one download request of a cache entry, in ms (120 000); a slow segment is then a miss. */
 const DOWNLOAD_TIMEOUT_MS = 120_000;
 
+/** How long the post step waits for the upload of an entry, in ms (600 000). */
+const UPLOAD_TIMEOUT_MS = 600_000;
+
 /** The paths @actions/cache archives for an entry: its folder and its manifest (the same at restore and save). */
 export function cachePaths(dir: string): string[] {
   return [dir, `${dir}${MANIFEST_SUFFIX}`];
@@ -75,17 +78,29 @@ export async function uploadSchemaCache(fromBackground: SchemaCacheResult | unde
     core.info(`schema cache: not saved, the job's status is ${status || 'unknown'} (saved only when the job succeeds)`);
     return;
   }
+  const key = result.key;
+  const entry = result.entry;
+  let timer: NodeJS.Timeout | undefined;
   try {
     const cache = await import('@actions/cache');
     if (!cache.isFeatureAvailable()) {
       core.info('schema cache: no GitHub cache service here: kept in the local store only');
       return;
     }
-    await cache.saveCache(cachePaths(result.entry), result.key);
-    core.info(`schema cache: saved ${result.key} to the GitHub cache`);
+    // saveCache reports what it could not save itself (an entry of that key saved first by
+    // another job, a service error) and returns -1; it throws only for bad arguments.
+    const id = await Promise.race([
+      cache.saveCache(cachePaths(entry), key),
+      new Promise<'late'>((done) => (timer = setTimeout(() => done('late'), UPLOAD_TIMEOUT_MS))),
+    ]);
+    if (id === 'late')
+      core.warning(`schema cache: ${key} was not saved within ${UPLOAD_TIMEOUT_MS / 1000} s; not waiting longer`);
+    else if (id === -1)
+      core.info(`schema cache: ${key} not saved to the GitHub cache (see the line above: it may be there already)`);
+    else core.info(`schema cache: saved ${key} to the GitHub cache`);
   } catch (error) {
-    const name = error instanceof Error ? error.name : '';
-    if (name === 'ReserveCacheError') core.info(`schema cache: ${result.key} is in the GitHub cache already`);
-    else core.warning(`schema cache: could not save ${result.key}: ${error instanceof Error ? error.message : String(error)}`);
+    core.warning(`schema cache: could not save ${key}: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -87,27 +87,31 @@ export function initdbArgsEnv(config: Pick<Config, 'locale'>): string {
 /** The file whose existence tells a restore wrapper (RESTORE_WRAPPER) that the cluster is in place. */
 export const RESTORED_MARKER = '/tmp/.pg-tmpfs-restored';
 
-/** How many 10 ms pauses the restore wrapper waits for RESTORED_MARKER (6000: about 60 s) before it exits 1. */
-export const RESTORE_WAIT_TRIES = 6000;
+/** Deadline of writing a schema-cache entry into the container, in ms: 300 000 (a cluster of a few GB). */
+export const RESTORE_TIMEOUT_MS = 300_000;
 
 /**
  * The command a container starts with when a schema-cache entry is to be restored into it
- * (`sh -c RESTORE_WRAPPER pg-tmpfs TRIES ENTRYPOINT… postgres ARGS…`): it waits until the
- * restore has put the cluster into PGDATA and made RESTORED_MARKER, then runs the image's own
- * entrypoint, which finds PGDATA holding a database and skips initdb and the init scripts
- * ("PostgreSQL Database directory appears to contain a database; Skipping initialization",
- * docker-library/postgres docker-entrypoint.sh). The official entrypoint runs a first argument
- * that is not `postgres` or an option as it is. Inputs reach it only as arguments.
+ * (`--entrypoint sh`, then `-c RESTORE_WRAPPER pg-tmpfs SECONDS ENTRYPOINT… postgres ARGS…`): it
+ * waits, at most SECONDS, until the restore has put the cluster into PGDATA and made
+ * RESTORED_MARKER, then runs the image's own entrypoint, once, which finds PGDATA holding a
+ * database and skips initdb and the init scripts ("PostgreSQL Database directory appears to
+ * contain a database; Skipping initialization", docker-library/postgres docker-entrypoint.sh).
+ * Inputs reach it only as arguments.
  */
 export const RESTORE_WRAPPER = [
-  'tries=$1; shift; i=0',
+  'end=$(( $(date +%s) + $1 )); shift',
   `while [ ! -e ${RESTORED_MARKER} ]; do`,
-  '  i=$((i + 1))',
-  '  if [ "$i" -gt "$tries" ]; then echo "pg-tmpfs: the schema cache restore did not arrive" >&2; exit 1; fi',
+  '  if [ "$(date +%s)" -ge "$end" ]; then echo "pg-tmpfs: the schema cache restore did not arrive" >&2; exit 1; fi',
   '  sleep 0.01',
   'done',
   'exec "$@"',
 ].join('\n');
+
+/** How long the restore wrapper waits for the entry, in seconds: the restore's deadline and wait-timeout, as the restore's `docker exec` has them. */
+export function restoreWaitSeconds(config: Pick<Config, 'waitTimeoutMs'>): number {
+  return Math.ceil((RESTORE_TIMEOUT_MS + config.waitTimeoutMs) / 1000);
+}
 
 /**
  * The `docker run -d` plan for `config` and the image's layout: its VOLUMEs and PGDATA on tmpfs
@@ -115,7 +119,8 @@ export const RESTORE_WRAPPER = [
  * `container:` job, the container on the job's network under its name. `token` (this run's
  * random token) goes into the label `io.github.pg-tmpfs-action.run`, which finds the container
  * when the run was killed before `docker run` returned its ID. With `restore` (the image's
- * entrypoint), the container starts with RESTORE_WRAPPER, which waits for a schema-cache entry.
+ * entrypoint), the container starts with RESTORE_WRAPPER (`--entrypoint sh`), which waits for a
+ * schema-cache entry and then runs the image's entrypoint.
  * The official image reads POSTGRES_USER, POSTGRES_PASSWORD, POSTGRES_DB and
  * POSTGRES_INITDB_ARGS, and passes arguments starting with `-` to `postgres`
  * (docker-library/postgres, "Environment Variables" in the image docs).
@@ -151,8 +156,11 @@ export function buildRunPlan(
       ? ['--network', reach.network, '--network-alias', config.containerName]
       : ['--publish', publish]),
     ...Object.keys(env).flatMap((name) => ['--env', name]),
+    ...(restore ? ['--entrypoint', 'sh'] : []),
     config.image,
-    ...(restore ? ['sh', '-c', RESTORE_WRAPPER, 'pg-tmpfs', String(RESTORE_WAIT_TRIES), ...restore.entrypoint, 'postgres'] : []),
+    ...(restore
+      ? ['-c', RESTORE_WRAPPER, 'pg-tmpfs', String(restoreWaitSeconds(config)), ...restore.entrypoint, 'postgres']
+      : []),
     ...settingsToArgs(effectiveSettings(config.settings)),
   ];
   return { args, env };

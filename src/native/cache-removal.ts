@@ -99,7 +99,7 @@ export async function removeStaleFills(
       continue;
     }
     const problem = removeTree(path);
-    if (problem) problems.push(`A fill of a killed run in the initdb cache: ${problem}`);
+    if (problem) problems.push(`A fill of a killed run in the cache folder ${cacheDir}: ${problem}`);
     else removed += 1;
   }
   return { removed, problems };

@@ -107,7 +107,8 @@ async function bootstrap(
   restored: boolean,
 ): Promise<pg.Client> {
   const local = await waitForQuery(
-    { host: dataDirOf(handle.runDir), port, user: config.user, password: '', database: 'postgres' },
+    // A restored cluster may lack `postgres` (an init may drop it); template1 is always there.
+    { host: dataDirOf(handle.runDir), port, user: config.user, password: '', database: restored ? 'template1' : 'postgres' },
     {
       timeoutMs: config.waitTimeoutMs,
       // A failed attempt on a socket costs well under a ms: poll often, the answer comes a few

@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import { readSchemaInputs, schemaCacheKey, type KeyParts, type SchemaInputs, type ServerIdentity } from './key.js';
 import { removeStaleFills } from '../native/cache-removal.js';
 import { drop, lookup, prune, save, storeDir, type StoreEntry } from './store.js';
+import { dropEntry } from '../native/cache-removal.js';
 
 /** A cache beyond this machine that restores entries into the local store, and later saves them (the action's @actions/cache). */
 export interface RemoteCache {
@@ -41,6 +42,8 @@ export class SchemaCache {
   saved: { dir: string; bytes: number; ms: number } | null = null;
   /** Set once an entry was found damaged or foreign: later opens of this start are misses. */
   private refused = false;
+  /** Whether the entry of the last open came from the remote cache. */
+  private fromRemote = false;
 
   private constructor(
     readonly cacheDir: string,
@@ -83,8 +86,14 @@ export class SchemaCache {
     // Copies a killed run left half made go first (their process is gone).
     for (const problem of (await removeStaleFills(storeDir(this.cacheDir))).problems) this.log.warning(problem);
     let found = lookup(this.cacheDir, key);
-    if (!found.entry && !found.dropped && this.remote && (await this.remote.restore(key, found.dir))) {
-      found = lookup(this.cacheDir, key);
+    this.fromRemote = false;
+    if (!found.entry && !found.dropped && this.remote) {
+      // A folder without its manifest is what a killed restore or fill left: it goes first.
+      dropEntry(found.dir);
+      if (await this.remote.restore(key, found.dir)) {
+        this.fromRemote = true;
+        found = lookup(this.cacheDir, key);
+      } else dropEntry(found.dir); // a failed download may have left part of it
     }
     if (found.dropped) this.log.warning(`schema cache entry not used (${found.dropped}): a miss, init runs`);
     this.entry = found.entry;
@@ -99,7 +108,9 @@ export class SchemaCache {
    */
   damaged(problem: string): void {
     const note = this.entry ? drop(this.entry) : null;
-    this.log.warning(`schema cache entry ${this.key} not used (${problem}${note ? `; ${note}` : ''}): a miss, init runs`);
+    this.log.warning(
+      `schema cache entry ${this.key} not used (${problem}${note ? `; ${note}` : ''}): a miss, init runs${this.fromRemote ? '. It came from the GitHub cache, which keeps it: change schema-cache-key, or delete that entry (gh cache delete KEY)' : ''}`,
+    );
     this.entry = null;
     this.hit = false;
     this.refused = true;

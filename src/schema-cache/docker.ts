@@ -20,7 +20,7 @@ import { scramVerifier } from '../native/scram.js';
 import { run, tail } from '../proc.js';
 import type { DockerServer } from '../server.js';
 import type { ImageConfig } from '../docker/engine.js';
-import { initdbArgsEnv, RESTORED_MARKER } from '../docker/run-plan.js';
+import { initdbArgsEnv, RESTORE_TIMEOUT_MS, RESTORED_MARKER } from '../docker/run-plan.js';
 import type { ServerIdentity } from './key.js';
 import type { StoreEntry } from './store.js';
 
@@ -29,9 +29,6 @@ export const BASE_TAR = 'base.tar';
 
 /** Deadline of the copy after init (pg_basebackup through `docker exec`), in ms: 600 000. */
 const SNAPSHOT_TIMEOUT_MS = 600_000;
-
-/** Deadline of streaming an entry into the container, in ms: 300 000 (a cluster of a few GB). */
-const RESTORE_TIMEOUT_MS = 300_000;
 
 /**
  * The identity of a Docker server for the key: the image ID (`docker image inspect` .Id; a tag

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import type { InitFile } from '../init-files.js';
 import { resolveFiles, shownPath } from '../init-files.js';
 import type { Config } from '../inputs.js';
+import { effectiveSettings } from '../profile.js';
 
 /**
  * Layout of a schema-cache entry and of this key; part of the key, so an entry of another
@@ -31,6 +32,8 @@ export type ServerIdentity =
       version: string;
       /** Folder of the server binaries. */
       bindir: string;
+      /** The processor architecture (`process.arch`): the same version prints alike on x64 and arm64. */
+      arch: string;
       /** initdb arguments (locale, encoding, superuser …). */
       initdbArgs: readonly string[];
       /** Each requested extension's control file (path → sha256), '' for one not found: an upgraded extension package changes it. */
@@ -59,6 +62,12 @@ export interface SchemaInputs {
   files: readonly KeyFile[];
   /** The schema-cache-key input. */
   extra: string;
+  /**
+   * The settings the server runs init with (the durability profile and the settings input, as
+   * `name=value`): search_path, timezone, default_table_access_method and the like change what
+   * init writes.
+   */
+  settings: readonly string[];
 }
 
 /** Everything the key hashes; what `up --json` and the job summary can show. */
@@ -92,6 +101,7 @@ export async function readSchemaInputs(config: Config, initFiles: readonly InitF
     initCommand: config.initCommand,
     files,
     extra: config.schemaCacheKey,
+    settings: effectiveSettings(config.settings).map((x) => `${x.name}=${x.value}`),
   };
 }
 

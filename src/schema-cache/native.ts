@@ -79,6 +79,7 @@ export function nativeIdentity(bins: Binaries, config: Config, facts: Facts): Se
     mode: 'native',
     version,
     bindir: bins.bindir,
+    arch: process.arch,
     initdbArgs: initdbArgs({ bindir: bins.bindir, user: config.user, locale: config.locale }),
     extensionControls,
   };

@@ -34,7 +34,7 @@ export async function checkRestored(server: Server, config: Config): Promise<Pro
       [[config.database, ...config.databases]],
     );
     const found = new Map(dbs.rows.map((r) => [r.datname, r.datistemplate]));
-    const missing = config.databases.find((d) => !found.has(d));
+    const missing = [config.database, ...config.databases].find((d) => !found.has(d));
     if (missing) throw new ForeignEntryError(`database ${missing} is missing`);
     if ((found.get(config.database) ?? false) !== config.template) {
       throw new ForeignEntryError(`database ${config.database} is ${config.template ? 'not ' : ''}a template`);

@@ -5,7 +5,7 @@
  * the store's bound; a server that cannot be copied still starts. Nothing is left behind.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -259,6 +259,30 @@ describe('schema cache, native mode (CLI)', () => {
     expect(stderr).toMatch(/warning: schema cache not saved: .*settings/);
     expect(await query(json.connectionUri, 'select count(*) as v from seed')).toBe('500');
     down('minimal');
+  });
+
+  it('misses when a setting changes (search_path shapes where init puts its tables)', () => {
+    const { json } = up('setting', [...SCHEMA, '--setting', 'search_path=public,pg_catalog']);
+    down('setting');
+    expect(json.schemaCacheHit).toBe(false);
+    expect(json.schemaCacheKey).not.toBe(firstKey);
+  });
+
+  it('does not save a cluster with UNLOGGED tables (a copy holds them empty), saying which', async () => {
+    writeFileSync(
+      join(project, 'db', '003_unlogged.sql'),
+      'CREATE UNLOGGED TABLE scratch (id int);\nINSERT INTO scratch VALUES (1);\n',
+    );
+    try {
+      const { json, stderr } = up('unlogged', [...SCHEMA, '--schema-cache-key', 'unlogged']);
+      expect(json.schemaCacheHit).toBe(false);
+      expect(stderr).toMatch(/warning: schema cache not saved: the cluster has UNLOGGED relations \(app\.public\.scratch\)/);
+      expect(await query(json.connectionUri, 'select count(*) as v from scratch')).toBe('1');
+      down('unlogged');
+      expect(readdirSync(join(cacheDir, 'schema')).filter((n) => n === json.schemaCacheKey)).toEqual([]);
+    } finally {
+      rmSync(join(project, 'db', '003_unlogged.sql'));
+    }
   });
 
   it('refuses init-command without schema-cache-files before anything starts', () => {

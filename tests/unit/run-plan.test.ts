@@ -96,15 +96,16 @@ describe('buildRunPlan', () => {
     expect(buildRunPlan(config({ 'publish-host': '::1', port: '6000' }), LAYOUT_17).args).toContain('[::1]:6000:5432');
   });
 
-  it('with a schema-cache entry to restore: the wrapper, then the image entrypoint and postgres with the settings', () => {
-    const { args, env } = buildRunPlan(config({}), LAYOUT_18, { kind: 'publish' }, 'tok', {
+  it('with a schema-cache entry to restore: sh as the entrypoint, the wrapper, then the image entrypoint and postgres', () => {
+    const { args, env } = buildRunPlan(config({ 'wait-timeout': '60' }), LAYOUT_18, { kind: 'publish' }, 'tok', {
       entrypoint: ['docker-entrypoint.sh'],
     });
     const image = args.indexOf('postgres:18');
-    expect(args.slice(image + 1, image + 4)).toEqual(['sh', '-c', RESTORE_WRAPPER]);
-    expect(args.slice(image + 4)).toEqual([
+    expect(args.slice(image - 2, image)).toEqual(['--entrypoint', 'sh']);
+    expect(args.slice(image + 1, image + 3)).toEqual(['-c', RESTORE_WRAPPER]);
+    expect(args.slice(image + 3)).toEqual([
       'pg-tmpfs',
-      '6000',
+      '360',
       'docker-entrypoint.sh',
       'postgres',
       '-c',
@@ -118,15 +119,15 @@ describe('buildRunPlan', () => {
     expect(env.POSTGRES_INITDB_ARGS).toBe('--nosync');
   });
 
-  it('the restore wrapper waits for its marker, then runs its arguments; gives up after its tries', async () => {
+  it('the restore wrapper waits for its marker, then runs its arguments; gives up after its seconds', async () => {
     rmSync(RESTORED_MARKER, { force: true });
-    const gaveUp = spawnSync('sh', ['-c', RESTORE_WRAPPER, 'pg-tmpfs', '3', 'echo', 'ran'], {
+    const gaveUp = spawnSync('sh', ['-c', RESTORE_WRAPPER, 'pg-tmpfs', '1', 'echo', 'ran'], {
       encoding: 'utf8',
       timeout: 10_000,
     });
     expect([gaveUp.status, gaveUp.stdout, gaveUp.stderr]).toEqual([1, '', 'pg-tmpfs: the schema cache restore did not arrive\n']);
     try {
-      const child = spawn('sh', ['-c', RESTORE_WRAPPER, 'pg-tmpfs', '600', 'echo', 'ran'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('sh', ['-c', RESTORE_WRAPPER, 'pg-tmpfs', '60', 'echo', 'ran'], { stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       await new Promise((r) => setTimeout(r, 100));

@@ -18,6 +18,7 @@ const native: ServerIdentity = {
   mode: 'native',
   version: 'postgres (PostgreSQL) 15.18',
   bindir: '/usr/lib/postgresql/15/bin',
+  arch: 'x64',
   initdbArgs: ['--nosync', '--username=postgres', '--locale=C'],
   extensionControls: { pg_trgm: 'abc' },
 };
@@ -31,6 +32,7 @@ const base: SchemaInputs = {
   initCommand: '',
   files: [{ path: 'package-lock.json', sha256: '2'.repeat(64) }],
   extra: '',
+  settings: ['fsync=off', 'full_page_writes=off'],
 };
 
 describe('schema cache key', () => {
@@ -65,6 +67,7 @@ describe('schema cache key', () => {
     ['a schema-cache-files file', { ...base, files: [{ path: 'package-lock.json', sha256: '4'.repeat(64) }] }, docker],
     ['a schema-cache-files path', { ...base, files: [{ path: 'yarn.lock', sha256: '2'.repeat(64) }] }, docker],
     ['schema-cache-key', { ...base, extra: 'v2' }, docker],
+    ['a setting (search_path)', { ...base, settings: [...base.settings, 'search_path=app'] }, docker],
   ];
   it.each(changes)('changes with %s', (_what, inputs, server) => {
     expect(schemaCacheKey(inputs, server).key).not.toBe(schemaCacheKey(base, docker).key);
@@ -74,6 +77,8 @@ describe('schema cache key', () => {
     ['server version', { ...native, version: 'postgres (PostgreSQL) 15.19' }],
     ['binaries folder', { ...native, bindir: '/opt/pg/15/bin' }],
     ['an extension control file', { ...native, extensionControls: { pg_trgm: 'abd' } }],
+    ['an extension package installed', { ...native, extensionControls: { pg_trgm: 'abc', postgis: 'def' } }],
+    ['processor architecture', { ...native, arch: 'arm64' }],
   ];
   it.each(nativeChanges)('changes with the native %s', (_what, server) => {
     expect(schemaCacheKey(base, server).key).not.toBe(schemaCacheKey(base, native).key);

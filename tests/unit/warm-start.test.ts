@@ -332,7 +332,7 @@ describe("a cache entry is used only when it is this user's alone and matches it
     expect(r.removed).toBe(2);
     expect(r.problems).toEqual([
       expect.stringMatching(
-        /^A fill of a killed run in the initdb cache: left as .*k2\.untrusted-[0-9a-f]{8}, not removed, because .*base can be written by group or others \(mode 777\)/,
+        /^A fill of a killed run in the cache folder \S+: left as .*k2\.untrusted-[0-9a-f]{8}, not removed, because .*base can be written by group or others \(mode 777\)/,
       ),
     ]);
     expect(readdirSync(dir).filter((n) => !n.startsWith('k2.untrusted-'))).toEqual([]);
