@@ -17,6 +17,7 @@ import { delimiter, join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leftoverSnapshot, NATIVE_MAJOR, ROOT } from '../helpers/infra.js';
+import { ALEMBIC_START, DJANGO_START, type FrameworkStart } from '../helpers/schema-cache-frameworks.js';
 
 const EXAMPLES = join(ROOT, 'docs', 'examples', 'schema-cache');
 const SETUP = 'run bash scripts/setup-test-infra.sh';
@@ -44,13 +45,8 @@ interface Run {
   output: string;
 }
 
-/** A framework's example and how docs/schema-cache.md starts it. */
-interface Framework {
-  name: 'django' | 'alembic';
-  /** init-command, as the doc writes it. */
-  initCommand: string;
-  /** schema-cache-files, as the doc writes them. */
-  files: string[];
+/** A framework's example, how docs/schema-cache.md starts it, and what shows that it ran. */
+interface Framework extends FrameworkStart {
   /** A line the migrate command prints when it runs (in the CLI's log, on stderr). */
   ranMigrations: RegExp;
   /** A query giving when the migrations ran: unchanged by a hit. */
@@ -60,18 +56,14 @@ interface Framework {
 }
 
 const DJANGO: Framework = {
-  name: 'django',
-  initCommand: 'python manage.py migrate --noinput',
-  files: ['**/migrations/*.py', 'requirements.txt', 'shop/settings.py'],
+  ...DJANGO_START,
   ranMigrations: /Applying inventory\.0003_seed_categories\.\.\. OK/,
   migratedAt: "select max(applied)::text || ' / ' || max(c.created_at)::text as v from django_migrations, inventory_category c",
   migration: 'inventory/migrations/0003_seed_categories.py',
 };
 
 const ALEMBIC: Framework = {
-  name: 'alembic',
-  initCommand: 'alembic upgrade head',
-  files: ['alembic.ini', 'migrations/env.py', 'migrations/versions/*.py', 'requirements.txt'],
+  ...ALEMBIC_START,
   ranMigrations: /Running upgrade 0002 -> 0003, seed plans: a data migration/,
   migratedAt: 'select max(created_at)::text as v from plans',
   migration: 'migrations/versions/0003_seed_plans.py',
@@ -151,7 +143,7 @@ function describeFramework(framework: Framework, checkHit: (project: string, ser
       names.add(instance);
       const args = ['up', '--mode', 'native', '--postgres-version', NATIVE_MAJOR, '--port', '0', '--name', instance, '--json'];
       args.push('--password', password, '--database', 'app', '--schema-cache', '--init-command', framework.initCommand);
-      for (const f of framework.files) args.push('--schema-cache-files', f);
+      for (const f of framework.schemaCacheFiles) args.push('--schema-cache-files', f);
       const r = cli(args);
       expect(r.status, r.stderr).toBe(0);
       return { json: JSON.parse(r.stdout) as UpJson, stderr: r.stderr };
@@ -217,13 +209,17 @@ describe('schema cache with the frameworks of docs/schema-cache.md (native mode,
     const env = envFor(DJANGO, connectionEnv(server));
     const check = run('python', ['manage.py', 'migrate', '--check', '--noinput'], project, env);
     expect(check.status, check.output).toBe(0);
-    // TEST_DATABASE=app: the tests run in the restored database, kept (--keepdb), not in a test_app
-    // that Django would make and migrate again.
-    const tests = run('python', ['manage.py', 'test', '--keepdb', '--noinput'], project, { ...env, TEST_DATABASE: 'app' });
+    // TEST_DATABASE=app: the tests run in the restored database, kept (--keepdb), and Django's
+    // own migrate finds nothing to apply; without it Django would make test_app and migrate it.
+    const tests = run('python', ['manage.py', 'test', '--keepdb', '--noinput', '-v', '2'], project, {
+      ...env,
+      TEST_DATABASE: 'app',
+    });
     expect(tests.status, tests.output).toBe(0);
-    expect(tests.stderr).toContain("Using existing test database for alias 'default'");
+    expect(tests.stderr).toContain("Using existing test database for alias 'default' ('app')");
+    expect(tests.stdout).toMatch(/^ {2}No migrations to apply\.$/m);
+    expect(tests.output).not.toContain('Applying ');
     expect(tests.stderr).toMatch(/^Ran 2 tests in [\d.]+s\n\nOK$/m);
-    expect(tests.stderr).not.toContain('Applying ');
     const databases = await query(server.connectionUri, "select string_agg(datname, ',' order by datname) as v from pg_database");
     expect(databases).toBe('app,postgres,template0,template1');
   });
