@@ -7,7 +7,8 @@
 #   5. the CNCF distribution registry (pinned), which the tests start on 127.0.0.1 for real pulls;
 #   6. for the per-test-clone examples (docs/examples/per-test-clone): a Python venv with their
 #      pinned requirements, and the Go example's modules; for the schema cache's framework
-#      examples (docs/examples/schema-cache): a venv per framework (Django, Alembic);
+#      examples (docs/examples/schema-cache): a venv per framework (Django, Alembic), and Ruby
+#      with Rails from Debian;
 #   7. the workflow linters (pinned): actionlint (Go module proxy) with Debian's shellcheck, which
 #      actionlint runs on `run:` scripts, and zizmor (PyPI) in a venv of its own.
 # Safe on a laptop that already runs Docker: nothing is installed or restarted when present.
@@ -166,6 +167,14 @@ for framework in django alembic; do
     printf '%s\n' "$stamp" >"$fw_venv/.pg-tmpfs-stamp"
   fi
 done
+# The Rails example: Ruby, Rails and pg from Debian (bookworm: Rails 6.1); bundler resolves its
+# Gemfile against them (bundle lock --local), so no gem registry is needed.
+if ruby -e 'require "rails"; require "active_record"; require "pg"; require "bundler"' >/dev/null 2>&1; then
+  log "ruby with rails and pg for the rails example present: skipping"
+else
+  log "installing ruby, rails (railties, activerecord), pg and bundler from Debian for the rails example"
+  apt_install ruby ruby-railties ruby-activerecord ruby-pg ruby-bundler
+fi
 command -v go >/dev/null 2>&1 || apt_install golang-go
 log "go modules for the examples (go mod download: quick when present)"
 (cd "$examples/go" && GOFLAGS=-mod=mod go mod download)

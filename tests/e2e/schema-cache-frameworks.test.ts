@@ -4,11 +4,12 @@
  * as init-command with that section's schema-cache-files. Run 1 misses and migrates; run 2 hits,
  * the migrate command does not run (what its data migration wrote keeps its timestamp) and the
  * framework's own tests pass against the restored database; a changed migration misses again.
- * Each framework runs from its venv (scripts/setup-test-infra.sh), in a copy of its example in a
- * scratch folder, so this test writes nothing into the repository. Nothing is left behind.
+ * Django and Alembic run from a venv each, Rails (Debian 12's 6.1) from Debian's packages, all
+ * installed by scripts/setup-test-infra.sh; each in a copy of its example in a scratch folder, so
+ * this test writes nothing into the repository. Nothing is left behind.
  *
  * Not run here: Prisma (its CLI downloads its schema engine from Prisma's own host, which this
- * machine cannot reach) and Rails (no Ruby here); docs/schema-cache.md says so.
+ * machine cannot reach); docs/schema-cache.md says so.
  */
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -17,7 +18,7 @@ import { delimiter, join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leftoverSnapshot, NATIVE_MAJOR, ROOT } from '../helpers/infra.js';
-import { ALEMBIC_START, DJANGO_START, type FrameworkStart } from '../helpers/schema-cache-frameworks.js';
+import { ALEMBIC_START, DJANGO_START, RAILS_START, type FrameworkStart } from '../helpers/schema-cache-frameworks.js';
 
 const EXAMPLES = join(ROOT, 'docs', 'examples', 'schema-cache');
 const SETUP = 'run bash scripts/setup-test-infra.sh';
@@ -53,6 +54,26 @@ interface Framework extends FrameworkStart {
   migratedAt: string;
   /** The migration the last test changes. */
   migration: string;
+  /** Variables its commands need (a venv's bin first on PATH, as a CI job that activated it). */
+  env: () => Record<string, string>;
+  /** Fails (never skips, under CI=true too) when the framework is not installed; readies the copy. */
+  prepare: (project: string) => void;
+}
+
+/** The bin folder of a framework's venv from scripts/setup-test-infra.sh. */
+function venvBin(name: string): string {
+  return join(TEST_CACHE, `schema-cache-${name}`, 'bin');
+}
+
+/** A Python framework's venv on PATH, no .pyc files written (none in the scratch copy either). */
+function pythonEnv(name: string): Record<string, string> {
+  return { PATH: `${venvBin(name)}${delimiter}${process.env.PATH ?? ''}`, PYTHONDONTWRITEBYTECODE: '1' };
+}
+
+/** Fails when a Python framework's venv is missing. */
+function requireVenv(name: string): void {
+  const bin = venvBin(name);
+  if (!existsSync(join(bin, 'python'))) throw new Error(`no Python venv for the ${name} example at ${bin}: ${SETUP}`);
 }
 
 const DJANGO: Framework = {
@@ -60,6 +81,8 @@ const DJANGO: Framework = {
   ranMigrations: /Applying inventory\.0003_seed_categories\.\.\. OK/,
   migratedAt: "select max(applied)::text || ' / ' || max(c.created_at)::text as v from django_migrations, inventory_category c",
   migration: 'inventory/migrations/0003_seed_categories.py',
+  env: () => pythonEnv('django'),
+  prepare: () => requireVenv('django'),
 };
 
 const ALEMBIC: Framework = {
@@ -67,31 +90,41 @@ const ALEMBIC: Framework = {
   ranMigrations: /Running upgrade 0002 -> 0003, seed plans: a data migration/,
   migratedAt: 'select max(created_at)::text as v from plans',
   migration: 'migrations/versions/0003_seed_plans.py',
+  env: () => pythonEnv('alembic'),
+  prepare: () => requireVenv('alembic'),
 };
 
-/** The bin folder of the framework's venv from scripts/setup-test-infra.sh. */
-function venvBin(framework: Framework): string {
-  return join(TEST_CACHE, `schema-cache-${framework.name}`, 'bin');
-}
-
-/** Fails (never skips, under CI=true too) when the framework's venv is missing. */
-function requireVenv(framework: Framework): void {
-  const bin = venvBin(framework);
-  if (!existsSync(join(bin, 'python'))) throw new Error(`no Python venv for the ${framework.name} example at ${bin}: ${SETUP}`);
-}
+const RAILS: Framework = {
+  ...RAILS_START,
+  ranMigrations: /^Seeded 2 genres$/m,
+  // When the schema was loaded (schema_sha1, which `bin/rails test` checks) and the seeds ran.
+  migratedAt:
+    "select max(m.created_at)::text || ' / ' || max(g.created_at)::text as v from ar_internal_metadata m, genres g where m.key = 'schema_sha1'",
+  migration: 'db/migrate/20261101000003_add_isbn_to_books.rb',
+  env: () => ({ RAILS_ENV: 'test' }),
+  prepare: (project) => {
+    const ruby = run('ruby', ['-e', 'require "rails"; require "active_record"; require "pg"; puts Rails.version'], project, {
+      ...process.env,
+    });
+    if (ruby.status !== 0) throw new Error(`no Ruby with Rails and pg (Debian's ruby-railties): ${SETUP}\n${ruby.output}`);
+    // The lock names the gems Debian installed: made again from them, so that a Debian update
+    // of Rails does not break the test (the committed one is what the doc keys).
+    const lock = run('bundle', ['lock', '--local'], project, { ...process.env });
+    expect(lock.status, lock.output).toBe(0);
+  },
+};
 
 /**
- * This process's environment without vitest's variables and any connection, the venv's bin
- * first on PATH (as a CI job that activated it), no .pyc files written, and `extra`.
+ * This process's environment without vitest's variables and any connection, the framework's
+ * own variables, and `extra`.
  */
-function envFor(framework: Framework, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+function envFor(framework: Framework | undefined, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !/^(VITEST|PG|DATABASE_URL$|TEST_DATABASE$)/.test(k)),
+    Object.entries(process.env).filter(([k]) => !/^(VITEST|PG|DATABASE_URL$|TEST_DATABASE$|RAILS_ENV$)/.test(k)),
   );
   return {
     ...env,
-    PATH: `${venvBin(framework)}${delimiter}${process.env.PATH ?? ''}`,
-    PYTHONDONTWRITEBYTECODE: '1',
+    ...framework?.env(),
     NO_COLOR: '1',
     PG_TMPFS_STATE_DIR: join(work, 'state'),
     PG_TMPFS_CACHE_DIR: join(work, 'cache'),
@@ -142,7 +175,8 @@ function describeFramework(framework: Framework, checkHit: (project: string, ser
       const instance = `fw-${framework.name}-${name}-${process.pid}`;
       names.add(instance);
       const args = ['up', '--mode', 'native', '--postgres-version', NATIVE_MAJOR, '--port', '0', '--name', instance, '--json'];
-      args.push('--password', password, '--database', 'app', '--schema-cache', '--init-command', framework.initCommand);
+      args.push('--password', password, '--database', framework.database, '--schema-cache');
+      args.push('--init-command', framework.initCommand);
       for (const f of framework.schemaCacheFiles) args.push('--schema-cache-files', f);
       const r = cli(args);
       expect(r.status, r.stderr).toBe(0);
@@ -157,8 +191,8 @@ function describeFramework(framework: Framework, checkHit: (project: string, ser
     let migratedAt = '';
 
     beforeAll(() => {
-      requireVenv(framework);
       cpSync(join(EXAMPLES, framework.name), project, { recursive: true });
+      framework.prepare(project);
     });
 
     it('misses: the init command migrates, and the cluster is saved', async () => {
@@ -201,7 +235,7 @@ describe('schema cache with the frameworks of docs/schema-cache.md (native mode,
   });
   afterAll(() => {
     for (const name of names)
-      spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'down', '--name', name], { env: envFor(DJANGO) });
+      spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'down', '--name', name], { env: envFor(undefined) });
     rmSync(work, { recursive: true, force: true });
   });
 
@@ -236,6 +270,18 @@ describe('schema cache with the frameworks of docs/schema-cache.md (native mode,
     const tests = run('python', ['-m', 'pytest', '-p', 'no:cacheprovider', '-q'], project, env);
     expect(tests.status, tests.output).toBe(0);
     expect(tests.stdout).toMatch(/^2 passed in [\d.]+s$/m);
+  });
+
+  describeFramework(RAILS, async (project, server) => {
+    const env = envFor(RAILS, connectionEnv(server));
+    const migratedAt = await query(server.connectionUri, RAILS.migratedAt);
+    // rails/test_help keeps the test schema (maintain_test_schema): it loads db/schema.rb again
+    // unless the schema_sha1 that db:schema:load recorded matches; here it does, so the restored
+    // database, seeds and all, is the one the tests run in.
+    const tests = run('bin/rails', ['test', '-v'], project, env);
+    expect(tests.status, tests.output).toBe(0);
+    expect(tests.stdout).toMatch(/^2 runs, 2 assertions, 0 failures, 0 errors, 0 skips$/m);
+    expect(await query(server.connectionUri, RAILS.migratedAt)).toBe(migratedAt);
   });
 
   it('leaves nothing behind', () => {

@@ -9,7 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ALEMBIC_START, DJANGO_START } from '../helpers/schema-cache-frameworks.js';
+import { ALEMBIC_START, DJANGO_START, RAILS_START } from '../helpers/schema-cache-frameworks.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 /** Each doc, and the files it must show (it may show more). */
@@ -70,7 +70,7 @@ describe.each(Object.entries(DOCS))('%s', (doc, shown) => {
 describe('docs/schema-cache.md: the tested frameworks', () => {
   const doc = readFileSync(join(ROOT, 'docs/schema-cache.md'), 'utf8');
 
-  it.each([DJANGO_START, ALEMBIC_START].map((f) => [f.name, f] as const))(
+  it.each([DJANGO_START, ALEMBIC_START, RAILS_START].map((f) => [f.name, f] as const))(
     '%s: the workflow and the CLI line start it as the e2e test does',
     (_name, f) => {
       const start = doc.indexOf(`\n${f.heading}\n`);
@@ -78,8 +78,10 @@ describe('docs/schema-cache.md: the tested frameworks', () => {
       const end = doc.indexOf('\n### ', start + 1);
       const section = doc.slice(start, end < 0 ? undefined : end);
       const yaml = /```yaml\n([\s\S]*?)\n```/.exec(section)?.[1] ?? '';
-      expect(yaml).toContain(`    init-command: ${f.initCommand}\n`);
-      const files = /^ {4}schema-cache-files: \|\n((?: {6}.*\n?)+)/m.exec(yaml)?.[1] ?? '';
+      const command = /^ +init-command: (.*?)(?: # .*)?$/m.exec(yaml)?.[1];
+      expect(command).toBe(f.workflowInitCommand ?? f.initCommand);
+      expect(yaml).toMatch(new RegExp(`^ +database: ${f.database}$`, 'm'));
+      const files = /^( +)schema-cache-files: \|\n((?:\1 {2}.*\n?)+)/m.exec(yaml)?.[2] ?? '';
       expect(
         files
           .split('\n')
@@ -87,7 +89,11 @@ describe('docs/schema-cache.md: the tested frameworks', () => {
           .map((l) => l.trim()),
       ).toEqual(f.schemaCacheFiles);
       const sh = (/```sh\n([\s\S]*?)\n```/.exec(section)?.[1] ?? '').replace(/\\\n\s*/g, '');
-      const flags = [`--init-command '${f.initCommand}'`, ...f.schemaCacheFiles.map((g) => `--schema-cache-files '${g}'`)];
+      const flags = [
+        `--database ${f.database} `,
+        `--init-command '${f.initCommand}'`,
+        ...f.schemaCacheFiles.map((g) => `--schema-cache-files '${g}'`),
+      ];
       for (const flag of flags) expect(sh).toContain(flag);
       expect(sh).toContain('--schema-cache ');
     },
