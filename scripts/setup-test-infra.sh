@@ -6,7 +6,9 @@
 #   4. gitlab-ci-local (pinned, an npm devDependency) and its helper image;
 #   5. the CNCF distribution registry (pinned), which the tests start on 127.0.0.1 for real pulls;
 #   6. for the per-test-clone examples (docs/examples/per-test-clone): a Python venv with their
-#      pinned requirements, and the Go example's modules;
+#      pinned requirements, and the Go example's modules; for the schema cache's framework
+#      examples (docs/examples/schema-cache): a venv per framework (Django, Alembic), and Ruby
+#      with Rails from Debian;
 #   7. the workflow linters (pinned): actionlint (Go module proxy) with Debian's shellcheck, which
 #      actionlint runs on `run:` scripts, and zizmor (PyPI) in a venv of its own.
 # Safe on a laptop that already runs Docker: nothing is installed or restarted when present.
@@ -160,6 +162,30 @@ else
   python3 -m venv --clear "$venv"
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$examples/python/requirements.txt"
   printf '%s\n' "$stamp" >"$venv/.pg-tmpfs-stamp"
+fi
+# The schema cache's framework examples (docs/examples/schema-cache, tests/e2e/schema-cache-
+# frameworks.test.ts): a venv per framework from its own pinned requirements, wheels only, made
+# again as the one above is.
+for framework in django alembic; do
+  fw_requirements=$here/docs/examples/schema-cache/$framework/requirements.txt
+  fw_venv=${PG_TMPFS_TEST_CACHE:-$HOME/.cache/pg-tmpfs-test}/schema-cache-$framework
+  stamp="$(sha256sum <"$fw_requirements" | cut -c1-16) $(python3 -c 'import sys; print(sys.version.split()[0])')"
+  if [ -x "$fw_venv/bin/python" ] && [ "$(cat "$fw_venv/.pg-tmpfs-stamp" 2>/dev/null)" = "$stamp" ]; then
+    log "python venv for the $framework example present ($fw_venv): skipping"
+  else
+    log "making the python venv for the $framework example ($fw_venv)"
+    python3 -m venv --clear "$fw_venv"
+    "$fw_venv/bin/python" -m pip install --quiet --disable-pip-version-check --only-binary=:all: -r "$fw_requirements"
+    printf '%s\n' "$stamp" >"$fw_venv/.pg-tmpfs-stamp"
+  fi
+done
+# The Rails example: Ruby, Rails and pg from Debian (bookworm: Rails 6.1); bundler resolves its
+# Gemfile against them (bundle lock --local), so no gem registry is needed.
+if ruby -e 'require "rails"; require "active_record"; require "pg"; require "bundler"' >/dev/null 2>&1; then
+  log "ruby with rails and pg for the rails example present: skipping"
+else
+  log "installing ruby, rails (railties, activerecord), pg and bundler from Debian for the rails example"
+  apt_install ruby ruby-railties ruby-activerecord ruby-pg ruby-bundler
 fi
 command -v go >/dev/null 2>&1 || apt_install golang-go
 log "go modules for the examples (go mod download: quick when present)"

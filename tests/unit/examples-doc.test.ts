@@ -1,14 +1,30 @@
 /**
- * docs/per-test-databases.md shows the per-test-clone examples' code: each fenced block under a
- * `<!-- file: path -->` comment must be that file, word for word, so the doc shows what
- * tests/e2e/examples.test.ts runs.
+ * docs/per-test-databases.md shows the per-test-clone examples' code, docs/schema-cache.md the
+ * schema cache's framework examples' code: each fenced block under a `<!-- file: path -->`
+ * comment must be that file, word for word, so the docs show what tests/e2e/examples.test.ts and
+ * tests/e2e/schema-cache-frameworks.test.ts run. docs/schema-cache.md's section of each tested
+ * framework must also show, in its workflow and its CLI line, the init-command and
+ * schema-cache-files that the e2e test starts the example with.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ALEMBIC_START, DJANGO_START, RAILS_START } from '../helpers/schema-cache-frameworks.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
-const DOC = 'docs/per-test-databases.md';
+/** Each doc, and the files it must show (it may show more). */
+const DOCS: Record<string, string[]> = {
+  'docs/per-test-databases.md': [
+    'docs/examples/per-test-clone/node/db.ts',
+    'docs/examples/per-test-clone/python/conftest.py',
+    'docs/examples/per-test-clone/go/db_test.go',
+    'docs/examples/per-test-clone/ruby/per_test_database.rb',
+  ],
+  'docs/schema-cache.md': [
+    'docs/examples/schema-cache/django/shop/settings.py',
+    'docs/examples/schema-cache/alembic/migrations/env.py',
+  ],
+};
 
 interface MarkedBlock {
   file: string;
@@ -36,27 +52,55 @@ function markedBlocks(markdown: string): MarkedBlock[] {
   return blocks;
 }
 
-describe(DOC, () => {
-  const blocks = markedBlocks(readFileSync(join(ROOT, DOC), 'utf8'));
+describe.each(Object.entries(DOCS))('%s', (doc, shown) => {
+  const blocks = markedBlocks(readFileSync(join(ROOT, doc), 'utf8'));
 
   it('marks the helper of every example, and a fenced block follows each mark', () => {
-    expect(blocks.map((b) => b.file)).toEqual(
-      expect.arrayContaining([
-        'docs/examples/per-test-clone/node/db.ts',
-        'docs/examples/per-test-clone/python/conftest.py',
-        'docs/examples/per-test-clone/go/db_test.go',
-        'docs/examples/per-test-clone/ruby/per_test_database.rb',
-      ]),
-    );
-    for (const b of blocks) expect(b.code, `${DOC}:${b.line}: no fenced block after the mark`).toBeDefined();
+    expect(blocks.map((b) => b.file)).toEqual(expect.arrayContaining(shown));
+    for (const b of blocks) expect(b.code, `${doc}:${b.line}: no fenced block after the mark`).toBeDefined();
   });
 
   it.each(blocks.map((b) => [b.file, b] as const))('shows %s as it is', (file, b) => {
     const path = join(ROOT, file);
-    expect(existsSync(path), `${DOC}:${b.line}: ${file} does not exist`).toBe(true);
-    expect(b.code, `${DOC}:${b.line}: the block differs from ${file}`).toBe(readFileSync(path, 'utf8'));
+    expect(existsSync(path), `${doc}:${b.line}: ${file} does not exist`).toBe(true);
+    expect(b.code, `${doc}:${b.line}: the block differs from ${file}`).toBe(readFileSync(path, 'utf8'));
   });
+});
 
+describe('docs/schema-cache.md: the tested frameworks', () => {
+  const doc = readFileSync(join(ROOT, 'docs/schema-cache.md'), 'utf8');
+
+  it.each([DJANGO_START, ALEMBIC_START, RAILS_START].map((f) => [f.name, f] as const))(
+    '%s: the workflow and the CLI line start it as the e2e test does',
+    (_name, f) => {
+      const start = doc.indexOf(`\n${f.heading}\n`);
+      expect(start, `no heading ${f.heading}`).toBeGreaterThan(0);
+      const end = doc.indexOf('\n### ', start + 1);
+      const section = doc.slice(start, end < 0 ? undefined : end);
+      const yaml = /```yaml\n([\s\S]*?)\n```/.exec(section)?.[1] ?? '';
+      const command = /^ +init-command: (.*?)(?: # .*)?$/m.exec(yaml)?.[1];
+      expect(command).toBe(f.workflowInitCommand ?? f.initCommand);
+      expect(yaml).toMatch(new RegExp(`^ +database: ${f.database}$`, 'm'));
+      const files = /^( +)schema-cache-files: \|\n((?:\1 {2}.*\n?)+)/m.exec(yaml)?.[2] ?? '';
+      expect(
+        files
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => l.trim()),
+      ).toEqual(f.schemaCacheFiles);
+      const sh = (/```sh\n([\s\S]*?)\n```/.exec(section)?.[1] ?? '').replace(/\\\n\s*/g, '');
+      const flags = [
+        `--database ${f.database} `,
+        `--init-command '${f.initCommand}'`,
+        ...f.schemaCacheFiles.map((g) => `--schema-cache-files '${g}'`),
+      ];
+      for (const flag of flags) expect(sh).toContain(flag);
+      expect(sh).toContain('--schema-cache ');
+    },
+  );
+});
+
+describe('markedBlocks', () => {
   it('finds a block and tells a changed one apart', () => {
     const md = '<!-- file: a.ts -->\n\n```ts\nconst a = 1;\n```\n\n<!-- file: b.ts -->\ntext\n';
     expect(markedBlocks(md)).toEqual([

@@ -1,0 +1,3 @@
+class Author < ApplicationRecord
+  has_many :books
+end

@@ -1,0 +1,4 @@
+class Book < ApplicationRecord
+  belongs_to :author
+  belongs_to :genre
+end

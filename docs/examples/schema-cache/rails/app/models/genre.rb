@@ -1,0 +1,3 @@
+class Genre < ApplicationRecord
+  has_many :books
+end
