@@ -2,10 +2,10 @@
  * Pure logic of issue #13: the new inputs' parsing, where an init file failed, psql meta-commands,
  * statement splitting, the clone strategy, generated names, and the CLI's flags for the inputs.
  */
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { inputError, parse } from '../helpers/inputs.js';
 import { cloneDatabase, cloneStrategy, freshName } from '../../src/databases.js';
 import { DEFAULTS } from '../../src/inputs.js';
@@ -79,9 +79,16 @@ describe('inputs of issue #13', () => {
   });
 });
 
+/** Scratch folders of the init file tests, removed at the end. */
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
 describe('init files', () => {
   it('resolves paths and globs in order, sorted within a glob, each file once', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pg-tmpfs-init-unit-'));
+    made.push(dir);
     for (const f of ['002_b.sql', '001_a.sql', 'seed.sql']) writeFileSync(join(dir, f), 'SELECT 1;');
     const files = await resolveInitFiles({ init: ['0*.sql', 'seed.sql', '001_a.sql'], workDir: dir });
     expect(files).toEqual([join(dir, '001_a.sql'), join(dir, '002_b.sql'), join(dir, 'seed.sql')]);
@@ -264,6 +271,7 @@ describe('init files, second sweep (#26)', () => {
 
   it('a symbolic link to a file or a folder, or a link loop, runs each file once (by real path)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pg-tmpfs-init-unit-'));
+    made.push(dir);
     mkdirSync(join(dir, 'db'));
     writeFileSync(join(dir, 'db', '001_a.sql'), 'CREATE TABLE a ();');
     writeFileSync(join(dir, 'db', '003_b.sql'), 'CREATE TABLE b ();');
