@@ -28,6 +28,7 @@ import { checkRestored } from './schema-cache/restored.js';
 import { unloggedProblem, unloggedRelations, withoutPassword } from './schema-cache/save.js';
 import { InterruptedError } from './interrupt.js';
 import { storeDir } from './schema-cache/store.js';
+import type { Manifest } from './native/cache-manifest.js';
 import { removeStaleFills } from './native/cache-removal.js';
 import { LOG_TAIL_LINES, type Server, type ServerHandle } from './server.js';
 
@@ -159,7 +160,7 @@ export async function start(
         await schema.save(async (dir) => {
           const unlogged = await unloggedRelations(started);
           if (unlogged.length) throw new Error(unloggedProblem(unlogged));
-          await withoutPassword(started, () =>
+          return withoutPassword<Manifest | void>(started, () =>
             started.mode === 'native' ? snapshotNative(started, dir) : snapshotDocker(started, dir),
           );
         });

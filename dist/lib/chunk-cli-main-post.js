@@ -1144,7 +1144,9 @@ function copyLater(entry, manifest, dest, runAs, later, staging) {
 }
 
 // src/schema-cache/docker.ts
+import { createHash as createHash3 } from "node:crypto";
 import { createWriteStream } from "node:fs";
+import { Writable } from "node:stream";
 import { join as join3 } from "node:path";
 
 // node_modules/@mongodb-js/saslprep/dist/.esm-wrapper.mjs
@@ -1228,6 +1230,19 @@ async function snapshotDocker(server, dest) {
   const file = createWriteStream(join3(dest, BASE_TAR), { mode: 384 });
   let writeError = "";
   file.on("error", (error) => writeError ||= error.message);
+  const hash = createHash3("sha256");
+  let size = 0;
+  const out = new Writable({
+    write(chunk, _encoding, done) {
+      hash.update(chunk);
+      size += chunk.length;
+      file.write(chunk, (error) => done(error ?? null));
+    },
+    final(done) {
+      file.end(() => done(writeError ? new Error(writeError) : null));
+    }
+  });
+  out.on("error", (error) => writeError ||= error.message);
   const r = await run(
     "docker",
     [
@@ -1247,9 +1262,10 @@ async function snapshotDocker(server, dest) {
       "-U",
       server.connection.user
     ],
-    { timeoutMs: SNAPSHOT_TIMEOUT_MS, stdoutStream: file }
+    { timeoutMs: SNAPSHOT_TIMEOUT_MS, stdoutStream: out }
   );
-  if (r.code === 0 && !writeError) return;
+  if (r.code === 0 && !writeError) return { dirs: [], files: { [BASE_TAR]: { size, sha256: hash.digest("hex") } } };
+  file.destroy();
   const text = r.stderr.trim();
   if (/wal_level|max_wal_senders|number of requested standby connections/i.test(text)) {
     throw new SetupError(
@@ -1719,7 +1735,7 @@ import { chmodSync, chownSync as chownSync2, cpSync, lstatSync as lstatSync3, mk
 import { join as join8 } from "node:path";
 
 // src/native/cache-key.ts
-import { createHash as createHash3 } from "node:crypto";
+import { createHash as createHash4 } from "node:crypto";
 import { homedir } from "node:os";
 import { join as join6 } from "node:path";
 function initdbArgs(spec) {
@@ -1735,7 +1751,7 @@ function initdbArgs(spec) {
 }
 var CACHE_FORMAT = 3;
 function cacheKey(initdbVersion2, args) {
-  return createHash3("sha256").update(JSON.stringify({ format: CACHE_FORMAT, initdbVersion: initdbVersion2.trim(), args })).digest("hex").slice(0, 32);
+  return createHash4("sha256").update(JSON.stringify({ format: CACHE_FORMAT, initdbVersion: initdbVersion2.trim(), args })).digest("hex").slice(0, 32);
 }
 function defaultCacheDir(env = process.env) {
   if (env.PG_TMPFS_CACHE_DIR) return env.PG_TMPFS_CACHE_DIR;
@@ -2461,7 +2477,7 @@ function osUsers(runAs) {
 
 // src/schema-cache/native.ts
 import { execFileSync as execFileSync4 } from "node:child_process";
-import { createHash as createHash4 } from "node:crypto";
+import { createHash as createHash5 } from "node:crypto";
 import { readdirSync as readdirSync5, readFileSync as readFileSync6 } from "node:fs";
 import { join as join12 } from "node:path";
 var PROBE_TIMEOUT_MS = 1e4;
@@ -2497,7 +2513,7 @@ function nativeIdentity(bins, config, facts) {
       continue;
     }
     try {
-      extensionControls[name] = createHash4("sha256").update(readFileSync6(join12(folder, `${name}.control`))).digest("hex");
+      extensionControls[name] = createHash5("sha256").update(readFileSync6(join12(folder, `${name}.control`))).digest("hex");
     } catch {
       extensionControls[name] = "";
     }
@@ -3432,11 +3448,11 @@ async function runInitFiles(client, server, config, log, files) {
 }
 
 // src/schema-cache/key.ts
-import { createHash as createHash5 } from "node:crypto";
+import { createHash as createHash6 } from "node:crypto";
 import { readFileSync as readFileSync9 } from "node:fs";
 var SCHEMA_CACHE_FORMAT = 1;
 function sha2562(data) {
-  return createHash5("sha256").update(data).digest("hex");
+  return createHash6("sha256").update(data).digest("hex");
 }
 async function readSchemaInputs(config, initFiles) {
   const matched = await resolveFiles(config.schemaCacheFiles, config.workDir, "schema-cache-files");
@@ -3497,9 +3513,9 @@ async function save(cacheDir, key, fill) {
   const staging = join14(store, `${key}.tmp-${process.pid}-${randomBytes7(4).toString("hex")}`);
   mkdirSync5(staging, { mode: 448 });
   try {
-    await fill(staging);
+    const written = await fill(staging);
     chmodSync2(staging, 448);
-    const manifest = listFiles(staging);
+    const manifest = written ?? listFiles(staging);
     const text = JSON.stringify(manifest);
     writeFileSync5(`${staging}${MANIFEST_SUFFIX}`, text, { mode: 384 });
     const dir = join14(store, key);
@@ -3619,7 +3635,7 @@ var SchemaCache = class _SchemaCache {
   /**
    * Saves a consistent copy of the cluster after init, then keeps the store within its bound.
    * A failure to save is a warning, never a failed start.
-   * @param fill writes the copy into the folder it is given
+   * @param fill writes the copy into the folder it is given (and may return its manifest: store.ts save)
    */
   async save(fill) {
     const t0 = performance.now();
@@ -3728,7 +3744,7 @@ async function withoutPassword(server, copy) {
   try {
     await client.query(`ALTER ROLE ${role} PASSWORD NULL`);
     try {
-      await copy();
+      return await copy();
     } finally {
       await client.query(`ALTER ROLE ${role} PASSWORD ${client.escapeLiteral(scramVerifier(server.connection.password))}`);
     }
@@ -3816,7 +3832,7 @@ async function start(config, log, onHandle = () => void 0, phases = new Phases()
         await schema.save(async (dir) => {
           const unlogged = await unloggedRelations(started);
           if (unlogged.length) throw new Error(unloggedProblem(unlogged));
-          await withoutPassword(
+          return withoutPassword(
             started,
             () => started.mode === "native" ? snapshotNative(started, dir) : snapshotDocker(started, dir)
           );

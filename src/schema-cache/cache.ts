@@ -11,6 +11,7 @@ import { readSchemaInputs, schemaCacheKey, type KeyParts, type SchemaInputs, typ
 import { removeStaleFills } from '../native/cache-removal.js';
 import { drop, lookup, prune, save, storeDir, type StoreEntry } from './store.js';
 import { dropEntry } from '../native/cache-removal.js';
+import type { Manifest } from '../native/cache-manifest.js';
 
 /** A cache beyond this machine that restores entries into the local store, and later saves them (the action's @actions/cache). */
 export interface RemoteCache {
@@ -119,9 +120,9 @@ export class SchemaCache {
   /**
    * Saves a consistent copy of the cluster after init, then keeps the store within its bound.
    * A failure to save is a warning, never a failed start.
-   * @param fill writes the copy into the folder it is given
+   * @param fill writes the copy into the folder it is given (and may return its manifest: store.ts save)
    */
-  async save(fill: (dir: string) => Promise<void>): Promise<void> {
+  async save(fill: (dir: string) => Promise<Manifest | void>): Promise<void> {
     const t0 = performance.now();
     try {
       const placed = await save(this.cacheDir, this.key, fill);

@@ -10,12 +10,14 @@
  * files are postgres's as they were. Manual: "Making a Base Backup", pg_basebackup (`-D -` writes
  * a tar to stdout when WAL is fetched, not streamed).
  */
+import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
+import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import { SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
 import { DamagedEntryError } from '../native/cache-copy.js';
-import { readProblem, sha256, withFile } from '../native/cache-manifest.js';
+import { readProblem, sha256, withFile, type Manifest } from '../native/cache-manifest.js';
 import { scramVerifier } from '../native/scram.js';
 import { run, tail } from '../proc.js';
 import type { DockerServer } from '../server.js';
@@ -120,13 +122,28 @@ export async function restoreDocker(
  * `dest/base.tar`: pg_basebackup over the container's Unix socket (`-D - -F t -X fetch`: one tar
  * on stdout, the WAL it needs included), a fast checkpoint, no backup manifest. The server keeps
  * running.
+ * @returns the entry's manifest, made from the bytes written
  * @throws SetupError with pg_basebackup's message; one naming the `settings` input when
  *   wal_level is minimal or max_wal_senders is 0
  */
-export async function snapshotDocker(server: DockerServer, dest: string): Promise<void> {
+export async function snapshotDocker(server: DockerServer, dest: string): Promise<Manifest> {
   const file = createWriteStream(join(dest, BASE_TAR), { mode: 0o600 });
   let writeError = '';
   file.on('error', (error: Error) => (writeError ||= error.message));
+  // The manifest is made from the bytes as they are written: the tar is not read back.
+  const hash = createHash('sha256');
+  let size = 0;
+  const out = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      hash.update(chunk);
+      size += chunk.length;
+      file.write(chunk, (error) => done(error ?? null));
+    },
+    final(done) {
+      file.end(() => done(writeError ? new Error(writeError) : null));
+    },
+  });
+  out.on('error', (error: Error) => (writeError ||= error.message));
   const r = await run(
     'docker',
     [
@@ -146,9 +163,10 @@ export async function snapshotDocker(server: DockerServer, dest: string): Promis
       '-U',
       server.connection.user,
     ],
-    { timeoutMs: SNAPSHOT_TIMEOUT_MS, stdoutStream: file },
+    { timeoutMs: SNAPSHOT_TIMEOUT_MS, stdoutStream: out },
   );
-  if (r.code === 0 && !writeError) return;
+  if (r.code === 0 && !writeError) return { dirs: [], files: { [BASE_TAR]: { size, sha256: hash.digest('hex') } } };
+  file.destroy();
   const text = r.stderr.trim();
   if (/wal_level|max_wal_senders|number of requested standby connections/i.test(text)) {
     throw new SetupError(

@@ -60,15 +60,16 @@ export function unloggedProblem(relations: readonly string[]): string {
  * Runs `copy` with the superuser's password cleared (NULL: no login with a password), then sets it again (a new SCRAM verifier
  * of the same password). Sessions already open stay; a new connection with the password fails
  * only while the copy is taken, before the server is handed over.
+ * @returns what `copy` returns
  * @throws what `copy` throws (the password is set again first); connection errors
  */
-export async function withoutPassword(server: Server, copy: () => Promise<void>): Promise<void> {
+export async function withoutPassword<T>(server: Server, copy: () => Promise<T>): Promise<T> {
   const client: pg.Client = await openClient(server.connection, TIMEOUTS);
   const role = client.escapeIdentifier(server.connection.user);
   try {
     await client.query(`ALTER ROLE ${role} PASSWORD NULL`);
     try {
-      await copy();
+      return await copy();
     } finally {
       await client.query(`ALTER ROLE ${role} PASSWORD ${client.escapeLiteral(scramVerifier(server.connection.password))}`);
     }

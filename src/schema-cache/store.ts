@@ -68,14 +68,15 @@ export function drop(entry: StoreEntry): string | null {
 /**
  * Saves an entry: `fill` writes into a new private folder, which gets its manifest and is renamed
  * into place. An entry another run placed first is kept (theirs is as good).
- * @param fill writes the entry's files into the folder it is given (which exists, mode 0700)
+ * @param fill writes the entry's files into the folder it is given (which exists, mode 0700);
+ *   it may return their manifest, made from the bytes it wrote (else the files are read for it)
  * @returns the entry's folder and its size in bytes, or null when another run's entry was there
  * @throws what fill throws, and filesystem errors; the temporary folder is removed then
  */
 export async function save(
   cacheDir: string,
   key: string,
-  fill: (dir: string) => Promise<void>,
+  fill: (dir: string) => Promise<Manifest | void>,
 ): Promise<{ dir: string; bytes: number } | null> {
   const store = storeDir(cacheDir);
   prepareCacheDir(cacheDir);
@@ -84,9 +85,9 @@ export async function save(
   const staging = join(store, `${key}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
   mkdirSync(staging, { mode: 0o700 });
   try {
-    await fill(staging);
+    const written = await fill(staging);
     chmodSync(staging, 0o700);
-    const manifest = listFiles(staging);
+    const manifest = written ?? listFiles(staging);
     const text = JSON.stringify(manifest);
     writeFileSync(`${staging}${MANIFEST_SUFFIX}`, text, { mode: 0o600 });
     const dir = join(store, key);

@@ -104,6 +104,19 @@ function expectedIds(): string[] {
   for (const s of strategyServers) {
     for (const w of ['clone-wal-log', 'clone-file-copy']) for (const c of [1, 4]) ids.push(`per_test/${w}/c${c}/${s}`);
   }
+  // Section 10: the schema cache in both modes, and the raw docker run floor.
+  for (const v of [
+    'native-bare',
+    'native-init',
+    'native-miss',
+    'native-hit',
+    'docker-bare',
+    'docker-init',
+    'docker-miss',
+    'docker-hit',
+  ])
+    ids.push(`schema_cache/${v}`);
+  ids.push('schema_cache/docker-bare-hit', 'schema_cache/floor-docker-run');
   return ids;
 }
 
@@ -162,6 +175,7 @@ describe('benchmark smoke run (npm run bench:quick)', () => {
       '## 6. PostgreSQL 15, 17 and 18 in Docker mode',
       '## 7. PostgreSQL 18: initdb data checksums and io_method',
       '## 9. Per test: a fresh database from the template, TRUNCATE, a transaction rolled back, or DELETE',
+      '## 10. The schema cache',
     ]) {
       expect(table).toContain(heading);
     }
