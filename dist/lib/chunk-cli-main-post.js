@@ -1144,7 +1144,7 @@ function copyLater(entry, manifest, dest, runAs, later, staging) {
 }
 
 // src/schema-cache/docker.ts
-import { createHash as createHash3 } from "node:crypto";
+import { createHash as createHash4 } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { Writable } from "node:stream";
 import { join as join3 } from "node:path";
@@ -1170,6 +1170,358 @@ function scramVerifier(password, salt = randomBytes(16), iterations = SCRAM_ITER
   const storedKey = createHash2("sha256").update(clientKey).digest();
   const serverKey = createHmac("sha256", salted).update("Server Key").digest();
   return `SCRAM-SHA-256$${iterations}:${salt.toString("base64")}$${storedKey.toString("base64")}:${serverKey.toString("base64")}`;
+}
+
+// src/schema-cache/key.ts
+import { createHash as createHash3 } from "node:crypto";
+import { readFileSync as readFileSync4 } from "node:fs";
+
+// src/init-files.ts
+import { accessSync, constants as constants2, readFileSync as readFileSync3, realpathSync as realpathSync2, statSync } from "node:fs";
+import { isAbsolute as isAbsolute2, relative as relative3, resolve } from "node:path";
+
+// src/init-sql.ts
+var scanner = null;
+function loadScanner() {
+  scanner ??= Promise.all([import("./chunk-splitQuery.js"), import("./chunk-dbgate-query-splitter.js")]).then(
+    ([split, index]) => {
+      const s = split.default ?? split;
+      const i = index.default ?? index;
+      return { scanToken: s.scanToken, options: i.postgreSplitterOptions };
+    }
+  );
+  return scanner;
+}
+var TextIndex = class {
+  constructor(text) {
+    this.text = text;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 10) this.lineStarts.push(i + 1);
+      else if (c >= 55296 && c <= 56319 && i + 1 < text.length) {
+        const d = text.charCodeAt(i + 1);
+        if (d >= 56320 && d <= 57343) {
+          this.pairs.push(i);
+          i++;
+        }
+      }
+    }
+  }
+  text;
+  /** UTF-16 offset where each line starts (the first is 0). */
+  lineStarts = [0];
+  /** UTF-16 offset of each surrogate pair (one code point in two units). */
+  pairs = [];
+  /** The code-point offset of UTF-16 offset `unit` (clamped to the text). */
+  codePoint(unit) {
+    const u = Math.max(0, Math.min(unit, this.text.length));
+    return u - countBelow(this.pairs, u, (p) => p + 1);
+  }
+  /** The UTF-16 offset of code-point offset `point` (clamped to the text). */
+  unit(point) {
+    const p = Math.max(0, point);
+    let lo = 0;
+    let hi = this.pairs.length;
+    while (lo < hi) {
+      const mid = lo + hi >> 1;
+      if (this.pairs[mid] - mid < p) lo = mid + 1;
+      else hi = mid;
+    }
+    return Math.min(p + lo, this.text.length);
+  }
+  /** 1-based line and column (in code points) of UTF-16 offset `unit`. */
+  lineColumn(unit) {
+    const u = Math.max(0, Math.min(unit, this.text.length));
+    const line = countBelow(this.lineStarts, u + 1, (s) => s);
+    const start2 = this.lineStarts[line - 1] ?? 0;
+    return { line, column: this.codePoint(u) - this.codePoint(start2) + 1 };
+  }
+  /** The text of 1-based line `line`, without its line break. */
+  lineText(line) {
+    const start2 = this.lineStarts[line - 1];
+    if (start2 === void 0) return "";
+    const next = this.lineStarts[line];
+    return this.text.slice(start2, next === void 0 ? void 0 : next - 1);
+  }
+};
+function countBelow(values, limit, key) {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = lo + hi >> 1;
+    if (key(values[mid]) < limit) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+var ScanTimeout = class extends Error {
+  constructor() {
+    super("the init file was still being read at the deadline");
+    this.name = "ScanTimeout";
+  }
+};
+var CHECK_EVERY = 8192;
+var IDENT = /[A-Za-z0-9_$\u0080-\uffff]/;
+function eStringLength(s, pos) {
+  let i = pos + 2;
+  while (i < s.length) {
+    const c = s[i];
+    if (c === "\\") i += 2;
+    else if (c === "'") {
+      if (s[i + 1] === "'") i += 2;
+      else return i + 1 - pos;
+    } else i++;
+  }
+  return s.length - pos;
+}
+function blockCommentLength(s, pos) {
+  let depth = 0;
+  let i = pos;
+  while (i < s.length) {
+    if (s[i] === "/" && s[i + 1] === "*") {
+      depth++;
+      i += 2;
+    } else if (s[i] === "*" && s[i + 1] === "/") {
+      depth--;
+      i += 2;
+      if (depth === 0) return i - pos;
+    } else i++;
+  }
+  return s.length - pos;
+}
+async function scanSql(text, deadlineAt = Infinity) {
+  const { scanToken, options } = await loadScanner();
+  const index = new TextIndex(text);
+  const statements = [];
+  const meta = [];
+  const copyFromStdin = [];
+  const context = {
+    options,
+    source: text,
+    position: 0,
+    currentDelimiter: ";",
+    end: text.length,
+    wasDataOnLine: false,
+    isCopyFromStdin: false,
+    isCopyFromStdinCandidate: false,
+    beginEndIdentLevel: 0
+  };
+  let start2 = -1;
+  let code = -1;
+  let last = -1;
+  let copy = null;
+  const finish = () => {
+    if (code >= 0) {
+      const at = index.lineColumn(code);
+      statements.push({
+        start: index.codePoint(start2),
+        offset: index.codePoint(code),
+        line: at.line,
+        text: text.slice(start2, last)
+      });
+      if (copy !== null && /\bFROM\s+STDIN\b/i.test(copy)) copyFromStdin.push({ line: at.line, command: "COPY \u2026 FROM stdin" });
+    }
+    start2 = code = last = -1;
+    copy = null;
+  };
+  let pos = 0;
+  let tokens = 0;
+  while (pos < text.length) {
+    if (++tokens % CHECK_EVERY === 0 && performance.now() > deadlineAt) throw new ScanTimeout();
+    const c = text[pos];
+    let type;
+    let length;
+    if ((c === "E" || c === "e") && text[pos + 1] === "'" && !(pos > 0 && IDENT.test(text[pos - 1]))) {
+      type = "string";
+      length = eStringLength(text, pos);
+    } else if (c === "$" && pos > 0 && IDENT.test(text[pos - 1])) {
+      type = "data";
+      length = 1;
+    } else if (c === "/" && text[pos + 1] === "*") {
+      type = "comment";
+      length = blockCommentLength(text, pos);
+    } else {
+      context.position = pos;
+      const token = scanToken(context);
+      type = token.type;
+      length = token.length;
+    }
+    length = Math.max(1, Math.min(length, text.length - pos));
+    switch (type) {
+      case "whitespace":
+      case "eoln":
+        if (copy !== null) copy += " ";
+        break;
+      case "delimiter":
+        finish();
+        break;
+      case "comment":
+        if (start2 < 0) start2 = pos;
+        last = pos + length;
+        if (copy !== null) copy += " ";
+        break;
+      default: {
+        if (start2 < 0) start2 = pos;
+        if (code < 0) {
+          code = pos;
+          if (/^copy\b/i.test(text.slice(pos, pos + 5))) copy = "";
+        }
+        if (type === "data" && c === "\\") {
+          const command = /\\(?:[A-Za-z]+|[^\sA-Za-z])?/y;
+          command.lastIndex = pos;
+          meta.push({ line: index.lineColumn(pos).line, command: command.exec(text)[0] });
+          const eol = text.indexOf("\n", pos);
+          length = (eol < 0 ? text.length : eol) - pos;
+        }
+        last = pos + length;
+        if (copy !== null) copy += type === "string" ? "''" : text.slice(pos, pos + length);
+      }
+    }
+    pos += length;
+  }
+  finish();
+  return { index, statements, meta, copyFromStdin };
+}
+function refusePsqlOnly(label, scanned) {
+  const [a, b] = [scanned.meta[0], scanned.copyFromStdin[0]];
+  const at = a && b ? b.line <= a.line ? b : a : a ?? b;
+  if (!at) return;
+  throw new InputError(
+    "init",
+    `${label}:${at.line}: ${at.command} ${at.command.startsWith("\\") ? "is a psql meta-command" : "with the data in the file needs psql"}; init files run through a SQL client, not psql`,
+    "Use plain SQL (INSERT, or COPY from a server-side file), or run the file with psql in init-command: psql -v ON_ERROR_STOP=1 -f FILE"
+  );
+}
+
+// src/init-files.ts
+var GLOB_DEPTH = 32;
+var GLOB_TIMEOUT_MS = 3e4;
+async function resolveInitFiles(config) {
+  return resolveFiles(config.init, config.workDir, "init");
+}
+function isFolder(path) {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+var FILES_FIX = {
+  init: "Give SQL files or globs relative to the workspace, e.g. db/schema.sql or db/migrations/*.sql",
+  "schema-cache-files": "Give the files that shape the schema, relative to the workspace, e.g. db/migrations/** or package-lock.json"
+};
+async function resolveFiles(entries, workDir, input) {
+  const config = { workDir };
+  if (entries.length === 0) return [];
+  const { glob, isDynamicPattern } = await import("./chunk-tinyglobby.js");
+  const files = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const entry of entries) {
+    let found;
+    const path = resolve(config.workDir, entry);
+    const folder = input === "schema-cache-files" && !isDynamicPattern(entry) && isFolder(path);
+    if (isDynamicPattern(entry) || folder) {
+      const signal2 = AbortSignal.timeout(GLOB_TIMEOUT_MS);
+      found = (await glob(folder ? "**" : entry, {
+        cwd: folder ? path : config.workDir,
+        absolute: true,
+        onlyFiles: true,
+        expandDirectories: false,
+        deep: GLOB_DEPTH,
+        // A dotfile shapes a schema as any other file (.env.test, prisma/.env, .sequelizerc).
+        dot: input === "schema-cache-files",
+        signal: signal2
+      })).sort();
+      if (signal2.aborted) {
+        throw new InputError(
+          input,
+          `"${entry}" was still walking folders after ${GLOB_TIMEOUT_MS / 1e3} s (relative to ${config.workDir})`,
+          input === "init" ? "Narrow the glob to the folder of your SQL files, e.g. db/migrations/*.sql" : "Narrow the glob to the folders that shape the schema"
+        );
+      }
+    } else {
+      try {
+        accessSync(path, constants2.R_OK);
+        found = statSync(path).isFile() ? [path] : [];
+      } catch {
+        found = [];
+      }
+    }
+    if (found.length === 0) {
+      throw new InputError(input, `"${entry}" matches no readable file (relative to ${config.workDir})`, FILES_FIX[input]);
+    }
+    for (const file of found) {
+      let real;
+      try {
+        real = realpathSync2(file);
+      } catch {
+        real = file;
+      }
+      if (seen.has(real)) continue;
+      seen.add(real);
+      files.push(file);
+    }
+  }
+  return files;
+}
+async function loadInitFiles(config) {
+  const files = (await resolveInitFiles(config)).map((file) => {
+    const label = shownPath(config.workDir, file);
+    return { label, text: initText(label, readFileSync3(file)) };
+  });
+  for (const file of files) await checkNotPsql(file.label, file.text);
+  return files;
+}
+function initText(label, bytes) {
+  const nul = bytes.indexOf(0);
+  if (nul >= 0) {
+    throw new InputError("init", `${label} is not a text file (a NUL byte at offset ${nul})`, "Give SQL files only");
+  }
+  let text;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new InputError("init", `${label} is not valid UTF-8`, "Save it as UTF-8 (the databases are UTF8)");
+  }
+  return text.startsWith("\uFEFF") ? text.slice(1) : text;
+}
+function shownPath(workDir, file) {
+  const rel = relative3(workDir, file);
+  return rel.startsWith("..") || isAbsolute2(rel) ? file : rel;
+}
+async function checkNotPsql(label, text) {
+  refusePsqlOnly(label, await scanSql(text));
+}
+
+// src/schema-cache/key.ts
+var SCHEMA_CACHE_FORMAT = 1;
+function sha2562(data) {
+  return createHash3("sha256").update(data).digest("hex");
+}
+async function readSchemaInputs(config, initFiles) {
+  const matched = await resolveFiles(config.schemaCacheFiles, config.workDir, "schema-cache-files");
+  const files = [...new Set(matched)].map((file) => ({ path: shownPath(config.workDir, file), sha256: sha2562(readFileSync4(file)) })).sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  return {
+    user: config.user,
+    database: config.database,
+    databases: [...config.databases],
+    extensions: [...config.extensions],
+    template: config.template,
+    init: initFiles.map((f) => ({ path: f.label, sha256: sha2562(f.text) })),
+    initCommand: config.initCommand,
+    files,
+    extra: config.schemaCacheKey,
+    settings: effectiveSettings(config.settings).map((x) => `${x.name}=${x.value}`)
+  };
+}
+function schemaCacheKey(inputs, server) {
+  const parts = { format: SCHEMA_CACHE_FORMAT, server, ...inputs };
+  const hash = sha2562(JSON.stringify(parts)).slice(0, 32);
+  return { key: `pg-tmpfs-schema-${SCHEMA_CACHE_FORMAT}-${server.mode}-${hash}`, parts };
+}
+function noManifest(serverVersion) {
+  const major = Number.parseInt(serverVersion, 10);
+  return Number.isNaN(major) || major >= 13 ? ["--no-manifest"] : [];
 }
 
 // src/schema-cache/docker.ts
@@ -1230,7 +1582,7 @@ async function snapshotDocker(server, dest) {
   const file = createWriteStream(join3(dest, BASE_TAR), { mode: 384 });
   let writeError = "";
   file.on("error", (error) => writeError ||= error.message);
-  const hash = createHash3("sha256");
+  const hash = createHash4("sha256");
   let size = 0;
   const out = new Writable({
     write(chunk, _encoding, done) {
@@ -1257,7 +1609,7 @@ async function snapshotDocker(server, dest) {
       "fetch",
       "-c",
       "fast",
-      "--no-manifest",
+      ...noManifest(server.serverVersion),
       "-w",
       "-U",
       server.connection.user
@@ -1507,22 +1859,22 @@ import { join as join5, posix, win32 } from "node:path";
 
 // src/native/facts.ts
 import { randomBytes as randomBytes3 } from "node:crypto";
-import { readFileSync as readFileSync3, renameSync as renameSync2, statSync as statSync2, writeFileSync, rmSync as rmSync3 } from "node:fs";
+import { readFileSync as readFileSync5, renameSync as renameSync2, statSync as statSync3, writeFileSync, rmSync as rmSync3 } from "node:fs";
 import { join as join4 } from "node:path";
 
 // src/fsutil.ts
-import { accessSync, constants as constants2, mkdirSync as mkdirSync2, statSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { accessSync as accessSync2, constants as constants3, mkdirSync as mkdirSync2, statSync as statSync2 } from "node:fs";
+import { dirname, resolve as resolve2 } from "node:path";
 var FolderError = class extends Error {
 };
 function makeDirs(path, mode = 493) {
-  const full = resolve(path);
+  const full = resolve2(path);
   const missing = [];
   let at = full;
   for (; ; ) {
     let kind;
     try {
-      kind = statSync(at).isDirectory() ? "dir" : "other";
+      kind = statSync2(at).isDirectory() ? "dir" : "other";
     } catch (error) {
       const code = error.code;
       if (code !== "ENOENT") throw new FolderError(`${at} cannot be read (${code ?? String(error)})`);
@@ -1540,12 +1892,12 @@ function makeDirs(path, mode = 493) {
       mkdirSync2(dir, { mode });
     } catch (error) {
       const code = error.code;
-      if (code === "EEXIST" && statSync(dir, { throwIfNoEntry: false })?.isDirectory()) continue;
+      if (code === "EEXIST" && statSync2(dir, { throwIfNoEntry: false })?.isDirectory()) continue;
       throw new FolderError(`${dir} cannot be made (${code ?? String(error)})`);
     }
   }
   try {
-    accessSync(full, constants2.W_OK | constants2.X_OK);
+    accessSync2(full, constants3.W_OK | constants3.X_OK);
   } catch {
     throw new FolderError(`${full} is not writable by this user`);
   }
@@ -1553,7 +1905,7 @@ function makeDirs(path, mode = 493) {
 function checkPrivateDir(path) {
   const uid = process.getuid?.();
   if (uid === void 0) return;
-  const s = statSync(path);
+  const s = statSync2(path);
   if (s.uid !== uid) throw new FolderError(`${path} belongs to uid ${s.uid}, not to this user (uid ${uid})`);
   if ((s.mode & 18) !== 0) {
     throw new FolderError(`${path} can be written by others (mode ${(s.mode & 511).toString(8).padStart(3, "0")})`);
@@ -1565,7 +1917,7 @@ var FACTS_FILE = "facts.json";
 var MAX_FACTS = 64;
 function fileIdentity(path) {
   try {
-    const s = statSync2(path);
+    const s = statSync3(path);
     return `${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}`;
   } catch {
     return null;
@@ -1586,7 +1938,7 @@ function factsIn(cacheDir) {
       return loaded;
     }
     try {
-      const parsed = JSON.parse(readFileSync3(file, "utf8"));
+      const parsed = JSON.parse(readFileSync5(file, "utf8"));
       loaded = {};
       if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
         for (const [k, v] of Object.entries(parsed)) if (typeof v === "string") loaded[k] = v;
@@ -1735,7 +2087,7 @@ import { chmodSync, chownSync as chownSync2, cpSync, lstatSync as lstatSync3, mk
 import { join as join8 } from "node:path";
 
 // src/native/cache-key.ts
-import { createHash as createHash4 } from "node:crypto";
+import { createHash as createHash5 } from "node:crypto";
 import { homedir } from "node:os";
 import { join as join6 } from "node:path";
 function initdbArgs(spec) {
@@ -1751,7 +2103,7 @@ function initdbArgs(spec) {
 }
 var CACHE_FORMAT = 3;
 function cacheKey(initdbVersion2, args) {
-  return createHash4("sha256").update(JSON.stringify({ format: CACHE_FORMAT, initdbVersion: initdbVersion2.trim(), args })).digest("hex").slice(0, 32);
+  return createHash5("sha256").update(JSON.stringify({ format: CACHE_FORMAT, initdbVersion: initdbVersion2.trim(), args })).digest("hex").slice(0, 32);
 }
 function defaultCacheDir(env = process.env) {
   if (env.PG_TMPFS_CACHE_DIR) return env.PG_TMPFS_CACHE_DIR;
@@ -2030,15 +2382,15 @@ function placeEntry(staging, entry, data) {
 
 // src/native/postgres.ts
 import { execFileSync as execFileSync3, spawn } from "node:child_process";
-import { chownSync as chownSync3, closeSync as closeSync3, existsSync as existsSync4, openSync as openSync3, readFileSync as readFileSync5, rmSync as rmSync6 } from "node:fs";
+import { chownSync as chownSync3, closeSync as closeSync3, existsSync as existsSync4, openSync as openSync3, readFileSync as readFileSync7, rmSync as rmSync6 } from "node:fs";
 import { basename as basename2, join as join10 } from "node:path";
 import { setTimeout as sleep4 } from "node:timers/promises";
 
 // src/native/ramdir.ts
 import { execFileSync as execFileSync2 } from "node:child_process";
-import { existsSync as existsSync3, mkdtempSync, readFileSync as readFileSync4, rmdirSync, statfsSync } from "node:fs";
+import { existsSync as existsSync3, mkdtempSync, readFileSync as readFileSync6, rmdirSync, statfsSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, isAbsolute as isAbsolute2, join as join9 } from "node:path";
+import { basename, isAbsolute as isAbsolute3, join as join9 } from "node:path";
 var TMPFS_MAGIC = 16914836;
 var RAMFS_MAGIC = 2240043254;
 var MOUNT_PREFIX = "pg-tmpfs-mnt-";
@@ -2061,7 +2413,7 @@ function mountCommand(dir, bytes, root, uid, gid) {
 }
 function unmountCommand(mount) {
   if (mount.kind === "mount") {
-    if (!basename(mount.dir).startsWith(MOUNT_PREFIX) || !isAbsolute2(mount.dir)) return null;
+    if (!basename(mount.dir).startsWith(MOUNT_PREFIX) || !isAbsolute3(mount.dir)) return null;
     const umount = { program: "umount", args: [mount.dir] };
     return mount.sudo ? { program: "sudo", args: ["-n", umount.program, ...umount.args] } : umount;
   }
@@ -2152,7 +2504,7 @@ async function prepareRam(bytes, capped, name, onMount = () => void 0) {
 }
 function isMountPoint(dir) {
   try {
-    const mounts = readFileSync4("/proc/self/mounts", "utf8");
+    const mounts = readFileSync6("/proc/self/mounts", "utf8");
     return mounts.split("\n").some((line) => line.split(" ")[1]?.replace(/\\040/g, " ") === dir);
   } catch {
     return true;
@@ -2239,7 +2591,7 @@ function spawnPostgres(bindir, runDir, port, config, runAs) {
 }
 function postmasterRunning(dataDir, pid) {
   try {
-    const first = readFileSync5(join10(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
+    const first = readFileSync7(join10(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
     return first === String(pid) && processAlive(pid);
   } catch {
     return false;
@@ -2250,7 +2602,7 @@ function postmasterPid(handle) {
   if (!handle.runDir) return 0;
   try {
     const pid = Number(
-      readFileSync5(join10(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
+      readFileSync7(join10(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
     );
     return Number.isInteger(pid) && pid > 0 ? pid : 0;
   } catch {
@@ -2264,7 +2616,7 @@ function postgresAlive(handle) {
 function startingPostgres(pid, dataDir) {
   if (process.platform !== "linux" || !processAlive(pid)) return false;
   try {
-    const argv = readFileSync5(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    const argv = readFileSync7(`/proc/${pid}/cmdline`, "utf8").split("\0");
     return argv.includes(dataDir) && /postgres$/.test(argv[0] ?? "");
   } catch {
     return false;
@@ -2272,7 +2624,7 @@ function startingPostgres(pid, dataDir) {
 }
 function sysvSegment(dataDir) {
   try {
-    const line = readFileSync5(join10(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
+    const line = readFileSync7(join10(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
     const id = Number(line.trim().split(/\s+/)[1]);
     return Number.isInteger(id) && id >= 0 && line.trim() !== "" ? id : null;
   } catch {
@@ -2282,7 +2634,7 @@ function sysvSegment(dataDir) {
 function isOurRunDir(runDir, token) {
   if (!token) return false;
   const marker = join10(runDir, RUN_MARKER);
-  if (existsSync4(marker)) return readFileSync5(marker, "utf8") === token;
+  if (existsSync4(marker)) return readFileSync7(marker, "utf8") === token;
   return basename2(runDir).endsWith(`-${token}`);
 }
 function nameHasToken(handle) {
@@ -2291,7 +2643,7 @@ function nameHasToken(handle) {
 function postgresLogTail(runDir, lines = LOG_TAIL_LINES) {
   if (!runDir) return "";
   try {
-    return readFileSync5(join10(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+    return readFileSync7(join10(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
   } catch {
     return "";
   }
@@ -2353,7 +2705,7 @@ function identConf(osUsers2, dbUser) {
 
 // src/native/start.ts
 import { randomBytes as randomBytes6 } from "node:crypto";
-import { chownSync as chownSync4, mkdirSync as mkdirSync4, readFileSync as readFileSync7, writeFileSync as writeFileSync4 } from "node:fs";
+import { chownSync as chownSync4, mkdirSync as mkdirSync4, readFileSync as readFileSync9, writeFileSync as writeFileSync4 } from "node:fs";
 import { join as join13 } from "node:path";
 import { performance as performance4 } from "node:perf_hooks";
 
@@ -2477,8 +2829,8 @@ function osUsers(runAs) {
 
 // src/schema-cache/native.ts
 import { execFileSync as execFileSync4 } from "node:child_process";
-import { createHash as createHash5 } from "node:crypto";
-import { readdirSync as readdirSync5, readFileSync as readFileSync6 } from "node:fs";
+import { createHash as createHash6 } from "node:crypto";
+import { readdirSync as readdirSync5, readFileSync as readFileSync8 } from "node:fs";
 import { join as join12 } from "node:path";
 var PROBE_TIMEOUT_MS = 1e4;
 var SNAPSHOT_TIMEOUT_MS2 = 6e5;
@@ -2513,7 +2865,7 @@ function nativeIdentity(bins, config, facts) {
       continue;
     }
     try {
-      extensionControls[name] = createHash5("sha256").update(readFileSync6(join12(folder, `${name}.control`))).digest("hex");
+      extensionControls[name] = createHash6("sha256").update(readFileSync8(join12(folder, `${name}.control`))).digest("hex");
     } catch {
       extensionControls[name] = "";
     }
@@ -2538,7 +2890,7 @@ async function snapshotNative(server, dest) {
       "-c",
       "fast",
       "-N",
-      "--no-manifest",
+      ...noManifest(server.serverVersion),
       "-h",
       server.socketDirectory,
       "-p",
@@ -2643,7 +2995,7 @@ async function verifyNative(client, config, plan, dataDir) {
     // native-only extras the user did not ask for.
     nativeSettings(dataDir, config).filter((s) => asked.has(s.name.toLowerCase())),
     async (dir) => {
-      if (process.platform === "linux") return filesystemTypeOf(dir, readFileSync7("/proc/mounts", "utf8")) ?? "unknown";
+      if (process.platform === "linux") return filesystemTypeOf(dir, readFileSync9("/proc/mounts", "utf8")) ?? "unknown";
       return plan.kind === "ramdisk" ? "ramdisk" : "disk";
     },
     plan.kind !== "disk"
@@ -2839,219 +3191,6 @@ async function runInitCommand(config, connection, log, runToken = "") {
   }
 }
 
-// src/init-sql.ts
-var scanner = null;
-function loadScanner() {
-  scanner ??= Promise.all([import("./chunk-splitQuery.js"), import("./chunk-dbgate-query-splitter.js")]).then(
-    ([split, index]) => {
-      const s = split.default ?? split;
-      const i = index.default ?? index;
-      return { scanToken: s.scanToken, options: i.postgreSplitterOptions };
-    }
-  );
-  return scanner;
-}
-var TextIndex = class {
-  constructor(text) {
-    this.text = text;
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (c === 10) this.lineStarts.push(i + 1);
-      else if (c >= 55296 && c <= 56319 && i + 1 < text.length) {
-        const d = text.charCodeAt(i + 1);
-        if (d >= 56320 && d <= 57343) {
-          this.pairs.push(i);
-          i++;
-        }
-      }
-    }
-  }
-  text;
-  /** UTF-16 offset where each line starts (the first is 0). */
-  lineStarts = [0];
-  /** UTF-16 offset of each surrogate pair (one code point in two units). */
-  pairs = [];
-  /** The code-point offset of UTF-16 offset `unit` (clamped to the text). */
-  codePoint(unit) {
-    const u = Math.max(0, Math.min(unit, this.text.length));
-    return u - countBelow(this.pairs, u, (p) => p + 1);
-  }
-  /** The UTF-16 offset of code-point offset `point` (clamped to the text). */
-  unit(point) {
-    const p = Math.max(0, point);
-    let lo = 0;
-    let hi = this.pairs.length;
-    while (lo < hi) {
-      const mid = lo + hi >> 1;
-      if (this.pairs[mid] - mid < p) lo = mid + 1;
-      else hi = mid;
-    }
-    return Math.min(p + lo, this.text.length);
-  }
-  /** 1-based line and column (in code points) of UTF-16 offset `unit`. */
-  lineColumn(unit) {
-    const u = Math.max(0, Math.min(unit, this.text.length));
-    const line = countBelow(this.lineStarts, u + 1, (s) => s);
-    const start2 = this.lineStarts[line - 1] ?? 0;
-    return { line, column: this.codePoint(u) - this.codePoint(start2) + 1 };
-  }
-  /** The text of 1-based line `line`, without its line break. */
-  lineText(line) {
-    const start2 = this.lineStarts[line - 1];
-    if (start2 === void 0) return "";
-    const next = this.lineStarts[line];
-    return this.text.slice(start2, next === void 0 ? void 0 : next - 1);
-  }
-};
-function countBelow(values, limit, key) {
-  let lo = 0;
-  let hi = values.length;
-  while (lo < hi) {
-    const mid = lo + hi >> 1;
-    if (key(values[mid]) < limit) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-var ScanTimeout = class extends Error {
-  constructor() {
-    super("the init file was still being read at the deadline");
-    this.name = "ScanTimeout";
-  }
-};
-var CHECK_EVERY = 8192;
-var IDENT = /[A-Za-z0-9_$\u0080-\uffff]/;
-function eStringLength(s, pos) {
-  let i = pos + 2;
-  while (i < s.length) {
-    const c = s[i];
-    if (c === "\\") i += 2;
-    else if (c === "'") {
-      if (s[i + 1] === "'") i += 2;
-      else return i + 1 - pos;
-    } else i++;
-  }
-  return s.length - pos;
-}
-function blockCommentLength(s, pos) {
-  let depth = 0;
-  let i = pos;
-  while (i < s.length) {
-    if (s[i] === "/" && s[i + 1] === "*") {
-      depth++;
-      i += 2;
-    } else if (s[i] === "*" && s[i + 1] === "/") {
-      depth--;
-      i += 2;
-      if (depth === 0) return i - pos;
-    } else i++;
-  }
-  return s.length - pos;
-}
-async function scanSql(text, deadlineAt = Infinity) {
-  const { scanToken, options } = await loadScanner();
-  const index = new TextIndex(text);
-  const statements = [];
-  const meta = [];
-  const copyFromStdin = [];
-  const context = {
-    options,
-    source: text,
-    position: 0,
-    currentDelimiter: ";",
-    end: text.length,
-    wasDataOnLine: false,
-    isCopyFromStdin: false,
-    isCopyFromStdinCandidate: false,
-    beginEndIdentLevel: 0
-  };
-  let start2 = -1;
-  let code = -1;
-  let last = -1;
-  let copy = null;
-  const finish = () => {
-    if (code >= 0) {
-      const at = index.lineColumn(code);
-      statements.push({
-        start: index.codePoint(start2),
-        offset: index.codePoint(code),
-        line: at.line,
-        text: text.slice(start2, last)
-      });
-      if (copy !== null && /\bFROM\s+STDIN\b/i.test(copy)) copyFromStdin.push({ line: at.line, command: "COPY \u2026 FROM stdin" });
-    }
-    start2 = code = last = -1;
-    copy = null;
-  };
-  let pos = 0;
-  let tokens = 0;
-  while (pos < text.length) {
-    if (++tokens % CHECK_EVERY === 0 && performance.now() > deadlineAt) throw new ScanTimeout();
-    const c = text[pos];
-    let type;
-    let length;
-    if ((c === "E" || c === "e") && text[pos + 1] === "'" && !(pos > 0 && IDENT.test(text[pos - 1]))) {
-      type = "string";
-      length = eStringLength(text, pos);
-    } else if (c === "$" && pos > 0 && IDENT.test(text[pos - 1])) {
-      type = "data";
-      length = 1;
-    } else if (c === "/" && text[pos + 1] === "*") {
-      type = "comment";
-      length = blockCommentLength(text, pos);
-    } else {
-      context.position = pos;
-      const token = scanToken(context);
-      type = token.type;
-      length = token.length;
-    }
-    length = Math.max(1, Math.min(length, text.length - pos));
-    switch (type) {
-      case "whitespace":
-      case "eoln":
-        if (copy !== null) copy += " ";
-        break;
-      case "delimiter":
-        finish();
-        break;
-      case "comment":
-        if (start2 < 0) start2 = pos;
-        last = pos + length;
-        if (copy !== null) copy += " ";
-        break;
-      default: {
-        if (start2 < 0) start2 = pos;
-        if (code < 0) {
-          code = pos;
-          if (/^copy\b/i.test(text.slice(pos, pos + 5))) copy = "";
-        }
-        if (type === "data" && c === "\\") {
-          const command = /\\(?:[A-Za-z]+|[^\sA-Za-z])?/y;
-          command.lastIndex = pos;
-          meta.push({ line: index.lineColumn(pos).line, command: command.exec(text)[0] });
-          const eol = text.indexOf("\n", pos);
-          length = (eol < 0 ? text.length : eol) - pos;
-        }
-        last = pos + length;
-        if (copy !== null) copy += type === "string" ? "''" : text.slice(pos, pos + length);
-      }
-    }
-    pos += length;
-  }
-  finish();
-  return { index, statements, meta, copyFromStdin };
-}
-function refusePsqlOnly(label, scanned) {
-  const [a, b] = [scanned.meta[0], scanned.copyFromStdin[0]];
-  const at = a && b ? b.line <= a.line ? b : a : a ?? b;
-  if (!at) return;
-  throw new InputError(
-    "init",
-    `${label}:${at.line}: ${at.command} ${at.command.startsWith("\\") ? "is a psql meta-command" : "with the data in the file needs psql"}; init files run through a SQL client, not psql`,
-    "Use plain SQL (INSERT, or COPY from a server-side file), or run the file with psql in init-command: psql -v ON_ERROR_STOP=1 -f FILE"
-  );
-}
-
 // src/init-errors.ts
 function failingPoint(file, text, offset) {
   if (offset === null) return { where: file, quoted: "", at: null };
@@ -3110,108 +3249,6 @@ function timeoutError(file, text, offset, timeoutMs) {
   );
   if (at) failure2.location = { file, ...at };
   return failure2;
-}
-
-// src/init-files.ts
-import { accessSync as accessSync2, constants as constants3, readFileSync as readFileSync8, realpathSync as realpathSync2, statSync as statSync3 } from "node:fs";
-import { isAbsolute as isAbsolute3, relative as relative3, resolve as resolve2 } from "node:path";
-var GLOB_DEPTH = 32;
-var GLOB_TIMEOUT_MS = 3e4;
-async function resolveInitFiles(config) {
-  return resolveFiles(config.init, config.workDir, "init");
-}
-function isFolder(path) {
-  try {
-    return statSync3(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-var FILES_FIX = {
-  init: "Give SQL files or globs relative to the workspace, e.g. db/schema.sql or db/migrations/*.sql",
-  "schema-cache-files": "Give the files that shape the schema, relative to the workspace, e.g. db/migrations/** or package-lock.json"
-};
-async function resolveFiles(entries, workDir, input) {
-  const config = { workDir };
-  if (entries.length === 0) return [];
-  const { glob, isDynamicPattern } = await import("./chunk-tinyglobby.js");
-  const files = [];
-  const seen = /* @__PURE__ */ new Set();
-  for (const entry of entries) {
-    let found;
-    const path = resolve2(config.workDir, entry);
-    const folder = input === "schema-cache-files" && !isDynamicPattern(entry) && isFolder(path);
-    if (isDynamicPattern(entry) || folder) {
-      const signal2 = AbortSignal.timeout(GLOB_TIMEOUT_MS);
-      found = (await glob(folder ? "**" : entry, {
-        cwd: folder ? path : config.workDir,
-        absolute: true,
-        onlyFiles: true,
-        expandDirectories: false,
-        deep: GLOB_DEPTH,
-        // A dotfile shapes a schema as any other file (.env.test, prisma/.env, .sequelizerc).
-        dot: input === "schema-cache-files",
-        signal: signal2
-      })).sort();
-      if (signal2.aborted) {
-        throw new InputError(
-          input,
-          `"${entry}" was still walking folders after ${GLOB_TIMEOUT_MS / 1e3} s (relative to ${config.workDir})`,
-          input === "init" ? "Narrow the glob to the folder of your SQL files, e.g. db/migrations/*.sql" : "Narrow the glob to the folders that shape the schema"
-        );
-      }
-    } else {
-      try {
-        accessSync2(path, constants3.R_OK);
-        found = statSync3(path).isFile() ? [path] : [];
-      } catch {
-        found = [];
-      }
-    }
-    if (found.length === 0) {
-      throw new InputError(input, `"${entry}" matches no readable file (relative to ${config.workDir})`, FILES_FIX[input]);
-    }
-    for (const file of found) {
-      let real;
-      try {
-        real = realpathSync2(file);
-      } catch {
-        real = file;
-      }
-      if (seen.has(real)) continue;
-      seen.add(real);
-      files.push(file);
-    }
-  }
-  return files;
-}
-async function loadInitFiles(config) {
-  const files = (await resolveInitFiles(config)).map((file) => {
-    const label = shownPath(config.workDir, file);
-    return { label, text: initText(label, readFileSync8(file)) };
-  });
-  for (const file of files) await checkNotPsql(file.label, file.text);
-  return files;
-}
-function initText(label, bytes) {
-  const nul = bytes.indexOf(0);
-  if (nul >= 0) {
-    throw new InputError("init", `${label} is not a text file (a NUL byte at offset ${nul})`, "Give SQL files only");
-  }
-  let text;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw new InputError("init", `${label} is not valid UTF-8`, "Save it as UTF-8 (the databases are UTF8)");
-  }
-  return text.startsWith("\uFEFF") ? text.slice(1) : text;
-}
-function shownPath(workDir, file) {
-  const rel = relative3(workDir, file);
-  return rel.startsWith("..") || isAbsolute3(rel) ? file : rel;
-}
-async function checkNotPsql(label, text) {
-  refusePsqlOnly(label, await scanSql(text));
 }
 
 // src/init-run.ts
@@ -3445,35 +3482,6 @@ async function runInitFiles(client, server, config, log, files) {
     }
   });
   return ran;
-}
-
-// src/schema-cache/key.ts
-import { createHash as createHash6 } from "node:crypto";
-import { readFileSync as readFileSync9 } from "node:fs";
-var SCHEMA_CACHE_FORMAT = 1;
-function sha2562(data) {
-  return createHash6("sha256").update(data).digest("hex");
-}
-async function readSchemaInputs(config, initFiles) {
-  const matched = await resolveFiles(config.schemaCacheFiles, config.workDir, "schema-cache-files");
-  const files = [...new Set(matched)].map((file) => ({ path: shownPath(config.workDir, file), sha256: sha2562(readFileSync9(file)) })).sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
-  return {
-    user: config.user,
-    database: config.database,
-    databases: [...config.databases],
-    extensions: [...config.extensions],
-    template: config.template,
-    init: initFiles.map((f) => ({ path: f.label, sha256: sha2562(f.text) })),
-    initCommand: config.initCommand,
-    files,
-    extra: config.schemaCacheKey,
-    settings: effectiveSettings(config.settings).map((x) => `${x.name}=${x.value}`)
-  };
-}
-function schemaCacheKey(inputs, server) {
-  const parts = { format: SCHEMA_CACHE_FORMAT, server, ...inputs };
-  const hash = sha2562(JSON.stringify(parts)).slice(0, 32);
-  return { key: `pg-tmpfs-schema-${SCHEMA_CACHE_FORMAT}-${server.mode}-${hash}`, parts };
 }
 
 // src/schema-cache/store.ts

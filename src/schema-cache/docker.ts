@@ -23,7 +23,7 @@ import { run, tail } from '../proc.js';
 import type { DockerServer } from '../server.js';
 import type { ImageConfig } from '../docker/engine.js';
 import { initdbArgsEnv, RESTORE_TIMEOUT_MS, RESTORED_MARKER } from '../docker/run-plan.js';
-import type { ServerIdentity } from './key.js';
+import { noManifest, type ServerIdentity } from './key.js';
 import type { StoreEntry } from './store.js';
 
 /** The file of a Docker-mode entry: pg_basebackup's tar of the cluster, as it came. */
@@ -158,7 +158,7 @@ export async function snapshotDocker(server: DockerServer, dest: string): Promis
       'fetch',
       '-c',
       'fast',
-      '--no-manifest',
+      ...noManifest(server.serverVersion),
       '-w',
       '-U',
       server.connection.user,

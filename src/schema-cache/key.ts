@@ -114,3 +114,13 @@ export function schemaCacheKey(inputs: SchemaInputs, server: ServerIdentity): { 
   const hash = sha256(JSON.stringify(parts)).slice(0, 32);
   return { key: `pg-tmpfs-schema-${SCHEMA_CACHE_FORMAT}-${server.mode}-${hash}`, parts };
 }
+
+/**
+ * pg_basebackup's `--no-manifest`, which exists from PostgreSQL 13 (manual: pg_basebackup); older
+ * servers write no backup manifest anyway.
+ * @param serverVersion `server_version` as the server reports it, e.g. `15.18 (Debian 15.18-0+deb12u1)`
+ */
+export function noManifest(serverVersion: string): string[] {
+  const major = Number.parseInt(serverVersion, 10);
+  return Number.isNaN(major) || major >= 13 ? ['--no-manifest'] : [];
+}

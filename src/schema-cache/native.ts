@@ -16,7 +16,7 @@ import { initdbArgs } from '../native/cache-key.js';
 import type { Facts } from '../native/facts.js';
 import { run } from '../proc.js';
 import type { NativeServer } from '../server.js';
-import type { ServerIdentity } from './key.js';
+import { noManifest, type ServerIdentity } from './key.js';
 
 /** Deadline of `postgres --version` and `pg_config --sharedir`: 10 000 ms. */
 const PROBE_TIMEOUT_MS = 10_000;
@@ -104,7 +104,7 @@ export async function snapshotNative(server: NativeServer, dest: string): Promis
       '-c',
       'fast',
       '-N',
-      '--no-manifest',
+      ...noManifest(server.serverVersion),
       '-h',
       server.socketDirectory,
       '-p',

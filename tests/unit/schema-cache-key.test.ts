@@ -7,7 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/inputs.js';
-import { readSchemaInputs, schemaCacheKey, type SchemaInputs, type ServerIdentity } from '../../src/schema-cache/key.js';
+import {
+  noManifest,
+  readSchemaInputs,
+  schemaCacheKey,
+  type SchemaInputs,
+  type ServerIdentity,
+} from '../../src/schema-cache/key.js';
 import { inputError, parse } from '../helpers/inputs.js';
 
 const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-key-'));
@@ -82,6 +88,13 @@ describe('schema cache key', () => {
   ];
   it.each(nativeChanges)('changes with the native %s', (_what, server) => {
     expect(schemaCacheKey(base, server).key).not.toBe(schemaCacheKey(base, native).key);
+  });
+
+  it('asks pg_basebackup for no manifest only where the flag exists (13 and later)', () => {
+    expect(noManifest('15.18 (Debian 15.18-0+deb12u1)')).toEqual(['--no-manifest']);
+    expect(noManifest('13.0')).toEqual(['--no-manifest']);
+    expect(noManifest('12.22')).toEqual([]);
+    expect(noManifest('9.6.24')).toEqual([]);
   });
 
   it('does not change with the password', () => {
