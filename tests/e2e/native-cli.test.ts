@@ -8,10 +8,9 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statfsSync } from 'node:f
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TMPFS_MAGIC } from '../../src/native/ramdir.js';
-import { leftoverSnapshot, NATIVE_MAJOR, ROOT } from '../helpers/infra.js';
+import { leftoverSnapshot, NATIVE_MAJOR, queryValue, ROOT } from '../helpers/infra.js';
 
 const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-cli-test-'));
 const env = { ...process.env, PG_TMPFS_STATE_DIR: join(work, 'state'), PG_TMPFS_CACHE_DIR: join(work, 'cache') };
@@ -40,17 +39,6 @@ function up(name: string, extra: string[] = []): UpJson {
   return JSON.parse(r.stdout) as UpJson;
 }
 
-async function query(uri: string, sql: string): Promise<string> {
-  const client = new pg.Client({ connectionString: uri });
-  await client.connect();
-  try {
-    const result = await client.query<{ v: string }>(sql);
-    return String(result.rows[0]?.v);
-  } finally {
-    await client.end();
-  }
-}
-
 describe('CLI, native mode', () => {
   let leftovers: ReturnType<typeof leftoverSnapshot>;
   beforeAll(() => {
@@ -70,14 +58,14 @@ describe('CLI, native mode', () => {
     for (const s of [a, b]) {
       expect(s.tmpfs).toBe(true);
       expect(statfsSync(s.dataDirectory).type).toBe(TMPFS_MAGIC);
-      expect(await query(s.connectionUri, "select current_setting('fsync') as v")).toBe('off');
-      expect(await query(s.connectionUri, "select current_setting('full_page_writes') as v")).toBe('off');
-      expect(await query(s.connectionUri, "select current_setting('jit') as v")).toBe('off');
+      expect(await queryValue(s.connectionUri, "select current_setting('fsync') as v")).toBe('off');
+      expect(await queryValue(s.connectionUri, "select current_setting('full_page_writes') as v")).toBe('off');
+      expect(await queryValue(s.connectionUri, "select current_setting('jit') as v")).toBe('off');
     }
-    expect(await query(a.connectionUri, 'select current_database() as v')).toBe('app db');
+    expect(await queryValue(a.connectionUri, 'select current_database() as v')).toBe('app db');
     // The Unix socket in the data directory answers too (trust for the owner).
     expect(
-      await query(
+      await queryValue(
         `postgresql://postgres@/postgres?host=${encodeURIComponent(a.socketDirectory)}&port=${a.port}`,
         'select 1 as v',
       ),
@@ -138,7 +126,7 @@ describe('CLI, native mode', () => {
     expect(r.status, r.stderr).toBe(0);
     const after = JSON.parse(r.stdout) as UpJson;
     expect(after.cacheHit).toBe(false);
-    expect(await query(after.connectionUri, 'select count(*) as v from pg_database')).toBe('3');
+    expect(await queryValue(after.connectionUri, 'select count(*) as v from pg_database')).toBe('3');
     expect(readdirSync(cache).filter((n) => n.includes('.tmp-'))).toEqual([]);
     const hit = JSON.parse(
       cli(['up', '--mode', 'native', '--postgres-version', NATIVE_MAJOR, '--name', 'hit', '--json'], {

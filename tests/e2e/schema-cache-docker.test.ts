@@ -9,9 +9,8 @@ import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { leftoverSnapshot, officialPgdata, requireImages, ROOT, TEST_IMAGES } from '../helpers/infra.js';
+import { leftoverSnapshot, officialPgdata, queryValue, requireImages, ROOT, TEST_IMAGES } from '../helpers/infra.js';
 
 const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-schema-docker-'));
 const project = join(work, 'project');
@@ -65,17 +64,6 @@ function down(name: string): void {
   expect(r.status, r.stderr).toBe(0);
 }
 
-async function query(uri: string, sql: string): Promise<string> {
-  const client = new pg.Client({ connectionString: uri });
-  await client.connect();
-  try {
-    const result = await client.query<{ v: unknown }>(sql);
-    return String(result.rows[0]?.v);
-  } finally {
-    await client.end();
-  }
-}
-
 /** When init wrote the seed rows: the same after a hit, since init did not run. */
 const SEEDED_AT = 'select min(at)::text as v from seed';
 
@@ -108,7 +96,7 @@ describe('schema cache, Docker mode (CLI)', () => {
       expect(miss.json.schemaCacheHit).toBe(false);
       expect(miss.json.schemaCacheKey).toMatch(/^pg-tmpfs-schema-1-docker-[0-9a-f]{32}$/);
       expect(miss.stderr).toMatch(/schema cache miss: [\s\S]*Init SQL: 2 files in app[\s\S]*schema cache saved: /);
-      const seededAt = await query(miss.json.connectionUri, SEEDED_AT);
+      const seededAt = await queryValue(miss.json.connectionUri, SEEDED_AT);
       down(`miss-${major}`);
       keys.push(miss.json.schemaCacheKey ?? '');
 
@@ -118,14 +106,14 @@ describe('schema cache, Docker mode (CLI)', () => {
       expect(hit.stderr).toContain('<wait for the schema cache restore>');
       const uri = hit.json.connectionUri;
       expect(uri).toContain('second-secret');
-      expect(await query(uri, SEEDED_AT)).toBe(seededAt);
-      expect(await query(uri, 'select count(*) as v from seed')).toBe('500');
-      expect(await query(uri, "select count(*) as v from pg_extension where extname = 'pg_trgm'")).toBe('1');
-      expect(await query(uri, "select datistemplate as v from pg_database where datname = 'app'")).toBe('true');
-      expect(await query(hit.json.databases.other ?? '', 'select current_database() as v')).toBe('other');
-      expect(await query(uri, "select current_setting('fsync') as v")).toBe('off');
+      expect(await queryValue(uri, SEEDED_AT)).toBe(seededAt);
+      expect(await queryValue(uri, 'select count(*) as v from seed')).toBe('500');
+      expect(await queryValue(uri, "select count(*) as v from pg_extension where extname = 'pg_trgm'")).toBe('1');
+      expect(await queryValue(uri, "select datistemplate as v from pg_database where datname = 'app'")).toBe('true');
+      expect(await queryValue(hit.json.databases.other ?? '', 'select current_database() as v')).toBe('other');
+      expect(await queryValue(uri, "select current_setting('fsync') as v")).toBe('off');
       expect([hit.json.dataDirectory, hit.json.tmpfs]).toEqual([officialPgdata(major), true]);
-      await expect(query(uri.replace('second-secret', 'first-secret'), 'select 1 as v')).rejects.toThrow(
+      await expect(queryValue(uri.replace('second-secret', 'first-secret'), 'select 1 as v')).rejects.toThrow(
         /password authentication failed/,
       );
       down(`hit-${major}`);
@@ -137,7 +125,7 @@ describe('schema cache, Docker mode (CLI)', () => {
       expect(waited.status, waited.stderr).toBe(0);
       const json = JSON.parse(waited.stdout) as UpJson;
       expect(json.schemaCacheHit).toBe(true);
-      expect(await query(json.connectionUri, SEEDED_AT)).toBe(seededAt);
+      expect(await queryValue(json.connectionUri, SEEDED_AT)).toBe(seededAt);
       down(`nowait-${major}`);
     });
   }
@@ -157,7 +145,7 @@ describe('schema cache, Docker mode (CLI)', () => {
     );
     expect(damaged.stderr).toContain('Init SQL: 2 files in app');
     expect(damaged.json.schemaCacheHit).toBe(false);
-    expect(await query(damaged.json.connectionUri, 'select count(*) as v from seed')).toBe('500');
+    expect(await queryValue(damaged.json.connectionUri, 'select count(*) as v from seed')).toBe('500');
     down('damaged');
     expect(up('damaged-after', image).json.schemaCacheHit).toBe(true);
     down('damaged-after');
@@ -166,7 +154,7 @@ describe('schema cache, Docker mode (CLI)', () => {
     const changed = up('changed', image);
     expect(changed.json.schemaCacheHit).toBe(false);
     expect(changed.json.schemaCacheKey).not.toBe(keys[1]);
-    expect(await query(changed.json.connectionUri, 'select count(*) as v from seed')).toBe('501');
+    expect(await queryValue(changed.json.connectionUri, 'select count(*) as v from seed')).toBe('501');
     down('changed');
   });
 

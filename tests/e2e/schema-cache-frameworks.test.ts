@@ -15,9 +15,8 @@ import { spawnSync } from 'node:child_process';
 import { appendFileSync, cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { leftoverSnapshot, NATIVE_MAJOR, ROOT } from '../helpers/infra.js';
+import { leftoverSnapshot, NATIVE_MAJOR, queryValue, ROOT } from '../helpers/infra.js';
 import { ALEMBIC_START, DJANGO_START, RAILS_START, type FrameworkStart } from '../helpers/schema-cache-frameworks.js';
 
 const EXAMPLES = join(ROOT, 'docs', 'examples', 'schema-cache');
@@ -151,17 +150,6 @@ function connectionEnv(server: UpJson): Record<string, string> {
   };
 }
 
-async function query(uri: string, sql: string): Promise<string> {
-  const client = new pg.Client({ connectionString: uri });
-  await client.connect();
-  try {
-    const result = await client.query<{ v: unknown }>(sql);
-    return String(result.rows[0]?.v);
-  } finally {
-    await client.end();
-  }
-}
-
 /**
  * One framework: its example copied into the scratch folder, three starts (miss, hit, miss after
  * a changed migration), the framework's own checks on the hit.
@@ -202,7 +190,7 @@ function describeFramework(framework: Framework, checkHit: (project: string, ser
       expect(stderr).toMatch(framework.ranMigrations);
       expect(stderr).toMatch(/schema cache saved: /);
       firstKey = json.schemaCacheKey ?? '';
-      migratedAt = await query(json.connectionUri, framework.migratedAt);
+      migratedAt = await queryValue(json.connectionUri, framework.migratedAt);
       expect(migratedAt).toMatch(/^\d{4}-/);
       down('miss');
     });
@@ -212,7 +200,7 @@ function describeFramework(framework: Framework, checkHit: (project: string, ser
       expect([json.schemaCacheHit, json.schemaCacheKey]).toEqual([true, firstKey]);
       expect(stderr).not.toContain('Init command');
       expect(stderr).not.toMatch(framework.ranMigrations);
-      expect(await query(json.connectionUri, framework.migratedAt)).toBe(migratedAt);
+      expect(await queryValue(json.connectionUri, framework.migratedAt)).toBe(migratedAt);
       await checkHit(project, json);
       down('hit');
     });
@@ -254,7 +242,10 @@ describe('schema cache with the frameworks of docs/schema-cache.md (native mode,
     expect(tests.stdout).toMatch(/^ {2}No migrations to apply\.$/m);
     expect(tests.output).not.toContain('Applying ');
     expect(tests.stderr).toMatch(/^Ran 2 tests in [\d.]+s\n\nOK$/m);
-    const databases = await query(server.connectionUri, "select string_agg(datname, ',' order by datname) as v from pg_database");
+    const databases = await queryValue(
+      server.connectionUri,
+      "select string_agg(datname, ',' order by datname) as v from pg_database",
+    );
     expect(databases).toBe('app,postgres,template0,template1');
   });
 
@@ -274,14 +265,14 @@ describe('schema cache with the frameworks of docs/schema-cache.md (native mode,
 
   describeFramework(RAILS, async (project, server) => {
     const env = envFor(RAILS, connectionEnv(server));
-    const migratedAt = await query(server.connectionUri, RAILS.migratedAt);
+    const migratedAt = await queryValue(server.connectionUri, RAILS.migratedAt);
     // rails/test_help keeps the test schema (maintain_test_schema): it loads db/schema.rb again
     // unless the schema_sha1 that db:schema:load recorded matches; here it does, so the restored
     // database, seeds and all, is the one the tests run in.
     const tests = run('bin/rails', ['test', '-v'], project, env);
     expect(tests.status, tests.output).toBe(0);
     expect(tests.stdout).toMatch(/^2 runs, 2 assertions, 0 failures, 0 errors, 0 skips$/m);
-    expect(await query(server.connectionUri, RAILS.migratedAt)).toBe(migratedAt);
+    expect(await queryValue(server.connectionUri, RAILS.migratedAt)).toBe(migratedAt);
   });
 
   it('leaves nothing behind', () => {

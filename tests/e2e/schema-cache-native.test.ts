@@ -8,9 +8,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { leftoverSnapshot, NATIVE_MAJOR, ROOT } from '../helpers/infra.js';
+import { leftoverSnapshot, NATIVE_MAJOR, queryValue, ROOT } from '../helpers/infra.js';
 
 const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-schema-'));
 const project = join(work, 'project');
@@ -75,17 +74,6 @@ function down(name: string): void {
   expect(r.status, r.stderr).toBe(0);
 }
 
-async function query(uri: string, sql: string): Promise<string> {
-  const client = new pg.Client({ connectionString: uri });
-  await client.connect();
-  try {
-    const result = await client.query<{ v: unknown }>(sql);
-    return String(result.rows[0]?.v);
-  } finally {
-    await client.end();
-  }
-}
-
 /** When the init's seed row was written (now() at init): the same after a hit, since init did not run. */
 const SEEDED_AT = 'select min(at)::text as v from seed';
 
@@ -122,7 +110,7 @@ describe('schema cache, native mode (CLI)', () => {
     expect(miss.json.schemaCacheKey).toMatch(/^pg-tmpfs-schema-1-native-[0-9a-f]{32}$/);
     expect(miss.stderr).toMatch(/schema cache miss: .*\n[\s\S]*Init SQL: 2 files in app[\s\S]*schema cache saved: /);
     firstKey = miss.json.schemaCacheKey ?? '';
-    seededAt = await query(miss.json.connectionUri, SEEDED_AT);
+    seededAt = await queryValue(miss.json.connectionUri, SEEDED_AT);
     down('miss');
 
     const hit = up('hit', [...SCHEMA, '--password', 'second-secret']);
@@ -133,15 +121,15 @@ describe('schema cache, native mode (CLI)', () => {
     expect(hit.stderr).not.toContain('initdb cache');
     const uri = hit.json.connectionUri;
     expect(uri).toContain('second-secret');
-    expect(await query(uri, 'select count(*) as v from seed')).toBe('500');
-    expect(await query(uri, SEEDED_AT)).toBe(seededAt);
-    expect(await query(uri, "select count(*) as v from pg_extension where extname = 'pg_trgm'")).toBe('1');
-    expect(await query(uri, "select datistemplate as v from pg_database where datname = 'app'")).toBe('true');
+    expect(await queryValue(uri, 'select count(*) as v from seed')).toBe('500');
+    expect(await queryValue(uri, SEEDED_AT)).toBe(seededAt);
+    expect(await queryValue(uri, "select count(*) as v from pg_extension where extname = 'pg_trgm'")).toBe('1');
+    expect(await queryValue(uri, "select datistemplate as v from pg_database where datname = 'app'")).toBe('true');
     expect(Object.keys(hit.json.databases)).toEqual(['other']);
-    expect(await query(hit.json.databases.other ?? '', 'select current_database() as v')).toBe('other');
+    expect(await queryValue(hit.json.databases.other ?? '', 'select current_database() as v')).toBe('other');
     expect(hit.json.templateDatabase).toBe('app');
-    expect(await query(uri, "select current_setting('fsync') as v")).toBe('off');
-    await expect(query(uri.replace('second-secret', 'first-secret'), 'select 1 as v')).rejects.toThrow(
+    expect(await queryValue(uri, "select current_setting('fsync') as v")).toBe('off');
+    await expect(queryValue(uri.replace('second-secret', 'first-secret'), 'select 1 as v')).rejects.toThrow(
       /password authentication failed/,
     );
     down('hit');
@@ -154,7 +142,7 @@ describe('schema cache, native mode (CLI)', () => {
     expect(waited.status, waited.stderr).toBe(0);
     const json = JSON.parse(waited.stdout) as UpJson;
     expect([json.schemaCacheHit, json.schemaCacheKey]).toEqual([true, firstKey]);
-    expect(await query(json.connectionUri, SEEDED_AT)).toBe(seededAt);
+    expect(await queryValue(json.connectionUri, SEEDED_AT)).toBe(seededAt);
     down('nowait');
   });
 
@@ -185,7 +173,7 @@ describe('schema cache, native mode (CLI)', () => {
     expect(stderr).toMatch(/warning: schema cache entry .* not used \(.*pg_control has .* bytes.*\): a miss, init runs/);
     expect(stderr).toContain('Init SQL: 2 files in app');
     expect(json.schemaCacheHit).toBe(false);
-    expect(await query(json.connectionUri, 'select count(*) as v from seed')).toBe('500');
+    expect(await queryValue(json.connectionUri, 'select count(*) as v from seed')).toBe('500');
     down('damaged');
     expect(up('damaged-after', SCHEMA).json.schemaCacheHit).toBe(true);
     down('damaged-after');
@@ -205,7 +193,7 @@ describe('schema cache, native mode (CLI)', () => {
     const { json, stderr } = up('foreign', extra);
     expect(stderr).toMatch(/warning: schema cache entry .* not used \(database third is missing\): a miss, init runs/);
     expect(json.schemaCacheHit).toBe(false);
-    expect(await query(json.databases.third ?? '', 'select current_database() as v')).toBe('third');
+    expect(await queryValue(json.databases.third ?? '', 'select current_database() as v')).toBe('third');
     down('foreign');
   });
 
@@ -226,7 +214,7 @@ describe('schema cache, native mode (CLI)', () => {
         expect(r.status, r.stderr).toBe(0);
         const json = JSON.parse(r.stdout) as UpJson;
         expect(json.schemaCacheHit).toBe(round === 'hit');
-        expect(await query(json.connectionUri, 'select count(*) as v from seed')).toBe('500');
+        expect(await queryValue(json.connectionUri, 'select count(*) as v from seed')).toBe('500');
         down(`par-${round}-${i + 1}`);
       }
     }
@@ -257,7 +245,7 @@ describe('schema cache, native mode (CLI)', () => {
     ]);
     expect(json.schemaCacheHit).toBe(false);
     expect(stderr).toMatch(/warning: schema cache not saved: .*settings/);
-    expect(await query(json.connectionUri, 'select count(*) as v from seed')).toBe('500');
+    expect(await queryValue(json.connectionUri, 'select count(*) as v from seed')).toBe('500');
     down('minimal');
   });
 
@@ -277,7 +265,7 @@ describe('schema cache, native mode (CLI)', () => {
       const { json, stderr } = up('unlogged', [...SCHEMA, '--schema-cache-key', 'unlogged']);
       expect(json.schemaCacheHit).toBe(false);
       expect(stderr).toMatch(/warning: schema cache not saved: the cluster has UNLOGGED relations \(app\.public\.scratch\)/);
-      expect(await query(json.connectionUri, 'select count(*) as v from scratch')).toBe('1');
+      expect(await queryValue(json.connectionUri, 'select count(*) as v from scratch')).toBe('1');
       down('unlogged');
       expect(readdirSync(join(cacheDir, 'schema')).filter((n) => n === json.schemaCacheKey)).toEqual([]);
     } finally {

@@ -6,6 +6,7 @@ import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_proce
 import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
+import pg from 'pg';
 import { goBinary } from '../../bench/lib/registry.js';
 import { CONTAINER_LABEL } from '../../src/docker/run-plan.js';
 import { findProcesses, type ProcessInfo } from '../../src/proc.js';
@@ -194,4 +195,20 @@ export function leftoverSnapshot(): { added: () => string[] } {
   const all = () => [...ourContainers(), ...nativeLeftovers(), ...sharedMemorySegments(), ...postgresPorts()];
   const before = new Set(all());
   return { added: () => all().filter((x) => !before.has(x)) };
+}
+
+/**
+ * Runs `sql` on a connection of its own to `uri` and returns the first row's `v` as text
+ * ('undefined' when there is no row).
+ * @throws connection and query errors as node-postgres gives them
+ */
+export async function queryValue(uri: string, sql: string): Promise<string> {
+  const client = new pg.Client({ connectionString: uri });
+  await client.connect();
+  try {
+    const result = await client.query<{ v: unknown }>(sql);
+    return String(result.rows[0]?.v);
+  } finally {
+    await client.end();
+  }
 }
