@@ -28,6 +28,7 @@ import { runClientPath } from './sections/client-path.js';
 import { runJobShape } from './sections/job-shape.js';
 import { runMajors, runPg18 } from './sections/majors.js';
 import { runPerTest } from './sections/per-test.js';
+import { runRealSuite } from './sections/real-suite.js';
 import { runSchemaCache } from './sections/schema-cache.js';
 import { runSettings } from './sections/settings.js';
 import { runSharedBuffers } from './sections/shared-buffers.js';
@@ -119,6 +120,7 @@ const RUNNERS: Record<Section, (ctx: Context) => Promise<void>> = {
   job_shape: runJobShape,
   per_test: runPerTest,
   schema_cache: runSchemaCache,
+  real_suite: runRealSuite,
 };
 
 /**
@@ -192,6 +194,7 @@ async function main(): Promise<number> {
     runAs: runAsUser(),
     diskWork: '',
     shmWork: '',
+    diskModel: '',
     cacheDir: '',
     cleanup,
     results: new Results(),

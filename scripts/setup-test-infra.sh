@@ -5,7 +5,8 @@
 #   3. act (pinned) to run the action's workflow as a GitHub runner would;
 #   4. gitlab-ci-local (pinned, an npm devDependency) and its helper image;
 #   5. the CNCF distribution registry (pinned), which the tests start on 127.0.0.1 for real pulls;
-#   6. for the per-test-clone examples (docs/examples/per-test-clone): a Python venv with their
+#   6. a C compiler for the benchmark's disk model; for the per-test-clone examples
+#      (docs/examples/per-test-clone): a Python venv with their
 #      pinned requirements, and the Go example's modules; for the schema cache's framework
 #      examples (docs/examples/schema-cache): a venv per framework (Django, Alembic), and Ruby
 #      with Rails from Debian;
@@ -154,6 +155,9 @@ examples=$here/docs/examples/per-test-clone
 venv=${PG_TMPFS_TEST_CACHE:-$HOME/.cache/pg-tmpfs-test}/venv
 command -v python3 >/dev/null 2>&1 || apt_install python3 python3-venv
 python3 -c 'import ensurepip, venv' 2>/dev/null || apt_install python3-venv
+# The benchmark's smoke run (tests/e2e/bench.test.ts) builds its disk model (bench/disk-model) with
+# cc, and installs SQLAlchemy's test suite into a venv of its own with the python3 above.
+command -v cc >/dev/null 2>&1 || apt_install gcc libc6-dev
 stamp="$(sha256sum <"$examples/python/requirements.txt" | cut -c1-16) $(python3 -c 'import sys; print(sys.version.split()[0])')"
 if [ -x "$venv/bin/python" ] && [ "$(cat "$venv/.pg-tmpfs-stamp" 2>/dev/null)" = "$stamp" ]; then
   log "python venv for the examples present ($venv): skipping"

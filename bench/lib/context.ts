@@ -52,6 +52,8 @@ export interface Context {
   diskWork: string;
   /** This run's folder on /dev/shm (removed at the end). */
   shmWork: string;
+  /** The disk model's LD_PRELOAD library ('' until ensureDiskModel builds it). */
+  diskModel: string;
   /** initdb cache of this run's own servers. */
   cacheDir: string;
   cleanup: Cleanup;

@@ -20,6 +20,7 @@ import type { NativeHandle } from '../../src/server.js';
 import { DURABILITY_SETTINGS, effectiveSettings, type Setting } from '../../src/profile.js';
 import { checkSettings, filesystemTypeOf, SETTINGS_QUERY, type PgSettingRow } from '../../src/verify.js';
 import type { Context } from './context.js';
+import { checkModelTook, commitLatencyMs, diskModelEnv, ensureDiskModel, FSYNC_LATENCIES_MS } from './disk-model.js';
 
 /** Password the benchmark's own servers get (TCP clients use scram-sha-256). */
 export const BENCH_PASSWORD = 'bench';
@@ -65,6 +66,11 @@ export interface ServerSpec {
    * comes from its own initdb cache entry. Absent: the project's cluster.
    */
   initdbArgs?: readonly string[];
+  /**
+   * The disk model's flush latency in ms (bench/lib/disk-model.ts), for a server on disk; its
+   * median commit is checked to take at least that long. Absent: this machine's disk as it is.
+   */
+  fsyncDelayMs?: number;
 }
 
 /** A running server of the benchmark. */
@@ -150,12 +156,14 @@ export async function startServer(ctx: Context, spec: ServerSpec): Promise<Bench
     const dataDir = dataDirOf(runDir);
     await placeCluster(ctx, dataDir, spec.initdbArgs);
     const port = await getPort({ host: '127.0.0.1' });
+    const model = spec.fsyncDelayMs ? diskModelEnv(await ensureDiskModel(ctx), spec.fsyncDelayMs) : {};
     const postgres = spawnPostgres(
       ctx.bindir,
       runDir,
       port,
       { settings: [...spec.settings], publishHost: '127.0.0.1' },
       ctx.runAs,
+      model,
     );
     handle.pid = postgres.pid;
     const ready = await waitForQuery(
@@ -184,6 +192,10 @@ export async function startServer(ctx: Context, spec: ServerSpec): Promise<Bench
       }
     } finally {
       await ready.client.end().catch(() => undefined);
+    }
+    if (spec.fsyncDelayMs) {
+      const target = { host: dataDir, port, user: 'postgres', password: '', database: 'postgres' };
+      checkModelTook(spec.label, await commitLatencyMs(target), spec.fsyncDelayMs);
     }
     const onTmpfs = statfsSync(dataDir).type === TMPFS_MAGIC;
     if (onTmpfs !== (spec.storage === 'tmpfs')) {
@@ -231,4 +243,18 @@ export function matrixSpecs(): ServerSpec[] {
     { key: 'durable-tmpfs', label: 'durable, tmpfs', storage: 'tmpfs', settings: PG_DEFAULTS },
     { key: 'off-tmpfs', label: 'off, tmpfs', storage: 'tmpfs', settings: [] },
   ];
+}
+
+/**
+ * The durable server on disk under the disk model, one per FSYNC_LATENCIES_MS (1 and 5 ms): keys
+ * `durable-disk-1ms`, `durable-disk-5ms`.
+ */
+export function modelledDiskSpecs(): ServerSpec[] {
+  return FSYNC_LATENCIES_MS.map((ms) => ({
+    key: `durable-disk-${ms}ms`,
+    label: `durable, disk, flush +${ms} ms`,
+    storage: 'disk' as const,
+    settings: PG_DEFAULTS,
+    fsyncDelayMs: ms,
+  }));
 }

@@ -14,6 +14,7 @@ export const SECTIONS = [
   'job_shape',
   'per_test',
   'schema_cache',
+  'real_suite',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 

@@ -55,10 +55,11 @@ export interface ServiceContainer {
 }
 
 /**
- * `docker run --publish 127.0.0.1::5432 --health-cmd pg_isready HEALTH... IMAGE` with
+ * `docker run --publish 127.0.0.1::5432 --health-cmd pg_isready OPTIONS... IMAGE` with
  * POSTGRES_PASSWORD (CONTAINER_PASSWORD), then its health polled every 100 ms for at most
  * 120 000 ms.
- * @param health more health options, e.g. `--health-interval 10s`
+ * @param health more `docker run` options: health options (`--health-interval 10s`), the disk
+ *   model's (diskModelDockerArgs)
  * @throws Error from docker run, or when it is not healthy in time; the container is removed first
  */
 export async function startServiceContainer(

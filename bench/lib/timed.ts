@@ -53,13 +53,16 @@ export function inputs(values: Partial<Record<InputName, string>>) {
 
 /**
  * start() as the action runs it, its server registered for cleanup the moment its handle exists
- * (the latest handle is the one removed), and removed again before returning.
- * @returns the wall time of start() in seconds, and the server it reported
+ * (the latest handle is the one removed), `use` run on it while it is up, and removed again
+ * before returning.
+ * @returns the wall time of start() in seconds, the server it reported, and what `use` returned
+ * @throws what start() or `use` threw, after the server is removed
  */
-export async function startRegistered(
+export async function startRegistered<T = undefined>(
   ctx: Context,
   values: Partial<Record<InputName, string>>,
-): Promise<{ seconds: number; server: Server }> {
+  use?: (server: Server) => Promise<T>,
+): Promise<{ seconds: number; server: Server; used: T | undefined }> {
   let handle: ServerHandle | null = null;
   let undo: (() => Promise<void>) | null = null;
   const t0 = performance.now();
@@ -72,7 +75,8 @@ export async function startRegistered(
         if (problems.length) throw new Error(problems.join('; '));
       });
     });
-    return { seconds: (performance.now() - t0) / 1000, server };
+    const seconds = (performance.now() - t0) / 1000;
+    return { seconds, server, used: use ? await use(server) : undefined };
   } finally {
     await (undo as (() => Promise<void>) | null)?.();
   }

@@ -73,7 +73,8 @@ export function panels(cases: readonly CaseResult[]): Panel[] {
       })),
     });
   }
-  const workloads = of('workloads');
+  // Throughput only: the commit-latency row is in the table.
+  const workloads = of('workloads').filter((c) => c.metric === 'tps');
   if (workloads.length) {
     const base = workloads[0]?.variant as string;
     out.push({

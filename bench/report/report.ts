@@ -11,6 +11,7 @@ import { fmt, type Renderer } from './format.js';
 import { renderJobShape } from './job-shape.js';
 import { renderPerTest } from './per-test.js';
 import { renderPg18 } from './pg18.js';
+import { renderRealSuite } from './real-suite.js';
 import { renderSchemaCache } from './schema-cache.js';
 import { renderSettings } from './settings.js';
 import { renderSharedBuffers } from './shared-buffers.js';
@@ -38,7 +39,8 @@ export interface Report {
 /** Each section's heading. */
 const TITLES: Record<Section, string> = {
   startup: '1. Time to the first answered query (seconds, lower is better)',
-  workloads: '2. Test-suite workloads on four servers (transactions per second, higher is better)',
+  workloads:
+    '2. Test-suite workloads on the four servers of the 2x2 matrix, and on the durable one on disks that flush slower (transactions per second, higher is better)',
   shared_buffers: '3. shared_buffers on the action’s server: tmpfs, durability off (transactions per second, higher is better)',
   client_path: '4. Client path: select-only, 1 client, the action’s container (average latency in ms, lower is better)',
   settings:
@@ -52,6 +54,8 @@ const TITLES: Record<Section, string> = {
     '9. Per test: a fresh database from the template, TRUNCATE, a transaction rolled back, or DELETE, on the action’s server, tmpfs, profile (tests per second, higher is better)',
   schema_cache:
     '10. The schema cache: a start with 300 migrations as init, without the cache, on a miss and on a hit, in both modes (seconds of the whole `pg-tmpfs up` process, lower is better)',
+  real_suite:
+    '11. A real suite: SQLAlchemy 2.0.44’s own ORM tests against a GitHub services container (this disk, and disks that flush slower) and pg-tmpfs-action (seconds of the pytest run, lower is better)',
 };
 
 /** Each section's tables, from its cases. */
@@ -66,6 +70,7 @@ const RENDERERS: Record<Section, Renderer> = {
   job_shape: renderJobShape,
   per_test: renderPerTest,
   schema_cache: renderSchemaCache,
+  real_suite: renderRealSuite,
 };
 
 /** The Markdown report: the run's header, each section in `sections` order that has cases, then the errors. */

@@ -1,17 +1,23 @@
 /**
- * Section 2 (workloads): each workload on the four servers of the 2x2 matrix, and the action's
- * server (off, tmpfs) against the stock one (durable, disk) and against durable on tmpfs.
+ * Section 2 (workloads): each workload on the four servers of the 2x2 matrix and on the durable
+ * disk server under the disk model (flush +1 ms, +5 ms), the action's server (off, tmpfs) against
+ * the stock one (durable, disk) and against durable on tmpfs; then the action's server against the
+ * durable disk server by flush latency.
  */
 import type { CaseResult } from '../lib/results.js';
 import { cell, grid, ratio, table } from './format.js';
 
-/** Section 2's table; columns in the matrix's order: durable/disk, off/disk, durable/tmpfs, off/tmpfs. */
+/** The server key of a section 2 case (`workloads/<workload>/c<clients>/<server key>`). */
+const serverKey = (c: CaseResult) => c.id.split('/').at(-1) ?? '';
+
+/** Section 2's tables; columns in the order the servers ran. */
 export function renderWorkloads(sc: readonly CaseResult[]): string {
   const g = grid(sc);
-  const stock = g.cols[0] as string;
-  const action = g.cols[g.cols.length - 1] as string;
-  const durableTmpfs = g.cols[g.cols.length - 2] as string;
-  return table(
+  const labelOf = (key: string) => sc.find((c) => serverKey(c) === key)?.variant;
+  const stock = labelOf('durable-disk') ?? (g.cols[0] as string);
+  const action = labelOf('off-tmpfs') ?? (g.cols[g.cols.length - 1] as string);
+  const durableTmpfs = labelOf('durable-tmpfs') ?? (g.cols[g.cols.length - 2] as string);
+  const main = table(
     ['Workload', ...g.cols, `${action} vs ${stock}`, `${action} vs ${durableTmpfs}`],
     ['l', ...g.cols.map(() => 'r' as const), 'r', 'r'],
     g.rows.map((r) => [
@@ -21,4 +27,24 @@ export function renderWorkloads(sc: readonly CaseResult[]): string {
       ratio(g.at(r, action), g.at(r, durableTmpfs)),
     ]),
   );
+  // Runs before issue #24 have no modelled servers: the first table alone.
+  const modelled = [...new Set(sc.map(serverKey).filter((k) => /^durable-disk-\d+ms$/.test(k)))];
+  if (!modelled.length) return main;
+  const disks = [
+    { key: 'durable-disk', head: 'this disk' },
+    ...modelled.map((key) => ({ key, head: `flush +${/(\d+)ms$/.exec(key)?.[1] ?? '?'} ms` })),
+  ];
+  const byFlush = table(
+    ['Workload', ...disks.map((d) => d.head)],
+    ['l', ...disks.map(() => 'r' as const)],
+    g.rows.map((r) => [r, ...disks.map((d) => ratio(g.at(r, action), g.at(r, labelOf(d.key) ?? '')))]),
+  );
+  return [
+    main,
+    '',
+    `The action’s server (${action}) against the durable server on disk, by the disk’s flush latency ` +
+      '(the disk model: docs/performance.md#the-disk-model; what a commit costs on each is the first row above):',
+    '',
+    byFlush,
+  ].join('\n');
 }

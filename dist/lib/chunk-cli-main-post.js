@@ -2572,7 +2572,7 @@ function nativeSettings(dataDir, config) {
     }
   ];
 }
-function spawnPostgres(bindir, runDir, port, config, runAs) {
+function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}) {
   const logFile = join10(runDir, SERVER_LOG);
   const logFd = openSync3(logFile, "a");
   if (runAs) chownSync3(logFile, runAs.uid, runAs.gid);
@@ -2580,7 +2580,7 @@ function spawnPostgres(bindir, runDir, port, config, runAs) {
     detached: true,
     stdio: ["ignore", logFd, logFd],
     cwd: runDir,
-    env: inheritedEnv(),
+    env: { ...inheritedEnv(), ...extraEnv },
     ...runAs ? { uid: runAs.uid, gid: runAs.gid } : {}
   });
   closeSync3(logFd);

@@ -104,6 +104,7 @@ export function nativeSettings(dataDir: string, config: Pick<Config, 'settings'>
  * Spawns postgres detached on the run folder's data directory, its output appended to the run
  * folder's server.log.
  * @param runAs the user to run as (root runs postgres as `postgres`), or null
+ * @param extraEnv variables added to the inherited environment (the benchmark's disk model)
  * @returns its PID, and a function telling whether it has exited
  */
 export function spawnPostgres(
@@ -112,6 +113,7 @@ export function spawnPostgres(
   port: number,
   config: Pick<Config, 'settings' | 'publishHost'>,
   runAs: RunAs | null,
+  extraEnv: Record<string, string> = {},
 ): { pid: number; exited: () => boolean } {
   const logFile = join(runDir, SERVER_LOG);
   const logFd = openSync(logFile, 'a');
@@ -120,7 +122,7 @@ export function spawnPostgres(
     detached: true,
     stdio: ['ignore', logFd, logFd],
     cwd: runDir,
-    env: inheritedEnv(),
+    env: { ...inheritedEnv(), ...extraEnv },
     ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
   });
   closeSync(logFd);

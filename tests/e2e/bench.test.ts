@@ -64,9 +64,12 @@ function expectedIds(): string[] {
   const createdb = Number(NATIVE_MAJOR) >= 15 ? ['createdb-wal-log', 'createdb-file-copy'] : ['createdb'];
   for (const w of ['rollback', 'truncate', 'create-drop-table', ...createdb, 'tpcb-like', 'select-only']) {
     for (const c of [1, 4]) {
-      for (const s of ['durable-disk', 'off-disk', 'durable-tmpfs', 'off-tmpfs']) ids.push(`workloads/${w}/c${c}/${s}`);
+      for (const s of ['durable-disk', 'off-disk', 'durable-tmpfs', 'off-tmpfs', 'durable-disk-1ms', 'durable-disk-5ms'])
+        ids.push(`workloads/${w}/c${c}/${s}`);
     }
   }
+  for (const s of ['durable-disk', 'off-disk', 'durable-tmpfs', 'off-tmpfs', 'durable-disk-1ms', 'durable-disk-5ms'])
+    ids.push(`workloads/commit/c1/${s}`);
   for (const w of ['truncate', 'create-drop-table', 'tpcb-like', 'select-only']) {
     for (const size of ['16MB', '32MB', '64MB', '128MB', '256MB', '1GB']) ids.push(`shared_buffers/${w}/c1/sb-${size}`);
   }
@@ -117,6 +120,8 @@ function expectedIds(): string[] {
   ])
     ids.push(`schema_cache/${v}`);
   ids.push('schema_cache/docker-bare-hit', 'schema_cache/floor-docker-run');
+  // Section 11: the real suite on a services container (this disk, flush +1 ms, +5 ms) and the action.
+  for (const v of ['service', 'service-1ms', 'service-5ms', 'action-docker', 'action-native']) ids.push(`real_suite/${v}`);
   return ids;
 }
 
@@ -168,7 +173,7 @@ describe('benchmark smoke run (npm run bench:quick)', () => {
     expect(r.stdout).toContain(table.trim());
     for (const heading of [
       '## 1. Time to the first answered query',
-      '## 2. Test-suite workloads',
+      '## 2. Test-suite workloads on the four servers',
       '## 3. shared_buffers',
       '## 4. Client path',
       '## 5. The durability profile',
@@ -176,6 +181,7 @@ describe('benchmark smoke run (npm run bench:quick)', () => {
       '## 7. PostgreSQL 18: initdb data checksums and io_method',
       '## 9. Per test: a fresh database from the template, TRUNCATE, a transaction rolled back, or DELETE',
       '## 10. The schema cache',
+      '## 11. A real suite: SQLAlchemy',
     ]) {
       expect(table).toContain(heading);
     }
@@ -213,6 +219,19 @@ describe('benchmark smoke run (npm run bench:quick)', () => {
       );
     }
     expect(table).toMatch(/FILE_COPY faster than WAL_LOG outside the spread in \d+ of \d+ \(server, clients\) pairs/);
+
+    // Section 2: the action's server against the durable disk server by flush latency.
+    expect(table).toMatch(/\| Workload \| this disk \| flush \+1 ms \| flush \+5 ms \|/);
+    // Section 11: the suite ran the same tests on every setup, the modelled disks flushed as
+    // slowly as modelled, and the speedup table has a column per disk.
+    const suiteRuns = results.cases.filter((x) => x.section === 'real_suite');
+    const countsOf = (d: Record<string, unknown> | undefined) => [d?.passed, d?.failed, d?.errors, d?.skipped];
+    expect(Number(suiteRuns[0]?.details[0]?.passed)).toBeGreaterThan(0);
+    for (const c of suiteRuns) expect(countsOf(c.details[0]), c.id).toEqual(countsOf(suiteRuns[0]?.details[0]));
+    for (const ms of [1, 5])
+      expect(Number(byId.get(`real_suite/service-${ms}ms`)?.details[0]?.commitMs)).toBeGreaterThanOrEqual(0.9 * ms);
+    expect(table).toMatch(/\| Speedup of the suite over the services container \| this disk \| flush \+1 ms \| flush \+5 ms \|/);
+    expect(table).toMatch(/\| pg-tmpfs-action, Docker mode \| \d+\.\d+× \| \d+\.\d+× \| \d+\.\d+× \|/);
 
     const svg = readFileSync(join(out, 'chart.svg'), 'utf8');
     expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
