@@ -22,13 +22,10 @@ import { endMarkedProcesses } from './orphans.js';
 import { loadInitFiles, provision, wantsProvisioning } from './provision.js';
 import { Phases } from './timing.js';
 import { SchemaCache, type RemoteCache } from './schema-cache/cache.js';
-import { snapshotNative } from './schema-cache/native.js';
-import { snapshotDocker } from './schema-cache/docker.js';
 import { checkRestored } from './schema-cache/restored.js';
-import { unloggedProblem, unloggedRelations, withoutPassword } from './schema-cache/save.js';
+import { saveCluster } from './schema-cache/save.js';
 import { InterruptedError } from './interrupt.js';
 import { storeDir } from './schema-cache/store.js';
-import type { Manifest } from './native/cache-manifest.js';
 import { removeStaleFills } from './native/cache-removal.js';
 import { LOG_TAIL_LINES, type Server, type ServerHandle } from './server.js';
 
@@ -157,13 +154,7 @@ export async function start(
       }
       if (schema && !schema.hit && schema.key) {
         const started = server;
-        await schema.save(async (dir) => {
-          const unlogged = await unloggedRelations(started);
-          if (unlogged.length) throw new Error(unloggedProblem(unlogged));
-          return withoutPassword<Manifest | void>(started, () =>
-            started.mode === 'native' ? snapshotNative(started, dir) : snapshotDocker(started, dir),
-          );
-        });
+        await schema.save((dir) => saveCluster(started, dir));
         phases.end('schema cache save');
       }
     } catch (error) {

@@ -13,15 +13,11 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { run } from '../../src/proc.js';
 import { imageLayout } from '../lib/containers.js';
+import { cliUp as cliUpProcess } from '../lib/cli.js';
 import type { Context } from '../lib/context.js';
 import { startDockerServer } from '../lib/docker-server.js';
 import { measureVariants, type Variant } from '../lib/timed.js';
-
-/** The CLI's entry, as `npx pg-tmpfs` runs it. */
-const CLI = join(import.meta.dirname, '..', '..', 'dist', 'cli.js');
 
 /** Migration files of a full run, and of a quick run. */
 export const MIGRATIONS = { full: 300, quick: 20 } as const;
@@ -44,39 +40,15 @@ function writeMigrations(dir: string, count: number): void {
   }
 }
 
-/** What `up --json` reports that this section reads. */
-interface UpOut {
-  schemaCacheHit?: boolean;
-  phasesMs: Record<string, number>;
-  tmpfs: boolean;
-}
-
 /**
- * One `pg-tmpfs up` as a separate process, timed from spawn to exit, then `down` (registered for
- * cleanup before it starts).
+ * One `pg-tmpfs up` as a separate process (bench/lib/cli.ts cliUp) in the project folder, with
+ * its state and cache there, then `down`.
  * @returns seconds and details (the hit, the phases)
  */
 async function cliUp(ctx: Context, name: string, project: string, args: string[]) {
   const env = { PG_TMPFS_STATE_DIR: join(project, 'state'), PG_TMPFS_CACHE_DIR: join(project, 'cache') };
-  const down = ctx.cleanup.add(`CLI instance ${name}`, async () => {
-    const r = await run(process.execPath, [CLI, 'down', '--name', name], { timeoutMs: 60_000, env, cwd: project });
-    if (r.code !== 0) throw new Error(`pg-tmpfs down: ${r.stderr.trim()}`);
-  });
-  try {
-    const t0 = performance.now();
-    const r = await run(process.execPath, [CLI, 'up', '--name', name, '--json', '--quiet', ...args], {
-      timeoutMs: 900_000,
-      env,
-      cwd: project,
-    });
-    const seconds = (performance.now() - t0) / 1000;
-    if (r.code !== 0) throw new Error(`pg-tmpfs up exited with ${r.code}: ${r.stderr.trim()}`);
-    const out = JSON.parse(r.stdout) as UpOut;
-    if (!out.tmpfs) throw new Error('pg-tmpfs up: PGDATA not on tmpfs');
-    return { seconds, hit: out.schemaCacheHit, details: { phasesMs: out.phasesMs, schemaCacheHit: out.schemaCacheHit } };
-  } finally {
-    await down();
-  }
+  const { seconds, out } = await cliUpProcess(ctx, name, args, { env, cwd: project, timeoutMs: 900_000 });
+  return { seconds, hit: out.schemaCacheHit, details: { phasesMs: out.phasesMs, schemaCacheHit: out.schemaCacheHit } };
 }
 
 /** The mode's flags: native with this run's binaries, or Docker with the run's image. */

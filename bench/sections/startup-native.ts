@@ -25,12 +25,10 @@ import { run, runOk } from '../../src/proc.js';
 import { DURABILITY_SETTINGS } from '../../src/profile.js';
 import type { NativeHandle } from '../../src/server.js';
 import type { Context } from '../lib/context.js';
+import { cliUp as cliUpProcess } from '../lib/cli.js';
 import { BENCH_PASSWORD, placeCluster, withClient } from '../lib/pgserver.js';
 import { untilAnswered } from '../lib/query.js';
 import { startRegistered, type Variant } from '../lib/timed.js';
-
-/** The CLI's entry, as `npx pg-tmpfs` runs it. */
-const CLI = join(import.meta.dirname, '..', '..', 'dist', 'cli.js');
 
 /** chown -R, the plain way (the native floor's copy). */
 function chownAll(path: string, who: RunAs): void {
@@ -39,31 +37,17 @@ function chownAll(path: string, who: RunAs): void {
 }
 
 /**
- * `pg-tmpfs up --mode native --json` as a separate process, timed from spawn to exit, then
- * `down` (registered for cleanup before it starts).
- * @returns seconds and the phases the CLI reported (phasesMs)
+ * `pg-tmpfs up --mode native` as a separate process (bench/lib/cli.ts cliUp), then `down`.
+ * @returns seconds and the phases the CLI reported (phasesMs), and whether the initdb cache hit
  */
 async function cliUp(ctx: Context, name: string, cacheDir: string, stateDir: string, major: string) {
-  const env = { PG_TMPFS_STATE_DIR: stateDir };
-  const down = ctx.cleanup.add(`CLI instance ${name}`, async () => {
-    const r = await run(process.execPath, [CLI, 'down', '--name', name], { timeoutMs: 60_000, env });
-    if (r.code !== 0) throw new Error(`pg-tmpfs down: ${r.stderr.trim()}`);
-  });
-  try {
-    const t0 = performance.now();
-    const r = await run(
-      process.execPath,
-      [CLI, 'up', '--mode', 'native', '--postgres-version', major, '--name', name, '--cache-dir', cacheDir, '--json', '--quiet'],
-      { timeoutMs: 120_000, env },
-    );
-    const seconds = (performance.now() - t0) / 1000;
-    if (r.code !== 0) throw new Error(`pg-tmpfs up exited with ${r.code}: ${r.stderr.trim()}`);
-    const out = JSON.parse(r.stdout) as { phasesMs: Record<string, number>; cacheHit: boolean; tmpfs: boolean };
-    if (!out.tmpfs) throw new Error('pg-tmpfs up: PGDATA not on tmpfs');
-    return { seconds, details: { phasesMs: out.phasesMs, cacheHit: out.cacheHit } };
-  } finally {
-    await down();
-  }
+  const { seconds, out } = await cliUpProcess(
+    ctx,
+    name,
+    ['--mode', 'native', '--postgres-version', major, '--cache-dir', cacheDir],
+    { env: { PG_TMPFS_STATE_DIR: stateDir }, timeoutMs: 120_000 },
+  );
+  return { seconds, details: { phasesMs: out.phasesMs, cacheHit: out.cacheHit } };
 }
 
 /** TCP on 127.0.0.1 as postgres with `password`, to database postgres. */

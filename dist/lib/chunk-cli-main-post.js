@@ -3760,6 +3760,14 @@ async function withoutPassword(server, copy) {
     await client.end().catch(() => void 0);
   }
 }
+async function saveCluster(server, dir) {
+  const unlogged = await unloggedRelations(server);
+  if (unlogged.length) throw new Error(unloggedProblem(unlogged));
+  return withoutPassword(
+    server,
+    () => server.mode === "native" ? snapshotNative(server, dir) : snapshotDocker(server, dir)
+  );
+}
 
 // src/lifecycle.ts
 async function chooseMode(config, log, probe = realProbe(factsIn(config.cacheDir || defaultCacheDir()))) {
@@ -3837,14 +3845,7 @@ async function start(config, log, onHandle = () => void 0, phases = new Phases()
       }
       if (schema && !schema.hit && schema.key) {
         const started = server;
-        await schema.save(async (dir) => {
-          const unlogged = await unloggedRelations(started);
-          if (unlogged.length) throw new Error(unloggedProblem(unlogged));
-          return withoutPassword(
-            started,
-            () => started.mode === "native" ? snapshotNative(started, dir) : snapshotDocker(started, dir)
-          );
-        });
+        await schema.save((dir) => saveCluster(started, dir));
         phases.end("schema cache save");
       }
     } catch (error) {

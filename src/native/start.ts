@@ -280,6 +280,7 @@ async function startOnce(
     phases.end('RAM folder and run folder');
     const restored = schema ? await restoreSchema(schema, bins, config, facts, handle, runAs) : false;
     if (restored) phases.end('schema cache restore');
+    // A restored cluster is a cached cluster copied instead of initdb: output cache-hit says true.
     const { cache, copyTemplates } = restored
       ? { cache: { hit: true }, copyTemplates: () => undefined }
       : await placeCluster(config, bins, handle, runAs, log, phases, facts);

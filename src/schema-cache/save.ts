@@ -7,9 +7,12 @@
  * copied files may still hold the saving run's SCRAM verifier (docs/schema-cache.md says so).
  */
 import type pg from 'pg';
+import type { Manifest } from '../native/cache-manifest.js';
 import { scramVerifier } from '../native/scram.js';
 import { openClient } from '../readiness.js';
 import type { Server } from '../server.js';
+import { snapshotDocker } from './docker.js';
+import { snapshotNative } from './native.js';
 
 /** Deadlines of the save's connections and queries: 10 000 ms to connect, 60 000 ms a query. */
 const TIMEOUTS = { connectTimeoutMs: 10_000, queryTimeoutMs: 60_000 };
@@ -76,4 +79,20 @@ export async function withoutPassword<T>(server: Server, copy: () => Promise<T>)
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+/**
+ * A miss's copy of a running server into the store's folder `dir`: refused when the cluster has
+ * UNLOGGED relations, taken with the superuser's password cleared (withoutPassword), by mode
+ * (snapshotNative: pg_basebackup into `dir`; snapshotDocker: pg_basebackup's tar from the
+ * container, whose manifest it returns).
+ * @returns the Docker copy's manifest; nothing for a native copy (the store makes its manifest)
+ * @throws Error naming the UNLOGGED relations (unloggedProblem); SetupError from the copy
+ */
+export async function saveCluster(server: Server, dir: string): Promise<Manifest | void> {
+  const unlogged = await unloggedRelations(server);
+  if (unlogged.length) throw new Error(unloggedProblem(unlogged));
+  return withoutPassword<Manifest | void>(server, () =>
+    server.mode === 'native' ? snapshotNative(server, dir) : snapshotDocker(server, dir),
+  );
 }
