@@ -10,7 +10,9 @@
 #      examples (docs/examples/schema-cache): a venv per framework (Django, Alembic), and Ruby
 #      with Rails from Debian;
 #   7. the workflow linters (pinned): actionlint (Go module proxy) with Debian's shellcheck, which
-#      actionlint runs on `run:` scripts, and zizmor (PyPI) in a venv of its own.
+#      actionlint runs on `run:` scripts, and zizmor (PyPI) in a venv of its own;
+#   8. a second engine, the one GitHub's runners have: Docker 29 (moby v2, pinned) with the
+#      containerd image store, on a socket of its own, with the test images loaded into it.
 # Safe on a laptop that already runs Docker: nothing is installed or restarted when present.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,6 +20,7 @@ ACT_VERSION=${ACT_VERSION:-v0.2.89}
 REGISTRY_VERSION=${REGISTRY_VERSION:-v3.0.0}
 ACTIONLINT_VERSION=${ACTIONLINT_VERSION:-v1.7.12}
 ZIZMOR_VERSION=${ZIZMOR_VERSION:-1.32.0}
+ENGINE29_VERSION=${ENGINE29_VERSION:-v2.0.0-beta.24}
 log() { printf '[setup] %s\n' "$*"; }
 
 need_root() {
@@ -193,4 +196,53 @@ log "go modules for the examples (go mod download: quick when present)"
 
 # --- 7. workflow linters: actionlint, shellcheck, zizmor -------------------------------------------
 install_linters
+
+# --- 8. second engine: Docker 29 (moby v2), containerd image store ---------------------------------
+# tests/e2e/engine29.test.ts runs the Docker paths on it with DOCKER_HOST=unix://$e29_run/docker.sock
+# (tests/helpers/infra.ts engine29Host). Beside the first engine, touching none of its things: its
+# own data and exec roots, its own containerd (Debian's binary, started by it), a bridge of its own
+# (made here: with --bridge=none it would delete the first engine's docker0) and its own address
+# pool; no iptables (the first engine's chains stay as they are), so published ports go through
+# this release's docker-proxy. Debian's runc (1.1) knows no time namespace, which this engine gives
+# each container by default: its feature flag turns that off.
+e29_bin=${PG_TMPFS_TEST_CACHE:-$HOME/.cache/pg-tmpfs-test}/engine29/bin
+e29_run=/run/pg-tmpfs-engine29
+e29() { DOCKER_HOST=unix://$e29_run/docker.sock timeout 60 docker "$@"; }
+if go version -m "$e29_bin/dockerd" 2>/dev/null | grep -q "moby/moby/v2[[:space:]]*$ENGINE29_VERSION" &&
+  [ -x "$e29_bin/docker-proxy" ]; then
+  log "dockerd $ENGINE29_VERSION present ($e29_bin): skipping"
+else
+  log "building dockerd and docker-proxy $ENGINE29_VERSION with go install (about 6 minutes)"
+  mkdir -p "$e29_bin"
+  GOFLAGS='' GOBIN=$e29_bin timeout 1800 go install "github.com/moby/moby/v2/cmd/dockerd@$ENGINE29_VERSION" \
+    "github.com/moby/moby/v2/cmd/docker-proxy@$ENGINE29_VERSION"
+fi
+if e29 info >/dev/null 2>&1; then
+  log "engine 29 answers ($e29_run/docker.sock): skipping"
+else
+  need_root "start the second engine"
+  mkdir -p "$e29_run"
+  if ! ip link show pgt29br0 >/dev/null 2>&1; then
+    ip link add pgt29br0 type bridge
+    ip addr add 10.229.0.1/24 dev pgt29br0
+    ip link set pgt29br0 up
+  fi
+  log "starting engine 29 (log: /tmp/dockerd-engine29.log)"
+  setsid nohup "$e29_bin/dockerd" --config-file /dev/null --data-root /var/lib/pg-tmpfs-engine29 \
+    --exec-root "$e29_run/exec" --pidfile "$e29_run/docker.pid" -H "unix://$e29_run/docker.sock" \
+    --feature containerd-snapshotter=true --feature time-namespaces=false --bridge pgt29br0 --default-address-pool base=10.230.0.0/16,size=24 \
+    --iptables=false --ip6tables=false --userland-proxy-path "$e29_bin/docker-proxy" \
+    >/tmp/dockerd-engine29.log 2>&1 </dev/null &
+  for _ in $(seq 1 120); do
+    e29 info >/dev/null 2>&1 && break
+    sleep 0.5
+  done
+  e29 info >/dev/null 2>&1 || { log "engine 29 did not answer; see /tmp/dockerd-engine29.log" >&2; tail -20 /tmp/dockerd-engine29.log >&2; exit 1; }
+fi
+log "engine 29: $(e29 version --format '{{.Server.Version}} (API {{.Server.APIVersion}})'), $(e29 info --format '{{.Driver}} {{json .DriverStatus}}')"
+for image in pg-tmpfs-test/postgres:15 pg-tmpfs-test/postgres:17 pg-tmpfs-test/postgres:18; do
+  if e29 image inspect "$image" >/dev/null 2>&1; then continue; fi
+  log "copying $image into engine 29"
+  timeout 600 docker save "$image" | DOCKER_HOST=unix://$e29_run/docker.sock timeout 600 docker load --quiet >/dev/null
+done
 log "ready"
