@@ -47,6 +47,32 @@ export function requireImages(): void {
   }
 }
 
+/**
+ * The second engine's DOCKER_HOST: Docker 29 (moby v2) with the containerd image store, which
+ * scripts/setup-test-infra.sh (section 8) installs and starts beside the first engine, the test
+ * images loaded into it. PG_TMPFS_ENGINE29_HOST names another.
+ */
+export const ENGINE29_HOST = process.env.PG_TMPFS_ENGINE29_HOST || 'unix:///run/pg-tmpfs-engine29/docker.sock';
+
+/**
+ * ENGINE29_HOST when that engine answers (`docker version`, 15 s deadline); else null, for the
+ * caller to skip, and under CI=true an Error pointing at the setup script (never a skip).
+ */
+export function engine29Host(): string | null {
+  const r = spawnSync('docker', ['version', '--format', '{{.Server.APIVersion}}'], {
+    env: { ...process.env, DOCKER_HOST: ENGINE29_HOST },
+    encoding: 'utf8',
+    timeout: 15_000,
+  });
+  if (r.status === 0) return ENGINE29_HOST;
+  if (process.env.CI === 'true') {
+    throw new Error(
+      `the second engine (${ENGINE29_HOST}) does not answer: run bash scripts/setup-test-infra.sh (${r.stderr?.trim()})`,
+    );
+  }
+  return null;
+}
+
 /** Path of a Go program installed by scripts/setup-test-infra.sh (the benchmark's own lookup). */
 export { goBinary } from '../../bench/lib/registry.js';
 
