@@ -608,6 +608,7 @@ var PULL_ANSWER_MS = 2e4;
 var PULL_ANSWERED = /Pulling from |^Digest: |^Status: /m;
 function classifyPullError(stderr) {
   const e = stderr.toLowerCase();
+  if (/no basic auth credentials|authentication required/.test(e)) return "credentials";
   if (/manifest unknown|not found|repository does not exist|name unknown|invalid reference|no such host/.test(e))
     return "not-found";
   if (/unauthorized|authentication required|no basic auth credentials|requested access to the resource is denied/.test(e))

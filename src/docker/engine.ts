@@ -204,13 +204,19 @@ export type PullFailure = 'transient' | 'credentials' | 'not-found' | 'no-answer
  * connections are worth retrying; a registry asking for credentials, an unknown image or a host
  * name that does not resolve (a misspelt registry, as a rule) are not. Docker Hub answers
  * "repository does not exist or may require 'docker login'" for both unknown and private
- * images: that counts as not found, and the error names both fixes.
+ * images (the containerd image store: "repository does not exist or may require authorization"):
+ * that counts as not found, and the error names both fixes, unless the daemon says it had no
+ * credentials to send.
  * The daemon's own time-outs (awaiting headers, TLS handshake, i/o timeout) are `transient`, as
  * Docker Hub's passing hiccups are; `no-answer` is only what pullImage's own answer deadline
  * ends (a registry that accepts and never answers), never a classification of stderr.
  */
 export function classifyPullError(stderr: string): Exclude<PullFailure, 'no-answer'> {
   const e = stderr.toLowerCase();
+  // A registry that asked for credentials and got none: the containerd image store (Docker 29)
+  // words it "pull access denied, repository does not exist or may require authorization:
+  // authorization failed: no basic auth credentials", which would otherwise read as not found.
+  if (/no basic auth credentials|authentication required/.test(e)) return 'credentials';
   if (/manifest unknown|not found|repository does not exist|name unknown|invalid reference|no such host/.test(e))
     return 'not-found';
   if (/unauthorized|authentication required|no basic auth credentials|requested access to the resource is denied/.test(e))

@@ -203,6 +203,30 @@ describe('classifyPullError', () => {
         "Error response from daemon: pull access denied for x, repository does not exist or may require 'docker login': denied: requested access to the resource is denied",
       ),
     ).toBe('not-found');
+    // The containerd image store (Docker 29) words them otherwise.
+    expect(
+      classifyPullError(
+        'Error response from daemon: failed to resolve reference "127.0.0.1:5000/library/postgres:18": pull access denied, repository does not exist or may require authorization: authorization failed: no basic auth credentials',
+      ),
+    ).toBe('credentials');
+    expect(
+      classifyPullError(
+        'Error response from daemon: failed to resolve reference "docker.io/library/nope:1": pull access denied, repository does not exist or may require authorization: server message: insufficient_scope: authorization failed',
+      ),
+    ).toBe('not-found');
+    expect(classifyPullError('Error response from daemon: failed to resolve reference "r:5000/x:1": r:5000/x:1: not found')).toBe(
+      'not-found',
+    );
+    expect(
+      classifyPullError(
+        'Error response from daemon: unknown: failed to resolve reference "r:5000/x:1": unexpected status from HEAD request to http://r:5000/v2/x/manifests/1: 503 Service Unavailable',
+      ),
+    ).toBe('transient');
+    expect(
+      classifyPullError(
+        'Error response from daemon: failed to resolve reference "r:5000/x:1": unexpected status from HEAD request to http://r:5000/v2/x/manifests/1: 429 Too Many Requests',
+      ),
+    ).toBe('transient');
   });
 });
 
