@@ -144,6 +144,15 @@ describe.skipIf(!host)('Docker 29 with the containerd image store', () => {
     expect(leftovers.added()).toEqual([]);
   });
 
+  it("an address Docker cannot publish on names input 'publish-host' and this engine's own words", () => {
+    const r = cli(['up', '--mode', 'docker', '--image', TEST_IMAGES[15], '--name', 'e29-host', '--publish-host', '198.51.100.7']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(
+      /^error: --publish-host: Docker cannot publish on 198\.51\.100\.7 \(docker: Error response from daemon: .*failed to bind host port 198\.51\.100\.7:\d+\/tcp: cannot assign requested address\)/m,
+    );
+    expect(leftovers.added()).toEqual([]);
+  });
+
   describe('pulls from a registry', () => {
     const job = new RunnerJob();
     let registry: Registry;
