@@ -1528,7 +1528,12 @@ function noManifest(serverVersion) {
 var BASE_TAR = "base.tar";
 var SNAPSHOT_TIMEOUT_MS = 6e5;
 function dockerIdentity(image, config) {
-  return { mode: "docker", imageId: image.id, initdbArgs: [initdbArgsEnv(config), `--username=${config.user}`] };
+  return {
+    mode: "docker",
+    imageId: image.id,
+    platform: image.platform,
+    initdbArgs: [initdbArgsEnv(config), `--username=${config.user}`]
+  };
 }
 function readEntry(entry) {
   const { dir, manifest } = entry;

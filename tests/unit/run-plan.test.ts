@@ -140,10 +140,18 @@ describe('buildRunPlan', () => {
     }
   });
 
-  it('schema cache identity: the image ID, the initdb arguments and the superuser', () => {
-    const id = dockerIdentity({ id: 'sha256:abc' }, { locale: 'C', user: 'app' });
-    expect(id).toEqual({ mode: 'docker', imageId: 'sha256:abc', initdbArgs: ['--nosync', '--username=app'] });
-    expect(dockerIdentity({ id: 'sha256:abc' }, { locale: 'de_DE.UTF-8', user: 'app' })).not.toEqual(id);
+  it('schema cache identity: the image ID, its platform, the initdb arguments and the superuser', () => {
+    const image = { id: 'sha256:abc', platform: 'linux/amd64' };
+    const id = dockerIdentity(image, { locale: 'C', user: 'app' });
+    expect(id).toEqual({
+      mode: 'docker',
+      imageId: 'sha256:abc',
+      platform: 'linux/amd64',
+      initdbArgs: ['--nosync', '--username=app'],
+    });
+    expect(dockerIdentity(image, { locale: 'de_DE.UTF-8', user: 'app' })).not.toEqual(id);
+    // The containerd image store: one index ID on every platform.
+    expect(dockerIdentity({ ...image, platform: 'linux/arm64/v8' }, { locale: 'C', user: 'app' })).not.toEqual(id);
   });
 
   it('puts user settings after the defaults, overriding them', () => {
