@@ -201,10 +201,12 @@ install_linters
 # tests/e2e/engine29.test.ts runs the Docker paths on it with DOCKER_HOST=unix://$e29_run/docker.sock
 # (tests/helpers/infra.ts engine29Host). Beside the first engine, touching none of its things: its
 # own data and exec roots, its own containerd (Debian's binary, started by it), a bridge of its own
-# (made here: with --bridge=none it would delete the first engine's docker0) and its own address
-# pool; no iptables (the first engine's chains stay as they are), so published ports go through
-# this release's docker-proxy. Debian's runc (1.1) knows no time namespace, which this engine gives
-# each container by default: its feature flag turns that off.
+# (made here: with --bridge=none it would delete the first engine's docker0) and its own addresses
+# (10.228.0.0/15); no iptables (the first engine's chains stay as they are), so published ports go
+# through this release's docker-proxy, and one rule lets its containers reach each other across
+# the first engine's FORWARD policy (DROP), as a `container:` job's network needs. Debian's runc
+# (1.1) knows no time namespace, which this engine gives each container by default: its feature
+# flag turns that off.
 e29_bin=${PG_TMPFS_TEST_CACHE:-$HOME/.cache/pg-tmpfs-test}/engine29/bin
 e29_run=/run/pg-tmpfs-engine29
 e29() { DOCKER_HOST=unix://$e29_run/docker.sock timeout 60 docker "$@"; }
@@ -224,14 +226,17 @@ else
   mkdir -p "$e29_run"
   if ! ip link show pgt29br0 >/dev/null 2>&1; then
     ip link add pgt29br0 type bridge
-    ip addr add 10.229.0.1/24 dev pgt29br0
+    ip addr add 10.228.0.1/24 dev pgt29br0
     ip link set pgt29br0 up
   fi
+  e29_forward=(FORWARD -s 10.228.0.0/15 -d 10.228.0.0/15 -j ACCEPT)
+  iptables -C "${e29_forward[@]}" 2>/dev/null || iptables -I "${e29_forward[@]}"
   log "starting engine 29 (log: /tmp/dockerd-engine29.log)"
   setsid nohup "$e29_bin/dockerd" --config-file /dev/null --data-root /var/lib/pg-tmpfs-engine29 \
     --exec-root "$e29_run/exec" --pidfile "$e29_run/docker.pid" -H "unix://$e29_run/docker.sock" \
-    --feature containerd-snapshotter=true --feature time-namespaces=false --bridge pgt29br0 --default-address-pool base=10.230.0.0/16,size=24 \
-    --iptables=false --ip6tables=false --userland-proxy-path "$e29_bin/docker-proxy" \
+    --feature containerd-snapshotter=true --feature time-namespaces=false --bridge pgt29br0 \
+    --default-address-pool base=10.229.0.0/16,size=24 --iptables=false --ip6tables=false \
+    --userland-proxy-path "$e29_bin/docker-proxy" \
     >/tmp/dockerd-engine29.log 2>&1 </dev/null &
   for _ in $(seq 1 120); do
     e29 info >/dev/null 2>&1 && break
