@@ -9,7 +9,8 @@
  *   asks for credentials (the retry logic reads the daemon's error texts, which this engine words
  *   otherwise), and a CLI start killed during a pull from a silent registry, whose `docker pull`
  *   `down` ends;
- * - the action through act: main and post on PostgreSQL 15 and 18.
+ * - the action through act: main and post on PostgreSQL 15 and 18, and a `container:` job on a
+ *   bridge network of its own (the job container found on this engine, the server joining it).
  * Under CI=true an engine that does not answer fails (tests/helpers/infra.ts engine29Host).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -29,6 +30,8 @@ import {
   runAct,
   showLines,
   TEST_IMAGES,
+  withNetwork,
+  jobContainerOptions,
 } from '../helpers/infra.js';
 import {
   forgetImage,
@@ -302,6 +305,28 @@ describe.skipIf(!host)('Docker 29 with the containerd image store', () => {
     expect(checked).toHaveLength(2);
     for (const id of checked) expect(started).toContain(id);
     expect(r.log).toMatch(/Removed PostgreSQL container/);
+    expect(leftovers.added()).toEqual([]);
+  });
+
+  it('container job on a bridge network: the server joins the job network (job-container detection on this engine)', () => {
+    const r = withNetwork((network) =>
+      runAct('.github/workflows/e2e.yml', [
+        '-j',
+        'container-job',
+        '--network',
+        network,
+        '--var',
+        `PG_TMPFS_JOB_IMAGE=${TEST_IMAGES[15]}`,
+        '--var',
+        `PG_TMPFS_JOB_OPTIONS=${jobContainerOptions()}`,
+        '--var',
+        `PG_TMPFS_SERVER_IMAGE=${TEST_IMAGES[18]}`,
+      ]),
+    );
+    showLines(r.log, /e2e-check|job container|Answered a query/);
+    expect(r.status, r.log.slice(-6000)).toBe(0);
+    expect(r.log).toMatch(/Running in a job container on network pg-tmpfs-e2e-net-\S+: PostgreSQL joins it as pg-tmpfs-\S+:5432/);
+    expect(r.log).toMatch(/e2e-check container-job: ok \(host pg-tmpfs-\S+, port 5432\)/);
     expect(leftovers.added()).toEqual([]);
   });
 });
