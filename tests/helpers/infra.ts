@@ -136,6 +136,36 @@ export function withNetwork<T>(fn: (network: string) => T): T {
   }
 }
 
+/**
+ * e2e.yml's `container-job` through act, as GitHub runs a `container:` job: the job in the 15 test
+ * image on a bridge network of its own (withNetwork), the server from the 18 test image.
+ * @returns act's result, and what its log must show when the server joined the job's network and
+ *   answered there
+ */
+export function runContainerJob(): { r: ReturnType<typeof runAct>; expected: RegExp[] } {
+  const r = withNetwork((network) =>
+    runAct('.github/workflows/e2e.yml', [
+      '-j',
+      'container-job',
+      '--network',
+      network,
+      '--var',
+      `PG_TMPFS_JOB_IMAGE=${TEST_IMAGES[15]}`,
+      '--var',
+      `PG_TMPFS_JOB_OPTIONS=${jobContainerOptions()}`,
+      '--var',
+      `PG_TMPFS_SERVER_IMAGE=${TEST_IMAGES[18]}`,
+    ]),
+  );
+  showLines(r.log, /e2e-check|job container|Answered a query/);
+  const expected = [
+    /Running in a job container on network pg-tmpfs-e2e-net-\S+: PostgreSQL joins it as pg-tmpfs-\S+:5432/,
+    /e2e-check container-job: ok \(host pg-tmpfs-\S+, port 5432\)/,
+    /Removed PostgreSQL container/,
+  ];
+  return { r, expected };
+}
+
 /** Prints the lines of a (long) log that match `pattern`, for the test output. */
 export function showLines(log: string, pattern: RegExp): void {
   console.log(
