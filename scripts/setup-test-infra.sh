@@ -206,7 +206,8 @@ install_linters
 # through this release's docker-proxy, and one rule lets its containers reach each other across
 # the first engine's FORWARD policy (DROP), as a `container:` job's network needs. Debian's runc
 # (1.1) knows no time namespace, which this engine gives each container by default: its feature
-# flag turns that off.
+# flag turns that off. The oldest API it accepts is raised to the runners' (1.44), so a client
+# that speaks an older one fails here as it would there.
 e29_bin=${PG_TMPFS_TEST_CACHE:-$HOME/.cache/pg-tmpfs-test}/engine29/bin
 e29_run=/run/pg-tmpfs-engine29
 e29() { DOCKER_HOST=unix://$e29_run/docker.sock timeout 60 docker "$@"; }
@@ -232,7 +233,7 @@ else
   e29_forward=(FORWARD -s 10.228.0.0/15 -d 10.228.0.0/15 -j ACCEPT)
   iptables -C "${e29_forward[@]}" 2>/dev/null || iptables -I "${e29_forward[@]}"
   log "starting engine 29 (log: /tmp/dockerd-engine29.log)"
-  setsid nohup "$e29_bin/dockerd" --config-file /dev/null --data-root /var/lib/pg-tmpfs-engine29 \
+  DOCKER_MIN_API_VERSION=1.44 setsid nohup "$e29_bin/dockerd" --config-file /dev/null --data-root /var/lib/pg-tmpfs-engine29 \
     --exec-root "$e29_run/exec" --pidfile "$e29_run/docker.pid" -H "unix://$e29_run/docker.sock" \
     --feature containerd-snapshotter=true --feature time-namespaces=false --bridge pgt29br0 \
     --default-address-pool base=10.229.0.0/16,size=24 --iptables=false --ip6tables=false \
