@@ -90,8 +90,11 @@ describe.skipIf(!host)('Docker 29 with the containerd image store', () => {
     requireImages();
     leftovers = dockerLeftovers();
     const info = docker(['info', '--format', '{{json .DriverStatus}} {{.ServerVersion}}']);
-    console.log(`engine: ${info.trim()}; API ${docker(['version', '--format', '{{.Server.APIVersion}}']).trim()}`);
+    const api = docker(['version', '--format', '{{.Server.MinAPIVersion}} {{.Server.APIVersion}}']).trim();
+    console.log(`engine: ${info.trim()}; API ${api}`);
     expect(info).toContain('io.containerd.snapshotter.v1');
+    // As on GitHub's runners: a client older than API 1.44 is refused.
+    expect(api).toMatch(/^1\.44 /);
     engineLine = `Docker engine ${docker(['version', '--format', '{{.Server.Version}}']).trim()}`;
   });
   afterAll(() => {
