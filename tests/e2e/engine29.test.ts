@@ -7,8 +7,8 @@
  *   no anonymous volume, nothing left;
  * - pulls from a registry on 127.0.0.1: a full pull, retries of 429 and 503 and a registry that
  *   asks for credentials (the retry logic reads the daemon's error texts, which this engine words
- *   otherwise), and a CLI start killed during a pull from a silent registry, whose `docker pull`
- *   `down` ends;
+ *   otherwise), a silent registry (given up on within wait-timeout), and a CLI start killed
+ *   during a pull from one, whose `docker pull` `down` ends;
  * - the action through act: main and post on PostgreSQL 15 and 18, and a `container:` job on a
  *   bridge network of its own (the job container found on this engine, the server joining it).
  * Under CI=true an engine that does not answer fails (tests/helpers/infra.ts engine29Host).
@@ -259,6 +259,27 @@ describe.skipIf(!host)('Docker 29 with the containerd image store', () => {
       } finally {
         await secured.stop();
         for (const dir of Object.values(configs)) rmSync(dir, { recursive: true, force: true });
+      }
+      expect(leftovers.added()).toEqual([]);
+    });
+
+    it('gives up on a registry that accepts and never answers within wait-timeout, naming it, without retrying', async () => {
+      const silent = await startSilentRegistry();
+      const image = `${silent.address}/library/postgres:18`;
+      try {
+        const main = await job.step(mainStep, { mode: 'docker', image, port: '0', 'wait-timeout': '3' });
+        expect(main.exitCode, main.stdout).toBe(1);
+        expect(main.stdout).toMatch(
+          new RegExp(
+            `^::error::Registry ${silent.address} did not answer the pull of image "${image}" within 3 s: no answer within 3 s`,
+            'm',
+          ),
+        );
+        expect(main.stdout).not.toMatch(/retrying|attempts/);
+        if (main.state.server) expect((await job.step(postStep, {}, main.state)).value).toEqual([]);
+        expect(pullsOf(image)).toEqual([]);
+      } finally {
+        await silent.stop();
       }
       expect(leftovers.added()).toEqual([]);
     });
