@@ -170,3 +170,24 @@ export async function killUpDuringPull(image: string, name: string, env: NodeJS.
   if (running === 0) throw new Error(`no docker pull of ${image} ran while up --name ${name} did`);
   return running;
 }
+
+/**
+ * The action's main step pulling `<silent>/library/postgres:18` from a registry that accepts and
+ * never answers (startSilentRegistry), with a wait-timeout of 3 s, shorter than the answer deadline
+ * (20 s); then its post step when it saved a server.
+ * @returns the image, the main step's result, what the post step reported (null when it did not
+ *   run) and the error the main step must log
+ */
+export async function mainStepOnSilentRegistry(
+  job: RunnerJob,
+  silent: Registry,
+): Promise<{ image: string; main: StepResult<unknown>; post: unknown; expected: RegExp }> {
+  const image = `${silent.address}/library/postgres:18`;
+  const main = await job.step(mainStep, { mode: 'docker', image, port: '0', 'wait-timeout': '3' });
+  const post = main.state.server ? (await job.step(postStep, {}, main.state)).value : null;
+  const expected = new RegExp(
+    `^::error::Registry ${silent.address} did not answer the pull of image "${image}" within 3 s: no answer within 3 s\\. Check the inputs 'registry' and 'image'`,
+    'm',
+  );
+  return { image, main, post, expected };
+}
