@@ -232,6 +232,11 @@ else
   fi
   e29_forward=(FORWARD -s 10.228.0.0/15 -d 10.228.0.0/15 -j ACCEPT)
   iptables -C "${e29_forward[@]}" 2>/dev/null || iptables -I "${e29_forward[@]}"
+  # A restart that finds its old default network deletes the interface docker0 (moby v2,
+  # daemon_unix.go, with --default-address-pool): the first engine's bridge. Its network state
+  # is stale when it is not running, so it starts without it; and docker0 is checked after.
+  rm -rf /var/lib/pg-tmpfs-engine29/network
+  docker0=$(ip link show docker0 >/dev/null 2>&1 && echo yes || echo no)
   log "starting engine 29 (log: /tmp/dockerd-engine29.log)"
   DOCKER_MIN_API_VERSION=1.44 setsid nohup "$e29_bin/dockerd" --config-file /dev/null --data-root /var/lib/pg-tmpfs-engine29 \
     --exec-root "$e29_run/exec" --pidfile "$e29_run/docker.pid" -H "unix://$e29_run/docker.sock" \
@@ -244,6 +249,10 @@ else
     sleep 0.5
   done
   e29 info >/dev/null 2>&1 || { log "engine 29 did not answer; see /tmp/dockerd-engine29.log" >&2; tail -20 /tmp/dockerd-engine29.log >&2; exit 1; }
+  if [ "$docker0" = yes ] && ! ip link show docker0 >/dev/null 2>&1; then
+    log "engine 29 removed the first engine's docker0: restart the first engine" >&2
+    exit 1
+  fi
 fi
 log "engine 29: $(e29 version --format '{{.Server.Version}} (API {{.Server.APIVersion}})'), $(e29 info --format '{{.Driver}} {{json .DriverStatus}}')"
 for image in pg-tmpfs-test/postgres:15 pg-tmpfs-test/postgres:17 pg-tmpfs-test/postgres:18; do
