@@ -211,39 +211,45 @@ install_linters
 e29_bin=${PG_TMPFS_TEST_CACHE:-$HOME/.cache/pg-tmpfs-test}/engine29/bin
 e29_run=/run/pg-tmpfs-engine29
 e29() { DOCKER_HOST=unix://$e29_run/docker.sock timeout 60 docker "$@"; }
-if go version -m "$e29_bin/dockerd" 2>/dev/null | grep -q "moby/moby/v2[[:space:]]*$ENGINE29_VERSION" &&
-  [ -x "$e29_bin/docker-proxy" ]; then
-  log "dockerd $ENGINE29_VERSION present ($e29_bin): skipping"
-else
-  log "building dockerd and docker-proxy $ENGINE29_VERSION with go install (about 6 minutes)"
-  mkdir -p "$e29_bin"
-  GOFLAGS='' GOBIN=$e29_bin timeout 1800 go install "github.com/moby/moby/v2/cmd/dockerd@$ENGINE29_VERSION" \
-    "github.com/moby/moby/v2/cmd/docker-proxy@$ENGINE29_VERSION"
-fi
-if e29 info >/dev/null 2>&1; then
-  log "engine 29 answers ($e29_run/docker.sock): skipping"
-else
-  need_root "start the second engine"
+# start_engine29: builds (when not the pinned version) and starts the engine, unless it answers
+# (a running one is kept, also after a version change: stop it to move on) or this is no root on Linux.
+start_engine29() {
+  if e29 info >/dev/null 2>&1; then
+    log "engine 29 answers ($e29_run/docker.sock): skipping"
+    return 0
+  fi
+  if [ "$(id -u)" -ne 0 ] || [ "$(uname -s)" != Linux ]; then
+    log "engine 29 needs root on Linux: not started (tests/e2e/engine29.test.ts skips, and fails under CI=true)"
+    return 0
+  fi
+  if go version -m "$e29_bin/dockerd" 2>/dev/null | grep -q "moby/moby/v2[[:space:]]*$ENGINE29_VERSION" &&
+    [ -x "$e29_bin/docker-proxy" ]; then
+    log "dockerd $ENGINE29_VERSION present ($e29_bin): skipping"
+  else
+    log "building dockerd and docker-proxy $ENGINE29_VERSION with go install (about 6 minutes)"
+    mkdir -p "$e29_bin"
+    GOFLAGS='' GOBIN=$e29_bin timeout 1800 go install "github.com/moby/moby/v2/cmd/dockerd@$ENGINE29_VERSION" \
+      "github.com/moby/moby/v2/cmd/docker-proxy@$ENGINE29_VERSION"
+  fi
   mkdir -p "$e29_run"
   if ! ip link show pgt29br0 >/dev/null 2>&1; then
     ip link add pgt29br0 type bridge
     ip addr add 10.228.0.1/24 dev pgt29br0
     ip link set pgt29br0 up
   fi
-  e29_forward=(FORWARD -s 10.228.0.0/15 -d 10.228.0.0/15 -j ACCEPT)
-  iptables -C "${e29_forward[@]}" 2>/dev/null || iptables -I "${e29_forward[@]}"
-  # A restart that finds its old default network deletes the interface docker0 (moby v2,
-  # daemon_unix.go, with --default-address-pool): the first engine's bridge. Its network state
-  # is stale when it is not running, so it starts without it; and docker0 is checked after.
+  local forward=(FORWARD -s 10.228.0.0/15 -d 10.228.0.0/15 -j ACCEPT) docker0=no
+  iptables -C "${forward[@]}" 2>/dev/null || iptables -I "${forward[@]}"
+  # A start that finds its default network from an earlier run deletes the interface docker0 (moby
+  # v2 daemon_unix.go, with --default-address-pool): the first engine's bridge. That network state
+  # is stale when the engine is not running, so it goes first; and docker0 is checked after.
   rm -rf /var/lib/pg-tmpfs-engine29/network
-  docker0=$(ip link show docker0 >/dev/null 2>&1 && echo yes || echo no)
+  ip link show docker0 >/dev/null 2>&1 && docker0=yes
   log "starting engine 29 (log: /tmp/dockerd-engine29.log)"
-  DOCKER_MIN_API_VERSION=1.44 setsid nohup "$e29_bin/dockerd" --config-file /dev/null --data-root /var/lib/pg-tmpfs-engine29 \
-    --exec-root "$e29_run/exec" --pidfile "$e29_run/docker.pid" -H "unix://$e29_run/docker.sock" \
-    --feature containerd-snapshotter=true --feature time-namespaces=false --bridge pgt29br0 \
-    --default-address-pool base=10.229.0.0/16,size=24 --iptables=false --ip6tables=false \
-    --userland-proxy-path "$e29_bin/docker-proxy" \
-    >/tmp/dockerd-engine29.log 2>&1 </dev/null &
+  DOCKER_MIN_API_VERSION=1.44 setsid nohup "$e29_bin/dockerd" --config-file /dev/null \
+    --data-root /var/lib/pg-tmpfs-engine29 --exec-root "$e29_run/exec" --pidfile "$e29_run/docker.pid" \
+    -H "unix://$e29_run/docker.sock" --feature containerd-snapshotter=true --feature time-namespaces=false \
+    --bridge pgt29br0 --default-address-pool base=10.229.0.0/16,size=24 --iptables=false --ip6tables=false \
+    --userland-proxy-path "$e29_bin/docker-proxy" >/tmp/dockerd-engine29.log 2>&1 </dev/null &
   for _ in $(seq 1 120); do
     e29 info >/dev/null 2>&1 && break
     sleep 0.5
@@ -253,11 +259,14 @@ else
     log "engine 29 removed the first engine's docker0: restart the first engine" >&2
     exit 1
   fi
+}
+start_engine29
+if e29 info >/dev/null 2>&1; then
+  log "engine 29: $(e29 version --format '{{.Server.Version}} (API {{.Server.MinAPIVersion}} to {{.Server.APIVersion}})'), $(e29 info --format '{{.Driver}} {{json .DriverStatus}}')"
+  for image in pg-tmpfs-test/postgres:15 pg-tmpfs-test/postgres:17 pg-tmpfs-test/postgres:18; do
+    e29 image inspect "$image" >/dev/null 2>&1 && continue
+    log "copying $image into engine 29"
+    timeout 600 docker save "$image" | DOCKER_HOST=unix://$e29_run/docker.sock timeout 600 docker load --quiet >/dev/null
+  done
 fi
-log "engine 29: $(e29 version --format '{{.Server.Version}} (API {{.Server.APIVersion}})'), $(e29 info --format '{{.Driver}} {{json .DriverStatus}}')"
-for image in pg-tmpfs-test/postgres:15 pg-tmpfs-test/postgres:17 pg-tmpfs-test/postgres:18; do
-  if e29 image inspect "$image" >/dev/null 2>&1; then continue; fi
-  log "copying $image into engine 29"
-  timeout 600 docker save "$image" | DOCKER_HOST=unix://$e29_run/docker.sock timeout 600 docker load --quiet >/dev/null
-done
 log "ready"
