@@ -222,14 +222,15 @@ start_engine29() {
     log "engine 29 needs root on Linux: not started (tests/e2e/engine29.test.ts skips, and fails under CI=true)"
     return 0
   fi
-  if go version -m "$e29_bin/dockerd" 2>/dev/null | grep -q "moby/moby/v2[[:space:]]*$ENGINE29_VERSION" &&
-    [ -x "$e29_bin/docker-proxy" ]; then
+  # The version goes into the binary (else `docker version` says "library-import"); go version -m reads it back.
+  local stamp="github.com/moby/moby/v2/dockerversion.Version=$ENGINE29_VERSION"
+  if go version -m "$e29_bin/dockerd" 2>/dev/null | grep -qF "$stamp" && [ -x "$e29_bin/docker-proxy" ]; then
     log "dockerd $ENGINE29_VERSION present ($e29_bin): skipping"
   else
     log "building dockerd and docker-proxy $ENGINE29_VERSION with go install (about 6 minutes)"
     mkdir -p "$e29_bin"
-    GOFLAGS='' GOBIN=$e29_bin timeout 1800 go install "github.com/moby/moby/v2/cmd/dockerd@$ENGINE29_VERSION" \
-      "github.com/moby/moby/v2/cmd/docker-proxy@$ENGINE29_VERSION"
+    GOFLAGS='' GOBIN=$e29_bin timeout 1800 go install -ldflags="-X $stamp" \
+      "github.com/moby/moby/v2/cmd/dockerd@$ENGINE29_VERSION" "github.com/moby/moby/v2/cmd/docker-proxy@$ENGINE29_VERSION"
   fi
   mkdir -p "$e29_run"
   if ! ip link show pgt29br0 >/dev/null 2>&1; then
