@@ -50,7 +50,8 @@ const host = engine29Host();
 // goes to the second engine.
 if (host) process.env.DOCKER_HOST = host;
 
-const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-engine29-'));
+// The CLI's instance records, in a folder of this file's (made only when the engine answers).
+const work = host ? mkdtempSync(join(tmpdir(), 'pg-tmpfs-engine29-')) : '';
 const env = { ...process.env, PG_TMPFS_STATE_DIR: join(work, 'state') };
 
 /** `pg-tmpfs ARGS` on the second engine, with a deadline. */
