@@ -11,7 +11,9 @@
 #      examples (docs/examples/schema-cache): a venv per framework (Django, Alembic), and Ruby
 #      with Rails from Debian;
 #   7. the workflow linters (pinned): actionlint (Go module proxy) with Debian's shellcheck, which
-#      actionlint runs on `run:` scripts, and zizmor (PyPI) in a venv of its own.
+#      actionlint runs on `run:` scripts, and zizmor (PyPI) in a venv of its own;
+#   8. a second engine, the one GitHub's runners have: Docker 29 (moby v2, pinned) with the
+#      containerd image store, on a socket of its own, with the test images loaded into it.
 # Safe on a laptop that already runs Docker: nothing is installed or restarted when present.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,6 +21,7 @@ ACT_VERSION=${ACT_VERSION:-v0.2.89}
 REGISTRY_VERSION=${REGISTRY_VERSION:-v3.0.0}
 ACTIONLINT_VERSION=${ACTIONLINT_VERSION:-v1.7.12}
 ZIZMOR_VERSION=${ZIZMOR_VERSION:-1.32.0}
+ENGINE29_VERSION=${ENGINE29_VERSION:-v2.0.0-beta.24}
 log() { printf '[setup] %s\n' "$*"; }
 
 need_root() {
@@ -197,4 +200,78 @@ log "go modules for the examples (go mod download: quick when present)"
 
 # --- 7. workflow linters: actionlint, shellcheck, zizmor -------------------------------------------
 install_linters
+
+# --- 8. second engine: Docker 29 (moby v2), containerd image store ---------------------------------
+# tests/e2e/engine29.test.ts runs the Docker paths on it with DOCKER_HOST=unix://$e29_run/docker.sock
+# (tests/helpers/infra.ts engine29Host). Beside the first engine, touching none of its things: its
+# own data and exec roots, its own containerd (Debian's binary, started by it), a bridge of its own
+# (made here: with --bridge=none it would delete the first engine's docker0) and its own addresses
+# (10.228.0.0/15); no iptables (the first engine's chains stay as they are), so published ports go
+# through this release's docker-proxy, and one rule lets its containers reach each other across
+# the first engine's FORWARD policy (DROP), as a `container:` job's network needs. Debian's runc
+# (1.1) knows no time namespace, which this engine gives each container by default: its feature
+# flag turns that off. The oldest API it accepts is raised to the runners' (1.44), so a client
+# that speaks an older one fails here as it would there.
+e29_bin=${PG_TMPFS_TEST_CACHE:-$HOME/.cache/pg-tmpfs-test}/engine29/bin
+e29_run=/run/pg-tmpfs-engine29
+e29() { DOCKER_HOST=unix://$e29_run/docker.sock timeout 60 docker "$@"; }
+# start_engine29: builds (when not the pinned version) and starts the engine, unless it answers
+# (a running one is kept, also after a version change: stop it to move on) or this is no root on Linux.
+start_engine29() {
+  if e29 info >/dev/null 2>&1; then
+    log "engine 29 answers ($e29_run/docker.sock): skipping"
+    return 0
+  fi
+  if [ "$(id -u)" -ne 0 ] || [ "$(uname -s)" != Linux ]; then
+    log "engine 29 needs root on Linux: not started (tests/e2e/engine29.test.ts skips, and fails under CI=true)"
+    return 0
+  fi
+  # The version goes into the binary (else `docker version` says "library-import"); go version -m reads it back.
+  local stamp="github.com/moby/moby/v2/dockerversion.Version=$ENGINE29_VERSION"
+  if go version -m "$e29_bin/dockerd" 2>/dev/null | grep -qF "$stamp" && [ -x "$e29_bin/docker-proxy" ]; then
+    log "dockerd $ENGINE29_VERSION present ($e29_bin): skipping"
+  else
+    log "building dockerd and docker-proxy $ENGINE29_VERSION with go install (about 6 minutes)"
+    mkdir -p "$e29_bin"
+    GOFLAGS='' GOBIN=$e29_bin timeout 1800 go install -ldflags="-X $stamp" \
+      "github.com/moby/moby/v2/cmd/dockerd@$ENGINE29_VERSION" "github.com/moby/moby/v2/cmd/docker-proxy@$ENGINE29_VERSION"
+  fi
+  mkdir -p "$e29_run"
+  if ! ip link show pgt29br0 >/dev/null 2>&1; then
+    ip link add pgt29br0 type bridge
+    ip addr add 10.228.0.1/24 dev pgt29br0
+    ip link set pgt29br0 up
+  fi
+  local forward=(FORWARD -s 10.228.0.0/15 -d 10.228.0.0/15 -j ACCEPT) docker0=no
+  iptables -C "${forward[@]}" 2>/dev/null || iptables -I "${forward[@]}"
+  # A start that finds its default network from an earlier run deletes the interface docker0 (moby
+  # v2 daemon_unix.go, with --default-address-pool): the first engine's bridge. That network state
+  # is stale when the engine is not running, so it goes first; and docker0 is checked after.
+  rm -rf /var/lib/pg-tmpfs-engine29/network
+  ip link show docker0 >/dev/null 2>&1 && docker0=yes
+  log "starting engine 29 (log: /tmp/dockerd-engine29.log)"
+  DOCKER_MIN_API_VERSION=1.44 setsid nohup "$e29_bin/dockerd" --config-file /dev/null \
+    --data-root /var/lib/pg-tmpfs-engine29 --exec-root "$e29_run/exec" --pidfile "$e29_run/docker.pid" \
+    -H "unix://$e29_run/docker.sock" --feature containerd-snapshotter=true --feature time-namespaces=false \
+    --bridge pgt29br0 --default-address-pool base=10.229.0.0/16,size=24 --iptables=false --ip6tables=false \
+    --userland-proxy-path "$e29_bin/docker-proxy" >/tmp/dockerd-engine29.log 2>&1 </dev/null &
+  for _ in $(seq 1 120); do
+    e29 info >/dev/null 2>&1 && break
+    sleep 0.5
+  done
+  e29 info >/dev/null 2>&1 || { log "engine 29 did not answer; see /tmp/dockerd-engine29.log" >&2; tail -20 /tmp/dockerd-engine29.log >&2; exit 1; }
+  if [ "$docker0" = yes ] && ! ip link show docker0 >/dev/null 2>&1; then
+    log "engine 29 removed the first engine's docker0: restart the first engine" >&2
+    exit 1
+  fi
+}
+start_engine29
+if e29 info >/dev/null 2>&1; then
+  log "engine 29: $(e29 version --format '{{.Server.Version}} (API {{.Server.MinAPIVersion}} to {{.Server.APIVersion}})'), $(e29 info --format '{{.Driver}} {{json .DriverStatus}}')"
+  for image in pg-tmpfs-test/postgres:15 pg-tmpfs-test/postgres:17 pg-tmpfs-test/postgres:18; do
+    e29 image inspect "$image" >/dev/null 2>&1 && continue
+    log "copying $image into engine 29"
+    timeout 600 docker save "$image" | DOCKER_HOST=unix://$e29_run/docker.sock timeout 600 docker load --quiet >/dev/null
+  done
+fi
 log "ready"

@@ -575,8 +575,16 @@ async function inspectImage(image, timeoutMs = DOCKER_TIMEOUT_MS) {
   if (answer?.status === 404) return null;
   if (answer?.status === 200) {
     try {
-      const { Id, Config } = JSON.parse(answer.body);
-      return imageConfig({ id: Id, env: Config?.Env, volumes: Config?.Volumes, entrypoint: Config?.Entrypoint });
+      const { Id, Config, Os, Architecture, Variant } = JSON.parse(answer.body);
+      return imageConfig({
+        id: Id,
+        env: Config?.Env,
+        volumes: Config?.Volumes,
+        entrypoint: Config?.Entrypoint,
+        os: Os,
+        architecture: Architecture,
+        variant: Variant
+      });
     } catch {
     }
   }
@@ -585,7 +593,7 @@ async function inspectImage(image, timeoutMs = DOCKER_TIMEOUT_MS) {
       "image",
       "inspect",
       "--format",
-      '{"id":{{json .Id}},"env":{{json .Config.Env}},"volumes":{{json .Config.Volumes}},"entrypoint":{{json .Config.Entrypoint}}}',
+      '{"id":{{json .Id}},"env":{{json .Config.Env}},"volumes":{{json .Config.Volumes}},"entrypoint":{{json .Config.Entrypoint}},"os":{{json .Os}},"architecture":{{json .Architecture}},"variant":{{json .Variant}}}',
       image
     ],
     void 0,
@@ -594,12 +602,13 @@ async function inspectImage(image, timeoutMs = DOCKER_TIMEOUT_MS) {
   if (result.exitCode !== 0) return null;
   return imageConfig(JSON.parse(result.stdout.trim() || "{}"));
 }
-function imageConfig({ id, env, volumes, entrypoint }) {
+function imageConfig({ id, env, volumes, entrypoint, os: os2, architecture, variant }) {
   return {
     env: env ?? [],
     pgdata: pgdataFromEnv(env),
     volumes: Object.keys(volumes ?? {}).sort(),
     id: id ?? "",
+    platform: [os2 ?? "", architecture ?? "", ...variant ? [variant] : []].join("/"),
     entrypoint: entrypoint ?? []
   };
 }
@@ -608,6 +617,7 @@ var PULL_ANSWER_MS = 2e4;
 var PULL_ANSWERED = /Pulling from |^Digest: |^Status: /m;
 function classifyPullError(stderr) {
   const e = stderr.toLowerCase();
+  if (/no basic auth credentials|authentication required/.test(e)) return "credentials";
   if (/manifest unknown|not found|repository does not exist|name unknown|invalid reference|no such host/.test(e))
     return "not-found";
   if (/unauthorized|authentication required|no basic auth credentials|requested access to the resource is denied/.test(e))

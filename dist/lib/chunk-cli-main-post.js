@@ -1528,7 +1528,12 @@ function noManifest(serverVersion) {
 var BASE_TAR = "base.tar";
 var SNAPSHOT_TIMEOUT_MS = 6e5;
 function dockerIdentity(image, config) {
-  return { mode: "docker", imageId: image.id, initdbArgs: [initdbArgsEnv(config), `--username=${config.user}`] };
+  return {
+    mode: "docker",
+    imageId: image.id,
+    platform: image.platform,
+    initdbArgs: [initdbArgsEnv(config), `--username=${config.user}`]
+  };
 }
 function readEntry(entry) {
   const { dir, manifest } = entry;
@@ -1812,17 +1817,14 @@ function checkDockerInputs(config) {
 }
 function runError(stderr, config) {
   const text = stderr.trim();
+  const said = text.split("\n").filter((l) => l.trim() && !/^Run 'docker [a-z -]*--help'/.test(l)).pop() ?? "";
   if (/port is already allocated|address already in use/i.test(text)) {
-    return new InputError(
-      "port",
-      `port ${config.port} is in use (${text.split("\n").pop() ?? ""})`,
-      "Choose another port, or 0 for a free one"
-    );
+    return new InputError("port", `port ${config.port} is in use (${said})`, "Choose another port, or 0 for a free one");
   }
   if (/cannot assign requested address|invalid IP address/i.test(text)) {
     return new InputError(
       "publish-host",
-      `Docker cannot publish on ${config.publishHost} (${text.split("\n").pop() ?? ""})`,
+      `Docker cannot publish on ${config.publishHost} (${said})`,
       "Use an address of this machine: 127.0.0.1 (default), or 0.0.0.0 for every interface"
     );
   }

@@ -114,8 +114,14 @@ export interface ImageConfig {
   pgdata: string | null;
   /** `Config.Volumes` paths, sorted. */
   volumes: string[];
-  /** The image ID (`Id`, `sha256:…`): what a tag points to now (the schema cache's key holds it). */
+  /**
+   * The image ID (`Id`, `sha256:…`): what a tag points to now (the schema cache's key holds it).
+   * The classic image store gives the config's digest (one platform); the containerd image store
+   * (Docker 29's default) the digest of the manifest or index pulled, the same on every platform.
+   */
   id: string;
+  /** `Os/Architecture[/Variant]` of the image as it runs here, e.g. `linux/amd64`: what the ID alone may not tell. */
+  platform: string;
   /** `Config.Entrypoint` (the official image: `["docker-entrypoint.sh"]`); [] when none. */
   entrypoint: string[];
 }
@@ -134,11 +140,22 @@ export async function inspectImage(image: string, timeoutMs = DOCKER_TIMEOUT_MS)
   if (answer?.status === 404) return null;
   if (answer?.status === 200) {
     try {
-      const { Id, Config } = JSON.parse(answer.body) as {
+      const { Id, Config, Os, Architecture, Variant } = JSON.parse(answer.body) as {
         Id?: string;
         Config?: { Env?: string[] | null; Volumes?: Record<string, unknown> | null; Entrypoint?: string[] | null };
+        Os?: string;
+        Architecture?: string;
+        Variant?: string;
       };
-      return imageConfig({ id: Id, env: Config?.Env, volumes: Config?.Volumes, entrypoint: Config?.Entrypoint });
+      return imageConfig({
+        id: Id,
+        env: Config?.Env,
+        volumes: Config?.Volumes,
+        entrypoint: Config?.Entrypoint,
+        os: Os,
+        architecture: Architecture,
+        variant: Variant,
+      });
     } catch {
       // not the answer expected: ask the CLI
     }
@@ -148,7 +165,7 @@ export async function inspectImage(image: string, timeoutMs = DOCKER_TIMEOUT_MS)
       'image',
       'inspect',
       '--format',
-      '{"id":{{json .Id}},"env":{{json .Config.Env}},"volumes":{{json .Config.Volumes}},"entrypoint":{{json .Config.Entrypoint}}}',
+      '{"id":{{json .Id}},"env":{{json .Config.Env}},"volumes":{{json .Config.Volumes}},"entrypoint":{{json .Config.Entrypoint}},"os":{{json .Os}},"architecture":{{json .Architecture}},"variant":{{json .Variant}}}',
       image,
     ],
     undefined,
@@ -164,15 +181,19 @@ interface InspectedImage {
   env?: string[] | null;
   volumes?: Record<string, unknown> | null;
   entrypoint?: string[] | null;
+  os?: string;
+  architecture?: string;
+  variant?: string;
 }
 
-/** An ImageConfig from an image's ID, `Config.Env`, `Config.Volumes` and `Config.Entrypoint`. */
-function imageConfig({ id, env, volumes, entrypoint }: InspectedImage): ImageConfig {
+/** An ImageConfig from an image's ID, `Config.Env`, `Config.Volumes`, `Config.Entrypoint` and platform. */
+function imageConfig({ id, env, volumes, entrypoint, os, architecture, variant }: InspectedImage): ImageConfig {
   return {
     env: env ?? [],
     pgdata: pgdataFromEnv(env),
     volumes: Object.keys(volumes ?? {}).sort(),
     id: id ?? '',
+    platform: [os ?? '', architecture ?? '', ...(variant ? [variant] : [])].join('/'),
     entrypoint: entrypoint ?? [],
   };
 }
@@ -204,13 +225,19 @@ export type PullFailure = 'transient' | 'credentials' | 'not-found' | 'no-answer
  * connections are worth retrying; a registry asking for credentials, an unknown image or a host
  * name that does not resolve (a misspelt registry, as a rule) are not. Docker Hub answers
  * "repository does not exist or may require 'docker login'" for both unknown and private
- * images: that counts as not found, and the error names both fixes.
+ * images (the containerd image store: "repository does not exist or may require authorization"):
+ * that counts as not found, and the error names both fixes, unless the daemon says it had no
+ * credentials to send.
  * The daemon's own time-outs (awaiting headers, TLS handshake, i/o timeout) are `transient`, as
  * Docker Hub's passing hiccups are; `no-answer` is only what pullImage's own answer deadline
  * ends (a registry that accepts and never answers), never a classification of stderr.
  */
 export function classifyPullError(stderr: string): Exclude<PullFailure, 'no-answer'> {
   const e = stderr.toLowerCase();
+  // A registry that asked for credentials and got none: the containerd image store (Docker 29)
+  // words it "pull access denied, repository does not exist or may require authorization:
+  // authorization failed: no basic auth credentials", which would otherwise read as not found.
+  if (/no basic auth credentials|authentication required/.test(e)) return 'credentials';
   if (/manifest unknown|not found|repository does not exist|name unknown|invalid reference|no such host/.test(e))
     return 'not-found';
   if (/unauthorized|authentication required|no basic auth credentials|requested access to the resource is denied/.test(e))

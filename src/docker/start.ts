@@ -322,17 +322,19 @@ export function checkDockerInputs(config: Config): void {
 /** The error for a failed `docker run`, naming the input at fault when Docker's message shows one. */
 function runError(stderr: string, config: Config): Error {
   const text = stderr.trim();
+  // Docker's own line, not the CLI's closing "Run 'docker run --help' for more information".
+  const said =
+    text
+      .split('\n')
+      .filter((l) => l.trim() && !/^Run 'docker [a-z -]*--help'/.test(l))
+      .pop() ?? '';
   if (/port is already allocated|address already in use/i.test(text)) {
-    return new InputError(
-      'port',
-      `port ${config.port} is in use (${text.split('\n').pop() ?? ''})`,
-      'Choose another port, or 0 for a free one',
-    );
+    return new InputError('port', `port ${config.port} is in use (${said})`, 'Choose another port, or 0 for a free one');
   }
   if (/cannot assign requested address|invalid IP address/i.test(text)) {
     return new InputError(
       'publish-host',
-      `Docker cannot publish on ${config.publishHost} (${text.split('\n').pop() ?? ''})`,
+      `Docker cannot publish on ${config.publishHost} (${said})`,
       'Use an address of this machine: 127.0.0.1 (default), or 0.0.0.0 for every interface',
     );
   }

@@ -34,10 +34,19 @@ const SNAPSHOT_TIMEOUT_MS = 600_000;
 
 /**
  * The identity of a Docker server for the key: the image ID (`docker image inspect` .Id; a tag
- * moves, and an image's extensions are in it), POSTGRES_INITDB_ARGS and the superuser.
+ * moves, and an image's extensions are in it), its platform (on the containerd image store the ID
+ * names a multi-platform index, the same on x64 and arm64), POSTGRES_INITDB_ARGS and the superuser.
  */
-export function dockerIdentity(image: Pick<ImageConfig, 'id'>, config: Pick<Config, 'locale' | 'user'>): ServerIdentity {
-  return { mode: 'docker', imageId: image.id, initdbArgs: [initdbArgsEnv(config), `--username=${config.user}`] };
+export function dockerIdentity(
+  image: Pick<ImageConfig, 'id' | 'platform'>,
+  config: Pick<Config, 'locale' | 'user'>,
+): ServerIdentity {
+  return {
+    mode: 'docker',
+    imageId: image.id,
+    platform: image.platform,
+    initdbArgs: [initdbArgsEnv(config), `--username=${config.user}`],
+  };
 }
 
 /**

@@ -23,6 +23,8 @@ export type ServerIdentity =
       mode: 'docker';
       /** `docker image inspect` .Id (sha256:…), never the tag: a tag moves. */
       imageId: string;
+      /** `Os/Architecture[/Variant]`: the containerd image store's ID of a multi-platform image is its index's, the same on every platform. */
+      platform: string;
       /** initdb arguments the image's entrypoint gets (POSTGRES_INITDB_ARGS), and the superuser. */
       initdbArgs: readonly string[];
     }

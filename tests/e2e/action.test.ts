@@ -5,16 +5,15 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  jobContainerOptions,
   leftoverSnapshot,
   NATIVE_MAJOR,
   officialPgdata,
   requireImages,
   runAct,
+  runContainerJob,
   showLines,
   TEST_IMAGES,
   TEST_MAJORS,
-  withNetwork,
 } from '../helpers/infra.js';
 
 describe('action through act', () => {
@@ -46,25 +45,9 @@ describe('action through act', () => {
 
   it('container job on a bridge network: the server joins the job network; outputs and env reach it there', () => {
     requireImages();
-    const r = withNetwork((network) =>
-      runAct('.github/workflows/e2e.yml', [
-        '-j',
-        'container-job',
-        '--network',
-        network,
-        '--var',
-        `PG_TMPFS_JOB_IMAGE=${TEST_IMAGES[15]}`,
-        '--var',
-        `PG_TMPFS_JOB_OPTIONS=${jobContainerOptions()}`,
-        '--var',
-        `PG_TMPFS_SERVER_IMAGE=${TEST_IMAGES[18]}`,
-      ]),
-    );
-    showLines(r.log, /e2e-check|job container|Answered a query/);
+    const { r, expected } = runContainerJob();
     expect(r.status, r.log.slice(-6000)).toBe(0);
-    expect(r.log).toMatch(/Running in a job container on network pg-tmpfs-e2e-net-\S+: PostgreSQL joins it as pg-tmpfs-\S+:5432/);
-    expect(r.log).toMatch(/e2e-check container-job: ok \(host pg-tmpfs-\S+, port 5432\)/);
-    expect(r.log).toMatch(/Removed PostgreSQL container/);
+    for (const line of expected) expect(r.log).toMatch(line);
     expect(leftovers.added()).toEqual([]);
   });
 

@@ -11,7 +11,7 @@
  *   answer deadline (20 s, or a shorter wait-timeout) without retrying, naming the registry; and
  *   a CLI start killed (SIGKILL) during that pull leaves a `docker pull` that `down` ends.
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,10 +21,13 @@ import { postStep } from '../../src/action/post-step.js';
 import { pullImage } from '../../src/docker/engine.js';
 import { processesWithArg } from '../../src/orphans.js';
 import { SetupError } from '../../src/errors.js';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { leftoverSnapshot, requireImages, ROOT, runAct, showLines, TEST_IMAGES } from '../helpers/infra.js';
 import {
   forgetImage,
+  killUpDuringPull,
+  mainStepBehindFaultyProxy,
+  mainStepOnSilentRegistry,
+  pullsOf,
   pushProbeImage,
   startFaultyProxy,
   startRegistry,
@@ -93,26 +96,21 @@ describe('pulls from a registry', () => {
   it('retries a registry that answers 429 and then 503, says so, and starts', async () => {
     // One failed `docker pull` takes three failed requests: the daemon ignores the status of its
     // GET /v2/ ping, and falls back from HEAD to GET for the manifest.
-    const proxy = await startFaultyProxy(registry.address, [429, 429, 429, 503, 503, 503]);
-    const image = `${proxy.address}/library/postgres:18-retry`;
-    let state: Record<string, string> = {};
-    try {
-      push('18-retry');
-      pushed.push(image);
-      const main = await job.step(mainStep, { mode: 'docker', image, port: '0' });
-      state = main.state;
-      expect(main.exitCode, main.stdout).toBe(0);
-      expect(main.stdout).toMatch(
-        new RegExp(`^::warning::Pull of ${image} failed \\(.*429.*\\); retrying in 1 s \\(attempt 2\\)`, 'm'),
-      );
-      expect(main.stdout).toMatch(/^::warning::Pull of .* failed \(.*503.*\); retrying in 2 s \(attempt 3\)/m);
-      expect(proxy.statuses.slice(0, 6)).toEqual([429, 429, 429, 503, 503, 503]);
-      expect(main.outputs['server-version']).toMatch(/^18\./);
-    } finally {
-      if (state.server) expect((await job.step(postStep, {}, state)).value).toEqual([]);
-      forgetImage(image);
-      await proxy.stop();
-    }
+    const { image, main, post, statuses } = await mainStepBehindFaultyProxy(
+      job,
+      registry.address,
+      [429, 429, 429, 503, 503, 503],
+      '18-retry',
+      push,
+    );
+    expect(main.exitCode, main.stdout).toBe(0);
+    expect(main.stdout).toMatch(
+      new RegExp(`^::warning::Pull of ${image} failed \\(.*429.*\\); retrying in 1 s \\(attempt 2\\)`, 'm'),
+    );
+    expect(main.stdout).toMatch(/^::warning::Pull of .* failed \(.*503.*\); retrying in 2 s \(attempt 3\)/m);
+    expect(statuses.slice(0, 6)).toEqual([429, 429, 429, 503, 503, 503]);
+    expect(main.outputs['server-version']).toMatch(/^18\./);
+    expect(post).toEqual([]);
     expect(leftovers.added()).toEqual([]);
   });
 
@@ -190,19 +188,13 @@ describe('pulls from a registry', () => {
 
   it('gives up on a registry that accepts and never answers: no retry, the registry named, within wait-timeout (#26)', async () => {
     const silent = await startSilentRegistry();
-    const image = `${silent.address}/library/postgres:18`;
     try {
       // Through the action: a wait-timeout shorter than the answer deadline (20 s) bounds it.
-      const main = await job.step(mainStep, { mode: 'docker', image, port: '0', 'wait-timeout': '3' });
+      const { image, main, post, expected } = await mainStepOnSilentRegistry(job, silent);
       expect(main.exitCode, main.stdout).toBe(1);
-      expect(main.stdout).toMatch(
-        new RegExp(
-          `^::error::Registry ${silent.address} did not answer the pull of image "${image}" within 3 s: no answer within 3 s\\. Check the inputs 'registry' and 'image'`,
-          'm',
-        ),
-      );
+      expect(main.stdout).toMatch(expected);
       expect(main.stdout).not.toMatch(/retrying|attempts/);
-      if (main.state.server) expect((await job.step(postStep, {}, main.state)).value).toEqual([]);
+      expect(post ?? []).toEqual([]);
       // The default answer deadline, without the action: 20 s, one attempt.
       const retries: string[] = [];
       const error = await pullImage(image, (m) => retries.push(m)).catch((e: unknown) => e);
@@ -230,20 +222,9 @@ describe('pulls from a registry', () => {
       const state = mkdtempSync(join(tmpdir(), 'pg-tmpfs-registry-state-'));
       const env = { ...process.env, PG_TMPFS_STATE_DIR: state };
       const cli = join(ROOT, 'dist', 'cli.js');
-      // The `docker pull` processes of that image (not the `up` naming it in --image).
-      const pulls = () => processesWithArg(image).filter((p) => p.argv[1] === 'pull');
+      const pulls = () => pullsOf(image);
       try {
-        const up = spawn(process.execPath, [cli, 'up', '--mode', 'docker', '--image', image, '--name', 'reg-orphan'], {
-          env,
-          stdio: 'ignore',
-        });
-        // Bounded: the pull starts within a second or two of `up`.
-        for (let i = 0; i < 300 && pulls().length === 0; i++) await sleep(50);
-        expect(pulls()).toHaveLength(1);
-        const exited = new Promise((resolve) => up.once('exit', resolve));
-        up.kill('SIGKILL');
-        await exited;
-        expect(pulls()).toHaveLength(1); // the orphan: still pulling
+        expect(await killUpDuringPull(image, 'reg-orphan', env)).toBe(1); // the orphan: still pulling
         const next = spawnSync(process.execPath, [cli, ...argv, ...(argv[0] === 'up' ? ['--image', image] : [])], {
           env,
           encoding: 'utf8',

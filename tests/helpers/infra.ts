@@ -47,6 +47,32 @@ export function requireImages(): void {
   }
 }
 
+/**
+ * The second engine's DOCKER_HOST: Docker 29 (moby v2) with the containerd image store, which
+ * scripts/setup-test-infra.sh (section 8) installs and starts beside the first engine, the test
+ * images loaded into it. PG_TMPFS_ENGINE29_HOST names another.
+ */
+export const ENGINE29_HOST = process.env.PG_TMPFS_ENGINE29_HOST || 'unix:///run/pg-tmpfs-engine29/docker.sock';
+
+/**
+ * ENGINE29_HOST when that engine answers (`docker version`, 15 s deadline); else null, for the
+ * caller to skip, and under CI=true an Error pointing at the setup script (never a skip).
+ */
+export function engine29Host(): string | null {
+  const r = spawnSync('docker', ['version', '--format', '{{.Server.APIVersion}}'], {
+    env: { ...process.env, DOCKER_HOST: ENGINE29_HOST },
+    encoding: 'utf8',
+    timeout: 15_000,
+  });
+  if (r.status === 0) return ENGINE29_HOST;
+  if (process.env.CI === 'true') {
+    throw new Error(
+      `the second engine (${ENGINE29_HOST}) does not answer: run bash scripts/setup-test-infra.sh (${r.stderr?.trim()})`,
+    );
+  }
+  return null;
+}
+
 /** Path of a Go program installed by scripts/setup-test-infra.sh (the benchmark's own lookup). */
 export { goBinary } from '../../bench/lib/registry.js';
 
@@ -108,6 +134,36 @@ export function withNetwork<T>(fn: (network: string) => T): T {
     if (attached.length) spawnSync('docker', ['rm', '-f', '-v', ...attached], { stdio: 'ignore' });
     spawnSync('docker', ['network', 'rm', network], { stdio: 'ignore' });
   }
+}
+
+/**
+ * e2e.yml's `container-job` through act, as GitHub runs a `container:` job: the job in the 15 test
+ * image on a bridge network of its own (withNetwork), the server from the 18 test image.
+ * @returns act's result, and what its log must show when the server joined the job's network and
+ *   answered there
+ */
+export function runContainerJob(): { r: ReturnType<typeof runAct>; expected: RegExp[] } {
+  const r = withNetwork((network) =>
+    runAct('.github/workflows/e2e.yml', [
+      '-j',
+      'container-job',
+      '--network',
+      network,
+      '--var',
+      `PG_TMPFS_JOB_IMAGE=${TEST_IMAGES[15]}`,
+      '--var',
+      `PG_TMPFS_JOB_OPTIONS=${jobContainerOptions()}`,
+      '--var',
+      `PG_TMPFS_SERVER_IMAGE=${TEST_IMAGES[18]}`,
+    ]),
+  );
+  showLines(r.log, /e2e-check|job container|Answered a query/);
+  const expected = [
+    /Running in a job container on network pg-tmpfs-e2e-net-\S+: PostgreSQL joins it as pg-tmpfs-\S+:5432/,
+    /e2e-check container-job: ok \(host pg-tmpfs-\S+, port 5432\)/,
+    /Removed PostgreSQL container/,
+  ];
+  return { r, expected };
 }
 
 /** Prints the lines of a (long) log that match `pattern`, for the test output. */

@@ -5,11 +5,19 @@
  * given HTTP statuses (429, 503), as a rate-limited or overloaded registry does. Docker treats
  * registries on 127.0.0.0/8 as insecure (plain HTTP) by default, so nothing is configured.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import http from 'node:http';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { forgetImage } from '../../bench/lib/image-copy.js';
 import type { Registry } from '../../bench/lib/registry.js';
+import { mainStep } from '../../src/action/main-step.js';
+import { postStep } from '../../src/action/post-step.js';
+import { processesWithArg } from '../../src/orphans.js';
+import type { ProcessInfo } from '../../src/proc.js';
+import { ROOT } from './infra.js';
+import type { RunnerJob, StepResult } from './runner-env.js';
 
 export { startRegistry, type Registry } from '../../bench/lib/registry.js';
 export { forgetImage } from '../../bench/lib/image-copy.js';
@@ -106,4 +114,80 @@ export async function startSilentRegistry(): Promise<Registry> {
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * The action's main step on `<proxy>/library/postgres:<tag>`, through a proxy in front of
+ * `registry` that fails its first requests with `failures` (startFaultyProxy); then its post step
+ * when it saved a server. `push(tag)` puts the image in `registry` first. The proxy is stopped and
+ * the image forgotten locally afterwards.
+ * @returns the image reference, the main step's result, what the post step reported (null when it
+ *   did not run) and the status of every request the proxy answered
+ */
+export async function mainStepBehindFaultyProxy(
+  job: RunnerJob,
+  registry: string,
+  failures: number[],
+  tag: string,
+  push: (tag: string) => unknown,
+): Promise<{ image: string; main: StepResult<unknown>; post: unknown; statuses: number[] }> {
+  const proxy = await startFaultyProxy(registry, failures);
+  const image = `${proxy.address}/library/postgres:${tag}`;
+  try {
+    push(tag);
+    const main = await job.step(mainStep, { mode: 'docker', image, port: '0' });
+    const post = main.state.server ? (await job.step(postStep, {}, main.state)).value : null;
+    return { image, main, post, statuses: proxy.statuses };
+  } finally {
+    forgetImage(image);
+    await proxy.stop();
+  }
+}
+
+/** The `docker pull` processes of `image` (not a CLI `up` that names it in --image). */
+export function pullsOf(image: string): ProcessInfo[] {
+  return processesWithArg(image).filter((p) => p.argv[1] === 'pull');
+}
+
+/**
+ * Starts `pg-tmpfs up --mode docker --image IMAGE --name NAME` (dist/cli.js) with `env` and kills
+ * it (SIGKILL) once its `docker pull` runs: from a silent registry (startSilentRegistry) that
+ * pull is left running, an orphan for `down` or the next `up` of the name to end.
+ * @returns how many pulls of `image` run after the kill (1: the orphan)
+ * @throws Error when no pull started within 15 s
+ */
+export async function killUpDuringPull(image: string, name: string, env: NodeJS.ProcessEnv): Promise<number> {
+  const up = spawn(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'up', '--mode', 'docker', '--image', image, '--name', name], {
+    env,
+    stdio: 'ignore',
+  });
+  const exited = new Promise((resolve) => up.once('exit', resolve));
+  // Bounded: the pull starts within a second or two of `up`.
+  for (let i = 0; i < 300 && pullsOf(image).length === 0; i++) await sleep(50);
+  up.kill('SIGKILL');
+  await exited;
+  const running = pullsOf(image).length;
+  if (running === 0) throw new Error(`no docker pull of ${image} ran while up --name ${name} did`);
+  return running;
+}
+
+/**
+ * The action's main step pulling `<silent>/library/postgres:18` from a registry that accepts and
+ * never answers (startSilentRegistry), with a wait-timeout of 3 s, shorter than the answer deadline
+ * (20 s); then its post step when it saved a server.
+ * @returns the image, the main step's result, what the post step reported (null when it did not
+ *   run) and the error the main step must log
+ */
+export async function mainStepOnSilentRegistry(
+  job: RunnerJob,
+  silent: Registry,
+): Promise<{ image: string; main: StepResult<unknown>; post: unknown; expected: RegExp }> {
+  const image = `${silent.address}/library/postgres:18`;
+  const main = await job.step(mainStep, { mode: 'docker', image, port: '0', 'wait-timeout': '3' });
+  const post = main.state.server ? (await job.step(postStep, {}, main.state)).value : null;
+  const expected = new RegExp(
+    `^::error::Registry ${silent.address} did not answer the pull of image "${image}" within 3 s: no answer within 3 s\\. Check the inputs 'registry' and 'image'`,
+    'm',
+  );
+  return { image, main, post, expected };
 }

@@ -140,10 +140,18 @@ describe('buildRunPlan', () => {
     }
   });
 
-  it('schema cache identity: the image ID, the initdb arguments and the superuser', () => {
-    const id = dockerIdentity({ id: 'sha256:abc' }, { locale: 'C', user: 'app' });
-    expect(id).toEqual({ mode: 'docker', imageId: 'sha256:abc', initdbArgs: ['--nosync', '--username=app'] });
-    expect(dockerIdentity({ id: 'sha256:abc' }, { locale: 'de_DE.UTF-8', user: 'app' })).not.toEqual(id);
+  it('schema cache identity: the image ID, its platform, the initdb arguments and the superuser', () => {
+    const image = { id: 'sha256:abc', platform: 'linux/amd64' };
+    const id = dockerIdentity(image, { locale: 'C', user: 'app' });
+    expect(id).toEqual({
+      mode: 'docker',
+      imageId: 'sha256:abc',
+      platform: 'linux/amd64',
+      initdbArgs: ['--nosync', '--username=app'],
+    });
+    expect(dockerIdentity(image, { locale: 'de_DE.UTF-8', user: 'app' })).not.toEqual(id);
+    // The containerd image store: one index ID on every platform.
+    expect(dockerIdentity({ ...image, platform: 'linux/arm64/v8' }, { locale: 'C', user: 'app' })).not.toEqual(id);
   });
 
   it('puts user settings after the defaults, overriding them', () => {
@@ -203,6 +211,30 @@ describe('classifyPullError', () => {
         "Error response from daemon: pull access denied for x, repository does not exist or may require 'docker login': denied: requested access to the resource is denied",
       ),
     ).toBe('not-found');
+    // The containerd image store (Docker 29) words them otherwise.
+    expect(
+      classifyPullError(
+        'Error response from daemon: failed to resolve reference "127.0.0.1:5000/library/postgres:18": pull access denied, repository does not exist or may require authorization: authorization failed: no basic auth credentials',
+      ),
+    ).toBe('credentials');
+    expect(
+      classifyPullError(
+        'Error response from daemon: failed to resolve reference "docker.io/library/nope:1": pull access denied, repository does not exist or may require authorization: server message: insufficient_scope: authorization failed',
+      ),
+    ).toBe('not-found');
+    expect(classifyPullError('Error response from daemon: failed to resolve reference "r:5000/x:1": r:5000/x:1: not found')).toBe(
+      'not-found',
+    );
+    expect(
+      classifyPullError(
+        'Error response from daemon: unknown: failed to resolve reference "r:5000/x:1": unexpected status from HEAD request to http://r:5000/v2/x/manifests/1: 503 Service Unavailable',
+      ),
+    ).toBe('transient');
+    expect(
+      classifyPullError(
+        'Error response from daemon: failed to resolve reference "r:5000/x:1": unexpected status from HEAD request to http://r:5000/v2/x/manifests/1: 429 Too Many Requests',
+      ),
+    ).toBe('transient');
   });
 });
 

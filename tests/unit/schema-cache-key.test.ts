@@ -19,7 +19,7 @@ import { inputError, parse } from '../helpers/inputs.js';
 const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-key-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const docker: ServerIdentity = { mode: 'docker', imageId: 'sha256:aaa', initdbArgs: ['--nosync'] };
+const docker: ServerIdentity = { mode: 'docker', imageId: 'sha256:aaa', platform: 'linux/amd64', initdbArgs: ['--nosync'] };
 const native: ServerIdentity = {
   mode: 'native',
   version: 'postgres (PostgreSQL) 15.18',
@@ -51,6 +51,11 @@ describe('schema cache key', () => {
 
   const changes: Array<[string, SchemaInputs, ServerIdentity]> = [
     ['image ID', base, { ...docker, imageId: 'sha256:bbb' }],
+    [
+      'image platform (one index ID on every platform: the containerd image store)',
+      base,
+      { ...docker, platform: 'linux/arm64/v8' },
+    ],
     ['initdb arguments (locale)', base, { ...docker, initdbArgs: ['--nosync', '--locale=de_DE.UTF-8'] }],
     ['superuser', { ...base, user: 'admin' }, docker],
     ['database', { ...base, database: 'app2' }, docker],
