@@ -17,6 +17,7 @@ import { findBinaries } from '../src/native/binaries.js';
 import { runAsUser } from '../src/native/postgres.js';
 import { TMPFS_MAGIC } from '../src/native/ramdir.js';
 import { Cleanup, cleanupOnSignals, interruption } from './lib/cleanup.js';
+import { engine29 } from './lib/engines.js';
 import type { Context, Options } from './lib/context.js';
 import { describeMachine, LoadSampler, OtherWork } from './lib/machine.js';
 import { checkDefaultsCoverProfile } from './lib/pgserver.js';
@@ -130,12 +131,18 @@ const RUNNERS: Record<Section, (ctx: Context) => Promise<void>> = {
  */
 async function sweep(ctx: Context): Promise<string[]> {
   const found: string[] = [];
-  const ps = await run('docker', ['ps', '--all', '--quiet', '--filter', `name=${ctx.prefix}`], { timeoutMs: 30_000 }).catch(
-    () => null,
-  );
-  for (const id of ps?.stdout.split('\n').filter(Boolean) ?? []) {
-    found.push(`container ${id}`);
-    await run('docker', ['rm', '--force', '--volumes', id], { timeoutMs: 60_000 }).catch(() => null);
+  // On each engine: the first (DOCKER_HOST as given) and the second (Docker 29) when it answers.
+  const second = await engine29();
+  const engines: Array<Record<string, string>> = [{}, ...(second ? [{ DOCKER_HOST: second.host }] : [])];
+  for (const env of engines) {
+    const ps = await run('docker', ['ps', '--all', '--quiet', '--filter', `name=${ctx.prefix}`], {
+      timeoutMs: 30_000,
+      env,
+    }).catch(() => null);
+    for (const id of ps?.stdout.split('\n').filter(Boolean) ?? []) {
+      found.push(`container ${id}`);
+      await run('docker', ['rm', '--force', '--volumes', id], { timeoutMs: 60_000, env }).catch(() => null);
+    }
   }
   for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
     try {

@@ -40,12 +40,13 @@ export const DOCKER_FLOOR_TARGET = 1.05;
 
 /**
  * The raw `docker run` floor a case is held against: section 1's `floor-docker-run` for
- * `action-docker`; section 6's floor (a) of the same major (`floor-plan-<major>`, the run plan's
+ * `action-docker` (each on its engine); section 6's floor (a) of the same major (`floor-plan-<major>`, the run plan's
  * own arguments) for start() with the image present and for floor (b).
  */
 function floorOf(c: CaseResult, cases: readonly CaseResult[]): CaseResult | undefined {
   const major = /^majors\/(?:present|floor-pgdata)-(\d+)$/.exec(c.id)?.[1];
-  const id = c.id === 'startup/action-docker' ? 'startup/floor-docker-run' : major ? `majors/floor-plan-${major}` : null;
+  const action = /^startup\/action-docker(-engine29)?$/.exec(c.id);
+  const id = action ? `startup/floor-docker-run${action[1] ?? ''}` : major ? `majors/floor-plan-${major}` : null;
   return id ? cases.find((f) => f.id === id) : undefined;
 }
 

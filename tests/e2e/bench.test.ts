@@ -49,6 +49,8 @@ function expectedIds(): string[] {
     'action-native-cold',
     'action-native-warm',
     'floor-docker-run',
+    'action-docker-engine29',
+    'floor-docker-run-engine29',
     'floor-pg-ctl',
     'cli-native-warm',
     'cli-native-cold',
