@@ -247,10 +247,22 @@ start_engine29() {
   # A start that finds its default network from an earlier run deletes the interface docker0 (moby
   # v2 daemon_unix.go, with --default-address-pool): the first engine's bridge. That network state
   # is stale when the engine is not running, so it goes first; and docker0 is checked after.
+  # An engine that runs but does not answer (slow, or refusing this client) is not started twice.
+  if [ -s "$e29_run/docker.pid" ] && kill -0 "$(cat "$e29_run/docker.pid")" 2>/dev/null; then
+    log "engine 29 runs (pid $(cat "$e29_run/docker.pid")) but does not answer; see /tmp/dockerd-engine29.log" >&2
+    exit 1
+  fi
   rm -rf /var/lib/pg-tmpfs-engine29/network
   ip link show docker0 >/dev/null 2>&1 && docker0=yes
   log "starting engine 29 (log: /tmp/dockerd-engine29.log)"
-  DOCKER_MIN_API_VERSION=1.44 setsid nohup "$e29_bin/dockerd" --config-file /dev/null \
+  # The runners' oldest API (1.44), unless the docker CLI here is older (Debian 12's own speaks 1.41).
+  local min_api=1.44 cli_api
+  cli_api=$(timeout 30 docker version --format '{{.Client.APIVersion}}' 2>/dev/null || true)
+  if [ -n "$cli_api" ] && [ "$(printf '%s\n' "$cli_api" 1.44 | sort -V | head -1)" != 1.44 ]; then
+    log "the docker CLI speaks API $cli_api: engine 29 accepts it (a runner's would not)"
+    min_api=$cli_api
+  fi
+  DOCKER_MIN_API_VERSION=$min_api setsid nohup "$e29_bin/dockerd" --config-file /dev/null \
     --data-root /var/lib/pg-tmpfs-engine29 --exec-root "$e29_run/exec" --pidfile "$e29_run/docker.pid" \
     -H "unix://$e29_run/docker.sock" --feature containerd-snapshotter=true --feature time-namespaces=false \
     --bridge pgt29br0 --default-address-pool base=10.229.0.0/16,size=24 --iptables=false --ip6tables=false \

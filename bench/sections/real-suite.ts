@@ -16,15 +16,13 @@ import { CONTAINER_PASSWORD } from '../lib/containers.js';
 import type { Context } from '../lib/context.js';
 import { checkModelTook, commitLatencyMs, diskModelDockerArgs, ensureDiskModel, FSYNC_LATENCIES_MS } from '../lib/disk-model.js';
 import { ensureSuite, runSuite, SLICE, SUITE_DATABASE, SUITE_SETUP_SQL, type Suite } from '../lib/real-suite.js';
+import { BENCH_PASSWORD } from '../lib/pgserver.js';
 import { untilAnswered } from '../lib/query.js';
 import { startServiceContainer } from '../lib/service-container.js';
 import { measureVariants, startRegistered, type Variant } from '../lib/timed.js';
 
 /** Deadline of one suite run: a full slice takes about 40 to 80 s here. */
 const SUITE_TIMEOUT_MS = 1_800_000;
-
-/** The superuser password of the action's servers here. */
-const PASSWORD = 'bench';
 
 /**
  * Makes the suite's database and schemas (SUITE_SETUP_SQL) on a fresh server, then the commit
@@ -52,9 +50,13 @@ async function prepare(conn: ConnectionInfo): Promise<number> {
   return commitLatencyMs(db);
 }
 
-/** Runs the slice on a prepared server; details carry the counts and the commit probe. */
-async function measureOn(ctx: Context, suite: Suite, conn: ConnectionInfo, key: string, rep: number) {
+/**
+ * Runs the slice on a prepared server; details carry the counts and the commit probe.
+ * @param latencyMs the disk model's latency, checked against the probe before the suite runs; null: none
+ */
+async function measureOn(ctx: Context, suite: Suite, conn: ConnectionInfo, key: string, rep: number, latencyMs: number | null) {
   const commitMs = await prepare(conn);
+  if (latencyMs !== null) checkModelTook(key, commitMs, latencyMs);
   const files = ctx.options.quick ? SLICE.quick : SLICE.full;
   const r = await runSuite(suite, conn, files, join(ctx.diskWork, `junit-${key}-${rep}.xml`), SUITE_TIMEOUT_MS);
   return { seconds: r.seconds, details: { ...r.counts, commitMs } };
@@ -87,8 +89,7 @@ function serviceVariant(ctx: Context, suite: Suite, library: string, latencyMs: 
         // socket), and a connection through the published port is then reset: a real query first,
         // as a job's first step would have to wait for.
         const attempts = await untilAnswered(conn, 120_000, 20);
-        const m = await measureOn(ctx, suite, conn, key, rep);
-        if (latencyMs !== null) checkModelTook(name, m.details.commitMs, latencyMs);
+        const m = await measureOn(ctx, suite, conn, key, rep, latencyMs);
         return { ...m, details: { ...m.details, queryAttemptsAfterHealthy: attempts } };
       } finally {
         await c.remove();
@@ -110,10 +111,10 @@ function actionVariant(ctx: Context, suite: Suite, mode: 'docker' | 'native'): V
           : { mode, 'postgres-version': String(ctx.major) };
       const r = await startRegistered(
         ctx,
-        { ...values, port: '0', password: PASSWORD, 'wait-timeout': '120' },
+        { ...values, port: '0', password: BENCH_PASSWORD, 'wait-timeout': '120' },
         async (server) => {
           if (!server.tmpfs) throw new Error(`${mode} mode: PGDATA on ${server.filesystem}`);
-          return measureOn(ctx, suite, server.connection, key, rep);
+          return measureOn(ctx, suite, server.connection, key, rep, null);
         },
       );
       return r.used as NonNullable<typeof r.used>;

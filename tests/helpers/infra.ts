@@ -50,9 +50,10 @@ export function requireImages(): void {
 /**
  * The second engine's DOCKER_HOST: Docker 29 (moby v2) with the containerd image store, which
  * scripts/setup-test-infra.sh (section 8) installs and starts beside the first engine, the test
- * images loaded into it. PG_TMPFS_ENGINE29_HOST names another.
+ * images loaded into it. PG_TMPFS_ENGINE29_HOST names another (the benchmark's own constant).
  */
-export const ENGINE29_HOST = process.env.PG_TMPFS_ENGINE29_HOST || 'unix:///run/pg-tmpfs-engine29/docker.sock';
+import { ENGINE29_HOST } from '../../bench/lib/engines.js';
+export { ENGINE29_HOST };
 
 /**
  * ENGINE29_HOST when that engine answers (`docker version`, 15 s deadline); else null, for the
