@@ -9,7 +9,8 @@
  *   asks for credentials (the retry logic reads the daemon's error texts, which this engine words
  *   otherwise), a silent registry (given up on within wait-timeout), and a CLI start killed
  *   during a pull from one, whose `docker pull` `down` ends;
- * - the action through act: main and post on PostgreSQL 15 and 18, and a `container:` job on a
+ * - the action through act: main and post on PostgreSQL 15 and 18, a background start (wait:
+ *   false, pulling from the registry) and the wait sub-action, and a `container:` job on a
  *   bridge network of its own (the job container found on this engine, the server joining it).
  * Under CI=true an engine that does not answer fails (tests/helpers/infra.ts engine29Host).
  */
@@ -192,6 +193,25 @@ describe.skipIf(!host)('Docker 29 with the containerd image store', () => {
         if (main.state.server) expect((await job.step(postStep, {}, main.state)).value).toEqual([]);
         forgetImage(ref);
       }
+      expect(leftovers.added()).toEqual([]);
+    });
+
+    it('the action through act: a background start (wait: false) pulls, a step runs meanwhile, the wait sub-action, post removes it', () => {
+      const ref = push(`18-bg-${Date.now()}`);
+      const r = runAct('.github/workflows/e2e.yml', [
+        '-j',
+        'background',
+        '--var',
+        'PG_TMPFS_BG_MODES=["docker"]',
+        '--var',
+        `PG_TMPFS_BG_IMAGE=${ref}`,
+      ]);
+      showLines(r.log, /e2e-check|Starting PostgreSQL in the background|Pulled/);
+      expect(r.status, r.log.slice(-6000)).toBe(0);
+      expect(r.log).toMatch(/e2e-check background docker: ok/);
+      expect(r.log).toMatch(/Starting PostgreSQL in the background \(docker mode, pid \d+\)/);
+      expect(r.log).toMatch(/Pulled .*postgres:18-bg-\d+ in \d+ ms/);
+      expect(r.log).toMatch(/Removed PostgreSQL container/);
       expect(leftovers.added()).toEqual([]);
     });
 

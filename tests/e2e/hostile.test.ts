@@ -30,7 +30,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
 import { killActive } from '../../src/proc.js';
-import { engine29Host, leftoverSnapshot, liveProcesses, requireImages, TEST_IMAGES } from '../helpers/infra.js';
+import { engine29Host, leftoverSnapshot, useDockerHost, liveProcesses, requireImages, TEST_IMAGES } from '../helpers/infra.js';
 
 /** Instance name of every case (not `default`: `down` sweeps run folders by name, and a developer's `default` must survive). */
 const NAME = 'hostile';
@@ -369,17 +369,9 @@ describe('hostile CLI input and faults fail with the input named and leave nothi
   // for the whole block, so the leftover check counts that engine's containers; the silent daemon
   // row brings its own DOCKER_HOST and says nothing of an engine.
   describe.skipIf(!ENGINE29)('docker mode on the second engine (Docker 29, containerd image store)', () => {
-    let saved: string | undefined;
-    beforeAll(() => {
-      saved = process.env.DOCKER_HOST;
-      process.env.DOCKER_HOST = ENGINE29 ?? '';
-      importNoPgdata();
-    });
-    afterAll(() => {
-      execFileSync('docker', ['image', 'rm', NO_PGDATA]);
-      if (saved === undefined) delete process.env.DOCKER_HOST;
-      else process.env.DOCKER_HOST = saved;
-    });
+    useDockerHost(ENGINE29 ?? '');
+    beforeAll(importNoPgdata);
+    afterAll(() => execFileSync('docker', ['image', 'rm', NO_PGDATA]));
     it.each<Row>(DOCKER_ROWS.filter((r) => !r.env?.DOCKER_HOST))(
       '$title',
       (row) => runRow(row, ['--mode', 'docker', '--image', IMAGE]),

@@ -50,6 +50,7 @@ import { CONTAINER_LABEL } from '../../src/docker/run-plan.js';
 import type { ServerHandle } from '../../src/server.js';
 import {
   engine29Host,
+  useDockerHost,
   leftoverSnapshot,
   liveProcesses,
   NATIVE_MAJOR,
@@ -308,10 +309,15 @@ function newStateDir(): string {
   return join(work, `state-${stateCount}`);
 }
 
-/** The CLI's environment: baseEnv, the engine DOCKER_HOST names now (a block may switch it), the state folder. */
-function cliEnv(stateDir: string): NodeJS.ProcessEnv {
+/** baseEnv with the engine DOCKER_HOST names now (a block may switch it). */
+function engineEnv(): NodeJS.ProcessEnv {
   const docker = process.env.DOCKER_HOST;
-  return { ...baseEnv, ...(docker ? { DOCKER_HOST: docker } : {}), PG_TMPFS_STATE_DIR: stateDir };
+  return { ...baseEnv, ...(docker ? { DOCKER_HOST: docker } : {}) };
+}
+
+/** The CLI's environment: engineEnv and the state folder. */
+function cliEnv(stateDir: string): NodeJS.ProcessEnv {
+  return { ...engineEnv(), PG_TMPFS_STATE_DIR: stateDir };
 }
 
 function cli(args: string[], stateDir: string): SpawnSyncReturns<string> {
@@ -613,15 +619,7 @@ const ENGINE29 = engine29Host();
 // Docker mode's rows on Docker 29 with the containerd image store (issue #25): DOCKER_HOST for
 // the whole block, so the CLI, the leftover check and the clean-up all talk to that engine.
 describe.skipIf(!ENGINE29)('CLI up on the second engine (Docker 29, containerd image store), interrupted or killed', () => {
-  let saved: string | undefined;
-  beforeAll(() => {
-    saved = process.env.DOCKER_HOST;
-    process.env.DOCKER_HOST = ENGINE29 ?? '';
-  });
-  afterAll(() => {
-    if (saved === undefined) delete process.env.DOCKER_HOST;
-    else process.env.DOCKER_HOST = saved;
-  });
+  useDockerHost(ENGINE29 ?? '');
   it.each(DOCKER_CLI_ROWS)('$label', cliRow);
 });
 
@@ -739,7 +737,7 @@ describe('CLI up killed while initdb runs', () => {
 /** A job's runner files and the environment of its steps (RUNNER_TEMP empty, port 0). */
 function newJob(inputs: Record<string, string>): { env: NodeJS.ProcessEnv; stateFile: string; runnerTemp: string } {
   const job = jobFiles(mkdtempSync(join(work, 'job-')), { ...inputs, port: '0' });
-  return { env: { ...baseEnv, ...job.env }, stateFile: job.stateFile, runnerTemp: job.runnerTemp };
+  return { env: { ...engineEnv(), ...job.env }, stateFile: job.stateFile, runnerTemp: job.runnerTemp };
 }
 
 /** The handle the main step saved last (GITHUB_STATE `server`), or null. */
@@ -817,39 +815,47 @@ const ACTION_ROWS: ActionRow[] = [
 
 let jobCount = 0;
 
-describe('action main step, interrupted or killed; then the post step', () => {
-  it.each(ACTION_ROWS)('$label', async (row) => {
-    jobCount += 1;
-    const containerName = `pg-tmpfs-itr-job${jobCount}`;
-    const { env, stateFile, runnerTemp } = newJob({ ...row.inputs, 'container-name': containerName });
-    const leftovers = snapshot();
-    let postRan = false;
-    try {
-      const exit = await runAndKill(MAIN, [], env, row.point, row.signal, () => savedServer(stateFile)?.handle ?? null);
-      const timing = `killed at ${exit.killedAt} ms, exited at ${exit.ms} ms`;
-      timings.push(`action ${row.label}: ${exit.killedAt} / ${exit.ms}, exit ${exit.code}`);
-      if (exit.code === 0) {
-        finishedFirst.push(`action ${row.label} (${timing})`);
+/** One ACTION_ROWS row: the main step signalled at its point, then the post step; nothing left. */
+async function actionRow(row: ActionRow): Promise<void> {
+  jobCount += 1;
+  const containerName = `pg-tmpfs-itr-job${jobCount}`;
+  const { env, stateFile, runnerTemp } = newJob({ ...row.inputs, 'container-name': containerName });
+  const leftovers = snapshot();
+  let postRan = false;
+  try {
+    const exit = await runAndKill(MAIN, [], env, row.point, row.signal, () => savedServer(stateFile)?.handle ?? null);
+    const timing = `killed at ${exit.killedAt} ms, exited at ${exit.ms} ms`;
+    timings.push(`action ${row.label}: ${exit.killedAt} / ${exit.ms}, exit ${exit.code}`);
+    if (exit.code === 0) {
+      finishedFirst.push(`action ${row.label} (${timing})`);
+    } else {
+      expect(exit.code, `${timing}\n${exit.stdout}${exit.stderr}`).toBe(128 + constants.signals[row.signal]);
+      if (row.signal === 'SIGKILL') {
+        expectNamedBy(leftovers.added(), savedServer(stateFile)?.handle);
       } else {
-        expect(exit.code, `${timing}\n${exit.stdout}${exit.stderr}`).toBe(128 + constants.signals[row.signal]);
-        if (row.signal === 'SIGKILL') {
-          expectNamedBy(leftovers.added(), savedServer(stateFile)?.handle);
-        } else {
-          if (!exit.bySignal) expect(exit.stdout).toContain(`::warning::Interrupted by ${row.signal}: removing what was started`);
-          expect(leftovers.added(), `${timing}\n${exit.stdout}`).toEqual([]);
-        }
+        if (!exit.bySignal) expect(exit.stdout).toContain(`::warning::Interrupted by ${row.signal}: removing what was started`);
+        expect(leftovers.added(), `${timing}\n${exit.stdout}`).toEqual([]);
       }
-      postRan = true;
-      const post = postStep(env, stateFile);
-      expect(post.status, post.stdout + post.stderr).toBe(0);
-      expect(post.stdout).toMatch(/Removed PostgreSQL|Stopped PostgreSQL|No PostgreSQL server to remove/);
-      expect(leftovers.added(), `${timing}; post step:\n${post.stdout}`).toEqual([]);
-      expect(readdirSync(runnerTemp)).toEqual([]);
-    } finally {
-      if (!postRan) postStep(env, stateFile);
-      await scrub(containerName, leftovers.added());
     }
-  });
+    postRan = true;
+    const post = postStep(env, stateFile);
+    expect(post.status, post.stdout + post.stderr).toBe(0);
+    expect(post.stdout).toMatch(/Removed PostgreSQL|Stopped PostgreSQL|No PostgreSQL server to remove/);
+    expect(leftovers.added(), `${timing}; post step:\n${post.stdout}`).toEqual([]);
+    expect(readdirSync(runnerTemp)).toEqual([]);
+  } finally {
+    if (!postRan) postStep(env, stateFile);
+    await scrub(containerName, leftovers.added());
+  }
+}
+
+describe.skipIf(!ENGINE29)('action main step on the second engine (Docker 29), interrupted or killed; then the post step', () => {
+  useDockerHost(ENGINE29 ?? '');
+  it.each(ACTION_ROWS.filter((r) => r.inputs === dockerInputs))('$label', actionRow);
+});
+
+describe('action main step, interrupted or killed; then the post step', () => {
+  it.each(ACTION_ROWS)('$label', actionRow);
 
   /* GAP A (see above) in the main step: SIGINT, and the post step cannot find the postgres either. */
   it('gap A: SIGINT before the spawned postgres wrote postmaster.pid; main and post steps remove that postgres', async () => {

@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import { goBinary } from '../../bench/lib/registry.js';
 import { CONTAINER_LABEL } from '../../src/docker/run-plan.js';
 import { findProcesses, type ProcessInfo } from '../../src/proc.js';
@@ -72,6 +73,23 @@ export function engine29Host(): string | null {
     );
   }
   return null;
+}
+
+/**
+ * For the enclosing describe block: DOCKER_HOST set to `host` before its tests (beforeAll) and
+ * restored after (afterAll), so the product, the helpers' docker commands and the leftover checks
+ * all talk to that engine. Files run one at a time (vitest.config.ts: fileParallelism false).
+ */
+export function useDockerHost(host: string): void {
+  let saved: string | undefined;
+  beforeAll(() => {
+    saved = process.env.DOCKER_HOST;
+    process.env.DOCKER_HOST = host;
+  });
+  afterAll(() => {
+    if (saved === undefined) delete process.env.DOCKER_HOST;
+    else process.env.DOCKER_HOST = saved;
+  });
 }
 
 /** Path of a Go program installed by scripts/setup-test-infra.sh (the benchmark's own lookup). */
