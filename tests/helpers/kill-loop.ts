@@ -267,6 +267,23 @@ export function snapshot(work: string): Set<string> {
  * killed, unattached segments and unmapped DSM files removed, labelled containers, folders and
  * mounts removed. Volumes are only reported (an anonymous volume is not known to be the loop's).
  */
+/** The post step's output of the latest action try ('' for a CLI try), shown with what it left. */
+let lastPostOutput = '';
+
+/**
+ * A left item with, for a process, its state and parent (/proc/PID/stat), its folder, and whether
+ * it was still there 1000 ms later (an exiting process, or one that stays).
+ */
+async function describeLeft(item: string): Promise<string> {
+  const pid = /^process (\d+) /.exec(item)?.[1];
+  if (!pid) return item;
+  const stat = procStat(Number(pid));
+  const cwd = cwdOf(pid);
+  await sleep(1000);
+  const still = procStat(Number(pid)) !== null;
+  return `${item} [state ${stat?.state ?? '?'}, ppid ${stat?.ppid ?? '?'}, cwd ${cwd}; ${still ? 'still there 1 s later' : 'gone 1 s later'}]`;
+}
+
 async function scrub(items: string[]): Promise<void> {
   for (const item of items) {
     const pid = /^process (\d+) /.exec(item)?.[1];
@@ -444,6 +461,7 @@ export async function runTry(
   plan: TryPlan | null,
   scenarioMs: number,
 ): Promise<TryResult & { startMs: number }> {
+  lastPostOutput = '';
   const before = snapshot(ctx.work);
   const cache = scenario.mode === 'native' ? (scenario.cold ? join(ctx.work, `cache-${n}`) : ctx.warmCache) : '';
   const problems: string[] = [];
@@ -578,10 +596,16 @@ export async function runTry(
     if (post.code !== 0 && !(post.code === 1 && killedAtMs !== null && unread.test(post.output))) {
       problems.push(`post step exited ${post.code}: ${post.output.slice(-400)}`);
     }
+    lastPostOutput = post.output;
     problems.push(...readdirSync(job.runnerTemp).map((f) => `state file ${join(job.runnerTemp, f)}`));
     rmSync(jobDir, { recursive: true, force: true });
   }
-  const added = [...snapshot(ctx.work)].filter((x) => !before.has(x));
+  const found = [...snapshot(ctx.work)].filter((x) => !before.has(x));
+  // What each left process was doing (state, parent, folder), and whether it was gone 1 s later:
+  // a leak to find, never to rerun (one autovacuum worker was left once, 2026-11-25, and did not
+  // come back in replays).
+  const added = await Promise.all(found.map(describeLeft));
+  if (added.length && lastPostOutput) added.push(`(the post step said: ${lastPostOutput.slice(-600)})`);
   if (added.length) await scrub(added);
   if (scenario.cold) rmSync(cache, { recursive: true, force: true });
   return {
