@@ -216,11 +216,36 @@ e29_bin=${PG_TMPFS_TEST_CACHE:-$HOME/.cache/pg-tmpfs-test}/engine29/bin
 e29_run=/run/pg-tmpfs-engine29
 e29() { DOCKER_HOST=unix://$e29_run/docker.sock timeout 60 docker "$@"; }
 # start_engine29: builds (when not the pinned version) and starts the engine, unless it answers
-# (a running one is kept, also after a version change: stop it to move on) or this is no root on Linux.
+# (a running one is kept, also after a version change: stop it to move on; one that accepts another
+# oldest API than this script chooses is restarted) or this is no root on Linux.
 start_engine29() {
+  # The runners' oldest API (1.44), unless the docker CLI here is older (Debian 12's own speaks
+  # 1.41). The CLI's own API is read with no engine to talk to: against one it prints the version
+  # it negotiated (1.41 with the first engine, 20.10).
+  local min_api=1.44 cli_api running_min
+  cli_api=$(DOCKER_HOST=unix:///nonexistent/docker.sock timeout 30 docker version --format '{{.Client.APIVersion}}' 2>/dev/null || true)
+  if [ -n "$cli_api" ] && [ "$(printf '%s\n' "$cli_api" 1.44 | sort -V | head -1)" != 1.44 ]; then
+    log "the docker CLI speaks API $cli_api: engine 29 accepts it (a runner's would not)"
+    min_api=$cli_api
+  fi
   if e29 info >/dev/null 2>&1; then
-    log "engine 29 answers ($e29_run/docker.sock): skipping"
-    return 0
+    running_min=$(e29 version --format '{{.Server.MinAPIVersion}}' 2>/dev/null || true)
+    if [ "$running_min" = "$min_api" ]; then
+      log "engine 29 answers ($e29_run/docker.sock): skipping"
+      return 0
+    fi
+    # An engine started before with another oldest API (an earlier setup's choice) is restarted.
+    log "engine 29 accepts API $running_min and up, not $min_api: restarting it"
+    local pid
+    pid=$(cat "$e29_run/docker.pid" 2>/dev/null || true)
+    if [ -n "$pid" ]; then
+      kill "$pid" 2>/dev/null || true
+      for _ in $(seq 1 60); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.5
+      done
+      kill -0 "$pid" 2>/dev/null && { log "engine 29 (pid $pid) did not stop in 30 s" >&2; exit 1; }
+    fi
   fi
   if [ "$(id -u)" -ne 0 ] || [ "$(uname -s)" != Linux ]; then
     log "engine 29 needs root on Linux: not started (tests/e2e/engine29.test.ts skips, and fails under CI=true)"
@@ -255,13 +280,6 @@ start_engine29() {
   rm -rf /var/lib/pg-tmpfs-engine29/network
   ip link show docker0 >/dev/null 2>&1 && docker0=yes
   log "starting engine 29 (log: /tmp/dockerd-engine29.log)"
-  # The runners' oldest API (1.44), unless the docker CLI here is older (Debian 12's own speaks 1.41).
-  local min_api=1.44 cli_api
-  cli_api=$(timeout 30 docker version --format '{{.Client.APIVersion}}' 2>/dev/null || true)
-  if [ -n "$cli_api" ] && [ "$(printf '%s\n' "$cli_api" 1.44 | sort -V | head -1)" != 1.44 ]; then
-    log "the docker CLI speaks API $cli_api: engine 29 accepts it (a runner's would not)"
-    min_api=$cli_api
-  fi
   DOCKER_MIN_API_VERSION=$min_api setsid nohup "$e29_bin/dockerd" --config-file /dev/null \
     --data-root /var/lib/pg-tmpfs-engine29 --exec-root "$e29_run/exec" --pidfile "$e29_run/docker.pid" \
     -H "unix://$e29_run/docker.sock" --feature containerd-snapshotter=true --feature time-namespaces=false \

@@ -36,7 +36,8 @@ import {
 } from "./chunk-cli-main-post-wait.js";
 
 // src/action/background.ts
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 
@@ -146,9 +147,21 @@ function childEnv() {
     Object.entries(process.env).filter(([k]) => !/^(INPUT_|GITHUB_(OUTPUT|ENV|STATE|PATH|STEP_SUMMARY)$)/.test(k))
   );
 }
+function makeFolder(base) {
+  for (; ; ) {
+    const dir = join(base, `pg-tmpfs-start-${randomBytes(6).toString("hex")}`);
+    saveState(STATE.background, JSON.stringify({ dir, pid: 0 }));
+    try {
+      mkdirSync(dir, { mode: 448 });
+      return dir;
+    } catch (error) {
+      if (error.code !== "EEXIST") throw error;
+    }
+  }
+}
 async function launchInBackground(config, startedAtMs) {
   const planned = await planStart(config, actionsLogger);
-  const dir = mkdtempSync(join(process.env.RUNNER_TEMP || tmpdir(), "pg-tmpfs-start-"));
+  const dir = makeFolder(process.env.RUNNER_TEMP || tmpdir());
   let pid;
   try {
     pid = await launchBackground(
@@ -167,6 +180,7 @@ async function launchInBackground(config, startedAtMs) {
     );
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
+    saveState(STATE.background, "");
     throw error;
   }
   const c = planned.connection;
@@ -241,7 +255,7 @@ async function finishBackground(saved) {
     if (read) warning(`The background start of PostgreSQL failed: ${outcome.error.problem}`);
     else unread = errorFrom(outcome.error).message;
   } else if (!outcome && !read) {
-    unread = timedOut ? `The background start of PostgreSQL (pid ${pid}) did not end by its deadline and was stopped` : `The background start of PostgreSQL (pid ${pid}) was killed before it finished`;
+    unread = timedOut ? `The background start of PostgreSQL (pid ${pid}) did not end by its deadline and was stopped` : pid > 0 ? `The background start of PostgreSQL (pid ${pid}) was killed before it finished` : "The main step was killed before it launched the background start of PostgreSQL";
   }
   if (unread) {
     unread = `The background start of PostgreSQL (wait: false) did not give the job its database, and no wait step read it: ${unread.replace(/\.?$/, "")}. Add a step \`uses: <this action>/wait@<same ref>\` after the main step: it fails there, before the steps that need the database`;

@@ -15,7 +15,8 @@
  * Later steps find the folders through PG_TMPFS_BACKGROUND (exported, path-delimiter separated).
  */
 import * as core from '@actions/core';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import {
@@ -64,6 +65,27 @@ function childEnv(): NodeJS.ProcessEnv {
 }
 
 /**
+ * Makes the background start's folder (0700) under `base`, named for the post step before it
+ * exists: a main step killed between the two leaves a saved name whose folder the post step
+ * removes, or finds missing, never a folder no step knows of (kill loop, seed 1695679669 try 111).
+ * The PID is saved again once the process runs (pid 0 until then: nothing was launched).
+ * @returns the folder's path, `<base>/pg-tmpfs-start-<12 hex digits>`
+ * @throws Error from mkdir other than a name already taken (tried again with another name)
+ */
+function makeFolder(base: string): string {
+  for (;;) {
+    const dir = join(base, `pg-tmpfs-start-${randomBytes(6).toString('hex')}`);
+    core.saveState(STATE.background, JSON.stringify({ dir, pid: 0 } satisfies SavedBackground));
+    try {
+      mkdirSync(dir, { mode: 0o700 });
+      return dir;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+}
+
+/**
  * The main step with `wait: false`: plans the connection, launches the background start, sets
  * the outputs it knows (connection-uri, host, port, user, password, database, mode) and the
  * exported env, saves the folder for the post step, and returns.
@@ -72,7 +94,7 @@ function childEnv(): NodeJS.ProcessEnv {
  */
 export async function launchInBackground(config: Config, startedAtMs: number): Promise<Launched> {
   const planned = await planStart(config, actionsLogger);
-  const dir = mkdtempSync(join(process.env.RUNNER_TEMP || tmpdir(), 'pg-tmpfs-start-'));
+  const dir = makeFolder(process.env.RUNNER_TEMP || tmpdir());
   let pid: number;
   try {
     pid = await launchBackground(
@@ -91,6 +113,8 @@ export async function launchInBackground(config: Config, startedAtMs: number): P
     );
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
+    // Nothing runs: the post step has nothing to wait for (its failure would repeat this one).
+    core.saveState(STATE.background, '');
     throw error;
   }
   const c = planned.connection;
@@ -194,7 +218,9 @@ export async function finishBackground(saved: SavedBackground): Promise<Finished
   } else if (!outcome && !read) {
     unread = timedOut
       ? `The background start of PostgreSQL (pid ${pid}) did not end by its deadline and was stopped`
-      : `The background start of PostgreSQL (pid ${pid}) was killed before it finished`;
+      : pid > 0
+        ? `The background start of PostgreSQL (pid ${pid}) was killed before it finished`
+        : 'The main step was killed before it launched the background start of PostgreSQL';
   }
   if (unread) {
     unread =

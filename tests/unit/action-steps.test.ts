@@ -3,9 +3,9 @@
  * (inputs in; outputs, state, env and annotations out). Paths that need no server; the ones that
  * start one are in tests/e2e/action-steps.test.ts.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mainStep } from '../../src/action/main-step.js';
 import { postStep } from '../../src/action/post-step.js';
@@ -83,6 +83,25 @@ describe('post step after a background start (wait: false) that gave no server (
       /^::error::.*no wait step read it: The background start of PostgreSQL \(pid \d+\) was killed before it finished\. /m,
     );
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  // The main step saves the folder's name (pid 0) before it makes it, and the PID once the
+  // process runs: a kill in between leaves a name the post step can act on (kill loop, seed
+  // 1695679669 try 111, left an empty folder no step knew of).
+  it.each([
+    ['made, nothing launched', true],
+    ['named, not made yet', false],
+  ])('removes the folder of a main step killed before it launched anything (%s)', async (_, made) => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'pg-tmpfs-unit-')), 'pg-tmpfs-start-0123456789ab');
+    if (made) mkdirSync(dir, { mode: 0o700 });
+    const r = await job.step(postStep, {}, { background: JSON.stringify({ dir, pid: 0 }) });
+    expect(r.value).toEqual([]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toMatch(
+      /^::error::.*no wait step read it: The main step was killed before it launched the background start of PostgreSQL\. /m,
+    );
+    expect(existsSync(dir)).toBe(false);
+    rmSync(dirname(dir), { recursive: true, force: true });
   });
 
   it('only warns when a wait step read the failure (that step failed the job already)', async () => {
