@@ -107,6 +107,15 @@ else
   fi
   log "docker engine: $(docker version --format '{{.Server.Version}}')"
 fi
+# Its default bridge must exist: a second engine started on the same machine with its old network
+# state (or --bridge=none) deletes docker0 under the running first one, and every container start
+# fails after that. Checked where the engine runs on this machine (its name is this host's: not
+# Docker Desktop's VM), where the bridge is one of this machine's interfaces.
+bridge=$(timeout 30 docker network inspect bridge --format '{{index .Options "com.docker.network.bridge.name"}}' 2>/dev/null || true)
+if [ "$(timeout 30 docker info --format '{{.Name}}' 2>/dev/null)" = "$(uname -n)" ] && [ -n "$bridge" ] && command -v ip >/dev/null 2>&1 && ! ip link show "$bridge" >/dev/null 2>&1; then
+  log "the docker engine's bridge $bridge is gone (another engine deleted it): restart the engine (stop dockerd, then run this again)" >&2
+  exit 1
+fi
 
 # --- 2. test images -----------------------------------------------------------------------------
 for tool in debootstrap rsync; do
@@ -298,8 +307,12 @@ start_engine29() {
 start_engine29
 if e29 info >/dev/null 2>&1; then
   log "engine 29: $(e29 version --format '{{.Server.Version}} (API {{.Server.MinAPIVersion}} to {{.Server.APIVersion}})'), $(e29 info --format '{{.Driver}} {{json .DriverStatus}}')"
+  # A copy is current when it was made from the first engine's image: same creation time (the image
+  # IDs differ between the stores: config digest there, manifest digest here). A rebuilt image
+  # replaces its old copy.
   for image in pg-tmpfs-test/postgres:15 pg-tmpfs-test/postgres:17 pg-tmpfs-test/postgres:18; do
-    e29 image inspect "$image" >/dev/null 2>&1 && continue
+    created=$(timeout 60 docker image inspect --format '{{.Created}}' "$image")
+    [ "$(e29 image inspect --format '{{.Created}}' "$image" 2>/dev/null)" = "$created" ] && continue
     log "copying $image into engine 29"
     timeout 600 docker save "$image" | DOCKER_HOST=unix://$e29_run/docker.sock timeout 600 docker load --quiet >/dev/null
   done

@@ -14,6 +14,8 @@ import { leftoverSnapshot, officialPgdata, requireImages, ROOT, TEST_IMAGES, TES
 
 const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-docker-cli-'));
 const env = { ...process.env, PG_TMPFS_STATE_DIR: join(work, 'state') };
+// Every describe block's state goes here: removed after the last one.
+afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 function cli(args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
   const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), ...args], {
@@ -31,7 +33,6 @@ describe('CLI, docker mode', () => {
   });
   afterAll(() => {
     cli(['down', '--name', 'ok']);
-    rmSync(work, { recursive: true, force: true });
   });
 
   it('prints export lines that connect, for the 18+ layout image', async () => {

@@ -162,20 +162,28 @@ function cwdOf(pid: string): string {
 }
 
 /**
- * The processes of this loop's starts, and only those (another server on the machine is never
- * counted, nor touched by scrub): postgres and initdb working in a pg-tmpfs run folder or the
- * loop's folder, background starts whose state or runner folder is the loop's, `docker run` of a
- * loop container, and the loop's init command.
+ * The names of this loop's servers, in container names and run folders (`<container-name>-<token>`):
+ * the action's `pg-tmpfs-kl-<n>`, the CLI's `pg-tmpfs-cli-kl<n>-<hash>` and `pg-tmpfs-cli-klwarm-<hash>`.
+ * Another pg-tmpfs server on the machine has another name: the loop never counts it, nor touches it
+ * (one did: a developer's `sqla` server's autovacuum worker, forked during a try, was counted as
+ * left and killed; 2026-11-25, seed 736965098 try 18).
+ */
+const OURS = /pg-tmpfs-(kl-\d|cli-kl)/;
+
+/**
+ * The processes of this loop's starts, and only those: postgres and initdb working in one of the
+ * loop's run folders (OURS) or in the loop's folder, background starts whose state or runner
+ * folder is the loop's, `docker run` of a loop container, and the loop's init command.
  */
 function ourProcesses(work: string): string[] {
-  const runFolders = ['/dev/shm/pg-tmpfs-', join(tmpdir(), 'pg-tmpfs-'), work];
   return liveProcesses((argv, pid) => {
     const exe = (argv[0] ?? '').split('/').pop() ?? '';
     const server = /^(postgres|initdb)$/.test(exe) || /^postgres:/.test(argv[0] ?? '');
+    const cwd = server ? cwdOf(String(pid)) : '';
     return (
-      (server && runFolders.some((f) => cwdOf(String(pid)).startsWith(f))) ||
+      (server && (OURS.test(cwd) || cwd.startsWith(work))) ||
       (argv.includes(BACKGROUND_FLAG) && procText(String(pid), 'environ').includes(work)) ||
-      (argv.some((a) => a.startsWith(`${CONTAINER_LABEL}.run=`)) && argv.some((a) => /pg-tmpfs-(kl-|cli-kl)/.test(a))) ||
+      (argv.some((a) => a.startsWith(`${CONTAINER_LABEL}.run=`)) && argv.some((a) => OURS.test(a))) ||
       argv.join(' ').includes(INIT_MARK)
     );
   }).map((p) => `process ${p.pid} ${p.argv.join(' ').slice(0, 100)}`);
@@ -214,15 +222,15 @@ function dsmFiles(): string[] {
     .map((f) => `dsm ${f}`);
 }
 
-/** Run folders, tmpfs mount folders and mounts of this project. */
+/** The loop's run folders (OURS), tmpfs mount folders and mounts of this project. */
 function folders(): string[] {
   const tmp = tmpdir();
   return [
     ...readdirSync('/dev/shm')
-      .filter((n) => n.startsWith('pg-tmpfs-'))
+      .filter((n) => OURS.test(n))
       .map((n) => `folder /dev/shm/${n}`),
     ...readdirSync(tmp)
-      .filter((n) => n.startsWith('pg-tmpfs-mnt-') || (n.startsWith('pg-tmpfs-') && /-[0-9a-f]{8,16}$/.test(n)))
+      .filter((n) => n.startsWith('pg-tmpfs-mnt-') || (OURS.test(n) && /-[0-9a-f]{8,16}$/.test(n)))
       .map((n) => `folder ${tmp}/${n}`),
     ...readFileSync('/proc/self/mounts', 'utf8')
       .split('\n')
@@ -246,12 +254,13 @@ function cacheTemps(work: string): string[] {
   return found;
 }
 
-/** Labelled containers and all volumes (an anonymous volume a container left). */
+/** The loop's labelled containers (OURS: name filters are OR'ed) and all volumes (an anonymous volume a container left). */
 function docker(): string[] {
   const lines = (args: string[]) =>
     (spawnSync('docker', args, { encoding: 'utf8', timeout: 60_000 }).stdout ?? '').split('\n').filter(Boolean);
+  const names = ['name=pg-tmpfs-kl-', 'name=pg-tmpfs-cli-kl'].flatMap((f) => ['--filter', f]);
   return [
-    ...lines(['ps', '-aq', '--filter', `label=${CONTAINER_LABEL}`]).map((id) => `container ${id}`),
+    ...lines(['ps', '-aq', '--filter', `label=${CONTAINER_LABEL}`, ...names]).map((id) => `container ${id}`),
     ...lines(['volume', 'ls', '-q']).map((v) => `volume ${v}`),
   ];
 }
@@ -602,8 +611,7 @@ export async function runTry(
   }
   const found = [...snapshot(ctx.work)].filter((x) => !before.has(x));
   // What each left process was doing (state, parent, folder), and whether it was gone 1 s later:
-  // a leak to find, never to rerun (one autovacuum worker was left once, 2026-11-25, and did not
-  // come back in replays).
+  // a leak to find, never to rerun.
   const added = await Promise.all(found.map(describeLeft));
   if (added.length && lastPostOutput) added.push(`(the post step said: ${lastPostOutput.slice(-600)})`);
   if (added.length) await scrub(added);

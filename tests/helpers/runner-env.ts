@@ -25,13 +25,26 @@ export interface StepResult<T> {
   summary: string;
 }
 
-/** Files of one job: a folder with the runner's files; `summary` persists across steps like GitHub's. */
+/**
+ * Files of one job: a folder with the runner's files; `summary` persists across steps like GitHub's.
+ * The folder is made by the first step (a job made in a describe block that is skipped, or whose
+ * setup failed, leaves nothing) and goes with remove().
+ */
 export class RunnerJob {
-  readonly dir = mkdtempSync(join(tmpdir(), 'pg-tmpfs-runner-'));
-  readonly summaryFile = join(this.dir, 'summary.md');
+  #dir = '';
 
-  constructor() {
-    writeFileSync(this.summaryFile, '');
+  /** The job's folder, made on first use. */
+  get dir(): string {
+    if (!this.#dir) {
+      this.#dir = mkdtempSync(join(tmpdir(), 'pg-tmpfs-runner-'));
+      writeFileSync(join(this.#dir, 'summary.md'), '');
+    }
+    return this.#dir;
+  }
+
+  /** The job summary's file (GITHUB_STEP_SUMMARY). */
+  get summaryFile(): string {
+    return join(this.dir, 'summary.md');
   }
 
   /**
@@ -85,7 +98,8 @@ export class RunnerJob {
 
   /** Removes the job's folder. */
   remove(): void {
-    rmSync(this.dir, { recursive: true, force: true });
+    if (this.#dir) rmSync(this.#dir, { recursive: true, force: true });
+    this.#dir = '';
   }
 }
 

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { mainStep } from '../../src/action/main-step.js';
 import { postStep } from '../../src/action/post-step.js';
 import { RunnerJob } from '../helpers/runner-env.js';
@@ -93,6 +93,7 @@ describe('post step after a background start (wait: false) that gave no server (
     ['named, not made yet', false],
   ])('removes the folder of a main step killed before it launched anything (%s)', async (_, made) => {
     const dir = join(mkdtempSync(join(tmpdir(), 'pg-tmpfs-unit-')), 'pg-tmpfs-start-0123456789ab');
+    onTestFinished(() => rmSync(dirname(dir), { recursive: true, force: true }));
     if (made) mkdirSync(dir, { mode: 0o700 });
     const r = await job.step(postStep, {}, { background: JSON.stringify({ dir, pid: 0 }) });
     expect(r.value).toEqual([]);
@@ -101,7 +102,6 @@ describe('post step after a background start (wait: false) that gave no server (
       /^::error::.*no wait step read it: The main step was killed before it launched the background start of PostgreSQL\. /m,
     );
     expect(existsSync(dir)).toBe(false);
-    rmSync(dirname(dir), { recursive: true, force: true });
   });
 
   it('only warns when a wait step read the failure (that step failed the job already)', async () => {
