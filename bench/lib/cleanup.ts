@@ -27,6 +27,8 @@ export function throwIfInterrupted(): void {
 interface Task {
   what: string;
   fn: () => Promise<void> | void;
+  /** DOCKER_HOST when it was registered (engines.ts switches it per measurement); undefined: unset. */
+  dockerHost: string | undefined;
 }
 
 /** A last-in-first-out list of undo actions. */
@@ -53,7 +55,7 @@ export class Cleanup {
    */
   adopt(what: string, fn: () => Promise<void> | void): () => Promise<void> {
     const id = this.next++;
-    this.tasks.set(id, { what, fn });
+    this.tasks.set(id, { what, fn, dockerHost: process.env.DOCKER_HOST });
     return async () => {
       const task = this.tasks.get(id);
       if (!task) return;
@@ -75,14 +77,28 @@ export class Cleanup {
     }
   }
 
-  /** Runs every registered undo action, newest first. */
+  /**
+   * Runs every registered undo action, newest first, each with the DOCKER_HOST it was registered
+   * under (a forced cleanup may run while a measurement has switched to the other engine), and
+   * restores DOCKER_HOST after.
+   */
   async runAll(): Promise<void> {
     const ids = [...this.tasks.keys()].sort((a, b) => b - a);
-    for (const id of ids) {
-      const task = this.tasks.get(id);
-      if (!task) continue;
-      this.tasks.delete(id);
-      await this.runTask(task);
+    const saved = process.env.DOCKER_HOST;
+    const setHost = (host: string | undefined) => {
+      if (host === undefined) delete process.env.DOCKER_HOST;
+      else process.env.DOCKER_HOST = host;
+    };
+    try {
+      for (const id of ids) {
+        const task = this.tasks.get(id);
+        if (!task) continue;
+        this.tasks.delete(id);
+        setHost(task.dockerHost);
+        await this.runTask(task);
+      }
+    } finally {
+      setHost(saved);
     }
   }
 }

@@ -37,7 +37,7 @@ import {
   forgetImage,
   killUpDuringPull,
   mainStepBehindFaultyProxy,
-  mainStepOnSilentRegistry,
+  mainStepGivesUpOnSilentRegistry,
   pullsOf,
   pushProbeImage,
   startRegistry,
@@ -295,12 +295,7 @@ describe.skipIf(!host)('Docker 29 with the containerd image store', () => {
     it('gives up on a registry that accepts and never answers within wait-timeout, naming it, without retrying', async () => {
       const silent = await startSilentRegistry();
       try {
-        const { image, main, post, expected } = await mainStepOnSilentRegistry(job, silent);
-        expect(main.exitCode, main.stdout).toBe(1);
-        expect(main.stdout).toMatch(expected);
-        expect(main.stdout).not.toMatch(/retrying|attempts/);
-        expect(post ?? []).toEqual([]);
-        expect(pullsOf(image)).toEqual([]);
+        await mainStepGivesUpOnSilentRegistry(job, silent);
       } finally {
         await silent.stop();
       }

@@ -26,7 +26,7 @@ import {
   forgetImage,
   killUpDuringPull,
   mainStepBehindFaultyProxy,
-  mainStepOnSilentRegistry,
+  mainStepGivesUpOnSilentRegistry,
   pullsOf,
   pushProbeImage,
   startFaultyProxy,
@@ -190,11 +190,7 @@ describe('pulls from a registry', () => {
     const silent = await startSilentRegistry();
     try {
       // Through the action: a wait-timeout shorter than the answer deadline (20 s) bounds it.
-      const { image, main, post, expected } = await mainStepOnSilentRegistry(job, silent);
-      expect(main.exitCode, main.stdout).toBe(1);
-      expect(main.stdout).toMatch(expected);
-      expect(main.stdout).not.toMatch(/retrying|attempts/);
-      expect(post ?? []).toEqual([]);
+      const image = await mainStepGivesUpOnSilentRegistry(job, silent);
       // The default answer deadline, without the action: 20 s, one attempt.
       const retries: string[] = [];
       const error = await pullImage(image, (m) => retries.push(m)).catch((e: unknown) => e);
