@@ -2651,6 +2651,7 @@ function postgresLogTail(runDir, lines = LOG_TAIL_LINES) {
   }
 }
 var PG_CTL_TIMEOUT_MS = 3e4;
+var IMMEDIATE_STOP_MS = 2500;
 async function stopPostgres(handle) {
   const problems = [];
   const dataDir = dataDirOf(handle.runDir);
@@ -2666,8 +2667,12 @@ async function stopPostgres(handle) {
         process.kill(pid, "SIGQUIT");
       }
       const ours2 = () => postmasterRunning(dataDir, pid) || startingPostgres(pid, dataDir);
-      for (let i = 0; i < 500 && ours2(); i++) await sleep4(5);
-      if (ours2()) process.kill(pid, "SIGKILL");
+      const deadline = Date.now() + IMMEDIATE_STOP_MS;
+      while (ours2() && Date.now() < deadline) await sleep4(5);
+      if (ours2()) {
+        if (process.platform === "linux") problems.push(...await endProcessesIn(handle.runDir, 0));
+        else process.kill(pid, "SIGKILL");
+      }
       for (let i = 0; i < 200 && processAlive(pid); i++) await sleep4(5);
     } catch (error) {
       problems.push(`Could not stop postgres (pid ${pid}): ${error instanceof Error ? error.message : String(error)}`);

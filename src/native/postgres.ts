@@ -228,8 +228,20 @@ export function postgresLogTail(runDir: string, lines = LOG_TAIL_LINES): string 
 const PG_CTL_TIMEOUT_MS = 30_000;
 
 /**
- * Stops a native server with an immediate shutdown (SIGQUIT, then SIGKILL after 2.5 s; `pg_ctl
- * stop -m immediate` on Windows), ends what a killed start left working in the run folder (initdb
+ * How long an immediate shutdown may take before the server's processes are killed: 2500 ms.
+ * It takes milliseconds: the postmaster sends SIGQUIT on to its children and exits once they are
+ * gone, removing its shared memory. Its own escalation comes later (SIGKILL to children after
+ * 5 s, SIGKILL_CHILDREN_AFTER_SECS in src/backend/postmaster/postmaster.c), and a cancelled job
+ * step has 7.5 s in all before the runner's SIGTERM; so this one comes first, and kills the
+ * whole server.
+ */
+export const IMMEDIATE_STOP_MS = 2_500;
+
+/**
+ * Stops a native server with an immediate shutdown (SIGQUIT; `pg_ctl stop -m immediate` on
+ * Windows). A postmaster still there after IMMEDIATE_STOP_MS is killed with its children, and
+ * the shared memory they held is removed (orphans.ts endProcessesIn; killed alone, it would leave
+ * its children orphaned and its /dev/shm/PostgreSQL.* file behind). It then ends what a killed start left working in the run folder (initdb
  * and its postgres, an unrecorded postmaster: orphans.ts, up to about 20 s when they will not
  * end), removes the run folder (only when isOurRunDir), undoes the RAM mount, and removes the
  * fills of killed runs in the handle's initdb cache. Something already gone counts as removed.
@@ -252,8 +264,13 @@ export async function stopPostgres(handle: NativeHandle): Promise<string[]> {
         process.kill(pid, 'SIGQUIT');
       }
       const ours = () => postmasterRunning(dataDir, pid) || startingPostgres(pid, dataDir);
-      for (let i = 0; i < 500 && ours(); i++) await sleep(5);
-      if (ours()) process.kill(pid, 'SIGKILL');
+      const deadline = Date.now() + IMMEDIATE_STOP_MS;
+      while (ours() && Date.now() < deadline) await sleep(5);
+      if (ours()) {
+        // It and its children work in the run folder (spawnPostgres: cwd), which holds this postmaster.pid.
+        if (process.platform === 'linux') problems.push(...(await endProcessesIn(handle.runDir, 0)));
+        else process.kill(pid, 'SIGKILL');
+      }
       // The children exit once the postmaster is gone; give them a moment to let go of the folder.
       for (let i = 0; i < 200 && processAlive(pid); i++) await sleep(5);
     } catch (error) {

@@ -1,15 +1,17 @@
 /**
  * The CLI in native mode on this machine's installed PostgreSQL: cache fill then hit, two
- * instances side by side, `down` leaving nothing, a killed cache fill not poisoning the next
- * run, and bad input failing before anything is left behind.
+ * instances side by side, `down` leaving nothing (also after a postmaster that does not answer
+ * its SIGQUIT), a killed cache fill not poisoning the next run, and bad input failing before
+ * anything is left behind.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statfsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TMPFS_MAGIC } from '../../src/native/ramdir.js';
+import { processAlive, procStat } from '../../src/proc.js';
 import { leftoverSnapshot, NATIVE_MAJOR, queryValue, ROOT } from '../helpers/infra.js';
 
 const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-cli-test-'));
@@ -45,7 +47,7 @@ describe('CLI, native mode', () => {
     leftovers = leftoverSnapshot();
   });
   afterAll(() => {
-    for (const name of ['a', 'b', 'after-kill', 'hit']) cli(['down', '--name', name]);
+    for (const name of ['a', 'b', 'after-kill', 'hit', 'stuck']) cli(['down', '--name', name]);
     rmSync(work, { recursive: true, force: true });
   });
 
@@ -150,6 +152,32 @@ describe('CLI, native mode', () => {
     expect(r.stderr).toMatch(message);
     expect(leftovers.added()).toEqual([]);
     expect(JSON.parse(cli(['status']).stdout)).toEqual([]);
+  });
+
+  it('down ends a postmaster that does not answer its SIGQUIT (stopped): it, its children and its shared memory (POSIX) go', () => {
+    // POSIX dynamic shared memory (native mode's default is mmap, in PGDATA): a file in /dev/shm
+    // that only its postmaster removes, as the user may choose.
+    const s = up('stuck', ['--settings', 'dynamic_shared_memory_type=posix']);
+    const pid = Number(readFileSync(join(s.dataDirectory, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const children = readdirSync('/proc')
+      .filter((n) => /^\d+$/.test(n) && procStat(Number(n))?.ppid === pid)
+      .map(Number);
+    const dsm = [...readFileSync(`/proc/${pid}/maps`, 'utf8').matchAll(/\s(\/dev\/shm\/PostgreSQL\.\d+)/g)].map(
+      (m) => m[1] as string,
+    );
+    expect(children.length).toBeGreaterThan(3); // checkpointer, background writer, walwriter, launchers
+    expect(dsm.length).toBeGreaterThan(0);
+    try {
+      process.kill(pid, 'SIGSTOP');
+      const r = cli(['down', '--name', 'stuck']);
+      expect(r.status, r.stderr).toBe(0);
+      expect([pid, ...children].filter(processAlive)).toEqual([]);
+      expect(dsm.filter((f) => existsSync(f))).toEqual([]);
+      expect(existsSync(s.dataDirectory)).toBe(false);
+      expect(leftovers.added()).toEqual([]);
+    } finally {
+      if (processAlive(pid)) process.kill(pid, 'SIGKILL');
+    }
   });
 
   it('a port in use is a clear error', async () => {
