@@ -32,6 +32,7 @@ import {
   showLines,
   TEST_IMAGES,
   runContainerJob,
+  dockerVolumeNames,
 } from '../helpers/infra.js';
 import {
   forgetImage,
@@ -74,13 +75,7 @@ function docker(args: string[]): string {
  * ports: a Docker start makes none, and other work on the machine may.)
  */
 function dockerLeftovers(): { added: () => string[] } {
-  const all = () => [
-    ...ourContainers(),
-    ...docker(['volume', 'ls', '--quiet'])
-      .split('\n')
-      .filter(Boolean)
-      .map((v) => `volume ${v}`),
-  ];
+  const all = () => [...ourContainers(), ...dockerVolumeNames().map((v) => `volume ${v}`)];
   const before = new Set(all());
   return { added: () => all().filter((x) => !before.has(x)) };
 }

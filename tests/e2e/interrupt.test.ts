@@ -57,6 +57,7 @@ import {
   requireImages,
   ROOT,
   TEST_IMAGES,
+  dockerVolumeNames,
 } from '../helpers/infra.js';
 import { jobFiles, parseFileCommand } from '../helpers/runner-env.js';
 
@@ -86,10 +87,7 @@ function dsmSegments(): string[] {
 
 /** Docker volumes (an anonymous volume a container left). */
 function dockerVolumes(): string[] {
-  return (spawnSync('docker', ['volume', 'ls', '-q'], { encoding: 'utf8' }).stdout ?? '')
-    .split('\n')
-    .filter(Boolean)
-    .map((v) => `volume ${v}`);
+  return dockerVolumeNames().map((v) => `volume ${v}`);
 }
 
 /** leftoverSnapshot() plus the native servers' POSIX shared memory segments and Docker volumes. */

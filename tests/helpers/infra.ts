@@ -195,6 +195,25 @@ export function showLines(log: string, pattern: RegExp): void {
   );
 }
 
+/**
+ * Volumes that act makes for itself and keeps on purpose: `act-toolcache`, the tool cache of its
+ * container jobs (mounted at the job's RUNNER_TOOL_CACHE), created the first time act runs one
+ * on an engine and reused by every later job. Not left by anything of ours: a
+ * leftover check that snapshots volumes before the first container job on a new engine would
+ * otherwise see it as new (the 2026-11-26 failure of tests/e2e/engine29.test.ts).
+ */
+export const ACT_OWN_VOLUMES: readonly string[] = ['act-toolcache'];
+
+/**
+ * Names of the engine's volumes (`docker volume ls -q`, 60 s deadline; DOCKER_HOST as set),
+ * without act's own (ACT_OWN_VOLUMES). [] when the engine does not answer.
+ */
+export function dockerVolumeNames(): string[] {
+  return (spawnSync('docker', ['volume', 'ls', '-q'], { encoding: 'utf8', timeout: 60_000 }).stdout ?? '')
+    .split('\n')
+    .filter((v) => v !== '' && !ACT_OWN_VOLUMES.includes(v));
+}
+
 /** IDs of containers this project started (by label), running or not. */
 export function ourContainers(): string[] {
   return execFileSync('docker', ['ps', '-aq', '--filter', `label=${CONTAINER_LABEL}`], { encoding: 'utf8' })

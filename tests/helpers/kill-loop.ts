@@ -23,7 +23,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BACKGROUND_FLAG } from '../../src/background.js';
 import { CONTAINER_LABEL } from '../../src/docker/run-plan.js';
 import { procStat } from '../../src/proc.js';
-import { liveProcesses, NATIVE_MAJOR, ROOT, TEST_IMAGES } from './infra.js';
+import { dockerVolumeNames, liveProcesses, NATIVE_MAJOR, ROOT, TEST_IMAGES } from './infra.js';
 import { jobFiles } from './runner-env.js';
 
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -261,7 +261,7 @@ function docker(): string[] {
   const names = ['name=pg-tmpfs-kl-', 'name=pg-tmpfs-cli-kl'].flatMap((f) => ['--filter', f]);
   return [
     ...lines(['ps', '-aq', '--filter', `label=${CONTAINER_LABEL}`, ...names]).map((id) => `container ${id}`),
-    ...lines(['volume', 'ls', '-q']).map((v) => `volume ${v}`),
+    ...dockerVolumeNames().map((v) => `volume ${v}`),
   ];
 }
 

