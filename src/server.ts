@@ -77,6 +77,11 @@ interface Verified {
   connection: ConnectionInfo;
   /** `server_version` as reported by the server, e.g. `18.1 (Debian 18.1-1)`. */
   serverVersion: string;
+  /**
+   * Which server programs ran (output `binaries-source`): `docker <image>`, `installed <bindir>
+   * (<how found>)`, or `npm <package> <version>`.
+   */
+  binariesSource: string;
   /** `data_directory` as reported by the server (PGDATA). */
   dataDirectory: string;
   /** Filesystem type under the data directory, as measured (e.g. `tmpfs`, `overlay`, `ramdisk`). */

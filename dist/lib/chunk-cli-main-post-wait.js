@@ -1,320 +1,15 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
-
-// src/proc.ts
-import { spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
-import { performance } from "node:perf_hooks";
-var active = /* @__PURE__ */ new Map();
-function killActive(signal = "SIGKILL") {
-  let signalled = 0;
-  for (const [pid, leaderOnly] of active) {
-    try {
-      process.kill(leaderOnly ? pid : -pid, signal);
-      signalled += 1;
-    } catch {
-      active.delete(pid);
-    }
-  }
-  return signalled;
-}
-async function stopActive(graceMs = 2e3) {
-  if (killActive("SIGTERM") === 0) return;
-  const deadline = Date.now() + graceMs;
-  while (active.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-  killActive("SIGKILL");
-}
-function processAlive(pid) {
-  if (!(pid > 0)) return false;
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if (error.code !== "EPERM") return false;
-  }
-  return !isZombie(pid);
-}
-function isZombie(pid) {
-  return process.platform === "linux" && procStat(pid)?.state === "Z";
-}
-function procStat(pid) {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-    return { state: fields[0] ?? "", ppid: Number(fields[1]), pgid: Number(fields[2]) };
-  } catch {
-    return null;
-  }
-}
-var CLOSE_GRACE_MS = 2e3;
-function findProcesses(match) {
-  if (process.platform !== "linux") return [];
-  let entries;
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return [];
-  }
-  const found = [];
-  for (const name of entries) {
-    const pid = Number(name);
-    if (!/^\d+$/.test(name) || pid === process.pid) continue;
-    try {
-      if (!match(pid)) continue;
-    } catch {
-      continue;
-    }
-    const stat = procStat(pid);
-    if (!stat || stat.state === "Z" || stat.state === "X") continue;
-    let argv = [];
-    try {
-      argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
-    } catch {
-    }
-    found.push({ pid, ppid: stat.ppid, pgid: stat.pgid, argv });
-  }
-  return found;
-}
-function groupMembers(pgid) {
-  if (!(pgid > 1)) return [];
-  if (process.platform !== "linux") {
-    try {
-      process.kill(-pgid, 0);
-      return [pgid];
-    } catch (error) {
-      return error.code === "EPERM" ? [pgid] : [];
-    }
-  }
-  return findProcesses((pid) => procStat(pid)?.pgid === pgid).map((p) => p.pid);
-}
-var RUN_ENV = "PG_TMPFS_RUN";
-function inheritedEnv() {
-  return withoutNames(process.env, [RUN_ENV]);
-}
-function withoutNames(env, names) {
-  if (!names?.length) return env;
-  const copy = { ...env };
-  for (const name of names) delete copy[name];
-  return copy;
-}
-function run(program, args, options) {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const child = spawn(program, args, {
-      cwd: options.cwd,
-      env: withoutNames({ ...inheritedEnv(), ...options.env }, options.unsetEnv),
-      stdio: [options.input === void 0 ? "ignore" : "pipe", "pipe", "pipe"],
-      detached: true,
-      ...options.uid !== void 0 ? { uid: options.uid, gid: options.gid } : {}
-    });
-    if (child.pid) active.set(child.pid, options.stopLeaderOnly ?? false);
-    let stdout = "";
-    let stderr = "";
-    let timedOut = false;
-    let leftoverPids = [];
-    let silent = false;
-    let spoke = false;
-    if (options.input !== void 0 && child.stdin) {
-      child.stdin.on("error", () => void 0);
-      child.stdin.end(options.input);
-    }
-    const piped = options.stdoutStream ? new Promise((done) => {
-      const out = options.stdoutStream;
-      out.on("close", () => done());
-      out.on("error", () => {
-        child.stdout?.resume();
-        done();
-      });
-      child.stdout?.pipe(out);
-    }) : Promise.resolve();
-    if (!options.stdoutStream)
-      child.stdout?.setEncoding("utf8").on("data", (d) => {
-        stdout += d;
-        spoke ||= options.firstOutputPattern ? options.firstOutputPattern.test(stdout) : true;
-        options.onOutput?.(d, "stdout");
-      });
-    child.stderr?.setEncoding("utf8").on("data", (d) => {
-      stderr += d;
-      spoke ||= !options.firstOutputPattern;
-      options.onOutput?.(d, "stderr");
-    });
-    const stopReading = (code) => {
-      setTimeout(() => {
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-        finish(code);
-      }, CLOSE_GRACE_MS).unref();
-    };
-    const kill = () => {
-      timedOut = true;
-      try {
-        if (child.pid) process.kill(options.stopLeaderOnly ? child.pid : -child.pid, "SIGKILL");
-      } catch {
-        child.kill("SIGKILL");
-      }
-      if (child.exitCode !== null || child.signalCode !== null) stopReading(child.exitCode);
-    };
-    const timer = setTimeout(kill, options.timeoutMs);
-    const silenceTimer = options.firstOutputMs !== void 0 && options.firstOutputMs < options.timeoutMs ? setTimeout(() => {
-      if (spoke) return;
-      silent = true;
-      kill();
-    }, options.firstOutputMs) : void 0;
-    let settled = false;
-    const finish = (code) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      clearTimeout(silenceTimer);
-      if (child.pid) active.delete(child.pid);
-      let graceTimer;
-      const settledOutput = options.stdoutStream ? Promise.race([piped, new Promise((done) => graceTimer = setTimeout(done, CLOSE_GRACE_MS))]).finally(
-        () => clearTimeout(graceTimer)
-      ) : piped;
-      void settledOutput.then(
-        () => resolve({
-          code,
-          stdout,
-          stderr,
-          ms: performance.now() - t0,
-          timedOut,
-          leftovers: leftoverPids.length,
-          leftoverPids,
-          ...silent ? { silent } : {}
-        })
-      );
-    };
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      clearTimeout(silenceTimer);
-      if (child.pid) active.delete(child.pid);
-      settled = true;
-      reject(error);
-    });
-    child.on("exit", (code) => {
-      if (timedOut) stopReading(code);
-      else if (options.endGroupOnExit && child.pid) void endGroup(child.pid).then(() => stopReading(code));
-    });
-    const endGroup = async (pgid) => {
-      const left = groupMembers(pgid);
-      if (left.length === 0 || timedOut) return;
-      leftoverPids = left;
-      const signal = (sig) => {
-        try {
-          process.kill(-pgid, sig);
-        } catch {
-        }
-      };
-      signal("SIGTERM");
-      const deadline = Date.now() + CLOSE_GRACE_MS;
-      while (groupMembers(pgid).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-      if (groupMembers(pgid).length > 0) signal("SIGKILL");
-    };
-    child.on("close", (code) => finish(code));
-  });
-}
-function tail(text, lines = 6) {
-  return text.trimEnd().split("\n").slice(-lines).join(" | ");
-}
-async function runOk(program, args, options) {
-  const r = await run(program, args, options);
-  if (r.code !== 0) {
-    const why = r.timedOut ? `timed out after ${options.timeoutMs} ms` : `exit code ${r.code}`;
-    throw new Error(`${program} ${args.slice(0, 3).join(" ")} \u2026 ${why}: ${tail(r.stderr || r.stdout)}`);
-  }
-  return r;
-}
-
-// src/interrupt.ts
-import { constants } from "node:os";
-import { setTimeout as sleep } from "node:timers/promises";
-var SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
-var UNWIND_MS = 5e3;
-var interruptedBy = null;
-var InterruptedError = class extends Error {
-  constructor(signal) {
-    super(`interrupted by ${signal}`);
-    this.signal = signal;
-    this.name = "InterruptedError";
-  }
-  signal;
-};
-function interrupted() {
-  return interruptedBy;
-}
-function throwIfInterrupted() {
-  if (interruptedBy) throw new InterruptedError(interruptedBy);
-}
-async function cleanupOnInterrupt(fn, cleanup, options = {}) {
-  let settled = Promise.resolve();
-  const handler = (signal) => {
-    if (interruptedBy) return;
-    interruptedBy = signal;
-    void (async () => {
-      await stopActive();
-      await Promise.race([settled.catch(() => void 0), sleep(UNWIND_MS)]);
-      killActive();
-      await cleanup(signal).catch(() => void 0);
-      process.exit(128 + (constants.signals[signal] ?? 15));
-    })();
-  };
-  for (const signal of SIGNALS) process.on(signal, handler);
-  const running = fn();
-  settled = running;
-  const outcome = await running.then(
-    (value) => ({ value }),
-    (error) => ({ error })
-  );
-  if (interruptedBy) return new Promise(() => void 0);
-  if (!options.untilExit) for (const signal of SIGNALS) process.off(signal, handler);
-  if ("error" in outcome) throw outcome.error;
-  return outcome.value;
-}
-
-// src/errors.ts
-var InputError = class extends Error {
-  /**
-   * @param input the input's name as the user writes it, e.g. `port`
-   * @param problem what is wrong
-   * @param fix how to fix it
-   * @param detail extra lines (e.g. the server log tail that shows the problem), printed before the message
-   * @param detailTitle what `detail` is, for the line above it
-   */
-  constructor(input, problem, fix, detail = "", detailTitle = "server log") {
-    super(`Input '${input}': ${problem}. ${fix}`);
-    this.input = input;
-    this.problem = problem;
-    this.fix = fix;
-    this.detail = detail;
-    this.detailTitle = detailTitle;
-    this.name = "InputError";
-  }
-  input;
-  problem;
-  fix;
-  detail;
-  detailTitle;
-  /** The file, 1-based line and column at fault (an init SQL file), for an annotation on that line. */
-  location;
-};
-var SetupError = class extends Error {
-  /**
-   * @param problem what went wrong
-   * @param fix how to fix it
-   * @param detail extra lines (e.g. the server log tail), printed after the message
-   */
-  constructor(problem, fix, detail = "") {
-    super(`${problem}. ${fix}`);
-    this.problem = problem;
-    this.fix = fix;
-    this.detail = detail;
-    this.name = "SetupError";
-  }
-  problem;
-  fix;
-  detail;
-};
+import {
+  InputError,
+  InterruptedError,
+  SetupError,
+  interrupted,
+  processAlive,
+  run
+} from "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
 
 // src/docker/api.ts
-import { readFileSync as readFileSync2 } from "node:fs";
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -336,7 +31,7 @@ function engineSocket(env, configText, platform) {
 }
 function cliConfigText() {
   try {
-    return readFileSync2(join(process.env.DOCKER_CONFIG || join(homedir(), ".docker"), "config.json"), "utf8");
+    return readFileSync(join(process.env.DOCKER_CONFIG || join(homedir(), ".docker"), "config.json"), "utf8");
   } catch {
     return null;
   }
@@ -715,10 +410,10 @@ async function removeMatching(filters) {
 }
 
 // src/background.ts
-import { spawn as spawn2 } from "node:child_process";
-import { closeSync, existsSync, openSync, readFileSync as readFileSync3, renameSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { closeSync, existsSync, openSync, readFileSync as readFileSync2, renameSync, writeFileSync } from "node:fs";
 import { dirname, join as join2 } from "node:path";
-import { setTimeout as sleep2 } from "node:timers/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 
 // node_modules/get-port/index.js
@@ -887,6 +582,7 @@ function listLines(raw) {
 // src/inputs.ts
 var DEFAULTS = Object.freeze({
   mode: "auto",
+  binaries: "auto",
   "postgres-version": "",
   image: "",
   registry: "",
@@ -969,6 +665,10 @@ function targetDatabase(raw) {
   }
   return name;
 }
+function minorOf(postgresVersion) {
+  const match = /^\d+\.(\d+)/.exec(postgresVersion);
+  return match ? Number(match[1]) : null;
+}
 function defaultContainerName(env = process.env) {
   return `pg-tmpfs-${env.GITHUB_RUN_ID ?? process.pid}-${randomBytes(3).toString("hex")}`;
 }
@@ -980,6 +680,17 @@ function parseInputs(get) {
   const mode = raw("mode");
   if (mode !== "docker" && mode !== "native" && mode !== "auto") {
     throw new InputError("mode", `"${mode}" is not a mode`, "Use docker, native or auto.");
+  }
+  const binaries = raw("binaries");
+  if (binaries !== "auto" && binaries !== "installed" && binaries !== "npm") {
+    throw new InputError("binaries", `"${binaries}" is not a source of binaries`, "Use auto, installed or npm.");
+  }
+  if (binaries !== "auto" && mode === "docker") {
+    throw new InputError(
+      "binaries",
+      `is ${binaries}, and mode is docker: binaries chooses native mode's server programs`,
+      "Leave binaries at auto, or use mode: native or auto"
+    );
   }
   const postgresVersion = raw("postgres-version");
   if (postgresVersion !== "" && !VERSION.test(postgresVersion)) {
@@ -1005,6 +716,13 @@ function parseInputs(get) {
       `Give a host and path such as "mirror.gcr.io/library" (the default image is then <registry>/postgres:<version>).${credentialsFix(registry)}`
     );
   }
+  if (binaries !== "auto" && (imageInput !== "" || registry !== "")) {
+    throw new InputError(
+      "binaries",
+      `is ${binaries}, and an ${imageInput !== "" ? "image" : "registry"} was given, which always runs in Docker`,
+      "Remove the image and registry inputs, or leave binaries at auto"
+    );
+  }
   const containerName = raw("container-name") || defaultContainerName();
   if (!CONTAINER_NAME.test(containerName)) {
     throw new InputError(
@@ -1027,8 +745,11 @@ function parseInputs(get) {
   }
   return {
     mode,
+    binaries,
+    toolCache: false,
     postgresVersion,
     major: postgresVersion === "" ? null : parseInt(postgresVersion, 10),
+    minor: minorOf(postgresVersion),
     image: imageInput || `${registry ? `${registry}/` : ""}postgres:${postgresVersion || NEWEST_MAJOR}`,
     imageGiven: imageInput !== "" || registry !== "",
     port: integer("port", raw("port"), 0, 65535, "Use a TCP port such as 5432, or 0 to let Docker pick a free one."),
@@ -1234,7 +955,7 @@ function entryPath(name) {
 async function launchBackground(entry, job, logFile, env, beforeJob = () => void 0) {
   const fd = openSync(logFile, "a", 384);
   try {
-    const child = spawn2(process.execPath, [entry, BACKGROUND_FLAG], { detached: true, stdio: ["pipe", fd, fd], env });
+    const child = spawn(process.execPath, [entry, BACKGROUND_FLAG], { detached: true, stdio: ["pipe", fd, fd], env });
     const pid = await new Promise((resolve, reject) => {
       child.once("spawn", () => resolve(child.pid ?? 0));
       child.once("error", reject);
@@ -1317,7 +1038,7 @@ function writeJson(file, value) {
 }
 function readJson(file) {
   try {
-    return JSON.parse(readFileSync3(file, "utf8"));
+    return JSON.parse(readFileSync2(file, "utf8"));
   } catch {
     return null;
   }
@@ -1325,7 +1046,7 @@ function readJson(file) {
 function backgroundAlive(pid) {
   if (!(pid > 0) || !processAlive(pid)) return false;
   try {
-    return readFileSync3(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(BACKGROUND_FLAG);
+    return readFileSync2(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(BACKGROUND_FLAG);
   } catch (error) {
     return error.code !== "ENOENT" || !existsSync("/proc/self");
   }
@@ -1340,7 +1061,7 @@ async function awaitOutcome(read, pid, deadlineAtMs, onWaiting = () => void 0, i
     }
     if (Date.now() >= deadlineAtMs) return { kind: "timeout" };
     if (first) onWaiting();
-    await sleep2(intervalMs);
+    await sleep(intervalMs);
   }
 }
 async function stopBackground(pid, graceMs = 15e3) {
@@ -1353,31 +1074,17 @@ async function stopBackground(pid, graceMs = 15e3) {
   const until = Date.now() + graceMs;
   while (Date.now() < until) {
     if (!backgroundAlive(pid)) return true;
-    await sleep2(20);
+    await sleep(20);
   }
   try {
     process.kill(pid, "SIGKILL");
   } catch {
   }
-  await sleep2(50);
+  await sleep(50);
   return !backgroundAlive(pid);
 }
 
 export {
-  InputError,
-  SetupError,
-  killActive,
-  processAlive,
-  findProcesses,
-  RUN_ENV,
-  inheritedEnv,
-  run,
-  tail,
-  runOk,
-  InterruptedError,
-  interrupted,
-  throwIfInterrupted,
-  cleanupOnInterrupt,
   localEngineSocket,
   pathSafeName,
   apiGet,

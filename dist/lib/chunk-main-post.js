@@ -15,14 +15,15 @@ import {
   saveState,
   setOutput,
   warning
-} from "./chunk-cache-main-post-wait.js";
+} from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
 import {
-  MANIFEST_SUFFIX,
   guardedStart,
   planStart
 } from "./chunk-cli-main-post.js";
 import {
-  SetupError,
+  MANIFEST_SUFFIX
+} from "./chunk-cli-main-native-npm-tool-cache-post.js";
+import {
   backgroundAlive,
   backgroundDeadline,
   connectionEnv,
@@ -34,6 +35,9 @@ import {
   readJson,
   writeJson
 } from "./chunk-cli-main-post-wait.js";
+import {
+  SetupError
+} from "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
 
 // src/action/background.ts
 import { randomBytes } from "node:crypto";

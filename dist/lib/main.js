@@ -18,26 +18,32 @@ import {
   getInput,
   info,
   setSecret
-} from "./chunk-cache-main-post-wait.js";
+} from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
 import {
   guardedStart
 } from "./chunk-cli-main-post.js";
+import "./chunk-cli-main-native-npm-tool-cache-post.js";
 import "./chunk-cli-main-wait.js";
 import {
   BACKGROUND_FLAG,
   DEFAULTS,
-  SetupError,
-  killActive,
   parseInputs,
   secretForms
 } from "./chunk-cli-main-post-wait.js";
+import {
+  SetupError,
+  killActive
+} from "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
 import "./chunk-common.js";
 
 // src/action/main-step.ts
 async function mainStep() {
   const startedAtMs = Date.now() - Math.round(performance.now());
   try {
-    const config = parseInputs((name) => getInput(name));
+    const config = {
+      ...parseInputs((name) => getInput(name)),
+      toolCache: Boolean(process.env.RUNNER_TOOL_CACHE)
+    };
     if (config.password !== DEFAULTS.password) {
       for (const form of secretForms(config.password)) setSecret(form);
     }

@@ -13,7 +13,7 @@ import {
   setFailed,
   startGroup,
   warning
-} from "./chunk-cache-main-post-wait.js";
+} from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
 import {
   LOG_TAIL_LINES,
   describe,
@@ -21,7 +21,9 @@ import {
   logTail,
   stop
 } from "./chunk-cli-main-post.js";
+import "./chunk-cli-main-native-npm-tool-cache-post.js";
 import "./chunk-cli-main-post-wait.js";
+import "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
 import "./chunk-common.js";
 
 // src/action/post-step.ts

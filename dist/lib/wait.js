@@ -14,12 +14,14 @@ import {
 import {
   info,
   setOutput
-} from "./chunk-cache-main-post-wait.js";
+} from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
 import "./chunk-cli-main-wait.js";
 import {
-  SetupError,
   errorFrom
 } from "./chunk-cli-main-post-wait.js";
+import {
+  SetupError
+} from "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
 import "./chunk-common.js";
 
 // src/action/wait-step.ts

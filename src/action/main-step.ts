@@ -23,7 +23,11 @@ import { actionsRemoteCache, saveForPost } from './schema-cache.js';
 export async function mainStep(): Promise<Server | Launched | null> {
   const startedAtMs = Date.now() - Math.round(performance.now());
   try {
-    const config = parseInputs((name: InputName) => core.getInput(name));
+    // Server builds from npm are kept in the runner's tool cache, as setup-node keeps Node.
+    const config = {
+      ...parseInputs((name: InputName) => core.getInput(name)),
+      toolCache: Boolean(process.env.RUNNER_TOOL_CACHE),
+    };
     if (config.password !== DEFAULTS.password) {
       for (const form of secretForms(config.password)) core.setSecret(form);
     }

