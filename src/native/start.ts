@@ -22,8 +22,7 @@ import { NotReadyError, notReadyError, waitForQuery } from '../readiness.js';
 import type { NativeHandle, NativeServer } from '../server.js';
 import { filesystemTypeOf, isRamFilesystem, verifyServer } from '../verify.js';
 import { describeBinaries, findBinaries, realProbe, type Binaries } from './binaries.js';
-import { ensureNpmBinaries } from './npm-binaries.js';
-import { npmCommand, realNpmProbe } from './npm-fetch.js';
+import { npmBinaries } from './npm-binaries.js';
 import type { NpmBuild } from './npm-table.js';
 import { factsIn, type Facts } from './facts.js';
 import { defaultCacheDir, type RunAs } from './cache-key.js';
@@ -230,36 +229,6 @@ export async function startNative(
       log.warning(`initdb cache entry not used (${error.message}${error.note ? `; ${error.note}` : ''}): ran initdb again`);
     }
   }
-}
-
-/**
- * The binaries of an npm build, kept (src/native/npm-binaries.ts): fetched first when they are
- * not kept yet. A handle naming only the cache folder and a token goes out before the fetch, so
- * that `down` or the post step ends an npm a killed start left (RUN_ENV) and removes its fill.
- * @throws FetchError (lifecycle.ts moves on to Docker under mode auto), SetupError
- */
-async function npmBinaries(
-  build: NpmBuild,
-  config: Config,
-  log: Logger,
-  onHandle: (handle: NativeHandle) => void,
-  { cacheDir, runAs }: { cacheDir: string; runAs: RunAs | null },
-): Promise<Binaries> {
-  const token = randomBytes(4).toString('hex');
-  onHandle({ mode: 'native', pid: 0, runDir: '', token, ram: null, bindir: '', cacheDir });
-  const t0 = performance.now();
-  const { binaries, fetched } = await ensureNpmBinaries(build, {
-    cacheDir,
-    toolCache: config.toolCache,
-    workDir: config.workDir,
-    timeoutMs: config.waitTimeoutMs,
-    token,
-    npm: npmCommand(realNpmProbe()),
-    runAs,
-    log,
-  });
-  if (fetched) log.info(`Fetched ${build.name} ${build.version} with npm and kept it (${Math.round(performance.now() - t0)} ms)`);
-  return binaries;
 }
 
 /** What startNative found before the run folder: shared by its attempts. */
