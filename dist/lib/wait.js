@@ -51,7 +51,7 @@ async function waitFor(dir) {
   setOutput("waited-ms", String(waitedMs));
   await writeSummary(server);
   info(
-    `PostgreSQL ${server.serverVersion} ready at ${server.connection.host}:${server.connection.port} (${server.mode} mode, PGDATA on ${server.filesystem}, ${server.startupMs} ms after the main step began; this step waited ${waitedMs} ms)`
+    `PostgreSQL ${server.serverVersion} ready at ${server.connection.host}:${server.connection.port} (${server.mode} mode, ${server.binariesSource}, PGDATA on ${server.filesystem}, ${server.startupMs} ms after the main step began; this step waited ${waitedMs} ms)`
   );
   return server;
 }

@@ -50,7 +50,7 @@ export async function mainStep(): Promise<Server | Launched | null> {
     await writeSummary(server);
     core.info(
       `PostgreSQL ${server.serverVersion} ready at ${server.connection.host}:${server.connection.port} ` +
-        `(${server.mode} mode, PGDATA on ${server.filesystem}, ${server.startupMs} ms)`,
+        `(${server.mode} mode, ${server.binariesSource}, PGDATA on ${server.filesystem}, ${server.startupMs} ms)`,
     );
     return server;
   } catch (error) {

