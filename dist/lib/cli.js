@@ -1,19 +1,20 @@
 #!/usr/bin/env node
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
-  FolderError,
   Phases,
-  checkPrivateDir,
   describe,
   guardedStart,
   isAlive,
-  makeDirs,
   openClient,
   planStart,
   stop,
   sweepLeftovers
 } from "./chunk-cli-main-post.js";
-import "./chunk-cli-main-native-npm-tool-cache-post.js";
+import {
+  FolderError,
+  checkPrivateDir,
+  makeDirs
+} from "./chunk-cli-main-native-npm-tool-cache-post.js";
 import {
   VERSION
 } from "./chunk-cli-main-wait.js";

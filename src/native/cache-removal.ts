@@ -90,7 +90,8 @@ export async function removeStaleFills(
   let removed = 0;
   const problems: string[] = [];
   for (const name of names) {
-    const match = /\.tmp-(\d+)-[0-9a-f]+(\.manifest\.json)?$/.exec(name);
+    // A fill's folder, its manifest, or the tool cache's `.complete` marker of one (npm-tool-cache.ts).
+    const match = /\.tmp-(\d+)-[0-9a-f]+(\.manifest\.json|\.complete)?$/.exec(name);
     if (!match || Number(match[1]) === process.pid || processAlive(Number(match[1]))) continue;
     const path = join(cacheDir, name);
     const left = match[2] ? [] : await endProcessesIn(path);

@@ -9,7 +9,8 @@ import { SetupError, type InputError } from '../errors.js';
 import type { Config } from '../inputs.js';
 import { installedBinaries, type Binaries, type Probe } from './binaries.js';
 import { defaultCacheDir } from './cache-key.js';
-import { keptName } from './npm-kept.js';
+import { MANIFEST_SUFFIX } from './cache-manifest.js';
+import { keptName, toolCacheVersionDir } from './npm-kept.js';
 import { npmCommand, type NpmProbe } from './npm-fetch.js';
 import { npmBuildFor, type NpmBuild, type PlatformProbe } from './npm-table.js';
 
@@ -98,6 +99,5 @@ function installFix(config: Pick<Config, 'major'>, probe: Probe): string {
 export function keptIn(config: Pick<Config, 'cacheDir' | 'toolCache'>): (build: NpmBuild) => boolean {
   return (build) =>
     existsSync(join(config.cacheDir || defaultCacheDir(), keptName(build))) ||
-    (config.toolCache &&
-      existsSync(join(process.env.RUNNER_TOOL_CACHE ?? '', 'embedded-postgres', build.version, `${build.platform}.complete`)));
+    (config.toolCache && existsSync(join(toolCacheVersionDir(build), `${build.platform}${MANIFEST_SUFFIX}`)));
 }

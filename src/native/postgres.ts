@@ -293,7 +293,8 @@ export async function stopPostgres(handle: NativeHandle): Promise<string[]> {
   }
   problems.push(...(await teardownRam(handle.ram)));
   // Cache fills of runs that were killed while copying into the cache, or fetching a server build.
-  for (const dir of [handle.cacheDir, handle.npmWork]) if (dir) problems.push(...(await removeStaleFills(dir)).problems);
+  for (const dir of [handle.cacheDir, ...(handle.npmFills ?? [])])
+    if (dir) problems.push(...(await removeStaleFills(dir)).problems);
   return problems;
 }
 
