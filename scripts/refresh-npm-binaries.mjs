@@ -89,7 +89,9 @@ async function main() {
       jobs.push({ platform, minor, version });
     }
   }
-  const integrities = await pool(jobs, 8, ({ platform, version }) => npmView(`${SCOPE}/${platform}@${version}`, 'dist.integrity'));
+  const integrities = await pool(jobs, 8, ({ platform, version }) =>
+    npmView(`${SCOPE}/${platform}@${version}`, 'dist.integrity'),
+  );
   const changed = [];
   jobs.forEach(({ platform, minor, version }, i) => {
     const integrity = integrities[i];
@@ -103,7 +105,9 @@ async function main() {
     packages[platform][minor] = { version, integrity };
   });
   if (changed.length) {
-    console.error(`The registry gives another integrity for a pinned build; the table is left as it is:\n  ${changed.join('\n  ')}`);
+    console.error(
+      `The registry gives another integrity for a pinned build; the table is left as it is:\n  ${changed.join('\n  ')}`,
+    );
     process.exit(2);
   }
   const table = { scope: SCOPE, majors: MAJORS, packages };

@@ -3997,10 +3997,19 @@ async function start(config, log, onHandle = () => void 0, phases = new Phases()
       }
     } catch (error) {
       if (server) for (const problem of await stop(server)) log.warning(problem);
-      if (error instanceof FetchError && chosen.mode === "native" && config.mode === "auto" && config.binaries === "auto") {
-        log.warning(`${error.problem}: starting PostgreSQL in Docker instead`);
-        chosen = { mode: "docker" };
-        continue;
+      if (error instanceof FetchError && chosen.mode === "native") {
+        if (config.mode === "auto" && config.binaries === "auto") {
+          log.warning(`${error.problem}: starting PostgreSQL in Docker instead`);
+          chosen = { mode: "docker" };
+          continue;
+        }
+        if (config.binaries === "npm") {
+          throw new InputError(
+            "binaries",
+            `is npm, and ${error.problem.charAt(0).toLowerCase()}${error.problem.slice(1)}`,
+            `${error.fix}; with binaries: auto and mode: auto, Docker is used when the fetch fails`
+          );
+        }
       }
       if (!schema?.hit || error instanceof InputError || error instanceof InterruptedError) throw error;
       schema.damaged(error instanceof Error ? error.message : String(error));

