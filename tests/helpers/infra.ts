@@ -2,7 +2,7 @@
  * Shared helpers for end-to-end tests: the local test images, the act binary, leftovers checks.
  * Under CI=true, missing infrastructure fails the test (never skips).
  */
-import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { execFile, execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
@@ -100,6 +100,11 @@ export function actBinary(): string {
   return goBinary('act');
 }
 
+/** act's command line for `workflow` on the host (`-P ubuntu-latest=-self-hosted`), no pulls, no action downloads. */
+function actArgs(workflow: string, args: string[]): string[] {
+  return ['push', '-P', 'ubuntu-latest=-self-hosted', '-W', workflow, '--pull=false', '--action-offline-mode', ...args];
+}
+
 /**
  * Runs a workflow with act on the host (`-P ubuntu-latest=-self-hosted`), as a runner would.
  * @param options.cwd the repository to run it in (default: this one)
@@ -112,19 +117,45 @@ export function runAct(
   args: string[] = [],
   options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
 ): SpawnSyncReturns<string> & { log: string } {
-  const r = spawnSync(
-    actBinary(),
-    ['push', '-P', 'ubuntu-latest=-self-hosted', '-W', workflow, '--pull=false', '--action-offline-mode', ...args],
-    {
-      cwd: options.cwd ?? ROOT,
-      encoding: 'utf8',
-      maxBuffer: 64 * 1024 * 1024,
-      env: { ...process.env, ...options.env, ACT: 'true' },
-      timeout: options.timeoutMs ?? 20 * 60_000,
-      killSignal: 'SIGKILL',
-    },
-  );
+  const r = spawnSync(actBinary(), actArgs(workflow, args), {
+    cwd: options.cwd ?? ROOT,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, ...options.env, ACT: 'true' },
+    timeout: options.timeoutMs ?? 20 * 60_000,
+    killSignal: 'SIGKILL',
+  });
   return Object.assign(r, { log: `${r.stdout}${r.stderr}` });
+}
+
+/**
+ * runAct without blocking this process: for a run that reaches a server this process serves
+ * (the local npm registry answers from its event loop, which spawnSync would hold).
+ * @returns act's exit status (null when killed at the deadline) and combined output
+ */
+export function runActAsync(
+  workflow: string,
+  args: string[] = [],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<{ status: number | null; log: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      actBinary(),
+      actArgs(workflow, args),
+      {
+        cwd: options.cwd ?? ROOT,
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+        env: { ...process.env, ...options.env, ACT: 'true' },
+        timeout: options.timeoutMs ?? 20 * 60_000,
+        killSignal: 'SIGKILL',
+      },
+      (error, stdout, stderr) => {
+        const status = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+        resolve({ status, log: `${stdout}${stderr}` });
+      },
+    );
+  });
 }
 
 /**
