@@ -6,9 +6,11 @@
 // (registry, mirror, proxy, auth, .npmrc); no registry host is written here.
 //
 //   node scripts/refresh-npm-binaries.mjs           rewrites the table (npm run refresh-binaries)
-//   node scripts/refresh-npm-binaries.mjs --check   exits 1 when the table differs from the
-//                                                   registry (the release flow runs this), and 2
-//                                                   when a pinned build's integrity changed
+//   node scripts/refresh-npm-binaries.mjs --check   the release flow's check: exits 2 when the
+//                                                   registry gives another integrity for a pinned
+//                                                   build, or no longer has it; names newer builds
+//                                                   the table does not pin (a warning: refresh,
+//                                                   commit and release again to ship them)
 //
 // A pinned build whose integrity the registry now gives differently is never replaced: the
 // script stops and says so (a registry serving another tarball under a published version is
@@ -89,9 +91,7 @@ async function main() {
       jobs.push({ platform, minor, version });
     }
   }
-  const integrities = await pool(jobs, 8, ({ platform, version }) =>
-    npmView(`${SCOPE}/${platform}@${version}`, 'dist.integrity'),
-  );
+  const integrities = await pool(jobs, 8, ({ platform, version }) => npmView(`${SCOPE}/${platform}@${version}`, 'dist.integrity'));
   const changed = [];
   jobs.forEach(({ platform, minor, version }, i) => {
     const integrity = integrities[i];
@@ -104,21 +104,30 @@ async function main() {
     }
     packages[platform][minor] = { version, integrity };
   });
+  // Pinned builds the registry no longer lists (each pinned minor's version must still be there).
+  const listed = new Set(jobs.map(({ platform, version }) => `${platform}@${version}`));
+  for (const [platform, minors] of Object.entries(old.packages ?? {})) {
+    for (const [minor, { version }] of Object.entries(minors)) {
+      const newer = packages[platform]?.[minor];
+      if (!listed.has(`${platform}@${version}`) && !(newer && newer.version !== version)) {
+        changed.push(`${SCOPE}/${platform}@${version} (PostgreSQL ${minor}) is pinned and the registry no longer lists it`);
+      }
+    }
+  }
   if (changed.length) {
-    console.error(
-      `The registry gives another integrity for a pinned build; the table is left as it is:\n  ${changed.join('\n  ')}`,
-    );
+    console.error(`The registry disagrees with pinned builds; the table is left as it is:\n  ${changed.join('\n  ')}`);
     process.exit(2);
   }
   const table = { scope: SCOPE, majors: MAJORS, packages };
   const text = `${JSON.stringify(table, null, 2)}\n`;
   if (check) {
-    if (text === readFileSync(TABLE, 'utf8')) {
-      console.log(`${TABLE}: current (${jobs.length} builds)`);
-      return;
+    const added = jobs.filter(({ platform, minor, version }) => old.packages?.[platform]?.[minor]?.version !== version);
+    for (const { platform, version } of added) {
+      const line = `${SCOPE}/${platform}@${version} is on the registry and not pinned: npm run refresh-binaries, commit, release again to ship it`;
+      console.log(process.env.GITHUB_ACTIONS === 'true' ? `::warning::${line}` : line);
     }
-    console.error(`${TABLE} differs from the registry: run npm run refresh-binaries and commit the table`);
-    process.exit(1);
+    console.log(`${TABLE}: every pinned build is on the registry with its pinned integrity (${added.length} newer not pinned)`);
+    return;
   }
   const tmp = `${TABLE}.tmp-${process.pid}`;
   writeFileSync(tmp, text);
