@@ -2805,10 +2805,12 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
   phases.end("copy");
   return { cache, copyTemplates };
 }
+var SAVED_SOCKET_LOCK = /^\.s\.PGSQL\.\d+\.lock$/;
 function restoreCluster(entry, handle, config, runAs) {
   const dataDir = dataDirOf(handle.runDir);
+  const files = Object.entries(entry.manifest.files).filter(([f]) => !SAVED_SOCKET_LOCK.test(f));
   try {
-    copyCluster(entry.dir, entry.manifest, dataDir, runAs);
+    copyCluster(entry.dir, { dirs: entry.manifest.dirs, files: Object.fromEntries(files) }, dataDir, runAs);
   } catch (error) {
     if (error instanceof DamagedEntryError) {
       rmSync7(dataDir, { recursive: true, force: true });

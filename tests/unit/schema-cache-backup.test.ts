@@ -1,17 +1,21 @@
 /**
  * The native schema cache's copy of a running cluster (schema-cache/backup-copy.ts and the SQL of
  * schema-cache/native.ts): what a base backup leaves out, the WAL segments it needs, the backup
- * functions of each server version, and the copy of a folder tree as a data directory (real
- * files in a temporary folder; the copy of a running server is in the e2e tests).
+ * functions of each server version, the copy of a folder tree as a data directory, and the
+ * restore of an entry saved before (real files in a temporary folder; the copy of a running
+ * server is in the e2e tests).
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { hbaConf } from '../../src/native/postgres.js';
+import { listFiles } from '../../src/native/cache-manifest.js';
+import { restoreCluster } from '../../src/native/place-cluster.js';
+import { dataDirOf, hbaConf } from '../../src/native/postgres.js';
 import { BackupCopy, copyRule, labelStartSegment, walSegments } from '../../src/schema-cache/backup-copy.js';
 import { backupStatements } from '../../src/schema-cache/native.js';
+import { parse } from '../helpers/inputs.js';
 
 const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-backup-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -208,5 +212,21 @@ describe('the copy of a data directory', () => {
     await expect(copy.copyDataDirectory([])).rejects.toThrow(
       /pg_tblspc\/16385 in the data directory is a symbolic link \(a tablespace outside it\).*CREATE TABLESPACE/,
     );
+  });
+});
+
+describe('the restore of an entry', () => {
+  it("leaves out the socket lock file of the postmaster that saved it (pg_basebackup's entries hold it)", () => {
+    const entry = mkdtempSync(join(work, 'entry-'));
+    writeFileSync(join(entry, 'PG_VERSION'), '15\n');
+    writeFileSync(join(entry, '.s.PGSQL.5432.lock'), '4242\n');
+    for (const name of ['pg_hba.conf', 'pg_ident.conf']) writeFileSync(join(entry, name), '');
+    mkdirSync(join(entry, 'global'));
+    writeFileSync(join(entry, 'global', 'pg_control'), 'control');
+    const runDir = mkdtempSync(join(work, 'run-'));
+    const handle = { mode: 'native' as const, pid: 0, runDir, token: '', ram: null, bindir: '' };
+    restoreCluster({ dir: entry, manifest: listFiles(entry) }, handle, parse({}), null);
+    expect(readdirSync(dataDirOf(runDir)).sort()).toEqual(['PG_VERSION', 'global', 'pg_hba.conf', 'pg_ident.conf']);
+    expect(readFileSync(join(dataDirOf(runDir), 'global', 'pg_control'), 'utf8')).toBe('control');
   });
 });
