@@ -128,7 +128,9 @@ export function backupStatements(versionNum: number): { start: string; stop: str
  * run: the binaries' folder needs only postgres. The server keeps running; nothing else uses it
  * yet.
  * @returns the copy's manifest (every folder, and each file's size and sha256 as written)
- * @throws InputError (settings) when wal_level is minimal (the backup functions refuse it);
+ * @throws InputError (settings) when wal_level is minimal (the backup functions refuse it: such
+ *   WAL "does not contain enough information to reconstruct the data from a base backup",
+ *   manual, wal_level);
  *   SetupError when the copy meets a symbolic link (a tablespace), a WAL segment it needs is
  *   gone, or the deadline (SNAPSHOT_TIMEOUT_MS) passes; query and filesystem errors as they come
  */
