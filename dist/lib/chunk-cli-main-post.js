@@ -451,8 +451,8 @@ var require_node = __commonJS({
 var LOG_TAIL_LINES = 50;
 
 // src/lifecycle.ts
-import { readdirSync as readdirSync3, readFileSync as readFileSync8 } from "node:fs";
-import { join as join10 } from "node:path";
+import { readdirSync as readdirSync4, readFileSync as readFileSync8 } from "node:fs";
+import { join as join11 } from "node:path";
 
 // src/docker/job-container.ts
 import { existsSync, readFileSync } from "node:fs";
@@ -2709,8 +2709,6 @@ function hbaConf(listen) {
   return [
     "# Written by pg-tmpfs for this run.",
     "local all all peer map=pg_tmpfs",
-    // The schema cache copies the cluster after init with pg_basebackup (schema-cache/native.ts).
-    "local replication all peer map=pg_tmpfs",
     "host all all 127.0.0.1/32 scram-sha-256",
     "host all all ::1/128 scram-sha-256",
     ...listen.split(",").every((a) => isLoopback(a.trim())) ? [] : ["host all all all scram-sha-256"],
@@ -2725,8 +2723,8 @@ function identConf(osUsers2, dbUser) {
 
 // src/native/start.ts
 import { randomBytes as randomBytes4 } from "node:crypto";
-import { chownSync as chownSync2, mkdirSync as mkdirSync2, readFileSync as readFileSync7, writeFileSync as writeFileSync2 } from "node:fs";
-import { join as join8 } from "node:path";
+import { chownSync as chownSync2, mkdirSync as mkdirSync3, readFileSync as readFileSync7, writeFileSync as writeFileSync2 } from "node:fs";
+import { join as join9 } from "node:path";
 import { performance as performance4 } from "node:perf_hooks";
 
 // src/native/npm-binaries.ts
@@ -2923,10 +2921,12 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
   phases.end("copy");
   return { cache, copyTemplates };
 }
+var SAVED_SOCKET_LOCK = /^\.s\.PGSQL\.\d+\.lock$/;
 function restoreCluster(entry, handle, config, runAs) {
   const dataDir = dataDirOf(handle.runDir);
+  const files = Object.entries(entry.manifest.files).filter(([f]) => !SAVED_SOCKET_LOCK.test(f));
   try {
-    copyCluster(entry.dir, entry.manifest, dataDir, runAs);
+    copyCluster(entry.dir, { dirs: entry.manifest.dirs, files: Object.fromEntries(files) }, dataDir, runAs);
   } catch (error) {
     if (error instanceof DamagedEntryError) {
       rmSync3(dataDir, { recursive: true, force: true });
@@ -2952,9 +2952,224 @@ function osUsers(runAs) {
 
 // src/schema-cache/native.ts
 import { execFileSync as execFileSync3 } from "node:child_process";
+import { createHash as createHash5 } from "node:crypto";
+import { readdirSync as readdirSync2, readFileSync as readFileSync6 } from "node:fs";
+import { join as join8 } from "node:path";
+
+// src/schema-cache/backup-copy.ts
 import { createHash as createHash4 } from "node:crypto";
-import { readdirSync, readFileSync as readFileSync6 } from "node:fs";
+import { closeSync as closeSync2, constants as constants2, fstatSync, mkdirSync as mkdirSync2, openSync as openSync2, readdirSync, readSync, writeSync } from "node:fs";
 import { join as join7 } from "node:path";
+import { setImmediate as yieldToEvents } from "node:timers/promises";
+var EMPTIED = /* @__PURE__ */ new Set([
+  "pg_wal",
+  "pg_replslot",
+  "pg_dynshmem",
+  "pg_notify",
+  "pg_serial",
+  "pg_snapshots",
+  "pg_stat_tmp",
+  "pg_subtrans"
+]);
+var TOP_FILES = /* @__PURE__ */ new Set([
+  "postmaster.pid",
+  "postmaster.opts",
+  "backup_label",
+  "tablespace_map",
+  "backup_manifest",
+  "postgresql.auto.conf.tmp",
+  "current_logfiles.tmp"
+]);
+var SOCKET_FILE = /^\.s\.PGSQL\.\d+(\.lock)?$/;
+var TEMP_RELATION = /^t\d+_\d+(_[a-z]+)?(\.\d+)?$/;
+function copyRule(rel, isDir) {
+  const parts = rel.split("/");
+  const name = parts[parts.length - 1] ?? "";
+  if (name.startsWith("pgsql_tmp") || name.startsWith("pg_internal.init")) return "skip";
+  const top = parts[0] ?? "";
+  if (parts.length === 1) return !isDir && (TOP_FILES.has(name) || SOCKET_FILE.test(name)) ? "skip" : "copy";
+  if (EMPTIED.has(top)) return isDir && top === "pg_wal" ? "copy" : "skip";
+  if (!isDir && (top === "base" || top === "pg_tblspc") && TEMP_RELATION.test(name)) return "skip";
+  return "copy";
+}
+var SEGMENT_NAME = /^([0-9A-F]{8})([0-9A-F]{8})([0-9A-F]{8})$/;
+var MAX_SEGMENTS = 65536;
+function walSegments(first, last, segmentBytes) {
+  const a = SEGMENT_NAME.exec(first);
+  const b = SEGMENT_NAME.exec(last);
+  if (!a || !b) throw new Error(`not WAL segment names: ${first}, ${last}`);
+  if (a[1] !== b[1]) throw new Error(`${first} and ${last} are on different timelines`);
+  if (!Number.isInteger(Math.log2(segmentBytes)) || segmentBytes < 2 ** 20 || segmentBytes > 2 ** 30) {
+    throw new Error(`wal_segment_size ${segmentBytes} is not a power of two from 1 MiB to 1 GiB`);
+  }
+  const perHalf = 2 ** 32 / segmentBytes;
+  const number = (m) => parseInt(m[2], 16) * perHalf + parseInt(m[3], 16);
+  const from = number(a);
+  const to = number(b);
+  if (to < from) throw new Error(`${last} comes before ${first}`);
+  if (to - from >= MAX_SEGMENTS) throw new Error(`${first} to ${last} is more than ${MAX_SEGMENTS} segments`);
+  const hex = (n) => n.toString(16).toUpperCase().padStart(8, "0");
+  const names = [];
+  for (let n = from; n <= to; n++) names.push(`${a[1]}${hex(Math.floor(n / perHalf))}${hex(n % perHalf)}`);
+  return names;
+}
+function labelStartSegment(label) {
+  const m = /^START WAL LOCATION: [0-9A-F]+\/[0-9A-F]+ \(file ([0-9A-F]{24})\)$/m.exec(label);
+  if (!m?.[1]) throw new Error("the backup label names no start WAL file");
+  return m[1];
+}
+var READ_FLAGS = constants2.O_RDONLY | (constants2.O_NOFOLLOW ?? 0);
+var CHUNK_BYTES = 1024 * 1024;
+var SLICE_MS = 20;
+var BackupCopy = class {
+  /**
+   * @param src the data directory (PGDATA)
+   * @param dest an existing empty folder
+   * @param deadline Date.now() value after which the copy gives up
+   */
+  constructor(src, dest, deadline) {
+    this.src = src;
+    this.dest = dest;
+    this.deadline = deadline;
+  }
+  src;
+  dest;
+  deadline;
+  /** What has been written so far. */
+  manifest = { dirs: [], files: {} };
+  buffer = null;
+  sliceStart = performance.now();
+  /**
+   * Copies the data directory as copyRule says, leaving out `later` (copied by copyFile).
+   * Files that vanish while it walks (a relation dropped or truncated meanwhile) are left out:
+   * the WAL replayed at restore brings the cluster to its state at pg_backup_stop.
+   * @throws SetupError when a symbolic link is met (a tablespace outside the data directory, or
+   *   pg_wal elsewhere), at the deadline; InterruptedError; filesystem errors as they come
+   */
+  async copyDataDirectory(later) {
+    const walk = async (rel) => {
+      let entries;
+      try {
+        entries = readdirSync(rel ? join7(this.src, rel) : this.src, { withFileTypes: true });
+      } catch (error) {
+        if (error.code === "ENOENT" && rel) return;
+        throw error;
+      }
+      for (const entry of entries.sort((x, y) => x.name < y.name ? -1 : 1)) {
+        const path = rel ? `${rel}/${entry.name}` : entry.name;
+        if (entry.isSymbolicLink()) throw symlinkError(path);
+        const isDir = entry.isDirectory();
+        if (!isDir && !entry.isFile() || copyRule(path, isDir) === "skip" || later.includes(path)) continue;
+        await this.turn();
+        if (isDir) {
+          this.mkdir(path);
+          await walk(path);
+        } else this.copyFile(path);
+      }
+    };
+    await walk("");
+  }
+  /** Makes folder `rel` of the copy (mode 0700) and records it. */
+  mkdir(rel) {
+    mkdirSync2(join7(this.dest, rel), { mode: 448 });
+    this.manifest.dirs.push(rel);
+  }
+  /**
+   * Copies the data directory's file `rel` into the copy, reading it to its end as it is then,
+   * and records its size and sha256.
+   * @returns false when it is not there (or not a regular file): nothing written
+   */
+  copyFile(rel) {
+    let fd;
+    try {
+      fd = openSync2(join7(this.src, rel), READ_FLAGS);
+    } catch (error) {
+      const code = error.code;
+      if (code === "ENOENT") return false;
+      if (code === "ELOOP") throw symlinkError(rel);
+      throw error;
+    }
+    try {
+      const s = fstatSync(fd);
+      if (!s.isFile()) return false;
+      this.buffer ??= Buffer.allocUnsafe(CHUNK_BYTES);
+      const out = openSync2(join7(this.dest, rel), "wx", s.mode & 488);
+      const hash = createHash4("sha256");
+      let size = 0;
+      try {
+        for (; ; ) {
+          const n = readSync(fd, this.buffer, 0, CHUNK_BYTES, size);
+          if (n === 0) break;
+          const bytes = this.buffer.subarray(0, n);
+          hash.update(bytes);
+          for (let done = 0; done < n; ) done += writeSync(out, bytes, done, n - done);
+          size += n;
+        }
+      } finally {
+        closeSync2(out);
+      }
+      this.manifest.files[rel] = { size, sha256: hash.digest("hex") };
+      return true;
+    } finally {
+      closeSync2(fd);
+    }
+  }
+  /** Writes `content` as the copy's file `rel` (mode 0600) and records it. */
+  writeFile(rel, content) {
+    const bytes = Buffer.from(content, "utf8");
+    const out = openSync2(join7(this.dest, rel), "wx", 384);
+    try {
+      for (let done = 0; done < bytes.length; ) done += writeSync(out, bytes, done, bytes.length - done);
+    } finally {
+      closeSync2(out);
+    }
+    this.manifest.files[rel] = { size: bytes.length, sha256: createHash4("sha256").update(bytes).digest("hex") };
+  }
+  /**
+   * Copies WAL segments `names` and every timeline history file from the data directory's
+   * pg_wal, after pg_backup_stop, each segment marked archived (`archive_status/<name>.done`, as
+   * pg_basebackup marks the WAL it fetched) so that a restored server with archive_mode on does
+   * not archive them again.
+   * @throws SetupError naming the first segment that is gone (a checkpoint during the copy
+   *   recycled it: nothing to restore from)
+   */
+  async copyWal(names) {
+    const history = readdirSync(join7(this.src, "pg_wal")).filter((n) => /^[0-9A-F]{8}\.history$/.test(n));
+    for (const name of history) this.copyFile(`pg_wal/${name}`);
+    if (!this.manifest.dirs.includes("pg_wal/archive_status")) this.mkdir("pg_wal/archive_status");
+    for (const name of names) {
+      await this.turn();
+      if (!this.copyFile(`pg_wal/${name}`)) {
+        throw new SetupError(
+          `WAL segment ${name}, which the copy needs, was removed from pg_wal while it was taken`,
+          "Run again; if it keeps happening, raise wal_keep_size in input settings"
+        );
+      }
+      this.writeFile(`pg_wal/archive_status/${name}.done`, "");
+    }
+  }
+  /** Gives the event loop a turn every SLICE_MS (a signal's handler, the backup session's socket); checks the deadline. */
+  async turn() {
+    if (performance.now() - this.sliceStart < SLICE_MS) return;
+    await yieldToEvents();
+    this.sliceStart = performance.now();
+    throwIfInterrupted();
+    if (Date.now() > this.deadline) {
+      throw new SetupError(
+        `the copy of the cluster did not finish in time (${this.src})`,
+        "See whether the disk is full or slow"
+      );
+    }
+  }
+};
+function symlinkError(rel) {
+  return new SetupError(
+    `${rel} in the data directory is a symbolic link (${rel.startsWith("pg_tblspc/") ? "a tablespace" : "a folder"} outside it), which the schema cache does not copy`,
+    "Create no tablespace in init (CREATE TABLESPACE), or turn schema-cache off"
+  );
+}
+
+// src/schema-cache/native.ts
 var PROBE_TIMEOUT_MS = 1e4;
 var SNAPSHOT_TIMEOUT_MS2 = 6e5;
 function ask(facts, program, args) {
@@ -2971,14 +3186,14 @@ function ask(facts, program, args) {
   }) ?? "";
 }
 function nativeIdentity(bins, config, facts) {
-  const version = ask(facts, join7(bins.bindir, exe("postgres", process.platform)), ["--version"]);
+  const version = ask(facts, join8(bins.bindir, exe("postgres", process.platform)), ["--version"]);
   if (!version) throw new SetupError(`${bins.bindir}/postgres --version failed`, "Check the PostgreSQL installation");
-  const sharedir = bins.sharedir ?? ask(facts, join7(bins.bindir, exe("pg_config", process.platform)), ["--sharedir"]);
+  const sharedir = bins.sharedir ?? ask(facts, join8(bins.bindir, exe("pg_config", process.platform)), ["--sharedir"]);
   const extensionControls = {};
-  const folder = sharedir ? join7(sharedir, "extension") : "";
+  const folder = sharedir ? join8(sharedir, "extension") : "";
   let names = [];
   try {
-    names = folder ? readdirSync(folder).filter((n) => n.endsWith(".control")) : [];
+    names = folder ? readdirSync2(folder).filter((n) => n.endsWith(".control")) : [];
   } catch {
   }
   for (const name of [...names.map((n) => n.slice(0, -".control".length)), ...config.extensions].sort()) {
@@ -2988,7 +3203,7 @@ function nativeIdentity(bins, config, facts) {
       continue;
     }
     try {
-      extensionControls[name] = createHash4("sha256").update(readFileSync6(join7(folder, `${name}.control`))).digest("hex");
+      extensionControls[name] = createHash5("sha256").update(readFileSync6(join8(folder, `${name}.control`))).digest("hex");
     } catch {
       extensionControls[name] = "";
     }
@@ -3002,45 +3217,67 @@ function nativeIdentity(bins, config, facts) {
     extensionControls
   };
 }
+var SESSION_TIMEOUTS = { connectTimeoutMs: 1e4, queryTimeoutMs: 6e4, statementTimeoutMs: 6e4 };
+var LABEL = "pg-tmpfs schema cache";
+var CONTROL_FILE = "global/pg_control";
+function backupStatements(versionNum) {
+  const v15 = versionNum >= 15e4;
+  const stop2 = v15 ? "pg_backup_stop(false)" : "pg_stop_backup(false, false)";
+  return {
+    start: v15 ? "SELECT pg_backup_start($1, true)" : "SELECT pg_start_backup($1, true, false)",
+    stop: `SELECT labelfile, spcmapfile, pg_walfile_name(lsn) AS last_wal FROM ${stop2}`
+  };
+}
 async function snapshotNative(server, dest) {
-  const result = await run(
-    join7(server.bindir, exe("pg_basebackup", process.platform)),
-    [
-      "-D",
-      dest,
-      "-X",
-      "fetch",
-      "-c",
-      "fast",
-      "-N",
-      ...noManifest(server.serverVersion),
-      "-h",
-      server.socketDirectory,
-      "-p",
-      String(server.connection.port),
-      "-U",
-      server.connection.user
-    ],
-    { timeoutMs: SNAPSHOT_TIMEOUT_MS2, env: { PGAPPNAME: "pg-tmpfs schema cache" }, unsetEnv: ["PGPASSWORD", "PGOPTIONS"] }
+  const deadline = Date.now() + SNAPSHOT_TIMEOUT_MS2;
+  const copy = new BackupCopy(server.dataDirectory, dest, deadline);
+  const session = await openClient(
+    {
+      host: server.socketDirectory,
+      port: server.connection.port,
+      user: server.connection.user,
+      password: "",
+      database: server.connection.database
+    },
+    SESSION_TIMEOUTS
   );
-  if (result.code === 0) return;
-  const text = `${result.stderr}${result.stdout}`.trim();
-  if (/wal_level|max_wal_senders|number of requested standby connections/i.test(text)) {
-    throw new SetupError(
-      `the cluster cannot be copied while it runs: ${text}`,
-      "Remove wal_level=minimal or max_wal_senders=0 from input 'settings' (the schema cache copies the cluster with pg_basebackup)"
+  let stopped;
+  let segmentBytes;
+  try {
+    const facts = await session.query(
+      `SELECT current_setting('server_version_num')::int AS version, current_setting('wal_level') AS wal_level,
+              pg_size_bytes(current_setting('wal_segment_size')) AS segment`
     );
+    const { version, wal_level: walLevel, segment } = facts.rows[0] ?? { version: 0, wal_level: "", segment: "" };
+    if (walLevel === "minimal") {
+      throw new InputError(
+        "settings",
+        "wal_level=minimal: the running cluster cannot be copied (PostgreSQL makes a base backup only with wal_level replica or logical), so the schema cache saved nothing",
+        "Remove wal_level=minimal from settings, or turn schema-cache off"
+      );
+    }
+    segmentBytes = Number(segment);
+    const sql = backupStatements(version);
+    await session.query(sql.start, [LABEL]);
+    await copy.copyDataDirectory([CONTROL_FILE]);
+    if (!copy.copyFile(CONTROL_FILE))
+      throw new SetupError(`${server.dataDirectory} has no ${CONTROL_FILE}`, "See the server log");
+    const rows = (await session.query(sql.stop)).rows;
+    if (!rows[0]) throw new SetupError("the backup stop returned no row", "See the server log");
+    stopped = rows[0];
+  } finally {
+    await session.end().catch(() => void 0);
   }
-  throw new SetupError(
-    result.timedOut ? `pg_basebackup did not finish within ${SNAPSHOT_TIMEOUT_MS2 / 1e3} s` : `pg_basebackup failed: ${text}`,
-    "See its message"
-  );
+  copy.writeFile("backup_label", stopped.labelfile);
+  if (stopped.spcmapfile) copy.writeFile("tablespace_map", stopped.spcmapfile);
+  await copy.copyWal(walSegments(labelStartSegment(stopped.labelfile), stopped.last_wal, segmentBytes));
+  return copy.manifest;
 }
 
 // src/native/start.ts
 var MAX_SOCKET_PATH = 107;
 function checkSocketPath(dataDir, port) {
-  const path = join8(dataDir, `.s.PGSQL.${port}`);
+  const path = join9(dataDir, `.s.PGSQL.${port}`);
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
     throw new InputError(
       "container-name",
@@ -3070,8 +3307,8 @@ function listenWarnings(config) {
 }
 function makeRunDir(handle, runAs) {
   throwIfInterrupted();
-  mkdirSync2(handle.runDir, { mode: 448 });
-  writeFileSync2(join8(handle.runDir, RUN_MARKER), handle.token);
+  mkdirSync3(handle.runDir, { mode: 448 });
+  writeFileSync2(join9(handle.runDir, RUN_MARKER), handle.token);
   if (runAs) chownSync2(handle.runDir, runAs.uid, runAs.gid);
 }
 async function bootstrap(config, handle, port, exited, verifier, restored) {
@@ -3180,7 +3417,7 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
       }
     );
     if (ram.plan.warning) log.warning(ram.plan.warning);
-    handle.runDir = join8(ram.base, `${config.containerName}-${handle.token}`);
+    handle.runDir = join9(ram.base, `${config.containerName}-${handle.token}`);
     checkSocketPath(dataDirOf(handle.runDir), port);
     record();
     makeRunDir(handle, runAs);
@@ -3610,17 +3847,17 @@ async function runInitFiles(client, server, config, log, files) {
 
 // src/schema-cache/store.ts
 import { randomBytes as randomBytes5 } from "node:crypto";
-import { chmodSync, lstatSync, mkdirSync as mkdirSync3, readdirSync as readdirSync2, rmSync as rmSync4, utimesSync, writeFileSync as writeFileSync3 } from "node:fs";
-import { join as join9 } from "node:path";
+import { chmodSync, lstatSync, mkdirSync as mkdirSync4, readdirSync as readdirSync3, rmSync as rmSync4, utimesSync, writeFileSync as writeFileSync3 } from "node:fs";
+import { join as join10 } from "node:path";
 var DEFAULT_STORE_MAX_BYTES = 2 * 1024 ** 3;
 function storeDir(cacheDir) {
-  return join9(cacheDir, "schema");
+  return join10(cacheDir, "schema");
 }
 function lookup(cacheDir, key) {
   const store = storeDir(cacheDir);
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
-  const dir = join9(store, key);
+  const dir = join10(store, key);
   const found = checkEntry(dir);
   if (!found) return { entry: null, dropped: null, dir };
   if ("problem" in found) {
@@ -3642,15 +3879,15 @@ async function save(cacheDir, key, fill) {
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
   await removeStaleFills(store);
-  const staging = join9(store, `${key}.tmp-${process.pid}-${randomBytes5(4).toString("hex")}`);
-  mkdirSync3(staging, { mode: 448 });
+  const staging = join10(store, `${key}.tmp-${process.pid}-${randomBytes5(4).toString("hex")}`);
+  mkdirSync4(staging, { mode: 448 });
   try {
     const written = await fill(staging);
     chmodSync(staging, 448);
     const manifest = written ?? listFiles(staging);
     const text = JSON.stringify(manifest);
     writeFileSync3(`${staging}${MANIFEST_SUFFIX}`, text, { mode: 384 });
-    const dir = join9(store, key);
+    const dir = join10(store, key);
     if (!placeEntry(staging, dir, text)) return null;
     return { dir, bytes: entryBytes(manifest) };
   } finally {
@@ -3668,9 +3905,9 @@ function prune(cacheDir, keep, maxBytes = storeMaxBytes()) {
     if (!name.endsWith(MANIFEST_SUFFIX)) continue;
     const key = name.slice(0, -MANIFEST_SUFFIX.length);
     if (key.includes(".tmp-")) continue;
-    const found = checkEntry(join9(store, key));
+    const found = checkEntry(join10(store, key));
     if (!found || "problem" in found) continue;
-    const used = lstatSync(join9(store, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    const used = lstatSync(join10(store, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
     entries.push({ key, bytes: entryBytes(found.manifest), used });
   }
   let total = entries.reduce((sum, e) => sum + e.bytes, 0);
@@ -3678,7 +3915,7 @@ function prune(cacheDir, keep, maxBytes = storeMaxBytes()) {
   for (const e of entries.sort((a, b) => a.used - b.used)) {
     if (total <= maxBytes) break;
     if (e.key === keep) continue;
-    if (dropEntry(join9(store, e.key)) === null) {
+    if (dropEntry(join10(store, e.key)) === null) {
       total -= e.bytes;
       removed.push(e.key);
     }
@@ -4048,22 +4285,22 @@ async function sweepLeftovers(containerName) {
   const bases = ["/dev/shm", tempBase()];
   for (const base of [...bases]) {
     try {
-      for (const n of readdirSync3(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join10(base, n));
+      for (const n of readdirSync4(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join11(base, n));
     } catch {
     }
   }
   for (const base of bases) {
     let names = [];
     try {
-      names = readdirSync3(base).filter((n) => n.startsWith(`${containerName}-`));
+      names = readdirSync4(base).filter((n) => n.startsWith(`${containerName}-`));
     } catch {
       continue;
     }
     for (const n of names) {
-      const runDir = join10(base, n);
+      const runDir = join11(base, n);
       let token;
       try {
-        token = readFileSync8(join10(runDir, RUN_MARKER), "utf8");
+        token = readFileSync8(join11(runDir, RUN_MARKER), "utf8");
       } catch {
         continue;
       }

@@ -137,17 +137,26 @@ export async function placeCluster(
 }
 
 /**
+ * The socket lock file of the postmaster that saved an entry (`.s.PGSQL.<port>.lock`, in the
+ * data directory, which is native mode's socket folder): entries saved with pg_basebackup hold
+ * it. It names that postmaster's PID, and a postmaster started on the same port refuses to start
+ * while a process of its user has that PID now (src/backend/utils/init/miscinit.c CreateLockFile).
+ */
+const SAVED_SOCKET_LOCK = /^\.s\.PGSQL\.\d+\.lock$/;
+
+/**
  * Puts a schema-cache entry in the run folder's data directory instead of a fresh cluster: copied
  * as the initdb cache's entries are (checked against its manifest as it goes: copyCluster), owned
- * by `runAs`, with this run's authentication files. Its backup_label stays: the server replays
- * the WAL of the copy as it starts.
+ * by `runAs`, with this run's authentication files, without a saved socket lock file. Its
+ * backup_label stays: the server replays the WAL of the copy as it starts.
  * @throws DamagedEntryError when the entry differs from its manifest (the caller drops it: a
  *   miss); other errors as copyError maps them
  */
 export function restoreCluster(entry: StoreEntry, handle: NativeHandle, config: Config, runAs: RunAs | null): void {
   const dataDir = dataDirOf(handle.runDir);
+  const files = Object.entries(entry.manifest.files).filter(([f]) => !SAVED_SOCKET_LOCK.test(f));
   try {
-    copyCluster(entry.dir, entry.manifest, dataDir, runAs);
+    copyCluster(entry.dir, { dirs: entry.manifest.dirs, files: Object.fromEntries(files) }, dataDir, runAs);
   } catch (error) {
     if (error instanceof DamagedEntryError) {
       rmSync(dataDir, { recursive: true, force: true });

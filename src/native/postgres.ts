@@ -308,8 +308,6 @@ export function hbaConf(listen: string): string {
   return [
     '# Written by pg-tmpfs for this run.',
     'local all all peer map=pg_tmpfs',
-    // The schema cache copies the cluster after init with pg_basebackup (schema-cache/native.ts).
-    'local replication all peer map=pg_tmpfs',
     'host all all 127.0.0.1/32 scram-sha-256',
     'host all all ::1/128 scram-sha-256',
     ...(listen.split(',').every((a) => isLoopback(a.trim())) ? [] : ['host all all all scram-sha-256']),

@@ -1,26 +1,30 @@
 /**
  * The schema cache in native mode: the server's identity (its version, binaries and the control
- * files of the requested extensions), the consistent copy after init (pg_basebackup of the
- * running server), and the restore (the copy placed as the data directory: the server replays
- * the few WAL records after backup_label as it starts; manual: "Making a Base Backup",
- * pg_basebackup).
+ * files of the requested extensions), and the consistent copy after init: a base backup of the
+ * running server made with PostgreSQL's low-level backup API and a copy of its files by this
+ * process, no program but postgres needed (backup-copy.ts). The restore places the copy as the
+ * data directory (native/place-cluster.ts restoreCluster): the server replays the few WAL
+ * records after backup_label as it starts (manual: "Making a Base Backup Using the Low Level
+ * API", "Recovering Using a Continuous Archive Backup").
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SetupError } from '../errors.js';
+import { InputError, SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
 import { exe, type Binaries } from '../native/binaries.js';
 import { initdbArgs } from '../native/cache-key.js';
 import type { Facts } from '../native/facts.js';
-import { run } from '../proc.js';
+import type { Manifest } from '../native/cache-manifest.js';
+import { openClient } from '../readiness.js';
 import type { NativeServer } from '../server.js';
-import { noManifest, type ServerIdentity } from './key.js';
+import { BackupCopy, labelStartSegment, walSegments } from './backup-copy.js';
+import type { ServerIdentity } from './key.js';
 
 /** Deadline of `postgres --version` and `pg_config --sharedir`: 10 000 ms. */
 const PROBE_TIMEOUT_MS = 10_000;
-/** Deadline of the copy after init (pg_basebackup): 600 000 ms (a cluster of a few GB on a slow disk). */
+/** Deadline of the copy after init: 600 000 ms (a cluster of a few GB on a slow disk). */
 export const SNAPSHOT_TIMEOUT_MS = 600_000;
 
 /** A program's one-line answer, kept in facts; '' when it fails. */
@@ -86,45 +90,94 @@ export function nativeIdentity(bins: Binaries, config: Config, facts: Facts): Se
   };
 }
 
+/** Deadlines of the backup session: 10 000 ms to connect, 60 000 ms a query (the server's statement_timeout too). */
+const SESSION_TIMEOUTS = { connectTimeoutMs: 10_000, queryTimeoutMs: 60_000, statementTimeoutMs: 60_000 };
+
+/** The backup's label, in backup_label and the server log. */
+const LABEL = 'pg-tmpfs schema cache';
+
+/** The data directory's file copied last, just before pg_backup_stop (as PostgreSQL's own base backup does). */
+const CONTROL_FILE = 'global/pg_control';
+
 /**
- * Writes a consistent copy of the running server's cluster into `dest` (an empty folder):
- * pg_basebackup over the Unix socket (peer authentication; pg_hba.conf allows replication there,
- * postgres.ts hbaConf), a fast checkpoint, the WAL it needs fetched at the end (`-X fetch`), no
- * fsync (`-N`), no backup manifest. The server keeps running; nothing else uses it yet.
- * @throws SetupError with pg_basebackup's message; one naming the `settings` input when
- *   wal_level is minimal or max_wal_senders is 0 (a base backup needs both)
+ * The low-level backup functions of a server version: pg_backup_start(label, fast) and
+ * pg_backup_stop(wait_for_archive) from PostgreSQL 15; before, pg_start_backup(label, fast,
+ * exclusive) and pg_stop_backup(exclusive, wait_for_archive), used non-exclusive (manual,
+ * "Backup Control Functions"). Fast: an immediate checkpoint. No waiting for the archive: the
+ * WAL is copied from pg_wal. The stop's row adds the name of the last WAL file it needs.
+ * @param versionNum server_version_num, e.g. 150018
+ * @returns the two statements; the start's $1 is the label
  */
-export async function snapshotNative(server: NativeServer, dest: string): Promise<void> {
-  const result = await run(
-    join(server.bindir, exe('pg_basebackup', process.platform)),
-    [
-      '-D',
-      dest,
-      '-X',
-      'fetch',
-      '-c',
-      'fast',
-      '-N',
-      ...noManifest(server.serverVersion),
-      '-h',
-      server.socketDirectory,
-      '-p',
-      String(server.connection.port),
-      '-U',
-      server.connection.user,
-    ],
-    { timeoutMs: SNAPSHOT_TIMEOUT_MS, env: { PGAPPNAME: 'pg-tmpfs schema cache' }, unsetEnv: ['PGPASSWORD', 'PGOPTIONS'] },
+export function backupStatements(versionNum: number): { start: string; stop: string } {
+  const v15 = versionNum >= 150_000;
+  const stop = v15 ? 'pg_backup_stop(false)' : 'pg_stop_backup(false, false)';
+  return {
+    start: v15 ? 'SELECT pg_backup_start($1, true)' : 'SELECT pg_start_backup($1, true, false)',
+    stop: `SELECT labelfile, spcmapfile, pg_walfile_name(lsn) AS last_wal FROM ${stop}`,
+  };
+}
+
+/**
+ * Writes a consistent copy of the running server's cluster into `dest` (an empty folder) with
+ * PostgreSQL's low-level backup API over a session of its own on the Unix socket (peer
+ * authentication): pg_backup_start (an immediate checkpoint), a copy of the data directory
+ * without what a base backup leaves out (backup-copy.ts copyRule), pg_control last,
+ * pg_backup_stop, its label written as backup_label (and tablespace_map when it gives one), then
+ * the WAL segments from the label's start to the stop's last one (manual, "Making a Base Backup
+ * Using the Low Level API"). The session stays open from start to stop: a non-exclusive backup
+ * ends with its session, so a run killed meanwhile leaves the server as it was. No program is
+ * run: the binaries' folder needs only postgres. The server keeps running; nothing else uses it
+ * yet.
+ * @returns the copy's manifest (every folder, and each file's size and sha256 as written)
+ * @throws InputError (settings) when wal_level is minimal (the backup functions refuse it: such
+ *   WAL "does not contain enough information to reconstruct the data from a base backup",
+ *   manual, wal_level);
+ *   SetupError when the copy meets a symbolic link (a tablespace), a WAL segment it needs is
+ *   gone, or the deadline (SNAPSHOT_TIMEOUT_MS) passes; query and filesystem errors as they come
+ */
+export async function snapshotNative(server: NativeServer, dest: string): Promise<Manifest> {
+  const deadline = Date.now() + SNAPSHOT_TIMEOUT_MS;
+  const copy = new BackupCopy(server.dataDirectory, dest, deadline);
+  const session = await openClient(
+    {
+      host: server.socketDirectory,
+      port: server.connection.port,
+      user: server.connection.user,
+      password: '',
+      database: server.connection.database,
+    },
+    SESSION_TIMEOUTS,
   );
-  if (result.code === 0) return;
-  const text = `${result.stderr}${result.stdout}`.trim();
-  if (/wal_level|max_wal_senders|number of requested standby connections/i.test(text)) {
-    throw new SetupError(
-      `the cluster cannot be copied while it runs: ${text}`,
-      "Remove wal_level=minimal or max_wal_senders=0 from input 'settings' (the schema cache copies the cluster with pg_basebackup)",
+  let stopped: { labelfile: string; spcmapfile: string | null; last_wal: string };
+  let segmentBytes: number;
+  try {
+    const facts = await session.query<{ version: number; wal_level: string; segment: string }>(
+      `SELECT current_setting('server_version_num')::int AS version, current_setting('wal_level') AS wal_level,
+              pg_size_bytes(current_setting('wal_segment_size')) AS segment`,
     );
+    const { version, wal_level: walLevel, segment } = facts.rows[0] ?? { version: 0, wal_level: '', segment: '' };
+    if (walLevel === 'minimal') {
+      throw new InputError(
+        'settings',
+        'wal_level=minimal: the running cluster cannot be copied (PostgreSQL makes a base backup only with wal_level replica or logical), so the schema cache saved nothing',
+        'Remove wal_level=minimal from settings, or turn schema-cache off',
+      );
+    }
+    segmentBytes = Number(segment);
+    const sql = backupStatements(version);
+    await session.query(sql.start, [LABEL]);
+    await copy.copyDataDirectory([CONTROL_FILE]);
+    if (!copy.copyFile(CONTROL_FILE))
+      throw new SetupError(`${server.dataDirectory} has no ${CONTROL_FILE}`, 'See the server log');
+    const rows = (await session.query<typeof stopped>(sql.stop)).rows;
+    if (!rows[0]) throw new SetupError('the backup stop returned no row', 'See the server log');
+    stopped = rows[0];
+  } finally {
+    // Ends the backup too when it failed before the stop (a non-exclusive backup ends with its session).
+    await session.end().catch(() => undefined);
   }
-  throw new SetupError(
-    result.timedOut ? `pg_basebackup did not finish within ${SNAPSHOT_TIMEOUT_MS / 1000} s` : `pg_basebackup failed: ${text}`,
-    'See its message',
-  );
+  copy.writeFile('backup_label', stopped.labelfile);
+  if (stopped.spcmapfile) copy.writeFile('tablespace_map', stopped.spcmapfile);
+  await copy.copyWal(walSegments(labelStartSegment(stopped.labelfile), stopped.last_wal, segmentBytes));
+  return copy.manifest;
 }

@@ -1,7 +1,8 @@
 /**
  * What a miss does around the copy of the cluster: it refuses to save a cluster with UNLOGGED
- * relations (a base backup copies only their init fork, so a restore would serve them empty:
- * manual, "pg_basebackup" and CREATE TABLE "UNLOGGED"), and the copy's superuser has no password
+ * relations (a restore starts with recovery, which empties them: "an unlogged table is
+ * automatically truncated after a crash or unclean shutdown", manual, CREATE TABLE "UNLOGGED";
+ * pg_basebackup in Docker mode copies only their init fork), and the copy's superuser has no password
  * (ALTER ROLE … PASSWORD NULL while the copy is taken, then the verifier again): a restored
  * cluster accepts no password until the hit sets its own. Older row versions and WAL in the
  * copied files may still hold the saving run's SCRAM verifier (docs/schema-cache.md says so).
@@ -84,10 +85,11 @@ export async function withoutPassword<T>(server: Server, copy: () => Promise<T>)
 /**
  * A miss's copy of a running server into the store's folder `dir`: refused when the cluster has
  * UNLOGGED relations, taken with the superuser's password cleared (withoutPassword), by mode
- * (snapshotNative: pg_basebackup into `dir`; snapshotDocker: pg_basebackup's tar from the
- * container, whose manifest it returns).
- * @returns the Docker copy's manifest; nothing for a native copy (the store makes its manifest)
- * @throws Error naming the UNLOGGED relations (unloggedProblem); SetupError from the copy
+ * (snapshotNative: a base backup with PostgreSQL's low-level backup API, its files copied into
+ * `dir` by this process; snapshotDocker: pg_basebackup's tar from the container).
+ * @returns the copy's manifest, made from the bytes written
+ * @throws Error naming the UNLOGGED relations (unloggedProblem); InputError (settings) and
+ *   SetupError from the copy
  */
 export async function saveCluster(server: Server, dir: string): Promise<Manifest | void> {
   const unlogged = await unloggedRelations(server);

@@ -2,13 +2,26 @@
  * The schema cache in native mode through the CLI: a miss saves the cluster after init, a hit
  * restores it (no initdb, no init, new password), --no-wait too; changing what shapes the schema
  * gives a miss; a damaged or foreign entry is a miss with a warning; several starts at once;
- * the store's bound; a server that cannot be copied still starts. Nothing is left behind.
+ * the store's bound; a server that cannot be copied (wal_level=minimal, a tablespace outside the
+ * data directory, UNLOGGED tables) still starts, and one without WAL senders is copied. Nothing
+ * is left behind.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chownSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAsUser } from '../../src/native/postgres.js';
 import { leftoverSnapshot, NATIVE_MAJOR, queryValue, ROOT } from '../helpers/infra.js';
 
 const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-schema-'));
@@ -135,6 +148,21 @@ describe('schema cache, native mode (CLI)', () => {
     down('hit');
   });
 
+  it("saves a base backup: its label and the WAL it needs, not the running postmaster's files", () => {
+    const entry = join(cacheDir, 'schema', firstKey);
+    const top = readdirSync(entry);
+    expect(top.filter((n) => /^(postmaster\.|\.s\.PGSQL\.|backup_label$|tablespace_map$)/.test(n))).toEqual(['backup_label']);
+    const label = readFileSync(join(entry, 'backup_label'), 'utf8');
+    expect(label).toMatch(/^LABEL: pg-tmpfs schema cache$/m);
+    const start = /^START WAL LOCATION: \S+ \(file ([0-9A-F]{24})\)$/m.exec(label)?.[1] ?? 'none';
+    const wal = readdirSync(join(entry, 'pg_wal')).sort();
+    expect(wal[0]).toBe(start);
+    expect(wal.at(-1)).toBe('archive_status');
+    expect(readdirSync(join(entry, 'pg_wal', 'archive_status'))).toEqual(wal.slice(0, -1).map((n) => `${n}.done`));
+    const emptied = 'pg_dynshmem pg_notify pg_replslot pg_serial pg_snapshots pg_stat_tmp pg_subtrans'.split(' ');
+    expect(emptied.map((d) => [d, readdirSync(join(entry, d))])).toEqual(emptied.map((d) => [d, []]));
+  });
+
   it('hits with --no-wait: wait reports the hit and the schema is there', async () => {
     const r = cli(upArgs('nowait', [...SCHEMA, '--no-wait']));
     expect(r.status, r.stderr).toBe(0);
@@ -233,20 +261,28 @@ describe('schema cache, native mode (CLI)', () => {
     expect(left.length).toBeLessThanOrEqual(2);
   });
 
-  it('starts when the cluster cannot be copied (wal_level=minimal), saying why nothing was saved', async () => {
-    const { json, stderr } = up('minimal', [
-      ...SCHEMA,
-      '--schema-cache-key',
-      'minimal',
-      '--setting',
-      'wal_level=minimal',
-      '--setting',
-      'max_wal_senders=0',
-    ]);
+  it('starts when the cluster cannot be copied (wal_level=minimal), naming the input', async () => {
+    const minimal = ['wal_level=minimal', 'max_wal_senders=0'].flatMap((s) => ['--setting', s]);
+    const { json, stderr } = up('minimal', [...SCHEMA, '--schema-cache-key', 'minimal', ...minimal]);
     expect(json.schemaCacheHit).toBe(false);
-    expect(stderr).toMatch(/warning: schema cache not saved: .*settings/);
+    expect(stderr).toMatch(
+      /warning: schema cache not saved: Input 'settings': wal_level=minimal: the running cluster cannot be copied .*Remove wal_level=minimal from settings/,
+    );
     expect(await queryValue(json.connectionUri, 'select count(*) as v from seed')).toBe('500');
     down('minimal');
+    expect(readdirSync(join(cacheDir, 'schema')).filter((n) => n.startsWith(json.schemaCacheKey ?? '-'))).toEqual([]);
+  });
+
+  it('saves and hits with max_wal_senders=0 (the copy needs no replication connection)', async () => {
+    const extra = [...SCHEMA, '--schema-cache-key', 'no-senders', '--setting', 'max_wal_senders=0'];
+    const miss = up('no-senders', extra);
+    expect(miss.stderr).toContain('schema cache saved: ');
+    down('no-senders');
+    const hit = up('no-senders-hit', extra);
+    expect([hit.json.schemaCacheHit, hit.json.schemaCacheKey]).toEqual([true, miss.json.schemaCacheKey]);
+    expect(await queryValue(hit.json.connectionUri, "select current_setting('max_wal_senders') as v")).toBe('0');
+    expect(await queryValue(hit.json.connectionUri, 'select count(*) as v from seed')).toBe('500');
+    down('no-senders-hit');
   });
 
   it('misses when a setting changes (search_path shapes where init puts its tables)', () => {
@@ -270,6 +306,29 @@ describe('schema cache, native mode (CLI)', () => {
       expect(readdirSync(join(cacheDir, 'schema')).filter((n) => n === json.schemaCacheKey)).toEqual([]);
     } finally {
       rmSync(join(project, 'db', '003_unlogged.sql'));
+    }
+  });
+
+  it('does not save a cluster with a tablespace outside its data directory, saying so', async () => {
+    const location = mkdtempSync(join(tmpdir(), 'pg-tmpfs-tablespace-'));
+    const runAs = runAsUser();
+    if (runAs) chownSync(location, runAs.uid, runAs.gid);
+    writeFileSync(
+      join(project, 'db', '003_tablespace.sql'),
+      `-- pg-tmpfs: no-transaction\nCREATE TABLESPACE outside LOCATION '${location}';\nCREATE TABLE far (id int) TABLESPACE outside;\n`,
+    );
+    try {
+      const { json, stderr } = up('tablespace', [...SCHEMA, '--schema-cache-key', 'tablespace']);
+      expect(json.schemaCacheHit).toBe(false);
+      expect(stderr).toMatch(
+        /warning: schema cache not saved: pg_tblspc\/\d+ in the data directory is a symbolic link \(a tablespace outside it\)/,
+      );
+      expect(await queryValue(json.connectionUri, 'select count(*) as v from far')).toBe('0');
+      down('tablespace');
+      expect(readdirSync(join(cacheDir, 'schema')).filter((n) => n.startsWith(json.schemaCacheKey ?? '-'))).toEqual([]);
+    } finally {
+      rmSync(join(project, 'db', '003_tablespace.sql'));
+      rmSync(location, { recursive: true, force: true });
     }
   });
 
