@@ -56,9 +56,9 @@ import {
   __toESM
 } from "./chunk-common.js";
 
-// node_modules/@mongodb-js/saslprep/dist/index.js
+// ../../main/node_modules/@mongodb-js/saslprep/dist/index.js
 var require_dist = __commonJS({
-  "node_modules/@mongodb-js/saslprep/dist/index.js"(exports, module) {
+  "../../main/node_modules/@mongodb-js/saslprep/dist/index.js"(exports, module) {
     "use strict";
     var getCodePoint = (character) => character.codePointAt(0);
     var first = (x) => x[0];
@@ -120,9 +120,9 @@ var require_dist = __commonJS({
   }
 });
 
-// node_modules/memory-pager/index.js
+// ../../main/node_modules/memory-pager/index.js
 var require_memory_pager = __commonJS({
-  "node_modules/memory-pager/index.js"(exports, module) {
+  "../../main/node_modules/memory-pager/index.js"(exports, module) {
     module.exports = Pager;
     function Pager(pageSize, opts) {
       if (!(this instanceof Pager)) return new Pager(pageSize, opts);
@@ -256,9 +256,9 @@ var require_memory_pager = __commonJS({
   }
 });
 
-// node_modules/sparse-bitfield/index.js
+// ../../main/node_modules/sparse-bitfield/index.js
 var require_sparse_bitfield = __commonJS({
-  "node_modules/sparse-bitfield/index.js"(exports, module) {
+  "../../main/node_modules/sparse-bitfield/index.js"(exports, module) {
     var pager = require_memory_pager();
     module.exports = Bitfield;
     function Bitfield(opts) {
@@ -333,9 +333,9 @@ var require_sparse_bitfield = __commonJS({
   }
 });
 
-// node_modules/@mongodb-js/saslprep/dist/memory-code-points.js
+// ../../main/node_modules/@mongodb-js/saslprep/dist/memory-code-points.js
 var require_memory_code_points = __commonJS({
-  "node_modules/@mongodb-js/saslprep/dist/memory-code-points.js"(exports) {
+  "../../main/node_modules/@mongodb-js/saslprep/dist/memory-code-points.js"(exports) {
     "use strict";
     var __importDefault = exports && exports.__importDefault || function(mod2) {
       return mod2 && mod2.__esModule ? mod2 : { "default": mod2 };
@@ -370,9 +370,9 @@ var require_memory_code_points = __commonJS({
   }
 });
 
-// node_modules/@mongodb-js/saslprep/dist/code-points-data.js
+// ../../main/node_modules/@mongodb-js/saslprep/dist/code-points-data.js
 var require_code_points_data = __commonJS({
-  "node_modules/@mongodb-js/saslprep/dist/code-points-data.js"(exports) {
+  "../../main/node_modules/@mongodb-js/saslprep/dist/code-points-data.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var zlib_1 = __require("zlib");
@@ -380,9 +380,9 @@ var require_code_points_data = __commonJS({
   }
 });
 
-// node_modules/@mongodb-js/saslprep/dist/node.js
+// ../../main/node_modules/@mongodb-js/saslprep/dist/node.js
 var require_node = __commonJS({
-  "node_modules/@mongodb-js/saslprep/dist/node.js"(exports, module) {
+  "../../main/node_modules/@mongodb-js/saslprep/dist/node.js"(exports, module) {
     "use strict";
     var __importDefault = exports && exports.__importDefault || function(mod2) {
       return mod2 && mod2.__esModule ? mod2 : { "default": mod2 };
@@ -405,7 +405,7 @@ var LOG_TAIL_LINES = 50;
 
 // src/lifecycle.ts
 import { readdirSync as readdirSync7, readFileSync as readFileSync10 } from "node:fs";
-import { join as join15 } from "node:path";
+import { join as join16 } from "node:path";
 
 // src/docker/job-container.ts
 import { existsSync, readFileSync } from "node:fs";
@@ -919,28 +919,101 @@ function brokenByInit(input, c, error) {
 }
 
 // src/native/cache-copy.ts
-import { chownSync, closeSync as closeSync2, fchownSync, mkdirSync, openSync as openSync2, renameSync, rmSync as rmSync2, writeSync } from "node:fs";
-import { join as join2, relative as relative2 } from "node:path";
+import { createHash as createHash2 } from "node:crypto";
+import { chownSync, closeSync as closeSync2, fchownSync, fstatSync as fstatSync2, mkdirSync, openSync as openSync2, renameSync, rmSync as rmSync2, writeSync } from "node:fs";
+import { join as join3, relative as relative2 } from "node:path";
 
 // src/native/cache-manifest.ts
+import { lstatSync as lstatSync2, readdirSync as readdirSync2 } from "node:fs";
+import { isAbsolute, join as join2, relative } from "node:path";
+
+// src/native/file-seal.ts
 import { createHash } from "node:crypto";
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync as readdirSync2, readSync } from "node:fs";
-import { isAbsolute, join, relative } from "node:path";
+import { join } from "node:path";
+import { chmodSync, closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 function trustProblem(s, kind) {
   if (kind === "folder" ? !s.isDirectory() : !s.isFile()) {
     return s.isSymbolicLink() ? "is a symbolic link" : `is not a ${kind}`;
   }
   const uid = process.geteuid?.();
   if (uid === void 0) return null;
-  if (s.uid !== uid) return `belongs to uid ${s.uid}, not to this user (uid ${uid})`;
-  if ((s.mode & 18) !== 0) {
-    return `can be written by group or others (mode ${(s.mode & 511).toString(8).padStart(3, "0")})`;
+  if (Number(s.uid) !== uid) return `belongs to uid ${s.uid}, not to this user (uid ${uid})`;
+  const mode = Number(s.mode);
+  if ((mode & 18) !== 0) {
+    return `can be written by group or others (mode ${(mode & 511).toString(8).padStart(3, "0")})`;
   }
   return null;
 }
-var MANIFEST_SUFFIX = ".manifest.json";
-var MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
 var READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+var CHUNK_BYTES = 256 * 1024;
+var chunk = null;
+function readChunks(fd, size, each) {
+  chunk ??= Buffer.allocUnsafe(CHUNK_BYTES);
+  let done = 0;
+  while (done < size) {
+    const n = readSync(fd, chunk, 0, Math.min(CHUNK_BYTES, size - done), done);
+    if (n === 0) break;
+    each(chunk.subarray(0, n));
+    done += n;
+  }
+  return done;
+}
+function fingerprintOf(s) {
+  return `${s.ino}:${s.mtimeNs}:${s.ctimeNs}`;
+}
+function sealClock(dir) {
+  chmodSync(dir, lstatSync(dir).mode & 4095);
+  return lstatSync(dir, { bigint: true }).ctimeNs;
+}
+function openTrusted(path) {
+  const fd = openSync(path, READ_FLAGS);
+  try {
+    const s = fstatSync(fd, { bigint: true });
+    const problem = trustProblem(s, "file");
+    if (problem) throw new TrustError(problem);
+    return { fd, s };
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+function sealFile(path, since) {
+  return sealAt(path, since).entry;
+}
+function sealAt(path, since) {
+  const { fd, s } = openTrusted(path);
+  try {
+    const hash = createHash("sha256");
+    const size = readChunks(fd, Number(s.size), (piece) => hash.update(piece));
+    const entry = { size, sha256: hash.digest("hex") };
+    if (s.ctimeNs < since && size === Number(s.size)) entry.fingerprint = fingerprintOf(s);
+    return { entry, ctimeNs: s.ctimeNs };
+  } finally {
+    closeSync(fd);
+  }
+}
+var SETTLE_MS = 50;
+function sealFiles(dir, paths) {
+  let since = sealClock(dir);
+  const files = {};
+  let newest = null;
+  for (const path of paths) {
+    const { entry, ctimeNs } = sealAt(join(dir, path), since);
+    files[path] = entry;
+    if (!entry.fingerprint && (newest === null || ctimeNs > newest)) newest = ctimeNs;
+  }
+  if (newest === null) return { files, sealedNs: String(since) };
+  const wait = new Int32Array(new SharedArrayBuffer(4));
+  const end = Date.now() + SETTLE_MS;
+  do {
+    Atomics.wait(wait, 0, 0, 1);
+    since = sealClock(dir);
+  } while (since <= newest && Date.now() < end);
+  for (const [path, entry] of Object.entries(files)) {
+    if (!entry.fingerprint) files[path] = sealFile(join(dir, path), since);
+  }
+  return { files, sealedNs: String(since) };
+}
 var buffer = Buffer.alloc(0);
 function readAll(fd, size) {
   if (buffer.length < size) buffer = Buffer.allocUnsafe(size);
@@ -970,22 +1043,6 @@ function withFile(path, use, maxBytes) {
 }
 var TrustError = class extends Error {
 };
-function listFiles(dir) {
-  const manifest = { dirs: [], files: {} };
-  const walk = (at) => {
-    for (const name of readdirSync2(at)) {
-      const path = join(at, name);
-      if (lstatSync(path).isDirectory()) {
-        manifest.dirs.push(relative(dir, path));
-        walk(path);
-      } else {
-        manifest.files[relative(dir, path)] = withFile(path, (bytes) => ({ size: bytes.length, sha256: sha256(bytes) }));
-      }
-    }
-  };
-  walk(dir);
-  return manifest;
-}
 function readProblem(error) {
   if (error instanceof TrustError) return error.message;
   const code = error.code;
@@ -993,29 +1050,77 @@ function readProblem(error) {
   if (code === "ELOOP") return "is a symbolic link";
   return `cannot be read (${code ?? String(error)})`;
 }
+function fileProblem(path, want) {
+  const s = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+  if (!s) return "is missing";
+  const untrusted = trustProblem(s, "file");
+  if (untrusted) return untrusted;
+  if (Number(s.size) !== want.size) return `has ${s.size} bytes, not ${want.size}`;
+  if (want.fingerprint !== void 0 && fingerprintOf(s) === want.fingerprint) return null;
+  let now;
+  try {
+    now = sealFile(path, 0n);
+  } catch (error) {
+    return readProblem(error);
+  }
+  if (now.size !== want.size) return `has ${now.size} bytes, not ${want.size}`;
+  return now.sha256 === want.sha256 ? null : "does not match the sha256 in its manifest";
+}
+
+// src/native/cache-manifest.ts
+var MANIFEST_SUFFIX = ".manifest.json";
+var MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
+function listFiles(dir) {
+  const dirs = [];
+  const paths = [];
+  const walk = (at) => {
+    for (const name of readdirSync2(at)) {
+      const path = join2(at, name);
+      if (lstatSync2(path).isDirectory()) {
+        dirs.push(relative(dir, path));
+        walk(path);
+      } else {
+        paths.push(relative(dir, path));
+      }
+    }
+  };
+  walk(dir);
+  return { dirs, ...sealFiles(dir, paths) };
+}
 function loadManifest(entry) {
   let m;
   try {
-    m = withFile(
-      `${entry}${MANIFEST_SUFFIX}`,
-      (bytes) => JSON.parse(bytes.toString("utf8")),
-      MAX_MANIFEST_BYTES
-    );
+    m = withFile(`${entry}${MANIFEST_SUFFIX}`, (bytes) => JSON.parse(bytes.toString("utf8")), MAX_MANIFEST_BYTES);
   } catch (error) {
     return error instanceof SyntaxError ? "is not JSON" : readProblem(error);
   }
+  return manifestShape(m);
+}
+var FINGERPRINT = /^\d{1,20}:-?\d{1,25}:-?\d{1,25}$/;
+function manifestShape(json) {
+  const m = json;
   if (!m || !Array.isArray(m.dirs) || !m.files || typeof m.files !== "object" || Array.isArray(m.files)) {
     return "is not a manifest of this format";
   }
   if (!m.dirs.every((d) => typeof d === "string" && isInside(d))) return "names a folder outside its entry";
   for (const [f, e] of Object.entries(m.files)) {
     if (!isInside(f)) return "names a file outside its entry";
-    const { size, sha256: hash } = e ?? {};
+    const { size, sha256: hash, fingerprint } = e ?? {};
     if (!Number.isSafeInteger(size) || size < 0 || typeof hash !== "string" || !/^[0-9a-f]{64}$/.test(hash)) {
       return `gives no size and sha256 for ${f}`;
     }
+    if (fingerprint !== void 0 && (typeof fingerprint !== "string" || !FINGERPRINT.test(fingerprint))) {
+      return `gives no fingerprint of this format for ${f}`;
+    }
   }
-  return { dirs: m.dirs, files: m.files };
+  if (m.sealedNs !== void 0 && (typeof m.sealedNs !== "string" || !/^-?\d{1,25}$/.test(m.sealedNs))) {
+    return "gives no time of this format for its seal";
+  }
+  return {
+    dirs: m.dirs,
+    files: m.files,
+    ...m.sealedNs === void 0 ? {} : { sealedNs: m.sealedNs }
+  };
 }
 function readManifest(entry) {
   const m = loadManifest(entry);
@@ -1026,40 +1131,42 @@ function isInside(path) {
 }
 function foldersProblem(root, dirs) {
   for (const dir of ["", ...dirs]) {
-    const s = lstatSync(dir ? join(root, dir) : root, { throwIfNoEntry: false });
+    const s = lstatSync2(dir ? join2(root, dir) : root, { throwIfNoEntry: false });
     const problem = s ? trustProblem(s, "folder") : "is missing";
     if (problem) return `${dir || "its folder"} ${problem}`;
   }
   return null;
 }
 function checkEntry(entry) {
-  if (!lstatSync(entry, { throwIfNoEntry: false })) return null;
+  if (!lstatSync2(entry, { throwIfNoEntry: false })) return null;
   const m = loadManifest(entry);
   if (typeof m === "string") return { problem: `its manifest ${m}` };
   const problem = foldersProblem(entry, m.dirs);
   return problem ? { problem } : { manifest: m };
 }
+function addedProblem(root, dirs, known) {
+  for (const dir of ["", ...dirs]) {
+    const added = readdirSync2(join2(root, dir)).find((name) => !known.has(dir ? join2(dir, name) : name));
+    if (added !== void 0) return `${dir ? join2(dir, added) : added} was added`;
+  }
+  return null;
+}
 function entryProblem(entry) {
   const checked = checkEntry(entry);
   if (!checked) return "it is not there";
   if ("problem" in checked) return checked.problem;
-  const { manifest } = checked;
-  let found;
+  const { dirs, files } = checked.manifest;
   try {
-    found = listFiles(entry);
+    const added = addedProblem(entry, dirs, /* @__PURE__ */ new Set([...dirs, ...Object.keys(files)]));
+    if (added) return added;
   } catch (error) {
-    return `a file in it ${readProblem(error)}`;
+    return `a folder in it ${readProblem(error)}`;
   }
-  const extraDir = found.dirs.find((d) => !manifest.dirs.includes(d));
-  if (extraDir) return `${extraDir} was added`;
-  for (const [path, { size, sha256: hash }] of Object.entries(manifest.files)) {
-    const now = found.files[path];
-    if (!now) return `${path} is missing`;
-    if (now.size !== size) return `${path} has ${now.size} bytes, not ${size}`;
-    if (now.sha256 !== hash) return `${path} does not match the sha256 in its manifest`;
+  for (const [path, want] of Object.entries(files)) {
+    const problem = fileProblem(join2(entry, path), want);
+    if (problem) return `${path} ${problem}`;
   }
-  const extra = Object.keys(found.files).find((path) => !(path in manifest.files));
-  return extra ? `${extra} was added` : null;
+  return null;
 }
 
 // src/native/cache-copy.ts
@@ -1075,10 +1182,49 @@ var DamagedEntryError = class extends Error {
 };
 function deferrableDatabases(manifest) {
   const oids = manifest.dirs.map((d) => /^base[\\/](\d+)$/.exec(d)?.[1]).filter((o) => o !== void 0).map(Number).sort((a, b) => a - b);
-  return oids.slice(0, -1).map((oid) => join2("base", String(oid)));
+  return oids.slice(0, -1).map((oid) => join3("base", String(oid)));
 }
 function isUnder(path, dir) {
   return path === dir || path.startsWith(`${dir}/`) || path.startsWith(`${dir}\\`);
+}
+var FileProblem = class extends Error {
+};
+function copyFile(from, to, want, runAs) {
+  let opened;
+  try {
+    opened = openTrusted(from);
+  } catch (error) {
+    throw new FileProblem(readProblem(error));
+  }
+  const { fd, s } = opened;
+  try {
+    if (Number(s.size) !== want.size) throw new FileProblem(`has ${s.size} bytes, not ${want.size}`);
+    const unchanged = want.fingerprint !== void 0 && fingerprintOf(s) === want.fingerprint;
+    const hash = unchanged ? null : createHash2("sha256");
+    const out = openSync2(to, "wx", Number(s.mode) & 488);
+    let read;
+    try {
+      read = readChunks(fd, want.size, (piece) => {
+        hash?.update(piece);
+        for (let done = 0; done < piece.length; ) done += writeSync(out, piece, done, piece.length - done);
+      });
+      if (runAs) fchownSync(out, runAs.uid, runAs.gid);
+    } catch (error) {
+      if (error.syscall === "read") throw new FileProblem(readProblem(error));
+      throw error;
+    } finally {
+      closeSync2(out);
+    }
+    if (read !== want.size) throw new FileProblem(`has ${read} bytes, not ${want.size}`);
+    if (hash && hash.digest("hex") !== want.sha256) {
+      throw new FileProblem("does not match the sha256 in its manifest (it changed after the fill)");
+    }
+    if (!hash && fingerprintOf(fstatSync2(fd, { bigint: true })) !== want.fingerprint) {
+      throw new FileProblem("changed while it was copied");
+    }
+  } finally {
+    closeSync2(fd);
+  }
 }
 function copyCluster(entry, manifest, dest, runAs, later = []) {
   const now = (path) => !later.some((dir) => isUnder(path, dir));
@@ -1088,32 +1234,17 @@ function copyCluster(entry, manifest, dest, runAs, later = []) {
   mkdirSync(dest, { mode: 448 });
   if (runAs) chownSync(dest, runAs.uid, runAs.gid);
   for (const dir of dirs) {
-    const path = join2(dest, dir);
+    const path = join3(dest, dir);
     mkdirSync(path, { mode: 448 });
     if (runAs) chownSync(path, runAs.uid, runAs.gid);
   }
-  for (const [file, { size, sha256: hash }] of Object.entries(manifest.files).filter(([f]) => now(f))) {
-    let mode = 384;
-    let bytes;
+  for (const [file, want] of Object.entries(manifest.files)) {
+    if (!now(file)) continue;
     try {
-      bytes = withFile(join2(entry, file), (read, s) => {
-        if (s.size !== size) throw new TrustError(`has ${s.size} bytes, not ${size}`);
-        mode = s.mode & 488;
-        return read;
-      });
+      copyFile(join3(entry, file), join3(dest, file), want, runAs);
     } catch (error) {
-      throw new DamagedEntryError(entry, `${file} ${readProblem(error)}`);
-    }
-    if (bytes.length !== size) throw new DamagedEntryError(entry, `${file} has ${bytes.length} bytes, not ${size}`);
-    if (sha256(bytes) !== hash) {
-      throw new DamagedEntryError(entry, `${file} does not match the sha256 in its manifest (it changed after the fill)`);
-    }
-    const fd = openSync2(join2(dest, file), "wx", mode);
-    try {
-      for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
-      if (runAs) fchownSync(fd, runAs.uid, runAs.gid);
-    } finally {
-      closeSync2(fd);
+      if (error instanceof FileProblem) throw new DamagedEntryError(entry, `${file} ${error.message}`);
+      throw error;
     }
   }
 }
@@ -1122,7 +1253,7 @@ function copyLater(entry, manifest, dest, runAs, later, staging) {
   mkdirSync(staging, { mode: 448 });
   try {
     for (const [n, dir] of later.entries()) {
-      const into = join2(staging, String(n));
+      const into = join3(staging, String(n));
       const part = {
         dirs: manifest.dirs.filter((p) => p !== dir && isUnder(p, dir)).map((p) => relative2(dir, p)),
         files: Object.fromEntries(
@@ -1130,13 +1261,13 @@ function copyLater(entry, manifest, dest, runAs, later, staging) {
         )
       };
       try {
-        copyCluster(join2(entry, dir), part, into, runAs);
+        copyCluster(join3(entry, dir), part, into, runAs);
       } catch (error) {
         if (!(error instanceof DamagedEntryError)) throw error;
         const what = error.problem.replace(/^its folder /, "");
         throw new DamagedEntryError(entry, what === error.problem ? `${dir}/${what}` : `${dir} ${what}`);
       }
-      renameSync(into, join2(dest, dir));
+      renameSync(into, join3(dest, dir));
     }
   } finally {
     rmSync2(staging, { recursive: true, force: true });
@@ -1144,17 +1275,17 @@ function copyLater(entry, manifest, dest, runAs, later, staging) {
 }
 
 // src/schema-cache/docker.ts
-import { createHash as createHash4 } from "node:crypto";
+import { createHash as createHash5 } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { Writable } from "node:stream";
-import { join as join3 } from "node:path";
+import { join as join4 } from "node:path";
 
-// node_modules/@mongodb-js/saslprep/dist/.esm-wrapper.mjs
+// ../../main/node_modules/@mongodb-js/saslprep/dist/.esm-wrapper.mjs
 var import_node = __toESM(require_node(), 1);
 var saslprep = import_node.default.saslprep;
 
 // src/native/scram.ts
-import { createHash as createHash2, createHmac, pbkdf2Sync, randomBytes } from "node:crypto";
+import { createHash as createHash3, createHmac, pbkdf2Sync, randomBytes } from "node:crypto";
 var SCRAM_ITERATIONS = 4096;
 function preparePassword(password) {
   if (![...password].some((c) => c.charCodeAt(0) > 127)) return password;
@@ -1167,13 +1298,13 @@ function preparePassword(password) {
 function scramVerifier(password, salt = randomBytes(16), iterations = SCRAM_ITERATIONS) {
   const salted = pbkdf2Sync(preparePassword(password), salt, iterations, 32, "sha256");
   const clientKey = createHmac("sha256", salted).update("Client Key").digest();
-  const storedKey = createHash2("sha256").update(clientKey).digest();
+  const storedKey = createHash3("sha256").update(clientKey).digest();
   const serverKey = createHmac("sha256", salted).update("Server Key").digest();
   return `SCRAM-SHA-256$${iterations}:${salt.toString("base64")}$${storedKey.toString("base64")}:${serverKey.toString("base64")}`;
 }
 
 // src/schema-cache/key.ts
-import { createHash as createHash3 } from "node:crypto";
+import { createHash as createHash4 } from "node:crypto";
 import { readFileSync as readFileSync4 } from "node:fs";
 
 // src/init-files.ts
@@ -1496,7 +1627,7 @@ async function checkNotPsql(label, text) {
 // src/schema-cache/key.ts
 var SCHEMA_CACHE_FORMAT = 1;
 function sha2562(data) {
-  return createHash3("sha256").update(data).digest("hex");
+  return createHash4("sha256").update(data).digest("hex");
 }
 async function readSchemaInputs(config, initFiles) {
   const matched = await resolveFiles(config.schemaCacheFiles, config.workDir, "schema-cache-files");
@@ -1545,7 +1676,7 @@ function readEntry(entry) {
   let problem = null;
   let bytes = Buffer.alloc(0);
   try {
-    problem = withFile(join3(dir, BASE_TAR), (read, s) => {
+    problem = withFile(join4(dir, BASE_TAR), (read, s) => {
       if (s.size !== want.size || read.length !== want.size) return `has ${read.length} bytes, not ${want.size}`;
       if (sha256(read) !== want.sha256) return "does not match the sha256 in its manifest (it changed after the fill)";
       bytes = Buffer.from(read);
@@ -1584,16 +1715,16 @@ async function restoreDocker(containerId, tar, user, password, timeoutMs) {
   );
 }
 async function snapshotDocker(server, dest) {
-  const file = createWriteStream(join3(dest, BASE_TAR), { mode: 384 });
+  const file = createWriteStream(join4(dest, BASE_TAR), { mode: 384 });
   let writeError = "";
   file.on("error", (error) => writeError ||= error.message);
-  const hash = createHash4("sha256");
+  const hash = createHash5("sha256");
   let size = 0;
   const out = new Writable({
-    write(chunk, _encoding, done) {
-      hash.update(chunk);
-      size += chunk.length;
-      file.write(chunk, (error) => done(error ?? null));
+    write(chunk2, _encoding, done) {
+      hash.update(chunk2);
+      size += chunk2.length;
+      file.write(chunk2, (error) => done(error ?? null));
     },
     final(done) {
       file.end(() => done(writeError ? new Error(writeError) : null));
@@ -1857,12 +1988,12 @@ function dockerLogTail(handle, lines) {
 // src/native/binaries.ts
 import { execFileSync } from "node:child_process";
 import { existsSync as existsSync2, readdirSync as readdirSync3 } from "node:fs";
-import { join as join5, posix, win32 } from "node:path";
+import { join as join6, posix, win32 } from "node:path";
 
 // src/native/facts.ts
 import { randomBytes as randomBytes3 } from "node:crypto";
 import { readFileSync as readFileSync5, renameSync as renameSync2, statSync as statSync3, writeFileSync, rmSync as rmSync3 } from "node:fs";
-import { join as join4 } from "node:path";
+import { join as join5 } from "node:path";
 
 // src/fsutil.ts
 import { accessSync as accessSync2, constants as constants3, mkdirSync as mkdirSync2, statSync as statSync2 } from "node:fs";
@@ -1927,7 +2058,7 @@ function fileIdentity(path) {
 }
 var noFacts = { get: (_program, _what, compute) => compute() };
 function factsIn(cacheDir) {
-  const file = join4(cacheDir, FACTS_FILE);
+  const file = join5(cacheDir, FACTS_FILE);
   let loaded = null;
   let writable = true;
   const load = () => {
@@ -2036,7 +2167,7 @@ function parseMajor(versionOutput) {
 }
 function pgConfigOnPath(env) {
   for (const dir of (env.PATH ?? "").split(":").filter(Boolean)) {
-    const path = join5(dir, "pg_config");
+    const path = join6(dir, "pg_config");
     if (existsSync2(path)) return path;
   }
   return null;
@@ -2069,7 +2200,7 @@ function realProbe(facts = noFacts) {
       });
     },
     majorOf: (bindir) => {
-      const postgres = join5(bindir, exe("postgres", process.platform));
+      const postgres = join6(bindir, exe("postgres", process.platform));
       const version = facts.get(postgres, "--version", () => {
         try {
           return execFileSync(postgres, ["--version"], { encoding: "utf8", timeout: 1e4 });
@@ -2085,13 +2216,13 @@ function realProbe(facts = noFacts) {
 // src/native/initdb-cache.ts
 import { randomBytes as randomBytes5 } from "node:crypto";
 import { spawnSync } from "node:child_process";
-import { chmodSync, chownSync as chownSync2, cpSync, lstatSync as lstatSync3, mkdirSync as mkdirSync3, renameSync as renameSync4, rmSync as rmSync5, writeFileSync as writeFileSync2 } from "node:fs";
-import { join as join8 } from "node:path";
+import { chmodSync as chmodSync2, chownSync as chownSync2, cpSync, lstatSync as lstatSync4, mkdirSync as mkdirSync3, renameSync as renameSync4, rmSync as rmSync5, writeFileSync as writeFileSync2 } from "node:fs";
+import { join as join9 } from "node:path";
 
 // src/native/cache-key.ts
-import { createHash as createHash5 } from "node:crypto";
+import { createHash as createHash6 } from "node:crypto";
 import { homedir } from "node:os";
-import { join as join6 } from "node:path";
+import { join as join7 } from "node:path";
 function initdbArgs(spec) {
   return [
     ...INITDB_ARGS,
@@ -2103,32 +2234,32 @@ function initdbArgs(spec) {
     ...spec.extraArgs ?? []
   ];
 }
-var CACHE_FORMAT = 3;
+var CACHE_FORMAT = 4;
 function cacheKey(initdbVersion2, args) {
-  return createHash5("sha256").update(JSON.stringify({ format: CACHE_FORMAT, initdbVersion: initdbVersion2.trim(), args })).digest("hex").slice(0, 32);
+  return createHash6("sha256").update(JSON.stringify({ format: CACHE_FORMAT, initdbVersion: initdbVersion2.trim(), args })).digest("hex").slice(0, 32);
 }
 function defaultCacheDir(env = process.env) {
   if (env.PG_TMPFS_CACHE_DIR) return env.PG_TMPFS_CACHE_DIR;
   if (process.getuid?.() === 0) return "/var/cache/pg-tmpfs";
-  return join6(env.XDG_CACHE_HOME || join6(homedir(), ".cache"), "pg-tmpfs");
+  return join7(env.XDG_CACHE_HOME || join7(homedir(), ".cache"), "pg-tmpfs");
 }
 
 // src/native/cache-removal.ts
 import { randomBytes as randomBytes4 } from "node:crypto";
-import { lstatSync as lstatSync2, readdirSync as readdirSync4, renameSync as renameSync3, rmSync as rmSync4 } from "node:fs";
-import { join as join7 } from "node:path";
+import { lstatSync as lstatSync3, readdirSync as readdirSync4, renameSync as renameSync3, rmSync as rmSync4 } from "node:fs";
+import { join as join8 } from "node:path";
 var MAX_WALK = 1e5;
 function removalProblem(path) {
   let seen = 0;
   const walk = (at) => {
-    const s = lstatSync2(at, { throwIfNoEntry: false });
+    const s = lstatSync3(at, { throwIfNoEntry: false });
     if (!s || !s.isDirectory()) return null;
     const problem = trustProblem(s, "folder");
     if (problem) return `${at} ${problem}`;
     for (const name of readdirSync4(at)) {
       seen += 1;
       if (seen > MAX_WALK) return `${path} holds more than ${MAX_WALK} files and folders`;
-      const inner = walk(join7(at, name));
+      const inner = walk(join8(at, name));
       if (inner) return inner;
     }
     return null;
@@ -2168,7 +2299,7 @@ async function removeStaleFills(cacheDir, names = cacheNames(cacheDir)) {
   for (const name of names) {
     const match = /\.tmp-(\d+)-[0-9a-f]+(\.manifest\.json)?$/.exec(name);
     if (!match || Number(match[1]) === process.pid || processAlive(Number(match[1]))) continue;
-    const path = join7(cacheDir, name);
+    const path = join8(cacheDir, name);
     const left = match[2] ? [] : await endProcessesIn(path);
     if (left.length > 0) {
       problems.push(...left);
@@ -2184,9 +2315,10 @@ function removeOldFormats(cacheDir, names = cacheNames(cacheDir)) {
   let removed = 0;
   for (const name of names) {
     if (!/^[0-9a-f]{32}$/.test(name)) continue;
-    const entry = join7(cacheDir, name);
+    const entry = join8(cacheDir, name);
     const m = loadManifest(entry);
-    if (typeof m !== "string" || !m.includes("no size and sha256")) continue;
+    const old = typeof m === "string" ? m.includes("no size and sha256") : m.sealedNs === void 0;
+    if (!old) continue;
     if (removeTree(entry) === null) {
       rmSync4(`${entry}${MANIFEST_SUFFIX}`, { force: true });
       removed += 1;
@@ -2237,9 +2369,9 @@ function initdbCause(output) {
   return picked.join(" | ") || "no output";
 }
 async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts) {
-  const initdb = join8(spec.bindir, exe("initdb", process.platform));
+  const initdb = join9(spec.bindir, exe("initdb", process.platform));
   const args = initdbArgs(spec);
-  const entry = join8(cacheDir, cacheKey(initdbVersion(initdb, facts), args));
+  const entry = join9(cacheDir, cacheKey(initdbVersion(initdb, facts), args));
   let dropped;
   const found = checkEntry(entry);
   if (found && "manifest" in found) return { entry, manifest: found.manifest, hit: true, initdbMs: 0 };
@@ -2254,7 +2386,7 @@ async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts
   const suffix = `.tmp-${process.pid}-${randomBytes5(4).toString("hex")}`;
   const fill = {
     staging: `${entry}${suffix}`,
-    initdbDir: stagingBase ? join8(stagingBase, `initdb${suffix}`) : `${entry}${suffix}`
+    initdbDir: stagingBase ? join9(stagingBase, `initdb${suffix}`) : `${entry}${suffix}`
   };
   throwIfInterrupted();
   mkdirSync3(fill.initdbDir, { mode: 448 });
@@ -2327,7 +2459,7 @@ ${result.stderr}`;
 async function recordFill(cacheDir, fill) {
   try {
     if (fill.initdbDir !== fill.staging) cpSync(fill.initdbDir, fill.staging, { recursive: true });
-    chmodSync(fill.staging, 448);
+    chmodSync2(fill.staging, 448);
     const filled = listFiles(fill.staging);
     writeFileSync2(`${fill.staging}${MANIFEST_SUFFIX}`, JSON.stringify(filled), { mode: 384 });
     return filled;
@@ -2360,12 +2492,12 @@ var PLACE_WAIT_TRIES = 50;
 function placeEntry(staging, entry, data) {
   const manifest = `${entry}${MANIFEST_SUFFIX}`;
   for (let attempt = 0; attempt < 2; attempt++) {
-    if (lstatSync3(entry, { throwIfNoEntry: false })) return false;
+    if (lstatSync4(entry, { throwIfNoEntry: false })) return false;
     try {
       writeFileSync2(manifest, data, { flag: "wx", mode: 384 });
     } catch (error) {
       if (error.code !== "EEXIST") return false;
-      const since = Date.now() - (lstatSync3(manifest, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      const since = Date.now() - (lstatSync4(manifest, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
       if (attempt > 0 || since < 6e4) return false;
       rmSync5(manifest, { force: true });
       continue;
@@ -2385,14 +2517,14 @@ function placeEntry(staging, entry, data) {
 // src/native/postgres.ts
 import { execFileSync as execFileSync3, spawn } from "node:child_process";
 import { chownSync as chownSync3, closeSync as closeSync3, existsSync as existsSync4, openSync as openSync3, readFileSync as readFileSync7, rmSync as rmSync6 } from "node:fs";
-import { basename as basename2, join as join10 } from "node:path";
+import { basename as basename2, join as join11 } from "node:path";
 import { setTimeout as sleep4 } from "node:timers/promises";
 
 // src/native/ramdir.ts
 import { execFileSync as execFileSync2 } from "node:child_process";
 import { existsSync as existsSync3, mkdtempSync, readFileSync as readFileSync6, rmdirSync, statfsSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, isAbsolute as isAbsolute3, join as join9 } from "node:path";
+import { basename, isAbsolute as isAbsolute3, join as join10 } from "node:path";
 var TMPFS_MAGIC = 16914836;
 var RAMFS_MAGIC = 2240043254;
 var MOUNT_PREFIX = "pg-tmpfs-mnt-";
@@ -2476,7 +2608,7 @@ async function prepareRam(bytes, capped, name, onMount = () => void 0) {
     const choice = chooseLinux(bytes, capped);
     if (choice.kind === "shm") return { base: choice.base, plan: { kind: "shm" }, mount: null };
     if (choice.kind === "disk") return { base: choice.base, plan: { kind: "disk", warning: choice.warning }, mount: null };
-    const dir = mkdtempSync(join9(tempBase(), MOUNT_PREFIX));
+    const dir = mkdtempSync(join10(tempBase(), MOUNT_PREFIX));
     const mount = { kind: "mount", dir, sudo: !choice.root };
     onMount(mount);
     try {
@@ -2529,7 +2661,7 @@ async function teardownRam(mount) {
 var RUN_MARKER = ".pg-tmpfs-run";
 var SERVER_LOG = "server.log";
 function dataDirOf(runDir) {
-  return join10(runDir, "data");
+  return join11(runDir, "data");
 }
 function runAsUser() {
   if (process.getuid?.() !== 0) return null;
@@ -2575,10 +2707,10 @@ function nativeSettings(dataDir, config) {
   ];
 }
 function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}) {
-  const logFile = join10(runDir, SERVER_LOG);
+  const logFile = join11(runDir, SERVER_LOG);
   const logFd = openSync3(logFile, "a");
   if (runAs) chownSync3(logFile, runAs.uid, runAs.gid);
-  const child = spawn(join10(bindir, exe("postgres", process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
+  const child = spawn(join11(bindir, exe("postgres", process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
     detached: true,
     stdio: ["ignore", logFd, logFd],
     cwd: runDir,
@@ -2593,7 +2725,7 @@ function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}) {
 }
 function postmasterRunning(dataDir, pid) {
   try {
-    const first = readFileSync7(join10(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
+    const first = readFileSync7(join11(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
     return first === String(pid) && processAlive(pid);
   } catch {
     return false;
@@ -2604,7 +2736,7 @@ function postmasterPid(handle) {
   if (!handle.runDir) return 0;
   try {
     const pid = Number(
-      readFileSync7(join10(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
+      readFileSync7(join11(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
     );
     return Number.isInteger(pid) && pid > 0 ? pid : 0;
   } catch {
@@ -2626,7 +2758,7 @@ function startingPostgres(pid, dataDir) {
 }
 function sysvSegment(dataDir) {
   try {
-    const line = readFileSync7(join10(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
+    const line = readFileSync7(join11(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
     const id = Number(line.trim().split(/\s+/)[1]);
     return Number.isInteger(id) && id >= 0 && line.trim() !== "" ? id : null;
   } catch {
@@ -2635,7 +2767,7 @@ function sysvSegment(dataDir) {
 }
 function isOurRunDir(runDir, token) {
   if (!token) return false;
-  const marker = join10(runDir, RUN_MARKER);
+  const marker = join11(runDir, RUN_MARKER);
   if (existsSync4(marker)) return readFileSync7(marker, "utf8") === token;
   return basename2(runDir).endsWith(`-${token}`);
 }
@@ -2645,7 +2777,7 @@ function nameHasToken(handle) {
 function postgresLogTail(runDir, lines = LOG_TAIL_LINES) {
   if (!runDir) return "";
   try {
-    return readFileSync7(join10(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+    return readFileSync7(join11(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
   } catch {
     return "";
   }
@@ -2660,7 +2792,7 @@ async function stopPostgres(handle) {
   if (pid > 0 && (postmasterRunning(dataDir, pid) || startingPostgres(pid, dataDir))) {
     try {
       if (process.platform === "win32") {
-        await runOk(join10(handle.bindir, exe("pg_ctl", "win32")), ["stop", "-m", "immediate", "-D", dataDir], {
+        await runOk(join11(handle.bindir, exe("pg_ctl", "win32")), ["stop", "-m", "immediate", "-D", dataDir], {
           timeoutMs: PG_CTL_TIMEOUT_MS
         });
       } else {
@@ -2713,13 +2845,13 @@ function identConf(osUsers2, dbUser) {
 // src/native/start.ts
 import { randomBytes as randomBytes6 } from "node:crypto";
 import { chownSync as chownSync4, mkdirSync as mkdirSync4, readFileSync as readFileSync9, writeFileSync as writeFileSync4 } from "node:fs";
-import { join as join13 } from "node:path";
+import { join as join14 } from "node:path";
 import { performance as performance4 } from "node:perf_hooks";
 
 // src/native/place-cluster.ts
 import { renameSync as renameSync5, rmSync as rmSync7, writeFileSync as writeFileSync3 } from "node:fs";
 import { userInfo } from "node:os";
-import { join as join11 } from "node:path";
+import { join as join12 } from "node:path";
 function copyError(error, config, dataDir) {
   if (error instanceof SetupError || error instanceof InputError) return error;
   if (error instanceof DamagedEntryError) {
@@ -2793,12 +2925,12 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
   } catch (error) {
     throw copyError(error, config, dataDir);
   }
-  writeFileSync3(join11(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
-  writeFileSync3(join11(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
+  writeFileSync3(join12(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
+  writeFileSync3(join12(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
   const entry = cache.entry;
   const copyTemplates = () => {
     try {
-      copyLater(entry, cache.manifest, dataDir, runAs, later, join11(handle.runDir, "templates.tmp"));
+      copyLater(entry, cache.manifest, dataDir, runAs, later, join12(handle.runDir, "templates.tmp"));
     } catch (error) {
       if (error instanceof DamagedEntryError) throw new TemplatesNotUsed(error, dropEntry(entry));
       throw copyError(error, config, dataDir);
@@ -2818,8 +2950,8 @@ function restoreCluster(entry, handle, config, runAs) {
     }
     throw copyError(error, config, dataDir);
   }
-  writeFileSync3(join11(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
-  writeFileSync3(join11(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
+  writeFileSync3(join12(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
+  writeFileSync3(join12(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
 }
 function osUsers(runAs) {
   let me;
@@ -2836,9 +2968,9 @@ function osUsers(runAs) {
 
 // src/schema-cache/native.ts
 import { execFileSync as execFileSync4 } from "node:child_process";
-import { createHash as createHash6 } from "node:crypto";
+import { createHash as createHash7 } from "node:crypto";
 import { readdirSync as readdirSync5, readFileSync as readFileSync8 } from "node:fs";
-import { join as join12 } from "node:path";
+import { join as join13 } from "node:path";
 var PROBE_TIMEOUT_MS = 1e4;
 var SNAPSHOT_TIMEOUT_MS2 = 6e5;
 function ask(facts, program, args) {
@@ -2855,11 +2987,11 @@ function ask(facts, program, args) {
   }) ?? "";
 }
 function nativeIdentity(bins, config, facts) {
-  const version = ask(facts, join12(bins.bindir, exe("postgres", process.platform)), ["--version"]);
+  const version = ask(facts, join13(bins.bindir, exe("postgres", process.platform)), ["--version"]);
   if (!version) throw new SetupError(`${bins.bindir}/postgres --version failed`, "Check the PostgreSQL installation");
-  const sharedir = ask(facts, join12(bins.bindir, exe("pg_config", process.platform)), ["--sharedir"]);
+  const sharedir = ask(facts, join13(bins.bindir, exe("pg_config", process.platform)), ["--sharedir"]);
   const extensionControls = {};
-  const folder = sharedir ? join12(sharedir, "extension") : "";
+  const folder = sharedir ? join13(sharedir, "extension") : "";
   let names = [];
   try {
     names = folder ? readdirSync5(folder).filter((n) => n.endsWith(".control")) : [];
@@ -2872,7 +3004,7 @@ function nativeIdentity(bins, config, facts) {
       continue;
     }
     try {
-      extensionControls[name] = createHash6("sha256").update(readFileSync8(join12(folder, `${name}.control`))).digest("hex");
+      extensionControls[name] = createHash7("sha256").update(readFileSync8(join13(folder, `${name}.control`))).digest("hex");
     } catch {
       extensionControls[name] = "";
     }
@@ -2888,7 +3020,7 @@ function nativeIdentity(bins, config, facts) {
 }
 async function snapshotNative(server, dest) {
   const result = await run(
-    join12(server.bindir, exe("pg_basebackup", process.platform)),
+    join13(server.bindir, exe("pg_basebackup", process.platform)),
     [
       "-D",
       dest,
@@ -2924,7 +3056,7 @@ async function snapshotNative(server, dest) {
 // src/native/start.ts
 var MAX_SOCKET_PATH = 107;
 function checkSocketPath(dataDir, port) {
-  const path = join13(dataDir, `.s.PGSQL.${port}`);
+  const path = join14(dataDir, `.s.PGSQL.${port}`);
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
     throw new InputError(
       "container-name",
@@ -2955,7 +3087,7 @@ function listenWarnings(config) {
 function makeRunDir(handle, runAs) {
   throwIfInterrupted();
   mkdirSync4(handle.runDir, { mode: 448 });
-  writeFileSync4(join13(handle.runDir, RUN_MARKER), handle.token);
+  writeFileSync4(join14(handle.runDir, RUN_MARKER), handle.token);
   if (runAs) chownSync4(handle.runDir, runAs.uid, runAs.gid);
 }
 async function bootstrap(config, handle, port, exited, verifier, restored) {
@@ -3064,7 +3196,7 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
       }
     );
     if (ram.plan.warning) log.warning(ram.plan.warning);
-    handle.runDir = join13(ram.base, `${config.containerName}-${handle.token}`);
+    handle.runDir = join14(ram.base, `${config.containerName}-${handle.token}`);
     checkSocketPath(dataDirOf(handle.runDir), port);
     record();
     makeRunDir(handle, runAs);
@@ -3164,8 +3296,8 @@ async function createExtensions(client, names, server) {
 // src/init-command.ts
 async function runInitCommand(config, connection, log, runToken = "") {
   const pending = { stdout: "", stderr: "" };
-  const flush = (stream, chunk, end = false) => {
-    pending[stream] += chunk;
+  const flush = (stream, chunk2, end = false) => {
+    pending[stream] += chunk2;
     const lines = pending[stream].split("\n");
     pending[stream] = end ? "" : lines.pop() ?? "";
     for (const line of lines) if (!end || line !== "") log.info(line);
@@ -3176,7 +3308,7 @@ async function runInitCommand(config, connection, log, runToken = "") {
     env: { ...connectionEnv(connection), ...runToken ? { [RUN_ENV]: runToken } : {} },
     // libpq variables that would send the command elsewhere than the server just started.
     unsetEnv: ["PGHOSTADDR", "PGSERVICE", "PGSERVICEFILE", "PGOPTIONS", "PGSSLMODE", "PGPASSFILE", "PGREQUIRESSL"],
-    onOutput: (chunk, stream) => flush(stream, chunk),
+    onOutput: (chunk2, stream) => flush(stream, chunk2),
     endGroupOnExit: true
   });
   flush("stdout", "", true);
@@ -3493,17 +3625,17 @@ async function runInitFiles(client, server, config, log, files) {
 
 // src/schema-cache/store.ts
 import { randomBytes as randomBytes7 } from "node:crypto";
-import { chmodSync as chmodSync2, lstatSync as lstatSync4, mkdirSync as mkdirSync5, readdirSync as readdirSync6, rmSync as rmSync8, utimesSync, writeFileSync as writeFileSync5 } from "node:fs";
-import { join as join14 } from "node:path";
+import { chmodSync as chmodSync3, lstatSync as lstatSync5, mkdirSync as mkdirSync5, readdirSync as readdirSync6, rmSync as rmSync8, utimesSync, writeFileSync as writeFileSync5 } from "node:fs";
+import { join as join15 } from "node:path";
 var DEFAULT_STORE_MAX_BYTES = 2 * 1024 ** 3;
 function storeDir(cacheDir) {
-  return join14(cacheDir, "schema");
+  return join15(cacheDir, "schema");
 }
 function lookup(cacheDir, key) {
   const store = storeDir(cacheDir);
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
-  const dir = join14(store, key);
+  const dir = join15(store, key);
   const found = checkEntry(dir);
   if (!found) return { entry: null, dropped: null, dir };
   if ("problem" in found) {
@@ -3525,15 +3657,15 @@ async function save(cacheDir, key, fill) {
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
   await removeStaleFills(store);
-  const staging = join14(store, `${key}.tmp-${process.pid}-${randomBytes7(4).toString("hex")}`);
+  const staging = join15(store, `${key}.tmp-${process.pid}-${randomBytes7(4).toString("hex")}`);
   mkdirSync5(staging, { mode: 448 });
   try {
     const written = await fill(staging);
-    chmodSync2(staging, 448);
+    chmodSync3(staging, 448);
     const manifest = written ?? listFiles(staging);
     const text = JSON.stringify(manifest);
     writeFileSync5(`${staging}${MANIFEST_SUFFIX}`, text, { mode: 384 });
-    const dir = join14(store, key);
+    const dir = join15(store, key);
     if (!placeEntry(staging, dir, text)) return null;
     return { dir, bytes: entryBytes(manifest) };
   } finally {
@@ -3551,9 +3683,9 @@ function prune(cacheDir, keep, maxBytes = storeMaxBytes()) {
     if (!name.endsWith(MANIFEST_SUFFIX)) continue;
     const key = name.slice(0, -MANIFEST_SUFFIX.length);
     if (key.includes(".tmp-")) continue;
-    const found = checkEntry(join14(store, key));
+    const found = checkEntry(join15(store, key));
     if (!found || "problem" in found) continue;
-    const used = lstatSync4(join14(store, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    const used = lstatSync5(join15(store, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
     entries.push({ key, bytes: entryBytes(found.manifest), used });
   }
   let total = entries.reduce((sum, e) => sum + e.bytes, 0);
@@ -3561,7 +3693,7 @@ function prune(cacheDir, keep, maxBytes = storeMaxBytes()) {
   for (const e of entries.sort((a, b) => a.used - b.used)) {
     if (total <= maxBytes) break;
     if (e.key === keep) continue;
-    if (dropEntry(join14(store, e.key)) === null) {
+    if (dropEntry(join15(store, e.key)) === null) {
       total -= e.bytes;
       removed.push(e.key);
     }
@@ -3903,7 +4035,7 @@ async function sweepLeftovers(containerName) {
   const bases = ["/dev/shm", tempBase()];
   for (const base of [...bases]) {
     try {
-      for (const n of readdirSync7(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join15(base, n));
+      for (const n of readdirSync7(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join16(base, n));
     } catch {
     }
   }
@@ -3915,10 +4047,10 @@ async function sweepLeftovers(containerName) {
       continue;
     }
     for (const n of names) {
-      const runDir = join15(base, n);
+      const runDir = join16(base, n);
       let token;
       try {
-        token = readFileSync10(join15(runDir, RUN_MARKER), "utf8");
+        token = readFileSync10(join16(runDir, RUN_MARKER), "utf8");
       } catch {
         continue;
       }
