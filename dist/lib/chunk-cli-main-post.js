@@ -961,6 +961,10 @@ function readChunks(fd, size, each) {
 function fingerprintOf(s) {
   return `${s.ino}:${s.mtimeNs}:${s.ctimeNs}`;
 }
+var FINGERPRINTS = process.platform !== "win32";
+function unchanged(s, want) {
+  return FINGERPRINTS && want.fingerprint !== void 0 && fingerprintOf(s) === want.fingerprint;
+}
 function sealClock(dir) {
   chmodSync(dir, lstatSync(dir).mode & 4095);
   return lstatSync(dir, { bigint: true }).ctimeNs;
@@ -986,7 +990,7 @@ function sealAt(path, since) {
     const hash = createHash("sha256");
     const size = readChunks(fd, Number(s.size), (piece) => hash.update(piece));
     const entry = { size, sha256: hash.digest("hex") };
-    if (s.ctimeNs < since && size === Number(s.size)) entry.fingerprint = fingerprintOf(s);
+    if (FINGERPRINTS && s.ctimeNs < since && size === Number(s.size)) entry.fingerprint = fingerprintOf(s);
     return { entry, ctimeNs: s.ctimeNs };
   } finally {
     closeSync(fd);
@@ -1056,7 +1060,7 @@ function fileProblem(path, want) {
   const untrusted = trustProblem(s, "file");
   if (untrusted) return untrusted;
   if (Number(s.size) !== want.size) return `has ${s.size} bytes, not ${want.size}`;
-  if (want.fingerprint !== void 0 && fingerprintOf(s) === want.fingerprint) return null;
+  if (unchanged(s, want)) return null;
   let now;
   try {
     now = sealFile(path, 0n);
@@ -1199,8 +1203,7 @@ function copyFile(from, to, want, runAs) {
   const { fd, s } = opened;
   try {
     if (Number(s.size) !== want.size) throw new FileProblem(`has ${s.size} bytes, not ${want.size}`);
-    const unchanged = want.fingerprint !== void 0 && fingerprintOf(s) === want.fingerprint;
-    const hash = unchanged ? null : createHash2("sha256");
+    const hash = unchanged(s, want) ? null : createHash2("sha256");
     const out = openSync2(to, "wx", Number(s.mode) & 488);
     let read;
     try {
@@ -1219,7 +1222,7 @@ function copyFile(from, to, want, runAs) {
     if (hash && hash.digest("hex") !== want.sha256) {
       throw new FileProblem("does not match the sha256 in its manifest (it changed after the fill)");
     }
-    if (!hash && fingerprintOf(fstatSync2(fd, { bigint: true })) !== want.fingerprint) {
+    if (!hash && !unchanged(fstatSync2(fd, { bigint: true }), want)) {
       throw new FileProblem("changed while it was copied");
     }
   } finally {

@@ -8,7 +8,7 @@ import { chownSync, closeSync, fchownSync, fstatSync, mkdirSync, openSync, renam
 import { join, relative } from 'node:path';
 import type { RunAs } from './cache-key.js';
 import { foldersProblem, type Manifest } from './cache-manifest.js';
-import { fingerprintOf, openTrusted, readChunks, readProblem, type FileEntry } from './file-seal.js';
+import { openTrusted, readChunks, readProblem, unchanged, type FileEntry } from './file-seal.js';
 
 /** A cache entry that cannot be used (found while copying it): changed, damaged, or not this user's alone. */
 export class DamagedEntryError extends Error {
@@ -70,8 +70,7 @@ function copyFile(from: string, to: string, want: FileEntry, runAs: RunAs | null
   const { fd, s } = opened;
   try {
     if (Number(s.size) !== want.size) throw new FileProblem(`has ${s.size} bytes, not ${want.size}`);
-    const unchanged = want.fingerprint !== undefined && fingerprintOf(s) === want.fingerprint;
-    const hash = unchanged ? null : createHash('sha256');
+    const hash = unchanged(s, want) ? null : createHash('sha256');
     const out = openSync(to, 'wx', Number(s.mode) & 0o750);
     let read: number;
     try {
@@ -91,7 +90,7 @@ function copyFile(from: string, to: string, want: FileEntry, runAs: RunAs | null
     if (hash && hash.digest('hex') !== want.sha256) {
       throw new FileProblem('does not match the sha256 in its manifest (it changed after the fill)');
     }
-    if (!hash && fingerprintOf(fstatSync(fd, { bigint: true })) !== want.fingerprint) {
+    if (!hash && !unchanged(fstatSync(fd, { bigint: true }), want)) {
       throw new FileProblem('changed while it was copied');
     }
   } finally {

@@ -16,6 +16,7 @@
  * other file a job reads, the server's binaries included), the system clock set back to the very
  * tick recorded, and root (who can set the clock and write the raw disk). A copy elsewhere (cp
  * -a, a backup restored) has new inodes and ctimes: its files are hashed, as every file was before.
+ * Windows lets a program set a file's change time: no fingerprints there (FINGERPRINTS).
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -89,6 +90,19 @@ export function fingerprintOf(s: BigIntStats): string {
 }
 
 /**
+ * Whether fingerprints are recorded and believed here: not on Windows, where a file's change time
+ * can be set (SetFileInformationByHandle, FILE_BASIC_INFO.ChangeTime) and trustProblem checks no
+ * owner; there every file is hashed. Linux sets ctime itself (no utimensat field for it), and so
+ * does macOS (setattrlist(2): an attempt to set ATTR_CMN_CHGTIME is ignored).
+ */
+const FINGERPRINTS = process.platform !== 'win32';
+
+/** Whether the file `s` (its fstat or lstat) is, by its fingerprint, the one `want` recorded: not changed since. */
+export function unchanged(s: BigIntStats, want: FileEntry): boolean {
+  return FINGERPRINTS && want.fingerprint !== undefined && fingerprintOf(s) === want.fingerprint;
+}
+
+/**
  * The filesystem's clock now, in ns, read where `dir` is: its ctime after a chmod to its own
  * mode (which changes nothing but the ctime). Files whose ctime is older than this were last
  * changed before it, in an earlier clock tick, so any later change gives them a later ctime.
@@ -135,7 +149,7 @@ function sealAt(path: string, since: bigint): { entry: FileEntry; ctimeNs: bigin
     const hash = createHash('sha256');
     const size = readChunks(fd, Number(s.size), (piece) => hash.update(piece));
     const entry: FileEntry = { size, sha256: hash.digest('hex') };
-    if (s.ctimeNs < since && size === Number(s.size)) entry.fingerprint = fingerprintOf(s);
+    if (FINGERPRINTS && s.ctimeNs < since && size === Number(s.size)) entry.fingerprint = fingerprintOf(s);
     return { entry, ctimeNs: s.ctimeNs };
   } finally {
     closeSync(fd);
@@ -245,7 +259,7 @@ export function fileProblem(path: string, want: FileEntry): string | null {
   const untrusted = trustProblem(s, 'file');
   if (untrusted) return untrusted;
   if (Number(s.size) !== want.size) return `has ${s.size} bytes, not ${want.size}`;
-  if (want.fingerprint !== undefined && fingerprintOf(s) === want.fingerprint) return null;
+  if (unchanged(s, want)) return null;
   let now: FileEntry;
   try {
     now = sealFile(path, 0n); // read and hashed; the fingerprint it may give is not used
