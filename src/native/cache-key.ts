@@ -51,9 +51,10 @@ export function initdbArgs(spec: ClusterSpec): string[] {
 /**
  * Layout of an entry and its manifest; part of the key, so entries of another layout are never
  * read (2: the manifest lists folders and files, and the copy works from it; 3: each file's
- * sha256, checked as it is copied).
+ * sha256, checked as it is copied; 4: each file's fingerprint and the time of the seal, and the
+ * sha256 checked only for a file whose fingerprint differs).
  */
-export const CACHE_FORMAT = 3;
+export const CACHE_FORMAT = 4;
 
 /** Cache key: 32 hex digits of sha256 over the entry format, the initdb version line and the arguments. */
 export function cacheKey(initdbVersion: string, args: readonly string[]): string {

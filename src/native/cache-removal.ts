@@ -107,9 +107,10 @@ export async function removeStaleFills(
 }
 
 /**
- * Removes the entries an older CACHE_FORMAT filled (their manifests give no sha256): their keys
- * are never asked for again, so nothing else would, and each holds a cluster (about 40 MB). Run
- * on a miss only (a manifest read per entry). Entries others could change are left (removeTree).
+ * Removes the entries an older CACHE_FORMAT filled (their manifests give no sha256: 2 and before;
+ * or no time of their seal, and so no fingerprints: 3): their keys are never asked for again, so
+ * nothing else would, and each holds a cluster (about 40 MB). Run on a miss only (a manifest read
+ * per entry). Entries others could change are left (removeTree).
  * @param names the cache folder's names (cacheNames), when already read: the fills
  *   removeStaleFills removes are not entries, so its list serves both
  * @returns how many were removed
@@ -120,7 +121,8 @@ export function removeOldFormats(cacheDir: string, names = cacheNames(cacheDir))
     if (!/^[0-9a-f]{32}$/.test(name)) continue;
     const entry = join(cacheDir, name);
     const m = loadManifest(entry);
-    if (typeof m !== 'string' || !m.includes('no size and sha256')) continue;
+    const old = typeof m === 'string' ? m.includes('no size and sha256') : m.sealedNs === undefined;
+    if (!old) continue;
     if (removeTree(entry) === null) {
       rmSync(`${entry}${MANIFEST_SUFFIX}`, { force: true });
       removed += 1;

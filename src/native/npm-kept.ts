@@ -11,8 +11,8 @@ import { SetupError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Binaries } from './binaries.js';
 import type { RunAs } from './cache-key.js';
-import { withFile } from './cache-manifest.js';
-import { folderProblem, type Seal } from './folder-seal.js';
+import { readProblem, withFile } from './cache-manifest.js';
+import { folderProblem, type FolderManifest } from './folder-seal.js';
 import type { NpmCommand } from './npm-fetch.js';
 import type { NpmBuild } from './npm-table.js';
 
@@ -56,25 +56,15 @@ export function keptName(build: NpmBuild): string {
  * cannot write, read without following a link (withFile).
  * @returns the seal, or why it cannot be used (a predicate of `its manifest`)
  */
-export function readSeal(manifestPath: string): Seal | string {
+export function readSeal(manifestPath: string): FolderManifest | string {
   try {
-    const seal = withFile(manifestPath, (bytes) => JSON.parse(bytes.toString('utf8')) as Partial<Seal>, MAX_MANIFEST_BYTES);
-    if (
-      !Array.isArray(seal.dirs) ||
-      !seal.files ||
-      typeof seal.files !== 'object' ||
-      !seal.links ||
-      typeof seal.links !== 'object'
-    ) {
-      return 'is not a manifest of this format';
-    }
-    return seal as Seal;
+    // Its shape (folders, files, links inside the folder) is checked by folderProblem.
+    const seal = withFile(manifestPath, (bytes) => JSON.parse(bytes.toString('utf8')) as unknown, MAX_MANIFEST_BYTES);
+    return seal !== null && typeof seal === 'object' && !Array.isArray(seal)
+      ? (seal as FolderManifest)
+      : 'is not a manifest of this format';
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return 'is missing';
-    return error instanceof SyntaxError
-      ? 'is not JSON'
-      : `cannot be used (${error instanceof Error ? error.message : String(error)})`;
+    return error instanceof SyntaxError ? 'is not JSON' : readProblem(error);
   }
 }
 
@@ -146,7 +136,7 @@ export function unreachableBy(path: string, user: RunAs): string | null {
 }
 
 /** Writes a kept build's manifest beside it, replacing any (a tmp file renamed into place). */
-export function writeSeal(manifestPath: string, seal: Seal): void {
+export function writeSeal(manifestPath: string, seal: FolderManifest): void {
   const tmp = `${manifestPath}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   writeFileSync(tmp, JSON.stringify(seal), { mode: 0o600 });
   renameSync(tmp, manifestPath);

@@ -805,7 +805,7 @@ describe('second sweep (#26): initdb cache', () => {
   /**
    * A warm native start from a cache entry that was tampered with after its fill: `up` must
    * still succeed, with a warning naming the entry and why it was not used, from a fresh initdb
-   * (a miss), and leave nothing behind after `down`. The cache holds one entry (format 3) and
+   * (a miss), and leave nothing behind after `down`. The cache holds one entry (format 4) and
    * its manifest, filled by a first start.
    * @param tamper changes the entry (`entry` is its folder)
    * @returns the warning line, the server's `cluster_name`, and the cache folder's names after
