@@ -106,6 +106,31 @@ function sealFiles(dir, paths) {
   }
   return { files, sealedNs: String(since) };
 }
+function fingerprintWritten(dir, files) {
+  if (!FINGERPRINTS) return { files, sealedNs: String(sealClock(dir)) };
+  let since = sealClock(dir);
+  const out = {};
+  const later = [];
+  let newest = 0n;
+  for (const [path, entry] of Object.entries(files)) {
+    const s = lstatSync(join(dir, path), { bigint: true });
+    if (s.isFile() && Number(s.size) === entry.size && s.ctimeNs < since) {
+      out[path] = { size: entry.size, sha256: entry.sha256, fingerprint: fingerprintOf(s) };
+    } else {
+      later.push(path);
+      if (s.ctimeNs > newest) newest = s.ctimeNs;
+    }
+  }
+  if (later.length === 0) return { files: out, sealedNs: String(since) };
+  const wait = new Int32Array(new SharedArrayBuffer(4));
+  const end = Date.now() + SETTLE_MS;
+  do {
+    Atomics.wait(wait, 0, 0, 1);
+    since = sealClock(dir);
+  } while (since <= newest && Date.now() < end);
+  for (const path of later) out[path] = sealFile(join(dir, path), since);
+  return { files: out, sealedNs: String(since) };
+}
 var buffer = Buffer.alloc(0);
 function readAll(fd, size) {
   if (buffer.length < size) buffer = Buffer.allocUnsafe(size);
@@ -1345,6 +1370,7 @@ export {
   awaitProcessesWithArg,
   processesWithEnv,
   endMarkedProcesses,
+  fingerprintWritten,
   sha256,
   withFile,
   readProblem,

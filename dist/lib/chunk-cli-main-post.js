@@ -21,6 +21,7 @@ import {
   factsIn,
   fetchBuild,
   findBinaries,
+  fingerprintWritten,
   initdbArgs,
   installedBinaries,
   keepPlace,
@@ -3271,7 +3272,7 @@ async function snapshotNative(server, dest) {
   copy.writeFile("backup_label", stopped.labelfile);
   if (stopped.spcmapfile) copy.writeFile("tablespace_map", stopped.spcmapfile);
   await copy.copyWal(walSegments(labelStartSegment(stopped.labelfile), stopped.last_wal, segmentBytes));
-  return copy.manifest;
+  return { ...copy.manifest, ...fingerprintWritten(dest, copy.manifest.files) };
 }
 
 // src/native/start.ts

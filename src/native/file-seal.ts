@@ -195,6 +195,45 @@ export function sealFiles(dir: string, paths: readonly string[]): { files: Recor
   return { files, sealedNs: String(since) };
 }
 
+/**
+ * Adds fingerprints to the entries of files this process has just written and hashed as it wrote
+ * them (the schema cache's backup copy), by sealFiles' rule without reading them again: a file
+ * whose ctime is older than the filesystem's clock now (sealClock, after the last write) gets its
+ * fingerprint from an lstat; the few written in the clock's last tick are sealed once the clock
+ * has passed them (sealFile: read and hashed again, as sealFiles does).
+ * @param files relative path → size and sha256 of what was written, in `dir` (a folder of this user's)
+ * @returns the entries with fingerprints, and the clock of the last pass (ns, decimal)
+ * @throws as openTrusted, for a file that is not this user's plain file
+ */
+export function fingerprintWritten(
+  dir: string,
+  files: Record<string, FileEntry>,
+): { files: Record<string, FileEntry>; sealedNs: string } {
+  if (!FINGERPRINTS) return { files, sealedNs: String(sealClock(dir)) };
+  let since = sealClock(dir);
+  const out: Record<string, FileEntry> = {};
+  const later: string[] = [];
+  let newest = 0n;
+  for (const [path, entry] of Object.entries(files)) {
+    const s = lstatSync(join(dir, path), { bigint: true });
+    if (s.isFile() && Number(s.size) === entry.size && s.ctimeNs < since) {
+      out[path] = { size: entry.size, sha256: entry.sha256, fingerprint: fingerprintOf(s) };
+    } else {
+      later.push(path);
+      if (s.ctimeNs > newest) newest = s.ctimeNs;
+    }
+  }
+  if (later.length === 0) return { files: out, sealedNs: String(since) };
+  const wait = new Int32Array(new SharedArrayBuffer(4));
+  const end = Date.now() + SETTLE_MS;
+  do {
+    Atomics.wait(wait, 0, 0, 1); // a sleep of 1 ms: the copy is synchronous
+    since = sealClock(dir);
+  } while (since <= newest && Date.now() < end);
+  for (const path of later) out[path] = sealFile(join(dir, path), since);
+  return { files: out, sealedNs: String(since) };
+}
+
 /** The read buffer of withFile (a manifest, a Docker schema-cache entry's tar), grown to the largest file read. */
 let buffer = Buffer.alloc(0);
 

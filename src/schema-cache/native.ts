@@ -20,6 +20,7 @@ import type { Manifest } from '../native/cache-manifest.js';
 import { openClient } from '../readiness.js';
 import type { NativeServer } from '../server.js';
 import { BackupCopy, labelStartSegment, walSegments } from './backup-copy.js';
+import { fingerprintWritten } from '../native/file-seal.js';
 import type { ServerIdentity } from './key.js';
 
 /** Deadline of `postgres --version` and `pg_config --sharedir`: 10 000 ms. */
@@ -179,5 +180,7 @@ export async function snapshotNative(server: NativeServer, dest: string): Promis
   copy.writeFile('backup_label', stopped.labelfile);
   if (stopped.spcmapfile) copy.writeFile('tablespace_map', stopped.spcmapfile);
   await copy.copyWal(walSegments(labelStartSegment(stopped.labelfile), stopped.last_wal, segmentBytes));
-  return copy.manifest;
+  // Each file's fingerprint beside the sha256 taken as it was written: a hit then copies the
+  // entry without hashing it again while its files are as they were sealed (file-seal.ts).
+  return { ...copy.manifest, ...fingerprintWritten(dest, copy.manifest.files) };
 }

@@ -161,6 +161,12 @@ describe('schema cache, native mode (CLI)', () => {
     expect(readdirSync(join(entry, 'pg_wal', 'archive_status'))).toEqual(wal.slice(0, -1).map((n) => `${n}.done`));
     const emptied = 'pg_dynshmem pg_notify pg_replslot pg_serial pg_snapshots pg_stat_tmp pg_subtrans'.split(' ');
     expect(emptied.map((d) => [d, readdirSync(join(entry, d))])).toEqual(emptied.map((d) => [d, []]));
+    // Every file is sealed with its fingerprint: a hit copies it without hashing it again.
+    const manifest = JSON.parse(readFileSync(`${entry}.manifest.json`, 'utf8')) as {
+      files: Record<string, { fingerprint?: string }>;
+    };
+    const unsealed = Object.entries(manifest.files).filter(([, f]) => !/^\d+:\d+:\d+$/.test(f.fingerprint ?? ''));
+    expect(unsealed.map(([path]) => path)).toEqual([]);
   });
 
   it('hits with --no-wait: wait reports the hit and the schema is there', async () => {
