@@ -22,168 +22,29 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/program.js';
-import { killActive } from '../../src/proc.js';
-import { engine29Host, leftoverSnapshot, useDockerHost, liveProcesses, requireImages, TEST_IMAGES } from '../helpers/infra.js';
+import { engine29Host, leftoverSnapshot, useDockerHost, liveProcesses, requireImages } from '../helpers/infra.js';
+import {
+  busyPort,
+  cleanupCase,
+  cli,
+  IMAGE,
+  newCase,
+  NAME,
+  NOBODY,
+  plantRecord,
+  runRow,
+  silentDaemon,
+  stateEntries,
+  type Case,
+  type Row,
+} from '../helpers/hostile-rows.js';
 
-/** Instance name of every case (not `default`: `down` sweeps run folders by name, and a developer's `default` must survive). */
-const NAME = 'hostile';
-const IMAGE = TEST_IMAGES[18];
-/** uid of `nobody` (Debian). */
-const NOBODY = 65534;
-
-/** One case while it runs. */
-interface Case {
-  /** Fresh temp folder of the case. */
-  dir: string;
-  /** PG_TMPFS_STATE_DIR of the case: `<dir>/state` unless the setup points it elsewhere. */
-  state: string;
-  /** Values of `{key}` placeholders in argv and env (`{dir}` is the case folder). */
-  vars: Record<string, string>;
-  /** Undone after the case (servers closed). */
-  undo: Array<() => Promise<void> | void>;
-}
-
-/** A row of a table: a bad input or a fault, and what the error must name. */
-interface Row {
-  title: string;
-  /** Arguments of `up` after `--name hostile` and the mode's arguments (a later flag wins). */
-  argv: string[];
-  /** Environment of the run (only while `up` runs: the leftover checks see the real one). */
-  env?: Record<string, string>;
-  setup?: (c: Case) => void | Promise<void>;
-  /** `--flag`: the error line is `error: --flag: ...`; anything else: a phrase the error line holds. */
-  input: string;
-  /** The row planted a record that `up` refused: `down` must remove it afterwards. */
-  downRemovesRecord?: boolean;
-}
-
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function cli(argv: string[], env: Record<string, string>): Promise<Result> {
-  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, env);
-  let stdout = '';
-  let stderr = '';
-  try {
-    const code = await runCli(['node', 'pg-tmpfs', ...argv], { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-    return { code, stdout, stderr };
-  } finally {
-    // As dist/cli.js does on exit: docker calls a failed start left running (a daemon that hangs) go.
-    killActive();
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
-}
-
-/**
- * Every entry of the state folder with its content (records, half-written `.tmp-` files): `{}`
- * when the folder does not exist (yet), one `(no folder)` entry when the path is no folder.
- */
-function stateEntries(state: string): Record<string, string> {
-  let names: string[];
-  try {
-    names = readdirSync(state);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' ? {} : { '(no folder)': code ?? String(error) };
-  }
-  return Object.fromEntries(
-    names.map((n) => {
-      const p = join(state, n);
-      return [n, statSync(p).isDirectory() ? '(folder)' : readFileSync(p, 'utf8')];
-    }),
-  );
-}
-
-/** A TCP listener on 127.0.0.1 (not postgres): its port is `{busyPort}`. */
-async function busyPort(c: Case): Promise<void> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  c.vars.busyPort = String((server.address() as { port: number }).port);
-  c.undo.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
-}
-
-/** A "Docker daemon" on `<dir>/docker.sock` that accepts connections and never answers. */
-async function silentDaemon(c: Case): Promise<void> {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((s) => {
-    sockets.add(s);
-    s.on('error', () => undefined);
-  });
-  await new Promise<void>((resolve) => server.listen(join(c.dir, 'docker.sock'), resolve));
-  c.undo.push(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  );
-}
-
-/** A private state folder holding `hostile.json` with `content` (a folder when content is null). */
-function plantRecord(content: string | null, owner?: number) {
-  return (c: Case): void => {
-    mkdirSync(c.state, { mode: 0o700 });
-    const file = join(c.state, `${NAME}.json`);
-    if (content === null) mkdirSync(file);
-    else writeFileSync(file, content, { mode: 0o600 });
-    if (owner !== undefined) chownSync(file, owner, owner);
-  };
-}
-
-let current: Case | null = null;
-
-async function runRow(row: Row, modeArgs: string[]): Promise<void> {
-  const c: Case = { dir: mkdtempSync(join(tmpdir(), 'pg-tmpfs-hostile-')), state: '', vars: {}, undo: [] };
-  c.state = join(c.dir, 'state');
-  current = c;
-  await row.setup?.(c);
-  const fill = (s: string) => s.replace(/\{(\w+)\}/g, (m, k: string) => (k === 'dir' ? c.dir : (c.vars[k] ?? m)));
-  const env = { PG_TMPFS_STATE_DIR: c.state, ...Object.fromEntries(Object.entries(row.env ?? {}).map(([k, v]) => [k, fill(v)])) };
-  const before = stateEntries(c.state);
-  const snap = leftoverSnapshot();
-
-  const r = await cli(['up', '--name', NAME, ...modeArgs, ...row.argv.map(fill)], env);
-
-  expect(r.code, r.stderr).toBe(1);
-  expect(r.stdout).toBe('');
-  if (row.input.startsWith('--')) {
-    expect(r.stderr).toMatch(new RegExp(`^error: ${row.input}: `, 'm'));
-  } else {
-    expect(r.stderr.split('\n').filter((l) => l.startsWith('error: ') && l.includes(row.input))).toHaveLength(1);
-  }
-  expect(snap.added()).toEqual([]);
-  expect(stateEntries(c.state)).toEqual(before);
-
-  if (row.downRemovesRecord) {
-    const down = await cli(['down', '--name', NAME], { PG_TMPFS_STATE_DIR: c.state });
-    expect(down.code, down.stderr).toBe(0);
-    expect(stateEntries(c.state)).toEqual({});
-  }
-}
-
-afterEach(async () => {
-  const c = current;
-  current = null;
-  if (!c) return;
-  const records = Object.keys(stateEntries(c.state)).filter((n) => n.endsWith('.json'));
-  for (const record of records) await cli(['down', '--name', record.slice(0, -'.json'.length)], { PG_TMPFS_STATE_DIR: c.state });
-  for (const undo of c.undo.reverse()) await undo();
-  rmSync(c.dir, { recursive: true, force: true });
-});
+afterEach(cleanupCase);
 
 /** An image without PGDATA (nor anything else): `docker import` of an empty archive. */
 const NO_PGDATA = 'pg-tmpfs-test/no-pgdata:1';
@@ -477,9 +338,7 @@ describe('second sweep (#26): init files', () => {
    * matching `says`, and leave nothing behind.
    */
   async function upFails(argv: string[], setup: (c: Case) => void, input: string, says: RegExp, modeArgs = ['--mode', 'native']) {
-    const c: Case = { dir: mkdtempSync(join(tmpdir(), 'pg-tmpfs-hostile-')), state: '', vars: {}, undo: [] };
-    c.state = join(c.dir, 'state');
-    current = c;
+    const c = newCase();
     setup(c);
     const snap = leftoverSnapshot();
     const r = await cli(['up', '--name', NAME, ...modeArgs, ...argv.map((a) => a.replace('{dir}', c.dir))], {
@@ -495,9 +354,7 @@ describe('second sweep (#26): init files', () => {
 
   /** `up --json` in native mode must succeed; `check` runs a query on the database; then `down` leaves nothing. */
   async function upWorks(argv: string[], setup: (c: Case) => void, sql: string): Promise<string> {
-    const c: Case = { dir: mkdtempSync(join(tmpdir(), 'pg-tmpfs-hostile-')), state: '', vars: {}, undo: [] };
-    c.state = join(c.dir, 'state');
-    current = c;
+    const c = newCase();
     setup(c);
     const snap = leftoverSnapshot();
     const env = { PG_TMPFS_STATE_DIR: c.state };
