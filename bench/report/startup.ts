@@ -5,6 +5,7 @@
  */
 import { summarize, type CaseResult } from '../lib/results.js';
 import { fmt, table } from './format.js';
+import { isNpmRow, NPM_TABLE_NOTE, npmColumn, npmNote } from './startup-npm.js';
 
 /** The service containers' notes: the first real query after "healthy", and when GitHub's runner sees it. */
 function startupNotes(c: CaseResult): string {
@@ -98,11 +99,17 @@ function nativeNote(c: CaseResult, cases: readonly CaseResult[]): string {
   return '';
 }
 
+/** The main table's column name for a CLI case in the phases table. */
+function cacheColumn(c: CaseResult): string {
+  return c.id.endsWith('warm') ? 'warm cache' : c.id.endsWith('cold') ? 'cold cache' : c.row;
+}
+
 /**
  * Where the CLI's time goes: for each CLI case, the median ms of each phase it reported
- * (details.phasesMs, src/timing.ts), in the order the phases ran; '' when there is none.
+ * (details.phasesMs, src/timing.ts), in the order the phases ran, a column per case named by
+ * `column`; '' when there is none.
  */
-function phasesTable(cases: readonly CaseResult[]): string {
+function phasesTable(cases: readonly CaseResult[], column: (c: CaseResult) => string): string {
   const cli = cases.filter((c) => c.details.some((d) => d.phasesMs && typeof d.phasesMs === 'object'));
   if (!cli.length) return '';
   const phases: string[] = [];
@@ -125,34 +132,53 @@ function phasesTable(cases: readonly CaseResult[]): string {
     'Where the CLI’s time goes (median ms per phase, as `pg-tmpfs up --json` reports it in `phasesMs`; the process’s exit after the last phase is not in it):',
     '',
     table(
-      ['Phase', ...cli.map((c) => (c.id.endsWith('warm') ? 'warm cache' : c.id.endsWith('cold') ? 'cold cache' : c.row))],
+      ['Phase', ...cli.map(column)],
       ['l', ...cli.map(() => 'r' as const)],
       [...phases.map((p) => [p, ...cli.map((c) => ms(at(c, p)))]), ['**sum of phases**', ...cli.map((c) => ms(total(c)))]],
     ),
   ].join('\n');
 }
 
-/** Sections 1 and 6's table: start times with their notes. */
-function startTable(sc: readonly CaseResult[]): string {
+/** Sections 1 and 6's table: start times of `rows` with their notes (which look up other cases of `all`). */
+function startTable(rows: readonly CaseResult[], all: readonly CaseResult[] = rows): string {
   return table(
     ['How the server is started', 'median s', 'min–max s', 'notes'],
     ['l', 'r', 'r', 'l'],
-    sc.map((c) => [
+    rows.map((c) => [
       c.row,
       c.summary ? fmt(c.summary.median) : 'failed',
       c.summary ? `${fmt(c.summary.min)}–${fmt(c.summary.max)}` : '–',
-      [startupNotes(c), pullNote(c), floorNote(c, sc), nativeNote(c, sc), c.errors.length ? `⚠ ${c.errors.length} failed` : '']
+      [
+        startupNotes(c),
+        pullNote(c),
+        floorNote(c, all),
+        nativeNote(c, all),
+        npmNote(c, all),
+        c.errors.length ? `⚠ ${c.errors.length} failed` : '',
+      ]
         .filter(Boolean)
         .join('; '),
     ]),
   );
 }
 
-/** Section 1: start times with their notes, then where the CLI's time goes. */
+/**
+ * Section 1: start times with their notes, then where the CLI's time goes; then the rows for
+ * server builds from npm in a table of their own (bench/report/startup-npm.ts), with where the
+ * native ones' time goes.
+ */
 export function renderStartup(sc: readonly CaseResult[]): string {
-  const phases = phasesTable(sc);
-  return phases ? [startTable(sc), phases].join('\n') : startTable(sc);
+  const main = sc.filter((c) => !isNpmRow(c));
+  const npm = sc.filter(isNpmRow);
+  // phasesTable starts with its own blank line, or is '' when no case reported phases.
+  const out = [startTable(main, sc), phasesTable(main, cacheColumn)];
+  if (npm.length) {
+    const native = npm.filter((c) => !c.id.includes('docker'));
+    out.push(`\nServer builds from npm, per major (issue #34):\n\n${startTable(npm, sc)}\n\n${NPM_TABLE_NOTE}`);
+    out.push(phasesTable(native, npmColumn));
+  }
+  return out.filter(Boolean).join('\n');
 }
 
 /** Section 6: start times per major against their floors. */
-export const renderMajors = startTable;
+export const renderMajors = (sc: readonly CaseResult[]): string => startTable(sc);

