@@ -91,7 +91,9 @@ async function main() {
       jobs.push({ platform, minor, version });
     }
   }
-  const integrities = await pool(jobs, 8, ({ platform, version }) => npmView(`${SCOPE}/${platform}@${version}`, 'dist.integrity'));
+  const integrities = await pool(jobs, 8, ({ platform, version }) =>
+    npmView(`${SCOPE}/${platform}@${version}`, 'dist.integrity'),
+  );
   const changed = [];
   jobs.forEach(({ platform, minor, version }, i) => {
     const integrity = integrities[i];
