@@ -65,7 +65,9 @@ try {
     console.log(
       `  try ${r.plan.n} (${r.plan.scenario.id}, ${r.plan.signal} to ${r.plan.target} at ${r.killedAtMs} ms): ${r.leaks.join('; ')}`,
     );
-    console.log(`    replay: npm run soak:kills -- --seed ${seed} --first ${r.plan.n} --tries 1`);
+    console.log(
+      `    replay: npm run soak:kills -- --seed ${seed} --first ${r.plan.n} --tries 1${values.only ? ` --only '${values.only}'` : ''}`,
+    );
   }
   process.exitCode = report.leaking.length ? 1 : 0;
 } finally {

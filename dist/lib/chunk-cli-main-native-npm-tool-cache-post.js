@@ -1347,8 +1347,9 @@ function unreachableBy(path, user) {
   }
 }
 function npmWorkDir() {
-  return join11(process.env.RUNNER_TEMP ?? "", "pg-tmpfs-npm");
+  return join11(process.env.RUNNER_TEMP ?? "", NPM_WORK_NAME);
 }
+var NPM_WORK_NAME = "pg-tmpfs-npm";
 var ROOT_CACHE_DIR = "/var/cache/pg-tmpfs";
 function keepPlace(toolCache, cacheDir, runAs) {
   const reachable = (dir) => !runAs || unreachableBy(join11(dir, "x"), runAs) === null;
@@ -1452,6 +1453,7 @@ export {
   keptProblem,
   unreachableBy,
   npmWorkDir,
+  NPM_WORK_NAME,
   keepPlace,
   toolCacheVersionDir,
   fillFolder

@@ -3,6 +3,7 @@ import {
   DamagedEntryError,
   FetchError,
   MANIFEST_SUFFIX,
+  NPM_WORK_NAME,
   awaitProcessesWithArg,
   binariesAt,
   cacheNames,
@@ -2393,7 +2394,7 @@ function keptIn(config) {
 
 // src/native/postgres.ts
 import { execFileSync as execFileSync2, spawn } from "node:child_process";
-import { chownSync, closeSync, existsSync as existsSync4, openSync, readFileSync as readFileSync5, rmSync } from "node:fs";
+import { chownSync, closeSync, existsSync as existsSync4, openSync, readFileSync as readFileSync5, rmdirSync as rmdirSync2, rmSync } from "node:fs";
 import { basename as basename2, join as join4 } from "node:path";
 import { setTimeout as sleep3 } from "node:timers/promises";
 
@@ -2700,6 +2701,12 @@ async function stopPostgres(handle) {
   problems.push(...await teardownRam(handle.ram));
   for (const dir of [handle.cacheDir, ...handle.npmFills ?? []])
     if (dir) problems.push(...(await removeStaleFills(dir)).problems);
+  for (const dir of (handle.npmFills ?? []).filter((d) => basename2(d) === NPM_WORK_NAME)) {
+    try {
+      rmdirSync2(dir);
+    } catch {
+    }
+  }
   return problems;
 }
 function hbaConf(listen) {

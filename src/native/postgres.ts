@@ -4,7 +4,7 @@
  * Over 300 lines because it is the one place that spawns, watches and stops the postgres process.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { chownSync, closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, closeSync, existsSync, openSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SetupError } from '../errors.js';
@@ -17,6 +17,7 @@ import { exe } from './binaries.js';
 import type { RunAs } from './cache-key.js';
 import { teardownRam } from './ramdir.js';
 import { removeStaleFills } from './cache-removal.js';
+import { NPM_WORK_NAME } from './npm-kept.js';
 import { endProcessesIn, removeSysvSegment } from '../orphans.js';
 
 /** File in a run folder that marks it as made by this project; removal checks its token. */
@@ -295,6 +296,14 @@ export async function stopPostgres(handle: NativeHandle): Promise<string[]> {
   // Cache fills of runs that were killed while copying into the cache, or fetching a server build.
   for (const dir of [handle.cacheDir, ...(handle.npmFills ?? [])])
     if (dir) problems.push(...(await removeStaleFills(dir)).problems);
+  // The action's fetch folder in RUNNER_TEMP is the run's own: it goes once nothing is in it.
+  for (const dir of (handle.npmFills ?? []).filter((d) => basename(d) === NPM_WORK_NAME)) {
+    try {
+      rmdirSync(dir);
+    } catch {
+      // gone, or another start's fill is in it
+    }
+  }
   return problems;
 }
 
