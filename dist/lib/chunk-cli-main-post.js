@@ -2783,7 +2783,7 @@ async function fillDir(build, dir, options) {
     );
   }
 }
-async function npmBinaries(build, config, log, onHandle, { cacheDir, runAs }) {
+async function npmBinaries(build, config, log, onHandle, { cacheDir, runAs, phases }) {
   const token = randomBytes3(4).toString("hex");
   const { place, passedOver } = keepPlace(config.toolCache, cacheDir, runAs);
   if (passedOver)
@@ -2800,7 +2800,8 @@ async function npmBinaries(build, config, log, onHandle, { cacheDir, runAs }) {
     token,
     npm: npmCommand(realNpmProbe()),
     runAs,
-    log
+    log,
+    ...phases ? { phases } : {}
   });
   if (fetched) log.info(`Fetched ${build.name} ${build.version} with npm and kept it (${Math.round(performance.now() - t0)} ms)`);
   return binaries;
@@ -3352,7 +3353,7 @@ async function startNative(config, log, onHandle = () => void 0, source, phases 
   const facts = factsIn(cacheDir);
   const runAs = runAsUser();
   if (runAs) log.info(`Running as root: postgres runs as user ${runAs.name}`);
-  const bins = source && "integrity" in source ? await npmBinaries(source, config, log, onHandle, { cacheDir, runAs }) : source ?? findBinaries(config.major, realProbe(facts));
+  const bins = source && "integrity" in source ? await npmBinaries(source, config, log, onHandle, { cacheDir, runAs, phases }) : source ?? findBinaries(config.major, realProbe(facts));
   log.info(`PostgreSQL ${bins.major} binaries: ${describeBinaries(bins)}`);
   phases.end("binaries, run-as user, cache folder");
   const port = await choosePort(config.publishHost, config.port);

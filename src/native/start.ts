@@ -209,7 +209,7 @@ export async function startNative(
   if (runAs) log.info(`Running as root: postgres runs as user ${runAs.name}`);
   const bins =
     source && 'integrity' in source
-      ? await npmBinaries(source, config, log, onHandle, { cacheDir, runAs })
+      ? await npmBinaries(source, config, log, onHandle, { cacheDir, runAs, phases })
       : (source ?? findBinaries(config.major, realProbe(facts)));
   log.info(`PostgreSQL ${bins.major} binaries: ${describeBinaries(bins)}`);
   phases.end('binaries, run-as user, cache folder');
