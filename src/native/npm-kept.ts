@@ -25,10 +25,10 @@ import type { Phases } from '../timing.js';
 import type { Binaries } from './binaries.js';
 import type { RunAs } from './cache-key.js';
 import { MANIFEST_SUFFIX, readProblem, withFile } from './cache-manifest.js';
-import { removeTree } from './cache-removal.js';
+import { dropEntry, removeTree } from './cache-removal.js';
 import { placeEntry } from './initdb-cache.js';
 import { throwIfInterrupted } from '../interrupt.js';
-import { folderProblem, sealFolder, type FolderManifest } from './folder-seal.js';
+import { folderProblem, folderProblemAsync, sealFolder, type FolderManifest } from './folder-seal.js';
 import { fetchBuild, type NpmCommand } from './npm-fetch.js';
 import type { NpmBuild } from './npm-table.js';
 
@@ -84,6 +84,24 @@ export function readSeal(manifestPath: string): FolderManifest | string {
   } catch (error) {
     return error instanceof SyntaxError ? 'is not JSON' : readProblem(error);
   }
+}
+
+/**
+ * keptProblem with the files checked on the thread pool (folderProblemAsync), so the check runs
+ * beside the start's other work; the start awaits `checked` before it runs any program of the
+ * build (native/start.ts).
+ * @returns null when nothing is kept; `{ problem }` when the manifest, a folder or a link is
+ *   already wrong; else `{ checked }`, which resolves to the files' problem, or null when the
+ *   build is as sealed
+ */
+export function keptCheck(
+  folder: string,
+  manifestPath: string,
+): { checked: Promise<string | null> } | { problem: string } | null {
+  if (!lstatSync(folder, { throwIfNoEntry: false })) return null;
+  const seal = readSeal(manifestPath);
+  if (typeof seal === 'string') return { problem: `its manifest ${seal}` };
+  return { checked: folderProblemAsync(folder, seal) };
 }
 
 /**
@@ -170,6 +188,16 @@ export function npmWorkDir(): string {
 
 /** The name of the action's fetch folder in RUNNER_TEMP (npmWorkDir): removed once empty. */
 export const NPM_WORK_NAME = 'pg-tmpfs-npm';
+
+/**
+ * A kept build looked up: its root folder with the check of its files under way (`checked`:
+ * the files' problem, or null), or no root, with what was dropped and why (`dropped`).
+ */
+export interface KeptLookup {
+  root: string | null;
+  checked?: Promise<string | null>;
+  dropped?: string;
+}
 
 /** Where a start keeps server builds from npm: the runner's tool cache (the action), or a folder. */
 export type KeepPlace = { toolCache: true } | { dir: string };
@@ -276,4 +304,15 @@ export async function fillFolder(build: NpmBuild, folder: string, downloadDir: s
     for (const path of [download, extracted, staging]) if (existsSync(path)) removeTree(path);
     rmSync(`${staging}${MANIFEST_SUFFIX}`, { force: true });
   }
+}
+
+/**
+ * Removes a kept build: its folder and manifest (dropEntry: set aside, not walked, when another
+ * user could change it) and, in the tool cache, tool-cache's marker beside it.
+ * @returns '' when all went, else `; ` and what was left (for a warning)
+ */
+export function dropKept(folder: string): string {
+  const note = dropEntry(folder);
+  rmSync(`${folder}.complete`, { force: true });
+  return note ? `; ${note}` : '';
 }

@@ -14,13 +14,21 @@
  * `$RUNNER_TEMP/pg-tmpfs-npm`; what a killed run left there or in the tool cache is named like a
  * cache fill and removed by the post step (the handle's npmFills) or the next fill.
  */
-import { existsSync, mkdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tc from '@actions/tool-cache';
 import { SetupError } from '../errors.js';
 import { MANIFEST_SUFFIX } from './cache-manifest.js';
-import { dropEntry, removeStaleFills } from './cache-removal.js';
-import { fillFolder, keptProblem, npmWorkDir, toolCacheVersionDir, type KeepOptions } from './npm-kept.js';
+import { removeStaleFills } from './cache-removal.js';
+import {
+  dropKept,
+  fillFolder,
+  keptCheck,
+  npmWorkDir,
+  toolCacheVersionDir,
+  type KeepOptions,
+  type KeptLookup,
+} from './npm-kept.js';
 import type { NpmBuild } from './npm-table.js';
 
 /** The tool's name in the tool cache. */
@@ -33,22 +41,20 @@ function keptPaths(build: NpmBuild): { folder: string; marker: string; manifest:
 }
 
 /**
- * A kept build in the tool cache: its folder when it passes our check (tool-cache's marker is
- * written when missing: a run killed between placing the folder and the marker); else null, after
- * removing what was there (`dropped` says why).
+ * A kept build in the tool cache: its folder, the check of its files under way (keptCheck;
+ * tool-cache's marker is written when missing: a run killed between placing the folder and the
+ * marker); else no folder, after removing what was there (`dropped` says why).
  */
-export function findKept(build: NpmBuild): { root: string | null; dropped?: string } {
+export function findKept(build: NpmBuild): KeptLookup {
   const paths = keptPaths(build);
   const found = tc.find(TOOL_NAME, build.version, build.platform) || (existsSync(paths.manifest) ? paths.folder : '');
-  const checked = found ? keptProblem(found, paths.manifest) : null;
-  if (checked && 'ok' in checked) {
+  const check = found ? keptCheck(found, paths.manifest) : null;
+  if (check && 'checked' in check) {
     if (!existsSync(paths.marker)) writeFileSync(paths.marker, '');
-    return { root: found };
+    return { root: found, checked: check.checked };
   }
-  if (!checked) return { root: null };
-  const note = dropEntry(paths.folder);
-  rmSync(paths.marker, { force: true });
-  return { root: null, dropped: `${paths.folder}: ${checked.problem}${note ? `; ${note}` : ''}` };
+  if (!check) return { root: null };
+  return { root: null, dropped: `${paths.folder}: ${check.problem}${dropKept(paths.folder)}` };
 }
 
 /**

