@@ -1102,7 +1102,7 @@ function placeEntry(staging, entry, data) {
 
 // src/native/folder-seal.ts
 import { lstatSync as lstatSync5, readdirSync as readdirSync5, readlinkSync as readlinkSync2, realpathSync as realpathSync2 } from "node:fs";
-import { lstat } from "node:fs/promises";
+import { Worker } from "node:worker_threads";
 import { dirname as dirname2, isAbsolute as isAbsolute2, join as join9, relative as relative3, sep } from "node:path";
 function isWithin(to) {
   return !isAbsolute2(to) && to !== ".." && !to.startsWith(`..${sep}`);
@@ -1171,23 +1171,96 @@ function folderProblem(dir, manifest) {
   }
   return null;
 }
-var LSTATS_IN_FLIGHT = 32;
-async function folderProblemAsync(dir, manifest) {
-  const structure = structureProblem(dir, manifest);
-  if (structure) return structure;
-  const files = Object.entries(manifest.files);
-  let next = 0;
-  let found = null;
-  const worker = async () => {
-    while (found === null && next < files.length) {
-      const [path, want] = files[next++];
-      const s = await lstat(join9(dir, path), { bigint: true }).catch(() => void 0);
-      const problem = statProblem(join9(dir, path), s, want);
-      if (problem && found === null) found = `${path} ${problem}`;
+var FOLDER_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { lstatSync, readdirSync } = require('node:fs');
+const { join } = require('node:path');
+const { root, dirs, files } = workerData;
+const known = new Set(workerData.known);
+const look = (path) => {
+  const s = lstatSync(join(root, path), { bigint: true, throwIfNoEntry: false });
+  if (!s) return null;
+  const kind = s.isFile() ? 'file' : s.isDirectory() ? 'folder' : s.isSymbolicLink() ? 'link' : 'other';
+  return { kind, uid: Number(s.uid), mode: Number(s.mode), size: Number(s.size), fingerprint: s.ino + ':' + s.mtimeNs + ':' + s.ctimeNs };
+};
+let added = null;
+let unreadable = null;
+const folders = dirs.map((dir) => {
+  const s = look(dir);
+  if (s && s.kind === 'folder' && added === null && unreadable === null) {
+    try {
+      const name = readdirSync(join(root, dir)).find((n) => !known.has(dir ? join(dir, n) : n));
+      if (name !== undefined) added = dir ? join(dir, name) : name;
+    } catch (error) {
+      unreadable = (dir || 'its folder') + ' cannot be read (' + (error.code || String(error)) + ')';
     }
+  }
+  return s;
+});
+parentPort.postMessage({ folders, added, unreadable, files: files.map(look) });`;
+var WORKER_TIMEOUT_MS = 3e4;
+function folderProblemBeside(dir, manifest) {
+  const shape = shapeProblem(manifest);
+  if (shape) return Promise.resolve(shape);
+  const links = linksProblem(dir, manifest);
+  if (links) return Promise.resolve(links);
+  const dirs = ["", ...manifest.dirs];
+  const files = Object.entries(manifest.files);
+  const judge = (report) => {
+    for (const [i, d] of dirs.entries()) {
+      const got = report.folders[i];
+      const problem = got ? trustProblem(statsLike(got), "folder") : "is missing";
+      if (problem) return `${d || "its folder"} ${problem}`;
+    }
+    if (report.unreadable !== null) return report.unreadable;
+    if (report.added !== null) return `${report.added} was added`;
+    for (const [i, [path, want]] of files.entries()) {
+      const got = report.files[i];
+      const same = got && trustProblem(statsLike(got), "file") === null && got.size === want.size && want.fingerprint !== void 0 && got.fingerprint === want.fingerprint && process.platform !== "win32";
+      if (same) continue;
+      const problem = fileProblem(join9(dir, path), want);
+      if (problem) return `${path} ${problem}`;
+    }
+    return null;
   };
-  await Promise.all(Array.from({ length: Math.min(LSTATS_IN_FLIGHT, files.length) }, worker));
-  return found;
+  const workerData = {
+    root: dir,
+    dirs,
+    files: files.map(([path]) => path),
+    known: [...manifest.dirs, ...files.map(([path]) => path), ...Object.keys(manifest.links)]
+  };
+  return new Promise((resolve2) => {
+    let worker;
+    try {
+      worker = new Worker(FOLDER_WORKER, { eval: true, workerData });
+    } catch {
+      resolve2(folderProblem(dir, manifest));
+      return;
+    }
+    let settled = false;
+    const finish = (report) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve2(report ? judge(report) : folderProblem(dir, manifest));
+    };
+    const timer = setTimeout(() => {
+      finish(null);
+      void worker.terminate();
+    }, WORKER_TIMEOUT_MS);
+    worker.once("message", (report) => finish(report));
+    worker.once("error", () => finish(null));
+    worker.once("exit", () => finish(null));
+  });
+}
+function statsLike(got) {
+  return {
+    isFile: () => got.kind === "file",
+    isDirectory: () => got.kind === "folder",
+    isSymbolicLink: () => got.kind === "link",
+    uid: got.uid,
+    mode: got.mode
+  };
 }
 function structureProblem(dir, manifest) {
   const shape = shapeProblem(manifest);
@@ -1198,6 +1271,13 @@ function structureProblem(dir, manifest) {
   try {
     const added = addedProblem(dir, manifest.dirs, known);
     if (added) return added;
+  } catch (error) {
+    return `a file or folder in it ${readProblem(error)}`;
+  }
+  return linksProblem(dir, manifest);
+}
+function linksProblem(dir, manifest) {
+  try {
     for (const [path, target] of Object.entries(manifest.links)) {
       const s = lstatSync5(join9(dir, path), { throwIfNoEntry: false });
       if (!s) return `${path} is missing`;
@@ -1340,7 +1420,7 @@ function keptCheck(folder, manifestPath) {
   if (!lstatSync6(folder, { throwIfNoEntry: false })) return null;
   const seal = readSeal(manifestPath);
   if (typeof seal === "string") return { problem: `its manifest ${seal}` };
-  return { checked: folderProblemAsync(folder, seal) };
+  return { checked: folderProblemBeside(folder, seal) };
 }
 function keptProblem(folder, manifestPath) {
   if (!lstatSync6(folder, { throwIfNoEntry: false })) return null;

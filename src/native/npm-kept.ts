@@ -28,7 +28,7 @@ import { MANIFEST_SUFFIX, readProblem, withFile } from './cache-manifest.js';
 import { dropEntry, removeTree } from './cache-removal.js';
 import { placeEntry } from './initdb-cache.js';
 import { throwIfInterrupted } from '../interrupt.js';
-import { folderProblem, folderProblemAsync, sealFolder, type FolderManifest } from './folder-seal.js';
+import { folderProblem, folderProblemBeside, sealFolder, type FolderManifest } from './folder-seal.js';
 import { fetchBuild, type NpmCommand } from './npm-fetch.js';
 import type { NpmBuild } from './npm-table.js';
 
@@ -87,7 +87,7 @@ export function readSeal(manifestPath: string): FolderManifest | string {
 }
 
 /**
- * keptProblem with the files checked on the thread pool (folderProblemAsync), so the check runs
+ * keptProblem with the files' lstats taken by a worker thread (folderProblemBeside), so the check runs
  * beside the start's other work; the start awaits `checked` before it runs any program of the
  * build (native/start.ts).
  * @returns null when nothing is kept; `{ problem }` when the manifest, a folder or a link is
@@ -101,7 +101,7 @@ export function keptCheck(
   if (!lstatSync(folder, { throwIfNoEntry: false })) return null;
   const seal = readSeal(manifestPath);
   if (typeof seal === 'string') return { problem: `its manifest ${seal}` };
-  return { checked: folderProblemAsync(folder, seal) };
+  return { checked: folderProblemBeside(folder, seal) };
 }
 
 /**
