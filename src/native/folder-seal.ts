@@ -11,8 +11,7 @@
  * by name, so it shows the folder as it was sealed at the moment of the check, not later. Only
  * this user (or root) can change it in between: that is what the ownership checks make sure of.
  */
-import { lstatSync, readdirSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
-import { Worker } from 'node:worker_threads';
+import { lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { addedProblem, foldersProblem, manifestShape, type Manifest } from './cache-manifest.js';
 import { fileProblem, readProblem, sealFiles, trustProblem } from './file-seal.js';
@@ -118,156 +117,6 @@ function shapeProblem(manifest: FolderManifest): string | null {
  *   libpq.so.5.17`, `lib/evil.so was added`
  */
 export function folderProblem(dir: string, manifest: FolderManifest): string | null {
-  const structure = structureProblem(dir, manifest);
-  if (structure) return structure;
-  for (const [path, want] of Object.entries(manifest.files)) {
-    const problem = fileProblem(join(dir, path), want);
-    if (problem) return `${path} ${problem}`;
-  }
-  return null;
-}
-
-/**
- * The code of the worker that looks at a sealed folder for folderProblemBeside. Given the folder,
- * its subfolders and files (relative paths, checked by shapeProblem first) and every path the
- * manifest knows (workerData), it posts back each folder's lstat, the first name in a folder the
- * manifest does not know (`added`), and each file's lstat: null when missing, else its kind,
- * owner, mode, size and fingerprint (file-seal.ts fingerprintOf's form). Node's own modules only:
- * it runs from this string (eval), so the bundle needs no file of its own for it.
- */
-const FOLDER_WORKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { lstatSync, readdirSync } = require('node:fs');
-const { join } = require('node:path');
-const { root, dirs, files } = workerData;
-const known = new Set(workerData.known);
-const look = (path) => {
-  const s = lstatSync(join(root, path), { bigint: true, throwIfNoEntry: false });
-  if (!s) return null;
-  const kind = s.isFile() ? 'file' : s.isDirectory() ? 'folder' : s.isSymbolicLink() ? 'link' : 'other';
-  return { kind, uid: Number(s.uid), mode: Number(s.mode), size: Number(s.size), fingerprint: s.ino + ':' + s.mtimeNs + ':' + s.ctimeNs };
-};
-let added = null;
-let unreadable = null;
-const folders = dirs.map((dir) => {
-  const s = look(dir);
-  if (s && s.kind === 'folder' && added === null && unreadable === null) {
-    try {
-      const name = readdirSync(join(root, dir)).find((n) => !known.has(dir ? join(dir, n) : n));
-      if (name !== undefined) added = dir ? join(dir, name) : name;
-    } catch (error) {
-      unreadable = (dir || 'its folder') + ' cannot be read (' + (error.code || String(error)) + ')';
-    }
-  }
-  return s;
-});
-parentPort.postMessage({ folders, added, unreadable, files: files.map(look) });`;
-
-/** What the worker reports of one folder or file (FOLDER_WORKER). */
-interface WorkerStat {
-  kind: 'file' | 'folder' | 'link' | 'other';
-  uid: number;
-  mode: number;
-  size: number;
-  fingerprint: string;
-}
-
-/** The worker's whole report (FOLDER_WORKER). */
-interface WorkerReport {
-  folders: Array<WorkerStat | null>;
-  added: string | null;
-  /** A folder readdir refused, as a problem: `lib cannot be read (EACCES)`. */
-  unreadable: string | null;
-  files: Array<WorkerStat | null>;
-}
-
-/** How long folderProblemBeside waits for its worker before checking here instead: 30 000 ms. */
-const WORKER_TIMEOUT_MS = 30_000;
-
-/**
- * folderProblem with its lstats and readdirs (one per folder and file: about 1 000 for a server
- * build, 10–25 ms) taken by a worker thread, on another core, while this thread goes on (native
- * mode: copying the cluster); the manifest's shape and the links are checked here at once. What
- * the worker reports is judged here by folderProblem's rules; a file not as sealed by its lstat
- * (owner, mode, size, fingerprint) is checked again as folderProblem checks it (hashed when its
- * fingerprint differs). If the worker cannot run or does not answer within WORKER_TIMEOUT_MS,
- * the whole check runs here (folderProblem).
- * @returns a promise of what folderProblem returns (a first difference may be another one)
- */
-export function folderProblemBeside(dir: string, manifest: FolderManifest): Promise<string | null> {
-  const shape = shapeProblem(manifest);
-  if (shape) return Promise.resolve(shape);
-  const links = linksProblem(dir, manifest);
-  if (links) return Promise.resolve(links);
-  const dirs = ['', ...manifest.dirs];
-  const files = Object.entries(manifest.files);
-  const judge = (report: WorkerReport): string | null => {
-    for (const [i, d] of dirs.entries()) {
-      const got = report.folders[i];
-      const problem = got ? trustProblem(statsLike(got), 'folder') : 'is missing';
-      if (problem) return `${d || 'its folder'} ${problem}`;
-    }
-    if (report.unreadable !== null) return report.unreadable;
-    if (report.added !== null) return `${report.added} was added`;
-    for (const [i, [path, want]] of files.entries()) {
-      const got = report.files[i];
-      const same =
-        got &&
-        trustProblem(statsLike(got), 'file') === null &&
-        got.size === want.size &&
-        want.fingerprint !== undefined &&
-        got.fingerprint === want.fingerprint &&
-        process.platform !== 'win32';
-      if (same) continue;
-      const problem = fileProblem(join(dir, path), want);
-      if (problem) return `${path} ${problem}`;
-    }
-    return null;
-  };
-  const workerData = {
-    root: dir,
-    dirs,
-    files: files.map(([path]) => path),
-    known: [...manifest.dirs, ...files.map(([path]) => path), ...Object.keys(manifest.links)],
-  };
-  return new Promise((resolve) => {
-    let worker: Worker;
-    try {
-      worker = new Worker(FOLDER_WORKER, { eval: true, workerData });
-    } catch {
-      resolve(folderProblem(dir, manifest));
-      return;
-    }
-    let settled = false;
-    const finish = (report: WorkerReport | null): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(report ? judge(report) : folderProblem(dir, manifest));
-    };
-    const timer = setTimeout(() => {
-      finish(null);
-      void worker.terminate();
-    }, WORKER_TIMEOUT_MS);
-    worker.once('message', (report: WorkerReport) => finish(report));
-    worker.once('error', () => finish(null));
-    worker.once('exit', () => finish(null));
-  });
-}
-
-/** The parts of an lstat trustProblem reads, from what the worker reported. */
-function statsLike(got: WorkerStat): Stats {
-  return {
-    isFile: () => got.kind === 'file',
-    isDirectory: () => got.kind === 'folder',
-    isSymbolicLink: () => got.kind === 'link',
-    uid: got.uid,
-    mode: got.mode,
-  } as Stats;
-}
-
-/** What folderProblem checks before the files: the manifest's shape, the folders, nothing added, the links. */
-function structureProblem(dir: string, manifest: FolderManifest): string | null {
   const shape = shapeProblem(manifest);
   if (shape) return shape;
   const known = new Set([...manifest.dirs, ...Object.keys(manifest.files), ...Object.keys(manifest.links)]);
@@ -276,15 +125,6 @@ function structureProblem(dir: string, manifest: FolderManifest): string | null 
   try {
     const added = addedProblem(dir, manifest.dirs, known);
     if (added) return added;
-  } catch (error) {
-    return `a file or folder in it ${readProblem(error)}`;
-  }
-  return linksProblem(dir, manifest);
-}
-
-/** Whether every link of `manifest` is in `dir`, a link, with its target (one lstat and readlink each). */
-function linksProblem(dir: string, manifest: FolderManifest): string | null {
-  try {
     for (const [path, target] of Object.entries(manifest.links)) {
       const s = lstatSync(join(dir, path), { throwIfNoEntry: false });
       if (!s) return `${path} is missing`;
@@ -294,6 +134,10 @@ function linksProblem(dir: string, manifest: FolderManifest): string | null {
     }
   } catch (error) {
     return `a file or folder in it ${readProblem(error)}`;
+  }
+  for (const [path, want] of Object.entries(manifest.files)) {
+    const problem = fileProblem(join(dir, path), want);
+    if (problem) return `${path} ${problem}`;
   }
   return null;
 }

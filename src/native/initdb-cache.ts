@@ -153,18 +153,6 @@ export async function ensureCluster(
 }
 
 /**
- * Whether ensureCluster would find a filled entry for `spec` without running a program: the
- * version of its initdb is known in `facts` and the entry's folder is there. (It may still turn
- * out damaged as it is copied: placeCluster then fills it again, running initdb.)
- */
-export function warmWithoutPrograms(cacheDir: string, spec: ClusterSpec, facts: Facts): boolean {
-  const version = facts.get(join(spec.bindir, exe('initdb', process.platform)), '--version', () => null);
-  return (
-    version !== null && lstatSync(join(cacheDir, cacheKey(version, initdbArgs(spec))), { throwIfNoEntry: false }) !== undefined
-  );
-}
-
-/**
  * The first line initdb --version prints, asked once per initdb file (facts): a process start
  * saved on every warm start.
  * @throws SetupError when it fails

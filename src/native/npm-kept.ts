@@ -28,7 +28,7 @@ import { MANIFEST_SUFFIX, readProblem, withFile } from './cache-manifest.js';
 import { dropEntry, removeTree } from './cache-removal.js';
 import { placeEntry } from './initdb-cache.js';
 import { throwIfInterrupted } from '../interrupt.js';
-import { folderProblem, folderProblemBeside, sealFolder, type FolderManifest } from './folder-seal.js';
+import { folderProblem, sealFolder, type FolderManifest } from './folder-seal.js';
 import { fetchBuild, type NpmCommand } from './npm-fetch.js';
 import type { NpmBuild } from './npm-table.js';
 
@@ -51,6 +51,8 @@ export interface KeepOptions {
   log: Logger;
   /** Where a fill's time goes (`up --json` phasesMs): the fetch and check, the extraction, the seal and placing. */
   phases?: Phases;
+  /** Called before a fill begins (the start records a handle naming its folders: a kill then leaves nothing `down` cannot find). */
+  beforeFill?: () => void;
 }
 
 /** The Binaries record of a kept build whose root folder (bin, lib, share) is `root`. */
@@ -84,24 +86,6 @@ export function readSeal(manifestPath: string): FolderManifest | string {
   } catch (error) {
     return error instanceof SyntaxError ? 'is not JSON' : readProblem(error);
   }
-}
-
-/**
- * keptProblem with the files' lstats taken by a worker thread (folderProblemBeside), so the check runs
- * beside the start's other work; the start awaits `checked` before it runs any program of the
- * build (native/start.ts).
- * @returns null when nothing is kept; `{ problem }` when the manifest, a folder or a link is
- *   already wrong; else `{ checked }`, which resolves to the files' problem, or null when the
- *   build is as sealed
- */
-export function keptCheck(
-  folder: string,
-  manifestPath: string,
-): { checked: Promise<string | null> } | { problem: string } | null {
-  if (!lstatSync(folder, { throwIfNoEntry: false })) return null;
-  const seal = readSeal(manifestPath);
-  if (typeof seal === 'string') return { problem: `its manifest ${seal}` };
-  return { checked: folderProblemBeside(folder, seal) };
 }
 
 /**
@@ -189,13 +173,9 @@ export function npmWorkDir(): string {
 /** The name of the action's fetch folder in RUNNER_TEMP (npmWorkDir): removed once empty. */
 export const NPM_WORK_NAME = 'pg-tmpfs-npm';
 
-/**
- * A kept build looked up: its root folder with the check of its files under way (`checked`:
- * the files' problem, or null), or no root, with what was dropped and why (`dropped`).
- */
+/** A kept build looked up: its root folder when it passed its check; else none, and what was dropped and why. */
 export interface KeptLookup {
   root: string | null;
-  checked?: Promise<string | null>;
   dropped?: string;
 }
 

@@ -23,7 +23,7 @@ import { removeStaleFills } from './cache-removal.js';
 import {
   dropKept,
   fillFolder,
-  keptCheck,
+  keptProblem,
   npmWorkDir,
   toolCacheVersionDir,
   type KeepOptions,
@@ -41,20 +41,20 @@ function keptPaths(build: NpmBuild): { folder: string; marker: string; manifest:
 }
 
 /**
- * A kept build in the tool cache: its folder, the check of its files under way (keptCheck;
- * tool-cache's marker is written when missing: a run killed between placing the folder and the
- * marker); else no folder, after removing what was there (`dropped` says why).
+ * A kept build in the tool cache: its folder when it passes our check (tool-cache's marker is
+ * written when missing: a run killed between placing the folder and the marker); else null, after
+ * removing what was there (`dropped` says why).
  */
 export function findKept(build: NpmBuild): KeptLookup {
   const paths = keptPaths(build);
   const found = tc.find(TOOL_NAME, build.version, build.platform) || (existsSync(paths.manifest) ? paths.folder : '');
-  const check = found ? keptCheck(found, paths.manifest) : null;
-  if (check && 'checked' in check) {
+  const checked = found ? keptProblem(found, paths.manifest) : null;
+  if (checked && 'ok' in checked) {
     if (!existsSync(paths.marker)) writeFileSync(paths.marker, '');
-    return { root: found, checked: check.checked };
+    return { root: found };
   }
-  if (!check) return { root: null };
-  return { root: null, dropped: `${paths.folder}: ${check.problem}${dropKept(paths.folder)}` };
+  if (!checked) return { root: null };
+  return { root: null, dropped: `${paths.folder}: ${checked.problem}${dropKept(paths.folder)}` };
 }
 
 /**

@@ -68,8 +68,6 @@ export class TemplatesNotUsed extends Error {
  * copies them (copyLater) once postgres has been spawned, while it starts; when it finds them
  * unusable it drops the entry and throws TemplatesNotUsed. Long because the retry after a damaged
  * entry places the fresh fill exactly as the first try did, under one error mapping (copyError).
- * @param beforeRunning awaited before initdb runs again after a damaged entry (an npm build's
- *   check, which may still run: npmStart); the first lookup runs no program on a warm start
  */
 export async function placeCluster(
   config: Config,
@@ -79,7 +77,6 @@ export async function placeCluster(
   log: Logger,
   phases: Phases,
   facts: Facts,
-  beforeRunning: () => Promise<void> = () => Promise.resolve(),
 ): Promise<{ cache: CacheResult; copyTemplates: () => void }> {
   const cacheDir = config.cacheDir || defaultCacheDir();
   const spec = { bindir: bins.bindir, user: config.user, locale: config.locale };
@@ -111,7 +108,6 @@ export async function placeCluster(
       if (!(error instanceof DamagedEntryError)) throw error;
       rmSync(dataDir, { recursive: true, force: true });
       const note = dropEntry(cache.entry);
-      await beforeRunning(); // initdb runs again
       cache = {
         ...(await ensureCluster(cacheDir, spec, runAs, handle.runDir, facts)),
         dropped: note ? `${error.message}; ${note}` : error.message,

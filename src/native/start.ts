@@ -23,7 +23,7 @@ import { NotReadyError, notReadyError, waitForQuery } from '../readiness.js';
 import type { NativeHandle, NativeServer } from '../server.js';
 import { filesystemTypeOf, isRamFilesystem, verifyServer } from '../verify.js';
 import { describeBinaries, findBinaries, realProbe, type Binaries } from './binaries.js';
-import { KeptBuildChanged, npmStart, warmStart } from './npm-binaries.js';
+import { npmBinaries } from './npm-binaries.js';
 import type { NpmBuild } from './npm-table.js';
 import { factsIn, type Facts } from './facts.js';
 import { defaultCacheDir, type RunAs } from './cache-key.js';
@@ -162,10 +162,10 @@ export async function startNative(
   const facts = factsIn(cacheDir);
   const runAs = runAsUser();
   if (runAs) log.info(`Running as root: postgres runs as user ${runAs.name}`);
-  const warm = warmStart(config, cacheDir, facts, schema !== null);
-  let npm =
-    source && 'integrity' in source ? await npmStart(source, config, log, onHandle, { cacheDir, runAs, phases }, warm) : null;
-  let bins = npm?.binaries ?? (source as Binaries | undefined) ?? findBinaries(config.major, realProbe(facts));
+  const bins =
+    source && 'integrity' in source
+      ? await npmBinaries(source, config, log, onHandle, { cacheDir, runAs, phases })
+      : (source ?? findBinaries(config.major, realProbe(facts)));
   log.info(`PostgreSQL ${bins.major} binaries: ${describeBinaries(bins)}`);
   phases.end('binaries, run-as user, cache folder');
   const port = await choosePort(config.publishHost, config.port);
@@ -177,25 +177,8 @@ export async function startNative(
   // dropped then) is undone and made once more, from a fresh fill: a miss, with a warning.
   for (let attempt = 1; ; attempt++) {
     try {
-      const beforeRunning = npm?.beforeRunning ?? (() => Promise.resolve());
-      return await startOnce(config, log, onHandle, {
-        bins,
-        port,
-        warnings,
-        cacheDir,
-        runAs,
-        facts,
-        phases,
-        schema,
-        beforeRunning,
-      });
+      return await startOnce(config, log, onHandle, { bins, port, warnings, cacheDir, runAs, facts, phases, schema });
     } catch (error) {
-      // A kept npm build found changed before it ran (its check ran beside the copy): fetched again.
-      if (error instanceof KeptBuildChanged && npm && attempt === 1) {
-        npm = await npm.again();
-        bins = npm.binaries;
-        continue;
-      }
       if (!(error instanceof TemplatesNotUsed)) throw error;
       if (attempt > 1) throw copyError(error.found, config, '');
       log.warning(`initdb cache entry not used (${error.message}${error.note ? `; ${error.note}` : ''}): ran initdb again`);
@@ -214,8 +197,6 @@ interface StartFacts {
   phases: Phases;
   /** The schema cache of this start, or null when it is off. */
   schema: SchemaCache | null;
-  /** Awaited before any program of the binaries runs (an npm build's check: npmStart). */
-  beforeRunning: () => Promise<void>;
 }
 
 /**
@@ -228,7 +209,7 @@ async function startOnce(
   config: Config,
   log: Logger,
   onHandle: (handle: NativeHandle) => void,
-  { bins, port, warnings, cacheDir, runAs, facts, phases, schema, beforeRunning }: StartFacts,
+  { bins, port, warnings, cacheDir, runAs, facts, phases, schema }: StartFacts,
 ): Promise<NativeServer> {
   const handle: NativeHandle = {
     mode: 'native',
@@ -263,8 +244,7 @@ async function startOnce(
     // A restored cluster is a cached cluster copied instead of initdb: output cache-hit says true.
     const { cache, copyTemplates } = restored
       ? { cache: { hit: true }, copyTemplates: () => undefined }
-      : await placeCluster(config, bins, handle, runAs, log, phases, facts, beforeRunning);
-    await beforeRunning();
+      : await placeCluster(config, bins, handle, runAs, log, phases, facts);
     throwIfInterrupted();
     const postgres = spawnPostgres(bins.bindir, handle.runDir, port, config, runAs);
     handle.pid = postgres.pid;
