@@ -1105,6 +1105,8 @@ function staysInside(path, target) {
 }
 function sealFolder(dir) {
   const root = realpathSync2.native(dir);
+  const since = sealClock(dir);
+  const folders = {};
   const dirs = [];
   const paths = [];
   const links = {};
@@ -1117,6 +1119,8 @@ function sealFolder(dir) {
       const s = lstatSync5(path);
       if (s.isDirectory()) {
         dirs.push(rel);
+        const folder = lstatSync5(path, { bigint: true });
+        if (FINGERPRINTS && folder.ctimeNs < since) folders[rel] = fingerprintOf(folder);
         walk(path);
       } else if (s.isSymbolicLink()) {
         const target = readlinkSync2(path);
@@ -1133,7 +1137,7 @@ function sealFolder(dir) {
     }
   };
   walk(dir);
-  return { dirs, ...sealFiles(dir, paths), links };
+  return { dirs, ...sealFiles(dir, paths), links, folders };
 }
 function resolved(path) {
   try {
@@ -1153,17 +1157,26 @@ function shapeProblem(manifest) {
     }
     if (!staysInside(path, target)) return `its manifest gives ${path} a target outside its folder`;
   }
+  const folders = manifest.folders;
+  if (folders !== void 0 && (!folders || typeof folders !== "object" || Array.isArray(folders))) {
+    return "its manifest gives no fingerprints of its folders";
+  }
+  if (folders && !Object.values(folders).every((f) => typeof f === "string")) return "its manifest gives a folder no fingerprint";
   return null;
 }
 function folderProblem(dir, manifest) {
   const shape = shapeProblem(manifest);
   if (shape) return shape;
   const known = /* @__PURE__ */ new Set([...manifest.dirs, ...Object.keys(manifest.files), ...Object.keys(manifest.links)]);
-  const folders = foldersProblem(dir, manifest.dirs);
-  if (folders) return folders;
   try {
-    const added = addedProblem(dir, manifest.dirs, known);
-    if (added) return added;
+    for (const d of ["", ...manifest.dirs]) {
+      const s = lstatSync5(d ? join9(dir, d) : dir, { bigint: true, throwIfNoEntry: false });
+      const problem = s ? trustProblem(s, "folder") : "is missing";
+      if (problem) return `${d || "its folder"} ${problem}`;
+      if (s && d && FINGERPRINTS && manifest.folders?.[d] === fingerprintOf(s)) continue;
+      const name = readdirSync5(d ? join9(dir, d) : dir).find((n) => !known.has(d ? join9(d, n) : n));
+      if (name !== void 0) return `${d ? join9(d, name) : name} was added`;
+    }
     for (const [path, target] of Object.entries(manifest.links)) {
       const s = lstatSync5(join9(dir, path), { throwIfNoEntry: false });
       if (!s) return `${path} is missing`;

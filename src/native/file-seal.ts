@@ -95,7 +95,7 @@ export function fingerprintOf(s: BigIntStats): string {
  * owner; there every file is hashed. Linux sets ctime itself (no utimensat field for it), and so
  * does macOS (setattrlist(2): an attempt to set ATTR_CMN_CHGTIME is ignored).
  */
-const FINGERPRINTS = process.platform !== 'win32';
+export const FINGERPRINTS = process.platform !== 'win32';
 
 /** Whether the file `s` (its fstat or lstat) is, by its fingerprint, the one `want` recorded: not changed since. */
 export function unchanged(s: BigIntStats, want: FileEntry): boolean {

@@ -13,12 +13,19 @@
  */
 import { lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
-import { addedProblem, foldersProblem, manifestShape, type Manifest } from './cache-manifest.js';
-import { fileProblem, readProblem, sealFiles, trustProblem } from './file-seal.js';
+import { manifestShape, type Manifest } from './cache-manifest.js';
+import { FINGERPRINTS, fileProblem, fingerprintOf, readProblem, sealClock, sealFiles, trustProblem } from './file-seal.js';
 
 /** A sealed folder: a manifest (folders, files) and its symbolic links, relative path → target as readlink gives it. */
 export interface FolderManifest extends Manifest {
   links: Record<string, string>;
+  /**
+   * Each subfolder's fingerprint when it was sealed (fingerprintOf: a folder's mtime and ctime move
+   * when a name in it is made, removed or renamed), for the folders last changed before the seal's
+   * clock; folderProblem reads a folder whose fingerprint is unchanged without listing it. Absent
+   * from manifests made before it (every folder listed then).
+   */
+  folders?: Record<string, string>;
 }
 
 /** Whether `to` (a path relative to a folder) names the folder or something in it: not absolute, no `..` past it. */
@@ -49,6 +56,9 @@ function staysInside(path: string, target: string): boolean {
  */
 export function sealFolder(dir: string): FolderManifest {
   const root = realpathSync.native(dir);
+  // Folders last changed before this clock get a fingerprint (as sealFiles does for files).
+  const since = sealClock(dir);
+  const folders: Record<string, string> = {};
   const dirs: string[] = [];
   const paths: string[] = [];
   const links: Record<string, string> = {};
@@ -61,6 +71,8 @@ export function sealFolder(dir: string): FolderManifest {
       const s = lstatSync(path);
       if (s.isDirectory()) {
         dirs.push(rel);
+        const folder = lstatSync(path, { bigint: true });
+        if (FINGERPRINTS && folder.ctimeNs < since) folders[rel] = fingerprintOf(folder);
         walk(path);
       } else if (s.isSymbolicLink()) {
         const target = readlinkSync(path);
@@ -78,7 +90,7 @@ export function sealFolder(dir: string): FolderManifest {
     }
   };
   walk(dir);
-  return { dirs, ...sealFiles(dir, paths), links };
+  return { dirs, ...sealFiles(dir, paths), links, folders };
 }
 
 /** Where a link leads, every link on the way followed; null when it dangles. */
@@ -102,6 +114,11 @@ function shapeProblem(manifest: FolderManifest): string | null {
     }
     if (!staysInside(path, target)) return `its manifest gives ${path} a target outside its folder`;
   }
+  const folders = (manifest as Partial<FolderManifest>).folders;
+  if (folders !== undefined && (!folders || typeof folders !== 'object' || Array.isArray(folders))) {
+    return 'its manifest gives no fingerprints of its folders';
+  }
+  if (folders && !Object.values(folders).every((f) => typeof f === 'string')) return 'its manifest gives a folder no fingerprint';
   return null;
 }
 
@@ -120,11 +137,16 @@ export function folderProblem(dir: string, manifest: FolderManifest): string | n
   const shape = shapeProblem(manifest);
   if (shape) return shape;
   const known = new Set([...manifest.dirs, ...Object.keys(manifest.files), ...Object.keys(manifest.links)]);
-  const folders = foldersProblem(dir, manifest.dirs);
-  if (folders) return folders;
   try {
-    const added = addedProblem(dir, manifest.dirs, known);
-    if (added) return added;
+    // Each folder: this user's alone; listed, unless its fingerprint says no name in it changed.
+    for (const d of ['', ...manifest.dirs]) {
+      const s = lstatSync(d ? join(dir, d) : dir, { bigint: true, throwIfNoEntry: false });
+      const problem = s ? trustProblem(s, 'folder') : 'is missing';
+      if (problem) return `${d || 'its folder'} ${problem}`;
+      if (s && d && FINGERPRINTS && manifest.folders?.[d] === fingerprintOf(s)) continue;
+      const name = readdirSync(d ? join(dir, d) : dir).find((n) => !known.has(d ? join(d, n) : n));
+      if (name !== undefined) return `${d ? join(d, name) : name} was added`;
+    }
     for (const [path, target] of Object.entries(manifest.links)) {
       const s = lstatSync(join(dir, path), { throwIfNoEntry: false });
       if (!s) return `${path} is missing`;
