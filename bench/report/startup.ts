@@ -71,7 +71,11 @@ function floorNote(c: CaseResult, cases: readonly CaseResult[]): string {
   return notes.join('; ');
 }
 
-/** Issue #11's targets for native mode: the warm CLI at most 1.6× the native floor; cold at most 1.25× (initdb + warm CLI). */
+/**
+ * Targets for native mode: the warm CLI's whole process at most 1.6× Node's own start plus the
+ * native floor (copy, postgres, first query: issue #34 put Node's start in, which the CLI cannot
+ * avoid and the in-process floor does not pay); cold at most 1.25× (initdb + warm CLI).
+ */
 export const NATIVE_WARM_TARGET = 1.6;
 export const NATIVE_COLD_TARGET = 1.25;
 
@@ -82,14 +86,19 @@ function medianOf(cases: readonly CaseResult[], id: string): number | null {
 }
 
 /**
- * Native mode against its floors: the warm CLI and start() over `floor-native`; the cold CLI over
- * `floor-initdb` + the warm CLI.
+ * Native mode against its floors: start() over `floor-native`; the warm CLI over it and over
+ * `node-start` + `floor-native` (its target); the cold CLI over `floor-initdb` + the warm CLI.
  */
 function nativeNote(c: CaseResult, cases: readonly CaseResult[]): string {
   if (!c.summary) return '';
   const floor = medianOf(cases, 'startup/floor-native');
-  if ((c.id === 'startup/cli-native-warm' || c.id === 'startup/action-native-warm') && floor) {
-    return `${(c.summary.median / floor).toFixed(2)}× the native floor${c.id.startsWith('startup/cli') ? ` (target ≤ ${NATIVE_WARM_TARGET}×)` : ''}`;
+  const node = medianOf(cases, 'startup/node-start');
+  if (c.id === 'startup/action-native-warm' && floor) return `${(c.summary.median / floor).toFixed(2)}× the native floor`;
+  if (c.id === 'startup/cli-native-warm' && floor) {
+    const withNode = node
+      ? `; ${(c.summary.median / (node + floor)).toFixed(2)}× Node's start + the native floor (target ≤ ${NATIVE_WARM_TARGET}×: ${c.summary.median / (node + floor) <= NATIVE_WARM_TARGET ? 'met' : 'not met'})`
+      : '';
+    return `${(c.summary.median / floor).toFixed(2)}× the native floor${withNode}`;
   }
   const initdb = medianOf(cases, 'startup/floor-initdb');
   const warm = medianOf(cases, 'startup/cli-native-warm');
