@@ -95,16 +95,21 @@ function sealFiles(dir, paths) {
     if (!entry.fingerprint && (newest === null || ctimeNs > newest)) newest = ctimeNs;
   }
   if (newest === null) return { files, sealedNs: String(since) };
-  const wait = new Int32Array(new SharedArrayBuffer(4));
-  const end = Date.now() + SETTLE_MS;
-  do {
-    Atomics.wait(wait, 0, 0, 1);
-    since = sealClock(dir);
-  } while (since <= newest && Date.now() < end);
+  since = clockPast(dir, newest);
   for (const [path, entry] of Object.entries(files)) {
     if (!entry.fingerprint) files[path] = sealFile(join(dir, path), since);
   }
   return { files, sealedNs: String(since) };
+}
+function clockPast(dir, newest) {
+  const wait = new Int32Array(new SharedArrayBuffer(4));
+  const end = Date.now() + SETTLE_MS;
+  let since;
+  do {
+    Atomics.wait(wait, 0, 0, 1);
+    since = sealClock(dir);
+  } while (since <= newest && Date.now() < end);
+  return since;
 }
 function fingerprintWritten(dir, files) {
   if (!FINGERPRINTS) return { files, sealedNs: String(sealClock(dir)) };
@@ -122,12 +127,7 @@ function fingerprintWritten(dir, files) {
     }
   }
   if (later.length === 0) return { files: out, sealedNs: String(since) };
-  const wait = new Int32Array(new SharedArrayBuffer(4));
-  const end = Date.now() + SETTLE_MS;
-  do {
-    Atomics.wait(wait, 0, 0, 1);
-    since = sealClock(dir);
-  } while (since <= newest && Date.now() < end);
+  since = clockPast(dir, newest);
   for (const path of later) out[path] = sealFile(join(dir, path), since);
   return { files: out, sealedNs: String(since) };
 }

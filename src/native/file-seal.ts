@@ -183,16 +183,27 @@ export function sealFiles(dir: string, paths: readonly string[]): { files: Recor
     if (!entry.fingerprint && (newest === null || ctimeNs > newest)) newest = ctimeNs;
   }
   if (newest === null) return { files, sealedNs: String(since) };
-  const wait = new Int32Array(new SharedArrayBuffer(4));
-  const end = Date.now() + SETTLE_MS;
-  do {
-    Atomics.wait(wait, 0, 0, 1); // a sleep of 1 ms: the fill is synchronous
-    since = sealClock(dir);
-  } while (since <= newest && Date.now() < end);
+  since = clockPast(dir, newest);
   for (const [path, entry] of Object.entries(files)) {
     if (!entry.fingerprint) files[path] = sealFile(join(dir, path), since);
   }
   return { files, sealedNs: String(since) };
+}
+
+/**
+ * The filesystem's clock (sealClock) once it has passed `newest` (a ctime, ns), read every 1 ms for
+ * up to SETTLE_MS (a synchronous sleep: the fills that call it are synchronous); the last reading
+ * when it has not passed by then.
+ */
+function clockPast(dir: string, newest: bigint): bigint {
+  const wait = new Int32Array(new SharedArrayBuffer(4));
+  const end = Date.now() + SETTLE_MS;
+  let since: bigint;
+  do {
+    Atomics.wait(wait, 0, 0, 1);
+    since = sealClock(dir);
+  } while (since <= newest && Date.now() < end);
+  return since;
 }
 
 /**
@@ -224,12 +235,7 @@ export function fingerprintWritten(
     }
   }
   if (later.length === 0) return { files: out, sealedNs: String(since) };
-  const wait = new Int32Array(new SharedArrayBuffer(4));
-  const end = Date.now() + SETTLE_MS;
-  do {
-    Atomics.wait(wait, 0, 0, 1); // a sleep of 1 ms: the copy is synchronous
-    since = sealClock(dir);
-  } while (since <= newest && Date.now() < end);
+  since = clockPast(dir, newest);
   for (const path of later) out[path] = sealFile(join(dir, path), since);
   return { files: out, sealedNs: String(since) };
 }

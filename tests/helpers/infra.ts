@@ -105,26 +105,38 @@ function actArgs(workflow: string, args: string[]): string[] {
   return ['push', '-P', 'ubuntu-latest=-self-hosted', '-W', workflow, '--pull=false', '--action-offline-mode', ...args];
 }
 
+/** What runAct and runActAsync may be given. */
+interface ActOptions {
+  /** The repository to run it in (default: this one). */
+  cwd?: string;
+  /** Added to this process's environment. */
+  env?: NodeJS.ProcessEnv;
+  /** Deadline, after which act is killed (default 20 min). */
+  timeoutMs?: number;
+}
+
+/** The child process options of an act run. */
+function actProcess(options: ActOptions) {
+  return {
+    cwd: options.cwd ?? ROOT,
+    encoding: 'utf8' as const,
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, ...options.env, ACT: 'true' },
+    timeout: options.timeoutMs ?? 20 * 60_000,
+    killSignal: 'SIGKILL' as const,
+  };
+}
+
 /**
  * Runs a workflow with act on the host (`-P ubuntu-latest=-self-hosted`), as a runner would.
- * @param options.cwd the repository to run it in (default: this one)
- * @param options.env added to this process's environment
- * @param options.timeoutMs deadline, after which act is killed (default 20 min)
  * @returns act's exit status and combined output
  */
 export function runAct(
   workflow: string,
   args: string[] = [],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+  options: ActOptions = {},
 ): SpawnSyncReturns<string> & { log: string } {
-  const r = spawnSync(actBinary(), actArgs(workflow, args), {
-    cwd: options.cwd ?? ROOT,
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-    env: { ...process.env, ...options.env, ACT: 'true' },
-    timeout: options.timeoutMs ?? 20 * 60_000,
-    killSignal: 'SIGKILL',
-  });
+  const r = spawnSync(actBinary(), actArgs(workflow, args), actProcess(options));
   return Object.assign(r, { log: `${r.stdout}${r.stderr}` });
 }
 
@@ -136,25 +148,13 @@ export function runAct(
 export function runActAsync(
   workflow: string,
   args: string[] = [],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+  options: ActOptions = {},
 ): Promise<{ status: number | null; log: string }> {
   return new Promise((resolve) => {
-    execFile(
-      actBinary(),
-      actArgs(workflow, args),
-      {
-        cwd: options.cwd ?? ROOT,
-        encoding: 'utf8',
-        maxBuffer: 64 * 1024 * 1024,
-        env: { ...process.env, ...options.env, ACT: 'true' },
-        timeout: options.timeoutMs ?? 20 * 60_000,
-        killSignal: 'SIGKILL',
-      },
-      (error, stdout, stderr) => {
-        const status = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-        resolve({ status, log: `${stdout}${stderr}` });
-      },
-    );
+    execFile(actBinary(), actArgs(workflow, args), actProcess(options), (error, stdout, stderr) => {
+      const status = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+      resolve({ status, log: `${stdout}${stderr}` });
+    });
   });
 }
 
