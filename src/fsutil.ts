@@ -56,12 +56,13 @@ export function makeDirs(path: string, mode = 0o755): void {
 /**
  * Checks that a folder holding records only its owner may change is private: owned by this
  * user and not writable by group or others (so no one else can plant a record in it).
- * @throws FolderError naming the owner or the mode that is wrong
+ * @throws FolderError when it is not a folder, or naming the owner or the mode that is wrong
  */
 export function checkPrivateDir(path: string): void {
   const uid = process.getuid?.();
   if (uid === undefined) return; // Windows: no POSIX owners or modes
   const s = statSync(path);
+  if (!s.isDirectory()) throw new FolderError(`${path} is not a folder`);
   if (s.uid !== uid) throw new FolderError(`${path} belongs to uid ${s.uid}, not to this user (uid ${uid})`);
   if ((s.mode & 0o022) !== 0) {
     throw new FolderError(`${path} can be written by others (mode ${(s.mode & 0o777).toString(8).padStart(3, '0')})`);

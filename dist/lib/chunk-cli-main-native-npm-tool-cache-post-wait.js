@@ -273,6 +273,22 @@ import { setTimeout as sleep } from "node:timers/promises";
 var SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
 var UNWIND_MS = 5e3;
 var interruptedBy = null;
+var held = null;
+var hold = (signal) => {
+  held ??= signal;
+};
+function holdSignals() {
+  for (const signal of SIGNALS) process.on(signal, hold);
+}
+function releaseSignals() {
+  for (const signal2 of SIGNALS) process.off(signal2, hold);
+  const signal = held;
+  held = null;
+  return signal;
+}
+function signalExitCode(signal) {
+  return 128 + (constants.signals[signal] ?? 15);
+}
 var InterruptedError = class extends Error {
   constructor(signal) {
     super(`interrupted by ${signal}`);
@@ -297,10 +313,15 @@ async function cleanupOnInterrupt(fn, cleanup, options = {}) {
       await Promise.race([settled.catch(() => void 0), sleep(UNWIND_MS)]);
       killActive();
       await cleanup(signal).catch(() => void 0);
-      process.exit(128 + (constants.signals[signal] ?? 15));
+      process.exit(signalExitCode(signal));
     })();
   };
   for (const signal of SIGNALS) process.on(signal, handler);
+  const early = releaseSignals();
+  if (early) {
+    handler(early);
+    return new Promise(() => void 0);
+  }
   const running = fn();
   settled = running;
   const outcome = await running.then(
@@ -386,6 +407,9 @@ export {
   run,
   tail,
   runOk,
+  holdSignals,
+  releaseSignals,
+  signalExitCode,
   InterruptedError,
   interrupted,
   throwIfInterrupted,

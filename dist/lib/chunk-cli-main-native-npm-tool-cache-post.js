@@ -600,6 +600,7 @@ function checkPrivateDir(path) {
   const uid = process.getuid?.();
   if (uid === void 0) return;
   const s = statSync(path);
+  if (!s.isDirectory()) throw new FolderError(`${path} is not a folder`);
   if (s.uid !== uid) throw new FolderError(`${path} belongs to uid ${s.uid}, not to this user (uid ${uid})`);
   if ((s.mode & 18) !== 0) {
     throw new FolderError(`${path} can be written by others (mode ${(s.mode & 511).toString(8).padStart(3, "0")})`);
@@ -669,7 +670,10 @@ function factsIn(cacheDir) {
         writeFileSync(tmp, JSON.stringify(all), { mode: 384 });
         renameSync2(tmp, file);
       } catch {
-        rmSync3(tmp, { force: true });
+        try {
+          rmSync3(tmp, { force: true });
+        } catch {
+        }
       }
       return value;
     }

@@ -37,9 +37,12 @@ import {
 import {
   InputError,
   SetupError,
+  holdSignals,
   interrupted,
   killActive,
-  processAlive
+  processAlive,
+  releaseSignals,
+  signalExitCode
 } from "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
 import {
   __commonJS,
@@ -4219,9 +4222,24 @@ async function up(opts, io) {
   });
   const log = consoleLogger(Boolean(opts.quiet), io.stderr);
   phases.end("inputs");
-  const record = await takeName(name, log);
+  holdSignals();
+  let record;
+  try {
+    record = await takeName(name, log);
+  } catch (error) {
+    releaseSignals();
+    throw error;
+  }
   phases.end("instance record");
-  if (opts.wait === false) return upInBackground(record, config, Boolean(opts.json), io, log);
+  if (opts.wait === false) {
+    const signal = releaseSignals();
+    if (signal) {
+      forgetInstance(name, process.pid);
+      log.warning(`Interrupted by ${signal}: nothing was started`);
+      process.exit(signalExitCode(signal));
+    }
+    return upInBackground(record, config, Boolean(opts.json), io, log);
+  }
   await guardedStart(
     config,
     log,

@@ -4,12 +4,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { InputError, SetupError } from '../errors.js';
+import { holdSignals, releaseSignals, signalExitCode } from '../interrupt.js';
 import { parseInputs, type InputName } from '../inputs.js';
 import { consoleLogger } from '../log.js';
 import { guardedStart } from '../start-guard.js';
 import { Phases } from '../timing.js';
 import { upInBackground } from './background.js';
-import { cliContainerName, checkInstanceName, forgetInstance, saveInstance, takeName } from './instances.js';
+import { cliContainerName, checkInstanceName, forgetInstance, saveInstance, takeName, type Instance } from './instances.js';
 import { upJson, type Io } from './output.js';
 import { exportLines } from './shell.js';
 
@@ -110,9 +111,26 @@ export async function up(opts: UpOptions, io: Io): Promise<void> {
   });
   const log = consoleLogger(Boolean(opts.quiet), io.stderr);
   phases.end('inputs');
-  const record = await takeName(name, log);
+  // From the record on, a signal removes it: held until the start's own handler takes it over.
+  holdSignals();
+  let record: Instance;
+  try {
+    record = await takeName(name, log);
+  } catch (error) {
+    releaseSignals();
+    throw error;
+  }
   phases.end('instance record');
-  if (opts.wait === false) return upInBackground(record, config, Boolean(opts.json), io, log);
+  if (opts.wait === false) {
+    // The background start runs on its own once launched; a signal before the launch ends `up`.
+    const signal = releaseSignals();
+    if (signal) {
+      forgetInstance(name, process.pid);
+      log.warning(`Interrupted by ${signal}: nothing was started`);
+      process.exit(signalExitCode(signal));
+    }
+    return upInBackground(record, config, Boolean(opts.json), io, log);
+  }
   await guardedStart(
     config,
     log,

@@ -96,7 +96,11 @@ export function factsIn(cacheDir: string): Facts {
         writeFileSync(tmp, JSON.stringify(all), { mode: 0o600 });
         renameSync(tmp, file);
       } catch {
-        rmSync(tmp, { force: true });
+        try {
+          rmSync(tmp, { force: true });
+        } catch {
+          // Not there to remove (force ignores only ENOENT; a path below a file is ENOTDIR).
+        }
       }
       return value;
     },

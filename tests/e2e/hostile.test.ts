@@ -196,9 +196,10 @@ describe('hostile CLI input and faults fail with the input named and leave nothi
       { title: 'tmpfs-size too small for the cluster', argv: ['--tmpfs-size', '20m'], input: '--tmpfs-size' },
       { title: 'publish-host not an address of this machine', argv: ['--publish-host', '10.99.99.99'], input: '--publish-host' },
       {
+        // binaries: installed, so no npm build is fetched in its place.
         title: 'postgres-version not installed',
-        argv: ['--postgres-version', '16'],
-        input: 'PostgreSQL 16 server binaries not found (looked for initdb and postgres in',
+        argv: ['--binaries', 'installed', '--postgres-version', '16'],
+        input: 'No installed PostgreSQL 16 server binaries',
       },
       {
         title: 'an instance of that name already running',

@@ -42,7 +42,7 @@ field() { node -e 'const j = JSON.parse(require("fs").readFileSync(0, "utf8")); 
 q() { /opt/pg-real/bin/psql "$1" -XAtc "$2"; }
 miss=$(up miss) || { cat /tmp/miss.err; exit 1; }
 uri=$(printf '%s' "$miss" | field connectionUri)
-echo "MISS $(printf '%s' "$miss" | field schemaCacheHit) $(grep -o 'binaries: /opt/pgbin (PATH)' /tmp/miss.err) $(grep -o 'schema cache saved' /tmp/miss.err)"
+echo "MISS $(printf '%s' "$miss" | field schemaCacheHit) $(grep -o 'binaries: installed /opt/pgbin (PATH)' /tmp/miss.err) $(grep -o 'schema cache saved' /tmp/miss.err)"
 grep 'schema cache not saved' /tmp/miss.err || true
 echo "PKGLIBDIR $(q "$uri" "select setting from pg_config where name = 'PKGLIBDIR'")"
 seeded=$(q "$uri" 'select min(at) from seed')
@@ -99,7 +99,7 @@ describe.each(RUNS)('schema cache, native, binaries without pg_basebackup: Postg
     expect(r.status, `${r.stderr}\n${r.stdout}`).toBe(0);
     const line = (tag: string) => r.stdout.split('\n').find((l) => l.startsWith(`${tag} `)) ?? '';
     expect(line('BINDIR')).toBe('BINDIR initdb pg_ctl postgres without pg_basebackup');
-    expect(line('MISS')).toBe('MISS false binaries: /opt/pgbin (PATH) schema cache saved');
+    expect(line('MISS')).toBe('MISS false binaries: installed /opt/pgbin (PATH) schema cache saved');
     expect(line('PKGLIBDIR')).toBe('PKGLIBDIR /opt/pg-real/lib');
     expect(line('HIT')).toBe('HIT true 0');
     expect(line('ROWS')).toBe('ROWS 500 same pg_trgm');
