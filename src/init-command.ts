@@ -7,7 +7,7 @@ import { connectionEnv, type ConnectionInfo } from './connection.js';
 import { InputError } from './errors.js';
 import type { Config } from './inputs.js';
 import type { Logger } from './log.js';
-import { endMarkedProcesses, processesWithEnv } from './orphans.js';
+import { closeRunMarker, endMarkedProcesses, openRunMarker, processesMarked } from './orphans.js';
 import { RUN_ENV, run, tail } from './proc.js';
 
 /**
@@ -18,7 +18,9 @@ import { RUN_ENV, run, tail } from './proc.js';
  * it and ended when the server is removed (orphans.ts).
  * It is done when `sh` exits: what it left running (`sleep 300 &`, a daemon) would otherwise hold
  * its output, and the step, until init-timeout. Those processes are ended then (its process group,
- * and what carries RUN_ENV=`runToken`), with a warning naming init-command.
+ * and what carries RUN_ENV=`runToken` or its marker descriptor, fd 3: orphans.ts openRunMarker),
+ * with a warning naming init-command. A process that closes fd 3, drops RUN_ENV and leaves the
+ * process group before the command exits is out of reach (docs/how-it-works.md).
  * @throws InputError (init-command) when it exits non-zero or times out, with the tail of its
  *   output; Error when `sh` cannot be started
  */
@@ -31,7 +33,10 @@ export async function runInitCommand(config: Config, connection: ConnectionInfo,
     pending[stream] = end ? '' : (lines.pop() ?? '');
     for (const line of lines) if (!end || line !== '') log.info(line);
   };
+  // fd 3 marks what it starts, whatever environment or session they take (orphans.ts).
+  const markerFd = runToken && process.platform === 'linux' ? openRunMarker(runToken) : undefined;
   const result = await run('sh', ['-c', config.initCommand], {
+    ...(markerFd !== undefined ? { markerFd } : {}),
     timeoutMs: config.initTimeoutMs,
     cwd: config.workDir,
     env: { ...connectionEnv(connection), ...(runToken ? { [RUN_ENV]: runToken } : {}) },
@@ -39,12 +44,15 @@ export async function runInitCommand(config: Config, connection: ConnectionInfo,
     unsetEnv: ['PGHOSTADDR', 'PGSERVICE', 'PGSERVICEFILE', 'PGOPTIONS', 'PGSSLMODE', 'PGPASSFILE', 'PGREQUIRESSL'],
     onOutput: (chunk, stream) => flush(stream, chunk),
     endGroupOnExit: true,
+  }).finally(() => {
+    if (markerFd !== undefined) closeRunMarker(markerFd);
   });
   flush('stdout', '', true);
   flush('stderr', '', true);
-  // What left the process group (setsid, a daemon) still carries the run's token. A process that
-  // called setsid while its group was being ended is found both ways: each PID counts once.
-  const escaped = runToken ? processesWithEnv(RUN_ENV, runToken).map((p) => p.pid) : [];
+  // What left the process group (setsid, a daemon) still carries the run's token in its
+  // environment, or its marker descriptor. A process that called setsid while its group was being
+  // ended is found both ways: each PID counts once.
+  const escaped = runToken ? processesMarked(runToken).map((p) => p.pid) : [];
   if (escaped.length > 0) for (const problem of await endMarkedProcesses(runToken)) log.warning(problem);
   const ended = new Set([...result.leftoverPids, ...escaped]).size;
   if (ended > 0) {

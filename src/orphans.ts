@@ -15,7 +15,9 @@
  * ChangeToDataDir), and no other server works in a folder this project made with a random name.
  * No PID, process group or name is trusted alone (PIDs are reused; a DSM name is random).
  *
- * The init command is found by RUN_ENV in its environment, which its children inherit; so is a
+ * The init command is found by RUN_ENV in its environment, which its children inherit, or by the
+ * run's marker descriptor (openRunMarker), which they inherit too: a child that drops RUN_ENV
+ * and leaves the process group (`env -u PG_TMPFS_RUN setsid …`) still holds it. So is a
  * `docker pull` (Docker mode gives it the run's marker: a pull from a registry that never answers
  * would otherwise run on for minutes after its start was killed).
  *
@@ -24,7 +26,9 @@
  *
  * Linux only (/proc); elsewhere nothing is found and folders are removed as before.
  */
-import { readdirSync, readFileSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findProcesses, RUN_ENV, run, type ProcessInfo } from './proc.js';
 
@@ -246,29 +250,73 @@ export async function awaitProcessesWithArg(arg: string, ms: number): Promise<bo
   return true;
 }
 
-/**
- * The live processes (zombies excluded) whose environment holds `name=value`, this process
- * excepted (/proc/<pid>/environ: a process of another user is not readable unless root).
- * @returns their PIDs and process groups; [] off Linux, or when none
- */
-export function processesWithEnv(name: string, value: string): FolderProcess[] {
-  if (!value) return [];
-  const entry = `${name}=${value}`;
-  return findProcesses((pid) => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(entry));
+/** Where a run's marker file lives for a moment (openRunMarker): `<temp folder>/pg-tmpfs-mark-<token>`. */
+export function runMarkerPath(token: string): string {
+  return join(tmpdir(), `pg-tmpfs-mark-${token}`);
 }
 
 /**
- * Ends the init command or `docker pull` a killed start left running (see RUN_ENV): SIGTERM to each process group,
- * SIGKILL to what is left after `graceMs` (ms).
+ * Opens the descriptor that marks what run `token`'s init command starts: a file made (mode 0600,
+ * never there before) and removed at once, so only the descriptor remains. Given to the command
+ * as a descriptor of its own (fd 3), it is inherited by every process it starts that does not
+ * close it, whatever environment or session they take: /proc/<pid>/fd shows
+ * `<runMarkerPath> (deleted)`. Close it when the command has ended.
+ * @returns the open descriptor
+ * @throws Error from open (e.g. EEXIST for a file of that name, which a run never reuses)
+ */
+export function openRunMarker(token: string): number {
+  const path = runMarkerPath(token);
+  const fd = openSync(path, 'wx', 0o600);
+  rmSync(path, { force: true });
+  return fd;
+}
+
+/** Closes a marker descriptor (openRunMarker); never throws. */
+export function closeRunMarker(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
+  }
+}
+
+/**
+ * The live processes (zombies excluded) marked by run `token`: RUN_ENV=token in their
+ * environment, or holding its marker descriptor (openRunMarker) open, this process excepted
+ * (/proc/<pid>/environ and fd: a process of another user is not readable unless root).
+ * @returns their PIDs and process groups; [] off Linux, or when none
+ */
+export function processesMarked(token: string): FolderProcess[] {
+  if (!token) return [];
+  const entry = `${RUN_ENV}=${token}`;
+  const marker = `${runMarkerPath(token)} (deleted)`;
+  const holds = (pid: number): boolean => {
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        if (readlinkSync(`/proc/${pid}/fd/${fd}`) === marker) return true;
+      } catch {
+        // closed meanwhile
+      }
+    }
+    return false;
+  };
+  return findProcesses((pid) => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(entry) || holds(pid));
+}
+
+/**
+ * Ends the init command or `docker pull` a killed start left running, and what they started
+ * (processesMarked): SIGTERM to each process group, SIGKILL to what is left after `graceMs` (ms).
+ * Removes the run's marker file, should a kill have come between its making and its removal.
  * @returns one text per process that would not end; never throws
  */
 export async function endMarkedProcesses(token: string, graceMs = 5_000): Promise<string[]> {
-  const found = processesWithEnv(RUN_ENV, token);
+  if (token) rmSync(runMarkerPath(token), { force: true });
+  const found = processesMarked(token);
   if (found.length === 0) return [];
   // Process groups of their own (run() starts the command detached); never group 0 or 1.
   const groups = [...new Set(found.map((p) => p.pgid))].filter((g) => g > 1 && g !== process.pid);
   for (const g of groups) signal(-g, 'SIGTERM');
-  const find = () => processesWithEnv(RUN_ENV, token);
+  const find = () => processesMarked(token);
   const stubborn = await waitNone(find, graceMs);
   // Only the groups that still hold a marked process: a group that is gone may have a reused ID.
   for (const g of new Set(stubborn.map((p) => p.pgid))) if (groups.includes(g)) signal(-g, 'SIGKILL');

@@ -223,6 +223,8 @@ export interface ProcOptions {
    * called setsid) is no longer read CLOSE_GRACE_MS after that. For the init command.
    */
   endGroupOnExit?: boolean;
+  /** A descriptor the program gets as fd 3 and its children inherit (orphans.ts openRunMarker). */
+  markerFd?: number;
 }
 
 /**
@@ -257,7 +259,12 @@ export function run(program: string, args: readonly string[], options: ProcOptio
     const child = spawn(program, args, {
       cwd: options.cwd,
       env: withoutNames({ ...inheritedEnv(), ...options.env }, options.unsetEnv),
-      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      stdio: [
+        options.input === undefined ? 'ignore' : 'pipe',
+        'pipe',
+        'pipe',
+        ...(options.markerFd !== undefined ? [options.markerFd] : []),
+      ],
       detached: true,
       ...(options.uid !== undefined ? { uid: options.uid, gid: options.gid } : {}),
     });

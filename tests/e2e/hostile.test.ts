@@ -488,6 +488,12 @@ describe('second sweep (#26): init-command, the check after init, database', () 
     it.each([
       { title: 'a background job (sleep &)', command: 'sleep 3071 & echo forked', argv: ['sleep', '3071'] },
       { title: 'a daemon in its own session (setsid)', command: 'setsid sleep 3072 & echo forked', argv: ['sleep', '3072'] },
+      // #35: without the run's mark in its environment; found by the marker descriptor (fd 3).
+      {
+        title: 'env -u PG_TMPFS_RUN, then setsid',
+        command: 'env -u PG_TMPFS_RUN setsid sleep 3074 & echo forked',
+        argv: ['sleep', '3074'],
+      },
       {
         title: 'a background job that ignores SIGTERM',
         command: "(trap '' TERM; exec sleep 3073) & echo forked",

@@ -236,11 +236,12 @@ export function showLines(log: string, pattern: RegExp): void {
 export const ACT_OWN_VOLUMES: readonly string[] = ['act-toolcache'];
 
 /**
- * Names of the engine's volumes (`docker volume ls -q`, 60 s deadline; DOCKER_HOST as set),
- * without act's own (ACT_OWN_VOLUMES). [] when the engine does not answer.
+ * Names of the engine's volumes (`docker volume ls -q`, 60 s deadline; DOCKER_HOST as `env`, by
+ * default this process's, sets it), without act's own (ACT_OWN_VOLUMES). [] when the engine does
+ * not answer.
  */
-export function dockerVolumeNames(): string[] {
-  return (spawnSync('docker', ['volume', 'ls', '-q'], { encoding: 'utf8', timeout: 60_000 }).stdout ?? '')
+export function dockerVolumeNames(env: NodeJS.ProcessEnv = process.env): string[] {
+  return (spawnSync('docker', ['volume', 'ls', '-q'], { encoding: 'utf8', timeout: 60_000, env }).stdout ?? '')
     .split('\n')
     .filter((v) => v !== '' && !ACT_OWN_VOLUMES.includes(v));
 }

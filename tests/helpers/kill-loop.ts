@@ -23,7 +23,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BACKGROUND_FLAG } from '../../src/background.js';
 import { CONTAINER_LABEL } from '../../src/docker/run-plan.js';
 import { procStat } from '../../src/proc.js';
-import { dockerVolumeNames, liveProcesses, NATIVE_MAJOR, ROOT, TEST_IMAGES } from './infra.js';
+import { dockerVolumeNames, ENGINE29_HOST, liveProcesses, NATIVE_MAJOR, ROOT, TEST_IMAGES } from './infra.js';
 import { jobFiles } from './runner-env.js';
 
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -53,6 +53,12 @@ export interface Scenario {
    * kills land in the fetch, the check, the extraction and the keeping too.
    */
   binaries?: 'npm';
+  /**
+   * `docker29`: Docker mode on the second engine (Docker 29 with the containerd image store,
+   * ENGINE29_HOST), DOCKER_HOST set for the try's every step; the loop's snapshot lists both
+   * engines' containers and volumes.
+   */
+  engine?: 'docker29';
 }
 
 /** The scenarios, in a fixed order. */
@@ -74,6 +80,9 @@ export const SCENARIOS: readonly Scenario[] = [
   { id: 'cli npm cold', kind: 'cli', mode: 'native', cold: true, init: false, binaries: 'npm' },
   { id: 'cli --no-wait npm cold', kind: 'cli-bg', mode: 'native', cold: true, init: false, binaries: 'npm' },
   { id: 'action wait:false npm cold', kind: 'action-wait', mode: 'native', cold: true, init: false, binaries: 'npm' },
+  { id: 'cli docker on Docker 29', kind: 'cli', mode: 'docker', cold: false, init: false, engine: 'docker29' },
+  { id: 'cli --no-wait docker on Docker 29', kind: 'cli-bg', mode: 'docker', cold: false, init: false, engine: 'docker29' },
+  { id: 'action docker + init on Docker 29', kind: 'action', mode: 'docker', cold: false, init: true, engine: 'docker29' },
 ];
 
 /** The PostgreSQL version of the npm scenarios: a build of another major than the installed one. */
@@ -280,15 +289,23 @@ function cacheTemps(work: string): string[] {
   return found;
 }
 
-/** The loop's labelled containers (OURS: name filters are OR'ed) and all volumes (an anonymous volume a container left). */
+/**
+ * The loop's labelled containers (OURS: name filters are OR'ed) and all volumes (an anonymous
+ * volume a container left), on the default engine and on the second one (`container29 ID`,
+ * `volume29 NAME`; none when it does not answer).
+ */
 function docker(): string[] {
-  const lines = (args: string[]) =>
-    (spawnSync('docker', args, { encoding: 'utf8', timeout: 60_000 }).stdout ?? '').split('\n').filter(Boolean);
   const names = ['name=pg-tmpfs-kl-', 'name=pg-tmpfs-cli-kl'].flatMap((f) => ['--filter', f]);
-  return [
-    ...lines(['ps', '-aq', '--filter', `label=${CONTAINER_LABEL}`, ...names]).map((id) => `container ${id}`),
-    ...dockerVolumeNames().map((v) => `volume ${v}`),
-  ];
+  return [undefined, ENGINE29_HOST].flatMap((host) => {
+    const env = host ? { ...process.env, DOCKER_HOST: host } : process.env;
+    const tag = host ? '29' : '';
+    const lines = (args: string[]) =>
+      (spawnSync('docker', args, { encoding: 'utf8', timeout: 60_000, env }).stdout ?? '').split('\n').filter(Boolean);
+    return [
+      ...lines(['ps', '-aq', '--filter', `label=${CONTAINER_LABEL}`, ...names]).map((id) => `container${tag} ${id}`),
+      ...dockerVolumeNames(env).map((v) => `volume${tag} ${v}`),
+    ];
+  });
 }
 
 /** Everything that could be left, as comparable strings. */
@@ -337,6 +354,11 @@ async function scrub(items: string[]): Promise<void> {
     if ((m = /^shm \S+ (\d+) /.exec(item))) run('ipcrm', ['-m', m[1] as string]);
     else if ((m = /^dsm (\S+)$/.exec(item))) rmSync(m[1] as string, { force: true });
     else if ((m = /^container (\S+)$/.exec(item))) run('docker', ['rm', '-f', '-v', m[1] as string]);
+    else if ((m = /^container29 (\S+)$/.exec(item)))
+      spawnSync('docker', ['rm', '-f', '-v', m[1] as string], {
+        timeout: 60_000,
+        env: { ...process.env, DOCKER_HOST: ENGINE29_HOST },
+      });
     else if ((m = /^mount (\S+)$/.exec(item))) run('umount', ['-l', m[1] as string]);
     else if ((m = /^(?:folder|cache temporary|state file) (\S+)$/.exec(item)))
       rmSync(m[1] as string, { recursive: true, force: true });
@@ -500,11 +522,13 @@ function actionInputs(s: Scenario, ctx: LoopContext, cache: string, n: number): 
 }
 
 /**
- * npm's environment of an npm scenario's try: the loop's registry, a fresh npm cache (else npm
- * would not fetch again) and, for the action, a fresh tool cache; {} for other scenarios.
+ * The environment a try adds: for an npm scenario, the loop's registry, a fresh npm cache (else
+ * npm would not fetch again) and, for the action, a fresh tool cache; for a Docker 29 scenario,
+ * DOCKER_HOST; {} for other scenarios.
  * @throws Error when the loop has no registry (LoopContext.npmEnv)
  */
-function npmTryEnv(s: Scenario, ctx: LoopContext, n: number): Record<string, string> {
+function tryEnv(s: Scenario, ctx: LoopContext, n: number): Record<string, string> {
+  if (s.engine === 'docker29') return { DOCKER_HOST: ENGINE29_HOST };
   if (s.binaries !== 'npm') return {};
   if (!ctx.npmEnv) throw new Error(`scenario "${s.id}" needs npmEnv (a registry) in the loop's context`);
   return {
@@ -549,10 +573,10 @@ export async function runTry(
         })()
       : Promise.resolve();
 
-  const npmEnv = npmTryEnv(scenario, ctx, n);
+  const extraEnv = tryEnv(scenario, ctx, n);
   if (scenario.kind === 'cli' || scenario.kind === 'cli-bg') {
     const state = join(ctx.work, `state-${n}`);
-    const env = { ...baseEnv(), ...npmEnv, PG_TMPFS_STATE_DIR: state };
+    const env = { ...baseEnv(), ...extraEnv, PG_TMPFS_STATE_DIR: state };
     const name = `kl${n}`;
     const upArgs = [
       'up',
@@ -615,7 +639,7 @@ export async function runTry(
   } else {
     const jobDir = join(ctx.work, `job-${n}`);
     const job = jobFiles(jobDir, actionInputs(scenario, ctx, cache, n));
-    Object.assign(job.env, npmEnv);
+    Object.assign(job.env, extraEnv);
     const main = start(MAIN, [], job.env);
     let waitStep: Running | null = null;
     let mainSignalled = false;
