@@ -144,7 +144,7 @@ function run(program, args, options) {
     const t0 = performance.now();
     const child = spawn(program, args, {
       cwd: options.cwd,
-      env: withoutNames({ ...inheritedEnv(), ...options.env }, options.unsetEnv),
+      env: withoutNames({ ...options.baseEnv ?? inheritedEnv(), ...options.env }, options.unsetEnv),
       stdio: [options.input === void 0 ? "ignore" : "pipe", "pipe", "pipe"],
       detached: true,
       ...options.uid !== void 0 ? { uid: options.uid, gid: options.gid } : {}
@@ -403,7 +403,6 @@ export {
   processAlive,
   findProcesses,
   RUN_ENV,
-  inheritedEnv,
   run,
   tail,
   runOk,

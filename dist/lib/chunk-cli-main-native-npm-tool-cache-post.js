@@ -608,7 +608,7 @@ function checkPrivateDir(path) {
 }
 
 // src/native/binaries.ts
-import { execFileSync } from "node:child_process";
+import { execFileSync as execFileSync2 } from "node:child_process";
 import { existsSync, readdirSync as readdirSync4 } from "node:fs";
 import { join as join5, posix, win32 } from "node:path";
 
@@ -678,6 +678,48 @@ function factsIn(cacheDir) {
       return value;
     }
   };
+}
+
+// src/native/server-env.ts
+import { execFileSync } from "node:child_process";
+var KEPT = ["PATH", "LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH", "DYLD_FALLBACK_LIBRARY_PATH"];
+var KEPT_WINDOWS = ["SYSTEMROOT", "WINDIR", "TEMP", "TMP", "COMSPEC", "PATHEXT"];
+function serverEnv(env = process.env, platform = process.platform) {
+  const kept = platform === "win32" ? [...KEPT, ...KEPT_WINDOWS] : KEPT;
+  const clean = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === void 0) continue;
+    const wanted = platform === "win32" ? kept.includes(name.toUpperCase()) : kept.includes(name);
+    if (wanted) clean[name] = value;
+  }
+  return clean;
+}
+var ZONE_CHECK_TIMEOUT_MS = 1e4;
+function zoneSettings(tz, check) {
+  if (!tz || !check(tz)) return [];
+  const why = "the TZ of this run, as initdb would have set it without the initdb cache";
+  return [
+    { name: "timezone", value: tz, why },
+    { name: "log_timezone", value: tz, why }
+  ];
+}
+function zoneAccepted(postgres, dataDir, zone, runAs, facts) {
+  const answer = facts.get(postgres, `-C timezone=${zone}`, () => {
+    try {
+      execFileSync(postgres, ["-D", dataDir, "-C", "timezone", "-c", `timezone=${zone}`, "-c", `log_timezone=${zone}`], {
+        encoding: "utf8",
+        timeout: ZONE_CHECK_TIMEOUT_MS,
+        stdio: ["ignore", "pipe", "pipe"],
+        env: serverEnv(),
+        ...runAs ? { uid: runAs.uid, gid: runAs.gid } : {}
+      });
+      return "accepted";
+    } catch (error) {
+      const said = String(error.stderr ?? "");
+      return /"(TimeZone|log_timezone)"/i.test(said) ? "refused" : null;
+    }
+  });
+  return answer === "accepted";
 }
 
 // src/native/binaries.ts
@@ -765,10 +807,11 @@ function realProbe(facts = noFacts) {
       if (!pgConfig) return null;
       return facts.get(pgConfig, "--bindir", () => {
         try {
-          return execFileSync(pgConfig, ["--bindir"], {
+          return execFileSync2(pgConfig, ["--bindir"], {
             encoding: "utf8",
             stdio: ["ignore", "pipe", "ignore"],
-            timeout: 1e4
+            timeout: 1e4,
+            env: serverEnv()
           }).trim() || null;
         } catch {
           return null;
@@ -789,7 +832,7 @@ function postgresVersionOutput(bindir, facts) {
   const postgres = join5(bindir, exe("postgres", process.platform));
   return facts.get(postgres, "--version", () => {
     try {
-      return execFileSync(postgres, ["--version"], { encoding: "utf8", timeout: 1e4 });
+      return execFileSync2(postgres, ["--version"], { encoding: "utf8", timeout: 1e4, env: serverEnv() });
     } catch {
       return null;
     }
@@ -811,7 +854,7 @@ function initdbArgs(spec) {
     ...spec.extraArgs ?? []
   ];
 }
-var CACHE_FORMAT = 4;
+var CACHE_FORMAT = 5;
 function cacheKey(initdbVersion2, args) {
   return createHash2("sha256").update(JSON.stringify({ format: CACHE_FORMAT, initdbVersion: initdbVersion2.trim(), args })).digest("hex").slice(0, 32);
 }
@@ -992,7 +1035,7 @@ async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts
 function initdbVersion(initdb, facts) {
   let versionProblem = "";
   const version = facts.get(initdb, "--version", () => {
-    const r = spawnSync(initdb, ["--version"], { encoding: "utf8", timeout: VERSION_TIMEOUT_MS });
+    const r = spawnSync(initdb, ["--version"], { encoding: "utf8", timeout: VERSION_TIMEOUT_MS, env: serverEnv() });
     if (r.status === 0) return r.stdout;
     versionProblem = r.error ? r.error.message : initdbCause(`${r.stderr}${r.stdout}`);
     return null;
@@ -1017,7 +1060,8 @@ async function runInitdb(initdb, args, spec, fill, runAs) {
     stopLeaderOnly: true,
     cwd: fill.initdbDir,
     ...runAs ? { uid: runAs.uid, gid: runAs.gid } : {},
-    env: { LC_ALL: "", LANG: "" }
+    // No TZ: the entry holds the system's zone, each run sets its own (zoneSettings); no PG*, LANG or LC_*.
+    baseEnv: serverEnv()
   }).catch(async (error) => {
     throw await failed(
       `initdb could not be run: ${error instanceof Error ? error.message : String(error)}`,
@@ -1460,6 +1504,9 @@ export {
   makeDirs,
   checkPrivateDir,
   factsIn,
+  serverEnv,
+  zoneSettings,
+  zoneAccepted,
   describeBinaries,
   exe,
   installedBinaries,

@@ -358,7 +358,7 @@ import { dirname, join as join2 } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 
-// node_modules/get-port/index.js
+// ../main/node_modules/get-port/index.js
 import net from "node:net";
 import os from "node:os";
 var Locked = class extends Error {
@@ -798,6 +798,46 @@ function connectionUri(c) {
   const enc = encodeURIComponent;
   return `postgresql://${enc(c.user)}:${enc(c.password)}@${host}:${c.port}/${enc(c.database)}`;
 }
+var LIBPQ_SESSION_ENV = Object.freeze([
+  "PGHOSTADDR",
+  "PGPASSFILE",
+  "PGREQUIREAUTH",
+  "PGCHANNELBINDING",
+  "PGSERVICE",
+  "PGSERVICEFILE",
+  "PGOAUTHDEBUG",
+  "PGOPTIONS",
+  "PGAPPNAME",
+  "PGSSLMODE",
+  "PGREQUIRESSL",
+  "PGSSLNEGOTIATION",
+  "PGSSLCOMPRESSION",
+  "PGSSLCERT",
+  "PGSSLKEY",
+  "PGSSLCERTMODE",
+  "PGSSLROOTCERT",
+  "PGSSLCRL",
+  "PGSSLCRLDIR",
+  "PGSSLSNI",
+  "PGREQUIREPEER",
+  "PGSSLMINPROTOCOLVERSION",
+  "PGSSLMAXPROTOCOLVERSION",
+  "PGMINPROTOCOLVERSION",
+  "PGMAXPROTOCOLVERSION",
+  "PGGSSENCMODE",
+  "PGKRBSRVNAME",
+  "PGGSSLIB",
+  "PGGSSDELEGATION",
+  "PGCONNECT_TIMEOUT",
+  "PGCLIENTENCODING",
+  "PGTARGETSESSIONATTRS",
+  "PGLOADBALANCEHOSTS",
+  "PGDATESTYLE",
+  "PGTZ",
+  "PGGEQO",
+  "PGSYSCONFDIR",
+  "PGLOCALEDIR"
+]);
 function connectionEnv(c) {
   return {
     DATABASE_URL: connectionUri(c),
@@ -1056,6 +1096,7 @@ export {
   DEFAULTS,
   parseInputs,
   connectionUri,
+  LIBPQ_SESSION_ENV,
   connectionEnv,
   secretForms,
   isLoopback,

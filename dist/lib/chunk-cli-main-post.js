@@ -40,10 +40,13 @@ import {
   realProbe,
   removeStaleFills,
   removeSysvSegment,
+  serverEnv,
   sha256,
   toolCacheVersionDir,
   unreachableBy,
-  withFile
+  withFile,
+  zoneAccepted,
+  zoneSettings
 } from "./chunk-cli-main-native-npm-tool-cache-post.js";
 import {
   CONTAINER_LABEL,
@@ -51,6 +54,7 @@ import {
   DEFAULTS,
   DOCKER_TIMEOUT_MS,
   EXTENSION_ALIASES,
+  LIBPQ_SESSION_ENV,
   PULL_ANSWER_MS,
   RESTORED_MARKER,
   RESTORE_TIMEOUT_MS,
@@ -88,7 +92,6 @@ import {
   SetupError,
   cleanupOnInterrupt,
   effectiveSettings,
-  inheritedEnv,
   processAlive,
   run,
   runOk,
@@ -102,9 +105,9 @@ import {
   __toESM
 } from "./chunk-common.js";
 
-// node_modules/@mongodb-js/saslprep/dist/index.js
+// ../main/node_modules/@mongodb-js/saslprep/dist/index.js
 var require_dist = __commonJS({
-  "node_modules/@mongodb-js/saslprep/dist/index.js"(exports, module) {
+  "../main/node_modules/@mongodb-js/saslprep/dist/index.js"(exports, module) {
     "use strict";
     var getCodePoint = (character) => character.codePointAt(0);
     var first = (x) => x[0];
@@ -166,9 +169,9 @@ var require_dist = __commonJS({
   }
 });
 
-// node_modules/memory-pager/index.js
+// ../main/node_modules/memory-pager/index.js
 var require_memory_pager = __commonJS({
-  "node_modules/memory-pager/index.js"(exports, module) {
+  "../main/node_modules/memory-pager/index.js"(exports, module) {
     module.exports = Pager;
     function Pager(pageSize, opts) {
       if (!(this instanceof Pager)) return new Pager(pageSize, opts);
@@ -302,9 +305,9 @@ var require_memory_pager = __commonJS({
   }
 });
 
-// node_modules/sparse-bitfield/index.js
+// ../main/node_modules/sparse-bitfield/index.js
 var require_sparse_bitfield = __commonJS({
-  "node_modules/sparse-bitfield/index.js"(exports, module) {
+  "../main/node_modules/sparse-bitfield/index.js"(exports, module) {
     var pager = require_memory_pager();
     module.exports = Bitfield;
     function Bitfield(opts) {
@@ -379,9 +382,9 @@ var require_sparse_bitfield = __commonJS({
   }
 });
 
-// node_modules/@mongodb-js/saslprep/dist/memory-code-points.js
+// ../main/node_modules/@mongodb-js/saslprep/dist/memory-code-points.js
 var require_memory_code_points = __commonJS({
-  "node_modules/@mongodb-js/saslprep/dist/memory-code-points.js"(exports) {
+  "../main/node_modules/@mongodb-js/saslprep/dist/memory-code-points.js"(exports) {
     "use strict";
     var __importDefault = exports && exports.__importDefault || function(mod2) {
       return mod2 && mod2.__esModule ? mod2 : { "default": mod2 };
@@ -416,9 +419,9 @@ var require_memory_code_points = __commonJS({
   }
 });
 
-// node_modules/@mongodb-js/saslprep/dist/code-points-data.js
+// ../main/node_modules/@mongodb-js/saslprep/dist/code-points-data.js
 var require_code_points_data = __commonJS({
-  "node_modules/@mongodb-js/saslprep/dist/code-points-data.js"(exports) {
+  "../main/node_modules/@mongodb-js/saslprep/dist/code-points-data.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var zlib_1 = __require("zlib");
@@ -426,9 +429,9 @@ var require_code_points_data = __commonJS({
   }
 });
 
-// node_modules/@mongodb-js/saslprep/dist/node.js
+// ../main/node_modules/@mongodb-js/saslprep/dist/node.js
 var require_node = __commonJS({
-  "node_modules/@mongodb-js/saslprep/dist/node.js"(exports, module) {
+  "../main/node_modules/@mongodb-js/saslprep/dist/node.js"(exports, module) {
     "use strict";
     var __importDefault = exports && exports.__importDefault || function(mod2) {
       return mod2 && mod2.__esModule ? mod2 : { "default": mod2 };
@@ -508,18 +511,31 @@ function loadPg() {
   pgModule ??= import("./chunk-pg.js").then((m) => m.default);
   return pgModule;
 }
+function withoutLibpqEnv(make) {
+  const saved = Object.entries(process.env).filter(([name]) => /^PG/i.test(name));
+  for (const [name] of saved) delete process.env[name];
+  try {
+    return make();
+  } finally {
+    for (const [name, value] of saved) process.env[name] = value;
+  }
+}
 async function newClient(target, timeouts) {
   const { Client } = await loadPg();
-  const client = new Client({
-    host: target.host,
-    port: target.port,
-    user: target.user,
-    password: target.password,
-    database: target.database,
-    connectionTimeoutMillis: timeouts.connectTimeoutMs,
-    query_timeout: timeouts.queryTimeoutMs,
-    ...timeouts.statementTimeoutMs ? { statement_timeout: timeouts.statementTimeoutMs } : {}
-  });
+  const client = withoutLibpqEnv(
+    () => new Client({
+      host: target.host,
+      port: target.port,
+      user: target.user,
+      password: target.password,
+      database: target.database,
+      ssl: false,
+      client_encoding: "UTF8",
+      connectionTimeoutMillis: timeouts.connectTimeoutMs,
+      query_timeout: timeouts.queryTimeoutMs,
+      ...timeouts.statementTimeoutMs ? { statement_timeout: timeouts.statementTimeoutMs } : {}
+    })
+  );
   client.on("error", () => void 0);
   return client;
 }
@@ -824,7 +840,7 @@ import { createWriteStream } from "node:fs";
 import { Writable } from "node:stream";
 import { join } from "node:path";
 
-// node_modules/@mongodb-js/saslprep/dist/.esm-wrapper.mjs
+// ../main/node_modules/@mongodb-js/saslprep/dist/.esm-wrapper.mjs
 var import_node = __toESM(require_node(), 1);
 var saslprep = import_node.default.saslprep;
 
@@ -2603,7 +2619,7 @@ function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}) {
     detached: true,
     stdio: ["ignore", logFd, logFd],
     cwd: runDir,
-    env: { ...inheritedEnv(), ...extraEnv },
+    env: { ...serverEnv(), ...extraEnv },
     ...runAs ? { uid: runAs.uid, gid: runAs.gid } : {}
   });
   closeSync(logFd);
@@ -3200,7 +3216,8 @@ function ask(facts, program, args) {
       return execFileSync3(program, args, {
         encoding: "utf8",
         timeout: PROBE_TIMEOUT_MS,
-        stdio: ["ignore", "pipe", "ignore"]
+        stdio: ["ignore", "pipe", "ignore"],
+        env: serverEnv()
       }).trim();
     } catch {
       return null;
@@ -3418,7 +3435,15 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
     if (restored) phases.end("schema cache restore");
     const { cache, copyTemplates } = restored ? { cache: { hit: true }, copyTemplates: () => void 0 } : await placeCluster(config, bins, handle, runAs, log, phases, facts);
     throwIfInterrupted();
-    const postgres = spawnPostgres(bins.bindir, handle.runDir, port, config, runAs);
+    const postgresFile = join10(bins.bindir, exe("postgres", process.platform));
+    const zone = zoneSettings(process.env.TZ, (z) => zoneAccepted(postgresFile, dataDirOf(handle.runDir), z, runAs, facts));
+    const postgres = spawnPostgres(
+      bins.bindir,
+      handle.runDir,
+      port,
+      { ...config, settings: [...zone, ...config.settings] },
+      runAs
+    );
     handle.pid = postgres.pid;
     record();
     phases.end("spawn postgres");
@@ -3520,8 +3545,9 @@ async function runInitCommand(config, connection, log, runToken = "") {
     timeoutMs: config.initTimeoutMs,
     cwd: config.workDir,
     env: { ...connectionEnv(connection), ...runToken ? { [RUN_ENV]: runToken } : {} },
-    // libpq variables that would send the command elsewhere than the server just started.
-    unsetEnv: ["PGHOSTADDR", "PGSERVICE", "PGSERVICEFILE", "PGOPTIONS", "PGSSLMODE", "PGPASSFILE", "PGREQUIRESSL"],
+    // libpq variables that would send the command elsewhere than the server just started, or
+    // shape its sessions (what it loads is cached under a key that does not hold them).
+    unsetEnv: [...LIBPQ_SESSION_ENV],
     onOutput: (chunk, stream) => flush(stream, chunk),
     endGroupOnExit: true
   });
