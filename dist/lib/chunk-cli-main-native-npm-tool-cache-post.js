@@ -548,7 +548,7 @@ import {
   symlinkSync,
   writeFileSync as writeFileSync3
 } from "node:fs";
-import { basename, dirname as dirname3, join as join11 } from "node:path";
+import { basename, dirname as dirname4, join as join11 } from "node:path";
 
 // src/native/initdb-cache.ts
 import { randomBytes as randomBytes3 } from "node:crypto";
@@ -682,6 +682,7 @@ function factsIn(cacheDir) {
 
 // src/native/server-env.ts
 import { execFileSync } from "node:child_process";
+import { dirname as dirname2 } from "node:path";
 var KEPT = ["PATH", "LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH", "DYLD_FALLBACK_LIBRARY_PATH"];
 var KEPT_WINDOWS = ["SYSTEMROOT", "WINDIR", "TEMP", "TMP", "COMSPEC", "PATHEXT"];
 function serverEnv(env = process.env, platform = process.platform) {
@@ -711,6 +712,8 @@ function zoneAccepted(postgres, dataDir, zone, runAs, facts) {
         timeout: ZONE_CHECK_TIMEOUT_MS,
         stdio: ["ignore", "pipe", "pipe"],
         env: serverEnv(),
+        cwd: dirname2(dataDir),
+        // the run folder: the run-as user may not reach this process's folder
         ...runAs ? { uid: runAs.uid, gid: runAs.gid } : {}
       });
       return "accepted";
@@ -1144,12 +1147,12 @@ function placeEntry(staging, entry, data) {
 
 // src/native/folder-seal.ts
 import { lstatSync as lstatSync5, readdirSync as readdirSync5, readlinkSync as readlinkSync2, realpathSync as realpathSync2 } from "node:fs";
-import { dirname as dirname2, isAbsolute as isAbsolute2, join as join9, relative as relative3, sep } from "node:path";
+import { dirname as dirname3, isAbsolute as isAbsolute2, join as join9, relative as relative3, sep } from "node:path";
 function isWithin(to) {
   return !isAbsolute2(to) && to !== ".." && !to.startsWith(`..${sep}`);
 }
 function staysInside(path, target) {
-  return !isAbsolute2(target) && isWithin(join9(dirname2(path), target));
+  return !isAbsolute2(target) && isWithin(join9(dirname3(path), target));
 }
 function sealFolder(dir) {
   const root = realpathSync2.native(dir);
@@ -1398,13 +1401,13 @@ function makeRunnable(pkg) {
   for (const name of readdirSync7(bin)) chmodSync3(join11(bin, name), 493);
 }
 function unreachableBy(path, user) {
-  for (let at = dirname3(path); ; at = dirname3(at)) {
+  for (let at = dirname4(path); ; at = dirname4(at)) {
     const s = lstatSync6(at, { throwIfNoEntry: false });
     if (s) {
       const bit = s.uid === user.uid ? 64 : s.gid === user.gid ? 8 : 1;
       if ((s.mode & bit) === 0) return `${at} (mode ${(s.mode & 511).toString(8)}, owner uid ${s.uid})`;
     }
-    if (dirname3(at) === at) return null;
+    if (dirname4(at) === at) return null;
   }
 }
 function npmWorkDir() {

@@ -9,6 +9,7 @@
  * reads TZ first: src/bin/initdb/findtimezone.c select_default_timezone).
  */
 import { execFileSync } from 'node:child_process';
+import { dirname } from 'node:path';
 import type { Setting } from '../profile.js';
 import type { RunAs } from './cache-key.js';
 import type { Facts } from './facts.js';
@@ -84,6 +85,7 @@ export function zoneAccepted(postgres: string, dataDir: string, zone: string, ru
         timeout: ZONE_CHECK_TIMEOUT_MS,
         stdio: ['ignore', 'pipe', 'pipe'],
         env: serverEnv(),
+        cwd: dirname(dataDir), // the run folder: the run-as user may not reach this process's folder
         ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
       });
       return 'accepted';
