@@ -92,17 +92,27 @@ describe('native mode: the server starts with a clean environment', () => {
 });
 
 describe("the project's own connections ignore the caller's PGOPTIONS, PGSSLMODE, PGAPPNAME", () => {
+  /** One variable at a time (each failed a start, or shaped it, on its own), then all of them. */
+  const ROWS: Array<[string, Record<string, string>]> = [
+    ['PGOPTIONS search_path', { PGOPTIONS: '-c search_path=s2,public' }],
+    ['PGOPTIONS jit=on', { PGOPTIONS: '-c jit=on' }],
+    ['PGSSLMODE=require', { PGSSLMODE: 'require' }],
+    ['all of them', SESSION_ENV],
+  ];
   for (const [mode, args] of [
     ['native', NATIVE],
     ['docker', DOCKER],
   ] as const) {
-    it(`${mode}: the start succeeds, and the init file's table goes to public`, async () => {
-      newCase();
-      const s = up(`opts-${mode}`, [...args, '--init', join(work, 'init.sql')], SESSION_ENV);
-      const where = "select string_agg(table_schema, ',') as v from information_schema.tables where table_name = 't'";
-      expect(await queryValue(s.connectionUri, where)).toBe('public');
-      expect(await queryValue(s.connectionUri, "select current_setting('jit') as v")).toBe('off');
-    });
+    for (const [title, env] of ROWS) {
+      if (mode === 'docker' && title !== 'all of them') continue;
+      it(`${mode}, ${title}: the start succeeds, and the init file's table goes to public`, async () => {
+        newCase();
+        const s = up(`opts-${mode}`, [...args, '--init', join(work, 'init.sql')], env);
+        const where = "select string_agg(table_schema, ',') as v from information_schema.tables where table_name = 't'";
+        expect(await queryValue(s.connectionUri, where)).toBe('public');
+        expect(await queryValue(s.connectionUri, "select current_setting('jit') as v")).toBe('off');
+      });
+    }
   }
 
   it("native: the init command gets the connection's PG* variables and none of the caller's other libpq ones", async () => {
