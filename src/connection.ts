@@ -27,6 +27,53 @@ export function connectionUri(c: ConnectionInfo): string {
   return `postgresql://${enc(c.user)}:${enc(c.password)}@${host}:${c.port}/${enc(c.database)}`;
 }
 
+/**
+ * libpq's environment variables (manual, libpq "Environment Variables", PostgreSQL 18), but those
+ * connectionEnv sets: each sends a client elsewhere, or shapes its session (PGOPTIONS,
+ * PGCLIENTENCODING, PGDATESTYLE, PGTZ, PGGEQO) or its transport (SSL, GSS). The init command
+ * runs without them: what it loads is cached under a key that does not hold them.
+ */
+export const LIBPQ_SESSION_ENV: readonly string[] = Object.freeze([
+  'PGHOSTADDR',
+  'PGPASSFILE',
+  'PGREQUIREAUTH',
+  'PGCHANNELBINDING',
+  'PGSERVICE',
+  'PGSERVICEFILE',
+  'PGOAUTHDEBUG',
+  'PGOPTIONS',
+  'PGAPPNAME',
+  'PGSSLMODE',
+  'PGREQUIRESSL',
+  'PGSSLNEGOTIATION',
+  'PGSSLCOMPRESSION',
+  'PGSSLCERT',
+  'PGSSLKEY',
+  'PGSSLCERTMODE',
+  'PGSSLROOTCERT',
+  'PGSSLCRL',
+  'PGSSLCRLDIR',
+  'PGSSLSNI',
+  'PGREQUIREPEER',
+  'PGSSLMINPROTOCOLVERSION',
+  'PGSSLMAXPROTOCOLVERSION',
+  'PGMINPROTOCOLVERSION',
+  'PGMAXPROTOCOLVERSION',
+  'PGGSSENCMODE',
+  'PGKRBSRVNAME',
+  'PGGSSLIB',
+  'PGGSSDELEGATION',
+  'PGCONNECT_TIMEOUT',
+  'PGCLIENTENCODING',
+  'PGTARGETSESSIONATTRS',
+  'PGLOADBALANCEHOSTS',
+  'PGDATESTYLE',
+  'PGTZ',
+  'PGGEQO',
+  'PGSYSCONFDIR',
+  'PGLOCALEDIR',
+]);
+
 /** DATABASE_URL and libpq's PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE. */
 export function connectionEnv(c: ConnectionInfo): Record<string, string> {
   return {

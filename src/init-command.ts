@@ -3,7 +3,7 @@
  * environment, under init-timeout; what it leaves running is ended (its process group, and what
  * carries its run's token).
  */
-import { connectionEnv, type ConnectionInfo } from './connection.js';
+import { connectionEnv, LIBPQ_SESSION_ENV, type ConnectionInfo } from './connection.js';
 import { InputError } from './errors.js';
 import type { Config } from './inputs.js';
 import type { Logger } from './log.js';
@@ -11,8 +11,10 @@ import { closeRunMarker, endMarkedProcesses, openRunMarker, processesMarked } fr
 import { RUN_ENV, run, tail } from './proc.js';
 
 /**
- * Runs the init command once: `sh -c COMMAND` in `config.workDir`, with DATABASE_URL and PG* of
- * the server set, its output streamed into the log, killed after `config.initTimeoutMs`.
+ * Runs the init command once: `sh -c COMMAND` in `config.workDir`, with the caller's environment,
+ * DATABASE_URL and PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE of the server set, and libpq's
+ * other variables removed (LIBPQ_SESSION_ENV), its output streamed into the log, killed after
+ * `config.initTimeoutMs`.
  * Its environment also holds RUN_ENV=`runToken` (the server's run token), which what it starts
  * inherits: a command left running by a killed start, and anything it left running, is found by
  * it and ended when the server is removed (orphans.ts).
@@ -40,8 +42,9 @@ export async function runInitCommand(config: Config, connection: ConnectionInfo,
     timeoutMs: config.initTimeoutMs,
     cwd: config.workDir,
     env: { ...connectionEnv(connection), ...(runToken ? { [RUN_ENV]: runToken } : {}) },
-    // libpq variables that would send the command elsewhere than the server just started.
-    unsetEnv: ['PGHOSTADDR', 'PGSERVICE', 'PGSERVICEFILE', 'PGOPTIONS', 'PGSSLMODE', 'PGPASSFILE', 'PGREQUIRESSL'],
+    // libpq variables that would send the command elsewhere than the server just started, or
+    // shape its sessions (what it loads is cached under a key that does not hold them).
+    unsetEnv: [...LIBPQ_SESSION_ENV],
     onOutput: (chunk, stream) => flush(stream, chunk),
     endGroupOnExit: true,
   }).finally(() => {

@@ -190,8 +190,10 @@ export interface ProcOptions {
   firstOutputMs?: number;
   /** What counts as that first output (tested on all stdout so far); default: any output. */
   firstOutputPattern?: RegExp;
-  /** Extra environment, merged over process.env. */
+  /** Extra environment, merged over process.env (over baseEnv when given). */
   env?: Record<string, string>;
+  /** The environment to start from instead of this process's (native mode's PostgreSQL programs: serverEnv). */
+  baseEnv?: Record<string, string>;
   cwd?: string;
   uid?: number;
   gid?: number;
@@ -258,7 +260,7 @@ export function run(program: string, args: readonly string[], options: ProcOptio
     const t0 = performance.now();
     const child = spawn(program, args, {
       cwd: options.cwd,
-      env: withoutNames({ ...inheritedEnv(), ...options.env }, options.unsetEnv),
+      env: withoutNames({ ...(options.baseEnv ?? inheritedEnv()), ...options.env }, options.unsetEnv),
       stdio: [
         options.input === undefined ? 'ignore' : 'pipe',
         'pipe',

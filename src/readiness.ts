@@ -34,21 +34,46 @@ export interface ClientTimeouts {
 }
 
 /**
+ * Calls `make` with every PG* variable out of process.env, and puts them back before returning.
+ * node-postgres reads the caller's libpq variables as it builds a client, for every parameter
+ * whose value is falsy (ConnectionParameters, lib/connection-parameters.js: PGOPTIONS,
+ * PGSSLMODE, PGAPPNAME, PGCLIENTENCODING, PGBINARY, PGREPLICATION, PGSSLNEGOTIATION …), so an
+ * explicit `false` cannot keep them out. `make` must be synchronous: nothing else runs meanwhile.
+ */
+export function withoutLibpqEnv<T>(make: () => T): T {
+  const saved = Object.entries(process.env).filter(([name]) => /^PG/i.test(name));
+  for (const [name] of saved) delete process.env[name];
+  try {
+    return make();
+  } finally {
+    for (const [name, value] of saved) process.env[name] = value;
+  }
+}
+
+/**
  * A node-postgres client for `target` with deadlines, not yet connected; an 'error' listener is
- * installed (a server closing the socket under us would otherwise crash the process).
+ * installed (a server closing the socket under us would otherwise crash the process). The
+ * project's own connection: every parameter is set here, none comes from the caller's libpq
+ * variables (withoutLibpqEnv): no SSL (the server has none), no `options`, UTF8, text results.
+ * The password is always given (never empty: inputs), so no .pgpass is read.
  */
 export async function newClient(target: Target, timeouts: ClientTimeouts): Promise<pg.Client> {
   const { Client } = await loadPg();
-  const client = new Client({
-    host: target.host,
-    port: target.port,
-    user: target.user,
-    password: target.password,
-    database: target.database,
-    connectionTimeoutMillis: timeouts.connectTimeoutMs,
-    query_timeout: timeouts.queryTimeoutMs,
-    ...(timeouts.statementTimeoutMs ? { statement_timeout: timeouts.statementTimeoutMs } : {}),
-  });
+  const client = withoutLibpqEnv(
+    () =>
+      new Client({
+        host: target.host,
+        port: target.port,
+        user: target.user,
+        password: target.password,
+        database: target.database,
+        ssl: false,
+        client_encoding: 'UTF8',
+        connectionTimeoutMillis: timeouts.connectTimeoutMs,
+        query_timeout: timeouts.queryTimeoutMs,
+        ...(timeouts.statementTimeoutMs ? { statement_timeout: timeouts.statementTimeoutMs } : {}),
+      }),
+  );
   client.on('error', () => undefined);
   return client;
 }

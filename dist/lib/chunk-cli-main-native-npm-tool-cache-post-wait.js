@@ -144,7 +144,7 @@ function run(program, args, options) {
     const t0 = performance.now();
     const child = spawn(program, args, {
       cwd: options.cwd,
-      env: withoutNames({ ...inheritedEnv(), ...options.env }, options.unsetEnv),
+      env: withoutNames({ ...options.baseEnv ?? inheritedEnv(), ...options.env }, options.unsetEnv),
       stdio: [
         options.input === void 0 ? "ignore" : "pipe",
         "pipe",
@@ -408,7 +408,6 @@ export {
   processAlive,
   findProcesses,
   RUN_ENV,
-  inheritedEnv,
   run,
   tail,
   runOk,

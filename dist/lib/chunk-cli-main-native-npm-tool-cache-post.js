@@ -576,7 +576,7 @@ import {
   symlinkSync,
   writeFileSync as writeFileSync3
 } from "node:fs";
-import { basename, dirname as dirname3, join as join12 } from "node:path";
+import { basename, dirname as dirname4, join as join12 } from "node:path";
 
 // src/native/initdb-cache.ts
 import { randomBytes as randomBytes3 } from "node:crypto";
@@ -636,7 +636,7 @@ function checkPrivateDir(path) {
 }
 
 // src/native/binaries.ts
-import { execFileSync } from "node:child_process";
+import { execFileSync as execFileSync2 } from "node:child_process";
 import { existsSync, readdirSync as readdirSync4 } from "node:fs";
 import { join as join6, posix, win32 } from "node:path";
 
@@ -706,6 +706,51 @@ function factsIn(cacheDir) {
       return value;
     }
   };
+}
+
+// src/native/server-env.ts
+import { execFileSync } from "node:child_process";
+import { dirname as dirname2 } from "node:path";
+var KEPT = ["PATH", "LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH", "DYLD_FALLBACK_LIBRARY_PATH"];
+var KEPT_WINDOWS = ["SYSTEMROOT", "WINDIR", "TEMP", "TMP", "COMSPEC", "PATHEXT"];
+function serverEnv(env = process.env, platform = process.platform) {
+  const kept = platform === "win32" ? [...KEPT, ...KEPT_WINDOWS] : KEPT;
+  const clean = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === void 0) continue;
+    const wanted = platform === "win32" ? kept.includes(name.toUpperCase()) : kept.includes(name);
+    if (wanted) clean[name] = value;
+  }
+  return clean;
+}
+var ZONE_CHECK_TIMEOUT_MS = 1e4;
+function zoneSettings(tz, check) {
+  if (!tz || !check(tz)) return [];
+  const why = "the TZ of this run, as initdb would have set it without the initdb cache";
+  return [
+    { name: "timezone", value: tz, why },
+    { name: "log_timezone", value: tz, why }
+  ];
+}
+function zoneAccepted(postgres, dataDir, zone, runAs, facts) {
+  const answer = facts.get(postgres, `-C timezone=${zone}`, () => {
+    try {
+      execFileSync(postgres, ["-D", dataDir, "-C", "timezone", "-c", `timezone=${zone}`, "-c", `log_timezone=${zone}`], {
+        encoding: "utf8",
+        timeout: ZONE_CHECK_TIMEOUT_MS,
+        stdio: ["ignore", "pipe", "pipe"],
+        env: serverEnv(),
+        cwd: dirname2(dataDir),
+        // the run folder: the run-as user may not reach this process's folder
+        ...runAs ? { uid: runAs.uid, gid: runAs.gid } : {}
+      });
+      return "accepted";
+    } catch (error) {
+      const said = String(error.stderr ?? "");
+      return /"(TimeZone|log_timezone)"/i.test(said) ? "refused" : null;
+    }
+  });
+  return answer === "accepted";
 }
 
 // src/native/binaries.ts
@@ -793,10 +838,11 @@ function realProbe(facts = noFacts) {
       if (!pgConfig) return null;
       return facts.get(pgConfig, "--bindir", () => {
         try {
-          return execFileSync(pgConfig, ["--bindir"], {
+          return execFileSync2(pgConfig, ["--bindir"], {
             encoding: "utf8",
             stdio: ["ignore", "pipe", "ignore"],
-            timeout: 1e4
+            timeout: 1e4,
+            env: serverEnv()
           }).trim() || null;
         } catch {
           return null;
@@ -817,7 +863,7 @@ function postgresVersionOutput(bindir, facts) {
   const postgres = join6(bindir, exe("postgres", process.platform));
   return facts.get(postgres, "--version", () => {
     try {
-      return execFileSync(postgres, ["--version"], { encoding: "utf8", timeout: 1e4 });
+      return execFileSync2(postgres, ["--version"], { encoding: "utf8", timeout: 1e4, env: serverEnv() });
     } catch {
       return null;
     }
@@ -839,7 +885,7 @@ function initdbArgs(spec) {
     ...spec.extraArgs ?? []
   ];
 }
-var CACHE_FORMAT = 4;
+var CACHE_FORMAT = 5;
 function cacheKey(initdbVersion2, args) {
   return createHash2("sha256").update(JSON.stringify({ format: CACHE_FORMAT, initdbVersion: initdbVersion2.trim(), args })).digest("hex").slice(0, 32);
 }
@@ -1020,7 +1066,7 @@ async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts
 function initdbVersion(initdb, facts) {
   let versionProblem = "";
   const version = facts.get(initdb, "--version", () => {
-    const r = spawnSync(initdb, ["--version"], { encoding: "utf8", timeout: VERSION_TIMEOUT_MS });
+    const r = spawnSync(initdb, ["--version"], { encoding: "utf8", timeout: VERSION_TIMEOUT_MS, env: serverEnv() });
     if (r.status === 0) return r.stdout;
     versionProblem = r.error ? r.error.message : initdbCause(`${r.stderr}${r.stdout}`);
     return null;
@@ -1045,7 +1091,8 @@ async function runInitdb(initdb, args, spec, fill, runAs) {
     stopLeaderOnly: true,
     cwd: fill.initdbDir,
     ...runAs ? { uid: runAs.uid, gid: runAs.gid } : {},
-    env: { LC_ALL: "", LANG: "" }
+    // No TZ: the entry holds the system's zone, each run sets its own (zoneSettings); no PG*, LANG or LC_*.
+    baseEnv: serverEnv()
   }).catch(async (error) => {
     throw await failed(
       `initdb could not be run: ${error instanceof Error ? error.message : String(error)}`,
@@ -1128,12 +1175,12 @@ function placeEntry(staging, entry, data) {
 
 // src/native/folder-seal.ts
 import { lstatSync as lstatSync5, readdirSync as readdirSync5, readlinkSync as readlinkSync2, realpathSync as realpathSync2 } from "node:fs";
-import { dirname as dirname2, isAbsolute as isAbsolute2, join as join10, relative as relative3, sep } from "node:path";
+import { dirname as dirname3, isAbsolute as isAbsolute2, join as join10, relative as relative3, sep } from "node:path";
 function isWithin(to) {
   return !isAbsolute2(to) && to !== ".." && !to.startsWith(`..${sep}`);
 }
 function staysInside(path, target) {
-  return !isAbsolute2(target) && isWithin(join10(dirname2(path), target));
+  return !isAbsolute2(target) && isWithin(join10(dirname3(path), target));
 }
 function sealFolder(dir) {
   const root = realpathSync2.native(dir);
@@ -1382,13 +1429,13 @@ function makeRunnable(pkg) {
   for (const name of readdirSync7(bin)) chmodSync3(join12(bin, name), 493);
 }
 function unreachableBy(path, user) {
-  for (let at = dirname3(path); ; at = dirname3(at)) {
+  for (let at = dirname4(path); ; at = dirname4(at)) {
     const s = lstatSync6(at, { throwIfNoEntry: false });
     if (s) {
       const bit = s.uid === user.uid ? 64 : s.gid === user.gid ? 8 : 1;
       if ((s.mode & bit) === 0) return `${at} (mode ${(s.mode & 511).toString(8)}, owner uid ${s.uid})`;
     }
-    if (dirname3(at) === at) return null;
+    if (dirname4(at) === at) return null;
   }
 }
 function npmWorkDir() {
@@ -1490,6 +1537,9 @@ export {
   makeDirs,
   checkPrivateDir,
   factsIn,
+  serverEnv,
+  zoneSettings,
+  zoneAccepted,
   describeBinaries,
   exe,
   installedBinaries,

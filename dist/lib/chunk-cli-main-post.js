@@ -42,10 +42,13 @@ import {
   realProbe,
   removeStaleFills,
   removeSysvSegment,
+  serverEnv,
   sha256,
   toolCacheVersionDir,
   unreachableBy,
-  withFile
+  withFile,
+  zoneAccepted,
+  zoneSettings
 } from "./chunk-cli-main-native-npm-tool-cache-post.js";
 import {
   CONTAINER_LABEL,
@@ -53,6 +56,7 @@ import {
   DEFAULTS,
   DOCKER_TIMEOUT_MS,
   EXTENSION_ALIASES,
+  LIBPQ_SESSION_ENV,
   PULL_ANSWER_MS,
   RESTORED_MARKER,
   RESTORE_TIMEOUT_MS,
@@ -90,7 +94,6 @@ import {
   SetupError,
   cleanupOnInterrupt,
   effectiveSettings,
-  inheritedEnv,
   processAlive,
   run,
   runOk,
@@ -510,18 +513,31 @@ function loadPg() {
   pgModule ??= import("./chunk-pg.js").then((m) => m.default);
   return pgModule;
 }
+function withoutLibpqEnv(make) {
+  const saved = Object.entries(process.env).filter(([name]) => /^PG/i.test(name));
+  for (const [name] of saved) delete process.env[name];
+  try {
+    return make();
+  } finally {
+    for (const [name, value] of saved) process.env[name] = value;
+  }
+}
 async function newClient(target, timeouts) {
   const { Client } = await loadPg();
-  const client = new Client({
-    host: target.host,
-    port: target.port,
-    user: target.user,
-    password: target.password,
-    database: target.database,
-    connectionTimeoutMillis: timeouts.connectTimeoutMs,
-    query_timeout: timeouts.queryTimeoutMs,
-    ...timeouts.statementTimeoutMs ? { statement_timeout: timeouts.statementTimeoutMs } : {}
-  });
+  const client = withoutLibpqEnv(
+    () => new Client({
+      host: target.host,
+      port: target.port,
+      user: target.user,
+      password: target.password,
+      database: target.database,
+      ssl: false,
+      client_encoding: "UTF8",
+      connectionTimeoutMillis: timeouts.connectTimeoutMs,
+      query_timeout: timeouts.queryTimeoutMs,
+      ...timeouts.statementTimeoutMs ? { statement_timeout: timeouts.statementTimeoutMs } : {}
+    })
+  );
   client.on("error", () => void 0);
   return client;
 }
@@ -2605,7 +2621,7 @@ function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}) {
     detached: true,
     stdio: ["ignore", logFd, logFd],
     cwd: runDir,
-    env: { ...inheritedEnv(), ...extraEnv },
+    env: { ...serverEnv(), ...extraEnv },
     ...runAs ? { uid: runAs.uid, gid: runAs.gid } : {}
   });
   closeSync(logFd);
@@ -3202,7 +3218,8 @@ function ask(facts, program, args) {
       return execFileSync3(program, args, {
         encoding: "utf8",
         timeout: PROBE_TIMEOUT_MS,
-        stdio: ["ignore", "pipe", "ignore"]
+        stdio: ["ignore", "pipe", "ignore"],
+        env: serverEnv()
       }).trim();
     } catch {
       return null;
@@ -3420,7 +3437,15 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
     if (restored) phases.end("schema cache restore");
     const { cache, copyTemplates } = restored ? { cache: { hit: true }, copyTemplates: () => void 0 } : await placeCluster(config, bins, handle, runAs, log, phases, facts);
     throwIfInterrupted();
-    const postgres = spawnPostgres(bins.bindir, handle.runDir, port, config, runAs);
+    const postgresFile = join10(bins.bindir, exe("postgres", process.platform));
+    const zone = zoneSettings(process.env.TZ, (z) => zoneAccepted(postgresFile, dataDirOf(handle.runDir), z, runAs, facts));
+    const postgres = spawnPostgres(
+      bins.bindir,
+      handle.runDir,
+      port,
+      { ...config, settings: [...zone, ...config.settings] },
+      runAs
+    );
     handle.pid = postgres.pid;
     record();
     phases.end("spawn postgres");
@@ -3524,8 +3549,9 @@ async function runInitCommand(config, connection, log, runToken = "") {
     timeoutMs: config.initTimeoutMs,
     cwd: config.workDir,
     env: { ...connectionEnv(connection), ...runToken ? { [RUN_ENV]: runToken } : {} },
-    // libpq variables that would send the command elsewhere than the server just started.
-    unsetEnv: ["PGHOSTADDR", "PGSERVICE", "PGSERVICEFILE", "PGOPTIONS", "PGSSLMODE", "PGPASSFILE", "PGREQUIRESSL"],
+    // libpq variables that would send the command elsewhere than the server just started, or
+    // shape its sessions (what it loads is cached under a key that does not hold them).
+    unsetEnv: [...LIBPQ_SESSION_ENV],
     onOutput: (chunk, stream) => flush(stream, chunk),
     endGroupOnExit: true
   }).finally(() => {

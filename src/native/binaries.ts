@@ -6,6 +6,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join, posix, win32 } from 'node:path';
 import { SetupError } from '../errors.js';
 import { noFacts, type Facts } from './facts.js';
+import { serverEnv } from './server-env.js';
 
 /** What a lookup may touch; tests pass fakes to plan other systems. */
 export interface Probe {
@@ -174,6 +175,7 @@ export function realProbe(facts: Facts = noFacts): Probe {
               encoding: 'utf8',
               stdio: ['ignore', 'pipe', 'ignore'],
               timeout: 10_000,
+              env: serverEnv(),
             }).trim() || null
           );
         } catch {
@@ -197,7 +199,7 @@ function postgresVersionOutput(bindir: string, facts: Facts): string | null {
   const postgres = join(bindir, exe('postgres', process.platform));
   return facts.get(postgres, '--version', () => {
     try {
-      return execFileSync(postgres, ['--version'], { encoding: 'utf8', timeout: 10_000 });
+      return execFileSync(postgres, ['--version'], { encoding: 'utf8', timeout: 10_000, env: serverEnv() });
     } catch {
       return null;
     }

@@ -52,9 +52,10 @@ export function initdbArgs(spec: ClusterSpec): string[] {
  * Layout of an entry and its manifest; part of the key, so entries of another layout are never
  * read (2: the manifest lists folders and files, and the copy works from it; 3: each file's
  * sha256, checked as it is copied; 4: each file's fingerprint and the time of the seal, and the
- * sha256 checked only for a file whose fingerprint differs).
+ * sha256 checked only for a file whose fingerprint differs; 5: initdb run with a clean environment,
+ * serverEnv: no TZ, so the entry holds the system's zone and never a caller's, and no PG*).
  */
-export const CACHE_FORMAT = 4;
+export const CACHE_FORMAT = 5;
 
 /** Cache key: 32 hex digits of sha256 over the entry format, the initdb version line and the arguments. */
 export function cacheKey(initdbVersion: string, args: readonly string[]): string {

@@ -29,6 +29,7 @@ import { cacheKey, initdbArgs, type ClusterSpec, type RunAs } from './cache-key.
 import { checkEntry, entryProblem, listFiles, MANIFEST_SUFFIX, readManifest, type Manifest } from './cache-manifest.js';
 import { cacheNames, dropEntry, removeOldFormats, removeStaleFills } from './cache-removal.js';
 import { noFacts, type Facts } from './facts.js';
+import { serverEnv } from './server-env.js';
 
 // What the benchmark and lifecycle.ts take from here.
 export { defaultCacheDir, initdbArgs, type RunAs } from './cache-key.js';
@@ -160,7 +161,7 @@ export async function ensureCluster(
 function initdbVersion(initdb: string, facts: Facts): string {
   let versionProblem = '';
   const version = facts.get(initdb, '--version', () => {
-    const r = spawnSync(initdb, ['--version'], { encoding: 'utf8', timeout: VERSION_TIMEOUT_MS });
+    const r = spawnSync(initdb, ['--version'], { encoding: 'utf8', timeout: VERSION_TIMEOUT_MS, env: serverEnv() });
     if (r.status === 0) return r.stdout;
     versionProblem = r.error ? r.error.message : initdbCause(`${r.stderr}${r.stdout}`);
     return null;
@@ -185,7 +186,7 @@ async function removeFill(fill: Fill): Promise<void> {
 }
 
 /**
- * Runs initdb into `fill.initdbDir` (as `runAs`), under INITDB_TIMEOUT_MS.
+ * Runs initdb into `fill.initdbDir` (as `runAs`, with serverEnv), under INITDB_TIMEOUT_MS.
  * @throws InputError (locale) when initdb refuses the locale; SetupError with initdb's own message
  *   otherwise; the fill is removed then
  */
@@ -199,7 +200,8 @@ async function runInitdb(initdb: string, args: string[], spec: ClusterSpec, fill
     stopLeaderOnly: true,
     cwd: fill.initdbDir,
     ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
-    env: { LC_ALL: '', LANG: '' },
+    // No TZ: the entry holds the system's zone, each run sets its own (zoneSettings); no PG*, LANG or LC_*.
+    baseEnv: serverEnv(),
   }).catch(async (error: unknown) => {
     throw await failed(
       `initdb could not be run: ${error instanceof Error ? error.message : String(error)}`,

@@ -9,7 +9,7 @@ import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
-import { inheritedEnv, processAlive, runOk } from '../proc.js';
+import { processAlive, runOk } from '../proc.js';
 import { effectiveSettings, settingsToArgs, type Setting } from '../profile.js';
 import { isLoopback } from '../connection.js';
 import { LOG_TAIL_LINES, type NativeHandle } from '../server.js';
@@ -17,6 +17,7 @@ import { exe } from './binaries.js';
 import type { RunAs } from './cache-key.js';
 import { teardownRam } from './ramdir.js';
 import { removeStaleFills } from './cache-removal.js';
+import { serverEnv } from './server-env.js';
 import { NPM_WORK_NAME } from './npm-kept.js';
 import { endProcessesIn, removeSysvSegment } from '../orphans.js';
 
@@ -103,9 +104,9 @@ export function nativeSettings(dataDir: string, config: Pick<Config, 'settings'>
 
 /**
  * Spawns postgres detached on the run folder's data directory, its output appended to the run
- * folder's server.log.
+ * folder's server.log, with a clean environment (serverEnv: no PG* variable, no TZ).
  * @param runAs the user to run as (root runs postgres as `postgres`), or null
- * @param extraEnv variables added to the inherited environment (the benchmark's disk model)
+ * @param extraEnv variables added to that environment (the benchmark's disk model)
  * @returns its PID, and a function telling whether it has exited
  */
 export function spawnPostgres(
@@ -123,7 +124,7 @@ export function spawnPostgres(
     detached: true,
     stdio: ['ignore', logFd, logFd],
     cwd: runDir,
-    env: { ...inheritedEnv(), ...extraEnv },
+    env: { ...serverEnv(), ...extraEnv },
     ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
   });
   closeSync(logFd);

@@ -22,7 +22,7 @@ import type pg from 'pg';
 import { NotReadyError, notReadyError, waitForQuery } from '../readiness.js';
 import type { NativeHandle, NativeServer } from '../server.js';
 import { filesystemTypeOf, isRamFilesystem, verifyServer } from '../verify.js';
-import { describeBinaries, findBinaries, realProbe, type Binaries } from './binaries.js';
+import { describeBinaries, exe, findBinaries, realProbe, type Binaries } from './binaries.js';
 import { npmBinaries } from './npm-binaries.js';
 import type { NpmBuild } from './npm-table.js';
 import { factsIn, type Facts } from './facts.js';
@@ -36,6 +36,7 @@ import { nativeIdentity } from '../schema-cache/native.js';
 import { dataDirOf, nativeSettings, postgresLogTail, RUN_MARKER, runAsUser, spawnPostgres, stopPostgres } from './postgres.js';
 import { DEFAULT_NATIVE_BYTES, prepareRam, sizeToBytes, type RamDirPlan } from './ramdir.js';
 import { scramVerifier } from './scram.js';
+import { zoneAccepted, zoneSettings } from './server-env.js';
 import { Phases } from '../timing.js';
 
 /**
@@ -246,7 +247,16 @@ async function startOnce(
       ? { cache: { hit: true }, copyTemplates: () => undefined }
       : await placeCluster(config, bins, handle, runAs, log, phases, facts);
     throwIfInterrupted();
-    const postgres = spawnPostgres(bins.bindir, handle.runDir, port, config, runAs);
+    // This run's TZ, as initdb would have written it without the cache (the entry holds the system's zone).
+    const postgresFile = join(bins.bindir, exe('postgres', process.platform));
+    const zone = zoneSettings(process.env.TZ, (z) => zoneAccepted(postgresFile, dataDirOf(handle.runDir), z, runAs, facts));
+    const postgres = spawnPostgres(
+      bins.bindir,
+      handle.runDir,
+      port,
+      { ...config, settings: [...zone, ...config.settings] },
+      runAs,
+    );
     handle.pid = postgres.pid;
     record();
     phases.end('spawn postgres');

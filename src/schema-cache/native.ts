@@ -16,6 +16,7 @@ import type { Config } from '../inputs.js';
 import { exe, type Binaries } from '../native/binaries.js';
 import { initdbArgs } from '../native/cache-key.js';
 import type { Facts } from '../native/facts.js';
+import { serverEnv } from '../native/server-env.js';
 import type { Manifest } from '../native/cache-manifest.js';
 import { openClient } from '../readiness.js';
 import type { NativeServer } from '../server.js';
@@ -37,6 +38,7 @@ function ask(facts: Facts, program: string, args: string[]): string {
           encoding: 'utf8',
           timeout: PROBE_TIMEOUT_MS,
           stdio: ['ignore', 'pipe', 'ignore'],
+          env: serverEnv(),
         }).trim();
       } catch {
         return null;
