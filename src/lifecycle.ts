@@ -237,7 +237,8 @@ export async function stop(handle: ServerHandle, refused?: (text: string) => voi
         if (refused) refused(text);
         else problems.push(text);
       }
-      problems.push(...(await stopPostgres(problem ? { ...handle, runDir: '', pid: 0 } : handle)));
+      // Without a run folder of its own, a PID in the record proves nothing (no postmaster.pid to check it against).
+      problems.push(...(await stopPostgres(problem || !handle.runDir ? { ...handle, runDir: '', pid: 0 } : handle)));
     } else {
       const problem = await stopDocker(handle);
       if (problem) problems.push(`Could not remove container ${handle.containerName}: ${problem}`);

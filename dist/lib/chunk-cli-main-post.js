@@ -601,8 +601,8 @@ var LOG_CAUSES = [
   {
     // Settings valid alone that the postmaster refuses together, e.g. max_connections=1:
     // "superuser_reserved_connections (3) must be less than max_connections (1)" (PostgreSQL 15;
-    // 16+ adds "plus reserved_connections (0)"); wal_level=minimal with WAL senders.
-    pattern: /([a-z_]+ \(\d+\)(?: plus [a-z_]+ \(\d+\))? must be less than [a-z_]+ \(\d+\)|WAL (?:streaming|archival)[^\n]*wal_level[^\n]*)/,
+    // 16+ adds "plus reserved_connections (0)"; 18 quotes the names); wal_level=minimal with WAL senders.
+    pattern: /("?[a-z_]+"? \(\d+\)(?: plus "?[a-z_]+"? \(\d+\))? must be less than "?[a-z_]+"? \(\d+\)|WAL (?:streaming|archival)[^\n]*wal_level[^\n]*)/,
     input: "settings",
     problem: (m) => `the server refused the settings together: ${m[1]?.trim()}`,
     fix: "Change the settings named (e.g. raise max_connections)"
@@ -4298,7 +4298,7 @@ async function stop(handle, refused) {
         if (refused) refused(text);
         else problems.push(text);
       }
-      problems.push(...await stopPostgres(problem ? { ...handle, runDir: "", pid: 0 } : handle));
+      problems.push(...await stopPostgres(problem || !handle.runDir ? { ...handle, runDir: "", pid: 0 } : handle));
     } else {
       const problem = await stopDocker(handle);
       if (problem) problems.push(`Could not remove container ${handle.containerName}: ${problem}`);

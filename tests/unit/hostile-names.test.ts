@@ -159,11 +159,12 @@ describe('server logs that name a setting (#35)', () => {
   it.each([
     'postgres: superuser_reserved_connections (3) must be less than max_connections (1)',
     'postgres: superuser_reserved_connections (3) plus reserved_connections (0) must be less than max_connections (1)',
+    'postgres: "superuser_reserved_connections" (3) plus "reserved_connections" (0) must be less than "max_connections" (1)',
     '2026-11-26 FATAL:  WAL streaming (max_wal_senders > 0) requires wal_level "replica" or "logical"',
   ])('%s names settings and the setting', (line) => {
     const error = notReadyError(died, `LOG:  starting\n${line}\n`);
     expect(error).toBeInstanceOf(InputError);
     expect((error as InputError).input).toBe('settings');
-    expect((error as InputError).problem).toContain(line.replace(/^.*?(superuser|WAL)/, '$1'));
+    expect((error as InputError).problem).toContain(line.replace(/^.*?("?superuser|WAL)/, '$1'));
   });
 });
