@@ -12,7 +12,7 @@
  */
 import { PULL_TIMEOUT_MS, RUN_TIMEOUT_MS } from './docker/engine.js';
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -225,11 +225,20 @@ export function errorFrom(record: ErrorRecord): Error {
   return new Error(record.problem);
 }
 
-/** Writes JSON atomically (temporary file, then rename), 0600. */
+/**
+ * Writes JSON atomically (temporary file, then rename), 0600; the temporary file is removed when
+ * either fails (a full folder).
+ * @throws the write's or rename's error as Node gives it
+ */
 export function writeJson(file: string, value: unknown): void {
   const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, JSON.stringify(value, null, 2), { mode: 0o600 });
-  renameSync(tmp, file);
+  try {
+    writeFileSync(tmp, JSON.stringify(value, null, 2), { mode: 0o600 });
+    renameSync(tmp, file);
+  } catch (error) {
+    rmSync(tmp, { force: true });
+    throw error;
+  }
 }
 
 /** Reads a JSON file; null when it does not exist or cannot be parsed. */

@@ -4,11 +4,12 @@
  * in each test runner's language.
  */
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { connectionUri, type ConnectionInfo } from './connection.js';
 import { InputError, SetupError } from './errors.js';
 import { openClient } from './readiness.js';
-import { BUILT_IN_DATABASES } from './rules.js';
+import { BUILT_IN_DATABASES, databaseNameProblem, storedName } from './rules.js';
 
 /** How CREATE DATABASE copies the template (manual: CREATE DATABASE, STRATEGY; PostgreSQL 15+). */
 export type CloneStrategy = 'FILE_COPY' | 'WAL_LOG' | 'default';
@@ -31,12 +32,42 @@ export function freshName(base: string): string {
   return `${clean}_${suffix}`;
 }
 
-/** Opens a client on the maintenance database (`postgres`, or template1 when `avoid` is postgres). */
-function maintenance(connection: ConnectionInfo, avoid: string, timeoutMs: number): Promise<pg.Client> {
-  return openClient(
-    { ...connection, database: avoid === 'postgres' ? 'template1' : 'postgres' },
-    { connectTimeoutMs: Math.min(timeoutMs, 10_000), queryTimeoutMs: timeoutMs },
-  );
+/**
+ * How long a connection of db create / db drop keeps being tried while the server has no free
+ * connection slot (SQLSTATE 53300, "sorry, too many clients already": more parallel calls than
+ * max_connections allows), within the command's own deadline: 30 000 ms. Each call holds one
+ * connection for the length of its CREATE or DROP DATABASE (milliseconds on tmpfs), so the calls
+ * beyond max_connections wait their turn instead of failing.
+ */
+export const SLOT_WAIT_MS = 30_000;
+
+/**
+ * Opens a client on the maintenance database (`postgres`, or template1 when `avoid` is
+ * postgres); while the server has no free connection slot, tries again (pauses of 10 ms doubling
+ * to 250 ms, jittered) for up to SLOT_WAIT_MS.
+ * @throws SetupError naming max_connections when no slot came free in time; other connection
+ *   errors as node-postgres gives them
+ */
+async function maintenance(connection: ConnectionInfo, avoid: string, timeoutMs: number): Promise<pg.Client> {
+  const waitMs = Math.min(timeoutMs, SLOT_WAIT_MS);
+  const deadline = Date.now() + waitMs;
+  for (let pause = 10; ; pause = Math.min(pause * 2, 250)) {
+    try {
+      return await openClient(
+        { ...connection, database: avoid === 'postgres' ? 'template1' : 'postgres' },
+        { connectTimeoutMs: Math.min(timeoutMs, 10_000), queryTimeoutMs: timeoutMs },
+      );
+    } catch (error) {
+      if ((error as { code?: string }).code !== '53300') throw error;
+      if (Date.now() + pause > deadline) {
+        throw new SetupError(
+          `The server had no free connection for ${waitMs} ms: ${(error as Error).message}`,
+          "Run fewer db create / db drop at once, or raise max_connections (input 'settings')",
+        );
+      }
+      await sleep(pause * (0.5 + Math.random()));
+    }
+  }
 }
 
 /** `server_version_num` of the client's server, e.g. 180001. */
@@ -74,14 +105,11 @@ export async function cloneDatabase(
   connection: ConnectionInfo,
   options: { template: string; name?: string; strategy?: CloneStrategy; tmpfs: boolean; timeoutMs: number },
 ): Promise<Clone> {
-  if (
-    options.name !== undefined &&
-    (options.name === '' || Buffer.byteLength(options.name) > 63 || options.name.includes('\0'))
-  ) {
+  if (options.name !== undefined && databaseNameProblem(options.name)) {
     throw new InputError('db-name', `"${options.name}" is empty, longer than 63 bytes or holds a NUL`, 'Give a shorter name');
   }
   // The server would truncate a longer name to 63 bytes and copy that database instead.
-  if (options.template === '' || Buffer.byteLength(options.template) > 63 || options.template.includes('\0')) {
+  if (databaseNameProblem(options.template)) {
     throw new InputError(
       'from',
       `"${options.template}" is empty, longer than 63 bytes or holds a NUL: no database has that name`,
@@ -137,19 +165,32 @@ export async function cloneDatabase(
  * (`datistemplate`, e.g. one an init file made with IS_TEMPLATE true) is first made an ordinary
  * one (ALTER DATABASE … IS_TEMPLATE false), since DROP DATABASE refuses templates: the server is
  * a throwaway one.
+ * Before connecting, a name the server would not take as it is (empty, a NUL, over 63 bytes of
+ * UTF-8: the server truncates it, and `<63 × t>x` would drop `<63 × t>`) is refused, and the
+ * protected names are compared as the server stores them (storedName).
  * @param protect names that must not be dropped (the instance's own database and template)
  * @returns whether it existed
- * @throws SetupError for a built-in or protected database; connection and server errors as
- *   node-postgres gives them
+ * @throws InputError (database) for a name the server would not take as it is; SetupError for a
+ *   built-in or protected database; connection and server errors as node-postgres gives them
  */
 export async function dropDatabase(
   connection: ConnectionInfo,
   name: string,
   options: { protect: string[]; timeoutMs: number },
 ): Promise<boolean> {
-  if (BUILT_IN_DATABASES.includes(name) || options.protect.includes(name)) {
+  const problem = databaseNameProblem(name);
+  if (problem) {
+    throw new InputError(
+      'database',
+      `"${name}" ${problem}: the server would drop the database its first 63 bytes name, if any`,
+      'Give the database as it is named (63 bytes at most)',
+    );
+  }
+  const stored = storedName(name);
+  const builtIn = BUILT_IN_DATABASES.includes(stored);
+  if (builtIn || options.protect.some((p) => storedName(p) === stored)) {
     throw new SetupError(
-      `Refusing to drop ${name}: it is ${BUILT_IN_DATABASES.includes(name) ? 'a built-in database' : "the instance's own database or template"}`,
+      `Refusing to drop ${name}: it is ${builtIn ? 'a built-in database' : "the instance's own database or template"}`,
       'Drop only databases made by db create',
     );
   }

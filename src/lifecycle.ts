@@ -19,6 +19,7 @@ import { factsIn } from './native/facts.js';
 import { defaultCacheDir } from './native/initdb-cache.js';
 import { postgresAlive, postgresLogTail, RUN_MARKER, stopPostgres } from './native/postgres.js';
 import { MOUNT_PREFIX, tempBase } from './native/ramdir.js';
+import { runFolderName, runFolderProblem } from './native/run-folder.js';
 import { clientHost } from './native/listen.js';
 import { startNative } from './native/start.js';
 import { endMarkedProcesses } from './orphans.js';
@@ -219,15 +220,26 @@ export async function start(
 
 /**
  * Stops a server and removes everything its start made (container and anonymous volumes; or
- * postgres, its run folder and RAM mount). Something already gone counts as removed.
+ * postgres, its run folder and RAM mount). Something already gone counts as removed. A native
+ * handle (a record: data) whose run folder is not one this project made (runFolderProblem) gets
+ * nothing done in or to that folder, no signal to the postmaster it names: that is refused.
+ * @param refused told each refusal (the folder named, and why); default: counted as a problem
  * @returns one text per problem; [] when everything is gone. Never throws.
  */
-export async function stop(handle: ServerHandle): Promise<string[]> {
+export async function stop(handle: ServerHandle, refused?: (text: string) => void): Promise<string[]> {
   try {
     // An init command a killed start left running goes first (it would fail anyway).
     const problems = await endMarkedProcesses(handle.token);
-    if (handle.mode === 'native') problems.push(...(await stopPostgres(handle)));
-    else {
+    if (handle.mode === 'native') {
+      const problem = handle.runDir ? runFolderProblem(handle.runDir, handle.token) : null;
+      if (problem) {
+        const text = `Not touching ${handle.runDir}, which the record names as its run folder: ${problem}, so pg-tmpfs did not make it`;
+        if (refused) refused(text);
+        else problems.push(text);
+      }
+      // Without a run folder of its own, a PID in the record proves nothing (no postmaster.pid to check it against).
+      problems.push(...(await stopPostgres(problem || !handle.runDir ? { ...handle, runDir: '', pid: 0 } : handle)));
+    } else {
       const problem = await stopDocker(handle);
       if (problem) problems.push(`Could not remove container ${handle.containerName}: ${problem}`);
     }
@@ -264,7 +276,7 @@ function escapeRegExp(text: string): string {
 /**
  * Finds and removes what runs under the name `containerName` left when their record was lost or
  * could not be read: containers with this project's label and that name, and native run folders
- * `<container-name>-<token>` carrying the run marker (in /dev/shm, the temp folder and the tmpfs
+ * `<container-name>-<token>` (run-folder.ts runFolderName) carrying the run marker (in /dev/shm, the temp folder and the tmpfs
  * mounts this project makes there), with the postmaster their postmaster.pid names.
  * A missing Docker counts as nothing to remove.
  * @returns what was removed and the problems met; never throws
@@ -290,7 +302,7 @@ export async function sweepLeftovers(containerName: string): Promise<{ removed: 
   for (const base of bases) {
     let names: string[] = [];
     try {
-      names = readdirSync(base).filter((n) => n.startsWith(`${containerName}-`));
+      names = readdirSync(base).filter((n) => n.startsWith(runFolderName(containerName, '')));
     } catch {
       continue;
     }
@@ -302,7 +314,7 @@ export async function sweepLeftovers(containerName: string): Promise<{ removed: 
       } catch {
         continue; // no marker (not ours), or removed meanwhile
       }
-      if (n !== `${containerName}-${token}`) continue;
+      if (n !== runFolderName(containerName, token)) continue;
       const mountDir = base.includes(`/${MOUNT_PREFIX}`) ? base : null;
       const found = await stopPostgres({
         mode: 'native',

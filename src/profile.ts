@@ -51,10 +51,39 @@ export const INITDB_ARGS: readonly string[] = Object.freeze(['--nosync']);
 const SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
 
 /**
+ * Settings another input or the project itself sets, by lower-case name (PostgreSQL's names are
+ * case-insensitive): who owns each, and the fix. Given in `settings`, each made the start fail
+ * late or unclearly (the server on another port waited out wait-timeout; another data directory
+ * or pg_hba.conf is not the run's own), so they are refused up front.
+ */
+export const OWNED_SETTINGS: ReadonlyMap<string, { owner: string; fix: string }> = new Map([
+  ['port', { owner: "input 'port' sets it", fix: 'Remove it from settings and give the port input (--port) instead' }],
+  [
+    'listen_addresses',
+    {
+      owner: "input 'publish-host' sets it",
+      fix: 'Remove it from settings and give the publish-host input (--publish-host), e.g. 0.0.0.0 for every interface',
+    },
+  ],
+  ...['unix_socket_directories', 'data_directory', 'hba_file', 'ident_file', 'config_file'].map(
+    (name) =>
+      [
+        name,
+        {
+          owner: "pg-tmpfs sets it for every run (the run's own data directory, socket folder, pg_hba.conf and pg_ident.conf)",
+          fix: 'Remove it from settings',
+        },
+      ] as const,
+  ),
+]);
+
+/**
  * Parses the `settings` input: one `name=value` per line; blank lines and lines starting with
  * `#` are ignored; whitespace around name and value is trimmed.
  * @returns the settings in input order (a repeated name keeps the last value)
- * @throws InputError (input `settings`) for a line without `=`, a bad name or an empty value
+ * @throws InputError (input `settings`) for a line without `=`, a bad name, an empty value, or a
+ *   setting another input or the project owns (port, listen_addresses, unix_socket_directories,
+ *   data_directory, hba_file, ident_file, config_file)
  */
 export function parseSettings(text: string, input = 'settings'): Setting[] {
   const byName = new Map<string, Setting>();
@@ -78,6 +107,8 @@ export function parseSettings(text: string, input = 'settings'): Setting[] {
         'Use the name as in pg_settings, e.g. "shared_buffers".',
       );
     }
+    const owned = OWNED_SETTINGS.get(name.toLowerCase());
+    if (owned) throw new InputError(input, `setting "${name}" cannot be given here: ${owned.owner}`, owned.fix);
     if (value === '') {
       throw new InputError(input, `setting "${name}" has an empty value`, 'Give a value after "=", e.g. "work_mem=64MB".');
     }

@@ -211,6 +211,16 @@ const LOG_CAUSES: Array<{ pattern: RegExp; input: string; problem: (m: RegExpExe
     fix: 'Give a value the server accepts (see pg_settings for units and ranges)',
   },
   {
+    // Settings valid alone that the postmaster refuses together, e.g. max_connections=1:
+    // "superuser_reserved_connections (3) must be less than max_connections (1)" (PostgreSQL 15;
+    // 16+ adds "plus reserved_connections (0)"; 18 quotes the names); wal_level=minimal with WAL senders.
+    pattern:
+      /("?[a-z_]+"? \(\d+\)(?: plus "?[a-z_]+"? \(\d+\))? must be less than "?[a-z_]+"? \(\d+\)|WAL (?:streaming|archival)[^\n]*wal_level[^\n]*)/,
+    input: 'settings',
+    problem: (m) => `the server refused the settings together: ${m[1]?.trim()}`,
+    fix: 'Change the settings named (e.g. raise max_connections)',
+  },
+  {
     // A library of shared_preload_libraries (or session_/local_preload_libraries) that is not
     // installed, or does not load: the postmaster exits at start.
     pattern: /(could not access file "([^"]+)": [^\n]*|could not load library "([^"]+)": [^\n]*)/,

@@ -14,6 +14,36 @@ import { InputError } from './errors.js';
 /** PostgreSQL truncates identifiers at NAMEDATALEN-1 = 63 bytes (manual: "Identifiers and Key Words"). */
 export const MAX_NAME_BYTES = 63;
 
+/**
+ * Why `name` cannot name a database in a statement: empty, longer than MAX_NAME_BYTES bytes in
+ * UTF-8 (the server would truncate it to 63 bytes, which may be another database's name), or
+ * holding a NUL (which no protocol message can carry).
+ * @returns null when it can; else the problem, e.g. `is longer than 63 bytes (64)`
+ */
+export function databaseNameProblem(name: string): string | null {
+  if (name === '') return 'is empty';
+  if (name.includes('\0')) return 'holds a NUL';
+  const bytes = Buffer.byteLength(name);
+  if (bytes > MAX_NAME_BYTES) return `is longer than ${MAX_NAME_BYTES} bytes (${bytes} in UTF-8), PostgreSQL's limit for names`;
+  return null;
+}
+
+/**
+ * A name as PostgreSQL stores it: clipped to MAX_NAME_BYTES bytes of UTF-8, never inside a
+ * character (src/backend/parser/scansup.c truncate_identifier, with pg_mbcliplen).
+ * @returns e.g. 63 × `t` for 63 × `t` followed by `x`
+ */
+export function storedName(name: string): string {
+  let out = '';
+  let bytes = 0;
+  for (const ch of name) {
+    bytes += Buffer.byteLength(ch);
+    if (bytes > MAX_NAME_BYTES) break;
+    out += ch;
+  }
+  return out;
+}
+
 /** Databases every cluster has (manual: "Template Databases"); `databases` cannot name them. */
 export const BUILT_IN_DATABASES: readonly string[] = Object.freeze(['postgres', 'template0', 'template1']);
 

@@ -359,6 +359,25 @@ var DURABILITY_SETTINGS = Object.freeze([
 ]);
 var INITDB_ARGS = Object.freeze(["--nosync"]);
 var SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
+var OWNED_SETTINGS = new Map([
+  ["port", { owner: "input 'port' sets it", fix: "Remove it from settings and give the port input (--port) instead" }],
+  [
+    "listen_addresses",
+    {
+      owner: "input 'publish-host' sets it",
+      fix: "Remove it from settings and give the publish-host input (--publish-host), e.g. 0.0.0.0 for every interface"
+    }
+  ],
+  ...["unix_socket_directories", "data_directory", "hba_file", "ident_file", "config_file"].map(
+    (name) => [
+      name,
+      {
+        owner: "pg-tmpfs sets it for every run (the run's own data directory, socket folder, pg_hba.conf and pg_ident.conf)",
+        fix: "Remove it from settings"
+      }
+    ]
+  )
+]);
 function parseSettings(text, input = "settings") {
   const byName = /* @__PURE__ */ new Map();
   for (const [index, raw] of text.split(/\r?\n/).entries()) {
@@ -381,6 +400,8 @@ function parseSettings(text, input = "settings") {
         'Use the name as in pg_settings, e.g. "shared_buffers".'
       );
     }
+    const owned = OWNED_SETTINGS.get(name.toLowerCase());
+    if (owned) throw new InputError(input, `setting "${name}" cannot be given here: ${owned.owner}`, owned.fix);
     if (value === "") {
       throw new InputError(input, `setting "${name}" has an empty value`, 'Give a value after "=", e.g. "work_mem=64MB".');
     }

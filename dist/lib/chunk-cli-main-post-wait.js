@@ -160,6 +160,18 @@ function pgdataFromEnv(env) {
   }
   return null;
 }
+var DOCKER_SETTINGS_MAX_BYTES = 3e4;
+function checkDockerSettings(settings) {
+  const sizes = settings.map((s) => ({ name: s.name, bytes: Buffer.byteLength(`${s.name}=${s.value}`) }));
+  const total = sizes.reduce((sum, s) => sum + s.bytes, 0);
+  if (total <= DOCKER_SETTINGS_MAX_BYTES) return;
+  const longest = sizes.reduce((a, b) => b.bytes > a.bytes ? b : a);
+  throw new InputError(
+    "settings",
+    `are ${total} bytes in all (${longest.name} alone ${longest.bytes}), and Docker mode passes at most ${DOCKER_SETTINGS_MAX_BYTES}: the image's entrypoint hands them to pg_ctl as one argument, which Linux limits to 128 KiB once quoted`,
+    `Shorten ${longest.name}, set it in an init file instead (ALTER DATABASE \u2026 SET ${longest.name} = \u2026), or use mode: native`
+  );
+}
 
 // src/docker/engine.ts
 var DOCKER_TIMEOUT_MS = 6e4;
@@ -353,7 +365,7 @@ async function removeMatching(filters) {
 
 // src/background.ts
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, openSync, readFileSync as readFileSync2, renameSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync as readFileSync2, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join as join2 } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
@@ -484,6 +496,23 @@ import { isIP } from "node:net";
 
 // src/rules.ts
 var MAX_NAME_BYTES = 63;
+function databaseNameProblem(name) {
+  if (name === "") return "is empty";
+  if (name.includes("\0")) return "holds a NUL";
+  const bytes = Buffer.byteLength(name);
+  if (bytes > MAX_NAME_BYTES) return `is longer than ${MAX_NAME_BYTES} bytes (${bytes} in UTF-8), PostgreSQL's limit for names`;
+  return null;
+}
+function storedName(name) {
+  let out = "";
+  let bytes = 0;
+  for (const ch of name) {
+    bytes += Buffer.byteLength(ch);
+    if (bytes > MAX_NAME_BYTES) break;
+    out += ch;
+  }
+  return out;
+}
 var BUILT_IN_DATABASES = Object.freeze(["postgres", "template0", "template1"]);
 var TEMPLATE_DATABASES = Object.freeze(["template0", "template1"]);
 var EXTENSION_ALIASES = Object.freeze({
@@ -1015,8 +1044,13 @@ function errorFrom(record) {
 }
 function writeJson(file, value) {
   const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, JSON.stringify(value, null, 2), { mode: 384 });
-  renameSync(tmp, file);
+  try {
+    writeFileSync(tmp, JSON.stringify(value, null, 2), { mode: 384 });
+    renameSync(tmp, file);
+  } catch (error) {
+    rmSync(tmp, { force: true });
+    throw error;
+  }
 }
 function readJson(file) {
   try {
@@ -1078,6 +1112,7 @@ export {
   RESTORE_TIMEOUT_MS,
   RESTORE_WRAPPER,
   buildRunPlan,
+  checkDockerSettings,
   DOCKER_TIMEOUT_MS,
   VERSION_TIMEOUT_MS,
   RUN_TIMEOUT_MS,
@@ -1091,6 +1126,8 @@ export {
   publishedPort,
   logsTail,
   removeMatching,
+  databaseNameProblem,
+  storedName,
   BUILT_IN_DATABASES,
   EXTENSION_ALIASES,
   DEFAULTS,

@@ -65,6 +65,7 @@ import {
   VERSION_TIMEOUT_MS,
   apiGet,
   buildRunPlan,
+  checkDockerSettings,
   checkPlanned,
   choosePort,
   connectionEnv,
@@ -455,8 +456,8 @@ var require_node = __commonJS({
 var LOG_TAIL_LINES = 50;
 
 // src/lifecycle.ts
-import { readdirSync as readdirSync4, readFileSync as readFileSync8 } from "node:fs";
-import { join as join12 } from "node:path";
+import { readdirSync as readdirSync6, readFileSync as readFileSync9 } from "node:fs";
+import { join as join13 } from "node:path";
 
 // src/docker/job-container.ts
 import { existsSync, readFileSync } from "node:fs";
@@ -614,6 +615,15 @@ var LOG_CAUSES = [
     input: "settings",
     problem: (m) => `the server refused a value: ${m[1]}`,
     fix: "Give a value the server accepts (see pg_settings for units and ranges)"
+  },
+  {
+    // Settings valid alone that the postmaster refuses together, e.g. max_connections=1:
+    // "superuser_reserved_connections (3) must be less than max_connections (1)" (PostgreSQL 15;
+    // 16+ adds "plus reserved_connections (0)"; 18 quotes the names); wal_level=minimal with WAL senders.
+    pattern: /("?[a-z_]+"? \(\d+\)(?: plus "?[a-z_]+"? \(\d+\))? must be less than "?[a-z_]+"? \(\d+\)|WAL (?:streaming|archival)[^\n]*wal_level[^\n]*)/,
+    input: "settings",
+    problem: (m) => `the server refused the settings together: ${m[1]?.trim()}`,
+    fix: "Change the settings named (e.g. raise max_connections)"
   },
   {
     // A library of shared_preload_libraries (or session_/local_preload_libraries) that is not
@@ -1508,6 +1518,7 @@ function checkDockerInputs(config) {
       "Use a password without line breaks, or mode: native"
     );
   }
+  checkDockerSettings(config.settings);
 }
 function runError(stderr, config) {
   const text = stderr.trim();
@@ -2423,8 +2434,8 @@ function keptIn(config) {
 
 // src/native/postgres.ts
 import { execFileSync as execFileSync2, spawn } from "node:child_process";
-import { chownSync, closeSync, existsSync as existsSync4, openSync, readFileSync as readFileSync5, rmdirSync as rmdirSync2, rmSync } from "node:fs";
-import { basename as basename2, join as join4 } from "node:path";
+import { chownSync, closeSync, existsSync as existsSync4, openSync, readdirSync as readdirSync2, readFileSync as readFileSync6, rmdirSync as rmdirSync2, rmSync } from "node:fs";
+import { basename as basename3, join as join5 } from "node:path";
 import { setTimeout as sleep3 } from "node:timers/promises";
 
 // src/native/ramdir.ts
@@ -2564,11 +2575,57 @@ async function teardownRam(mount) {
   }
 }
 
-// src/native/postgres.ts
+// src/native/run-folder.ts
+import { lstatSync, readdirSync, readFileSync as readFileSync5 } from "node:fs";
+import { tmpdir as tmpdir2 } from "node:os";
+import { basename as basename2, dirname, isAbsolute as isAbsolute3, join as join4, resolve as resolve2 } from "node:path";
 var RUN_MARKER = ".pg-tmpfs-run";
+var RUN_FOLDER_PREFIX = "pg-tmpfs-";
+function runFolderName(containerName, token) {
+  const name = containerName.startsWith(RUN_FOLDER_PREFIX) ? containerName : `${RUN_FOLDER_PREFIX}${containerName}`;
+  return `${name}-${token}`;
+}
+function isRunFolderParent(parent, env) {
+  const roots = /* @__PURE__ */ new Set(["/dev/shm", resolve2(tempBase(env)), resolve2(tmpdir2())]);
+  if (roots.has(parent)) return true;
+  if (basename2(parent).startsWith(MOUNT_PREFIX) && roots.has(dirname(parent))) return true;
+  return process.platform === "darwin" && dirname(parent) === "/Volumes";
+}
+function runFolderProblem(runDir, token, env = process.env) {
+  if (!isAbsolute3(runDir) || resolve2(runDir) !== runDir) return "it is not an absolute path without ..";
+  if (!/^[A-Za-z0-9]+$/.test(token)) return "its record's token is not a token";
+  const name = basename2(runDir);
+  if (!name.startsWith(RUN_FOLDER_PREFIX) || !name.endsWith(`-${token}`)) {
+    return `its name is not ${RUN_FOLDER_PREFIX}*-${token}`;
+  }
+  if (!isRunFolderParent(dirname(runDir), env)) return "it is not in /dev/shm, the temp folder or a tmpfs pg-tmpfs mounts";
+  let isDir;
+  try {
+    const s = lstatSync(runDir);
+    isDir = s.isDirectory() && !s.isSymbolicLink();
+  } catch (error) {
+    if (error.code === "ENOENT") return null;
+    return `it cannot be read (${error.code ?? String(error)})`;
+  }
+  if (!isDir) return "it is not a folder";
+  try {
+    const marker = join4(runDir, RUN_MARKER);
+    if (lstatSync(marker).isFile() && readFileSync5(marker, "utf8") === token) return null;
+    return `its ${RUN_MARKER} marker does not hold the token`;
+  } catch (error) {
+    if (error.code !== "ENOENT") return `its marker cannot be read`;
+  }
+  try {
+    return readdirSync(runDir).length === 0 ? null : `it holds no ${RUN_MARKER} marker`;
+  } catch {
+    return "it cannot be listed";
+  }
+}
+
+// src/native/postgres.ts
 var SERVER_LOG = "server.log";
 function dataDirOf(runDir) {
-  return join4(runDir, "data");
+  return join5(runDir, "data");
 }
 function runAsUser() {
   if (process.getuid?.() !== 0) return null;
@@ -2595,10 +2652,9 @@ function postgresArgs(dataDir, port, config) {
 }
 function nativeSettings(dataDir, config) {
   const settings = effectiveSettings(config.settings);
-  const socket = settings.find((s) => s.name.toLowerCase() === "unix_socket_directories");
   const dsm = settings.some((s) => s.name.toLowerCase() === "dynamic_shared_memory_type");
   return [
-    ...settings.filter((s) => s !== socket),
+    ...settings,
     ...dsm ? [] : [
       {
         name: "dynamic_shared_memory_type",
@@ -2608,16 +2664,16 @@ function nativeSettings(dataDir, config) {
     ],
     {
       name: "unix_socket_directories",
-      value: socket ? `${dataDir},${socket.value}` : dataDir,
+      value: dataDir,
       why: "the bootstrap connection uses the socket in the 0700 data directory"
     }
   ];
 }
 function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}) {
-  const logFile = join4(runDir, SERVER_LOG);
+  const logFile = join5(runDir, SERVER_LOG);
   const logFd = openSync(logFile, "a");
   if (runAs) chownSync(logFile, runAs.uid, runAs.gid);
-  const child = spawn(join4(bindir, exe("postgres", process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
+  const child = spawn(join5(bindir, exe("postgres", process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
     detached: true,
     stdio: ["ignore", logFd, logFd],
     cwd: runDir,
@@ -2632,7 +2688,7 @@ function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}) {
 }
 function postmasterRunning(dataDir, pid) {
   try {
-    const first = readFileSync5(join4(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
+    const first = readFileSync6(join5(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
     return first === String(pid) && processAlive(pid);
   } catch {
     return false;
@@ -2643,7 +2699,7 @@ function postmasterPid(handle) {
   if (!handle.runDir) return 0;
   try {
     const pid = Number(
-      readFileSync5(join4(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
+      readFileSync6(join5(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
     );
     return Number.isInteger(pid) && pid > 0 ? pid : 0;
   } catch {
@@ -2657,7 +2713,7 @@ function postgresAlive(handle) {
 function startingPostgres(pid, dataDir) {
   if (process.platform !== "linux" || !processAlive(pid)) return false;
   try {
-    const argv = readFileSync5(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    const argv = readFileSync6(`/proc/${pid}/cmdline`, "utf8").split("\0");
     return argv.includes(dataDir) && /postgres$/.test(argv[0] ?? "");
   } catch {
     return false;
@@ -2665,7 +2721,7 @@ function startingPostgres(pid, dataDir) {
 }
 function sysvSegment(dataDir) {
   try {
-    const line = readFileSync5(join4(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
+    const line = readFileSync6(join5(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
     const id = Number(line.trim().split(/\s+/)[1]);
     return Number.isInteger(id) && id >= 0 && line.trim() !== "" ? id : null;
   } catch {
@@ -2674,17 +2730,21 @@ function sysvSegment(dataDir) {
 }
 function isOurRunDir(runDir, token) {
   if (!token) return false;
-  const marker = join4(runDir, RUN_MARKER);
-  if (existsSync4(marker)) return readFileSync5(marker, "utf8") === token;
-  return basename2(runDir).endsWith(`-${token}`);
+  try {
+    const marker = join5(runDir, RUN_MARKER);
+    if (existsSync4(marker)) return readFileSync6(marker, "utf8") === token;
+    return basename3(runDir).endsWith(`-${token}`) && readdirSync2(runDir).length === 0;
+  } catch {
+    return false;
+  }
 }
 function nameHasToken(handle) {
-  return handle.token !== "" && basename2(handle.runDir).endsWith(`-${handle.token}`);
+  return handle.token !== "" && basename3(handle.runDir).endsWith(`-${handle.token}`);
 }
 function postgresLogTail(runDir, lines = LOG_TAIL_LINES) {
   if (!runDir) return "";
   try {
-    return readFileSync5(join4(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+    return readFileSync6(join5(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
   } catch {
     return "";
   }
@@ -2699,7 +2759,7 @@ async function stopPostgres(handle) {
   if (pid > 0 && (postmasterRunning(dataDir, pid) || startingPostgres(pid, dataDir))) {
     try {
       if (process.platform === "win32") {
-        await runOk(join4(handle.bindir, exe("pg_ctl", "win32")), ["stop", "-m", "immediate", "-D", dataDir], {
+        await runOk(join5(handle.bindir, exe("pg_ctl", "win32")), ["stop", "-m", "immediate", "-D", dataDir], {
           timeoutMs: PG_CTL_TIMEOUT_MS
         });
       } else {
@@ -2730,7 +2790,7 @@ async function stopPostgres(handle) {
   problems.push(...await teardownRam(handle.ram));
   for (const dir of [handle.cacheDir, ...handle.npmFills ?? []])
     if (dir) problems.push(...(await removeStaleFills(dir)).problems);
-  for (const dir of (handle.npmFills ?? []).filter((d) => basename2(d) === NPM_WORK_NAME)) {
+  for (const dir of (handle.npmFills ?? []).filter((d) => basename3(d) === NPM_WORK_NAME)) {
     try {
       rmdirSync2(dir);
     } catch {
@@ -2755,10 +2815,10 @@ function identConf(osUsers2, dbUser) {
 }
 
 // src/native/listen.ts
-import { join as join5 } from "node:path";
+import { join as join6 } from "node:path";
 var MAX_SOCKET_PATH = 107;
 function checkSocketPath(dataDir, port) {
-  const path = join5(dataDir, `.s.PGSQL.${port}`);
+  const path = join6(dataDir, `.s.PGSQL.${port}`);
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
     throw new InputError(
       "container-name",
@@ -2773,29 +2833,18 @@ function clientHost(publishHost) {
   return publishHost;
 }
 function listenWarnings(config) {
-  const warnings = [];
-  const listen = config.settings.find((s) => s.name.toLowerCase() === "listen_addresses");
-  if (listen && !listen.value.split(",").every((a) => isLoopback(a.trim()))) {
-    warnings.push(
-      `Setting listen_addresses=${listen.value} makes PostgreSQL listen beyond this machine's loopback (it overrides input 'publish-host'); only password (scram-sha-256) connections from loopback are allowed by pg_hba.conf`
-    );
-  }
-  return [
-    ...warnings,
-    ...publishHostWarnings(config.publishHost),
-    ...defaultPasswordWarnings(config.password, config.publishHost)
-  ];
+  return [...publishHostWarnings(config.publishHost), ...defaultPasswordWarnings(config.password, config.publishHost)];
 }
 
 // src/native/start.ts
 import { randomBytes as randomBytes4 } from "node:crypto";
-import { chownSync as chownSync2, mkdirSync as mkdirSync2, readFileSync as readFileSync7, writeFileSync as writeFileSync2 } from "node:fs";
-import { join as join10 } from "node:path";
+import { chownSync as chownSync2, mkdirSync as mkdirSync2, readFileSync as readFileSync8, writeFileSync as writeFileSync2 } from "node:fs";
+import { join as join11 } from "node:path";
 import { performance as performance4 } from "node:perf_hooks";
 
 // src/native/npm-binaries.ts
 import { randomBytes as randomBytes3 } from "node:crypto";
-import { join as join6 } from "node:path";
+import { join as join7 } from "node:path";
 async function ensureNpmBinaries(build, options) {
   const keep = "toolCache" in options.place ? await import("./chunk-native-npm-tool-cache.js") : null;
   const found = keep ? keep.findKept(build) : keptInDir(build, options.place.dir);
@@ -2814,7 +2863,7 @@ async function ensureNpmBinaries(build, options) {
     fetched = true;
   }
   if (options.runAs) {
-    const stop2 = unreachableBy(join6(root, "bin", "postgres"), options.runAs);
+    const stop2 = unreachableBy(join7(root, "bin", "postgres"), options.runAs);
     if (stop2) {
       throw new SetupError(
         `PostgreSQL runs as user ${options.runAs.name} here (this process is root), and it cannot reach the binaries kept in ${root}: ${stop2} lets it not through`,
@@ -2825,7 +2874,7 @@ async function ensureNpmBinaries(build, options) {
   return { binaries: binariesAt(root, build), fetched };
 }
 function keptInDir(build, dir) {
-  const folder = join6(dir, keptName(build));
+  const folder = join7(dir, keptName(build));
   const found = keptProblem(folder, `${folder}${MANIFEST_SUFFIX}`);
   if (found && "ok" in found) return { root: folder };
   if (!found) return { root: null };
@@ -2835,7 +2884,7 @@ async function fillDir(build, dir, options) {
   prepareCacheDir(dir);
   for (const problem of (await removeStaleFills(dir)).problems) options.log.warning(problem);
   try {
-    return await fillFolder(build, join6(dir, keptName(build)), dir, options);
+    return await fillFolder(build, join7(dir, keptName(build)), dir, options);
   } catch (error) {
     if (error instanceof SetupError) throw error;
     const code = error.code;
@@ -2873,7 +2922,7 @@ async function npmBinaries(build, config, log, onHandle, { cacheDir, runAs, phas
 // src/native/place-cluster.ts
 import { renameSync, rmSync as rmSync2, writeFileSync } from "node:fs";
 import { userInfo } from "node:os";
-import { join as join7 } from "node:path";
+import { join as join8 } from "node:path";
 function copyError(error, config, dataDir) {
   if (error instanceof SetupError || error instanceof InputError) return error;
   if (error instanceof DamagedEntryError) {
@@ -2947,12 +2996,12 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
   } catch (error) {
     throw copyError(error, config, dataDir);
   }
-  writeFileSync(join7(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
-  writeFileSync(join7(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
+  writeFileSync(join8(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
+  writeFileSync(join8(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
   const entry = cache.entry;
   const copyTemplates = () => {
     try {
-      copyLater(entry, cache.manifest, dataDir, runAs, later, join7(handle.runDir, "templates.tmp"));
+      copyLater(entry, cache.manifest, dataDir, runAs, later, join8(handle.runDir, "templates.tmp"));
     } catch (error) {
       if (error instanceof DamagedEntryError) throw new TemplatesNotUsed(error, dropEntry(entry));
       throw copyError(error, config, dataDir);
@@ -2974,8 +3023,8 @@ function restoreCluster(entry, handle, config, runAs) {
     }
     throw copyError(error, config, dataDir);
   }
-  writeFileSync(join7(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
-  writeFileSync(join7(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
+  writeFileSync(join8(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
+  writeFileSync(join8(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
 }
 function osUsers(runAs) {
   let me;
@@ -2993,13 +3042,13 @@ function osUsers(runAs) {
 // src/schema-cache/native.ts
 import { execFileSync as execFileSync3 } from "node:child_process";
 import { createHash as createHash5 } from "node:crypto";
-import { readdirSync as readdirSync2, readFileSync as readFileSync6 } from "node:fs";
-import { join as join9 } from "node:path";
+import { readdirSync as readdirSync4, readFileSync as readFileSync7 } from "node:fs";
+import { join as join10 } from "node:path";
 
 // src/schema-cache/backup-copy.ts
 import { createHash as createHash4 } from "node:crypto";
-import { closeSync as closeSync2, constants as constants2, fstatSync, mkdirSync, openSync as openSync2, readdirSync, readSync, writeSync } from "node:fs";
-import { join as join8 } from "node:path";
+import { closeSync as closeSync2, constants as constants2, fstatSync, mkdirSync, openSync as openSync2, readdirSync as readdirSync3, readSync, writeSync } from "node:fs";
+import { join as join9 } from "node:path";
 import { setImmediate as yieldToEvents } from "node:timers/promises";
 var EMPTIED = /* @__PURE__ */ new Set([
   "pg_wal",
@@ -3090,7 +3139,7 @@ var BackupCopy = class {
     const walk = async (rel) => {
       let entries;
       try {
-        entries = readdirSync(rel ? join8(this.src, rel) : this.src, { withFileTypes: true });
+        entries = readdirSync3(rel ? join9(this.src, rel) : this.src, { withFileTypes: true });
       } catch (error) {
         if (error.code === "ENOENT" && rel) return;
         throw error;
@@ -3111,7 +3160,7 @@ var BackupCopy = class {
   }
   /** Makes folder `rel` of the copy (mode 0700) and records it. */
   mkdir(rel) {
-    mkdirSync(join8(this.dest, rel), { mode: 448 });
+    mkdirSync(join9(this.dest, rel), { mode: 448 });
     this.manifest.dirs.push(rel);
   }
   /**
@@ -3122,7 +3171,7 @@ var BackupCopy = class {
   copyFile(rel) {
     let fd;
     try {
-      fd = openSync2(join8(this.src, rel), READ_FLAGS);
+      fd = openSync2(join9(this.src, rel), READ_FLAGS);
     } catch (error) {
       const code = error.code;
       if (code === "ENOENT") return false;
@@ -3133,7 +3182,7 @@ var BackupCopy = class {
       const s = fstatSync(fd);
       if (!s.isFile()) return false;
       this.buffer ??= Buffer.allocUnsafe(CHUNK_BYTES);
-      const out = openSync2(join8(this.dest, rel), "wx", s.mode & 488);
+      const out = openSync2(join9(this.dest, rel), "wx", s.mode & 488);
       const hash = createHash4("sha256");
       let size = 0;
       try {
@@ -3157,7 +3206,7 @@ var BackupCopy = class {
   /** Writes `content` as the copy's file `rel` (mode 0600) and records it. */
   writeFile(rel, content) {
     const bytes = Buffer.from(content, "utf8");
-    const out = openSync2(join8(this.dest, rel), "wx", 384);
+    const out = openSync2(join9(this.dest, rel), "wx", 384);
     try {
       for (let done = 0; done < bytes.length; ) done += writeSync(out, bytes, done, bytes.length - done);
     } finally {
@@ -3174,7 +3223,7 @@ var BackupCopy = class {
    *   recycled it: nothing to restore from)
    */
   async copyWal(names) {
-    const history = readdirSync(join8(this.src, "pg_wal")).filter((n) => /^[0-9A-F]{8}\.history$/.test(n));
+    const history = readdirSync3(join9(this.src, "pg_wal")).filter((n) => /^[0-9A-F]{8}\.history$/.test(n));
     for (const name of history) this.copyFile(`pg_wal/${name}`);
     if (!this.manifest.dirs.includes("pg_wal/archive_status")) this.mkdir("pg_wal/archive_status");
     for (const name of names) {
@@ -3227,14 +3276,14 @@ function ask(facts, program, args) {
   }) ?? "";
 }
 function nativeIdentity(bins, config, facts) {
-  const version = ask(facts, join9(bins.bindir, exe("postgres", process.platform)), ["--version"]);
+  const version = ask(facts, join10(bins.bindir, exe("postgres", process.platform)), ["--version"]);
   if (!version) throw new SetupError(`${bins.bindir}/postgres --version failed`, "Check the PostgreSQL installation");
-  const sharedir = bins.sharedir ?? ask(facts, join9(bins.bindir, exe("pg_config", process.platform)), ["--sharedir"]);
+  const sharedir = bins.sharedir ?? ask(facts, join10(bins.bindir, exe("pg_config", process.platform)), ["--sharedir"]);
   const extensionControls = {};
-  const folder = sharedir ? join9(sharedir, "extension") : "";
+  const folder = sharedir ? join10(sharedir, "extension") : "";
   let names = [];
   try {
-    names = folder ? readdirSync2(folder).filter((n) => n.endsWith(".control")) : [];
+    names = folder ? readdirSync4(folder).filter((n) => n.endsWith(".control")) : [];
   } catch {
   }
   for (const name of [...names.map((n) => n.slice(0, -".control".length)), ...config.extensions].sort()) {
@@ -3244,7 +3293,7 @@ function nativeIdentity(bins, config, facts) {
       continue;
     }
     try {
-      extensionControls[name] = createHash5("sha256").update(readFileSync6(join9(folder, `${name}.control`))).digest("hex");
+      extensionControls[name] = createHash5("sha256").update(readFileSync7(join10(folder, `${name}.control`))).digest("hex");
     } catch {
       extensionControls[name] = "";
     }
@@ -3319,7 +3368,7 @@ async function snapshotNative(server, dest) {
 function makeRunDir(handle, runAs) {
   throwIfInterrupted();
   mkdirSync2(handle.runDir, { mode: 448 });
-  writeFileSync2(join10(handle.runDir, RUN_MARKER), handle.token);
+  writeFileSync2(join11(handle.runDir, RUN_MARKER), handle.token);
   if (runAs) chownSync2(handle.runDir, runAs.uid, runAs.gid);
 }
 async function bootstrap(config, handle, port, exited, verifier, restored) {
@@ -3366,7 +3415,7 @@ async function verifyNative(client, config, plan, dataDir) {
     // native-only extras the user did not ask for.
     nativeSettings(dataDir, config).filter((s) => asked.has(s.name.toLowerCase())),
     async (dir) => {
-      if (process.platform === "linux") return filesystemTypeOf(dir, readFileSync7("/proc/mounts", "utf8")) ?? "unknown";
+      if (process.platform === "linux") return filesystemTypeOf(dir, readFileSync8("/proc/mounts", "utf8")) ?? "unknown";
       return plan.kind === "ramdisk" ? "ramdisk" : "disk";
     },
     plan.kind !== "disk"
@@ -3428,7 +3477,7 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
       }
     );
     if (ram.plan.warning) log.warning(ram.plan.warning);
-    handle.runDir = join10(ram.base, `${config.containerName}-${handle.token}`);
+    handle.runDir = join11(ram.base, runFolderName(config.containerName, handle.token));
     checkSocketPath(dataDirOf(handle.runDir), port);
     record();
     makeRunDir(handle, runAs);
@@ -3437,7 +3486,7 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
     if (restored) phases.end("schema cache restore");
     const { cache, copyTemplates } = restored ? { cache: { hit: true }, copyTemplates: () => void 0 } : await placeCluster(config, bins, handle, runAs, log, phases, facts);
     throwIfInterrupted();
-    const postgresFile = join10(bins.bindir, exe("postgres", process.platform));
+    const postgresFile = join11(bins.bindir, exe("postgres", process.platform));
     const zone = zoneSettings(process.env.TZ, (z) => zoneAccepted(postgresFile, dataDirOf(handle.runDir), z, runAs, facts));
     const postgres = spawnPostgres(
       bins.bindir,
@@ -3871,17 +3920,17 @@ async function runInitFiles(client, server, config, log, files) {
 
 // src/schema-cache/store.ts
 import { randomBytes as randomBytes5 } from "node:crypto";
-import { chmodSync, lstatSync, mkdirSync as mkdirSync3, readdirSync as readdirSync3, rmSync as rmSync3, utimesSync, writeFileSync as writeFileSync3 } from "node:fs";
-import { join as join11 } from "node:path";
+import { chmodSync, lstatSync as lstatSync2, mkdirSync as mkdirSync3, readdirSync as readdirSync5, rmSync as rmSync3, utimesSync, writeFileSync as writeFileSync3 } from "node:fs";
+import { join as join12 } from "node:path";
 var DEFAULT_STORE_MAX_BYTES = 2 * 1024 ** 3;
 function storeDir(cacheDir) {
-  return join11(cacheDir, "schema");
+  return join12(cacheDir, "schema");
 }
 function lookup(cacheDir, key) {
   const store = storeDir(cacheDir);
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
-  const dir = join11(store, key);
+  const dir = join12(store, key);
   const found = checkEntry(dir);
   if (!found) return { entry: null, dropped: null, dir };
   if ("problem" in found) {
@@ -3903,7 +3952,7 @@ async function save(cacheDir, key, fill) {
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
   await removeStaleFills(store);
-  const staging = join11(store, `${key}.tmp-${process.pid}-${randomBytes5(4).toString("hex")}`);
+  const staging = join12(store, `${key}.tmp-${process.pid}-${randomBytes5(4).toString("hex")}`);
   mkdirSync3(staging, { mode: 448 });
   try {
     const written = await fill(staging);
@@ -3911,7 +3960,7 @@ async function save(cacheDir, key, fill) {
     const manifest = written ?? listFiles(staging);
     const text = JSON.stringify(manifest);
     writeFileSync3(`${staging}${MANIFEST_SUFFIX}`, text, { mode: 384 });
-    const dir = join11(store, key);
+    const dir = join12(store, key);
     if (!placeEntry(staging, dir, text)) return null;
     return { dir, bytes: entryBytes(manifest) };
   } finally {
@@ -3929,9 +3978,9 @@ function prune(cacheDir, keep, maxBytes = storeMaxBytes()) {
     if (!name.endsWith(MANIFEST_SUFFIX)) continue;
     const key = name.slice(0, -MANIFEST_SUFFIX.length);
     if (key.includes(".tmp-")) continue;
-    const found = checkEntry(join11(store, key));
+    const found = checkEntry(join12(store, key));
     if (!found || "problem" in found) continue;
-    const used = lstatSync(join11(store, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    const used = lstatSync2(join12(store, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
     entries.push({ key, bytes: entryBytes(found.manifest), used });
   }
   let total = entries.reduce((sum, e) => sum + e.bytes, 0);
@@ -3939,7 +3988,7 @@ function prune(cacheDir, keep, maxBytes = storeMaxBytes()) {
   for (const e of entries.sort((a, b) => a.used - b.used)) {
     if (total <= maxBytes) break;
     if (e.key === keep) continue;
-    if (dropEntry(join11(store, e.key)) === null) {
+    if (dropEntry(join12(store, e.key)) === null) {
       total -= e.bytes;
       removed.push(e.key);
     }
@@ -4271,11 +4320,18 @@ async function start(config, log, onHandle = () => void 0, phases = new Phases()
     return server;
   }
 }
-async function stop(handle) {
+async function stop(handle, refused) {
   try {
     const problems = await endMarkedProcesses(handle.token);
-    if (handle.mode === "native") problems.push(...await stopPostgres(handle));
-    else {
+    if (handle.mode === "native") {
+      const problem = handle.runDir ? runFolderProblem(handle.runDir, handle.token) : null;
+      if (problem) {
+        const text = `Not touching ${handle.runDir}, which the record names as its run folder: ${problem}, so pg-tmpfs did not make it`;
+        if (refused) refused(text);
+        else problems.push(text);
+      }
+      problems.push(...await stopPostgres(problem || !handle.runDir ? { ...handle, runDir: "", pid: 0 } : handle));
+    } else {
       const problem = await stopDocker(handle);
       if (problem) problems.push(`Could not remove container ${handle.containerName}: ${problem}`);
     }
@@ -4309,26 +4365,26 @@ async function sweepLeftovers(containerName) {
   const bases = ["/dev/shm", tempBase()];
   for (const base of [...bases]) {
     try {
-      for (const n of readdirSync4(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join12(base, n));
+      for (const n of readdirSync6(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join13(base, n));
     } catch {
     }
   }
   for (const base of bases) {
     let names = [];
     try {
-      names = readdirSync4(base).filter((n) => n.startsWith(`${containerName}-`));
+      names = readdirSync6(base).filter((n) => n.startsWith(runFolderName(containerName, "")));
     } catch {
       continue;
     }
     for (const n of names) {
-      const runDir = join12(base, n);
+      const runDir = join13(base, n);
       let token;
       try {
-        token = readFileSync8(join12(runDir, RUN_MARKER), "utf8");
+        token = readFileSync9(join13(runDir, RUN_MARKER), "utf8");
       } catch {
         continue;
       }
-      if (n !== `${containerName}-${token}`) continue;
+      if (n !== runFolderName(containerName, token)) continue;
       const mountDir = base.includes(`/${MOUNT_PREFIX}`) ? base : null;
       const found = await stopPostgres({
         mode: "native",

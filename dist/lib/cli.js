@@ -26,12 +26,14 @@ import {
   backgroundDeadline,
   connectionEnv,
   connectionUri,
+  databaseNameProblem,
   entryPath,
   errorFrom,
   launchBackground,
   parseInputs,
   readJob,
   stopBackground,
+  storedName,
   writeJson
 } from "./chunk-cli-main-post-wait.js";
 import {
@@ -3593,10 +3595,7 @@ function claimInstance(instance) {
     return true;
   } catch (error) {
     if (error.code === "EEXIST") return false;
-    throw new SetupError(
-      `Cannot write the instance record ${file}: ${error.message}`,
-      "Set PG_TMPFS_STATE_DIR to a folder you can write"
-    );
+    throw recordWriteError(file, error);
   } finally {
     rmSync(tmp, { force: true });
   }
@@ -3622,8 +3621,21 @@ async function withTakeover(name, fn) {
   }
   return false;
 }
+function recordWriteError(file, error) {
+  const code2 = error.code;
+  const full = code2 === "ENOSPC" || code2 === "EDQUOT";
+  return new SetupError(
+    `Cannot write the instance record ${file}: ${full ? `the state folder ${stateDir()} is full` : "it cannot be written"} (${error.message})`,
+    full ? `Free space there, or set PG_TMPFS_STATE_DIR to a folder with room that only you can write` : "Set PG_TMPFS_STATE_DIR to a folder only you can write"
+  );
+}
 function saveInstance(instance) {
-  writeJson(recordFile(instance.name), instance);
+  const file = recordFile(instance.name);
+  try {
+    writeJson(file, instance);
+  } catch (error) {
+    throw recordWriteError(file, error);
+  }
 }
 function listInstances() {
   let names = [];
@@ -3704,15 +3716,15 @@ async function takeName(name, log) {
       log.warning(
         `Instance "${name}" was left behind (${old.state === "starting" ? "its start was killed" : old.state === "failed" ? "its background start failed" : "its server is gone"}): removing it`
       );
-      await removeInstance(name, handle);
+      await removeInstance(name, handle, (text) => log.warning(text));
     });
     if (!took)
       throw new InputError("name", `another run is removing what instance "${name}" left behind`, "Try again in a moment");
   }
   throw new SetupError(`Could not take the instance name "${name}": its record keeps changing`, "Try again");
 }
-async function removeInstance(name, handle) {
-  const problems = handle ? await stop(handle) : [];
+async function removeInstance(name, handle, warn) {
+  const problems = handle ? await stop(handle, warn) : [];
   const swept = await sweepLeftovers(cliContainerName(name));
   problems.push(...swept.problems);
   if (problems.length > 0) {
@@ -3942,7 +3954,8 @@ async function down(name, io) {
   }
   if (found.kind === "ok") throwIfStarting(found.instance, "Wait for it to finish (or stop it with Ctrl-C), then run down again");
   const handle = found.kind === "ok" ? found.instance.server ?? found.instance.handle : null;
-  const removed = await removeInstance(name, handle);
+  const removed = await removeInstance(name, handle, (text) => io.stderr(`warning: ${text}
+`));
   if (found.kind === "unreadable") {
     io.stderr(`Removed the unreadable record ${found.file} (${found.problem}).
 `);
@@ -3994,6 +4007,7 @@ function parseTimeout(raw) {
 
 // src/databases.ts
 import { randomBytes } from "node:crypto";
+import { setTimeout as sleep2 } from "node:timers/promises";
 function cloneStrategy(serverVersionNum, tmpfs) {
   return serverVersionNum >= 15e4 && tmpfs ? "FILE_COPY" : "default";
 }
@@ -4002,20 +4016,36 @@ function freshName(base) {
   const clean = base.replace(/[^A-Za-z0-9_]/g, "_").slice(0, 63 - suffix.length - 1);
   return `${clean}_${suffix}`;
 }
-function maintenance(connection, avoid, timeoutMs) {
-  return openClient(
-    { ...connection, database: avoid === "postgres" ? "template1" : "postgres" },
-    { connectTimeoutMs: Math.min(timeoutMs, 1e4), queryTimeoutMs: timeoutMs }
-  );
+var SLOT_WAIT_MS = 3e4;
+async function maintenance(connection, avoid, timeoutMs) {
+  const waitMs = Math.min(timeoutMs, SLOT_WAIT_MS);
+  const deadline = Date.now() + waitMs;
+  for (let pause = 10; ; pause = Math.min(pause * 2, 250)) {
+    try {
+      return await openClient(
+        { ...connection, database: avoid === "postgres" ? "template1" : "postgres" },
+        { connectTimeoutMs: Math.min(timeoutMs, 1e4), queryTimeoutMs: timeoutMs }
+      );
+    } catch (error) {
+      if (error.code !== "53300") throw error;
+      if (Date.now() + pause > deadline) {
+        throw new SetupError(
+          `The server had no free connection for ${waitMs} ms: ${error.message}`,
+          "Run fewer db create / db drop at once, or raise max_connections (input 'settings')"
+        );
+      }
+      await sleep2(pause * (0.5 + Math.random()));
+    }
+  }
 }
 async function versionNum(client) {
   return Number((await client.query("SELECT current_setting('server_version_num') AS v")).rows[0]?.v);
 }
 async function cloneDatabase(connection, options) {
-  if (options.name !== void 0 && (options.name === "" || Buffer.byteLength(options.name) > 63 || options.name.includes("\0"))) {
+  if (options.name !== void 0 && databaseNameProblem(options.name)) {
     throw new InputError("db-name", `"${options.name}" is empty, longer than 63 bytes or holds a NUL`, "Give a shorter name");
   }
-  if (options.template === "" || Buffer.byteLength(options.template) > 63 || options.template.includes("\0")) {
+  if (databaseNameProblem(options.template)) {
     throw new InputError(
       "from",
       `"${options.template}" is empty, longer than 63 bytes or holds a NUL: no database has that name`,
@@ -4064,9 +4094,19 @@ async function cloneDatabase(connection, options) {
   }
 }
 async function dropDatabase(connection, name, options) {
-  if (BUILT_IN_DATABASES.includes(name) || options.protect.includes(name)) {
+  const problem = databaseNameProblem(name);
+  if (problem) {
+    throw new InputError(
+      "database",
+      `"${name}" ${problem}: the server would drop the database its first 63 bytes name, if any`,
+      "Give the database as it is named (63 bytes at most)"
+    );
+  }
+  const stored = storedName(name);
+  const builtIn = BUILT_IN_DATABASES.includes(stored);
+  if (builtIn || options.protect.some((p) => storedName(p) === stored)) {
     throw new SetupError(
-      `Refusing to drop ${name}: it is ${BUILT_IN_DATABASES.includes(name) ? "a built-in database" : "the instance's own database or template"}`,
+      `Refusing to drop ${name}: it is ${builtIn ? "a built-in database" : "the instance's own database or template"}`,
       "Drop only databases made by db create"
     );
   }
@@ -4253,6 +4293,7 @@ async function up(opts, io) {
           saveInstance({ ...record, state: "running", handle: started, server: started });
           phases.end("instance record");
         } catch (error) {
+          if (error instanceof SetupError) throw error;
           throw new SetupError(`Could not record instance "${name}": ${error.message}`, "Check PG_TMPFS_STATE_DIR");
         }
         if (opts.json) {

@@ -36,7 +36,7 @@ export async function down(name: string, io: Io): Promise<void> {
   }
   if (found.kind === 'ok') throwIfStarting(found.instance, 'Wait for it to finish (or stop it with Ctrl-C), then run down again');
   const handle = found.kind === 'ok' ? (found.instance.server ?? found.instance.handle) : null;
-  const removed = await removeInstance(name, handle);
+  const removed = await removeInstance(name, handle, (text) => io.stderr(`warning: ${text}\n`));
   if (found.kind === 'unreadable') {
     io.stderr(`Removed the unreadable record ${found.file} (${found.problem}).\n`);
   }

@@ -154,10 +154,7 @@ export function claimInstance(instance: Instance): boolean {
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw new SetupError(
-      `Cannot write the instance record ${file}: ${(error as Error).message}`,
-      'Set PG_TMPFS_STATE_DIR to a folder you can write',
-    );
+    throw recordWriteError(file, error);
   } finally {
     rmSync(tmp, { force: true });
   }
@@ -190,9 +187,33 @@ export async function withTakeover(name: string, fn: () => Promise<void>): Promi
   return false;
 }
 
-/** Rewrites an instance's record atomically (temporary file, then rename), 0600. */
+/**
+ * The error for a record that could not be written: its path, and the state folder's
+ * (PG_TMPFS_STATE_DIR) when it is full (ENOSPC, EDQUOT).
+ */
+function recordWriteError(file: string, error: unknown): SetupError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const full = code === 'ENOSPC' || code === 'EDQUOT';
+  return new SetupError(
+    `Cannot write the instance record ${file}: ${full ? `the state folder ${stateDir()} is full` : 'it cannot be written'} (${(error as Error).message})`,
+    full
+      ? `Free space there, or set PG_TMPFS_STATE_DIR to a folder with room that only you can write`
+      : 'Set PG_TMPFS_STATE_DIR to a folder only you can write',
+  );
+}
+
+/**
+ * Rewrites an instance's record atomically (temporary file, then rename), 0600.
+ * @throws SetupError naming the record and PG_TMPFS_STATE_DIR when it cannot be written (a full
+ *   state folder); the temporary file is removed then
+ */
 export function saveInstance(instance: Instance): void {
-  writeJson(recordFile(instance.name), instance);
+  const file = recordFile(instance.name);
+  try {
+    writeJson(file, instance);
+  } catch (error) {
+    throw recordWriteError(file, error);
+  }
 }
 
 /** Every record in the state folder, sound or not, by name. */
@@ -306,7 +327,7 @@ export async function takeName(name: string, log: Logger): Promise<Instance> {
       log.warning(
         `Instance "${name}" was left behind (${old.state === 'starting' ? 'its start was killed' : old.state === 'failed' ? 'its background start failed' : 'its server is gone'}): removing it`,
       );
-      await removeInstance(name, handle);
+      await removeInstance(name, handle, (text) => log.warning(text));
     });
     if (!took)
       throw new InputError('name', `another run is removing what instance "${name}" left behind`, 'Try again in a moment');
@@ -316,11 +337,13 @@ export async function takeName(name: string, log: Logger): Promise<Instance> {
 
 /**
  * Removes what an instance made (its handle, and anything else run under its container name) and
- * its record.
+ * its record. What the record names that pg-tmpfs did not make (a run folder elsewhere) is left
+ * as it is, with a warning, and the record still goes.
+ * @param warn told each such refusal
  * @throws SetupError listing what could not be removed (the record is kept then)
  */
-export async function removeInstance(name: string, handle: ServerHandle | null): Promise<string[]> {
-  const problems = handle ? await stop(handle) : [];
+export async function removeInstance(name: string, handle: ServerHandle | null, warn: (text: string) => void): Promise<string[]> {
+  const problems = handle ? await stop(handle, warn) : [];
   const swept = await sweepLeftovers(cliContainerName(name));
   problems.push(...swept.problems);
   if (problems.length > 0) {

@@ -144,6 +144,7 @@ export async function up(opts: UpOptions, io: Io): Promise<void> {
           saveInstance({ ...record, state: 'running', handle: started, server: started });
           phases.end('instance record');
         } catch (error) {
+          if (error instanceof SetupError) throw error;
           throw new SetupError(`Could not record instance "${name}": ${(error as Error).message}`, 'Check PG_TMPFS_STATE_DIR');
         }
         // Printed inside the guard: a signal up to here still removes the server (the process

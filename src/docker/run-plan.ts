@@ -3,7 +3,8 @@
  * nothing is ever interpolated into a shell string.
  */
 import type { Config } from '../inputs.js';
-import { effectiveSettings, INITDB_ARGS, settingsToArgs } from '../profile.js';
+import { InputError } from '../errors.js';
+import { effectiveSettings, INITDB_ARGS, settingsToArgs, type Setting } from '../profile.js';
 
 /** Port the official image's server listens on inside the container. */
 export const CONTAINER_PORT = 5432;
@@ -190,4 +191,29 @@ export function pgdataFromEnv(env: readonly string[] | null | undefined): string
     if (entry.startsWith('PGDATA=')) return entry.slice('PGDATA='.length) || null;
   }
   return null;
+}
+
+/**
+ * The most bytes of `name=value` the settings input may hold in all in Docker mode: 30 000. The
+ * image's entrypoint hands every server argument to `pg_ctl -o` as one shell-quoted string
+ * (docker-entrypoint.sh docker_temp_server_start: `printf '%q '`), and Linux limits one argument
+ * to 128 KiB (MAX_ARG_STRLEN, 131 072 bytes); quoting takes up to 4 bytes per byte (`$'\303'`).
+ * Beyond it the entrypoint fails with "Argument list too long".
+ */
+export const DOCKER_SETTINGS_MAX_BYTES = 30_000;
+
+/**
+ * Checks that Docker mode can pass the settings input (DOCKER_SETTINGS_MAX_BYTES).
+ * @throws InputError (settings) for settings of more than DOCKER_SETTINGS_MAX_BYTES bytes in all, naming the longest
+ */
+export function checkDockerSettings(settings: readonly Setting[]): void {
+  const sizes = settings.map((s) => ({ name: s.name, bytes: Buffer.byteLength(`${s.name}=${s.value}`) }));
+  const total = sizes.reduce((sum, s) => sum + s.bytes, 0);
+  if (total <= DOCKER_SETTINGS_MAX_BYTES) return;
+  const longest = sizes.reduce((a, b) => (b.bytes > a.bytes ? b : a));
+  throw new InputError(
+    'settings',
+    `are ${total} bytes in all (${longest.name} alone ${longest.bytes}), and Docker mode passes at most ${DOCKER_SETTINGS_MAX_BYTES}: the image's entrypoint hands them to pg_ctl as one argument, which Linux limits to 128 KiB once quoted`,
+    `Shorten ${longest.name}, set it in an init file instead (ALTER DATABASE … SET ${longest.name} = …), or use mode: native`,
+  );
 }

@@ -39,7 +39,15 @@ import { DamagedEntryError } from '../native/cache-copy.js';
 import type { SchemaCache } from '../schema-cache/cache.js';
 import { dockerIdentity, readEntry, restoreDocker } from '../schema-cache/docker.js';
 import type { StoreEntry } from '../schema-cache/store.js';
-import { buildRunPlan, CONTAINER_LABEL, CONTAINER_PORT, RESTORE_WRAPPER, tmpfsPaths, type Reach } from './run-plan.js';
+import {
+  buildRunPlan,
+  checkDockerSettings,
+  CONTAINER_LABEL,
+  CONTAINER_PORT,
+  RESTORE_WRAPPER,
+  tmpfsPaths,
+  type Reach,
+} from './run-plan.js';
 
 /**
  * How long stopDocker waits for a `docker run` its killed start left running, in ms (60 000),
@@ -307,8 +315,10 @@ async function containerMounts(client: pg.Client, dir: string, containerId: stri
 
 /**
  * Checks that Docker mode can carry the inputs, before anything starts: the official image passes
- * the password to initdb through `--pwfile`, which keeps only its first line.
- * @throws InputError (input `password`) for a password with a line break
+ * the password to initdb through `--pwfile`, which keeps only its first line, and the settings
+ * to pg_ctl as one argument (run-plan.ts DOCKER_SETTINGS_MAX_BYTES).
+ * @throws InputError (input `password`) for a password with a line break; (input `settings`)
+ *   for settings too long to pass (checkDockerSettings)
  */
 export function checkDockerInputs(config: Config): void {
   if (/[\r\n]/.test(config.password)) {
@@ -318,6 +328,7 @@ export function checkDockerInputs(config: Config): void {
       'Use a password without line breaks, or mode: native',
     );
   }
+  checkDockerSettings(config.settings);
 }
 
 /** The error for a failed `docker run`, naming the input at fault when Docker's message shows one. */

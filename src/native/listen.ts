@@ -3,7 +3,7 @@
  * clients use, and the warnings for a server reachable beyond loopback.
  */
 import { join } from 'node:path';
-import { defaultPasswordWarnings, isLoopback, publishHostWarnings } from '../connection.js';
+import { defaultPasswordWarnings, publishHostWarnings } from '../connection.js';
 import { InputError } from '../errors.js';
 import type { Config } from '../inputs.js';
 
@@ -13,7 +13,7 @@ const MAX_SOCKET_PATH = 107;
 /**
  * Checks that the socket `<dataDir>/.s.PGSQL.<port>` fits a Unix socket address; PostgreSQL
  * otherwise fails with "could not create any Unix-domain sockets". Native mode has no container:
- * the part of that path the user controls is the run folder, `<RAM folder>/<container-name>-<token>`.
+ * the part of that path the user controls is the run folder, `<RAM folder>/<container-name>-<token>` (run-folder.ts).
  * @throws InputError (container-name: the run folder's name; the CLI maps it to `--name`) when the path is too long
  */
 export function checkSocketPath(dataDir: string, port: number): void {
@@ -35,20 +35,9 @@ export function clientHost(publishHost: string): string {
 }
 
 /**
- * Warnings for a server reachable from other hosts: publish-host not loopback, or
- * listen_addresses given through settings (it overrides publish-host).
+ * Warnings for a server reachable from other hosts: publish-host not loopback (listen_addresses
+ * cannot be given in settings: profile.ts OWNED_SETTINGS), and the default password.
  */
-export function listenWarnings(config: Pick<Config, 'publishHost' | 'settings' | 'password'>): string[] {
-  const warnings: string[] = [];
-  const listen = config.settings.find((s) => s.name.toLowerCase() === 'listen_addresses');
-  if (listen && !listen.value.split(',').every((a) => isLoopback(a.trim()))) {
-    warnings.push(
-      `Setting listen_addresses=${listen.value} makes PostgreSQL listen beyond this machine's loopback (it overrides input 'publish-host'); only password (scram-sha-256) connections from loopback are allowed by pg_hba.conf`,
-    );
-  }
-  return [
-    ...warnings,
-    ...publishHostWarnings(config.publishHost),
-    ...defaultPasswordWarnings(config.password, config.publishHost),
-  ];
+export function listenWarnings(config: Pick<Config, 'publishHost' | 'password'>): string[] {
+  return [...publishHostWarnings(config.publishHost), ...defaultPasswordWarnings(config.password, config.publishHost)];
 }

@@ -4,7 +4,7 @@
  * Over 300 lines because it is the one place that spawns, watches and stops the postgres process.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { chownSync, closeSync, existsSync, openSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
+import { chownSync, closeSync, existsSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SetupError } from '../errors.js';
@@ -16,13 +16,13 @@ import { LOG_TAIL_LINES, type NativeHandle } from '../server.js';
 import { exe } from './binaries.js';
 import type { RunAs } from './cache-key.js';
 import { teardownRam } from './ramdir.js';
+import { RUN_MARKER } from './run-folder.js';
 import { removeStaleFills } from './cache-removal.js';
 import { serverEnv } from './server-env.js';
 import { NPM_WORK_NAME } from './npm-kept.js';
 import { endProcessesIn, removeSysvSegment } from '../orphans.js';
 
-/** File in a run folder that marks it as made by this project; removal checks its token. */
-export const RUN_MARKER = '.pg-tmpfs-run';
+export { RUN_MARKER } from './run-folder.js';
 
 /** The server log's file name inside the run folder. */
 export const SERVER_LOG = 'server.log';
@@ -55,7 +55,7 @@ export function runAsUser(): RunAs | null {
 /**
  * The server's arguments: data directory, port, TCP on the publish-host address (127.0.0.1 unless
  * asked otherwise), the durability profile with the user's settings over it, and the Unix socket
- * in the (0700) data directory, before any socket folder the user's settings name.
+ * in the (0700) data directory.
  * @returns e.g. `['-D', dir, '-p', '5432', '-c', 'listen_addresses=127.0.0.1', …, '-c', 'fsync=off', …]`
  */
 export function postgresArgs(dataDir: string, port: number, config: Pick<Config, 'settings' | 'publishHost'>): string[] {
@@ -75,16 +75,14 @@ export function postgresArgs(dataDir: string, port: number, config: Pick<Config,
  * dynamic_shared_memory_type=mmap unless the user set it (the segments then live in PGDATA's
  * pg_dynshmem, on the RAM PGDATA is on, and go with the run folder: POSIX segments in /dev/shm
  * outlive a postmaster killed with SIGKILL; manual: "Resource Consumption"), and
- * unix_socket_directories last: the data directory first (the bootstrap connection's
- * socket), then any folder the user's settings name (peer authentication keeps other OS users
- * out of those).
+ * unix_socket_directories last: the (0700) data directory, the one socket folder (the settings
+ * input cannot name another: profile.ts OWNED_SETTINGS).
  */
 export function nativeSettings(dataDir: string, config: Pick<Config, 'settings'>): Setting[] {
   const settings = effectiveSettings(config.settings);
-  const socket = settings.find((s) => s.name.toLowerCase() === 'unix_socket_directories');
   const dsm = settings.some((s) => s.name.toLowerCase() === 'dynamic_shared_memory_type');
   return [
-    ...settings.filter((s) => s !== socket),
+    ...settings,
     ...(dsm
       ? []
       : [
@@ -96,7 +94,7 @@ export function nativeSettings(dataDir: string, config: Pick<Config, 'settings'>
         ]),
     {
       name: 'unix_socket_directories',
-      value: socket ? `${dataDir},${socket.value}` : dataDir,
+      value: dataDir,
       why: 'the bootstrap connection uses the socket in the 0700 data directory',
     },
   ];
@@ -201,14 +199,18 @@ export function sysvSegment(dataDir: string): number | null {
 
 /**
  * Whether a run folder is this run's to remove: its marker holds the run's token, or (a run
- * killed between making the folder and writing the marker) it has no marker and its name ends
- * with the token.
+ * killed between making the folder and writing the marker) it has no marker, is empty, and its
+ * name ends with the token.
  */
 export function isOurRunDir(runDir: string, token: string): boolean {
   if (!token) return false;
-  const marker = join(runDir, RUN_MARKER);
-  if (existsSync(marker)) return readFileSync(marker, 'utf8') === token;
-  return basename(runDir).endsWith(`-${token}`);
+  try {
+    const marker = join(runDir, RUN_MARKER);
+    if (existsSync(marker)) return readFileSync(marker, 'utf8') === token;
+    return basename(runDir).endsWith(`-${token}`) && readdirSync(runDir).length === 0;
+  } catch {
+    return false; // not a folder, or unreadable: not ours to remove
+  }
 }
 
 /** Whether the run folder's name ends with the run's token (for a folder that is already gone). */
@@ -311,7 +313,7 @@ export async function stopPostgres(handle: NativeHandle): Promise<string[]> {
 /**
  * pg_hba.conf for a run (manual: "The pg_hba.conf File"). Unix-socket connections use peer
  * authentication mapped (pg_ident.conf, map `pg_tmpfs`) from the OS users that start and run the
- * server to the superuser: no other local user gets in, whatever unix_socket_directories says.
+ * server to the superuser: no other local user gets in, even where the socket folder is reachable.
  * TCP needs the password (scram-sha-256), from loopback only unless `listen` is not loopback.
  */
 export function hbaConf(listen: string): string {

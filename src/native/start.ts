@@ -35,12 +35,13 @@ import type { SchemaCache } from '../schema-cache/cache.js';
 import { nativeIdentity } from '../schema-cache/native.js';
 import { dataDirOf, nativeSettings, postgresLogTail, RUN_MARKER, runAsUser, spawnPostgres, stopPostgres } from './postgres.js';
 import { DEFAULT_NATIVE_BYTES, prepareRam, sizeToBytes, type RamDirPlan } from './ramdir.js';
+import { runFolderName } from './run-folder.js';
 import { scramVerifier } from './scram.js';
 import { zoneAccepted, zoneSettings } from './server-env.js';
 import { Phases } from '../timing.js';
 
 /**
- * Makes the run folder `<base>/<container-name>-<token>` (its name is recorded before it exists),
+ * Makes the run folder `<base>/<container-name>-<token>` (runFolderName; recorded before it exists),
  * with its marker holding the token, owned by `runAs`.
  */
 function makeRunDir(handle: NativeHandle, runAs: RunAs | null): void {
@@ -235,7 +236,7 @@ async function startOnce(
       },
     );
     if (ram.plan.warning) log.warning(ram.plan.warning);
-    handle.runDir = join(ram.base, `${config.containerName}-${handle.token}`);
+    handle.runDir = join(ram.base, runFolderName(config.containerName, handle.token));
     checkSocketPath(dataDirOf(handle.runDir), port);
     record();
     makeRunDir(handle, runAs);

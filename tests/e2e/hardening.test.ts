@@ -82,30 +82,6 @@ describe('native mode', () => {
     expect(cli(['down', '--name', 'cache']).status).toBe(0);
   });
 
-  it('a socket folder others can reach (/tmp) lets no other OS user in; the owner still gets in', () => {
-    const server = up([...native, '--name', 'socket', '--setting', 'unix_socket_directories=/tmp']);
-    const psql = (user: string[]) =>
-      spawnSync(
-        'runuser',
-        [...user, '--', 'psql', '-h', '/tmp', '-p', String(server.port), '-U', 'postgres', '-d', 'postgres', '-XAtc', 'select 1'],
-        { encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH ?? '' } },
-      );
-    const other = psql(['-u', 'nobody']);
-    expect(other.status).not.toBe(0);
-    expect(other.stderr).toMatch(/Peer authentication failed for user "postgres"/);
-    // This process's own user (root) is mapped to the superuser.
-    const owner = spawnSync(
-      'psql',
-      ['-h', '/tmp', '-p', String(server.port), '-U', 'postgres', '-d', 'postgres', '-XAtc', 'select 1'],
-      {
-        encoding: 'utf8',
-        env: { PATH: process.env.PATH ?? '' },
-      },
-    );
-    expect(owner.stdout.trim(), owner.stderr).toBe('1');
-    expect(cli(['down', '--name', 'socket']).status).toBe(0);
-  });
-
   it('with log_statement=all the server log never shows the password (it is sent as a SCRAM verifier)', () => {
     const password = 'Pg-tmpfs-secret-4711';
     const server = up([...native, '--name', 'log', '--password', password, '--setting', 'log_statement=all']);

@@ -164,12 +164,10 @@ describe('what a mode cannot carry', () => {
     expect(() => config({ user: 'a"b' })).toThrow(expect.objectContaining({ input: 'user' }) as unknown as Error);
   });
 
-  it('warns when listen_addresses or publish-host open the server beyond loopback', () => {
+  it('warns when publish-host opens the server beyond loopback (listen_addresses cannot be set: #35)', () => {
     const base = config({ password: 's3cret' });
     expect(listenWarnings(base)).toEqual([]);
-    expect(listenWarnings({ ...base, settings: [{ name: 'listen_addresses', value: '*', why: '' }] })[0]).toMatch(
-      /listen_addresses=\* makes PostgreSQL listen beyond/,
-    );
+    expect(() => config({ settings: 'listen_addresses=*' })).toThrow(/setting "listen_addresses" cannot be given here/);
     expect(listenWarnings({ ...base, publishHost: '0.0.0.0' })[0]).toMatch(/publish-host' is 0.0.0.0/);
   });
 

@@ -173,14 +173,6 @@ describe('initdb and postgres arguments', () => {
     ]);
   });
 
-  it('postgres: socket folders from settings come after the private one', () => {
-    const args = postgresArgs('/d', 1, {
-      settings: [{ name: 'unix_socket_directories', value: '/tmp', why: '' }],
-      publishHost: '127.0.0.1',
-    });
-    expect(args.filter((a) => a.startsWith('unix_socket_directories'))).toEqual(['unix_socket_directories=/d,/tmp']);
-  });
-
   it('pg_hba.conf: peer on the socket (mapped), password over TCP, other hosts only when listening beyond loopback', () => {
     expect(hbaConf('127.0.0.1')).toContain('local all all peer map=pg_tmpfs');
     expect(hbaConf('127.0.0.1')).not.toMatch(/trust/);
