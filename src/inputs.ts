@@ -339,6 +339,17 @@ export function parseInputs(get: (name: InputName) => string): Config {
           `"${user}" holds a double quote, which initdb cannot handle`,
           'Use a name without double quotes.',
         );
+      // Refused up front what initdb refuses late, or takes and then cannot log in with.
+      if ([...user].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f))
+        throw new InputError('user', 'holds a line break or another control character', 'Use a name without them.');
+      // Manual, "Predefined Roles" and CREATE ROLE: names starting with pg_ are reserved; so are
+      // public and none (initdb: "superuser name ... is disallowed", "role public does not exist").
+      if (user.startsWith('pg_') || user === 'public' || user === 'none')
+        throw new InputError(
+          'user',
+          `"${user}" is a name PostgreSQL reserves (pg_*, public, none)`,
+          'Use another name, e.g. postgres or app.',
+        );
       return user;
     })(),
     password: (() => {

@@ -733,6 +733,14 @@ function parseInputs(get) {
           `"${user}" holds a double quote, which initdb cannot handle`,
           "Use a name without double quotes."
         );
+      if ([...user].some((c) => c.charCodeAt(0) < 32 || c.charCodeAt(0) === 127))
+        throw new InputError("user", "holds a line break or another control character", "Use a name without them.");
+      if (user.startsWith("pg_") || user === "public" || user === "none")
+        throw new InputError(
+          "user",
+          `"${user}" is a name PostgreSQL reserves (pg_*, public, none)`,
+          "Use another name, e.g. postgres or app."
+        );
       return user;
     })(),
     password: (() => {

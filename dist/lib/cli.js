@@ -4187,7 +4187,7 @@ function addDbCommands(cli, io) {
 }
 
 // src/cli/up.ts
-import { readFileSync as readFileSync3 } from "node:fs";
+import { readFileSync as readFileSync3, statSync as statSync2 } from "node:fs";
 var UP_FLAGS = [
   ["mode", "docker, native, or auto (native when the version is installed or on npm and no image is given)"],
   ["binaries", "native mode: installed, npm (a pinned server build fetched with npm), or auto (installed, else npm)"],
@@ -4226,15 +4226,23 @@ var CLI_DEFAULTS = { port: "0" };
 function cliPassword(opts, env = process.env) {
   if (typeof opts.password === "string") return opts.password;
   if (typeof opts.passwordFile === "string") {
+    const file = opts.passwordFile;
+    let first;
     try {
-      return readFileSync3(opts.passwordFile, "utf8").split(/\r?\n/)[0] ?? "";
+      if (!statSync2(file).isFile())
+        throw new InputError("password-file", `${file} is not a regular file`, "Give a file whose first line is the password");
+      first = readFileSync3(file, "utf8").split(/\r?\n/)[0] ?? "";
     } catch (error) {
+      if (error instanceof InputError) throw error;
       throw new InputError(
         "password-file",
-        `${opts.passwordFile} cannot be read (${error.code ?? String(error)})`,
+        `${file} cannot be read (${error.code ?? String(error)})`,
         "Give a readable file whose first line is the password"
       );
     }
+    if (first === "")
+      throw new InputError("password-file", `the first line of ${file} is empty`, "Put the password on its first line");
+    return first;
   }
   return env.PGPASSWORD ?? "";
 }
@@ -4242,10 +4250,15 @@ async function up(opts, io) {
   const phases = new Phases(0);
   phases.end("node start and module load");
   const name = checkInstanceName(String(opts.name));
-  const settingLines = [
-    ...typeof opts.settings === "string" ? [opts.settings] : [],
-    ...opts.setting ?? []
-  ].join("\n");
+  const oneSettings = opts.setting ?? [];
+  const broken = oneSettings.find((line) => /[\r\n]/.test(line));
+  if (broken !== void 0)
+    throw new InputError(
+      "settings",
+      `--setting ${JSON.stringify(broken)} holds a line break: each --setting is one name=value`,
+      "Give each setting its own --setting, or use --settings with one per line"
+    );
+  const settingLines = [...typeof opts.settings === "string" ? [opts.settings] : [], ...oneSettings].join("\n");
   const password = cliPassword(opts);
   const config = parseInputs((input) => {
     if (input === "settings") return settingLines;

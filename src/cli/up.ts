@@ -2,7 +2,7 @@
  * `pg-tmpfs up`: its flags (the action's inputs, by the same names), the password's sources, and
  * the start itself, guarded (start-guard.ts) with the instance record as its sink.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { InputError, SetupError } from '../errors.js';
 import { holdSignals, releaseSignals, signalExitCode } from '../interrupt.js';
 import { parseInputs, type InputName } from '../inputs.js';
@@ -66,15 +66,25 @@ export type UpOptions = Record<string, string | string[] | boolean | undefined>;
 export function cliPassword(opts: UpOptions, env: NodeJS.ProcessEnv = process.env): string {
   if (typeof opts.password === 'string') return opts.password;
   if (typeof opts.passwordFile === 'string') {
+    const file = opts.passwordFile;
+    let first: string;
     try {
-      return readFileSync(opts.passwordFile, 'utf8').split(/\r?\n/)[0] ?? '';
+      // A FIFO or a device would block or never end: a regular file only.
+      if (!statSync(file).isFile())
+        throw new InputError('password-file', `${file} is not a regular file`, 'Give a file whose first line is the password');
+      first = readFileSync(file, 'utf8').split(/\r?\n/)[0] ?? '';
     } catch (error) {
+      if (error instanceof InputError) throw error;
       throw new InputError(
         'password-file',
-        `${opts.passwordFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+        `${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
         'Give a readable file whose first line is the password',
       );
     }
+    // An empty first line would quietly serve the well-known default password.
+    if (first === '')
+      throw new InputError('password-file', `the first line of ${file} is empty`, 'Put the password on its first line');
+    return first;
   }
   return env.PGPASSWORD ?? '';
 }
@@ -90,10 +100,16 @@ export async function up(opts: UpOptions, io: Io): Promise<void> {
   const phases = new Phases(0);
   phases.end('node start and module load');
   const name = checkInstanceName(String(opts.name));
-  const settingLines = [
-    ...(typeof opts.settings === 'string' ? [opts.settings] : []),
-    ...((opts.setting as string[] | undefined) ?? []),
-  ].join('\n');
+  const oneSettings = (opts.setting as string[] | undefined) ?? [];
+  // Each --setting is one name=value: a line break in it would set a second one.
+  const broken = oneSettings.find((line) => /[\r\n]/.test(line));
+  if (broken !== undefined)
+    throw new InputError(
+      'settings',
+      `--setting ${JSON.stringify(broken)} holds a line break: each --setting is one name=value`,
+      'Give each setting its own --setting, or use --settings with one per line',
+    );
+  const settingLines = [...(typeof opts.settings === 'string' ? [opts.settings] : []), ...oneSettings].join('\n');
   const password = cliPassword(opts);
   const config = parseInputs((input) => {
     if (input === 'settings') return settingLines;

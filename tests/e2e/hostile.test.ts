@@ -168,6 +168,10 @@ describe('hostile CLI input and faults fail with the input named and leave nothi
   it.each<Row>([
     { title: 'mode not a mode', argv: ['--mode', 'bogus'], input: '--mode' },
     { title: 'mode in capitals', argv: ['--mode', 'Docker', '--image', IMAGE], input: '--mode' },
+    // #35's own hostile pass: a line break in one --setting set a second setting.
+    { title: 'a --setting with a line break', argv: ['--setting', 'application_name=x\nwork_mem=13MB'], input: '--settings' },
+    { title: 'user with a line break', argv: ['--user', 'a\nb'], input: '--user' },
+    { title: 'user pg_admin', argv: ['--user', 'pg_admin'], input: '--user' },
   ])('validation: $title', (row) => runRow(row, []));
 
   describe('native mode on this machine', () => {

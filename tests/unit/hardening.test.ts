@@ -136,6 +136,18 @@ describe('the CLI password', () => {
     expect(cliPassword({}, {})).toBe('');
   });
 
+  // #35's own hostile pass: an empty first line served the default password; a FIFO hung.
+  it('refuses a --password-file whose first line is empty, or that is not a regular file, naming it', () => {
+    const empty = join(scratch, 'pw-empty');
+    for (const text of ['', '\nsecond line\n']) {
+      writeFileSync(empty, text);
+      expect(() => cliPassword({ passwordFile: empty }, { PGPASSWORD: 'env' })).toThrow(/first line of .* is empty/);
+    }
+    expect(() => cliPassword({ passwordFile: scratch }, {})).toThrow(
+      expect.objectContaining({ input: 'password-file', problem: `${scratch} is not a regular file` }) as unknown as Error,
+    );
+  });
+
   it('names --password-file when the file cannot be read', () => {
     expect(() => cliPassword({ passwordFile: join(scratch, 'missing') }, {})).toThrow(
       expect.objectContaining({ input: 'password-file' }) as unknown as Error,
@@ -162,6 +174,14 @@ describe('what a mode cannot carry', () => {
 
   it('a user name with a double quote is refused in every mode (initdb cannot create it)', () => {
     expect(() => config({ user: 'a"b' })).toThrow(expect.objectContaining({ input: 'user' }) as unknown as Error);
+  });
+
+  // #35's own hostile pass: a line break waited out wait-timeout; pg_* and public failed in initdb.
+  it('a user name PostgreSQL reserves, or with a control character, is refused up front', () => {
+    for (const user of ['a\nb', 'tab\there', 'pg_admin', 'pg_', 'public', 'none']) {
+      expect(() => config({ user }), user).toThrow(expect.objectContaining({ input: 'user' }) as unknown as Error);
+    }
+    for (const user of ['PG_admin', 'Public', 'app', 'pgadmin']) expect(config({ user }).user).toBe(user);
   });
 
   it('warns when publish-host opens the server beyond loopback (listen_addresses cannot be set: #35)', () => {
