@@ -25,9 +25,9 @@ import {
   __toESM
 } from "./chunk-common.js";
 
-// node_modules/ms/index.js
+// ../main/node_modules/ms/index.js
 var require_ms = __commonJS({
-  "node_modules/ms/index.js"(exports2, module) {
+  "../main/node_modules/ms/index.js"(exports2, module) {
     var s = 1e3;
     var m = s * 60;
     var h = m * 60;
@@ -141,9 +141,9 @@ var require_ms = __commonJS({
   }
 });
 
-// node_modules/debug/src/common.js
+// ../main/node_modules/debug/src/common.js
 var require_common = __commonJS({
-  "node_modules/debug/src/common.js"(exports2, module) {
+  "../main/node_modules/debug/src/common.js"(exports2, module) {
     function setup(env) {
       createDebug.debug = createDebug;
       createDebug.default = createDebug;
@@ -318,9 +318,9 @@ var require_common = __commonJS({
   }
 });
 
-// node_modules/debug/src/browser.js
+// ../main/node_modules/debug/src/browser.js
 var require_browser = __commonJS({
-  "node_modules/debug/src/browser.js"(exports2, module) {
+  "../main/node_modules/debug/src/browser.js"(exports2, module) {
     exports2.formatArgs = formatArgs;
     exports2.save = save;
     exports2.load = load;
@@ -488,9 +488,9 @@ var require_browser = __commonJS({
   }
 });
 
-// node_modules/has-flag/index.js
+// ../main/node_modules/has-flag/index.js
 var require_has_flag = __commonJS({
-  "node_modules/has-flag/index.js"(exports2, module) {
+  "../main/node_modules/has-flag/index.js"(exports2, module) {
     "use strict";
     module.exports = (flag, argv = process.argv) => {
       const prefix2 = flag.startsWith("-") ? "" : flag.length === 1 ? "-" : "--";
@@ -501,9 +501,9 @@ var require_has_flag = __commonJS({
   }
 });
 
-// node_modules/supports-color/index.js
+// ../main/node_modules/supports-color/index.js
 var require_supports_color = __commonJS({
-  "node_modules/supports-color/index.js"(exports2, module) {
+  "../main/node_modules/supports-color/index.js"(exports2, module) {
     "use strict";
     var os3 = __require("os");
     var tty = __require("tty");
@@ -603,9 +603,9 @@ var require_supports_color = __commonJS({
   }
 });
 
-// node_modules/debug/src/node.js
+// ../main/node_modules/debug/src/node.js
 var require_node = __commonJS({
-  "node_modules/debug/src/node.js"(exports2, module) {
+  "../main/node_modules/debug/src/node.js"(exports2, module) {
     var tty = __require("tty");
     var util5 = __require("util");
     exports2.init = init;
@@ -777,9 +777,9 @@ var require_node = __commonJS({
   }
 });
 
-// node_modules/debug/src/index.js
+// ../main/node_modules/debug/src/index.js
 var require_src = __commonJS({
-  "node_modules/debug/src/index.js"(exports2, module) {
+  "../main/node_modules/debug/src/index.js"(exports2, module) {
     if (typeof process === "undefined" || process.type === "renderer" || process.browser === true || process.__nwjs) {
       module.exports = require_browser();
     } else {
@@ -788,9 +788,9 @@ var require_src = __commonJS({
   }
 });
 
-// node_modules/agent-base/dist/helpers.js
+// ../main/node_modules/agent-base/dist/helpers.js
 var require_helpers = __commonJS({
-  "node_modules/agent-base/dist/helpers.js"(exports2) {
+  "../main/node_modules/agent-base/dist/helpers.js"(exports2) {
     "use strict";
     var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o, m, k, k2) {
       if (k2 === void 0) k2 = k;
@@ -858,9 +858,9 @@ var require_helpers = __commonJS({
   }
 });
 
-// node_modules/agent-base/dist/index.js
+// ../main/node_modules/agent-base/dist/index.js
 var require_dist = __commonJS({
-  "node_modules/agent-base/dist/index.js"(exports2) {
+  "../main/node_modules/agent-base/dist/index.js"(exports2) {
     "use strict";
     var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o, m, k, k2) {
       if (k2 === void 0) k2 = k;
@@ -1014,9 +1014,9 @@ var require_dist = __commonJS({
   }
 });
 
-// node_modules/https-proxy-agent/dist/parse-proxy-response.js
+// ../main/node_modules/https-proxy-agent/dist/parse-proxy-response.js
 var require_parse_proxy_response = __commonJS({
-  "node_modules/https-proxy-agent/dist/parse-proxy-response.js"(exports2) {
+  "../main/node_modules/https-proxy-agent/dist/parse-proxy-response.js"(exports2) {
     "use strict";
     var __importDefault = exports2 && exports2.__importDefault || function(mod) {
       return mod && mod.__esModule ? mod : { "default": mod };
@@ -1110,9 +1110,9 @@ var require_parse_proxy_response = __commonJS({
   }
 });
 
-// node_modules/https-proxy-agent/dist/index.js
+// ../main/node_modules/https-proxy-agent/dist/index.js
 var require_dist2 = __commonJS({
-  "node_modules/https-proxy-agent/dist/index.js"(exports2) {
+  "../main/node_modules/https-proxy-agent/dist/index.js"(exports2) {
     "use strict";
     var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o, m, k, k2) {
       if (k2 === void 0) k2 = k;
@@ -1260,9 +1260,9 @@ var require_dist2 = __commonJS({
   }
 });
 
-// node_modules/http-proxy-agent/dist/index.js
+// ../main/node_modules/http-proxy-agent/dist/index.js
 var require_dist3 = __commonJS({
-  "node_modules/http-proxy-agent/dist/index.js"(exports2) {
+  "../main/node_modules/http-proxy-agent/dist/index.js"(exports2) {
     "use strict";
     var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o, m, k, k2) {
       if (k2 === void 0) k2 = k;
@@ -1390,9 +1390,9 @@ var require_dist3 = __commonJS({
   }
 });
 
-// node_modules/@azure/core-tracing/dist/commonjs/state.js
+// ../main/node_modules/@azure/core-tracing/dist/commonjs/state.js
 var require_state = __commonJS({
-  "node_modules/@azure/core-tracing/dist/commonjs/state.js"(exports2) {
+  "../main/node_modules/@azure/core-tracing/dist/commonjs/state.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.state = void 0;
@@ -1402,9 +1402,9 @@ var require_state = __commonJS({
   }
 });
 
-// node_modules/@azure/core-client/dist/commonjs/state-cjs.js
+// ../main/node_modules/@azure/core-client/dist/commonjs/state-cjs.js
 var require_state_cjs = __commonJS({
-  "node_modules/@azure/core-client/dist/commonjs/state-cjs.js"(exports2) {
+  "../main/node_modules/@azure/core-client/dist/commonjs/state-cjs.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.state = void 0;
@@ -1414,9 +1414,9 @@ var require_state_cjs = __commonJS({
   }
 });
 
-// node_modules/@actions/cache/package.json
+// ../main/node_modules/@actions/cache/package.json
 var require_package = __commonJS({
-  "node_modules/@actions/cache/package.json"(exports2, module) {
+  "../main/node_modules/@actions/cache/package.json"(exports2, module) {
     module.exports = {
       name: "@actions/cache",
       version: "6.3.0",
@@ -1486,17 +1486,17 @@ var require_package = __commonJS({
   }
 });
 
-// node_modules/@actions/cache/lib/internal/shared/package-version.cjs
+// ../main/node_modules/@actions/cache/lib/internal/shared/package-version.cjs
 var require_package_version = __commonJS({
-  "node_modules/@actions/cache/lib/internal/shared/package-version.cjs"(exports2, module) {
+  "../main/node_modules/@actions/cache/lib/internal/shared/package-version.cjs"(exports2, module) {
     var packageJson = require_package();
     module.exports = { version: packageJson.version };
   }
 });
 
-// node_modules/@protobuf-ts/runtime/build/commonjs/json-typings.js
+// ../main/node_modules/@protobuf-ts/runtime/build/commonjs/json-typings.js
 var require_json_typings = __commonJS({
-  "node_modules/@protobuf-ts/runtime/build/commonjs/json-typings.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime/build/commonjs/json-typings.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.isJsonObject = exports2.typeofJsonValue = void 0;
@@ -1518,9 +1518,9 @@ var require_json_typings = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime/build/commonjs/base64.js
+// ../main/node_modules/@protobuf-ts/runtime/build/commonjs/base64.js
 var require_base64 = __commonJS({
-  "node_modules/@protobuf-ts/runtime/build/commonjs/base64.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime/build/commonjs/base64.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.base64encode = exports2.base64decode = void 0;
@@ -1614,9 +1614,9 @@ var require_base64 = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime/build/commonjs/protobufjs-utf8.js
+// ../main/node_modules/@protobuf-ts/runtime/build/commonjs/protobufjs-utf8.js
 var require_protobufjs_utf8 = __commonJS({
-  "node_modules/@protobuf-ts/runtime/build/commonjs/protobufjs-utf8.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime/build/commonjs/protobufjs-utf8.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.utf8read = void 0;
@@ -1654,9 +1654,9 @@ var require_protobufjs_utf8 = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime/build/commonjs/binary-format-contract.js
+// ../main/node_modules/@protobuf-ts/runtime/build/commonjs/binary-format-contract.js
 var require_binary_format_contract = __commonJS({
-  "node_modules/@protobuf-ts/runtime/build/commonjs/binary-format-contract.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime/build/commonjs/binary-format-contract.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.WireType = exports2.mergeBinaryOptions = exports2.UnknownFieldHandler = void 0;
@@ -1697,9 +1697,9 @@ var require_binary_format_contract = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime/build/commonjs/goog-varint.js
+// ../main/node_modules/@protobuf-ts/runtime/build/commonjs/goog-varint.js
 var require_goog_varint = __commonJS({
-  "node_modules/@protobuf-ts/runtime/build/commonjs/goog-varint.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime/build/commonjs/goog-varint.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.varint32read = exports2.varint32write = exports2.int64toString = exports2.int64fromString = exports2.varint64write = exports2.varint64read = void 0;
@@ -1881,9 +1881,9 @@ var require_goog_varint = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime/build/commonjs/pb-long.js
+// ../main/node_modules/@protobuf-ts/runtime/build/commonjs/pb-long.js
 var require_pb_long = __commonJS({
-  "node_modules/@protobuf-ts/runtime/build/commonjs/pb-long.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime/build/commonjs/pb-long.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.PbLong = exports2.PbULong = exports2.detectBi = void 0;
@@ -2099,9 +2099,9 @@ var require_pb_long = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime/build/commonjs/binary-reader.js
+// ../main/node_modules/@protobuf-ts/runtime/build/commonjs/binary-reader.js
 var require_binary_reader = __commonJS({
-  "node_modules/@protobuf-ts/runtime/build/commonjs/binary-reader.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime/build/commonjs/binary-reader.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.BinaryReader = exports2.binaryReadOptions = void 0;
@@ -2276,9 +2276,9 @@ var require_binary_reader = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime/build/commonjs/assert.js
+// ../main/node_modules/@protobuf-ts/runtime/build/commonjs/assert.js
 var require_assert = __commonJS({
-  "node_modules/@protobuf-ts/runtime/build/commonjs/assert.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime/build/commonjs/assert.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.assertFloat32 = exports2.assertUInt32 = exports2.assertInt32 = exports2.assertNever = exports2.assert = void 0;
@@ -2323,9 +2323,9 @@ var require_assert = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime/build/commonjs/binary-writer.js
+// ../main/node_modules/@protobuf-ts/runtime/build/commonjs/binary-writer.js
 var require_binary_writer = __commonJS({
-  "node_modules/@protobuf-ts/runtime/build/commonjs/binary-writer.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime/build/commonjs/binary-writer.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.BinaryWriter = exports2.binaryWriteOptions = void 0;
@@ -2548,9 +2548,9 @@ var require_binary_writer = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime/build/commonjs/json-format-contract.js
+// ../main/node_modules/@protobuf-ts/runtime/build/commonjs/json-format-contract.js
 var require_json_format_contract = __commonJS({
-  "node_modules/@protobuf-ts/runtime/build/commonjs/json-format-contract.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime/build/commonjs/json-format-contract.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.mergeJsonOptions = exports2.jsonWriteOptions = exports2.jsonReadOptions = void 0;
@@ -2581,9 +2581,9 @@ var require_json_format_contract = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime/build/commonjs/message-type-contract.js
+// ../main/node_modules/@protobuf-ts/runtime/build/commonjs/message-type-contract.js
 var require_message_type_contract = __commonJS({
-  "node_modules/@protobuf-ts/runtime/build/commonjs/message-type-contract.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime/build/commonjs/message-type-contract.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.MESSAGE_TYPE = void 0;
@@ -2591,9 +2591,9 @@ var require_message_type_contract = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime/build/commonjs/lower-camel-case.js
+// ../main/node_modules/@protobuf-ts/runtime/build/commonjs/lower-camel-case.js
 var require_lower_camel_case = __commonJS({
-  "node_modules/@protobuf-ts/runtime/build/commonjs/lower-camel-case.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime/build/commonjs/lower-camel-case.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.lowerCamelCase = void 0;
@@ -2622,9 +2622,9 @@ var require_lower_camel_case = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime/build/commonjs/reflection-info.js
+// ../main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-info.js
 var require_reflection_info = __commonJS({
-  "node_modules/@protobuf-ts/runtime/build/commonjs/reflection-info.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-info.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.readMessageOption = exports2.readFieldOption = exports2.readFieldOptions = exports2.normalizeFieldInfo = exports2.RepeatType = exports2.LongType = exports2.ScalarType = void 0;
@@ -2699,9 +2699,9 @@ var require_reflection_info = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime/build/commonjs/oneof.js
+// ../main/node_modules/@protobuf-ts/runtime/build/commonjs/oneof.js
 var require_oneof = __commonJS({
-  "node_modules/@protobuf-ts/runtime/build/commonjs/oneof.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime/build/commonjs/oneof.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.getSelectedOneofValue = exports2.clearOneofValue = exports2.setUnknownOneofValue = exports2.setOneofValue = exports2.getOneofValue = exports2.isOneofGroup = void 0;
@@ -2762,9 +2762,9 @@ var require_oneof = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime/build/commonjs/reflection-type-check.js
+// ../main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-type-check.js
 var require_reflection_type_check = __commonJS({
-  "node_modules/@protobuf-ts/runtime/build/commonjs/reflection-type-check.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-type-check.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.ReflectionTypeCheck = void 0;
@@ -2985,9 +2985,9 @@ var require_reflection_type_check = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime/build/commonjs/reflection-long-convert.js
+// ../main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-long-convert.js
 var require_reflection_long_convert = __commonJS({
-  "node_modules/@protobuf-ts/runtime/build/commonjs/reflection-long-convert.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-long-convert.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.reflectionLongConvert = void 0;
@@ -3006,9 +3006,9 @@ var require_reflection_long_convert = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime/build/commonjs/reflection-json-reader.js
+// ../main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-json-reader.js
 var require_reflection_json_reader = __commonJS({
-  "node_modules/@protobuf-ts/runtime/build/commonjs/reflection-json-reader.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-json-reader.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.ReflectionJsonReader = void 0;
@@ -3305,9 +3305,9 @@ var require_reflection_json_reader = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime/build/commonjs/reflection-json-writer.js
+// ../main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-json-writer.js
 var require_reflection_json_writer = __commonJS({
-  "node_modules/@protobuf-ts/runtime/build/commonjs/reflection-json-writer.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-json-writer.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.ReflectionJsonWriter = void 0;
@@ -3525,9 +3525,9 @@ var require_reflection_json_writer = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime/build/commonjs/reflection-scalar-default.js
+// ../main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-scalar-default.js
 var require_reflection_scalar_default = __commonJS({
-  "node_modules/@protobuf-ts/runtime/build/commonjs/reflection-scalar-default.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-scalar-default.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.reflectionScalarDefault = void 0;
@@ -3560,9 +3560,9 @@ var require_reflection_scalar_default = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime/build/commonjs/reflection-binary-reader.js
+// ../main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-binary-reader.js
 var require_reflection_binary_reader = __commonJS({
-  "node_modules/@protobuf-ts/runtime/build/commonjs/reflection-binary-reader.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-binary-reader.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.ReflectionBinaryReader = void 0;
@@ -3734,9 +3734,9 @@ var require_reflection_binary_reader = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime/build/commonjs/reflection-binary-writer.js
+// ../main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-binary-writer.js
 var require_reflection_binary_writer = __commonJS({
-  "node_modules/@protobuf-ts/runtime/build/commonjs/reflection-binary-writer.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-binary-writer.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.ReflectionBinaryWriter = void 0;
@@ -3953,9 +3953,9 @@ var require_reflection_binary_writer = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime/build/commonjs/reflection-create.js
+// ../main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-create.js
 var require_reflection_create = __commonJS({
-  "node_modules/@protobuf-ts/runtime/build/commonjs/reflection-create.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-create.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.reflectionCreate = void 0;
@@ -3990,9 +3990,9 @@ var require_reflection_create = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime/build/commonjs/reflection-merge-partial.js
+// ../main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-merge-partial.js
 var require_reflection_merge_partial = __commonJS({
-  "node_modules/@protobuf-ts/runtime/build/commonjs/reflection-merge-partial.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-merge-partial.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.reflectionMergePartial = void 0;
@@ -4060,9 +4060,9 @@ var require_reflection_merge_partial = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime/build/commonjs/reflection-equals.js
+// ../main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-equals.js
 var require_reflection_equals = __commonJS({
-  "node_modules/@protobuf-ts/runtime/build/commonjs/reflection-equals.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-equals.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.reflectionEquals = void 0;
@@ -4131,9 +4131,9 @@ var require_reflection_equals = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime/build/commonjs/message-type.js
+// ../main/node_modules/@protobuf-ts/runtime/build/commonjs/message-type.js
 var require_message_type = __commonJS({
-  "node_modules/@protobuf-ts/runtime/build/commonjs/message-type.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime/build/commonjs/message-type.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.MessageType = void 0;
@@ -4310,9 +4310,9 @@ var require_message_type = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime/build/commonjs/reflection-contains-message-type.js
+// ../main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-contains-message-type.js
 var require_reflection_contains_message_type = __commonJS({
-  "node_modules/@protobuf-ts/runtime/build/commonjs/reflection-contains-message-type.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime/build/commonjs/reflection-contains-message-type.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.containsMessageType = void 0;
@@ -4324,9 +4324,9 @@ var require_reflection_contains_message_type = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime/build/commonjs/enum-object.js
+// ../main/node_modules/@protobuf-ts/runtime/build/commonjs/enum-object.js
 var require_enum_object = __commonJS({
-  "node_modules/@protobuf-ts/runtime/build/commonjs/enum-object.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime/build/commonjs/enum-object.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.listEnumNumbers = exports2.listEnumNames = exports2.listEnumValues = exports2.isEnumObject = void 0;
@@ -4379,9 +4379,9 @@ var require_enum_object = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime/build/commonjs/index.js
+// ../main/node_modules/@protobuf-ts/runtime/build/commonjs/index.js
 var require_commonjs = __commonJS({
-  "node_modules/@protobuf-ts/runtime/build/commonjs/index.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime/build/commonjs/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var json_typings_1 = require_json_typings();
@@ -4565,9 +4565,9 @@ var require_commonjs = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime-rpc/build/commonjs/reflection-info.js
+// ../main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/reflection-info.js
 var require_reflection_info2 = __commonJS({
-  "node_modules/@protobuf-ts/runtime-rpc/build/commonjs/reflection-info.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/reflection-info.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.readServiceOption = exports2.readMethodOption = exports2.readMethodOptions = exports2.normalizeMethodInfo = void 0;
@@ -4618,9 +4618,9 @@ var require_reflection_info2 = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime-rpc/build/commonjs/service-type.js
+// ../main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/service-type.js
 var require_service_type = __commonJS({
-  "node_modules/@protobuf-ts/runtime-rpc/build/commonjs/service-type.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/service-type.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.ServiceType = void 0;
@@ -4636,9 +4636,9 @@ var require_service_type = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-error.js
+// ../main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-error.js
 var require_rpc_error = __commonJS({
-  "node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-error.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-error.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.RpcError = void 0;
@@ -4674,9 +4674,9 @@ var require_rpc_error = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-options.js
+// ../main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-options.js
 var require_rpc_options = __commonJS({
-  "node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-options.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-options.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.mergeRpcOptions = void 0;
@@ -4725,9 +4725,9 @@ var require_rpc_options = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime-rpc/build/commonjs/deferred.js
+// ../main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/deferred.js
 var require_deferred = __commonJS({
-  "node_modules/@protobuf-ts/runtime-rpc/build/commonjs/deferred.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/deferred.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.Deferred = exports2.DeferredState = void 0;
@@ -4810,9 +4810,9 @@ var require_deferred = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-output-stream.js
+// ../main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-output-stream.js
 var require_rpc_output_stream = __commonJS({
-  "node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-output-stream.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-output-stream.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.RpcOutputStreamController = void 0;
@@ -4962,9 +4962,9 @@ var require_rpc_output_stream = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime-rpc/build/commonjs/unary-call.js
+// ../main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/unary-call.js
 var require_unary_call = __commonJS({
-  "node_modules/@protobuf-ts/runtime-rpc/build/commonjs/unary-call.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/unary-call.js"(exports2) {
     "use strict";
     var __awaiter11 = exports2 && exports2.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value) {
@@ -5031,9 +5031,9 @@ var require_unary_call = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime-rpc/build/commonjs/server-streaming-call.js
+// ../main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/server-streaming-call.js
 var require_server_streaming_call = __commonJS({
-  "node_modules/@protobuf-ts/runtime-rpc/build/commonjs/server-streaming-call.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/server-streaming-call.js"(exports2) {
     "use strict";
     var __awaiter11 = exports2 && exports2.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value) {
@@ -5101,9 +5101,9 @@ var require_server_streaming_call = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime-rpc/build/commonjs/client-streaming-call.js
+// ../main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/client-streaming-call.js
 var require_client_streaming_call = __commonJS({
-  "node_modules/@protobuf-ts/runtime-rpc/build/commonjs/client-streaming-call.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/client-streaming-call.js"(exports2) {
     "use strict";
     var __awaiter11 = exports2 && exports2.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value) {
@@ -5170,9 +5170,9 @@ var require_client_streaming_call = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime-rpc/build/commonjs/duplex-streaming-call.js
+// ../main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/duplex-streaming-call.js
 var require_duplex_streaming_call = __commonJS({
-  "node_modules/@protobuf-ts/runtime-rpc/build/commonjs/duplex-streaming-call.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/duplex-streaming-call.js"(exports2) {
     "use strict";
     var __awaiter11 = exports2 && exports2.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value) {
@@ -5238,9 +5238,9 @@ var require_duplex_streaming_call = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime-rpc/build/commonjs/test-transport.js
+// ../main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/test-transport.js
 var require_test_transport = __commonJS({
-  "node_modules/@protobuf-ts/runtime-rpc/build/commonjs/test-transport.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/test-transport.js"(exports2) {
     "use strict";
     var __awaiter11 = exports2 && exports2.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value) {
@@ -5510,9 +5510,9 @@ var require_test_transport = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-interceptor.js
+// ../main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-interceptor.js
 var require_rpc_interceptor = __commonJS({
-  "node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-interceptor.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/rpc-interceptor.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.stackDuplexStreamingInterceptors = exports2.stackClientStreamingInterceptors = exports2.stackServerStreamingInterceptors = exports2.stackUnaryInterceptors = exports2.stackIntercept = void 0;
@@ -5573,9 +5573,9 @@ var require_rpc_interceptor = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime-rpc/build/commonjs/server-call-context.js
+// ../main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/server-call-context.js
 var require_server_call_context = __commonJS({
-  "node_modules/@protobuf-ts/runtime-rpc/build/commonjs/server-call-context.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/server-call-context.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.ServerCallContextController = void 0;
@@ -5639,9 +5639,9 @@ var require_server_call_context = __commonJS({
   }
 });
 
-// node_modules/@protobuf-ts/runtime-rpc/build/commonjs/index.js
+// ../main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/index.js
 var require_commonjs2 = __commonJS({
-  "node_modules/@protobuf-ts/runtime-rpc/build/commonjs/index.js"(exports2) {
+  "../main/node_modules/@protobuf-ts/runtime-rpc/build/commonjs/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var service_type_1 = require_service_type();
@@ -5720,13 +5720,13 @@ var require_commonjs2 = __commonJS({
   }
 });
 
-// node_modules/@actions/cache/lib/cache.js
+// ../main/node_modules/@actions/cache/lib/cache.js
 import * as path8 from "path";
 
-// node_modules/@actions/glob/lib/internal-globber.js
+// ../main/node_modules/@actions/glob/lib/internal-globber.js
 import * as fs from "fs";
 
-// node_modules/@actions/glob/lib/internal-glob-options-helper.js
+// ../main/node_modules/@actions/glob/lib/internal-glob-options-helper.js
 function getOptions(copy) {
   const result = {
     followSymbolicLinks: true,
@@ -5760,10 +5760,10 @@ function getOptions(copy) {
   return result;
 }
 
-// node_modules/@actions/glob/lib/internal-globber.js
+// ../main/node_modules/@actions/glob/lib/internal-globber.js
 import * as path5 from "path";
 
-// node_modules/@actions/glob/lib/internal-path-helper.js
+// ../main/node_modules/@actions/glob/lib/internal-path-helper.js
 import * as path from "path";
 import assert from "assert";
 var IS_WINDOWS = process.platform === "win32";
@@ -5855,7 +5855,7 @@ function safeTrimTrailingSeparator(p) {
   return p.substr(0, p.length - 1);
 }
 
-// node_modules/@actions/glob/lib/internal-match-kind.js
+// ../main/node_modules/@actions/glob/lib/internal-match-kind.js
 var MatchKind;
 (function(MatchKind2) {
   MatchKind2[MatchKind2["None"] = 0] = "None";
@@ -5864,7 +5864,7 @@ var MatchKind;
   MatchKind2[MatchKind2["All"] = 3] = "All";
 })(MatchKind || (MatchKind = {}));
 
-// node_modules/@actions/glob/lib/internal-pattern-helper.js
+// ../main/node_modules/@actions/glob/lib/internal-pattern-helper.js
 var IS_WINDOWS2 = process.platform === "win32";
 function getSearchPaths(patterns) {
   patterns = patterns.filter((x) => !x.negate);
@@ -5912,12 +5912,12 @@ function partialMatch(patterns, itemPath) {
   return patterns.some((x) => !x.negate && x.partialMatch(itemPath));
 }
 
-// node_modules/@actions/glob/lib/internal-pattern.js
+// ../main/node_modules/@actions/glob/lib/internal-pattern.js
 import * as os from "os";
 import * as path4 from "path";
 import assert3 from "assert";
 
-// node_modules/@actions/glob/node_modules/balanced-match/dist/esm/index.js
+// ../main/node_modules/@actions/glob/node_modules/balanced-match/dist/esm/index.js
 var range = (a, b, str) => {
   let begs, beg, left, right = void 0, result;
   let ai = str.indexOf(a);
@@ -5954,7 +5954,7 @@ var range = (a, b, str) => {
   return result;
 };
 
-// node_modules/@actions/glob/node_modules/brace-expansion/dist/esm/index.js
+// ../main/node_modules/@actions/glob/node_modules/brace-expansion/dist/esm/index.js
 var escSlash = "\0SLASH" + Math.random().toFixed(16) + "\0";
 var escOpen = "\0OPEN" + Math.random().toFixed(16) + "\0";
 var escClose = "\0CLOSE" + Math.random().toFixed(16) + "\0";
@@ -6292,7 +6292,7 @@ function expand_(str, max, maxLength, maxDepth, depth, maxRewrites, budget, isTo
   return acc;
 }
 
-// node_modules/@actions/glob/node_modules/minimatch/dist/esm/assert-valid-pattern.js
+// ../main/node_modules/@actions/glob/node_modules/minimatch/dist/esm/assert-valid-pattern.js
 var MAX_PATTERN_LENGTH = 1024 * 64;
 var assertValidPattern = (pattern) => {
   if (typeof pattern !== "string") {
@@ -6303,7 +6303,7 @@ var assertValidPattern = (pattern) => {
   }
 };
 
-// node_modules/@actions/glob/node_modules/minimatch/dist/esm/brace-expressions.js
+// ../main/node_modules/@actions/glob/node_modules/minimatch/dist/esm/brace-expressions.js
 var posixClasses = {
   "[:alnum:]": ["\\p{L}\\p{Nl}\\p{Nd}", true],
   "[:alpha:]": ["\\p{L}\\p{Nl}", true],
@@ -6412,7 +6412,7 @@ var parseClass = (glob, position) => {
   return [comb, uflag, endPos - pos, true];
 };
 
-// node_modules/@actions/glob/node_modules/minimatch/dist/esm/unescape.js
+// ../main/node_modules/@actions/glob/node_modules/minimatch/dist/esm/unescape.js
 var unescape = (s, { windowsPathsNoEscape = false, magicalBraces = true } = {}) => {
   if (magicalBraces) {
     return windowsPathsNoEscape ? s.replace(/\[([^/\\])\]/g, "$1") : s.replace(/((?!\\).|^)\[([^/\\])\]/g, "$1$2").replace(/\\([^/])/g, "$1");
@@ -6420,7 +6420,7 @@ var unescape = (s, { windowsPathsNoEscape = false, magicalBraces = true } = {}) 
   return windowsPathsNoEscape ? s.replace(/\[([^/\\{}])\]/g, "$1") : s.replace(/((?!\\).|^)\[([^/\\{}])\]/g, "$1$2").replace(/\\([^/{}])/g, "$1");
 };
 
-// node_modules/@actions/glob/node_modules/minimatch/dist/esm/ast.js
+// ../main/node_modules/@actions/glob/node_modules/minimatch/dist/esm/ast.js
 var _a;
 var types = /* @__PURE__ */ new Set(["!", "?", "+", "*", "@"]);
 var isExtglobType = (c) => types.has(c);
@@ -7064,7 +7064,7 @@ var AST = class {
 };
 _a = AST;
 
-// node_modules/@actions/glob/node_modules/minimatch/dist/esm/escape.js
+// ../main/node_modules/@actions/glob/node_modules/minimatch/dist/esm/escape.js
 var escape = (s, { windowsPathsNoEscape = false, magicalBraces = false } = {}) => {
   if (magicalBraces) {
     return windowsPathsNoEscape ? s.replace(/[?*()[\]{}]/g, "[$&]") : s.replace(/[?*()[\]\\{}]/g, "\\$&");
@@ -7072,7 +7072,7 @@ var escape = (s, { windowsPathsNoEscape = false, magicalBraces = false } = {}) =
   return windowsPathsNoEscape ? s.replace(/[?*()[\]]/g, "[$&]") : s.replace(/[?*()[\]\\]/g, "\\$&");
 };
 
-// node_modules/@actions/glob/node_modules/minimatch/dist/esm/index.js
+// ../main/node_modules/@actions/glob/node_modules/minimatch/dist/esm/index.js
 var minimatch = (p, pattern, options = {}) => {
   assertValidPattern(pattern);
   if (!options.nocomment && pattern.charAt(0) === "#") {
@@ -7881,7 +7881,7 @@ minimatch.Minimatch = Minimatch;
 minimatch.escape = escape;
 minimatch.unescape = unescape;
 
-// node_modules/@actions/glob/lib/internal-path.js
+// ../main/node_modules/@actions/glob/lib/internal-path.js
 import * as path3 from "path";
 import assert2 from "assert";
 var IS_WINDOWS3 = process.platform === "win32";
@@ -7943,7 +7943,7 @@ var Path = class {
   }
 };
 
-// node_modules/@actions/glob/lib/internal-pattern.js
+// ../main/node_modules/@actions/glob/lib/internal-pattern.js
 var IS_WINDOWS4 = process.platform === "win32";
 var Pattern = class _Pattern {
   constructor(patternOrNegate, isImplicitPattern = false, segments, homedir2) {
@@ -8103,7 +8103,7 @@ var Pattern = class _Pattern {
   }
 };
 
-// node_modules/@actions/glob/lib/internal-search-state.js
+// ../main/node_modules/@actions/glob/lib/internal-search-state.js
 var SearchState = class {
   constructor(path9, level) {
     this.path = path9;
@@ -8111,7 +8111,7 @@ var SearchState = class {
   }
 };
 
-// node_modules/@actions/glob/lib/internal-globber.js
+// ../main/node_modules/@actions/glob/lib/internal-globber.js
 var __awaiter = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
     return value instanceof P ? value : new P(function(resolve2) {
@@ -8348,7 +8348,7 @@ var DefaultGlobber = class _DefaultGlobber {
   }
 };
 
-// node_modules/@actions/glob/lib/glob.js
+// ../main/node_modules/@actions/glob/lib/glob.js
 var __awaiter2 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
     return value instanceof P ? value : new P(function(resolve2) {
@@ -8382,14 +8382,14 @@ function create(patterns, options) {
   });
 }
 
-// node_modules/@actions/cache/lib/internal/cacheUtils.js
+// ../main/node_modules/@actions/cache/lib/internal/cacheUtils.js
 var semver = __toESM(require_semver(), 1);
 import * as crypto2 from "crypto";
 import * as fs2 from "fs";
 import * as path6 from "path";
 import * as util from "util";
 
-// node_modules/@actions/cache/lib/internal/constants.js
+// ../main/node_modules/@actions/cache/lib/internal/constants.js
 var CacheFilename;
 (function(CacheFilename2) {
   CacheFilename2["Gzip"] = "cache.tgz";
@@ -8416,7 +8416,7 @@ var ManifestFilename = "manifest.txt";
 var CacheFileSizeLimit = 10 * Math.pow(1024, 3);
 var CacheReadDeniedMessagePrefix = "cache read denied:";
 
-// node_modules/@actions/cache/lib/internal/cacheUtils.js
+// ../main/node_modules/@actions/cache/lib/internal/cacheUtils.js
 var __awaiter3 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
     return value instanceof P ? value : new P(function(resolve2) {
@@ -8599,11 +8599,11 @@ function getRuntimeToken() {
   return token;
 }
 
-// node_modules/@actions/cache/lib/internal/cacheHttpClient.js
+// ../main/node_modules/@actions/cache/lib/internal/cacheHttpClient.js
 import * as fs5 from "fs";
 import { URL as URL2 } from "url";
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/abort-controller/AbortError.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/abort-controller/AbortError.js
 var AbortError = class extends Error {
   constructor(message) {
     super(message);
@@ -8611,7 +8611,7 @@ var AbortError = class extends Error {
   }
 };
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/logger/log.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/logger/log.js
 import { EOL } from "node:os";
 import util2 from "node:util";
 import process2 from "node:process";
@@ -8619,7 +8619,7 @@ function log(message, ...args) {
   process2.stderr.write(`${util2.format(message, ...args)}${EOL}`);
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/env.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/env.js
 import process3 from "node:process";
 function getEnvironmentVariable(name) {
   return process3.env[name];
@@ -8628,7 +8628,7 @@ var isDeno = typeof process3.versions.deno === "string" && process3.versions.den
 var isBun = typeof process3.versions.bun === "string" && process3.versions.bun.length > 0;
 var isNodeLike = true;
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/logger/debug.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/logger/debug.js
 var debugEnvVariable = getEnvironmentVariable("DEBUG");
 var enabledString;
 var enabledNamespaces = [];
@@ -8786,7 +8786,7 @@ function extend(namespace) {
 }
 var debug_default = debugObj;
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/logger/logger.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/logger/logger.js
 var TYPESPEC_RUNTIME_LOG_LEVELS = ["verbose", "info", "warning", "error"];
 var levelMap = {
   verbose: 400,
@@ -8874,7 +8874,7 @@ function createClientLogger(namespace) {
   return context.createClientLogger(namespace);
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/httpHeaders.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/httpHeaders.js
 function normalizeName(name) {
   return name.toLowerCase();
 }
@@ -8960,12 +8960,12 @@ function createHttpHeaders(rawHeaders) {
   return new HttpHeadersImpl(rawHeaders);
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/util/uuidUtils.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/util/uuidUtils.js
 function randomUUID2() {
   return crypto.randomUUID();
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/pipelineRequest.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/pipelineRequest.js
 var PipelineRequestImpl = class {
   url;
   method;
@@ -9012,7 +9012,7 @@ function createPipelineRequest(options) {
   return new PipelineRequestImpl(options);
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/pipeline.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/pipeline.js
 var ValidPhaseNames = /* @__PURE__ */ new Set(["Deserialize", "Serialize", "Retry", "Sign"]);
 var HttpPipeline = class _HttpPipeline {
   _policies = [];
@@ -9193,12 +9193,12 @@ function createEmptyPipeline() {
   return HttpPipeline.create();
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/util/object.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/util/object.js
 function isObject(input) {
   return typeof input === "object" && input !== null && !Array.isArray(input) && !(input instanceof RegExp) && !(input instanceof Date);
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/util/error.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/util/error.js
 function isError(e) {
   if (isObject(e)) {
     const hasName = typeof e.name === "string";
@@ -9208,11 +9208,11 @@ function isError(e) {
   return false;
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/util/inspect.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/util/inspect.js
 import { inspect } from "node:util";
 var custom = inspect.custom;
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/util/sanitizer.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/util/sanitizer.js
 var RedactedString = "REDACTED";
 var defaultAllowedHeaderNames = [
   "x-ms-client-request-id",
@@ -9348,7 +9348,7 @@ var Sanitizer = class {
   }
 };
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/restError.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/restError.js
 var errorSanitizer = new Sanitizer();
 var RestError = class _RestError extends Error {
   /**
@@ -9416,7 +9416,7 @@ function isRestError(e) {
   return isError(e) && e.name === "RestError";
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/util/bytesEncoding.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/util/bytesEncoding.js
 function uint8ArrayToString(bytes, format) {
   return Buffer.from(bytes).toString(format);
 }
@@ -9424,16 +9424,16 @@ function stringToUint8Array(value, format) {
   return Buffer.from(value, format);
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/nodeHttpClient.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/nodeHttpClient.js
 import http from "node:http";
 import https from "node:https";
 import zlib from "node:zlib";
 import { Transform } from "node:stream";
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/log.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/log.js
 var logger = createClientLogger("ts-http-runtime");
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/nodeHttpClient.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/nodeHttpClient.js
 var DEFAULT_TLS_SETTINGS = {};
 function isReadableStream(body2) {
   return body2 && typeof body2.pipe === "function";
@@ -9726,12 +9726,12 @@ function createNodeHttpClient() {
   return new NodeHttpClient();
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/defaultHttpClient.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/defaultHttpClient.js
 function createDefaultHttpClient() {
   return createNodeHttpClient();
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/policies/logPolicy.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/policies/logPolicy.js
 var logPolicyName = "logPolicy";
 function logPolicy(options = {}) {
   const logger8 = options.logger ?? logger.info;
@@ -9754,23 +9754,23 @@ function logPolicy(options = {}) {
   };
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/util/userAgentPlatform.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/util/userAgentPlatform.js
 function getHeaderName() {
   return "User-Agent";
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/constants.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/constants.js
 var DEFAULT_RETRY_POLICY_COUNT = 3;
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/util/userAgent.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/util/userAgent.js
 function getUserAgentHeaderName() {
   return getHeaderName();
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/policies/userAgentPolicy.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/policies/userAgentPolicy.js
 var UserAgentHeaderName = getUserAgentHeaderName();
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/util/random.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/util/random.js
 function getRandomIntegerInclusive(min, max) {
   min = Math.ceil(min);
   max = Math.floor(max);
@@ -9778,7 +9778,7 @@ function getRandomIntegerInclusive(min, max) {
   return offset + min;
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/util/delay.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/util/delay.js
 function calculateRetryDelay(retryAttempt, config) {
   const exponentialDelay = config.retryDelayInMs * Math.pow(2, retryAttempt);
   const clampedDelay = Math.min(config.maxRetryDelayInMs, exponentialDelay);
@@ -9786,7 +9786,7 @@ function calculateRetryDelay(retryAttempt, config) {
   return { retryAfterInMs };
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/util/helpers.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/util/helpers.js
 var StandardAbortMessage = "The operation was aborted.";
 function delay(delayInMs, value, options) {
   return new Promise((resolve2, reject) => {
@@ -9829,7 +9829,7 @@ function parseHeaderValueAsNumber(response, headerName) {
   return valueAsNum;
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/retryStrategies/throttlingRetryStrategy.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/retryStrategies/throttlingRetryStrategy.js
 var RetryAfterHeader = "Retry-After";
 var AllRetryAfterHeaders = ["retry-after-ms", "x-ms-retry-after-ms", RetryAfterHeader];
 function getRetryAfterInMs(response) {
@@ -9871,7 +9871,7 @@ function throttlingRetryStrategy() {
   };
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/retryStrategies/exponentialRetryStrategy.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/retryStrategies/exponentialRetryStrategy.js
 var DEFAULT_CLIENT_RETRY_INTERVAL = 1e3;
 var DEFAULT_CLIENT_MAX_RETRY_INTERVAL = 1e3 * 64;
 function exponentialRetryStrategy(options = {}) {
@@ -9908,7 +9908,7 @@ function isSystemError(err) {
   return err.code === "ETIMEDOUT" || err.code === "ESOCKETTIMEDOUT" || err.code === "ECONNREFUSED" || err.code === "ECONNRESET" || err.code === "ENOENT" || err.code === "ENOTFOUND";
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/policies/retryPolicy.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/policies/retryPolicy.js
 var retryPolicyLogger = createClientLogger("ts-http-runtime retryPolicy");
 var retryPolicyName = "retryPolicy";
 function retryPolicy(strategies, options = { maxRetries: DEFAULT_RETRY_POLICY_COUNT }) {
@@ -9992,7 +9992,7 @@ function retryPolicy(strategies, options = { maxRetries: DEFAULT_RETRY_POLICY_CO
   };
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/policies/defaultRetryPolicy.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/policies/defaultRetryPolicy.js
 var defaultRetryPolicyName = "defaultRetryPolicy";
 function defaultRetryPolicy(options = {}) {
   return {
@@ -10003,7 +10003,7 @@ function defaultRetryPolicy(options = {}) {
   };
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/formData.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/formData.js
 function convertBodyToFormDataMap(body2) {
   if (typeof FormData !== "undefined" && body2 instanceof FormData) {
     const formDataMap = {};
@@ -10020,7 +10020,7 @@ function convertBodyToFormDataMap(body2) {
   return void 0;
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/policies/formDataPolicy.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/policies/formDataPolicy.js
 var formDataPolicyName = "formDataPolicy";
 function formDataPolicy() {
   return {
@@ -10090,7 +10090,7 @@ async function prepareFormData(formData, request) {
   request.multipartBody = { parts };
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/policies/agentPolicy.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/policies/agentPolicy.js
 var agentPolicyName = "agentPolicy";
 function agentPolicy(agent) {
   return {
@@ -10104,7 +10104,7 @@ function agentPolicy(agent) {
   };
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/policies/tlsPolicy.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/policies/tlsPolicy.js
 var tlsPolicyName = "tlsPolicy";
 function tlsPolicy(tlsSettings) {
   return {
@@ -10118,7 +10118,7 @@ function tlsPolicy(tlsSettings) {
   };
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/policies/proxyPolicy.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/policies/proxyPolicy.js
 var import_https_proxy_agent = __toESM(require_dist2(), 1);
 var import_http_proxy_agent = __toESM(require_dist3(), 1);
 var HTTPS_PROXY = "HTTPS_PROXY";
@@ -10257,7 +10257,7 @@ function proxyPolicy(proxySettings, options) {
   };
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/policies/decompressResponsePolicy.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/policies/decompressResponsePolicy.js
 var decompressResponsePolicyName = "decompressResponsePolicy";
 function decompressResponsePolicy() {
   return {
@@ -10271,7 +10271,7 @@ function decompressResponsePolicy() {
   };
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/policies/redirectPolicy.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/policies/redirectPolicy.js
 var redirectPolicyName = "redirectPolicy";
 var allowedRedirect = ["GET", "HEAD"];
 function redirectPolicy(options = {}) {
@@ -10309,12 +10309,12 @@ async function handleRedirect(next, response, maxRetries, allowCrossOriginRedire
   return response;
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/util/typeGuards.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/util/typeGuards.js
 function isBlob(x) {
   return x instanceof Blob;
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/util/concat.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/util/concat.js
 import { Readable } from "stream";
 async function* streamAsyncIterator() {
   const reader = this.getReader();
@@ -10368,7 +10368,7 @@ async function concat(sources) {
   };
 }
 
-// node_modules/@typespec/ts-http-runtime/dist/esm/policies/multipartPolicy.js
+// ../main/node_modules/@typespec/ts-http-runtime/dist/esm/policies/multipartPolicy.js
 function generateBoundary() {
   return `----AzSDKFormBoundary${randomUUID2()}`;
 }
@@ -10465,12 +10465,12 @@ function multipartPolicy() {
   };
 }
 
-// node_modules/@azure/core-rest-pipeline/dist/esm/pipeline.js
+// ../main/node_modules/@azure/core-rest-pipeline/dist/esm/pipeline.js
 function createEmptyPipeline2() {
   return createEmptyPipeline();
 }
 
-// node_modules/@azure/logger/dist/esm/index.js
+// ../main/node_modules/@azure/logger/dist/esm/index.js
 var context2 = createLoggerContext({
   logLevelEnvVarName: "AZURE_LOG_LEVEL",
   namespace: "azure"
@@ -10480,10 +10480,10 @@ function createClientLogger2(namespace) {
   return context2.createClientLogger(namespace);
 }
 
-// node_modules/@azure/core-rest-pipeline/dist/esm/log.js
+// ../main/node_modules/@azure/core-rest-pipeline/dist/esm/log.js
 var logger2 = createClientLogger2("core-rest-pipeline");
 
-// node_modules/@azure/core-rest-pipeline/dist/esm/policies/logPolicy.js
+// ../main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/logPolicy.js
 function logPolicy2(options = {}) {
   return logPolicy({
     logger: logger2.info,
@@ -10491,13 +10491,13 @@ function logPolicy2(options = {}) {
   });
 }
 
-// node_modules/@azure/core-rest-pipeline/dist/esm/policies/redirectPolicy.js
+// ../main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/redirectPolicy.js
 var redirectPolicyName2 = redirectPolicyName;
 function redirectPolicy2(options = {}) {
   return redirectPolicy(options);
 }
 
-// node_modules/@azure/core-rest-pipeline/dist/esm/util/userAgentPlatform.js
+// ../main/node_modules/@azure/core-rest-pipeline/dist/esm/util/userAgentPlatform.js
 import os2 from "node:os";
 import process4 from "node:process";
 function getHeaderName2() {
@@ -10517,10 +10517,10 @@ async function setPlatformSpecificData2(map) {
   }
 }
 
-// node_modules/@azure/core-rest-pipeline/dist/esm/constants.js
+// ../main/node_modules/@azure/core-rest-pipeline/dist/esm/constants.js
 var SDK_VERSION2 = "1.22.3";
 
-// node_modules/@azure/core-rest-pipeline/dist/esm/util/userAgent.js
+// ../main/node_modules/@azure/core-rest-pipeline/dist/esm/util/userAgent.js
 function getUserAgentString(telemetryInfo) {
   const parts = [];
   for (const [key, value] of telemetryInfo) {
@@ -10541,7 +10541,7 @@ async function getUserAgentValue2(prefix2) {
   return userAgentValue;
 }
 
-// node_modules/@azure/core-rest-pipeline/dist/esm/policies/userAgentPolicy.js
+// ../main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/userAgentPolicy.js
 var UserAgentHeaderName2 = getUserAgentHeaderName2();
 var userAgentPolicyName2 = "userAgentPolicy";
 function userAgentPolicy2(options = {}) {
@@ -10557,7 +10557,7 @@ function userAgentPolicy2(options = {}) {
   };
 }
 
-// node_modules/@azure/abort-controller/dist/esm/AbortError.js
+// ../main/node_modules/@azure/abort-controller/dist/esm/AbortError.js
 var AbortError2 = class extends Error {
   constructor(message) {
     super(message);
@@ -10565,7 +10565,7 @@ var AbortError2 = class extends Error {
   }
 };
 
-// node_modules/@azure/core-util/dist/esm/createAbortablePromise.js
+// ../main/node_modules/@azure/core-util/dist/esm/createAbortablePromise.js
 function createAbortablePromise(buildPromise, options) {
   const { cleanupBeforeAbort, abortSignal, abortErrorMsg } = options ?? {};
   return new Promise((resolve2, reject) => {
@@ -10598,7 +10598,7 @@ function createAbortablePromise(buildPromise, options) {
   });
 }
 
-// node_modules/@azure/core-util/dist/esm/delay.js
+// ../main/node_modules/@azure/core-util/dist/esm/delay.js
 var StandardAbortMessage2 = "The delay was aborted.";
 function delay2(timeInMs, options) {
   let token;
@@ -10612,7 +10612,7 @@ function delay2(timeInMs, options) {
   });
 }
 
-// node_modules/@azure/core-util/dist/esm/error.js
+// ../main/node_modules/@azure/core-util/dist/esm/error.js
 function getErrorMessage(e) {
   if (isError(e)) {
     return e.message;
@@ -10631,7 +10631,7 @@ function getErrorMessage(e) {
   }
 }
 
-// node_modules/@azure/core-util/dist/esm/index.js
+// ../main/node_modules/@azure/core-util/dist/esm/index.js
 function isError2(e) {
   return isError(e);
 }
@@ -10646,7 +10646,7 @@ function stringToUint8Array2(value, format) {
   return stringToUint8Array(value, format);
 }
 
-// node_modules/@azure/core-rest-pipeline/dist/esm/util/file.js
+// ../main/node_modules/@azure/core-rest-pipeline/dist/esm/util/file.js
 var rawContent = /* @__PURE__ */ Symbol("rawContent");
 function hasRawContent(x) {
   return typeof x[rawContent] === "function";
@@ -10659,7 +10659,7 @@ function getRawContent(blob) {
   }
 }
 
-// node_modules/@azure/core-rest-pipeline/dist/esm/policies/multipartPolicy.js
+// ../main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/multipartPolicy.js
 var multipartPolicyName2 = multipartPolicyName;
 function multipartPolicy2() {
   const tspPolicy = multipartPolicy();
@@ -10678,23 +10678,23 @@ function multipartPolicy2() {
   };
 }
 
-// node_modules/@azure/core-rest-pipeline/dist/esm/policies/decompressResponsePolicy.js
+// ../main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/decompressResponsePolicy.js
 var decompressResponsePolicyName2 = decompressResponsePolicyName;
 function decompressResponsePolicy2() {
   return decompressResponsePolicy();
 }
 
-// node_modules/@azure/core-rest-pipeline/dist/esm/policies/defaultRetryPolicy.js
+// ../main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/defaultRetryPolicy.js
 function defaultRetryPolicy2(options = {}) {
   return defaultRetryPolicy(options);
 }
 
-// node_modules/@azure/core-rest-pipeline/dist/esm/policies/formDataPolicy.js
+// ../main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/formDataPolicy.js
 function formDataPolicy2() {
   return formDataPolicy();
 }
 
-// node_modules/@azure/core-rest-pipeline/dist/esm/policies/proxyPolicy.js
+// ../main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/proxyPolicy.js
 function getDefaultProxySettings2(proxyUrl) {
   return getDefaultProxySettings(proxyUrl);
 }
@@ -10702,7 +10702,7 @@ function proxyPolicy2(proxySettings, options) {
   return proxyPolicy(proxySettings, options);
 }
 
-// node_modules/@azure/core-rest-pipeline/dist/esm/policies/setClientRequestIdPolicy.js
+// ../main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/setClientRequestIdPolicy.js
 var setClientRequestIdPolicyName = "setClientRequestIdPolicy";
 function setClientRequestIdPolicy(requestIdHeaderName = "x-ms-client-request-id") {
   return {
@@ -10716,17 +10716,17 @@ function setClientRequestIdPolicy(requestIdHeaderName = "x-ms-client-request-id"
   };
 }
 
-// node_modules/@azure/core-rest-pipeline/dist/esm/policies/agentPolicy.js
+// ../main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/agentPolicy.js
 function agentPolicy2(agent) {
   return agentPolicy(agent);
 }
 
-// node_modules/@azure/core-rest-pipeline/dist/esm/policies/tlsPolicy.js
+// ../main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/tlsPolicy.js
 function tlsPolicy2(tlsSettings) {
   return tlsPolicy(tlsSettings);
 }
 
-// node_modules/@azure/core-tracing/dist/esm/tracingContext.js
+// ../main/node_modules/@azure/core-tracing/dist/esm/tracingContext.js
 var knownContextKeys = {
   span: /* @__PURE__ */ Symbol.for("@azure/core-tracing span"),
   namespace: /* @__PURE__ */ Symbol.for("@azure/core-tracing namespace")
@@ -10761,11 +10761,11 @@ var TracingContextImpl = class _TracingContextImpl {
   }
 };
 
-// node_modules/@azure/core-tracing/dist/esm/state.js
+// ../main/node_modules/@azure/core-tracing/dist/esm/state.js
 var import_state = __toESM(require_state(), 1);
 var state = import_state.state;
 
-// node_modules/@azure/core-tracing/dist/esm/instrumenter.js
+// ../main/node_modules/@azure/core-tracing/dist/esm/instrumenter.js
 function createDefaultTracingSpan() {
   return {
     end: () => {
@@ -10807,7 +10807,7 @@ function getInstrumenter() {
   return state.instrumenterImplementation;
 }
 
-// node_modules/@azure/core-tracing/dist/esm/tracingClient.js
+// ../main/node_modules/@azure/core-tracing/dist/esm/tracingClient.js
 function createTracingClient(options) {
   const { namespace, packageName, packageVersion } = options;
   function startSpan(name, operationOptions, spanOptions) {
@@ -10862,13 +10862,13 @@ function createTracingClient(options) {
   };
 }
 
-// node_modules/@azure/core-rest-pipeline/dist/esm/restError.js
+// ../main/node_modules/@azure/core-rest-pipeline/dist/esm/restError.js
 var RestError2 = RestError;
 function isRestError2(e) {
   return isRestError(e);
 }
 
-// node_modules/@azure/core-rest-pipeline/dist/esm/policies/tracingPolicy.js
+// ../main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/tracingPolicy.js
 var tracingPolicyName = "tracingPolicy";
 function tracingPolicy(options = {}) {
   const userAgentPromise = getUserAgentValue2(options.userAgentPrefix);
@@ -10971,7 +10971,7 @@ function tryProcessResponse(span, response) {
   }
 }
 
-// node_modules/@azure/core-rest-pipeline/dist/esm/util/wrapAbortSignal.js
+// ../main/node_modules/@azure/core-rest-pipeline/dist/esm/util/wrapAbortSignal.js
 function wrapAbortSignalLike(abortSignalLike) {
   if (abortSignalLike instanceof AbortSignal) {
     return { abortSignal: abortSignalLike };
@@ -10995,7 +10995,7 @@ function wrapAbortSignalLike(abortSignalLike) {
   return { abortSignal: controller.signal, cleanup };
 }
 
-// node_modules/@azure/core-rest-pipeline/dist/esm/policies/wrapAbortSignalLikePolicy.js
+// ../main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/wrapAbortSignalLikePolicy.js
 var wrapAbortSignalLikePolicyName = "wrapAbortSignalLikePolicy";
 function wrapAbortSignalLikePolicy() {
   return {
@@ -11015,7 +11015,7 @@ function wrapAbortSignalLikePolicy() {
   };
 }
 
-// node_modules/@azure/core-rest-pipeline/dist/esm/createPipelineFromOptions.js
+// ../main/node_modules/@azure/core-rest-pipeline/dist/esm/createPipelineFromOptions.js
 function createPipelineFromOptions2(options) {
   const pipeline2 = createEmptyPipeline2();
   if (isNodeLike2) {
@@ -11044,7 +11044,7 @@ function createPipelineFromOptions2(options) {
   return pipeline2;
 }
 
-// node_modules/@azure/core-rest-pipeline/dist/esm/defaultHttpClient.js
+// ../main/node_modules/@azure/core-rest-pipeline/dist/esm/defaultHttpClient.js
 function createDefaultHttpClient2() {
   const client = createDefaultHttpClient();
   return {
@@ -11060,20 +11060,20 @@ function createDefaultHttpClient2() {
   };
 }
 
-// node_modules/@azure/core-rest-pipeline/dist/esm/httpHeaders.js
+// ../main/node_modules/@azure/core-rest-pipeline/dist/esm/httpHeaders.js
 function createHttpHeaders2(rawHeaders) {
   return createHttpHeaders(rawHeaders);
 }
 
-// node_modules/@azure/core-rest-pipeline/dist/esm/pipelineRequest.js
+// ../main/node_modules/@azure/core-rest-pipeline/dist/esm/pipelineRequest.js
 function createPipelineRequest2(options) {
   return createPipelineRequest(options);
 }
 
-// node_modules/@azure/core-rest-pipeline/dist/esm/policies/retryPolicy.js
+// ../main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/retryPolicy.js
 var retryPolicyLogger2 = createClientLogger2("core-rest-pipeline retryPolicy");
 
-// node_modules/@azure/core-rest-pipeline/dist/esm/util/tokenCycler.js
+// ../main/node_modules/@azure/core-rest-pipeline/dist/esm/util/tokenCycler.js
 var DEFAULT_CYCLER_OPTIONS = {
   forcedRefreshWindowInMs: 1e3,
   // Force waiting for a refresh 1s before the token expires
@@ -11180,7 +11180,7 @@ function createTokenCycler(credential, tokenCyclerOptions) {
   };
 }
 
-// node_modules/@azure/core-rest-pipeline/dist/esm/policies/bearerTokenAuthenticationPolicy.js
+// ../main/node_modules/@azure/core-rest-pipeline/dist/esm/policies/bearerTokenAuthenticationPolicy.js
 var bearerTokenAuthenticationPolicyName = "bearerTokenAuthenticationPolicy";
 async function trySendRequest(request, next) {
   try {
@@ -11348,13 +11348,13 @@ function getCaeChallengeClaims(challenges) {
   return parsedChallenges.find((x) => x.scheme === "Bearer" && x.params.claims && x.params.error === "insufficient_claims")?.params.claims;
 }
 
-// node_modules/@azure/core-auth/dist/esm/tokenCredential.js
+// ../main/node_modules/@azure/core-auth/dist/esm/tokenCredential.js
 function isTokenCredential(credential) {
   const castCredential = credential;
   return castCredential && typeof castCredential.getToken === "function" && (castCredential.signRequest === void 0 || castCredential.getToken.length > 0);
 }
 
-// node_modules/@azure/core-http-compat/dist/esm/policies/disableKeepAlivePolicy.js
+// ../main/node_modules/@azure/core-http-compat/dist/esm/policies/disableKeepAlivePolicy.js
 var disableKeepAlivePolicyName = "DisableKeepAlivePolicy";
 function createDisableKeepAlivePolicy() {
   return {
@@ -11369,7 +11369,7 @@ function pipelineContainsDisableKeepAlivePolicy(pipeline2) {
   return pipeline2.getOrderedPolicies().some((policy) => policy.name === disableKeepAlivePolicyName);
 }
 
-// node_modules/@azure/core-client/dist/esm/base64.js
+// ../main/node_modules/@azure/core-client/dist/esm/base64.js
 function encodeByteArray(value) {
   return uint8ArrayToString2(value, "base64");
 }
@@ -11377,11 +11377,11 @@ function decodeString(value) {
   return stringToUint8Array2(value, "base64");
 }
 
-// node_modules/@azure/core-client/dist/esm/interfaces.js
+// ../main/node_modules/@azure/core-client/dist/esm/interfaces.js
 var XML_ATTRKEY = "$";
 var XML_CHARKEY = "_";
 
-// node_modules/@azure/core-client/dist/esm/utils.js
+// ../main/node_modules/@azure/core-client/dist/esm/utils.js
 function isPrimitiveBody(value, mapperTypeName) {
   return mapperTypeName !== "Composite" && mapperTypeName !== "Dictionary" && (typeof value === "string" || typeof value === "number" || typeof value === "boolean" || mapperTypeName?.match(/^(Date|DateTime|DateTimeRfc1123|UnixTime|ByteArray|Base64Url)$/i) !== null || value === void 0 || value === null);
 }
@@ -11449,7 +11449,7 @@ function flattenResponse(fullResponse, responseSpec) {
   });
 }
 
-// node_modules/@azure/core-client/dist/esm/serializer.js
+// ../main/node_modules/@azure/core-client/dist/esm/serializer.js
 var SerializerImpl = class {
   modelMappers;
   isXML;
@@ -12208,11 +12208,11 @@ var MapperTypeNames = {
   UnixTime: "UnixTime"
 };
 
-// node_modules/@azure/core-client/dist/esm/state.js
+// ../main/node_modules/@azure/core-client/dist/esm/state.js
 var import_state_cjs = __toESM(require_state_cjs(), 1);
 var state2 = import_state_cjs.state;
 
-// node_modules/@azure/core-client/dist/esm/operationHelpers.js
+// ../main/node_modules/@azure/core-client/dist/esm/operationHelpers.js
 function getOperationArgumentValueFromParameter(operationArguments, parameter, fallbackObject) {
   let parameterPath = parameter.parameterPath;
   const parameterMapper = parameter.mapper;
@@ -12294,7 +12294,7 @@ function getOperationRequestInfo(request) {
   return info2;
 }
 
-// node_modules/@azure/core-client/dist/esm/deserializationPolicy.js
+// ../main/node_modules/@azure/core-client/dist/esm/deserializationPolicy.js
 var defaultJsonContentTypes = ["application/json", "text/json"];
 var defaultXmlContentTypes = ["application/xml", "application/atom+xml"];
 var deserializationPolicyName = "deserializationPolicy";
@@ -12480,7 +12480,7 @@ async function parse(jsonContentTypes, xmlContentTypes, operationResponse, opts,
   return operationResponse;
 }
 
-// node_modules/@azure/core-client/dist/esm/interfaceHelpers.js
+// ../main/node_modules/@azure/core-client/dist/esm/interfaceHelpers.js
 function getStreamingResponseStatusCodes(operationSpec) {
   const result = /* @__PURE__ */ new Set();
   for (const [statusCode, operationResponse] of Object.entries(operationSpec.responses)) {
@@ -12503,7 +12503,7 @@ function getPathStringFromParameter(parameter) {
   return result;
 }
 
-// node_modules/@azure/core-client/dist/esm/serializationPolicy.js
+// ../main/node_modules/@azure/core-client/dist/esm/serializationPolicy.js
 var serializationPolicyName = "serializationPolicy";
 function serializationPolicy(options = {}) {
   const stringifyXML2 = options.stringifyXML;
@@ -12619,7 +12619,7 @@ function prepareXMLRootList(obj, elementName, xmlNamespaceKey, xmlNamespace) {
   return result;
 }
 
-// node_modules/@azure/core-client/dist/esm/pipeline.js
+// ../main/node_modules/@azure/core-client/dist/esm/pipeline.js
 function createClientPipeline(options = {}) {
   const pipeline2 = createPipelineFromOptions2(options ?? {});
   if (options.credentialOptions) {
@@ -12635,7 +12635,7 @@ function createClientPipeline(options = {}) {
   return pipeline2;
 }
 
-// node_modules/@azure/core-client/dist/esm/httpClientCache.js
+// ../main/node_modules/@azure/core-client/dist/esm/httpClientCache.js
 var cachedHttpClient;
 function getCachedDefaultHttpClient() {
   if (!cachedHttpClient) {
@@ -12644,7 +12644,7 @@ function getCachedDefaultHttpClient() {
   return cachedHttpClient;
 }
 
-// node_modules/@azure/core-client/dist/esm/urlHelpers.js
+// ../main/node_modules/@azure/core-client/dist/esm/urlHelpers.js
 var CollectionFormatToDelimiterMap = {
   CSV: ",",
   SSV: " ",
@@ -12836,10 +12836,10 @@ function appendQueryParams(url2, queryParams, sequenceParams, noOverwrite = fals
   return parsedUrl.toString();
 }
 
-// node_modules/@azure/core-client/dist/esm/log.js
+// ../main/node_modules/@azure/core-client/dist/esm/log.js
 var logger3 = createClientLogger2("core-client");
 
-// node_modules/@azure/core-client/dist/esm/serviceClient.js
+// ../main/node_modules/@azure/core-client/dist/esm/serviceClient.js
 var ServiceClient = class {
   /**
    * If specified, this is the base URI that requests will be made against for this ServiceClient.
@@ -12991,7 +12991,7 @@ function getCredentialScopes(options) {
   return void 0;
 }
 
-// node_modules/@azure/core-client/dist/esm/authorizeRequestOnTenantChallenge.js
+// ../main/node_modules/@azure/core-client/dist/esm/authorizeRequestOnTenantChallenge.js
 var Constants = {
   DefaultScope: "/.default",
   /**
@@ -13072,7 +13072,7 @@ function requestToOptions(request) {
   };
 }
 
-// node_modules/@azure/core-http-compat/dist/esm/util.js
+// ../main/node_modules/@azure/core-http-compat/dist/esm/util.js
 var originalRequestSymbol2 = /* @__PURE__ */ Symbol("Original PipelineRequest");
 var originalClientRequestSymbol = /* @__PURE__ */ Symbol.for("@azure/core-client original request");
 function toPipelineRequest(webResource, options = {}) {
@@ -13308,7 +13308,7 @@ var HttpHeaders = class _HttpHeaders {
   }
 };
 
-// node_modules/@azure/core-http-compat/dist/esm/response.js
+// ../main/node_modules/@azure/core-http-compat/dist/esm/response.js
 var originalResponse = /* @__PURE__ */ Symbol("Original FullOperationResponse");
 function toCompatResponse(response, options) {
   let request = toWebResourceLike(response.request);
@@ -13358,7 +13358,7 @@ function toPipelineResponse(compatResponse) {
   }
 }
 
-// node_modules/@azure/core-http-compat/dist/esm/extendedClient.js
+// ../main/node_modules/@azure/core-http-compat/dist/esm/extendedClient.js
 var ExtendedServiceClient = class extends ServiceClient {
   constructor(options) {
     super(options);
@@ -13401,7 +13401,7 @@ var ExtendedServiceClient = class extends ServiceClient {
   }
 };
 
-// node_modules/@azure/core-http-compat/dist/esm/policies/requestPolicyFactoryPolicy.js
+// ../main/node_modules/@azure/core-http-compat/dist/esm/policies/requestPolicyFactoryPolicy.js
 var HttpPipelineLogLevel;
 (function(HttpPipelineLogLevel2) {
   HttpPipelineLogLevel2[HttpPipelineLogLevel2["ERROR"] = 1] = "ERROR";
@@ -13438,7 +13438,7 @@ function createRequestPolicyFactoryPolicy(factories) {
   };
 }
 
-// node_modules/@azure/core-http-compat/dist/esm/httpClientAdapter.js
+// ../main/node_modules/@azure/core-http-compat/dist/esm/httpClientAdapter.js
 function convertHttpClient(requestPolicyClient) {
   return {
     sendRequest: async (request) => {
@@ -13448,7 +13448,7 @@ function convertHttpClient(requestPolicyClient) {
   };
 }
 
-// node_modules/fast-xml-parser/src/util.js
+// ../main/node_modules/fast-xml-parser/src/util.js
 var nameStartChar = ":A-Za-z_\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C-\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD";
 var nameChar = nameStartChar + "\\-.\\d\\u00B7\\u0300-\\u036F\\u203F-\\u2040";
 var nameRegexp = "[" + nameStartChar + "][" + nameChar + "]*";
@@ -13489,7 +13489,7 @@ var DANGEROUS_PROPERTY_NAMES = [
 ];
 var criticalProperties = ["__proto__", "constructor", "prototype"];
 
-// node_modules/fast-xml-parser/src/validator.js
+// ../main/node_modules/fast-xml-parser/src/validator.js
 var defaultOptions = {
   allowBooleanAttributes: false,
   //A tag can have attributes without any value
@@ -13841,7 +13841,7 @@ function getPositionFromMatch(match3) {
   return match3.startIndex + match3[1].length;
 }
 
-// node_modules/@nodable/entities/src/entities.js
+// ../main/node_modules/@nodable/entities/src/entities.js
 var CURRENCY = {
   cent: "\xA2",
   pound: "\xA3",
@@ -13889,7 +13889,7 @@ var COMMON_HTML = {
   frac34: "\xBE"
 };
 
-// node_modules/@nodable/entities/src/EntityDecoder.js
+// ../main/node_modules/@nodable/entities/src/EntityDecoder.js
 var ENTITY_ACTION = Object.freeze({
   /** Resolve and expand the entity normally. */
   ALLOW: "allow",
@@ -14333,7 +14333,7 @@ var EntityDecoder = class {
   }
 };
 
-// node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js
+// ../main/node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js
 var defaultOnDangerousProperty = (name) => {
   if (DANGEROUS_PROPERTY_NAMES.includes(name)) {
     return "__" + name;
@@ -14468,7 +14468,7 @@ var buildOptions = function(options) {
   return built;
 };
 
-// node_modules/fast-xml-parser/src/xmlparser/xmlNode.js
+// ../main/node_modules/fast-xml-parser/src/xmlparser/xmlNode.js
 var METADATA_SYMBOL;
 if (typeof Symbol !== "function") {
   METADATA_SYMBOL = "@@xmlMetadata";
@@ -14511,7 +14511,7 @@ var XmlNode = class {
   }
 };
 
-// node_modules/xml-naming/src/index.js
+// ../main/node_modules/xml-naming/src/index.js
 var nameStartChar10 = ":A-Za-z_\xC0-\xD6\xD8-\xF6\xF8-\u02FF\u0370-\u037D\u037F-\u0486\u0488-\u1FFF\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD";
 var nameChar10 = nameStartChar10 + "\\-\\.\\d\xB7\u0300-\u036F\u203F-\u2040";
 var nameStartChar11 = ":A-Za-z_\xC0-\u02FF\u0370-\u037D\u037F-\u0486\u0488-\u1FFF\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD\u{10000}-\u{EFFFF}";
@@ -14560,7 +14560,7 @@ var createValidator = (production, { xmlVersion = "1.0", asciiOnly = false, maxC
   return validator;
 };
 
-// node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js
+// ../main/node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js
 var DocTypeReader = class {
   constructor(options, xmlVersion) {
     this.suppressValidationErr = !options;
@@ -14851,7 +14851,7 @@ function validateEntityName2(name, xmlVersion) {
     throw new Error(`Invalid entity name ${name}`);
 }
 
-// node_modules/anynum/digitTable.js
+// ../main/node_modules/anynum/digitTable.js
 var SCRIPT_ZEROS = [
   // Basic Latin (ASCII) — included for completeness / pass-through
   48,
@@ -15001,7 +15001,7 @@ for (const zero of SCRIPT_ZEROS) {
   }
 }
 
-// node_modules/anynum/anynum.js
+// ../main/node_modules/anynum/anynum.js
 var CHAR_0 = 48;
 var CHAR_9 = 57;
 var CHAR_MINUS = 45;
@@ -15079,7 +15079,7 @@ function anynum(str) {
 }
 var anynum_default = anynum;
 
-// node_modules/strnum/strnum.js
+// ../main/node_modules/strnum/strnum.js
 var hexRegex = /^[-+]?0x[a-fA-F0-9]+$/;
 var binRegex = /^0b[01]+$/;
 var octRegex = /^0o[0-7]+$/;
@@ -15218,7 +15218,7 @@ function handleInfinity(str, num, options) {
   }
 }
 
-// node_modules/fast-xml-parser/src/ignoreAttributes.js
+// ../main/node_modules/fast-xml-parser/src/ignoreAttributes.js
 function getIgnoreAttributesFn(ignoreAttributes) {
   if (typeof ignoreAttributes === "function") {
     return ignoreAttributes;
@@ -15238,7 +15238,7 @@ function getIgnoreAttributesFn(ignoreAttributes) {
   return () => false;
 }
 
-// node_modules/path-expression-matcher/src/Expression.js
+// ../main/node_modules/path-expression-matcher/src/Expression.js
 var Expression = class {
   /**
    * Create a new Expression
@@ -15401,7 +15401,7 @@ var Expression = class {
   }
 };
 
-// node_modules/path-expression-matcher/src/ExpressionSet.js
+// ../main/node_modules/path-expression-matcher/src/ExpressionSet.js
 var ExpressionSet = class {
   constructor() {
     this._byDepthAndTag = /* @__PURE__ */ new Map();
@@ -15570,7 +15570,7 @@ var ExpressionSet = class {
   }
 };
 
-// node_modules/path-expression-matcher/src/Matcher.js
+// ../main/node_modules/path-expression-matcher/src/Matcher.js
 var MatcherView = class {
   /**
    * @param {Matcher} matcher - The parent Matcher instance to read from.
@@ -16087,7 +16087,7 @@ var Matcher = class {
   }
 };
 
-// node_modules/is-unsafe/src/contexts/html.js
+// ../main/node_modules/is-unsafe/src/contexts/html.js
 var HTML_PATTERNS = [
   {
     id: "html-script-open",
@@ -16180,7 +16180,7 @@ var HTML_PATTERNS = [
 ];
 var html_default = HTML_PATTERNS;
 
-// node_modules/is-unsafe/src/contexts/xml.js
+// ../main/node_modules/is-unsafe/src/contexts/xml.js
 var XML_PATTERNS = [
   {
     id: "xml-cdata-injection",
@@ -16248,7 +16248,7 @@ var XML_PATTERNS = [
 ];
 var xml_default = XML_PATTERNS;
 
-// node_modules/is-unsafe/src/contexts/svg.js
+// ../main/node_modules/is-unsafe/src/contexts/svg.js
 var SVG_PATTERNS = [
   {
     id: "svg-script-element",
@@ -16320,7 +16320,7 @@ var SVG_PATTERNS = [
 ];
 var svg_default = SVG_PATTERNS;
 
-// node_modules/is-unsafe/src/contexts/sql.js
+// ../main/node_modules/is-unsafe/src/contexts/sql.js
 var SQL_PATTERNS = [
   {
     id: "sql-block-comment-open",
@@ -16402,7 +16402,7 @@ var SQL_PATTERNS = [
 ];
 var sql_default = SQL_PATTERNS;
 
-// node_modules/is-unsafe/src/contexts/shell.js
+// ../main/node_modules/is-unsafe/src/contexts/shell.js
 var SHELL_PATTERNS = [
   {
     id: "shell-path-traversal-unix",
@@ -16500,7 +16500,7 @@ var SHELL_PATTERNS = [
 ];
 var shell_default = SHELL_PATTERNS;
 
-// node_modules/is-unsafe/src/contexts/redos.js
+// ../main/node_modules/is-unsafe/src/contexts/redos.js
 var REDOS_PATTERNS = [
   {
     id: "redos-nested-quantifier-plus",
@@ -16549,7 +16549,7 @@ var REDOS_PATTERNS = [
 ];
 var redos_default = REDOS_PATTERNS;
 
-// node_modules/is-unsafe/src/contexts/nosql.js
+// ../main/node_modules/is-unsafe/src/contexts/nosql.js
 var sep6 = `["'\\s]*:`;
 var NOSQL_PATTERNS = [
   // ─── MongoDB $ operator injection ────────────────────────────────────────
@@ -16639,7 +16639,7 @@ var NOSQL_PATTERNS = [
 ];
 var nosql_default = NOSQL_PATTERNS;
 
-// node_modules/is-unsafe/src/contexts/log.js
+// ../main/node_modules/is-unsafe/src/contexts/log.js
 var LOG_PATTERNS = [
   // ─── CRLF / newline injection ─────────────────────────────────────────────
   {
@@ -16713,7 +16713,7 @@ var LOG_PATTERNS = [
 ];
 var log_default = LOG_PATTERNS;
 
-// node_modules/is-unsafe/src/contexts/sql-strict.js
+// ../main/node_modules/is-unsafe/src/contexts/sql-strict.js
 var SQL_STRICT_EXTRA = [
   {
     id: "sql-line-comment",
@@ -16734,7 +16734,7 @@ var SQL_STRICT_EXTRA = [
 var SQL_STRICT_PATTERNS = [...sql_default, ...SQL_STRICT_EXTRA];
 var sql_strict_default = SQL_STRICT_PATTERNS;
 
-// node_modules/is-unsafe/src/util/decode-entities.js
+// ../main/node_modules/is-unsafe/src/util/decode-entities.js
 var NAMED = Object.freeze({
   colon: ":",
   Tab: "	",
@@ -16753,7 +16753,7 @@ function decodeEntities(input) {
   });
 }
 
-// node_modules/is-unsafe/src/index.js
+// ../main/node_modules/is-unsafe/src/index.js
 html_default.label = "HTML";
 xml_default.label = "XML";
 svg_default.label = "SVG";
@@ -16836,7 +16836,7 @@ function isUnsafe(value, context3) {
   return false;
 }
 
-// node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js
+// ../main/node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js
 function extractRawAttributes(prefixedAttrs, options) {
   if (!prefixedAttrs) return {};
   const attrs = options.attributesGroupName ? prefixedAttrs[options.attributesGroupName] : prefixedAttrs;
@@ -17475,7 +17475,7 @@ function sanitizeName(name, options) {
   return name;
 }
 
-// node_modules/fast-xml-parser/src/xmlparser/node2json.js
+// ../main/node_modules/fast-xml-parser/src/xmlparser/node2json.js
 var METADATA_SYMBOL2 = XmlNode.getMetaDataSymbol();
 function stripAttributePrefix(attrs, prefix2) {
   if (!attrs || typeof attrs !== "object") return {};
@@ -17587,7 +17587,7 @@ function isLeafTag(obj, options) {
   return false;
 }
 
-// node_modules/fast-xml-parser/src/xmlparser/XMLParser.js
+// ../main/node_modules/fast-xml-parser/src/xmlparser/XMLParser.js
 var XMLParser = class {
   constructor(options) {
     this.externalEntities = {};
@@ -17651,7 +17651,7 @@ var XMLParser = class {
   }
 };
 
-// node_modules/fast-xml-builder/src/util.js
+// ../main/node_modules/fast-xml-builder/src/util.js
 function valToStr(val) {
   return typeof val === "number" && Object.is(val, -0) ? "-0" : String(val);
 }
@@ -17676,7 +17676,7 @@ function resolveName(name, isAttribute2, options, matcher, validator) {
   return isPI ? "?" + result : result;
 }
 
-// node_modules/fast-xml-builder/src/orderedJs2Xml.js
+// ../main/node_modules/fast-xml-builder/src/orderedJs2Xml.js
 var EOL2 = "\n";
 function detectXmlVersionFromArray(jArray, options) {
   if (!Array.isArray(jArray) || jArray.length === 0) return "1.0";
@@ -17918,7 +17918,7 @@ function replaceEntitiesValue2(textValue, options) {
   return textValue;
 }
 
-// node_modules/fast-xml-builder/src/ignoreAttributes.js
+// ../main/node_modules/fast-xml-builder/src/ignoreAttributes.js
 function getIgnoreAttributesFn2(ignoreAttributes) {
   if (typeof ignoreAttributes === "function") {
     return ignoreAttributes;
@@ -17938,7 +17938,7 @@ function getIgnoreAttributesFn2(ignoreAttributes) {
   return () => false;
 }
 
-// node_modules/fast-xml-builder/src/fxb.js
+// ../main/node_modules/fast-xml-builder/src/fxb.js
 var defaultOptions3 = {
   attributeNamePrefix: "@_",
   attributesGroupName: false,
@@ -18385,19 +18385,19 @@ function isAttribute(name) {
   }
 }
 
-// node_modules/fast-xml-parser/src/xmlbuilder/json2xml.js
+// ../main/node_modules/fast-xml-parser/src/xmlbuilder/json2xml.js
 var json2xml_default = Builder;
 
-// node_modules/fast-xml-parser/src/fxp.js
+// ../main/node_modules/fast-xml-parser/src/fxp.js
 var XMLValidator = {
   validate
 };
 
-// node_modules/@azure/core-xml/dist/esm/xml.common.js
+// ../main/node_modules/@azure/core-xml/dist/esm/xml.common.js
 var XML_ATTRKEY2 = "$";
 var XML_CHARKEY2 = "_";
 
-// node_modules/@azure/core-xml/dist/esm/xml.js
+// ../main/node_modules/@azure/core-xml/dist/esm/xml.js
 function getCommonOptions(options) {
   return {
     attributesGroupName: XML_ATTRKEY2,
@@ -18457,13 +18457,13 @@ async function parseXML(str, opts = {}) {
   return parsedXml;
 }
 
-// node_modules/@azure/storage-blob/dist/esm/log.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/log.js
 var logger4 = createClientLogger2("storage-blob");
 
-// node_modules/@azure/storage-common/dist/esm/BufferScheduler.js
+// ../main/node_modules/@azure/storage-common/dist/esm/BufferScheduler.js
 import { EventEmitter } from "events";
 
-// node_modules/@azure/storage-common/dist/esm/BuffersStream.js
+// ../main/node_modules/@azure/storage-common/dist/esm/BuffersStream.js
 import { Readable as Readable2 } from "node:stream";
 var BuffersStream = class extends Readable2 {
   buffers;
@@ -18548,7 +18548,7 @@ var BuffersStream = class extends Readable2 {
   }
 };
 
-// node_modules/@azure/storage-common/dist/esm/PooledBuffer.js
+// ../main/node_modules/@azure/storage-common/dist/esm/PooledBuffer.js
 import buffer from "node:buffer";
 var maxBufferLength = buffer.constants.MAX_LENGTH;
 var PooledBuffer = class {
@@ -18628,7 +18628,7 @@ var PooledBuffer = class {
   }
 };
 
-// node_modules/@azure/storage-common/dist/esm/BufferScheduler.js
+// ../main/node_modules/@azure/storage-common/dist/esm/BufferScheduler.js
 var BufferScheduler = class {
   /**
    * Size of buffers in incoming and outgoing queues. This class will try to align
@@ -18872,7 +18872,7 @@ var BufferScheduler = class {
   }
 };
 
-// node_modules/@azure/storage-common/dist/esm/crc64.js
+// ../main/node_modules/@azure/storage-common/dist/esm/crc64.js
 import { createRequire } from "node:module";
 import { dirname as dirname3 } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21132,7 +21132,7 @@ var NativeCRC64 = (() => {
   });
 })();
 
-// node_modules/@azure/storage-common/dist/esm/StructuredMessageEncoding.js
+// ../main/node_modules/@azure/storage-common/dist/esm/StructuredMessageEncoding.js
 var MAX_SEGMENT_CONTENT_LENGTH = 4 * 1024 * 1024;
 var SMRegion;
 (function(SMRegion3) {
@@ -21144,7 +21144,7 @@ var SMRegion;
   SMRegion3[SMRegion3["Completed"] = 5] = "Completed";
 })(SMRegion || (SMRegion = {}));
 
-// node_modules/@azure/storage-common/dist/esm/StructuredMessageDecoding.js
+// ../main/node_modules/@azure/storage-common/dist/esm/StructuredMessageDecoding.js
 var SMRegion2;
 (function(SMRegion3) {
   SMRegion3[SMRegion3["StreamHeader"] = 0] = "StreamHeader";
@@ -21154,29 +21154,29 @@ var SMRegion2;
   SMRegion3[SMRegion3["SegmentContent"] = 4] = "SegmentContent";
 })(SMRegion2 || (SMRegion2 = {}));
 
-// node_modules/@azure/storage-common/node_modules/@azure/core-rest-pipeline/dist/esm/log.js
+// ../main/node_modules/@azure/storage-common/node_modules/@azure/core-rest-pipeline/dist/esm/log.js
 var logger5 = createClientLogger2("core-rest-pipeline");
 
-// node_modules/@azure/storage-common/node_modules/@azure/core-rest-pipeline/dist/esm/util/userAgentPlatform.js
+// ../main/node_modules/@azure/storage-common/node_modules/@azure/core-rest-pipeline/dist/esm/util/userAgentPlatform.js
 function getHeaderName3() {
   return "User-Agent";
 }
 
-// node_modules/@azure/storage-common/node_modules/@azure/core-rest-pipeline/dist/esm/util/userAgent.js
+// ../main/node_modules/@azure/storage-common/node_modules/@azure/core-rest-pipeline/dist/esm/util/userAgent.js
 function getUserAgentHeaderName3() {
   return getHeaderName3();
 }
 
-// node_modules/@azure/storage-common/node_modules/@azure/core-rest-pipeline/dist/esm/policies/userAgentPolicy.js
+// ../main/node_modules/@azure/storage-common/node_modules/@azure/core-rest-pipeline/dist/esm/policies/userAgentPolicy.js
 var UserAgentHeaderName3 = getUserAgentHeaderName3();
 
-// node_modules/@azure/storage-common/node_modules/@azure/core-rest-pipeline/dist/esm/restError.js
+// ../main/node_modules/@azure/storage-common/node_modules/@azure/core-rest-pipeline/dist/esm/restError.js
 var RestError3 = RestError;
 function isRestError3(e) {
   return isRestError(e);
 }
 
-// node_modules/@azure/storage-common/node_modules/@azure/core-rest-pipeline/dist/esm/util/wrapAbortSignal.js
+// ../main/node_modules/@azure/storage-common/node_modules/@azure/core-rest-pipeline/dist/esm/util/wrapAbortSignal.js
 function wrapAbortSignalLike2(abortSignalLike) {
   if (abortSignalLike instanceof AbortSignal) {
     return { abortSignal: abortSignalLike };
@@ -21202,7 +21202,7 @@ function wrapAbortSignalLike2(abortSignalLike) {
   return { abortSignal: controller.signal, cleanup };
 }
 
-// node_modules/@azure/storage-common/node_modules/@azure/core-rest-pipeline/dist/esm/defaultHttpClient.js
+// ../main/node_modules/@azure/storage-common/node_modules/@azure/core-rest-pipeline/dist/esm/defaultHttpClient.js
 function createDefaultHttpClient3() {
   const client = createDefaultHttpClient();
   return {
@@ -21218,10 +21218,10 @@ function createDefaultHttpClient3() {
   };
 }
 
-// node_modules/@azure/storage-common/node_modules/@azure/core-rest-pipeline/dist/esm/policies/retryPolicy.js
+// ../main/node_modules/@azure/storage-common/node_modules/@azure/core-rest-pipeline/dist/esm/policies/retryPolicy.js
 var retryPolicyLogger3 = createClientLogger2("core-rest-pipeline retryPolicy");
 
-// node_modules/@azure/storage-common/node_modules/@azure/core-rest-pipeline/dist/esm/util/tokenCycler.js
+// ../main/node_modules/@azure/storage-common/node_modules/@azure/core-rest-pipeline/dist/esm/util/tokenCycler.js
 var DEFAULT_CYCLER_OPTIONS2 = {
   forcedRefreshWindowInMs: 1e3,
   // Force waiting for a refresh 1s before the token expires
@@ -21231,7 +21231,7 @@ var DEFAULT_CYCLER_OPTIONS2 = {
   // Start refreshing 2m before expiry
 };
 
-// node_modules/@azure/storage-common/dist/esm/cache.js
+// ../main/node_modules/@azure/storage-common/dist/esm/cache.js
 var _defaultHttpClient;
 function getCachedDefaultHttpClient2() {
   if (!_defaultHttpClient) {
@@ -21240,7 +21240,7 @@ function getCachedDefaultHttpClient2() {
   return _defaultHttpClient;
 }
 
-// node_modules/@azure/storage-common/dist/esm/policies/RequestPolicy.js
+// ../main/node_modules/@azure/storage-common/dist/esm/policies/RequestPolicy.js
 var BaseRequestPolicy = class {
   _nextPolicy;
   _options;
@@ -21270,7 +21270,7 @@ var BaseRequestPolicy = class {
   }
 };
 
-// node_modules/@azure/storage-common/dist/esm/policies/StorageBrowserPolicy.js
+// ../main/node_modules/@azure/storage-common/dist/esm/policies/StorageBrowserPolicy.js
 var StorageBrowserPolicy = class extends BaseRequestPolicy {
   /**
    * Creates an instance of StorageBrowserPolicy.
@@ -21292,7 +21292,7 @@ var StorageBrowserPolicy = class extends BaseRequestPolicy {
   }
 };
 
-// node_modules/@azure/storage-common/dist/esm/StorageBrowserPolicyFactory.js
+// ../main/node_modules/@azure/storage-common/dist/esm/StorageBrowserPolicyFactory.js
 var StorageBrowserPolicyFactory = class {
   /**
    * Creates a StorageBrowserPolicyFactory object.
@@ -21305,7 +21305,7 @@ var StorageBrowserPolicyFactory = class {
   }
 };
 
-// node_modules/@azure/storage-common/dist/esm/policies/CredentialPolicy.js
+// ../main/node_modules/@azure/storage-common/dist/esm/policies/CredentialPolicy.js
 var CredentialPolicy = class extends BaseRequestPolicy {
   /**
    * Sends out request.
@@ -21326,7 +21326,7 @@ var CredentialPolicy = class extends BaseRequestPolicy {
   }
 };
 
-// node_modules/@azure/storage-common/dist/esm/policies/AnonymousCredentialPolicy.js
+// ../main/node_modules/@azure/storage-common/dist/esm/policies/AnonymousCredentialPolicy.js
 var AnonymousCredentialPolicy = class extends CredentialPolicy {
   /**
    * Creates an instance of AnonymousCredentialPolicy.
@@ -21340,7 +21340,7 @@ var AnonymousCredentialPolicy = class extends CredentialPolicy {
   }
 };
 
-// node_modules/@azure/storage-common/dist/esm/credentials/Credential.js
+// ../main/node_modules/@azure/storage-common/dist/esm/credentials/Credential.js
 var Credential = class {
   /**
    * Creates a RequestPolicy object.
@@ -21353,7 +21353,7 @@ var Credential = class {
   }
 };
 
-// node_modules/@azure/storage-common/dist/esm/credentials/AnonymousCredential.js
+// ../main/node_modules/@azure/storage-common/dist/esm/credentials/AnonymousCredential.js
 var AnonymousCredential = class extends Credential {
   /**
    * Creates an {@link AnonymousCredentialPolicy} object.
@@ -21366,10 +21366,10 @@ var AnonymousCredential = class extends Credential {
   }
 };
 
-// node_modules/@azure/storage-common/dist/esm/credentials/StorageSharedKeyCredential.js
+// ../main/node_modules/@azure/storage-common/dist/esm/credentials/StorageSharedKeyCredential.js
 import { createHmac } from "node:crypto";
 
-// node_modules/@azure/storage-common/dist/esm/utils/constants.js
+// ../main/node_modules/@azure/storage-common/dist/esm/utils/constants.js
 var URLConstants = {
   Parameters: {
     FORCE_BROWSER_NO_CACHE: "_",
@@ -21406,7 +21406,7 @@ var HeaderConstants = {
   X_MS_CopySourceErrorCode: "x-ms-copy-source-error-code"
 };
 
-// node_modules/@azure/storage-common/dist/esm/utils/utils.common.js
+// ../main/node_modules/@azure/storage-common/dist/esm/utils/utils.common.js
 function setURLParameter(url2, name, value) {
   const urlParsed = new URL(url2);
   const encodedName = encodeURIComponent(name);
@@ -21484,7 +21484,7 @@ async function delay3(timeInMs, aborter, abortError) {
   });
 }
 
-// node_modules/@azure/storage-common/dist/esm/utils/SharedKeyComparator.js
+// ../main/node_modules/@azure/storage-common/dist/esm/utils/SharedKeyComparator.js
 var table_lv0 = new Uint32Array([
   0,
   0,
@@ -21909,7 +21909,7 @@ function isLessThan(lhs, rhs) {
   return false;
 }
 
-// node_modules/@azure/storage-common/dist/esm/policies/StorageSharedKeyCredentialPolicy.js
+// ../main/node_modules/@azure/storage-common/dist/esm/policies/StorageSharedKeyCredentialPolicy.js
 var StorageSharedKeyCredentialPolicy = class extends CredentialPolicy {
   /**
    * Reference to StorageSharedKeyCredential which generates StorageSharedKeyCredentialPolicy
@@ -22033,7 +22033,7 @@ ${key}:${decodeURIComponent(lowercaseQueries[key])}`;
   }
 };
 
-// node_modules/@azure/storage-common/dist/esm/credentials/StorageSharedKeyCredential.js
+// ../main/node_modules/@azure/storage-common/dist/esm/credentials/StorageSharedKeyCredential.js
 var StorageSharedKeyCredential = class extends Credential {
   /**
    * Azure Storage account name; readonly.
@@ -22072,17 +22072,17 @@ var StorageSharedKeyCredential = class extends Credential {
   }
 };
 
-// node_modules/@azure/storage-common/dist/esm/log.js
+// ../main/node_modules/@azure/storage-common/dist/esm/log.js
 var logger6 = createClientLogger2("storage-common");
 
-// node_modules/@azure/storage-common/dist/esm/policies/StorageRetryPolicyType.js
+// ../main/node_modules/@azure/storage-common/dist/esm/policies/StorageRetryPolicyType.js
 var StorageRetryPolicyType;
 (function(StorageRetryPolicyType2) {
   StorageRetryPolicyType2[StorageRetryPolicyType2["EXPONENTIAL"] = 0] = "EXPONENTIAL";
   StorageRetryPolicyType2[StorageRetryPolicyType2["FIXED"] = 1] = "FIXED";
 })(StorageRetryPolicyType || (StorageRetryPolicyType = {}));
 
-// node_modules/@azure/storage-common/dist/esm/policies/StorageRetryPolicy.js
+// ../main/node_modules/@azure/storage-common/dist/esm/policies/StorageRetryPolicy.js
 var DEFAULT_RETRY_OPTIONS = {
   maxRetryDelayInMs: 120 * 1e3,
   maxTries: 4,
@@ -22249,7 +22249,7 @@ var StorageRetryPolicy = class extends BaseRequestPolicy {
   }
 };
 
-// node_modules/@azure/storage-common/dist/esm/StorageRetryPolicyFactory.js
+// ../main/node_modules/@azure/storage-common/dist/esm/StorageRetryPolicyFactory.js
 var StorageRetryPolicyFactory = class {
   retryOptions;
   /**
@@ -22270,7 +22270,7 @@ var StorageRetryPolicyFactory = class {
   }
 };
 
-// node_modules/@azure/storage-common/dist/esm/policies/StorageBrowserPolicyV2.js
+// ../main/node_modules/@azure/storage-common/dist/esm/policies/StorageBrowserPolicyV2.js
 var storageBrowserPolicyName = "storageBrowserPolicy";
 function storageBrowserPolicy() {
   return {
@@ -22281,7 +22281,7 @@ function storageBrowserPolicy() {
   };
 }
 
-// node_modules/@azure/storage-common/dist/esm/policies/StorageCorrectContentLengthPolicy.js
+// ../main/node_modules/@azure/storage-common/dist/esm/policies/StorageCorrectContentLengthPolicy.js
 var storageCorrectContentLengthPolicyName = "StorageCorrectContentLengthPolicy";
 function storageCorrectContentLengthPolicy() {
   function correctContentLength(request) {
@@ -22298,7 +22298,7 @@ function storageCorrectContentLengthPolicy() {
   };
 }
 
-// node_modules/@azure/storage-common/dist/esm/policies/StorageRetryPolicyV2.js
+// ../main/node_modules/@azure/storage-common/dist/esm/policies/StorageRetryPolicyV2.js
 var storageRetryPolicyName = "storageRetryPolicy";
 var DEFAULT_RETRY_OPTIONS2 = {
   maxRetryDelayInMs: 120 * 1e3,
@@ -22433,7 +22433,7 @@ function storageRetryPolicy(options = {}) {
   };
 }
 
-// node_modules/@azure/storage-common/dist/esm/policies/StorageSharedKeyCredentialPolicyV2.js
+// ../main/node_modules/@azure/storage-common/dist/esm/policies/StorageSharedKeyCredentialPolicyV2.js
 import { createHmac as createHmac2 } from "node:crypto";
 var storageSharedKeyCredentialPolicyName = "storageSharedKeyCredentialPolicy";
 function storageSharedKeyCredentialPolicy(options) {
@@ -22524,7 +22524,7 @@ ${key}:${decodeURIComponent(lowercaseQueries[key])}`;
   };
 }
 
-// node_modules/@azure/storage-common/dist/esm/policies/StorageRequestFailureDetailsParserPolicy.js
+// ../main/node_modules/@azure/storage-common/dist/esm/policies/StorageRequestFailureDetailsParserPolicy.js
 var storageRequestFailureDetailsParserPolicyName = "storageRequestFailureDetailsParserPolicy";
 function storageRequestFailureDetailsParserPolicy() {
   return {
@@ -22545,7 +22545,7 @@ function storageRequestFailureDetailsParserPolicy() {
   };
 }
 
-// node_modules/@azure/storage-common/dist/esm/credentials/UserDelegationKeyCredential.js
+// ../main/node_modules/@azure/storage-common/dist/esm/credentials/UserDelegationKeyCredential.js
 import { createHmac as createHmac3 } from "node:crypto";
 var UserDelegationKeyCredential = class {
   /**
@@ -22580,7 +22580,7 @@ var UserDelegationKeyCredential = class {
   }
 };
 
-// node_modules/@azure/storage-blob/dist/esm/utils/constants.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/utils/constants.js
 var SDK_VERSION4 = "12.31.0";
 var SERVICE_VERSION = "2026-02-06";
 var BLOCK_BLOB_MAX_UPLOAD_BLOB_BYTES = 256 * 1024 * 1024;
@@ -22764,7 +22764,7 @@ var PathStylePorts2 = [
   "11104"
 ];
 
-// node_modules/@azure/storage-blob/dist/esm/Pipeline.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/Pipeline.js
 function isPipelineLike(pipeline2) {
   if (!pipeline2 || typeof pipeline2 !== "object") {
     return false;
@@ -22990,7 +22990,7 @@ function isCoreHttpPolicyFactory(factory) {
   });
 }
 
-// node_modules/@azure/storage-blob/dist/esm/generated/src/models/index.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/generated/src/models/index.js
 var KnownEncryptionAlgorithmType;
 (function(KnownEncryptionAlgorithmType3) {
   KnownEncryptionAlgorithmType3["AES256"] = "AES256";
@@ -23124,7 +23124,7 @@ var KnownStorageErrorCode;
   KnownStorageErrorCode2["BlobAccessTierNotSupportedForAccountType"] = "BlobAccessTierNotSupportedForAccountType";
 })(KnownStorageErrorCode || (KnownStorageErrorCode = {}));
 
-// node_modules/@azure/storage-blob/dist/esm/generated/src/models/mappers.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/generated/src/models/mappers.js
 var mappers_exports = {};
 __export(mappers_exports, {
   AccessPolicy: () => AccessPolicy,
@@ -31630,7 +31630,7 @@ var BlockBlobGetBlockListExceptionHeaders = {
   }
 };
 
-// node_modules/@azure/storage-blob/dist/esm/generated/src/models/parameters.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/generated/src/models/parameters.js
 var contentType = {
   parameterPath: ["options", "contentType"],
   mapper: {
@@ -33297,7 +33297,7 @@ var listType = {
   }
 };
 
-// node_modules/@azure/storage-blob/dist/esm/generated/src/operations/service.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/generated/src/operations/service.js
 var ServiceImpl = class {
   client;
   /**
@@ -33614,7 +33614,7 @@ var filterBlobsOperationSpec = {
   serializer: xmlSerializer
 };
 
-// node_modules/@azure/storage-blob/dist/esm/generated/src/operations/container.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/generated/src/operations/container.js
 var ContainerImpl = class {
   client;
   /**
@@ -34323,7 +34323,7 @@ var getAccountInfoOperationSpec2 = {
   serializer: xmlSerializer2
 };
 
-// node_modules/@azure/storage-blob/dist/esm/generated/src/operations/blob.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/generated/src/operations/blob.js
 var BlobImpl = class {
   client;
   /**
@@ -35346,7 +35346,7 @@ var setTagsOperationSpec = {
   serializer: xmlSerializer3
 };
 
-// node_modules/@azure/storage-blob/dist/esm/generated/src/operations/pageBlob.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/generated/src/operations/pageBlob.js
 var PageBlobImpl = class {
   client;
   /**
@@ -35797,7 +35797,7 @@ var copyIncrementalOperationSpec = {
   serializer: xmlSerializer4
 };
 
-// node_modules/@azure/storage-blob/dist/esm/generated/src/operations/appendBlob.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/generated/src/operations/appendBlob.js
 var AppendBlobImpl = class {
   client;
   /**
@@ -36013,7 +36013,7 @@ var sealOperationSpec = {
   serializer: xmlSerializer5
 };
 
-// node_modules/@azure/storage-blob/dist/esm/generated/src/operations/blockBlob.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/generated/src/operations/blockBlob.js
 var BlockBlobImpl = class {
   client;
   /**
@@ -36374,7 +36374,7 @@ var getBlockListOperationSpec = {
   serializer: xmlSerializer6
 };
 
-// node_modules/@azure/storage-blob/dist/esm/generated/src/storageClient.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/generated/src/storageClient.js
 var StorageClient = class extends ExtendedServiceClient {
   url;
   version;
@@ -36422,7 +36422,7 @@ var StorageClient = class extends ExtendedServiceClient {
   blockBlob;
 };
 
-// node_modules/@azure/storage-blob/dist/esm/StorageContextClient.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/StorageContextClient.js
 var StorageContextClient = class extends StorageClient {
   async sendOperationRequest(operationArguments, operationSpec) {
     const operationSpecToSend = { ...operationSpec };
@@ -36433,7 +36433,7 @@ var StorageContextClient = class extends StorageClient {
   }
 };
 
-// node_modules/@azure/storage-blob/dist/esm/utils/utils.common.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/utils/utils.common.js
 function escapeURLPath(url2) {
   const urlParsed = new URL(url2);
   let path9 = urlParsed.pathname;
@@ -36795,7 +36795,7 @@ function assertResponse(response) {
   throw new TypeError(`Unexpected response object ${response}`);
 }
 
-// node_modules/@azure/storage-blob/dist/esm/StorageClient.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/StorageClient.js
 var StorageClient2 = class {
   /**
    * Encoded URL string value.
@@ -36837,14 +36837,14 @@ var StorageClient2 = class {
   }
 };
 
-// node_modules/@azure/storage-blob/dist/esm/utils/tracing.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/utils/tracing.js
 var tracingClient = createTracingClient({
   packageName: "@azure/storage-blob",
   packageVersion: SDK_VERSION4,
   namespace: "Microsoft.Storage"
 });
 
-// node_modules/@azure/storage-blob/dist/esm/sas/BlobSASPermissions.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/sas/BlobSASPermissions.js
 var BlobSASPermissions = class _BlobSASPermissions {
   /**
    * Creates a {@link BlobSASPermissions} from the specified permissions string. This method will throw an
@@ -37027,7 +37027,7 @@ var BlobSASPermissions = class _BlobSASPermissions {
   }
 };
 
-// node_modules/@azure/storage-blob/dist/esm/sas/ContainerSASPermissions.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/sas/ContainerSASPermissions.js
 var ContainerSASPermissions = class _ContainerSASPermissions {
   /**
    * Creates an {@link ContainerSASPermissions} from the specified permissions string. This method will throw an
@@ -37238,12 +37238,12 @@ var ContainerSASPermissions = class _ContainerSASPermissions {
   }
 };
 
-// node_modules/@azure/storage-blob/dist/esm/sas/SasIPRange.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/sas/SasIPRange.js
 function ipRangeToString(ipRange) {
   return ipRange.end ? `${ipRange.start}-${ipRange.end}` : ipRange.start;
 }
 
-// node_modules/@azure/storage-blob/dist/esm/sas/SASQueryParameters.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/sas/SASQueryParameters.js
 var SASProtocol;
 (function(SASProtocol2) {
   SASProtocol2["Https"] = "https";
@@ -37590,7 +37590,7 @@ var SASQueryParameters = class {
   }
 };
 
-// node_modules/@azure/storage-blob/dist/esm/sas/BlobSASSignatureValues.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/sas/BlobSASSignatureValues.js
 function generateBlobSASQueryParameters(blobSASSignatureValues, sharedKeyCredentialOrUserDelegationKey, accountName) {
   return generateBlobSASQueryParametersInternal(blobSASSignatureValues, sharedKeyCredentialOrUserDelegationKey, accountName).sasQueryParameters;
 }
@@ -38042,7 +38042,7 @@ function SASSignatureValuesSanityCheckAndAutofill(blobSASSignatureValues) {
   return blobSASSignatureValues;
 }
 
-// node_modules/@azure/storage-blob/dist/esm/BlobLeaseClient.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/BlobLeaseClient.js
 var BlobLeaseClient = class {
   _leaseId;
   _url;
@@ -38219,7 +38219,7 @@ var BlobLeaseClient = class {
   }
 };
 
-// node_modules/@azure/storage-blob/dist/esm/utils/RetriableReadableStream.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/utils/RetriableReadableStream.js
 import { Readable as Readable3 } from "node:stream";
 var RetriableReadableStream = class extends Readable3 {
   start;
@@ -38320,7 +38320,7 @@ var RetriableReadableStream = class extends Readable3 {
   }
 };
 
-// node_modules/@azure/storage-blob/dist/esm/BlobDownloadResponse.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/BlobDownloadResponse.js
 var BlobDownloadResponse = class {
   /**
    * Indicates that the service supports
@@ -38772,16 +38772,16 @@ var BlobDownloadResponse = class {
   }
 };
 
-// node_modules/@azure/storage-blob/dist/esm/utils/BlobQuickQueryStream.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/utils/BlobQuickQueryStream.js
 import { Readable as Readable4 } from "node:stream";
 
-// node_modules/@azure/storage-blob/dist/esm/internal-avro/AvroConstants.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/internal-avro/AvroConstants.js
 var AVRO_SYNC_MARKER_SIZE = 16;
 var AVRO_INIT_BYTES = new Uint8Array([79, 98, 106, 1]);
 var AVRO_CODEC_KEY = "avro.codec";
 var AVRO_SCHEMA_KEY = "avro.schema";
 
-// node_modules/@azure/storage-blob/dist/esm/internal-avro/AvroParser.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/internal-avro/AvroParser.js
 var AvroParser = class _AvroParser {
   /**
    * Reads a fixed number of bytes from the stream.
@@ -39092,7 +39092,7 @@ var AvroRecordType = class extends AvroType {
   }
 };
 
-// node_modules/@azure/storage-blob/dist/esm/internal-avro/utils/utils.common.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/internal-avro/utils/utils.common.js
 function arraysEqual(a, b) {
   if (a === b)
     return true;
@@ -39107,7 +39107,7 @@ function arraysEqual(a, b) {
   return true;
 }
 
-// node_modules/@azure/storage-blob/dist/esm/internal-avro/AvroReader.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/internal-avro/AvroReader.js
 var AvroReader = class {
   _dataStream;
   _headerStream;
@@ -39208,11 +39208,11 @@ var AvroReader = class {
   }
 };
 
-// node_modules/@azure/storage-blob/dist/esm/internal-avro/AvroReadable.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/internal-avro/AvroReadable.js
 var AvroReadable = class {
 };
 
-// node_modules/@azure/storage-blob/dist/esm/internal-avro/AvroReadableFromStream.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/internal-avro/AvroReadableFromStream.js
 import { Buffer as Buffer2 } from "buffer";
 var ABORT_ERROR = new AbortError2("Reading from the avro stream was aborted.");
 var AvroReadableFromStream = class extends AvroReadable {
@@ -39288,7 +39288,7 @@ var AvroReadableFromStream = class extends AvroReadable {
   }
 };
 
-// node_modules/@azure/storage-blob/dist/esm/utils/BlobQuickQueryStream.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/utils/BlobQuickQueryStream.js
 var BlobQuickQueryStream = class extends Readable4 {
   source;
   avroReader;
@@ -39396,7 +39396,7 @@ var BlobQuickQueryStream = class extends Readable4 {
   }
 };
 
-// node_modules/@azure/storage-blob/dist/esm/BlobQueryResponse.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/BlobQueryResponse.js
 var BlobQueryResponse = class {
   /**
    * Indicates that the service supports
@@ -39756,7 +39756,7 @@ var BlobQueryResponse = class {
   }
 };
 
-// node_modules/@azure/storage-blob/dist/esm/models.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/models.js
 var BlockBlobTier;
 (function(BlockBlobTier2) {
   BlockBlobTier2["Hot"] = "Hot";
@@ -39798,7 +39798,7 @@ var StorageBlobAudience;
   StorageBlobAudience2["DiskComputeOAuthScopes"] = "https://disk.compute.azure.com/.default";
 })(StorageBlobAudience || (StorageBlobAudience = {}));
 
-// node_modules/@azure/storage-blob/dist/esm/PageBlobRangeResponse.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/PageBlobRangeResponse.js
 function rangeResponseFromModel(response) {
   const pageRange = (response._response.parsedBody.pageRange || []).map((x) => ({
     offset: x.start,
@@ -39822,10 +39822,10 @@ function rangeResponseFromModel(response) {
   };
 }
 
-// node_modules/@azure/core-lro/dist/esm/logger.js
+// ../main/node_modules/@azure/core-lro/dist/esm/logger.js
 var logger7 = createClientLogger2("core-lro");
 
-// node_modules/@azure/core-lro/dist/esm/legacy/poller.js
+// ../main/node_modules/@azure/core-lro/dist/esm/legacy/poller.js
 var PollerStoppedError = class _PollerStoppedError extends Error {
   constructor(message) {
     super(message);
@@ -40138,7 +40138,7 @@ var Poller = class {
   }
 };
 
-// node_modules/@azure/storage-blob/dist/esm/pollers/BlobStartCopyFromUrlPoller.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/pollers/BlobStartCopyFromUrlPoller.js
 var BlobBeginCopyFromUrlPoller = class extends Poller {
   intervalInMs;
   constructor(options) {
@@ -40231,7 +40231,7 @@ function makeBlobBeginCopyFromURLPollOperation(state3) {
   };
 }
 
-// node_modules/@azure/storage-blob/dist/esm/Range.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/Range.js
 function rangeToString(iRange) {
   if (iRange.offset < 0) {
     throw new RangeError(`Range.offset cannot be smaller than 0.`);
@@ -40242,7 +40242,7 @@ function rangeToString(iRange) {
   return iRange.count ? `bytes=${iRange.offset}-${iRange.offset + iRange.count - 1}` : `bytes=${iRange.offset}-`;
 }
 
-// node_modules/@azure/storage-blob/dist/esm/utils/Batch.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/utils/Batch.js
 import { EventEmitter as EventEmitter2 } from "events";
 var BatchStates;
 (function(BatchStates2) {
@@ -40359,7 +40359,7 @@ var Batch = class {
   }
 };
 
-// node_modules/@azure/storage-blob/dist/esm/utils/utils.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/utils/utils.js
 import fs3 from "node:fs";
 import util3 from "node:util";
 async function streamToBuffer(stream2, buffer3, offset, end, encoding) {
@@ -40413,7 +40413,7 @@ async function readStreamToLocalFile(rs, file) {
 var fsStat = util3.promisify(fs3.stat);
 var fsCreateReadStream = fs3.createReadStream;
 
-// node_modules/@azure/storage-blob/dist/esm/Clients.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/Clients.js
 var BlobClient = class _BlobClient extends StorageClient2 {
   /**
    * blobContext provided by protocol layer.
@@ -43070,20 +43070,20 @@ var PageBlobClient = class _PageBlobClient extends BlobClient {
   }
 };
 
-// node_modules/@azure/storage-blob/dist/esm/utils/Mutex.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/utils/Mutex.js
 var MutexLockStatus;
 (function(MutexLockStatus2) {
   MutexLockStatus2[MutexLockStatus2["LOCKED"] = 0] = "LOCKED";
   MutexLockStatus2[MutexLockStatus2["UNLOCKED"] = 1] = "UNLOCKED";
 })(MutexLockStatus || (MutexLockStatus = {}));
 
-// node_modules/@azure/storage-blob/dist/esm/generatedModels.js
+// ../main/node_modules/@azure/storage-blob/dist/esm/generatedModels.js
 var KnownEncryptionAlgorithmType2;
 (function(KnownEncryptionAlgorithmType3) {
   KnownEncryptionAlgorithmType3["AES256"] = "AES256";
 })(KnownEncryptionAlgorithmType2 || (KnownEncryptionAlgorithmType2 = {}));
 
-// node_modules/@actions/cache/lib/internal/shared/errors.js
+// ../main/node_modules/@actions/cache/lib/internal/shared/errors.js
 var InvalidResponseError = class extends Error {
   constructor(message) {
     super(message);
@@ -43130,7 +43130,7 @@ var RateLimitError = class extends Error {
   }
 };
 
-// node_modules/@actions/cache/lib/internal/uploadUtils.js
+// ../main/node_modules/@actions/cache/lib/internal/uploadUtils.js
 var __awaiter4 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
     return value instanceof P ? value : new P(function(resolve2) {
@@ -43268,13 +43268,13 @@ function uploadCacheArchiveSDK(signedUploadURL, archivePath, options) {
   });
 }
 
-// node_modules/@actions/cache/lib/internal/downloadUtils.js
+// ../main/node_modules/@actions/cache/lib/internal/downloadUtils.js
 import * as buffer2 from "buffer";
 import * as fs4 from "fs";
 import * as stream from "stream";
 import * as util4 from "util";
 
-// node_modules/@actions/cache/lib/internal/requestUtils.js
+// ../main/node_modules/@actions/cache/lib/internal/requestUtils.js
 var __awaiter5 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
     return value instanceof P ? value : new P(function(resolve2) {
@@ -43399,7 +43399,7 @@ function retryHttpClientResponse(name_1, method_1) {
   });
 }
 
-// node_modules/@actions/cache/lib/internal/downloadUtils.js
+// ../main/node_modules/@actions/cache/lib/internal/downloadUtils.js
 var __awaiter6 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
     return value instanceof P ? value : new P(function(resolve2) {
@@ -43710,7 +43710,7 @@ var promiseWithTimeout = (timeoutMs, promise) => __awaiter6(void 0, void 0, void
   });
 });
 
-// node_modules/@actions/cache/lib/options.js
+// ../main/node_modules/@actions/cache/lib/options.js
 function getUploadOptions(copy) {
   const result = {
     useAzureSdk: false,
@@ -43777,7 +43777,7 @@ function getDownloadOptions(copy) {
   return result;
 }
 
-// node_modules/@actions/cache/lib/internal/config.js
+// ../main/node_modules/@actions/cache/lib/internal/config.js
 function isGhes() {
   const ghUrl = new URL(process.env["GITHUB_SERVER_URL"] || "https://github.com");
   const hostname = ghUrl.hostname.trimEnd().toUpperCase();
@@ -43817,13 +43817,13 @@ function getCacheServiceURL() {
   }
 }
 
-// node_modules/@actions/cache/lib/internal/shared/user-agent.js
+// ../main/node_modules/@actions/cache/lib/internal/shared/user-agent.js
 var import_package_version = __toESM(require_package_version(), 1);
 function getUserAgentString2() {
   return `@actions/cache-${import_package_version.version}`;
 }
 
-// node_modules/@actions/cache/lib/internal/cacheHttpClient.js
+// ../main/node_modules/@actions/cache/lib/internal/cacheHttpClient.js
 var __awaiter7 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
     return value instanceof P ? value : new P(function(resolve2) {
@@ -44044,7 +44044,7 @@ function saveCache(cacheId, archivePath, signedUploadURL, options) {
   });
 }
 
-// node_modules/@actions/cache/lib/generated/results/api/v1/cache.js
+// ../main/node_modules/@actions/cache/lib/generated/results/api/v1/cache.js
 var import_runtime_rpc = __toESM(require_commonjs2(), 1);
 var import_runtime11 = __toESM(require_commonjs(), 1);
 var import_runtime12 = __toESM(require_commonjs(), 1);
@@ -44052,14 +44052,14 @@ var import_runtime13 = __toESM(require_commonjs(), 1);
 var import_runtime14 = __toESM(require_commonjs(), 1);
 var import_runtime15 = __toESM(require_commonjs(), 1);
 
-// node_modules/@actions/cache/lib/generated/results/entities/v1/cachemetadata.js
+// ../main/node_modules/@actions/cache/lib/generated/results/entities/v1/cachemetadata.js
 var import_runtime6 = __toESM(require_commonjs(), 1);
 var import_runtime7 = __toESM(require_commonjs(), 1);
 var import_runtime8 = __toESM(require_commonjs(), 1);
 var import_runtime9 = __toESM(require_commonjs(), 1);
 var import_runtime10 = __toESM(require_commonjs(), 1);
 
-// node_modules/@actions/cache/lib/generated/results/entities/v1/cachescope.js
+// ../main/node_modules/@actions/cache/lib/generated/results/entities/v1/cachescope.js
 var import_runtime = __toESM(require_commonjs(), 1);
 var import_runtime2 = __toESM(require_commonjs(), 1);
 var import_runtime3 = __toESM(require_commonjs(), 1);
@@ -44128,7 +44128,7 @@ var CacheScope$Type = class extends import_runtime5.MessageType {
 };
 var CacheScope = new CacheScope$Type();
 
-// node_modules/@actions/cache/lib/generated/results/entities/v1/cachemetadata.js
+// ../main/node_modules/@actions/cache/lib/generated/results/entities/v1/cachemetadata.js
 var CacheMetadata$Type = class extends import_runtime10.MessageType {
   constructor() {
     super("github.actions.results.entities.v1.CacheMetadata", [
@@ -44186,7 +44186,7 @@ var CacheMetadata$Type = class extends import_runtime10.MessageType {
 };
 var CacheMetadata = new CacheMetadata$Type();
 
-// node_modules/@actions/cache/lib/generated/results/api/v1/cache.js
+// ../main/node_modules/@actions/cache/lib/generated/results/api/v1/cache.js
 var CreateCacheEntryRequest$Type = class extends import_runtime15.MessageType {
   constructor() {
     super("github.actions.results.api.v1.CreateCacheEntryRequest", [
@@ -44652,7 +44652,7 @@ var CacheService = new import_runtime_rpc.ServiceType("github.actions.results.ap
   { name: "GetCacheEntryDownloadURL", options: {}, I: GetCacheEntryDownloadURLRequest, O: GetCacheEntryDownloadURLResponse }
 ]);
 
-// node_modules/@actions/cache/lib/generated/results/api/v1/cache.twirp-client.js
+// ../main/node_modules/@actions/cache/lib/generated/results/api/v1/cache.twirp-client.js
 var CacheServiceClientJSON = class {
   constructor(rpc) {
     this.rpc = rpc;
@@ -44692,7 +44692,7 @@ var CacheServiceClientJSON = class {
   }
 };
 
-// node_modules/@actions/cache/lib/internal/shared/util.js
+// ../main/node_modules/@actions/cache/lib/internal/shared/util.js
 function maskSigUrl(url2) {
   if (!url2)
     return;
@@ -44720,7 +44720,7 @@ function maskSecretUrls(body2) {
   }
 }
 
-// node_modules/@actions/cache/lib/internal/shared/cacheTwirpClient.js
+// ../main/node_modules/@actions/cache/lib/internal/shared/cacheTwirpClient.js
 var __awaiter8 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
     return value instanceof P ? value : new P(function(resolve2) {
@@ -44892,7 +44892,7 @@ function internalCacheTwirpClient(options) {
   return new CacheServiceClientJSON(client);
 }
 
-// node_modules/@actions/cache/lib/internal/tar.js
+// ../main/node_modules/@actions/cache/lib/internal/tar.js
 import { existsSync as existsSync2, writeFileSync as writeFileSync2 } from "fs";
 import * as path7 from "path";
 var __awaiter9 = function(thisArg, _arguments, P, generator) {
@@ -45108,7 +45108,7 @@ function createTar(archiveFolder, sourceDirectories, compressionMethod) {
   });
 }
 
-// node_modules/@actions/cache/lib/cache.js
+// ../main/node_modules/@actions/cache/lib/cache.js
 var __awaiter10 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
     return value instanceof P ? value : new P(function(resolve2) {

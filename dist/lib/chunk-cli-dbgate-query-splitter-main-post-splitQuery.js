@@ -3,9 +3,9 @@ import {
   __commonJS
 } from "./chunk-common.js";
 
-// node_modules/dbgate-query-splitter/lib/options.js
+// ../main/node_modules/dbgate-query-splitter/lib/options.js
 var require_options = __commonJS({
-  "node_modules/dbgate-query-splitter/lib/options.js"(exports) {
+  "../main/node_modules/dbgate-query-splitter/lib/options.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.firebirdSplitterOptions = exports.oracleSplitterOptions = exports.redisSplitterOptions = exports.noSplitSplitterOptions = exports.mongoSplitterOptions = exports.sqliteSplitterOptions = exports.postgreSplitterOptions = exports.mssqlSplitterOptions = exports.mysqlSplitterOptions = exports.defaultSplitterOptions = void 0;
@@ -47,9 +47,9 @@ var require_options = __commonJS({
   }
 });
 
-// node_modules/dbgate-query-splitter/lib/splitQuery.js
+// ../main/node_modules/dbgate-query-splitter/lib/splitQuery.js
 var require_splitQuery = __commonJS({
-  "node_modules/dbgate-query-splitter/lib/splitQuery.js"(exports) {
+  "../main/node_modules/dbgate-query-splitter/lib/splitQuery.js"(exports) {
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.splitQuery = exports.finishSplitStream = exports.getInitialDelimiter = exports.splitQueryLine = exports.scanToken = void 0;
     var options_1 = require_options();

@@ -358,7 +358,7 @@ import { dirname, join as join2 } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 
-// node_modules/get-port/index.js
+// ../main/node_modules/get-port/index.js
 import net from "node:net";
 import os from "node:os";
 var Locked = class extends Error {

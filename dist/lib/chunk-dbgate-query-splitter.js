@@ -7,9 +7,9 @@ import {
   __commonJS
 } from "./chunk-common.js";
 
-// node_modules/dbgate-query-splitter/lib/queryParamHandler.js
+// ../main/node_modules/dbgate-query-splitter/lib/queryParamHandler.js
 var require_queryParamHandler = __commonJS({
-  "node_modules/dbgate-query-splitter/lib/queryParamHandler.js"(exports) {
+  "../main/node_modules/dbgate-query-splitter/lib/queryParamHandler.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.replaceQueryParameters = exports.extractQueryParameters = void 0;
@@ -80,9 +80,9 @@ var require_queryParamHandler = __commonJS({
   }
 });
 
-// node_modules/dbgate-query-splitter/lib/index.js
+// ../main/node_modules/dbgate-query-splitter/lib/index.js
 var require_lib = __commonJS({
-  "node_modules/dbgate-query-splitter/lib/index.js"(exports) {
+  "../main/node_modules/dbgate-query-splitter/lib/index.js"(exports) {
     var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o, m, k, k2) {
       if (k2 === void 0) k2 = k;
       var desc = Object.getOwnPropertyDescriptor(m, k);

@@ -25,13 +25,13 @@ import {
 import { existsSync as existsSync2, mkdirSync, rmdirSync, writeFileSync as writeFileSync2 } from "node:fs";
 import { join as join2 } from "node:path";
 
-// node_modules/@actions/tool-cache/lib/tool-cache.js
+// ../main/node_modules/@actions/tool-cache/lib/tool-cache.js
 import * as fs from "fs";
 
-// node_modules/@actions/tool-cache/lib/manifest.js
+// ../main/node_modules/@actions/tool-cache/lib/manifest.js
 var semver = __toESM(require_semver(), 1);
 
-// node_modules/@actions/tool-cache/lib/tool-cache.js
+// ../main/node_modules/@actions/tool-cache/lib/tool-cache.js
 import * as os from "os";
 import * as path from "path";
 var semver2 = __toESM(require_semver(), 1);

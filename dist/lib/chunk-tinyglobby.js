@@ -4,9 +4,9 @@ import {
   __toESM
 } from "./chunk-common.js";
 
-// node_modules/tinyglobby/node_modules/picomatch/lib/constants.js
+// ../main/node_modules/tinyglobby/node_modules/picomatch/lib/constants.js
 var require_constants = __commonJS({
-  "node_modules/tinyglobby/node_modules/picomatch/lib/constants.js"(exports, module) {
+  "../main/node_modules/tinyglobby/node_modules/picomatch/lib/constants.js"(exports, module) {
     "use strict";
     var WIN_SLASH = "\\\\/";
     var WIN_NO_SLASH = `[^${WIN_SLASH}]`;
@@ -206,9 +206,9 @@ var require_constants = __commonJS({
   }
 });
 
-// node_modules/tinyglobby/node_modules/picomatch/lib/utils.js
+// ../main/node_modules/tinyglobby/node_modules/picomatch/lib/utils.js
 var require_utils = __commonJS({
-  "node_modules/tinyglobby/node_modules/picomatch/lib/utils.js"(exports) {
+  "../main/node_modules/tinyglobby/node_modules/picomatch/lib/utils.js"(exports) {
     "use strict";
     var {
       REGEX_BACKSLASH,
@@ -270,9 +270,9 @@ var require_utils = __commonJS({
   }
 });
 
-// node_modules/tinyglobby/node_modules/picomatch/lib/scan.js
+// ../main/node_modules/tinyglobby/node_modules/picomatch/lib/scan.js
 var require_scan = __commonJS({
-  "node_modules/tinyglobby/node_modules/picomatch/lib/scan.js"(exports, module) {
+  "../main/node_modules/tinyglobby/node_modules/picomatch/lib/scan.js"(exports, module) {
     "use strict";
     var utils = require_utils();
     var {
@@ -608,9 +608,9 @@ var require_scan = __commonJS({
   }
 });
 
-// node_modules/tinyglobby/node_modules/picomatch/lib/parse.js
+// ../main/node_modules/tinyglobby/node_modules/picomatch/lib/parse.js
 var require_parse = __commonJS({
-  "node_modules/tinyglobby/node_modules/picomatch/lib/parse.js"(exports, module) {
+  "../main/node_modules/tinyglobby/node_modules/picomatch/lib/parse.js"(exports, module) {
     "use strict";
     var constants = require_constants();
     var utils = require_utils();
@@ -1623,9 +1623,9 @@ var require_parse = __commonJS({
   }
 });
 
-// node_modules/tinyglobby/node_modules/picomatch/lib/picomatch.js
+// ../main/node_modules/tinyglobby/node_modules/picomatch/lib/picomatch.js
 var require_picomatch = __commonJS({
-  "node_modules/tinyglobby/node_modules/picomatch/lib/picomatch.js"(exports, module) {
+  "../main/node_modules/tinyglobby/node_modules/picomatch/lib/picomatch.js"(exports, module) {
     "use strict";
     var scan = require_scan();
     var parse = require_parse();
@@ -1763,9 +1763,9 @@ var require_picomatch = __commonJS({
   }
 });
 
-// node_modules/tinyglobby/node_modules/picomatch/index.js
+// ../main/node_modules/tinyglobby/node_modules/picomatch/index.js
 var require_picomatch2 = __commonJS({
-  "node_modules/tinyglobby/node_modules/picomatch/index.js"(exports, module) {
+  "../main/node_modules/tinyglobby/node_modules/picomatch/index.js"(exports, module) {
     "use strict";
     var pico = require_picomatch();
     var utils = require_utils();
@@ -1780,12 +1780,12 @@ var require_picomatch2 = __commonJS({
   }
 });
 
-// node_modules/tinyglobby/dist/index.mjs
+// ../main/node_modules/tinyglobby/dist/index.mjs
 import { readdir, readdirSync, realpath, realpathSync, stat, statSync } from "fs";
 import { isAbsolute, posix, resolve as resolve2 } from "path";
 import { fileURLToPath } from "url";
 
-// node_modules/tinyglobby/node_modules/fdir/dist/index.mjs
+// ../main/node_modules/tinyglobby/node_modules/fdir/dist/index.mjs
 import { createRequire } from "module";
 import { basename, dirname, normalize, relative, resolve, sep } from "path";
 import * as nativeFs from "fs";
@@ -2294,7 +2294,7 @@ var Builder = class {
   }
 };
 
-// node_modules/tinyglobby/dist/index.mjs
+// ../main/node_modules/tinyglobby/dist/index.mjs
 var import_picomatch = __toESM(require_picomatch2(), 1);
 var isReadonlyArray = Array.isArray;
 var BACKSLASHES = /\\/g;
