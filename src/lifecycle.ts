@@ -26,7 +26,7 @@ import { endMarkedProcesses } from './orphans.js';
 import { loadInitFiles, provision, wantsProvisioning } from './provision.js';
 import { Phases } from './timing.js';
 import { SchemaCache, type RemoteCache } from './schema-cache/cache.js';
-import { checkRestored } from './schema-cache/restored.js';
+import { checkRestored, EntryNotStarted } from './schema-cache/restored.js';
 import { saveCluster } from './schema-cache/save.js';
 import { InterruptedError } from './interrupt.js';
 import { storeDir } from './schema-cache/store.js';
@@ -210,7 +210,7 @@ export async function start(
       // A restored cluster that does not start or check out is dropped, and the start made once
       // more as a miss; what names an input (or an interruption) is the user's to see.
       if (!schema?.hit || error instanceof InputError || error instanceof InterruptedError) throw error;
-      schema.damaged(error instanceof Error ? error.message : String(error));
+      schema.damaged(error instanceof Error ? error.message : String(error), error instanceof EntryNotStarted);
       continue;
     }
     if (schema) server.schemaCache = schema.result();

@@ -39,6 +39,7 @@ import { DamagedEntryError } from '../native/cache-copy.js';
 import type { SchemaCache } from '../schema-cache/cache.js';
 import { dockerIdentity, readEntry, restoreDocker } from '../schema-cache/docker.js';
 import type { StoreEntry } from '../schema-cache/store.js';
+import { EntryNotStarted } from '../schema-cache/restored.js';
 import {
   buildRunPlan,
   checkDockerSettings,
@@ -195,7 +196,7 @@ export async function startDocker(
     if (restore && schema) {
       try {
         if ('problem' in restore) throw new DamagedEntryError(entry?.dir ?? '', restore.problem);
-        await restoreDocker(handle.containerId, restore.tar, config.user, config.password, config.waitTimeoutMs);
+        await restoreDocker(handle.containerId, restore.tar, config);
         phases.end('schema cache restore, password set');
       } catch (error) {
         if (!(error instanceof SetupError || error instanceof DamagedEntryError)) throw error;
@@ -203,7 +204,7 @@ export async function startDocker(
         // is made again as a miss (init runs).
         const problem = await stopDocker(handle);
         if (problem) log.warning(`Could not remove container ${handle.containerName}: ${problem}`);
-        schema.damaged(error instanceof DamagedEntryError ? error.problem : error.message);
+        schema.damaged(error instanceof DamagedEntryError ? error.problem : error.message, error instanceof EntryNotStarted);
         return await startDocker(config, log, onHandle, phases, schema);
       }
     }

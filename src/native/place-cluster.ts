@@ -3,7 +3,7 @@
  * copied into the run folder's data directory, this run's authentication files written, and the
  * template databases left to copy while postgres starts.
  */
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { InputError, SetupError } from '../errors.js';
@@ -20,6 +20,7 @@ import type { Facts } from './facts.js';
 import { ensureCluster, type CacheResult } from './initdb-cache.js';
 import { dataDirOf, hbaConf, identConf } from './postgres.js';
 import type { StoreEntry } from '../schema-cache/store.js';
+import { EMPTY_AUTO_CONF } from '../schema-cache/restored.js';
 
 /** The error to report for a failed copy into the data directory: a full tmpfs names tmpfs-size. */
 export function copyError(error: unknown, config: Config, dataDir: string): Error {
@@ -41,6 +42,20 @@ export function copyError(error: unknown, config: Config, dataDir: string): Erro
   return new SetupError(
     `Could not copy the cached cluster into ${dataDir}: ${(error as Error).message}`,
     'Check the room and permissions there',
+  );
+}
+
+/**
+ * The error to report for a failed initdb cache fill: initdb runs in the run folder (on the RAM
+ * folder: ensureCluster's stagingBase), so initdb's "No space left on device" names tmpfs-size,
+ * as a full tmpfs does when a cached cluster is copied (copyError).
+ */
+export function fillError(error: unknown, config: Config): unknown {
+  if (!(error instanceof SetupError) || !/^initdb failed: .*No space left on device/s.test(error.problem)) return error;
+  return new InputError(
+    'tmpfs-size',
+    `${config.tmpfsSize ? `a ${config.tmpfsSize} tmpfs` : 'the RAM folder'} has no room for initdb's cluster (${error.problem})`,
+    'Raise tmpfs-size (an empty cluster takes about 40 MB), or leave it empty',
   );
 }
 
@@ -86,7 +101,11 @@ export async function placeCluster(
       c.hit ? `initdb cache hit: ${c.entry}` : `initdb cache miss: ran initdb --nosync in ${c.initdbMs} ms into ${c.entry}`,
     );
   };
-  let cache = await ensureCluster(cacheDir, spec, runAs, handle.runDir, facts);
+  const fill = () =>
+    ensureCluster(cacheDir, spec, runAs, handle.runDir, facts).catch((error: unknown) => {
+      throw fillError(error, config);
+    });
+  let cache = await fill();
   report(cache);
   const dataDir = dataDirOf(handle.runDir);
   phases.end('initdb cache lookup');
@@ -109,7 +128,7 @@ export async function placeCluster(
       rmSync(dataDir, { recursive: true, force: true });
       const note = dropEntry(cache.entry);
       cache = {
-        ...(await ensureCluster(cacheDir, spec, runAs, handle.runDir, facts)),
+        ...(await fill()),
         dropped: note ? `${error.message}; ${note}` : error.message,
       };
       report(cache);
@@ -147,8 +166,8 @@ const SAVED_SOCKET_LOCK = /^\.s\.PGSQL\.\d+\.lock$/;
 /**
  * Puts a schema-cache entry in the run folder's data directory instead of a fresh cluster: copied
  * as the initdb cache's entries are (checked against its manifest as it goes: copyCluster), owned
- * by `runAs`, with this run's authentication files, without a saved socket lock file. Its
- * backup_label stays: the server replays the WAL of the copy as it starts.
+ * by `runAs`, with this run's authentication files and an empty postgresql.auto.conf
+ * (EMPTY_AUTO_CONF), without a saved socket lock file. Its backup_label stays: the server replays the WAL of the copy as it starts.
  * @throws DamagedEntryError when the entry differs from its manifest (the caller drops it: a
  *   miss); other errors as copyError maps them
  */
@@ -166,6 +185,9 @@ export function restoreCluster(entry: StoreEntry, handle: NativeHandle, config: 
   }
   writeFileSync(join(dataDir, 'pg_hba.conf'), hbaConf(config.publishHost));
   writeFileSync(join(dataDir, 'pg_ident.conf'), identConf(osUsers(runAs), config.user));
+  const autoConf = join(dataDir, 'postgresql.auto.conf');
+  writeFileSync(autoConf, EMPTY_AUTO_CONF, { mode: 0o600 });
+  if (runAs) chownSync(autoConf, runAs.uid, runAs.gid);
 }
 
 /**

@@ -17,6 +17,7 @@ import { exe } from './binaries.js';
 import type { RunAs } from './cache-key.js';
 import { teardownRam } from './ramdir.js';
 import { RUN_MARKER } from './run-folder.js';
+import { removeTablespaces } from './tablespaces.js';
 import { removeStaleFills } from './cache-removal.js';
 import { serverEnv } from './server-env.js';
 import { NPM_WORK_NAME } from './npm-kept.js';
@@ -54,8 +55,9 @@ export function runAsUser(): RunAs | null {
 
 /**
  * The server's arguments: data directory, port, TCP on the publish-host address (127.0.0.1 unless
- * asked otherwise), the durability profile with the user's settings over it, and the Unix socket
- * in the (0700) data directory.
+ * asked otherwise), this run's pg_hba.conf and pg_ident.conf in the data directory (a
+ * configuration file that names others does not count), the durability profile with the user's
+ * settings over it, and the Unix socket in the (0700) data directory.
  * @returns e.g. `['-D', dir, '-p', '5432', '-c', 'listen_addresses=127.0.0.1', …, '-c', 'fsync=off', …]`
  */
 export function postgresArgs(dataDir: string, port: number, config: Pick<Config, 'settings' | 'publishHost'>): string[] {
@@ -66,6 +68,11 @@ export function postgresArgs(dataDir: string, port: number, config: Pick<Config,
     String(port),
     '-c',
     `listen_addresses=${config.publishHost}`,
+    // This run's authentication files (place-cluster.ts), whatever the configuration files say.
+    '-c',
+    `hba_file=${join(dataDir, 'pg_hba.conf')}`,
+    '-c',
+    `ident_file=${join(dataDir, 'pg_ident.conf')}`,
     ...settingsToArgs(nativeSettings(dataDir, config)),
   ];
 }
@@ -247,7 +254,8 @@ export const IMMEDIATE_STOP_MS = 2_500;
  * the shared memory they held is removed (orphans.ts endProcessesIn; killed alone, it would leave
  * its children orphaned and its /dev/shm/PostgreSQL.* file behind). It then ends what a killed start left working in the run folder (initdb
  * and its postgres, an unrecorded postmaster: orphans.ts, up to about 20 s when they will not
- * end), removes the run folder (only when isOurRunDir), undoes the RAM mount, and removes the
+ * end), removes the run folder (only when isOurRunDir) with the tablespace folders its server
+ * made outside it (tablespaces.ts), undoes the RAM mount, and removes the
  * fills of killed runs in the handle's initdb cache. Something already gone counts as removed.
  * Never throws.
  * @returns one text per problem; [] when everything is gone
@@ -290,6 +298,7 @@ export async function stopPostgres(handle: NativeHandle): Promise<string[]> {
   if (segment !== null) problems.push(...(await removeSysvSegment(segment)));
   if (handle.runDir && existsSync(handle.runDir)) {
     if (ours) {
+      problems.push(...removeTablespaces(dataDir));
       rmSync(handle.runDir, { recursive: true, force: true });
     } else {
       problems.push(`Not removing ${handle.runDir}: it does not carry this run's marker`);

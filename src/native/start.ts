@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { choosePort, type ConnectionInfo } from '../connection.js';
 import { checkSocketPath, clientHost, listenWarnings } from './listen.js';
-import { InputError } from '../errors.js';
+import { InputError, SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
 import type { Logger } from '../log.js';
 import { throwIfInterrupted } from '../interrupt.js';
@@ -33,6 +33,7 @@ import { copyError, placeCluster, restoreCluster, TemplatesNotUsed } from './pla
 import { DamagedEntryError } from './cache-copy.js';
 import type { SchemaCache } from '../schema-cache/cache.js';
 import { nativeIdentity } from '../schema-cache/native.js';
+import { EntryNotStarted } from '../schema-cache/restored.js';
 import { dataDirOf, nativeSettings, postgresLogTail, RUN_MARKER, runAsUser, spawnPostgres, stopPostgres } from './postgres.js';
 import { DEFAULT_NATIVE_BYTES, prepareRam, sizeToBytes, type RamDirPlan } from './ramdir.js';
 import { runFolderName } from './run-folder.js';
@@ -267,8 +268,14 @@ async function startOnce(
     phases.end('copy of the template databases');
 
     const notReady = (error: unknown): never => {
-      if (error instanceof NotReadyError) throw notReadyError(error, postgresLogTail(handle.runDir));
-      throw error;
+      if (!(error instanceof NotReadyError)) throw error;
+      const log = postgresLogTail(handle.runDir);
+      const mapped = notReadyError(error, log);
+      // From a schema-cache entry, settings the server refuses are the entry's (the key holds the
+      // input's), and so is a server that exited; a local limit (tmpfs-size, shm-size) stays the user's.
+      if (restored && mapped instanceof InputError && mapped.input === 'settings') throw new EntryNotStarted(mapped.problem, log);
+      if (restored && mapped instanceof SetupError && error.died) throw new EntryNotStarted(mapped.problem, log);
+      throw mapped;
     };
     const verifier = scramVerifier(config.password);
     const local = await bootstrap(config, handle, port, postgres.exited, verifier, restored).catch(notReady);

@@ -43,6 +43,8 @@ export class SchemaCache {
   saved: { dir: string; bytes: number; ms: number } | null = null;
   /** Set once an entry was found damaged or foreign: later opens of this start are misses. */
   private refused = false;
+  /** Why this start saves nothing: the entry of its key did not start (damaged's `notStarted`). */
+  private noSave = '';
   /** Whether the entry of the last open came from the remote cache. */
   private fromRemote = false;
 
@@ -106,8 +108,12 @@ export class SchemaCache {
   /**
    * The entry turned out damaged or foreign while it was restored or checked: it is dropped,
    * with a warning, and the start goes on as a miss.
+   * @param notStarted the server did not start from it (EntryNotStarted): the miss that follows
+   *   saves nothing, since its init would save the same entry again
    */
-  damaged(problem: string): void {
+  damaged(problem: string, notStarted = false): void {
+    if (notStarted)
+      this.noSave = `a server did not start from the entry of ${this.key} this run (its init changes what the server reads at start), so this run's copy would not start either`;
     const note = this.entry ? drop(this.entry) : null;
     this.log.warning(
       `schema cache entry ${this.key} not used (${problem}${note ? `; ${note}` : ''}): a miss, init runs${this.fromRemote ? '. It came from the GitHub cache, which keeps it: change schema-cache-key, or delete that entry (gh cache delete KEY)' : ''}`,
@@ -123,6 +129,10 @@ export class SchemaCache {
    * @param fill writes the copy into the folder it is given (and may return its manifest: store.ts save)
    */
   async save(fill: (dir: string) => Promise<Manifest | void>): Promise<void> {
+    if (this.noSave) {
+      this.log.warning(`schema cache not saved: ${this.noSave}`);
+      return;
+    }
     const t0 = performance.now();
     try {
       const placed = await save(this.cacheDir, this.key, fill);

@@ -14,16 +14,17 @@ import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { Writable } from 'node:stream';
 import { join } from 'node:path';
-import { SetupError } from '../errors.js';
+import { InputError, SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
 import { DamagedEntryError } from '../native/cache-copy.js';
 import { readProblem, sha256, withFile, type Manifest } from '../native/cache-manifest.js';
 import { scramVerifier } from '../native/scram.js';
 import { run, tail } from '../proc.js';
-import type { DockerServer } from '../server.js';
-import type { ImageConfig } from '../docker/engine.js';
+import { LOG_TAIL_LINES, type DockerServer } from '../server.js';
+import { isRunning, logsTail, type ImageConfig } from '../docker/engine.js';
 import { initdbArgsEnv, RESTORE_TIMEOUT_MS, RESTORED_MARKER } from '../docker/run-plan.js';
 import { noManifest, type ServerIdentity } from './key.js';
+import { EMPTY_AUTO_CONF, EntryNotStarted } from './restored.js';
 import type { StoreEntry } from './store.js';
 
 /** The file of a Docker-mode entry: pg_basebackup's tar of the cluster, as it came. */
@@ -85,22 +86,27 @@ export function readEntry(entry: StoreEntry): Buffer {
  * same `docker exec`, sets this run's password over the container's Unix socket (the official
  * image's pg_hba.conf trusts local connections: initdb's default), retrying every 10 ms while the
  * server replays the copy's WAL and starts. Only a SCRAM verifier reaches the container, in the
- * environment of the exec (`-e NAME`: not in argv).
- * @param timeoutMs how long the server may take to accept the connection
- * @throws SetupError with what the container's tar or psql said
+ * environment of the exec (`-e NAME`: not in argv). The entry's postgresql.auto.conf is replaced
+ * by an empty one (EMPTY_AUTO_CONF).
+ * @param config the superuser and password to set; waitTimeoutMs, how long the server may take to
+ *   accept the connection; tmpfsSize, for the error of a tmpfs that is too small
+ * @throws InputError (tmpfs-size) when the container's tmpfs has no room for the entry (the entry
+ *   is good: kept); EntryNotStarted when the container stopped after the tar went in (the server
+ *   did not start from it); SetupError with what the container's tar or psql said
  */
 export async function restoreDocker(
   containerId: string,
   tar: Buffer,
-  user: string,
-  password: string,
-  timeoutMs: number,
+  config: Pick<Config, 'user' | 'password' | 'waitTimeoutMs' | 'tmpfsSize'>,
 ): Promise<void> {
+  const { user, password, waitTimeoutMs: timeoutMs, tmpfsSize } = config;
   const sql = `ALTER ROLE "${user.replace(/"/g, '""')}" PASSWORD '${scramVerifier(password)}';`;
   const tries = Math.max(1, Math.ceil(timeoutMs / 10));
   const script = [
     'user=$1; tries=$2; i=0',
     'mkdir -p "$PGDATA" && tar -x -f - -C "$PGDATA" || exit 3',
+    // ALTER SYSTEM of the saving run's init never reaches a hit (EMPTY_AUTO_CONF).
+    'printf "%s" "$PG_TMPFS_AUTO_CONF" > "$PGDATA/postgresql.auto.conf" || exit 3',
     `: > ${RESTORED_MARKER}`,
     'until out=$(printf "%s\\n" "$PG_TMPFS_SQL" | psql -X -q -v ON_ERROR_STOP=1 -U "$user" -d template1 2>&1); do',
     '  i=$((i + 1))',
@@ -111,11 +117,39 @@ export async function restoreDocker(
   const deadlineMs = RESTORE_TIMEOUT_MS + timeoutMs;
   const r = await run(
     'docker',
-    ['exec', '-i', '-e', 'PG_TMPFS_SQL', containerId, 'sh', '-c', script, 'pg-tmpfs', user, String(tries)],
-    { timeoutMs: deadlineMs, input: tar, env: { PG_TMPFS_SQL: sql } },
+    [
+      'exec',
+      '-i',
+      '-e',
+      'PG_TMPFS_SQL',
+      '-e',
+      'PG_TMPFS_AUTO_CONF',
+      containerId,
+      'sh',
+      '-c',
+      script,
+      'pg-tmpfs',
+      user,
+      String(tries),
+    ],
+    { timeoutMs: deadlineMs, input: tar, env: { PG_TMPFS_SQL: sql, PG_TMPFS_AUTO_CONF: EMPTY_AUTO_CONF } },
   );
   if (r.code === 0) return;
   const said = tail(r.stderr.trim() || `exit code ${String(r.code)}`);
+  if (r.code === 3 && /No space left on device/i.test(r.stderr)) {
+    // This run's tmpfs is too small for the entry: a local limit, the entry is kept.
+    throw new InputError(
+      'tmpfs-size',
+      `${tmpfsSize ? `a ${tmpfsSize} tmpfs` : "the container's tmpfs"} has no room for the schema cache entry (${said.split('\n')[0] ?? ''})`,
+      'Raise tmpfs-size, or leave it empty',
+    );
+  }
+  if (!r.timedOut && r.code !== 3 && !(await isRunning(containerId))) {
+    // The tar went in; the server started from it, then the container stopped.
+    const log = await logsTail(containerId, LOG_TAIL_LINES);
+    const fatal = log.split('\n').filter((l) => /FATAL|could not|invalid/i.test(l));
+    throw new EntryNotStarted(`the container stopped: ${fatal.at(-1)?.trim() ?? said}`, log);
+  }
   throw new SetupError(
     r.timedOut
       ? `the schema cache restore into the container did not finish within ${deadlineMs / 1000} s`

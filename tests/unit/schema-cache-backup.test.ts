@@ -226,7 +226,13 @@ describe('the restore of an entry', () => {
     const runDir = mkdtempSync(join(work, 'run-'));
     const handle = { mode: 'native' as const, pid: 0, runDir, token: '', ram: null, bindir: '' };
     restoreCluster({ dir: entry, manifest: listFiles(entry) }, handle, parse({}), null);
-    expect(readdirSync(dataDirOf(runDir)).sort()).toEqual(['PG_VERSION', 'global', 'pg_hba.conf', 'pg_ident.conf']);
+    expect(readdirSync(dataDirOf(runDir)).sort()).toEqual([
+      'PG_VERSION',
+      'global',
+      'pg_hba.conf',
+      'pg_ident.conf',
+      'postgresql.auto.conf',
+    ]);
     expect(readFileSync(join(dataDirOf(runDir), 'global', 'pg_control'), 'utf8')).toBe('control');
   });
 });

@@ -1,0 +1,313 @@
+/**
+ * The third hostile sweep's schema-cache cases (issue #35), through the CLI in-process (runCli),
+ * each in a case folder of its own (cache-dir and state folder inside it): a hit serves what the
+ * miss served, settings and authentication included (ALTER SYSTEM, a rewritten postgresql.conf);
+ * an entry whose server does not start is a warned miss, dropped and not saved again; an init
+ * that marks its own database a template hits; UNLOGGED tables in a database that refuses
+ * connections are found; a tmpfs too small for a good entry names tmpfs-size and keeps it;
+ * `down` removes the tablespace folder a run's server made outside its RAM folder; initdb in a
+ * full RAM folder names tmpfs-size. Nothing is left behind (leftoverSnapshot).
+ */
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import {
+  appendFileSync,
+  chmodSync,
+  chownSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runAsUser } from '../../src/native/postgres.js';
+import { storedKeys } from '../../src/schema-cache/store.js';
+import { cleanupCase, cli, IMAGE, NAME, newCase, runRow, type Case } from '../helpers/hostile-rows.js';
+import { leftoverSnapshot, queryValue, requireImages } from '../helpers/infra.js';
+
+afterEach(cleanupCase);
+beforeAll(requireImages);
+
+const MODES = [
+  { mode: 'native', args: ['--mode', 'native'] },
+  { mode: 'docker', args: ['--mode', 'docker', '--image', IMAGE] },
+];
+
+interface UpJson {
+  connectionUri: string;
+  schemaCacheHit?: boolean;
+  schemaCacheKey?: string;
+}
+
+/** The case's cache folder (`--cache-dir`): the initdb cache and the schema cache's store. */
+const cacheOf = (c: Case) => join(c.dir, 'cache');
+
+/** `up --json --schema-cache` of database `app` in the case's folders; `json` when it succeeded. */
+async function up(c: Case, modeArgs: string[], extra: string[]): Promise<{ code: number; stderr: string; json: UpJson }> {
+  const r = await cli(
+    ['up', '--name', NAME, ...modeArgs, '--json', '--schema-cache', '--cache-dir', cacheOf(c), '--database', 'app', ...extra],
+    { PG_TMPFS_STATE_DIR: c.state },
+  );
+  return { code: r.code, stderr: r.stderr, json: (r.code === 0 ? JSON.parse(r.stdout) : {}) as UpJson };
+}
+
+async function down(c: Case): Promise<void> {
+  const r = await cli(['down', '--name', NAME], { PG_TMPFS_STATE_DIR: c.state });
+  expect(r.code, r.stderr).toBe(0);
+}
+
+/** Writes the case's init file `name` and returns its path. */
+function initFile(c: Case, text: string, name = 'init.sql'): string {
+  const path = join(c.dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+/** The connection URI with another password. */
+function withPassword(uri: string, password: string): string {
+  const u = new URL(uri);
+  u.password = password;
+  return u.toString();
+}
+
+/** What connecting with `uri` gives: 'connected', or the error's message. */
+async function tryConnect(uri: string): Promise<string> {
+  const client = new pg.Client({ connectionString: uri });
+  try {
+    await client.connect();
+    return 'connected';
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Two identical starts, each checked by `check` (run 1, then 2) and stopped; then nothing is left behind. */
+async function twice(
+  c: Case,
+  modeArgs: string[],
+  extra: string[],
+  check: (r: { stderr: string; json: UpJson }, run: number) => Promise<void>,
+): Promise<void> {
+  const snap = leftoverSnapshot();
+  for (const run of [1, 2]) {
+    const r = await up(c, modeArgs, extra);
+    expect(r.code, r.stderr).toBe(0);
+    await check(r, run);
+    await down(c);
+  }
+  expect(snap.added()).toEqual([]);
+}
+
+const NOT_SAVED = /^warning: schema cache not saved: /m;
+const NOT_USED = /^warning: schema cache entry .* not used/m;
+
+describe.each(MODES)('schema cache, third sweep (#35), $mode mode', ({ mode, args }) => {
+  it('ALTER SYSTEM in init is not saved (a hit would run with it, the miss did not): work_mem is 4MB on every run', async () => {
+    const c = newCase();
+    const init = initFile(c, "-- pg-tmpfs: no-transaction\nALTER SYSTEM SET work_mem = '77MB';\n");
+    await twice(c, args, ['--init', init], async (r) => {
+      expect(r.json.schemaCacheHit).toBe(false);
+      expect(r.stderr).toMatch(/^warning: schema cache not saved: init set server settings with ALTER SYSTEM \(work_mem\)/m);
+      expect(await queryValue(r.json.connectionUri, "select current_setting('work_mem') as v")).toBe('4MB');
+    });
+    expect(storedKeys(cacheOf(c))).toEqual([]);
+  });
+
+  it('ALTER SYSTEM SET hba_file to a trust file: no run accepts a wrong password', async () => {
+    const c = newCase();
+    const init = initFile(
+      c,
+      [
+        '-- pg-tmpfs: no-transaction',
+        "DO $$ BEGIN EXECUTE format('COPY (SELECT %L) TO %L', 'host all all all trust', current_setting('data_directory') || '/trust.conf'); END $$;",
+        "ALTER SYSTEM SET hba_file = 'trust.conf';",
+        '',
+      ].join('\n'),
+    );
+    await twice(c, args, ['--init', init], async (r) => {
+      expect(r.stderr).toMatch(/^warning: schema cache not saved: init set server settings with ALTER SYSTEM \(hba_file\)/m);
+      expect(await tryConnect(withPassword(r.json.connectionUri, 'wrong'))).toMatch(/password authentication failed/);
+    });
+  });
+
+  it('ALTER SYSTEM SET shared_preload_libraries to a missing library: every run starts, none restores it', async () => {
+    const c = newCase();
+    const init = initFile(c, "-- pg-tmpfs: no-transaction\nALTER SYSTEM SET shared_preload_libraries = 'no_such_lib';\n");
+    await twice(c, args, ['--init', init], async (r) => {
+      expect(r.json.schemaCacheHit).toBe(false);
+      expect(r.stderr).toMatch(
+        /^warning: schema cache not saved: init set server settings with ALTER SYSTEM \(shared_preload_libraries\)/m,
+      );
+      expect(r.stderr).not.toMatch(NOT_USED);
+    });
+  });
+
+  it('postgresql.conf rewritten by init (COPY … TO config_file) is not saved, naming the setting', async () => {
+    const c = newCase();
+    const init = initFile(
+      c,
+      "DO $$ BEGIN EXECUTE format('COPY (SELECT %L) TO %L', 'shared_preload_libraries = ''no_such_lib''', current_setting('config_file')); END $$;\n",
+    );
+    await twice(c, args, ['--init', init], async (r) => {
+      expect(r.json.schemaCacheHit).toBe(false);
+      expect(r.stderr).toMatch(
+        /^warning: schema cache not saved: init changed settings in the configuration files that this run's server has not applied \(shared_preload_libraries\)/m,
+      );
+      expect(r.stderr).not.toMatch(NOT_USED);
+    });
+  });
+
+  it('an init that marks its own database a template (no template input) hits', async () => {
+    const c = newCase();
+    const init = initFile(c, 'CREATE TABLE t (id int);\nALTER DATABASE app IS_TEMPLATE true;\n');
+    await twice(c, args, ['--init', init], async (r, run) => {
+      expect(r.json.schemaCacheHit).toBe(run === 2);
+      expect(r.stderr).not.toMatch(NOT_USED);
+      expect(r.stderr).not.toMatch(NOT_SAVED);
+      expect(
+        await queryValue(r.json.connectionUri, "select datistemplate::text as v from pg_database where datname = 'app'"),
+      ).toBe('true');
+    });
+  });
+
+  it('an UNLOGGED table in a database with ALLOW_CONNECTIONS false is found: not saved, and the database refuses connections again', async () => {
+    const c = newCase();
+    const files = initFile(c, 'closed\n', 'schema.lock');
+    const command = [
+      "psql -X -q -v ON_ERROR_STOP=1 -d closed -c 'CREATE UNLOGGED TABLE scratch (id int)' -c 'INSERT INTO scratch VALUES (1)'",
+      "psql -X -q -v ON_ERROR_STOP=1 -c 'ALTER DATABASE closed ALLOW_CONNECTIONS false'",
+    ].join(' && ');
+    const snap = leftoverSnapshot();
+    const r = await up(c, args, ['--databases', 'closed', '--init-command', command, '--schema-cache-files', files]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^warning: schema cache not saved: the cluster has UNLOGGED relations \(closed\.public\.scratch\)/m);
+    expect(
+      await queryValue(r.json.connectionUri, "select datallowconn::text as v from pg_database where datname = 'closed'"),
+    ).toBe('false');
+    await down(c);
+    expect(storedKeys(cacheOf(c))).toEqual([]);
+    expect(snap.added()).toEqual([]);
+  });
+
+  it('an entry whose server does not start (planted: shared_preload_libraries in its postgresql.conf) is a warned miss naming init, dropped, not saved again', async () => {
+    const c = newCase();
+    const init = initFile(c, 'CREATE TABLE t (id int);\n');
+    const snap = leftoverSnapshot();
+    const first = await up(c, args, ['--init', init]);
+    expect(first.code, first.stderr).toBe(0);
+    await down(c);
+    const key = first.json.schemaCacheKey ?? '';
+    expect(storedKeys(cacheOf(c))).toEqual([key]);
+    plantConfLine(join(cacheOf(c), 'schema', key), mode, "shared_preload_libraries = 'no_such_lib'\n");
+
+    const second = await up(c, args, ['--init', init]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.json.schemaCacheHit).toBe(false);
+    expect(second.stderr).toMatch(
+      /^warning: schema cache entry \S+ not used \(the server did not start from the schema cache entry \(.*no_such_lib.*\); .*init changed what the server reads at start/m,
+    );
+    expect(second.stderr).toMatch(/^warning: schema cache not saved: a server did not start from the entry of /m);
+    expect(await queryValue(second.json.connectionUri, 'select count(*) as v from t')).toBe('0');
+    await down(c);
+    expect(storedKeys(cacheOf(c))).toEqual([]);
+    expect(snap.added()).toEqual([]);
+  });
+});
+
+/**
+ * Appends `line` to the postgresql.conf of a store entry and writes its manifest anew (a planted
+ * entry its manifest vouches for): native mode's file, or the one in Docker mode's base.tar (its
+ * owner kept).
+ */
+function plantConfLine(entry: string, mode: string, line: string): void {
+  const manifestPath = `${entry}.manifest.json`;
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { files: Record<string, unknown> };
+  const file = mode === 'native' ? 'postgresql.conf' : 'base.tar';
+  if (mode === 'native') appendFileSync(join(entry, file), line);
+  else {
+    const tar = join(entry, file);
+    const tmp = mkdtempSync(join(tmpdir(), 'pg-tmpfs-plant-'));
+    try {
+      execFileSync('tar', ['-x', '-f', tar, '-C', tmp, '--same-owner', 'postgresql.conf']);
+      const owner = statSync(join(tmp, 'postgresql.conf'));
+      appendFileSync(join(tmp, 'postgresql.conf'), line);
+      execFileSync('tar', ['--delete', '-f', tar, 'postgresql.conf']);
+      execFileSync('tar', [
+        '-r',
+        '-f',
+        tar,
+        '-C',
+        tmp,
+        `--owner=${owner.uid}`,
+        `--group=${owner.gid}`,
+        '--numeric-owner',
+        'postgresql.conf',
+      ]);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }
+  const bytes = readFileSync(join(entry, file));
+  manifest.files[file] = { size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+  writeFileSync(manifestPath, JSON.stringify(manifest));
+}
+
+describe('schema cache and RAM folder limits, third sweep (#35)', () => {
+  it("docker: a good entry that this run's tmpfs-size cannot hold names tmpfs-size and is kept", async () => {
+    const c = newCase();
+    // About 60 MB of rows that do not compress (each under the TOAST threshold).
+    const init = initFile(
+      c,
+      "CREATE TABLE big AS SELECT g, (SELECT string_agg(md5(random()::text || g), '') FROM generate_series(1, 30)) AS t FROM generate_series(1, 60000) g;\n",
+    );
+    const docker = ['--mode', 'docker', '--image', IMAGE];
+    const snap = leftoverSnapshot();
+    const first = await up(c, docker, ['--init', init]);
+    expect(first.code, first.stderr).toBe(0);
+    await down(c);
+    const key = first.json.schemaCacheKey ?? '';
+    expect(storedKeys(cacheOf(c))).toEqual([key]);
+
+    const small = await up(c, docker, ['--init', init, '--tmpfs-size', '50m']);
+    expect(small.code).toBe(1);
+    expect(small.stderr).toMatch(/^error: --tmpfs-size: a 50m tmpfs has no room for the schema cache entry/m);
+    expect(small.stderr).not.toMatch(NOT_USED);
+    expect(storedKeys(cacheOf(c))).toEqual([key]);
+    expect(snap.added()).toEqual([]);
+  });
+
+  it('native: down removes the tablespace folder init made outside the RAM folder; the next identical up starts', async () => {
+    const c = newCase();
+    const location = mkdtempSync(join(tmpdir(), 'pg-tmpfs-tablespace-'));
+    c.undo.push(() => rmSync(location, { recursive: true, force: true }));
+    const runAs = runAsUser();
+    if (runAs) chownSync(location, runAs.uid, runAs.gid);
+    chmodSync(location, 0o700);
+    const init = initFile(
+      c,
+      `-- pg-tmpfs: no-transaction\nCREATE TABLESPACE outside LOCATION '${location}';\nCREATE TABLE far (id int) TABLESPACE outside;\n`,
+    );
+    await twice(c, ['--mode', 'native'], ['--init', init], async (r) => {
+      expect(r.stderr).toMatch(/^warning: schema cache not saved: pg_tblspc\/\d+ in the data directory is a symbolic link/m);
+      expect(await queryValue(r.json.connectionUri, 'select count(*) as v from far')).toBe('0');
+    });
+    expect(readdirSync(location)).toEqual([]);
+  });
+
+  it('native: tmpfs-size 10m with an empty initdb cache names tmpfs-size', () =>
+    runRow(
+      {
+        title: 'tmpfs-size 10m, empty initdb cache',
+        argv: ['--cache-dir', '{dir}/cache', '--tmpfs-size', '10m'],
+        input: '--tmpfs-size',
+      },
+      ['--mode', 'native'],
+    ));
+});
