@@ -235,10 +235,14 @@ function plantConfLine(entry: string, mode: string, line: string): void {
     const tar = join(entry, file);
     const tmp = mkdtempSync(join(tmpdir(), 'pg-tmpfs-plant-'));
     try {
-      execFileSync('tar', ['-x', '-f', tar, '-C', tmp, '--same-owner', 'postgresql.conf']);
+      const member = execFileSync('tar', ['-t', '-f', tar], { encoding: 'utf8' })
+        .split('\n')
+        .find((n) => /^(\.\/)?postgresql\.conf$/.test(n));
+      expect(member).toBeDefined();
+      execFileSync('tar', ['-x', '-f', tar, '-C', tmp, '--same-owner', member ?? '']);
       const owner = statSync(join(tmp, 'postgresql.conf'));
       appendFileSync(join(tmp, 'postgresql.conf'), line);
-      execFileSync('tar', ['--delete', '-f', tar, 'postgresql.conf']);
+      execFileSync('tar', ['--delete', '-f', tar, member ?? '']);
       execFileSync('tar', [
         '-r',
         '-f',
