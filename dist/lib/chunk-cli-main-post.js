@@ -4318,11 +4318,14 @@ async function configChanges(server) {
   const client = await openClient(server.connection, TIMEOUTS);
   try {
     const files = await client.query(
-      `SELECT coalesce(f.name, format('%s line %s', f.sourcefile, f.sourceline)) AS name,
-              coalesce(f.sourcefile ~ '(^|/)postgresql\\.auto\\.conf$', false) AS auto
-         FROM pg_file_settings f LEFT JOIN pg_settings s ON s.name = lower(f.name)
-        WHERE f.sourcefile ~ '(^|/)postgresql\\.auto\\.conf$'
-           OR (f.error IS NOT NULL AND s.source IS DISTINCT FROM 'command line')
+      // A row without a name or file is a setting the files no longer hold, whose change needs a
+      // restart ('parameter "max_connections" cannot be changed without restarting the server').
+      `SELECT f.name, f.auto
+         FROM (SELECT coalesce(name, substring(error from 'parameter "([^"]+)"'), format('%s line %s', sourcefile, sourceline), error) AS name,
+                      coalesce(sourcefile ~ '(^|/)postgresql\\.auto\\.conf$', false) AS auto, error, seqno
+                 FROM pg_file_settings) f
+         LEFT JOIN pg_settings s ON s.name = lower(f.name)
+        WHERE f.auto OR (f.error IS NOT NULL AND s.source IS DISTINCT FROM 'command line')
         ORDER BY f.seqno`
     );
     const hba = await client.query(
