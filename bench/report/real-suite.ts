@@ -6,6 +6,7 @@
  */
 import type { CaseResult } from '../lib/results.js';
 import { cell, fmt, medianDetail, ratio, table } from './format.js';
+import { pgliteSuiteNote } from './pglite.js';
 
 /** The variant key of a section 11 case (`real_suite/<key>`). */
 const keyOf = (c: CaseResult) => c.id.slice('real_suite/'.length);
@@ -46,5 +47,6 @@ export function renderRealSuite(sc: readonly CaseResult[]): string {
     'Every run of every setup must pass, fail and skip the same tests; a difference is listed under Errors. ' +
       'The flush latencies come from the disk model (docs/performance.md#the-disk-model); the action’s servers ' +
       'are on tmpfs and do not wait for flushes, so one measurement of each serves every column.',
+    ...[pgliteSuiteNote(sc)].filter(Boolean).map((t) => `\n${t}`),
   ].join('\n');
 }

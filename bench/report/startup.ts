@@ -5,6 +5,7 @@
  */
 import { summarize, type CaseResult } from '../lib/results.js';
 import { fmt, table } from './format.js';
+import { pgliteFootnote, pgliteNote, STARTUP_PGLITE } from './pglite.js';
 import { isNpmRow, NPM_TABLE_NOTE, npmColumn, npmNote } from './startup-npm.js';
 
 /** The service containers' notes: the first real query after "healthy", and when GitHub's runner sees it. */
@@ -163,6 +164,7 @@ function startTable(rows: readonly CaseResult[], all: readonly CaseResult[] = ro
         floorNote(c, all),
         nativeNote(c, all),
         npmNote(c, all),
+        pgliteNote(c, all),
         c.errors.length ? `⚠ ${c.errors.length} failed` : '',
       ]
         .filter(Boolean)
@@ -180,7 +182,7 @@ export function renderStartup(sc: readonly CaseResult[]): string {
   const main = sc.filter((c) => !isNpmRow(c));
   const npm = sc.filter(isNpmRow);
   // phasesTable starts with its own blank line, or is '' when no case reported phases.
-  const out = [startTable(main, sc), phasesTable(main, cacheColumn)];
+  const out = [startTable(main, sc), phasesTable(main, cacheColumn), pgliteFootnote(sc, STARTUP_PGLITE).replace(/^./, '\n$&')];
   if (npm.length) {
     const native = npm.filter((c) => !c.id.includes('docker'));
     out.push(`\nServer builds from npm, per major (issue #34):\n\n${startTable(npm, sc)}\n\n${NPM_TABLE_NOTE}`);

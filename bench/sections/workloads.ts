@@ -6,6 +6,7 @@
 import { compare, type Row } from '../lib/compare.js';
 import type { Context } from '../lib/context.js';
 import { commitLatencyMs } from '../lib/disk-model.js';
+import { runPgliteWorkloads } from '../lib/pglite-workloads.js';
 import { matrixSpecs, modelledDiskSpecs, startServers, stopServers } from '../lib/pgserver.js';
 import { createdbWorkloads, prepareAll, serverMajor, WORKLOADS } from '../lib/workloads.js';
 
@@ -50,4 +51,5 @@ export async function runWorkloads(ctx: Context): Promise<void> {
   } finally {
     await stopServers(servers);
   }
+  await runPgliteWorkloads(ctx);
 }
