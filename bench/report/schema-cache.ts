@@ -6,7 +6,7 @@
  */
 import type { CaseResult } from '../lib/results.js';
 import { fmt, table } from './format.js';
-import { pgliteFootnote, pgliteNote, SCHEMA_CACHE_PGLITE } from './pglite.js';
+import { isPglite, pgliteFootnote, pgliteNote, SCHEMA_CACHE_PGLITE } from './pglite.js';
 
 /** Issue #23's targets, as ratios of medians. */
 export const SCHEMA_CACHE_TARGETS = { hitOverBare: 1.3, missOverInit: 1.1, bareHitOverFloor: 0.6 } as const;
@@ -40,6 +40,7 @@ function phases(c: CaseResult): string {
 export function renderSchemaCache(sc: readonly CaseResult[]): string {
   const { hitOverBare, missOverInit, bareHitOverFloor } = SCHEMA_CACHE_TARGETS;
   const note = (c: CaseResult): string => {
+    if (isPglite(c)) return '';
     const mode = c.id.includes('/native-') ? 'native' : 'docker';
     if (c.id.endsWith('-hit') && !c.id.endsWith('bare-hit'))
       return target(sc, `${mode}-hit`, `${mode}-bare`, hitOverBare, 'the start without init');
