@@ -90,7 +90,7 @@ export async function runPgliteWorkloads(ctx: Context): Promise<void> {
         commitCase,
         'a connection reached database bench_template through pglite-socket: add the CREATE DATABASE rows',
       );
-    for (const w of templated) notRun[w.key] = why ?? 'not run';
+    notRun[templated.map((w) => w.key).join(', ')] = why ?? 'not run';
     notRun['c4'] =
       `PGlite has one session, which pglite-socket's connections share (maxConnections ${PGLITE_MAX_CONNECTIONS}): 4 clients would not be 4 sessions`;
     const measured: Workload[] = [
