@@ -62,7 +62,8 @@ const SUITE_TIMEOUT_MS = 3_600_000;
  * `real_suite/pglite-socket`: per repetition, a fresh PGlite with citext and hstore loaded (the
  * suite creates both), served by pglite-socket; the suite's schemas made; the commit probe; then
  * the slice with `--dburi …/test`. pglite-socket serves PGlite's one database whatever a client
- * asks for, so the suite runs in `postgres` (CREATE DATABASE test is tried and its result kept).
+ * asks for, so the suite runs in `postgres` (CREATE DATABASE test is tried, and what a connection to
+ * `test` is served, and both kept).
  */
 export async function runPgliteRealSuite(ctx: Context): Promise<void> {
   const suite = await ensureSuite(ctx.log);
@@ -74,12 +75,18 @@ export async function runPgliteRealSuite(ctx: Context): Promise<void> {
       async measure(rep) {
         const child = await spawnPglite(ctx, { socket: true, extensions: true }, SUITE_TIMEOUT_MS + 600_000);
         try {
-          const createDatabase = await withClient({ socketDir: '', conn: child.conn }, (c) =>
+          const created = await withClient({ socketDir: '', conn: child.conn }, (c) =>
             c.query(`CREATE DATABASE ${SUITE_DATABASE}`),
           ).then(
-            () => 'succeeds (a connection to it is served database postgres)',
+            () => 'succeeds',
             (e: unknown) => `fails: ${e instanceof Error ? e.message : String(e)}`,
           );
+          const served = await withClient(
+            { socketDir: '', conn: child.conn },
+            (c) => c.query<{ d: string }>('SELECT current_database() AS d'),
+            SUITE_DATABASE,
+          ).then((r) => r.rows[0]?.d ?? '?');
+          const createDatabase = `${created}; a connection asking for ${SUITE_DATABASE} is served database ${served}`;
           await withClient({ socketDir: '', conn: child.conn }, async (c) => {
             for (const sql of SUITE_SETUP_SQL) await c.query(sql);
           });

@@ -87,8 +87,8 @@ export function pgliteSuiteNote(sc: readonly CaseResult[]): string {
   return pgliteFootnote(
     sc,
     `The PGlite row: a fresh PGlite with citext and hstore loaded (the suite creates both), pglite-socket with ` +
-      `maxConnections ${String(d.maxConnections ?? '?')}; CREATE DATABASE ${SUITE_DATABASE} ${String(d.createDatabase ?? '?')}, so the suite runs in ` +
-      `database postgres. ${failed ? `${failed} test(s) failed or erred in its first run; the first reasons, from its JUnit XML, are listed below.` : 'No test failed.'}`,
+      `maxConnections ${String(d.maxConnections ?? '?')}; CREATE DATABASE ${SUITE_DATABASE} ${String(d.createDatabase ?? '?')}, so the suite runs there. ` +
+      `${failed ? `${failed} test(s) failed or erred in its first run; the first reasons, from its JUnit XML, are listed below.` : 'No test failed.'}`,
     lines,
   );
 }

@@ -139,6 +139,11 @@ function expectedIds(): string[] {
   ids.push('schema_cache/docker-bare-hit', 'schema_cache/floor-docker-run');
   // Section 11: the real suite on a services container (this disk, flush +1 ms, +5 ms) and the action.
   for (const v of ['service', 'service-1ms', 'service-5ms', 'action-docker', 'action-native']) ids.push(`real_suite/${v}`);
+  // PGlite (issue #36): fresh starts, against the schema cache, section 2's one-client workloads and the suite via pglite-socket.
+  ids.push('startup/pglite-fresh', 'startup/pglite-socket-fresh', 'schema_cache/pglite-init', 'schema_cache/pglite-loaded');
+  for (const w of ['commit', 'rollback', 'truncate', 'create-drop-table', 'tpcb-like', 'select-only'])
+    ids.push(`workloads/${w}/c1/pglite-socket`);
+  ids.push('real_suite/pglite-socket');
   return ids;
 }
 
