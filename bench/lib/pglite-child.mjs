@@ -22,6 +22,7 @@
  * then exits; with it, it serves until its stdin closes (the benchmark closes it, or dies), then
  * stops the server and closes the database. Errors go to stderr with exit code 1.
  */
+import { Blob } from 'node:buffer';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';

@@ -89,9 +89,14 @@ export async function spawnPglite(ctx: Context, config: ChildConfig, lifeMs: num
   const stop = ctx.cleanup.add('PGlite process', async () => {
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     child.stdin?.end();
-    const timer = sleep(10_000).then(() => child?.kill('SIGKILL'));
-    await Promise.race([exited, timer]);
+    const giveUp = new AbortController();
+    const kill = sleep(10_000, undefined, { signal: giveUp.signal }).then(
+      () => child?.kill('SIGKILL'),
+      () => undefined,
+    );
     await exited;
+    giveUp.abort();
+    await kill;
   });
   try {
     const spawnedAt = performance.now();
