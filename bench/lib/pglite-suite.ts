@@ -56,7 +56,7 @@ export function junitFailures(xml: string, limit: number): SuiteFailure[] {
 const FAILURES_KEPT = 5;
 
 /** Deadline of one suite run on PGlite (the full slice takes minutes there). */
-const SUITE_TIMEOUT_MS = 3_600_000;
+const SUITE_TIMEOUT_MS = 1_200_000;
 
 /**
  * `real_suite/pglite-socket`: per repetition, a fresh PGlite with citext and hstore loaded (the
@@ -73,7 +73,11 @@ export async function runPgliteRealSuite(ctx: Context): Promise<void> {
       key: 'pglite-socket',
       label: 'PGlite via pglite-socket (in memory, one shared session)',
       async measure(rep) {
-        const child = await spawnPglite(ctx, { socket: true, extensions: true }, SUITE_TIMEOUT_MS + 600_000);
+        const child = await spawnPglite(
+          ctx,
+          { socket: true, extensions: true, maxConnections: PGLITE_MAX_CONNECTIONS.suite },
+          SUITE_TIMEOUT_MS + 600_000,
+        );
         try {
           const created = await withClient({ socketDir: '', conn: child.conn }, (c) =>
             c.query(`CREATE DATABASE ${SUITE_DATABASE}`),
@@ -101,7 +105,7 @@ export async function runPgliteRealSuite(ctx: Context): Promise<void> {
               commitMs,
               failures,
               createDatabase,
-              maxConnections: PGLITE_MAX_CONNECTIONS,
+              maxConnections: PGLITE_MAX_CONNECTIONS.suite,
               ...pgliteDetails('real_suite'),
             },
           };

@@ -72,7 +72,7 @@ export async function runPgliteWorkloads(ctx: Context): Promise<void> {
   };
   const commitCase = ctx.results.get('workloads', `workloads/commit/c1/${spec.key}`, COMMIT_ROW, spec.label, 'latency_ms');
   ctx.log('workloads: starting PGlite with pglite-socket');
-  const child = await spawnPglite(ctx, { socket: true }, 4 * 3_600_000);
+  const child = await spawnPglite(ctx, { socket: true, maxConnections: PGLITE_MAX_CONNECTIONS.pgbench }, 4 * 3_600_000);
   try {
     const server: BenchServer = {
       spec,
@@ -92,7 +92,7 @@ export async function runPgliteWorkloads(ctx: Context): Promise<void> {
       );
     notRun[templated.map((w) => w.key).join(', ')] = why ?? 'not run';
     notRun['c4'] =
-      `PGlite has one session, which pglite-socket's connections share (maxConnections ${PGLITE_MAX_CONNECTIONS}): 4 clients would not be 4 sessions`;
+      `PGlite has one session, which pglite-socket's connections share (maxConnections ${PGLITE_MAX_CONNECTIONS.pgbench}): 4 clients would not be 4 sessions`;
     const measured: Workload[] = [
       WORKLOADS.rollback,
       WORKLOADS.truncate,
@@ -100,7 +100,7 @@ export async function runPgliteWorkloads(ctx: Context): Promise<void> {
       WORKLOADS.tpcb,
       WORKLOADS.selectOnly,
     ];
-    const details = { ...v, maxConnections: PGLITE_MAX_CONNECTIONS, notRun, repeat: 'npm run bench -- --only workloads' };
+    const details = { ...v, maxConnections: PGLITE_MAX_CONNECTIONS.pgbench, notRun, repeat: 'npm run bench -- --only workloads' };
     await commitLatencyMs(server.conn).then(
       (ms) => ctx.results.add(commitCase, ms, details),
       (error: unknown) => ctx.results.fail(commitCase, error),
