@@ -23,11 +23,11 @@ export interface SuiteFailure {
 }
 
 /**
- * The first `limit` failed or erroring tests of pytest's JUnit XML, in file order, each with the
- * first line of its message (else of its text).
+ * The failed and erring tests of pytest's JUnit XML, in file order, each with the first line of
+ * its message (else of its text), character references decoded; at most `limit`.
  * @throws Error when the XML holds no testsuite
  */
-export function junitFailures(xml: string, limit: number): SuiteFailure[] {
+export function junitFailures(xml: string, limit = Infinity): SuiteFailure[] {
   const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', textNodeName: 'text', htmlEntities: true }).parse(
     xml,
   ) as Record<string, unknown>;
@@ -50,6 +50,25 @@ export function junitFailures(xml: string, limit: number): SuiteFailure[] {
     }
   }
   return out;
+}
+
+/** A reason and how many tests failed or erred for it. */
+export interface ReasonCount {
+  reason: string;
+  count: number;
+}
+
+/**
+ * The distinct reasons of `failures`, the most frequent first (ties: first met first), with
+ * port numbers written `PORT` so one server's runs compare.
+ */
+export function reasonCounts(failures: readonly SuiteFailure[]): ReasonCount[] {
+  const counts = new Map<string, number>();
+  for (const f of failures) {
+    const reason = f.reason.replace(/port \d+/g, 'port PORT');
+    counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  }
+  return [...counts].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count);
 }
 
 /** Failures kept per run in the details. */
@@ -97,13 +116,16 @@ export async function runPgliteRealSuite(ctx: Context): Promise<void> {
           const commitMs = await commitLatencyMs(child.conn);
           const junit = join(ctx.diskWork, `junit-pglite-${rep}.xml`);
           const r = await runSuite(suite, child.conn, files, junit, SUITE_TIMEOUT_MS);
-          const failures = junitFailures(readFileSync(junit, 'utf8'), FAILURES_KEPT);
+          const all = junitFailures(readFileSync(junit, 'utf8'));
+          const failures = all.slice(0, FAILURES_KEPT);
+          const reasons = reasonCounts(all).slice(0, FAILURES_KEPT);
           return {
             seconds: r.seconds,
             details: {
               ...r.counts,
               commitMs,
               failures,
+              reasons,
               createDatabase,
               maxConnections: PGLITE_MAX_CONNECTIONS.suite,
               ...pgliteDetails('real_suite'),

@@ -83,12 +83,16 @@ export function pgliteSuiteNote(sc: readonly CaseResult[]): string {
   const d = c.details[0] ?? {};
   const failures = (d.failures ?? []) as Array<{ test: string; reason: string }>;
   const failed = Number(d.failed ?? 0) + Number(d.errors ?? 0);
-  const lines = failures.map((f) => `- \`${f.test}\`: ${f.reason.slice(0, 300)}`);
+  const reasons = (d.reasons ?? []) as Array<{ reason: string; count: number }>;
+  const lines = [
+    ...reasons.map((r) => `- ${r.count}× ${r.reason.slice(0, 300)}`),
+    ...failures.map((f) => `- \`${f.test}\`: ${f.reason.slice(0, 300)}`),
+  ];
   return pgliteFootnote(
     sc,
     `The PGlite row: a fresh PGlite with citext and hstore loaded (the suite creates both), pglite-socket with ` +
       `maxConnections ${String(d.maxConnections ?? '?')}; CREATE DATABASE ${SUITE_DATABASE} ${String(d.createDatabase ?? '?')}, so the suite runs there. ` +
-      `${failed ? `${failed} test(s) failed or erred in its first run; the first reasons, from its JUnit XML, are listed below.` : 'No test failed.'}`,
+      `${failed ? `${failed} test(s) failed or erred in its first run; its reasons by count (the most frequent 5) and its first failures, from its JUnit XML:` : 'No test failed.'}`,
     lines,
   );
 }

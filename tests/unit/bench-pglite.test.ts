@@ -5,7 +5,7 @@
  * why, the versions and the command that repeats them).
  */
 import { describe, expect, it } from 'vitest';
-import { junitFailures } from '../../bench/lib/pglite-suite.js';
+import { junitFailures, reasonCounts } from '../../bench/lib/pglite-suite.js';
 import { summarize, type CaseResult, type Section } from '../../bench/lib/results.js';
 import { pgliteNote, pgliteSuiteNote, pgliteWorkloadsNote } from '../../bench/report/pglite.js';
 import { renderSchemaCache } from '../../bench/report/schema-cache.js';
@@ -28,6 +28,16 @@ describe('junitFailures', () => {
       { test: 'test.orm.C::test_text_only', reason: 'AssertionError: 1 != 2' },
     ]);
     expect(junitFailures(XML, 2).map((f) => f.test)).toEqual(['test.orm.A::test_fails', 'test.orm.B::test_error']);
+  });
+
+  it('counts the distinct reasons, the most frequent first, one server’s ports written alike', () => {
+    const f = (reason: string) => ({ test: 't', reason });
+    expect(reasonCounts([f('refused at port 1234'), f('AssertionError'), f('refused at port 5678'), f('other')])).toEqual([
+      { reason: 'refused at port PORT', count: 2 },
+      { reason: 'AssertionError', count: 1 },
+      { reason: 'other', count: 1 },
+    ]);
+    expect(junitFailures(XML)).toHaveLength(3);
   });
 
   it('gives none for a suite without failures, and rejects XML without a testsuite', () => {
@@ -108,10 +118,12 @@ describe('the PGlite notes', () => {
         maxConnections: 10,
         createDatabase: 'succeeds',
         failures: [{ test: 'test.orm.A::test_a', reason: 'server closed the connection unexpectedly' }],
+        reasons: [{ reason: 'server closed the connection unexpectedly', count: 7 }],
         repeat: 'npm run bench -- --only real_suite',
       }),
     ]);
     expect(note).toContain('7 test(s) failed or erred in its first run');
+    expect(note).toContain('- 7× server closed the connection unexpectedly');
     expect(note).toContain('- `test.orm.A::test_a`: server closed the connection unexpectedly');
     expect(note).toContain('CREATE DATABASE test succeeds');
   });
