@@ -1,10 +1,11 @@
 /**
  * STAND-IN (issue #36): a temporary copy of bench/lib/runner-service.ts with the same exports, so
  * the benchmark's "services, tuned (2026)" rows can be written in parallel with the real file.
- * The real one reads templates/github/services.yml and builds the runner's arguments from
+ * The real one reads templates/github/services.yaml and builds the runner's arguments from
  * actions/runner's container code; at the merge it replaces this file as it is. Here the service
- * is hard-coded: the image, POSTGRES_PASSWORD, port 5432, PGDATA on tmpfs, /dev/shm at 1 GB, a
- * `pg_isready` health check every second, and `command:` `postgres` with the durability profile
+ * is hard-coded as the template's draft has it: the image, POSTGRES_USER/PASSWORD/DB and
+ * POSTGRES_INITDB_ARGS, port 5432, PGDATA on tmpfs, /dev/shm at 512 MB, a `pg_isready -h
+ * 127.0.0.1` health check every second, and `command:` `postgres` with the durability profile
  * (src/profile.ts). Use it only through these exports.
  */
 import { DURABILITY_SETTINGS, settingsToArgs } from '../../src/profile.js';
@@ -30,9 +31,9 @@ export function servicesTemplate(variant: 'runner' | 'container', major: number,
   const pgdata = major >= 18 ? '/var/lib/postgresql' : '/var/lib/postgresql/data';
   return {
     image,
-    env: { POSTGRES_PASSWORD: 'postgres' },
+    env: { POSTGRES_USER: 'postgres', POSTGRES_PASSWORD: 'postgres', POSTGRES_DB: 'postgres', POSTGRES_INITDB_ARGS: '--nosync' },
     ports: variant === 'runner' ? ['5432'] : [],
-    options: `--tmpfs ${pgdata} --shm-size 1g --health-cmd pg_isready --health-interval 1s --health-timeout 5s --health-retries 30`,
+    options: `--tmpfs ${pgdata} --shm-size 512m --health-cmd "pg_isready -h 127.0.0.1" --health-interval 1s --health-timeout 5s --health-retries 60`,
     command: ['postgres', ...settingsToArgs(DURABILITY_SETTINGS)].join(' '),
     volumes: [],
   };
@@ -75,14 +76,25 @@ export function runnerCreateArgs(
   ];
 }
 
-/** The wait step's command words for `url`: a real query through it every 50 ms, 60 s at most (stand-in). */
+/**
+ * The wait step's command words for `url` (stand-in: the template draft's script, run as the
+ * runner runs a `shell: bash` step): `SELECT 1` through it every 100 ms, 60 s at most, then one
+ * line about the server, and DATABASE_URL appended to the file GITHUB_ENV names (the caller's
+ * environment must set it).
+ */
 export function waitStepArgv(url: string): string[] {
   const script = [
-    'end=$(( $(date +%s) + 60 ))',
-    'until err=$(psql "$1" -X -q -t -A -c \'select 1\' 2>&1 >/dev/null); do',
-    '  if [ "$(date +%s)" -ge "$end" ]; then echo "PostgreSQL did not answer within 60 s: $err" >&2; exit 1; fi',
-    '  sleep 0.05',
+    'deadline=$((SECONDS + 60)) tries=1',
+    `until err=$(PGCONNECT_TIMEOUT=2 psql "$DATABASE_URL" -X -q -t -A -c 'SELECT 1' 2>&1 >/dev/null); do`,
+    '  if [ "$SECONDS" -ge "$deadline" ]; then',
+    '    echo "::error::PostgreSQL did not answer SELECT 1 within 60 s ($tries tries): $err"',
+    '    exit 1',
+    '  fi',
+    '  tries=$((tries + 1))',
+    '  sleep 0.1',
     'done',
+    `psql "$DATABASE_URL" -X -q -t -A -c "SELECT 'PostgreSQL ' || current_setting('server_version') || ' answers (try $tries)'"`,
+    'echo "DATABASE_URL=$DATABASE_URL" >> "$GITHUB_ENV"',
   ].join('\n');
-  return ['bash', '-c', script, 'wait-for-postgres', url];
+  return ['env', `DATABASE_URL=${url}`, 'bash', '--noprofile', '--norc', '-eo', 'pipefail', '-c', script];
 }

@@ -1,6 +1,6 @@
 /**
  * "services, tuned (2026)" (issue #36): the container the 2026 services block
- * (templates/github/services.yml, the job on the runner) creates, started as GitHub's runner
+ * (templates/github/services.yaml, the job on the runner) creates, started as GitHub's runner
  * starts a job's services (actions/runner ContainerOperationProvider: `docker network create`,
  * then per service `docker create` with the arguments of DockerCommandManager.DockerCreate,
  * `docker start`, `docker ps` to see it running, `docker port`; then its health looked at until
@@ -184,13 +184,14 @@ export async function startTunedService(ctx: Context, name: string, image: strin
 
 /**
  * Runs the template's wait step (waitStepArgv) for the service, as the job's first step: its own
- * process, 90 000 ms deadline.
+ * process, 90 000 ms deadline, GITHUB_ENV set to /dev/null (the runner always sets it; what the
+ * step appends there is not needed here).
  * @returns its wall time in ms (spawn to exit)
  * @throws Error with its output when it fails
  */
 export async function runWaitStep(svc: TunedService): Promise<number> {
   const [program, ...args] = waitStepArgv(svc.url);
-  const r = await run(program as string, args, { timeoutMs: WAIT_STEP_TIMEOUT_MS });
+  const r = await run(program as string, args, { timeoutMs: WAIT_STEP_TIMEOUT_MS, env: { GITHUB_ENV: '/dev/null' } });
   if (r.code !== 0)
     throw new Error(`the wait step exited with ${r.code}${r.timedOut ? ' (deadline)' : ''}: ${tail(r.stderr || r.stdout)}`);
   return r.ms;

@@ -26,7 +26,7 @@ export function tunedNote(sc: readonly CaseResult[], section: Section): string {
   const pkg = pkgVersion && !version.includes(pkgVersion) ? `, package ${pkgVersion}` : '';
   return (
     `${TUNED_LABEL}: image \`${image}\` (PostgreSQL ${version}${pkg}) with the job-on-the-runner block of ` +
-    `templates/github/services.yml (PGDATA on tmpfs, durability off by \`command\`, a health check, then its wait step); ` +
+    `templates/github/services.yaml (PGDATA on tmpfs, durability off by \`command\`, a health check, then its wait step); ` +
     `${TUNED_SOURCE}; created and started with the runner's own \`docker\` arguments (bench/lib/tuned-service.ts). ` +
     `Repeat: \`npm run bench -- --only ${section} --image ${image}\`.`
   );
