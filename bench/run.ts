@@ -126,7 +126,7 @@ const RUNNERS: Record<Section, (ctx: Context) => Promise<void>> = {
 
 /**
  * The safety net after every undo action ran: finds what still carries this run's prefix
- * (containers, postgres processes, folders in /dev/shm and the disk folder), removes it, and
+ * (containers, networks, postgres processes, folders in /dev/shm and the disk folder), removes it, and
  * returns what it found (each is a bug in the cleanup, reported as a problem).
  */
 async function sweep(ctx: Context): Promise<string[]> {
@@ -142,6 +142,15 @@ async function sweep(ctx: Context): Promise<string[]> {
     for (const id of ps?.stdout.split('\n').filter(Boolean) ?? []) {
       found.push(`container ${id}`);
       await run('docker', ['rm', '--force', '--volumes', id], { timeoutMs: 60_000, env }).catch(() => null);
+    }
+    // The job networks of the tuned services block (bench/lib/tuned-service.ts), labelled with the prefix.
+    const nets = await run('docker', ['network', 'ls', '--quiet', '--filter', `label=${ctx.prefix}`], {
+      timeoutMs: 30_000,
+      env,
+    }).catch(() => null);
+    for (const id of nets?.stdout.split('\n').filter(Boolean) ?? []) {
+      found.push(`network ${id}`);
+      await run('docker', ['network', 'rm', id], { timeoutMs: 60_000, env }).catch(() => null);
     }
   }
   for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {

@@ -40,7 +40,7 @@ export interface Report {
 const TITLES: Record<Section, string> = {
   startup: '1. Time to the first answered query (seconds, lower is better)',
   workloads:
-    '2. Test-suite workloads on the four servers of the 2x2 matrix, and on the durable one on disks that flush slower (transactions per second, higher is better)',
+    '2. Test-suite workloads on the four servers of the 2x2 matrix, on the durable one on disks that flush slower, and on the tuned services block of 2026 (transactions per second, higher is better)',
   shared_buffers: '3. shared_buffers on the action’s server: tmpfs, durability off (transactions per second, higher is better)',
   client_path: '4. Client path: select-only, 1 client, the action’s container (average latency in ms, lower is better)',
   settings:
@@ -55,7 +55,7 @@ const TITLES: Record<Section, string> = {
   schema_cache:
     '10. The schema cache: a start with 300 migrations as init, without the cache, on a miss and on a hit, in both modes (seconds of the whole `pg-tmpfs up` process, lower is better)',
   real_suite:
-    '11. A real suite: SQLAlchemy 2.0.44’s own ORM tests against a GitHub services container (this disk, and disks that flush slower) and pg-tmpfs-action (seconds of the pytest run, lower is better)',
+    '11. A real suite: SQLAlchemy 2.0.44’s own ORM tests against a GitHub services container and the tuned services block of 2026 (this disk, and disks that flush slower) and pg-tmpfs-action (seconds of the pytest run, lower is better)',
 };
 
 /** Each section's tables, from its cases. */

@@ -61,6 +61,7 @@ function expectedIds(): string[] {
     'docker-disk-durable',
     'service-10s',
     'service-1s',
+    'service-tuned',
   ]) {
     ids.push(`startup/${v}`);
   }
@@ -79,6 +80,8 @@ function expectedIds(): string[] {
   }
   for (const s of ['durable-disk', 'off-disk', 'durable-tmpfs', 'off-tmpfs', 'durable-disk-1ms', 'durable-disk-5ms'])
     ids.push(`workloads/commit/c1/${s}`);
+  // Section 2's tuned services block (issue #36): every row the action's server (off-tmpfs) has.
+  for (const id of ids.filter((i) => /^workloads\/.*\/off-tmpfs$/.test(i))) ids.push(id.replace(/off-tmpfs$/, 'service-tuned'));
   for (const w of ['truncate', 'create-drop-table', 'tpcb-like', 'select-only']) {
     for (const size of ['16MB', '32MB', '64MB', '128MB', '256MB', '1GB']) ids.push(`shared_buffers/${w}/c1/sb-${size}`);
   }
@@ -108,6 +111,7 @@ function expectedIds(): string[] {
     'docker-background',
     'docker-default',
     'docker-service',
+    'docker-service-tuned',
     'native-background',
     'native-default',
     'native-npm-background',
@@ -139,6 +143,8 @@ function expectedIds(): string[] {
   ids.push('schema_cache/docker-bare-hit', 'schema_cache/floor-docker-run');
   // Section 11: the real suite on a services container (this disk, flush +1 ms, +5 ms) and the action.
   for (const v of ['service', 'service-1ms', 'service-5ms', 'action-docker', 'action-native']) ids.push(`real_suite/${v}`);
+  // ... and the tuned services block (issue #36), on this disk and at each flush latency.
+  for (const v of ['service-tuned', 'service-tuned-1ms', 'service-tuned-5ms']) ids.push(`real_suite/${v}`);
   return ids;
 }
 
