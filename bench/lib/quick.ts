@@ -7,9 +7,12 @@
  * - one client (`c1`) where a full run also runs 4 (options.clients);
  * - section 5 (settings) on tmpfs only, the storage the action uses (a full run adds the disk);
  * - section 1's npm rows for one major (the machine's, else the first with a build), not three;
- * - images pulled from the run's registry only in section 6, for the run's image's major; the
- *   other sections' "pulled" rows run with the image on the machine (section 8) or are left out
- *   (section 1's `cli-docker-pulled-*`, section 6's other majors);
+ * - no image pulled from the run's registry: the full copy and one pull took 44 s here, a quarter
+ *   of the budget. Section 1's `cli-docker-pulled-*` and section 6's `pulled-*` rows are left out,
+ *   and section 8's Docker rows start the image on the machine (a full run pulls every time;
+ *   tests/e2e/registry.test.ts tests the action's pull);
+ * - the disk model's +5 ms flush modelled at +1 ms (bench/lib/disk-model.ts QUICK_LATENCY_CAP_MS):
+ *   still loaded and checked, without the longest waits;
  * - the real suite's smallest file (bench/lib/real-suite.ts SLICE.quick).
  */
 import type { Context } from './context.js';
@@ -24,15 +27,9 @@ export function settingsStorages(ctx: Context): Array<'tmpfs' | 'disk'> {
   return ctx.options.quick ? ['tmpfs'] : ['tmpfs', 'disk'];
 }
 
-/** Whether this run pulls images of `major` from its registry (rows `pulled`): in a quick run only section 6's image major. */
-export function pullsMajor(ctx: Context, major: number | string, section: 'startup' | 'majors' | 'job_shape'): boolean {
-  if (!ctx.options.quick) return true;
-  return section === 'majors' && String(major) === imageMajor(ctx.options.image);
-}
-
-/** The major in an image reference's tag (`pg-tmpfs-test/postgres:15` → '15'), or '' when it has none. */
-export function imageMajor(image: string): string {
-  return /:(\d+)(?:[.-][^/]*)?$/.exec(image)?.[1] ?? '';
+/** Whether this run pulls images from its registry (the `pulled` rows): never in a quick run. */
+export function pullsImages(ctx: Context): boolean {
+  return !ctx.options.quick;
 }
 
 /** Label suffix for a row that runs with the image present in a quick run instead of pulling it. */

@@ -26,7 +26,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { dockerOk } from '../../src/docker/engine.js';
 import type { Context } from '../lib/context.js';
 import { forgetImage, fullCopy } from '../lib/image-copy.js';
-import { pullsMajor, quickPresentNote } from '../lib/quick.js';
+import { pullsImages, quickPresentNote } from '../lib/quick.js';
 import { benchNpmRegistry } from '../lib/npm-client.js';
 import { TEST_NPM_MAJORS } from '../lib/npm-packages.js';
 import { tryQuery } from '../lib/query.js';
@@ -242,7 +242,7 @@ export async function runJobShape(ctx: Context): Promise<void> {
   const major = String(ctx.major);
   const cacheDir = join(ctx.diskWork, 'job-shape-cache');
   // A quick run uses the image on the machine: nothing pulled (bench/lib/quick.ts).
-  const pulls = pullsMajor(ctx, ctx.major, 'job_shape');
+  const pulls = pullsImages(ctx);
   const ref = pulls ? await fullCopy(ctx, ctx.options.image, 'job-shape') : ctx.options.image;
   const sleepS = dependencySeconds(ctx);
   let npm: Awaited<ReturnType<typeof npmVariants>> | null = null;

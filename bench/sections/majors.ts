@@ -20,7 +20,7 @@ import { containerVolumes, expectVolumesGone, imageLayout, MAJOR_IMAGES } from '
 import type { Context } from '../lib/context.js';
 import { startDockerServer, type DockerServer } from '../lib/docker-server.js';
 import { forgetImage, fullCopy } from '../lib/image-copy.js';
-import { pullsMajor } from '../lib/quick.js';
+import { pullsImages } from '../lib/quick.js';
 import type { BenchServer } from '../lib/pgserver.js';
 import { measureVariants, startRegistered, type Variant } from '../lib/timed.js';
 import { createdbWorkloads, prepareAll, WORKLOADS } from '../lib/workloads.js';
@@ -28,7 +28,7 @@ import { createdbWorkloads, prepareAll, WORKLOADS } from '../lib/workloads.js';
 /**
  * Section 6's variants of one major: start() with the image present, floors (a) and (b), and
  * start() pulling `copy` (a full copy in the run's registry, removed locally before and after;
- * the row is left out when `copy` is undefined, as in a quick run for all but one major).
+ * the row is left out when `copy` is undefined, as in a quick run).
  */
 function majorVariants(ctx: Context, major: string, image: string, layout: ImageLayout, copy: string | undefined): Variant[] {
   const rows: Variant[] = [
@@ -83,9 +83,9 @@ function majorVariants(ctx: Context, major: string, image: string, layout: Image
 
 export async function runMajors(ctx: Context): Promise<void> {
   const majors = Object.keys(MAJOR_IMAGES);
-  // A quick run pulls only its image's major (bench/lib/quick.ts).
-  const pulled = majors.filter((major) => pullsMajor(ctx, major, 'majors'));
-  ctx.log(`majors: starting a registry on 127.0.0.1 and pushing a full copy of the image of ${pulled.join(', ')}`);
+  // A quick run pulls nothing (bench/lib/quick.ts).
+  const pulled = pullsImages(ctx) ? majors : [];
+  if (pulled.length) ctx.log('majors: starting a registry on 127.0.0.1 and pushing a full copy of each image');
   // Off the clock: the copies are made at once (export and import wait on the disk, the push's
   // compression on a core).
   const refs = await Promise.allSettled(pulled.map((major) => fullCopy(ctx, MAJOR_IMAGES[major] as string, major)));

@@ -14,7 +14,14 @@ import pg from 'pg';
 import type { ConnectionInfo } from '../../src/connection.js';
 import { CONTAINER_PASSWORD } from '../lib/containers.js';
 import type { Context } from '../lib/context.js';
-import { checkModelTook, commitLatencyMs, diskModelDockerArgs, ensureDiskModel, FSYNC_LATENCIES_MS } from '../lib/disk-model.js';
+import {
+  checkModelTook,
+  commitLatencyMs,
+  diskModelDockerArgs,
+  ensureDiskModel,
+  FSYNC_LATENCIES_MS,
+  modelledLatencyMs,
+} from '../lib/disk-model.js';
 import { ensureSuite, runSuite, SLICE, SUITE_DATABASE, SUITE_SETUP_SQL, type Suite } from '../lib/real-suite.js';
 import { BENCH_PASSWORD } from '../lib/pgserver.js';
 import { untilAnswered } from '../lib/query.js';
@@ -56,7 +63,7 @@ async function prepare(conn: ConnectionInfo): Promise<number> {
  */
 async function measureOn(ctx: Context, suite: Suite, conn: ConnectionInfo, key: string, rep: number, latencyMs: number | null) {
   const commitMs = await prepare(conn);
-  if (latencyMs !== null) checkModelTook(key, commitMs, latencyMs);
+  if (latencyMs !== null) checkModelTook(key, commitMs, modelledLatencyMs(ctx, latencyMs));
   const files = ctx.options.quick ? SLICE.quick : SLICE.full;
   const r = await runSuite(suite, conn, files, join(ctx.diskWork, `junit-${key}-${rep}.xml`), SUITE_TIMEOUT_MS);
   return { seconds: r.seconds, details: { ...r.counts, commitMs } };
@@ -73,7 +80,7 @@ function serviceVariant(ctx: Context, suite: Suite, library: string, latencyMs: 
         : `the same, disk flush +${latencyMs} ms (disk model)`,
     async measure(rep) {
       const name = `${ctx.prefix}-suite-${key}-${rep}`;
-      const model = latencyMs === null ? [] : diskModelDockerArgs(library, latencyMs);
+      const model = latencyMs === null ? [] : diskModelDockerArgs(library, modelledLatencyMs(ctx, latencyMs));
       const c = await startServiceContainer(ctx, name, ctx.options.image, [
         '--health-interval',
         '1s',

@@ -23,7 +23,7 @@ import type { Context } from '../lib/context.js';
 import { forgetImage, fullCopy } from '../lib/image-copy.js';
 import { benchNpmRegistry, type BenchNpm, type NpmClient } from '../lib/npm-client.js';
 import { TEST_NPM_MAJORS } from '../lib/npm-packages.js';
-import { pullsMajor } from '../lib/quick.js';
+import { pullsImages } from '../lib/quick.js';
 import type { Variant } from '../lib/timed.js';
 
 /** Majors compared inside a container of their test image (installed there, not here). */
@@ -228,7 +228,7 @@ export async function npmStartupVariants(ctx: Context): Promise<{ variants: Vari
     await npm.close();
   };
   try {
-    const withImage = majors.filter((m) => MAJOR_IMAGES[m] && pullsMajor(ctx, m, 'startup'));
+    const withImage = majors.filter((m) => MAJOR_IMAGES[m] && pullsImages(ctx));
     // Off the clock, at once (export and import wait on the disk, the push's compression on a core); section 6 reuses them.
     const copies = await Promise.all(withImage.map((m) => fullCopy(ctx, MAJOR_IMAGES[m] as string, String(m))));
     const stateDir = join(ctx.diskWork, 'npm-cli-state');
