@@ -24,6 +24,7 @@ import { checkDefaultsCoverProfile } from './lib/pgserver.js';
 import { run } from '../src/proc.js';
 import { svg } from './report/chart.js';
 import { markdown, type Report } from './report/report.js';
+import { runClients } from './lib/quick.js';
 import { Results, SECTIONS, type Section } from './lib/results.js';
 import { runClientPath } from './sections/client-path.js';
 import { runJobShape } from './sections/job-shape.js';
@@ -46,7 +47,8 @@ const QUICK_TRANSACTIONS = 2;
 
 const USAGE = `Usage: npm run bench [-- options]     (npm run bench:quick for the smoke run)
   --quick             one repetition, ${QUICK_TRANSACTIONS} transactions per client per pgbench case, small
-                      data: checks that every case runs; its figures mean nothing
+                      data, fewer cases (bench/lib/quick.ts): checks that every section and kind of
+                      case runs, in under 3 minutes; its figures mean nothing
   --out DIR           results folder (default bench/results/<UTC timestamp>)
   --only LIST         sections to run, comma-separated: ${SECTIONS.join(', ')}
   --reps N            repetitions per variant (default 3; quick 1)
@@ -98,7 +100,7 @@ export function parseOptions(argv: string[], now: Date): Options {
     reps: int(values.reps, quick ? 1 : 3, 'reps', 50),
     seconds: int(values.seconds, 2, 'seconds', 600),
     transactions: quick && values.seconds === undefined ? QUICK_TRANSACTIONS : null,
-    clients: [1, 4],
+    clients: runClients(quick),
     scale: quick ? 1 : 4,
     sharedBuffers: ['16MB', '32MB', '64MB', '128MB', '256MB', '1GB'],
     only: SECTIONS.filter((s) => only.includes(s)),

@@ -14,7 +14,7 @@
  *   template's wait step (job-shape-services.ts).
  *
  * Docker mode pulls a full copy of the image from a registry on 127.0.0.1 every time (removed
- * locally before each repetition), as a hosted runner pulls it; native mode copies a warm initdb
+ * locally before each repetition; a quick run uses the image on the machine), as a hosted runner pulls it; native mode copies a warm initdb
  * cache. Native mode with a server build from npm (`binaries: npm`, issue #34), `wait: false`:
  * the build kept in the runner's tool cache (RUNNER_TOOL_CACHE, warm), and cold as on a fresh
  * hosted runner (a fresh tool cache, initdb cache and npm cache: the background start fetches the
@@ -27,6 +27,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from '../lib/context.js';
 import { forgetImage, fullCopy } from '../lib/image-copy.js';
+import { pullsImages, quickPresentNote } from '../lib/quick.js';
 import { benchNpmRegistry } from '../lib/npm-client.js';
 import { TEST_NPM_MAJORS } from '../lib/npm-packages.js';
 import { tryQuery } from '../lib/query.js';
@@ -210,7 +211,9 @@ export async function runJobShape(ctx: Context): Promise<void> {
   );
   const major = String(ctx.major);
   const cacheDir = join(ctx.diskWork, 'job-shape-cache');
-  const ref = await fullCopy(ctx, ctx.options.image, 'job-shape');
+  // A quick run uses the image on the machine: nothing pulled (bench/lib/quick.ts).
+  const pulls = pullsImages(ctx);
+  const ref = pulls ? await fullCopy(ctx, ctx.options.image, 'job-shape') : ctx.options.image;
   const sleepS = dependencySeconds(ctx);
   let npm: Awaited<ReturnType<typeof npmVariants>> | null = null;
   try {
@@ -226,6 +229,7 @@ export async function runJobShape(ctx: Context): Promise<void> {
     const pulled =
       (fn: Timed): Timed =>
       async () => {
+        if (!pulls) return fn();
         forgetImage(ref);
         try {
           return await fn();
@@ -236,16 +240,16 @@ export async function runJobShape(ctx: Context): Promise<void> {
     const variants: Variant[] = [
       {
         key: 'docker-background',
-        label: `Docker, image pulled: wait: false, ${sleepS} s of other steps, then the wait step`,
+        label: `Docker, image pulled${quickPresentNote(ctx)}: wait: false, ${sleepS} s of other steps, then the wait step`,
         measure: pulled(() => job(ctx, { ...docker, wait: 'false' })),
       },
       {
         key: 'docker-default',
-        label: `Docker, image pulled: the default (the main step waits), then ${sleepS} s of other steps`,
+        label: `Docker, image pulled${quickPresentNote(ctx)}: the default (the main step waits), then ${sleepS} s of other steps`,
         measure: pulled(() => job(ctx, docker)),
       },
-      serviceVariant(ctx, ref, pulled),
-      tunedServiceVariant(ctx, ref, pulled),
+      serviceVariant(ctx, ref, pulls, pulled),
+      tunedServiceVariant(ctx, ref, pulls, pulled),
       {
         key: 'native-background',
         label: `Native, initdb cache warm: wait: false, ${sleepS} s of other steps, then the wait step`,
@@ -264,6 +268,6 @@ export async function runJobShape(ctx: Context): Promise<void> {
     await measureVariants(ctx, 'job_shape', variants);
   } finally {
     await npm?.remove();
-    forgetImage(ref);
+    if (pulls) forgetImage(ref);
   }
 }

@@ -24,6 +24,7 @@ import {
   diskModelDockerArgs,
   ensureDiskModel,
   FSYNC_LATENCIES_MS,
+  modelledLatencyMs,
 } from '../lib/disk-model.js';
 import { ensureSuite, runSuite, SLICE, SUITE_DATABASE, SUITE_SETUP_SQL, type Suite } from '../lib/real-suite.js';
 import { BENCH_PASSWORD } from '../lib/pgserver.js';
@@ -67,7 +68,7 @@ async function prepare(conn: ConnectionInfo): Promise<number> {
  */
 async function measureOn(ctx: Context, suite: Suite, conn: ConnectionInfo, key: string, rep: number, latencyMs: number | null) {
   const commitMs = await prepare(conn);
-  if (latencyMs !== null) checkModelTook(key, commitMs, latencyMs);
+  if (latencyMs !== null) checkModelTook(key, commitMs, modelledLatencyMs(ctx, latencyMs));
   const files = ctx.options.quick ? SLICE.quick : SLICE.full;
   const r = await runSuite(suite, conn, files, join(ctx.diskWork, `junit-${key}-${rep}.xml`), SUITE_TIMEOUT_MS);
   return { seconds: r.seconds, details: { ...r.counts, commitMs } };
@@ -84,7 +85,7 @@ function serviceVariant(ctx: Context, suite: Suite, library: string, latencyMs: 
         : `the same, disk flush +${latencyMs} ms (disk model)`,
     async measure(rep) {
       const name = `${ctx.prefix}-suite-${key}-${rep}`;
-      const model = latencyMs === null ? [] : diskModelDockerArgs(library, latencyMs);
+      const model = latencyMs === null ? [] : diskModelDockerArgs(library, modelledLatencyMs(ctx, latencyMs));
       const c = await startServiceContainer(ctx, name, ctx.options.image, [
         '--health-interval',
         '1s',
@@ -138,7 +139,7 @@ function tunedVariant(ctx: Context, suite: Suite, library: string, latencyMs: nu
         ? `${TUNED_LABEL}: PGDATA on tmpfs, durability off by command`
         : `${TUNED_LABEL}, disk flush +${latencyMs} ms (disk model)`,
     async measure(rep) {
-      const extraOptions = latencyMs === null ? [] : diskModelDockerArgs(library, latencyMs);
+      const extraOptions = latencyMs === null ? [] : diskModelDockerArgs(library, modelledLatencyMs(ctx, latencyMs));
       const svc = await startTunedService(ctx, `${ctx.prefix}-suite-${key}-${rep}`, ctx.options.image, {
         health: 'poll',
         extraOptions,
