@@ -25,6 +25,7 @@ import { checkDefaultsCoverProfile } from './lib/pgserver.js';
 import { run } from '../src/proc.js';
 import { svg } from './report/chart.js';
 import { markdown, type Report } from './report/report.js';
+import { runClients } from './lib/quick.js';
 import { Results, SECTIONS, type Section } from './lib/results.js';
 import { runClientPath } from './sections/client-path.js';
 import { runJobShape } from './sections/job-shape.js';
@@ -47,7 +48,8 @@ const QUICK_TRANSACTIONS = 2;
 
 const USAGE = `Usage: npm run bench [-- options]     (npm run bench:quick for the smoke run)
   --quick             one repetition, ${QUICK_TRANSACTIONS} transactions per client per pgbench case, small
-                      data: checks that every case runs; its figures mean nothing
+                      data, fewer cases (bench/lib/quick.ts): checks that every section and kind of
+                      case runs, in under 3 minutes; its figures mean nothing
   --out DIR           results folder (default bench/results/<UTC timestamp>)
   --only LIST         sections to run, comma-separated: ${SECTIONS.join(', ')}
   --reps N            repetitions per variant (default 3; quick 1)
@@ -99,7 +101,7 @@ export function parseOptions(argv: string[], now: Date): Options {
     reps: int(values.reps, quick ? 1 : 3, 'reps', 50),
     seconds: int(values.seconds, 2, 'seconds', 600),
     transactions: quick && values.seconds === undefined ? QUICK_TRANSACTIONS : null,
-    clients: [1, 4],
+    clients: runClients(quick),
     scale: quick ? 1 : 4,
     sharedBuffers: ['16MB', '32MB', '64MB', '128MB', '256MB', '1GB'],
     only: SECTIONS.filter((s) => only.includes(s)),
@@ -131,7 +133,7 @@ const RUNNERS: Record<Section, (ctx: Context) => Promise<void>> = {
 
 /**
  * The safety net after every undo action ran: finds what still carries this run's prefix
- * (containers, postgres processes, folders in /dev/shm and the disk folder), removes it, and
+ * (containers, networks, postgres processes, folders in /dev/shm and the disk folder), removes it, and
  * returns what it found (each is a bug in the cleanup, reported as a problem).
  */
 async function sweep(ctx: Context): Promise<string[]> {
@@ -147,6 +149,15 @@ async function sweep(ctx: Context): Promise<string[]> {
     for (const id of ps?.stdout.split('\n').filter(Boolean) ?? []) {
       found.push(`container ${id}`);
       await run('docker', ['rm', '--force', '--volumes', id], { timeoutMs: 60_000, env }).catch(() => null);
+    }
+    // The job networks of the tuned services block (bench/lib/tuned-service.ts), labelled with the prefix.
+    const nets = await run('docker', ['network', 'ls', '--quiet', '--filter', `label=${ctx.prefix}`], {
+      timeoutMs: 30_000,
+      env,
+    }).catch(() => null);
+    for (const id of nets?.stdout.split('\n').filter(Boolean) ?? []) {
+      found.push(`network ${id}`);
+      await run('docker', ['network', 'rm', id], { timeoutMs: 60_000, env }).catch(() => null);
     }
   }
   for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {

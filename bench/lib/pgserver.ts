@@ -20,7 +20,14 @@ import type { NativeHandle } from '../../src/server.js';
 import { DURABILITY_SETTINGS, effectiveSettings, type Setting } from '../../src/profile.js';
 import { checkSettings, filesystemTypeOf, SETTINGS_QUERY, type PgSettingRow } from '../../src/verify.js';
 import type { Context } from './context.js';
-import { checkModelTook, commitLatencyMs, diskModelEnv, ensureDiskModel, FSYNC_LATENCIES_MS } from './disk-model.js';
+import {
+  checkModelTook,
+  commitLatencyMs,
+  diskModelEnv,
+  ensureDiskModel,
+  FSYNC_LATENCIES_MS,
+  modelledLatencyMs,
+} from './disk-model.js';
 
 /** Password the benchmark's own servers get (TCP clients use scram-sha-256). */
 export const BENCH_PASSWORD = 'bench';
@@ -156,7 +163,7 @@ export async function startServer(ctx: Context, spec: ServerSpec): Promise<Bench
     const dataDir = dataDirOf(runDir);
     await placeCluster(ctx, dataDir, spec.initdbArgs);
     const port = await getPort({ host: '127.0.0.1' });
-    const model = spec.fsyncDelayMs ? diskModelEnv(await ensureDiskModel(ctx), spec.fsyncDelayMs) : {};
+    const model = spec.fsyncDelayMs ? diskModelEnv(await ensureDiskModel(ctx), modelledLatencyMs(ctx, spec.fsyncDelayMs)) : {};
     const postgres = spawnPostgres(
       ctx.bindir,
       runDir,
@@ -195,7 +202,7 @@ export async function startServer(ctx: Context, spec: ServerSpec): Promise<Bench
     }
     if (spec.fsyncDelayMs) {
       const target = { host: dataDir, port, user: 'postgres', password: '', database: 'postgres' };
-      checkModelTook(spec.label, await commitLatencyMs(target), spec.fsyncDelayMs);
+      checkModelTook(spec.label, await commitLatencyMs(target), modelledLatencyMs(ctx, spec.fsyncDelayMs));
     }
     const onTmpfs = statfsSync(dataDir).type === TMPFS_MAGIC;
     if (onTmpfs !== (spec.storage === 'tmpfs')) {

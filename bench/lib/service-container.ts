@@ -19,9 +19,17 @@ export function runnerNoticeSeconds(healthySeconds: number): number {
   let t = 0;
   for (let retry = 0; retry < 64; retry++) {
     if (t >= healthySeconds) return t;
-    t += Math.min(2 + (2 ** retry - 1) * 2, 32);
+    t += runnerBackoffSeconds(retry);
   }
   return t;
+}
+
+/**
+ * The runner's wait before its health look number `retry + 1` (retry from 0): 2, 4, 8, 16, 32,
+ * 32 ... s, without the jitter (runnerNoticeSeconds gives the source).
+ */
+export function runnerBackoffSeconds(retry: number): number {
+  return Math.min(2 + (2 ** Math.min(retry, 16) - 1) * 2, 32);
 }
 
 /**

@@ -7,6 +7,7 @@ import type { Machine } from '../lib/machine.js';
 import { machineLine } from '../lib/machine.js';
 import type { CaseResult, Section } from '../lib/results.js';
 import { renderClientPath } from './client-path.js';
+import { renderCompared } from './compared.js';
 import { fmt, type Renderer } from './format.js';
 import { renderJobShape } from './job-shape.js';
 import { renderPerTest } from './per-test.js';
@@ -40,7 +41,7 @@ export interface Report {
 const TITLES: Record<Section, string> = {
   startup: '1. Time to the first answered query (seconds, lower is better)',
   workloads:
-    '2. Test-suite workloads on the four servers of the 2x2 matrix, and on the durable one on disks that flush slower (transactions per second, higher is better)',
+    '2. Test-suite workloads on the four servers of the 2x2 matrix, on the durable one on disks that flush slower, and on the tuned services block of 2026 (transactions per second, higher is better)',
   shared_buffers: '3. shared_buffers on the action’s server: tmpfs, durability off (transactions per second, higher is better)',
   client_path: '4. Client path: select-only, 1 client, the action’s container (average latency in ms, lower is better)',
   settings:
@@ -55,8 +56,11 @@ const TITLES: Record<Section, string> = {
   schema_cache:
     '10. The schema cache: a start with 300 migrations as init, without the cache, on a miss and on a hit, in both modes (seconds of the whole `pg-tmpfs up` process, lower is better)',
   real_suite:
-    '11. A real suite: SQLAlchemy 2.0.44’s own ORM tests against a GitHub services container (this disk, and disks that flush slower) and pg-tmpfs-action (seconds of the pytest run, lower is better)',
+    '11. A real suite: SQLAlchemy 2.0.44’s own ORM tests against a GitHub services container and the tuned services block of 2026 (this disk, and disks that flush slower) and pg-tmpfs-action (seconds of the pytest run, lower is better)',
 };
+
+/** The heading of the table across sections (bench/report/compared.ts). */
+export const COMPARED_TITLE = 'Compared with: what a user can do without this project (2026)';
 
 /** Each section's tables, from its cases. */
 const RENDERERS: Record<Section, Renderer> = {
@@ -73,7 +77,7 @@ const RENDERERS: Record<Section, Renderer> = {
   real_suite: renderRealSuite,
 };
 
-/** The Markdown report: the run's header, each section in `sections` order that has cases, then the errors. */
+/** The Markdown report: the run's header, each section in `sections` order that has cases, the table across sections, then the errors. */
 export function markdown(report: Report, sections: readonly Section[]): string {
   const out: string[] = [];
   const o = report.options as { reps: number; seconds: number; transactions: number | null; quick: boolean; scale: number };
@@ -94,6 +98,8 @@ export function markdown(report: Report, sections: readonly Section[]): string {
     if (!sc.length) continue;
     out.push('', `## ${TITLES[section]}`, '', RENDERERS[section](sc));
   }
+  const compared = renderCompared(cases);
+  if (compared) out.push('', `## ${COMPARED_TITLE}`, '', compared);
   const failed = cases.filter((c) => c.errors.length);
   if (failed.length || report.cleanupProblems.length || report.sectionErrors.length) {
     out.push('', '## Errors', '');

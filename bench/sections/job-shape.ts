@@ -8,10 +8,13 @@
  * - the default: the main step, which returns once the server answers and is verified;
  * - a GitHub-style service container: the runner pulls the image and waits until the
  *   `pg_isready` health check says healthy, noticed at its own back-off (0, 2, 6, 14, 30 s:
- *   bench/lib/service-container.ts runnerNoticeSeconds), before the first step runs.
+ *   bench/lib/service-container.ts runnerNoticeSeconds), before the first step runs;
+ * - the tuned services block of 2026 (issue #36): the same pull, the container created and
+ *   started as the runner does, its health looked at on the runner's own schedule, then the
+ *   template's wait step (job-shape-services.ts).
  *
  * Docker mode pulls a full copy of the image from a registry on 127.0.0.1 every time (removed
- * locally before each repetition), as a hosted runner pulls it; native mode copies a warm initdb
+ * locally before each repetition; a quick run uses the image on the machine), as a hosted runner pulls it; native mode copies a warm initdb
  * cache. Native mode with a server build from npm (`binaries: npm`, issue #34), `wait: false`:
  * the build kept in the runner's tool cache (RUNNER_TOOL_CACHE, warm), and cold as on a fresh
  * hosted runner (a fresh tool cache, initdb cache and npm cache: the background start fetches the
@@ -21,17 +24,16 @@
  */
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { dockerOk } from '../../src/docker/engine.js';
 import type { Context } from '../lib/context.js';
 import { forgetImage, fullCopy } from '../lib/image-copy.js';
+import { pullsImages, quickPresentNote } from '../lib/quick.js';
 import { benchNpmRegistry } from '../lib/npm-client.js';
 import { TEST_NPM_MAJORS } from '../lib/npm-packages.js';
 import { tryQuery } from '../lib/query.js';
-import { healthInterval, runnerNoticeSeconds, startServiceContainer } from '../lib/service-container.js';
 import { runStepProcess, type StepProcess } from '../lib/step-process.js';
 import { measureVariants, startRegistered, type Variant } from '../lib/timed.js';
+import { serviceVariant, tunedServiceVariant, type Timed } from './job-shape-services.js';
 
 /** Seconds the steps before the tests take (the sleep): longer than a pull plus a start here. */
 export const DEPENDENCY_STEP_SECONDS = 8;
@@ -117,37 +119,6 @@ async function job(
   } finally {
     await post();
   }
-}
-
-/** One timed job: blocked seconds and its parts. */
-type Timed = () => Promise<{ seconds: number; details: Record<string, unknown> }>;
-
-/**
- * A GitHub-style service container of `ref` (pulled, through `pulled`): the pull, then until the
- * runner would see it healthy at `pg_isready` every 10 s (a quick run: healthInterval's shorter one).
- */
-function serviceVariant(ctx: Context, ref: string, pulled: (fn: Timed) => Timed): Variant {
-  const health = healthInterval(ctx, '10s');
-  return {
-    key: 'docker-service',
-    label: `GitHub-style service container, image pulled, pg_isready every 10 s${health.quickNote}: pull, then until the runner sees it healthy`,
-    measure: pulled(async () => {
-      const t0 = performance.now();
-      await dockerOk(['pull', '--quiet', ref], 'docker pull', 'See the Docker error', undefined, 600_000);
-      const pullS = (performance.now() - t0) / 1000;
-      const name = `${ctx.prefix}-jobsvc-${Date.now()}`;
-      const c = await startServiceContainer(ctx, name, ref, ['--health-interval', health.interval]);
-      try {
-        const seenS = runnerNoticeSeconds((c.healthyAt - c.runAt) / 1000);
-        return {
-          seconds: pullS + seenS,
-          details: { pullMs: Math.round(pullS * 1000), healthyMs: Math.round(c.healthyAt - c.runAt) },
-        };
-      } finally {
-        await c.remove();
-      }
-    }),
-  };
 }
 
 /**
@@ -240,7 +211,9 @@ export async function runJobShape(ctx: Context): Promise<void> {
   );
   const major = String(ctx.major);
   const cacheDir = join(ctx.diskWork, 'job-shape-cache');
-  const ref = await fullCopy(ctx, ctx.options.image, 'job-shape');
+  // A quick run uses the image on the machine: nothing pulled (bench/lib/quick.ts).
+  const pulls = pullsImages(ctx);
+  const ref = pulls ? await fullCopy(ctx, ctx.options.image, 'job-shape') : ctx.options.image;
   const sleepS = dependencySeconds(ctx);
   let npm: Awaited<ReturnType<typeof npmVariants>> | null = null;
   try {
@@ -256,6 +229,7 @@ export async function runJobShape(ctx: Context): Promise<void> {
     const pulled =
       (fn: Timed): Timed =>
       async () => {
+        if (!pulls) return fn();
         forgetImage(ref);
         try {
           return await fn();
@@ -266,15 +240,16 @@ export async function runJobShape(ctx: Context): Promise<void> {
     const variants: Variant[] = [
       {
         key: 'docker-background',
-        label: `Docker, image pulled: wait: false, ${sleepS} s of other steps, then the wait step`,
+        label: `Docker, image pulled${quickPresentNote(ctx)}: wait: false, ${sleepS} s of other steps, then the wait step`,
         measure: pulled(() => job(ctx, { ...docker, wait: 'false' })),
       },
       {
         key: 'docker-default',
-        label: `Docker, image pulled: the default (the main step waits), then ${sleepS} s of other steps`,
+        label: `Docker, image pulled${quickPresentNote(ctx)}: the default (the main step waits), then ${sleepS} s of other steps`,
         measure: pulled(() => job(ctx, docker)),
       },
-      serviceVariant(ctx, ref, pulled),
+      serviceVariant(ctx, ref, pulls, pulled),
+      tunedServiceVariant(ctx, ref, pulls, pulled),
       {
         key: 'native-background',
         label: `Native, initdb cache warm: wait: false, ${sleepS} s of other steps, then the wait step`,
@@ -293,6 +268,6 @@ export async function runJobShape(ctx: Context): Promise<void> {
     await measureVariants(ctx, 'job_shape', variants);
   } finally {
     await npm?.remove();
-    forgetImage(ref);
+    if (pulls) forgetImage(ref);
   }
 }

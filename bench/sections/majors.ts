@@ -20,16 +20,18 @@ import { containerVolumes, expectVolumesGone, imageLayout, MAJOR_IMAGES } from '
 import type { Context } from '../lib/context.js';
 import { startDockerServer, type DockerServer } from '../lib/docker-server.js';
 import { forgetImage, fullCopy } from '../lib/image-copy.js';
+import { pullsImages } from '../lib/quick.js';
 import type { BenchServer } from '../lib/pgserver.js';
 import { measureVariants, startRegistered, type Variant } from '../lib/timed.js';
 import { createdbWorkloads, prepareAll, WORKLOADS } from '../lib/workloads.js';
 
 /**
  * Section 6's variants of one major: start() with the image present, floors (a) and (b), and
- * start() pulling `copy` (a full copy in the run's registry, removed locally before and after).
+ * start() pulling `copy` (a full copy in the run's registry, removed locally before and after;
+ * the row is left out when `copy` is undefined, as in a quick run).
  */
-function majorVariants(ctx: Context, major: string, image: string, layout: ImageLayout, copy: string): Variant[] {
-  return [
+function majorVariants(ctx: Context, major: string, image: string, layout: ImageLayout, copy: string | undefined): Variant[] {
+  const rows: Variant[] = [
     {
       key: `present-${major}`,
       label: `Docker mode, PostgreSQL ${major}, image on the machine: start() until verified`,
@@ -53,44 +55,48 @@ function majorVariants(ctx: Context, major: string, image: string, layout: Image
       label: `PostgreSQL ${major}, floor (b): docker run with the tmpfs on PGDATA only (a VOLUME above it gets an anonymous volume), a query every 5 ms`,
       measure: (rep) => rawRun(ctx, `${ctx.prefix}-fb${major}-${rep}`, image, { pgdata: layout.pgdata, volumes: [] }),
     },
-    {
-      key: `pulled-${major}`,
-      label: `Docker mode, PostgreSQL ${major}, image pulled from a registry on 127.0.0.1: start() until verified`,
-      async measure(rep) {
-        const ref = copy;
-        forgetImage(ref);
-        try {
-          const { seconds, server } = await startRegistered(ctx, {
-            mode: 'docker',
-            image: ref,
-            port: '0',
-            'container-name': `${ctx.prefix}-p${major}-${rep}`,
-          });
-          const pullMs = server.mode === 'docker' ? server.pullMs : 0;
-          if (pullMs <= 0) throw new Error(`no pull happened for ${ref}`);
-          return { seconds, details: { pullMs } };
-        } finally {
-          forgetImage(ref);
-        }
-      },
-    },
   ];
+  if (!copy) return rows;
+  rows.push({
+    key: `pulled-${major}`,
+    label: `Docker mode, PostgreSQL ${major}, image pulled from a registry on 127.0.0.1: start() until verified`,
+    async measure(rep) {
+      const ref = copy;
+      forgetImage(ref);
+      try {
+        const { seconds, server } = await startRegistered(ctx, {
+          mode: 'docker',
+          image: ref,
+          port: '0',
+          'container-name': `${ctx.prefix}-p${major}-${rep}`,
+        });
+        const pullMs = server.mode === 'docker' ? server.pullMs : 0;
+        if (pullMs <= 0) throw new Error(`no pull happened for ${ref}`);
+        return { seconds, details: { pullMs } };
+      } finally {
+        forgetImage(ref);
+      }
+    },
+  });
+  return rows;
 }
 
 export async function runMajors(ctx: Context): Promise<void> {
   const majors = Object.keys(MAJOR_IMAGES);
-  ctx.log('majors: starting a registry on 127.0.0.1 and pushing a full copy of each image');
+  // A quick run pulls nothing (bench/lib/quick.ts).
+  const pulled = pullsImages(ctx) ? majors : [];
+  if (pulled.length) ctx.log('majors: starting a registry on 127.0.0.1 and pushing a full copy of each image');
   // Off the clock: the copies are made at once (export and import wait on the disk, the push's
   // compression on a core).
-  const refs = await Promise.allSettled(majors.map((major) => fullCopy(ctx, MAJOR_IMAGES[major] as string, major)));
+  const refs = await Promise.allSettled(pulled.map((major) => fullCopy(ctx, MAJOR_IMAGES[major] as string, major)));
   const failed = refs.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
-  const copies = Object.fromEntries(majors.map((major, i) => [major, (refs[i] as PromiseFulfilledResult<string>).value]));
+  const copies = Object.fromEntries(pulled.map((major, i) => [major, (refs[i] as PromiseFulfilledResult<string>).value]));
   try {
     const variants: Variant[] = [];
     for (const major of majors) {
       const image = MAJOR_IMAGES[major] as string;
-      variants.push(...majorVariants(ctx, major, image, await imageLayout(image), copies[major] as string));
+      variants.push(...majorVariants(ctx, major, image, await imageLayout(image), copies[major]));
     }
     const image18 = MAJOR_IMAGES[18] as string;
     const layout18 = await imageLayout(image18);

@@ -11,6 +11,7 @@ import { compare, type Row } from '../lib/compare.js';
 import type { Context } from '../lib/context.js';
 import { PG_DEFAULTS, startServers, stopServers, withClient, type ServerSpec } from '../lib/pgserver.js';
 import { createdbWorkloads, prepareAll, serverMajor, WORKLOADS } from '../lib/workloads.js';
+import { settingsStorages } from '../lib/quick.js';
 import { DURABILITY_SETTINGS, type Setting } from '../../src/profile.js';
 
 /** Settings that only make sense together (wal_level=minimal requires max_wal_senders=0). */
@@ -150,7 +151,7 @@ function settingRows(ctx: Context, major: number): Row[] {
 
 export async function runSettings(ctx: Context): Promise<void> {
   const rows = settingRows(ctx, ctx.major);
-  for (const storage of ['tmpfs', 'disk'] as const) {
+  for (const storage of settingsStorages(ctx)) {
     const specs = settingSpecs(storage, ctx.major);
     ctx.log(`settings (${storage}): starting ${specs.length} servers`);
     const servers = await startServers(ctx, specs);

@@ -23,6 +23,7 @@ import type { Context } from '../lib/context.js';
 import { forgetImage, fullCopy } from '../lib/image-copy.js';
 import { benchNpmRegistry, type BenchNpm, type NpmClient } from '../lib/npm-client.js';
 import { TEST_NPM_MAJORS } from '../lib/npm-packages.js';
+import { pullsImages } from '../lib/quick.js';
 import type { Variant } from '../lib/timed.js';
 
 /** Majors compared inside a container of their test image (installed there, not here). */
@@ -103,15 +104,15 @@ function coldVariant(s: Setup, major: number): Variant {
   };
 }
 
-/** `cli-docker-<major>` and `cli-docker-pulled-<major>`: Docker mode with the image present, and pulling `copy`. */
-function dockerVariants(s: Setup, major: number, copy: string): Variant[] {
+/** `cli-docker-<major>` and `cli-docker-pulled-<major>`: Docker mode with the image present, and pulling `copy` (left out without one). */
+function dockerVariants(s: Setup, major: number, copy: string | undefined): Variant[] {
   const { ctx } = s;
   const image = MAJOR_IMAGES[major] as string;
   const docker = async (name: string, ref: string) => {
     const { seconds, out } = await s.up(name, ['--mode', 'docker', '--image', ref, '--wait-timeout', '300']);
     return { seconds, out, details: detailsOf(out) };
   };
-  return [
+  const present: Variant[] = [
     {
       key: `cli-docker-${major}`,
       label: `PostgreSQL ${major}, Docker mode, image on the machine: CLI \`pg-tmpfs up --mode docker\``,
@@ -121,6 +122,10 @@ function dockerVariants(s: Setup, major: number, copy: string): Variant[] {
         return r;
       },
     },
+  ];
+  if (!copy) return present;
+  return [
+    ...present,
     {
       key: `cli-docker-pulled-${major}`,
       label: `PostgreSQL ${major}, Docker mode, image pulled from a registry on 127.0.0.1: CLI \`pg-tmpfs up --mode docker\``,
@@ -209,7 +214,8 @@ export async function npmStartupVariants(ctx: Context): Promise<{ variants: Vari
   const hostMajor = TEST_NPM_MAJORS.includes(ctx.major) ? [ctx.major] : [];
   if (!hostMajor.length)
     ctx.log(`startup: no npm build of PostgreSQL ${ctx.major} among the test packages: its npm rows are left out`);
-  const majors = [...hostMajor, ...containerMajors];
+  // A quick run: one major, the machine's when it has a build (bench/lib/quick.ts).
+  const majors = [...hostMajor, ...containerMajors].slice(0, ctx.options.quick ? 1 : undefined);
   ctx.log(
     `startup: npm rows for ${majors.join(', ')}: a local npm registry, full image copies, the builds kept and initdb caches warmed (in containers of ${containerMajors.join(', ')})`,
   );
@@ -222,7 +228,7 @@ export async function npmStartupVariants(ctx: Context): Promise<{ variants: Vari
     await npm.close();
   };
   try {
-    const withImage = majors.filter((m) => MAJOR_IMAGES[m]);
+    const withImage = majors.filter((m) => MAJOR_IMAGES[m] && pullsImages(ctx));
     // Off the clock, at once (export and import wait on the disk, the push's compression on a core); section 6 reuses them.
     const copies = await Promise.all(withImage.map((m) => fullCopy(ctx, MAJOR_IMAGES[m] as string, String(m))));
     const stateDir = join(ctx.diskWork, 'npm-cli-state');
@@ -239,8 +245,7 @@ export async function npmStartupVariants(ctx: Context): Promise<{ variants: Vari
       if (major === ctx.major) variants.push(await hostWarmVariant(setup, major));
       else variants.push(...(await containerVariants(setup, major, containers)));
       variants.push(coldVariant(setup, major));
-      const i = withImage.indexOf(major);
-      if (i >= 0) variants.push(...dockerVariants(setup, major, copies[i] as string));
+      if (MAJOR_IMAGES[major]) variants.push(...dockerVariants(setup, major, copies[withImage.indexOf(major)]));
     }
     return { variants, remove };
   } catch (error) {

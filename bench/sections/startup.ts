@@ -15,7 +15,9 @@
  *   what GitHub's runners have; bench/lib/engines.ts), when it answers.
  * - What users do today: a stock container with its default disk volume (query every 5 ms); a
  *   GitHub-style service container with `--health-cmd pg_isready` (time until "healthy", and
- *   whether a real query right after it succeeds), at the usual 10 s interval and at 1 s.
+ *   whether a real query right after it succeeds), at the usual 10 s interval and at 1 s; the
+ *   tuned services block of 2026 (PGDATA on tmpfs, durability off by `command`), created as the
+ *   runner creates it, until healthy, then the template's wait step (bench/lib/tuned-service.ts).
  * - Server builds from npm per major (issue #34): kept and cold, against installed binaries and
  *   Docker mode with the image present and pulled, each the CLI's whole process (startup-npm.ts).
  */
@@ -46,6 +48,7 @@ const ORDER = [
   'docker-disk-durable',
   'service-10s',
   'service-1s',
+  'service-tuned',
 ];
 
 export async function runStartup(ctx: Context): Promise<void> {

@@ -1,24 +1,52 @@
 /**
  * Section 2: test-suite workloads on the four servers of the 2x2 matrix (durable / durability
- * off × disk / tmpfs) and on the durable disk server under the disk model (flush +1 ms, +5 ms),
- * with one client and several.
+ * off × disk / tmpfs), on the durable disk server under the disk model (flush +1 ms, +5 ms), and
+ * on the container of the tuned services block of 2026 (bench/lib/tuned-service.ts), with one
+ * client and several.
  */
 import { compare, type Row } from '../lib/compare.js';
 import type { Context } from '../lib/context.js';
 import { commitLatencyMs } from '../lib/disk-model.js';
+<<<<<<< HEAD
 import { runPgliteWorkloads } from '../lib/pglite-workloads.js';
 import { matrixSpecs, modelledDiskSpecs, startServers, stopServers } from '../lib/pgserver.js';
+=======
+import { matrixSpecs, modelledDiskSpecs, startServers, stopServers, type BenchServer } from '../lib/pgserver.js';
+import { checkTuned, runWaitStep, startTunedService, TUNED_KEY, TUNED_LABEL, tunedDetails } from '../lib/tuned-service.js';
+>>>>>>> main
 import { createdbWorkloads, prepareAll, serverMajor, WORKLOADS } from '../lib/workloads.js';
 
 /** The first row: one commit's latency (bench/lib/disk-model.ts commitLatencyMs). */
 const COMMIT_ROW = 'One commit: INSERT in autocommit (ms, median of 20, lower is better), 1 client';
 
+/**
+ * The tuned services block's container of `image` as a server of the comparison: started as the
+ * runner starts it, then the wait step, its profile and tmpfs checked; over TCP only.
+ * @returns the server, and what the tables name it by (image and versions)
+ */
+async function tunedServer(ctx: Context, image: string): Promise<{ server: BenchServer; about: Record<string, unknown> }> {
+  const svc = await startTunedService(ctx, `${ctx.prefix}-wl-tuned`, image, { health: 'poll' });
+  try {
+    await runWaitStep(svc);
+    const { serverVersion, filesystem } = await checkTuned(svc.conn);
+    const spec = { key: TUNED_KEY, label: TUNED_LABEL, storage: 'tmpfs' as const, settings: [] };
+    const server = { spec, conn: svc.conn, socketDir: '', dataDir: '', filesystem, stop: svc.remove };
+    return { server, about: tunedDetails(svc, serverVersion) };
+  } catch (error) {
+    await svc.remove();
+    throw error;
+  }
+}
+
 export async function runWorkloads(ctx: Context): Promise<void> {
   const { options } = ctx;
-  ctx.log('workloads: starting the four servers, and the durable disk server under the disk model');
+  ctx.log('workloads: starting the four servers, the durable disk server under the disk model, the tuned services block');
   const servers = await startServers(ctx, [...matrixSpecs(), ...modelledDiskSpecs()]);
   try {
-    const major = await serverMajor(servers[0] as (typeof servers)[number]);
+    const tuned = await tunedServer(ctx, options.image);
+    servers.push(tuned.server);
+    // CREATE DATABASE … STRATEGY where every server has it (the image's major may be older).
+    const major = Math.min(await serverMajor(servers[0] as BenchServer), await serverMajor(tuned.server));
     const workloads = [
       WORKLOADS.rollback,
       WORKLOADS.truncate,
@@ -38,7 +66,7 @@ export async function runWorkloads(ctx: Context): Promise<void> {
         'latency_ms',
       );
       await commitLatencyMs(server.conn).then(
-        (ms) => ctx.results.add(c, ms),
+        (ms) => ctx.results.add(c, ms, server.spec.key === TUNED_KEY ? tuned.about : {}),
         (error: unknown) => ctx.results.fail(c, error),
       );
     }

@@ -8,6 +8,11 @@
  * shellcheck). What cannot apply where the workflows run (act) is ignored in .github/zizmor.yml
  * or inline, with the reason. A known-bad workflow (tests/fixtures/workflow-lint) proves that
  * each tool runs and reports.
+ *
+ * The GitHub services template (templates/github/services.yaml) is linted by actionlint too, with
+ * one finding ignored: actionlint 1.7.12 does not know `command` on services (actions/runner PR
+ * #4276, 2026; tests/unit/services-template.test.ts checks the file against the runner's own
+ * schema). The test proves that the ignore removes exactly those findings.
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -18,6 +23,9 @@ import { goBinary, ROOT } from '../helpers/infra.js';
 
 const SETUP = 'run bash scripts/setup-test-infra.sh';
 const FIXTURE = 'tests/fixtures/workflow-lint/bad-workflow.yml';
+const SERVICES_TEMPLATE = 'templates/github/services.yaml';
+/** What actionlint 1.7.12 wrongly reports in the services template, and nothing more is ignored. */
+const COMMAND_IGNORE = 'unexpected key "command" for "services" section';
 /** zizmor's venv, made by scripts/setup-test-infra.sh at the same path. */
 const ZIZMOR = join(process.env.PG_TMPFS_TEST_CACHE || join(homedir(), '.cache', 'pg-tmpfs-test'), 'zizmor', 'bin', 'zizmor');
 /** Every workflow, so one added later is linted too. */
@@ -73,12 +81,13 @@ function shellcheck(): string {
 }
 
 /** actionlint with shellcheck, without pyflakes (no Python `run:` scripts; the same lint everywhere). */
-function runActionlint(files: string[], format?: string): Run {
+function runActionlint(files: string[], format?: string, ignore?: string): Run {
   return run(actionlint(), [
     `-shellcheck=${shellcheck()}`,
     '-pyflakes=',
     '-no-color',
     ...(format ? ['-format', format] : []),
+    ...(ignore ? ['-ignore', ignore] : []),
     ...files,
   ]);
 }
@@ -129,6 +138,18 @@ describe('workflow linters', () => {
     expect(WORKFLOWS).toEqual(expect.arrayContaining(['.github/workflows/ci.yml', '.github/workflows/e2e.yml']));
     const r = runActionlint(WORKFLOWS);
     expect({ status: r.status, output: `${r.stdout}${r.stderr}` }).toEqual({ status: 0, output: '' });
+  });
+
+  it('actionlint finds nothing in the services template but the `command` it does not know, ignored by that message only', () => {
+    const all = runActionlint([SERVICES_TEMPLATE], '{{json .}}');
+    expect(all.status).toBe(1);
+    const errors = (JSON.parse(all.stdout) as ActionlintError[]).map((e) => `${e.kind} ${e.filepath}:${e.line} ${e.message}`);
+    const unknown = `syntax-check ${SERVICES_TEMPLATE}`;
+    const expected = `${COMMAND_IGNORE}. expected one of "credentials", "env", "image", "options", "ports", "volumes"`;
+    // Both jobs' `command:` lines, and nothing else (shellcheck ran on the wait steps too).
+    expect(errors).toEqual([`${unknown}:23 ${expected}`, `${unknown}:67 ${expected}`]);
+    const ignored = runActionlint([SERVICES_TEMPLATE], undefined, COMMAND_IGNORE);
+    expect({ status: ignored.status, output: `${ignored.stdout}${ignored.stderr}` }).toEqual({ status: 0, output: '' });
   });
 
   it('zizmor finds nothing in the workflows, dependabot.yml, action.yml and wait/action.yml', () => {

@@ -92,7 +92,15 @@ describe('GitLab CI/CD component layout', () => {
     expect(components).toEqual(['postgres.yml']);
     // glab's catalog publishing searches every .yml below templates/: no other file may be one.
     expect(files.filter((f) => f.endsWith('.yml'))).toEqual(['postgres.yml']);
-    expect(files).toEqual(expect.arrayContaining(['gitlab-runner.toml', 'woodpecker/README.md', 'woodpecker/pipeline.yaml']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'gitlab-runner.toml',
+        'woodpecker/README.md',
+        'woodpecker/pipeline.yaml',
+        'github/README.md',
+        'github/services.yaml',
+      ]),
+    );
   });
 });
 
