@@ -55,14 +55,10 @@ export function renderRealSuite(sc: readonly CaseResult[]): string {
     '',
     'Every run of every setup must pass, fail and skip the same tests; a difference is listed under Errors. ' +
       'The flush latencies come from the disk model (docs/performance.md#the-disk-model); the action’s servers ' +
-<<<<<<< HEAD
-      'are on tmpfs and do not wait for flushes, so one measurement of each serves every column.',
-    ...[pgliteSuiteNote(sc)].filter(Boolean).map((t) => `\n${t}`),
-=======
       'are on tmpfs and do not wait for flushes, so one measurement of each serves every column; the tuned ' +
       'services block is measured under each latency (its PGDATA is on tmpfs and its durability off, so little ' +
       'waits for a flush), each against the services container at the same latency.',
     ...(note ? ['', note] : []),
->>>>>>> main
+    ...[pgliteSuiteNote(sc)].filter(Boolean).map((t) => `\n${t}`),
   ].join('\n');
 }

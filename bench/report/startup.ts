@@ -4,13 +4,9 @@
  * floors with issue #11's targets), and for section 1 where the CLI's time goes.
  */
 import { summarize, type CaseResult } from '../lib/results.js';
-<<<<<<< HEAD
-import { fmt, table } from './format.js';
-import { pgliteFootnote, pgliteNote, STARTUP_PGLITE } from './pglite.js';
-=======
 import { tunedNote } from './alternatives.js';
 import { fmt, medianDetail, table } from './format.js';
->>>>>>> main
+import { pgliteFootnote, pgliteNote, STARTUP_PGLITE } from './pglite.js';
 import { isNpmRow, NPM_TABLE_NOTE, npmColumn, npmNote } from './startup-npm.js';
 
 /** The service containers' notes: the first real query after "healthy", and when GitHub's runner sees it. */
@@ -192,12 +188,9 @@ export function renderStartup(sc: readonly CaseResult[]): string {
   const main = sc.filter((c) => !isNpmRow(c));
   const npm = sc.filter(isNpmRow);
   // phasesTable starts with its own blank line, or is '' when no case reported phases.
-<<<<<<< HEAD
-  const out = [startTable(main, sc), phasesTable(main, cacheColumn), pgliteFootnote(sc, STARTUP_PGLITE).replace(/^./, '\n$&')];
-=======
   const tuned = tunedNote(main, 'startup');
-  const out = [startTable(main, sc), tuned && `\n${tuned}`, phasesTable(main, cacheColumn)];
->>>>>>> main
+  const pglite = pgliteFootnote(sc, STARTUP_PGLITE);
+  const out = [startTable(main, sc), tuned && `\n${tuned}`, pglite && `\n${pglite}`, phasesTable(main, cacheColumn)];
   if (npm.length) {
     const native = npm.filter((c) => !c.id.includes('docker'));
     out.push(`\nServer builds from npm, per major (issue #34):\n\n${startTable(npm, sc)}\n\n${NPM_TABLE_NOTE}`);

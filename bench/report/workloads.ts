@@ -38,12 +38,8 @@ export function renderWorkloads(sc: readonly CaseResult[]): string {
   const withNote = note ? `${main}\n\n${note}` : main;
   // Runs before issue #24 have no modelled servers: the first table alone.
   const modelled = [...new Set(sc.map(serverKey).filter((k) => /^durable-disk-\d+ms$/.test(k)))];
-<<<<<<< HEAD
   const pglite = pgliteWorkloadsNote(sc).replace(/^./, '\n\n$&');
-  if (!modelled.length) return main + pglite;
-=======
-  if (!modelled.length) return withNote;
->>>>>>> main
+  if (!modelled.length) return withNote + pglite;
   const disks = [
     { key: 'durable-disk', head: 'this disk' },
     ...modelled.map((key) => ({ key, head: `flush +${/(\d+)ms$/.exec(key)?.[1] ?? '?'} ms` })),
@@ -53,10 +49,9 @@ export function renderWorkloads(sc: readonly CaseResult[]): string {
     ['l', ...disks.map(() => 'r' as const)],
     g.rows.map((r) => [r, ...disks.map((d) => ratio(g.at(r, action), g.at(r, labelOf(d.key) ?? '')))]),
   );
-<<<<<<< HEAD
   return (
     [
-      main,
+      withNote,
       '',
       `The action’s server (${action}) against the durable server on disk, by the disk’s flush latency ` +
         '(the disk model: docs/performance.md#the-disk-model; what a commit costs on each is the first row above):',
@@ -64,14 +59,4 @@ export function renderWorkloads(sc: readonly CaseResult[]): string {
       byFlush,
     ].join('\n') + pglite
   );
-=======
-  return [
-    withNote,
-    '',
-    `The action’s server (${action}) against the durable server on disk, by the disk’s flush latency ` +
-      '(the disk model: docs/performance.md#the-disk-model; what a commit costs on each is the first row above):',
-    '',
-    byFlush,
-  ].join('\n');
->>>>>>> main
 }

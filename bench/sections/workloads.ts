@@ -7,13 +7,9 @@
 import { compare, type Row } from '../lib/compare.js';
 import type { Context } from '../lib/context.js';
 import { commitLatencyMs } from '../lib/disk-model.js';
-<<<<<<< HEAD
 import { runPgliteWorkloads } from '../lib/pglite-workloads.js';
-import { matrixSpecs, modelledDiskSpecs, startServers, stopServers } from '../lib/pgserver.js';
-=======
 import { matrixSpecs, modelledDiskSpecs, startServers, stopServers, type BenchServer } from '../lib/pgserver.js';
 import { checkTuned, runWaitStep, startTunedService, TUNED_KEY, TUNED_LABEL, tunedDetails } from '../lib/tuned-service.js';
->>>>>>> main
 import { createdbWorkloads, prepareAll, serverMajor, WORKLOADS } from '../lib/workloads.js';
 
 /** The first row: one commit's latency (bench/lib/disk-model.ts commitLatencyMs). */
