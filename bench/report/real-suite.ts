@@ -9,6 +9,7 @@ import type { CaseResult } from '../lib/results.js';
 import { TUNED_LABEL } from '../lib/tuned-service.js';
 import { isTuned, tunedNote } from './alternatives.js';
 import { cell, fmt, medianDetail, ratio, table } from './format.js';
+import { pgliteSuiteNote } from './pglite.js';
 
 /** The variant key of a section 11 case (`real_suite/<key>`). */
 const keyOf = (c: CaseResult) => c.id.slice('real_suite/'.length);
@@ -58,5 +59,6 @@ export function renderRealSuite(sc: readonly CaseResult[]): string {
       'services block is measured under each latency (its PGDATA is on tmpfs and its durability off, so little ' +
       'waits for a flush), each against the services container at the same latency.',
     ...(note ? ['', note] : []),
+    ...[pgliteSuiteNote(sc)].filter(Boolean).map((t) => `\n${t}`),
   ].join('\n');
 }

@@ -6,6 +6,7 @@
  */
 import type { CaseResult } from '../lib/results.js';
 import { fmt, table } from './format.js';
+import { isPglite, pgliteFootnote, pgliteNote, SCHEMA_CACHE_PGLITE } from './pglite.js';
 
 /** Issue #23's targets, as ratios of medians. */
 export const SCHEMA_CACHE_TARGETS = { hitOverBare: 1.3, missOverInit: 1.1, bareHitOverFloor: 0.6 } as const;
@@ -39,6 +40,7 @@ function phases(c: CaseResult): string {
 export function renderSchemaCache(sc: readonly CaseResult[]): string {
   const { hitOverBare, missOverInit, bareHitOverFloor } = SCHEMA_CACHE_TARGETS;
   const note = (c: CaseResult): string => {
+    if (isPglite(c)) return '';
     const mode = c.id.includes('/native-') ? 'native' : 'docker';
     if (c.id.endsWith('-hit') && !c.id.endsWith('bare-hit'))
       return target(sc, `${mode}-hit`, `${mode}-bare`, hitOverBare, 'the start without init');
@@ -53,7 +55,7 @@ export function renderSchemaCache(sc: readonly CaseResult[]): string {
     c.row,
     c.summary ? fmt(c.summary.median) : 'failed',
     c.summary ? `${fmt(c.summary.min)}–${fmt(c.summary.max)}` : '–',
-    [note(c), phases(c)].filter(Boolean).join('; '),
+    [note(c), phases(c), pgliteNote(c, sc)].filter(Boolean).join('; '),
   ]);
   return [
     table(
@@ -63,5 +65,6 @@ export function renderSchemaCache(sc: readonly CaseResult[]): string {
     ),
     '',
     'Each row is the CLI’s whole process (`pg-tmpfs up --json`, Node’s start included) until it exits with the server ready, then `down`. The init: 300 migration files (20 in a quick run), each a table, an index, 200 rows and an ALTER, one transaction each. A miss saves the copy before `up` exits (the job waits for it); a hit copies the saved cluster into RAM and sets the password.',
+    ...[pgliteFootnote(sc, SCHEMA_CACHE_PGLITE)].filter(Boolean).map((t) => `\n${t}`),
   ].join('\n');
 }

@@ -6,6 +6,7 @@
 import { summarize, type CaseResult } from '../lib/results.js';
 import { tunedNote } from './alternatives.js';
 import { fmt, medianDetail, table } from './format.js';
+import { pgliteFootnote, pgliteNote, STARTUP_PGLITE } from './pglite.js';
 import { isNpmRow, NPM_TABLE_NOTE, npmColumn, npmNote } from './startup-npm.js';
 
 /** The service containers' notes: the first real query after "healthy", and when GitHub's runner sees it. */
@@ -169,6 +170,7 @@ function startTable(rows: readonly CaseResult[], all: readonly CaseResult[] = ro
         floorNote(c, all),
         nativeNote(c, all),
         npmNote(c, all),
+        pgliteNote(c, all),
         c.errors.length ? `⚠ ${c.errors.length} failed` : '',
       ]
         .filter(Boolean)
@@ -187,7 +189,8 @@ export function renderStartup(sc: readonly CaseResult[]): string {
   const npm = sc.filter(isNpmRow);
   // phasesTable starts with its own blank line, or is '' when no case reported phases.
   const tuned = tunedNote(main, 'startup');
-  const out = [startTable(main, sc), tuned && `\n${tuned}`, phasesTable(main, cacheColumn)];
+  const pglite = pgliteFootnote(sc, STARTUP_PGLITE);
+  const out = [startTable(main, sc), tuned && `\n${tuned}`, pglite && `\n${pglite}`, phasesTable(main, cacheColumn)];
   if (npm.length) {
     const native = npm.filter((c) => !c.id.includes('docker'));
     out.push(`\nServer builds from npm, per major (issue #34):\n\n${startTable(npm, sc)}\n\n${NPM_TABLE_NOTE}`);

@@ -9,6 +9,7 @@ import type { CaseResult } from '../lib/results.js';
 import { TUNED_KEY } from '../lib/tuned-service.js';
 import { tunedNote } from './alternatives.js';
 import { cell, grid, ratio, table } from './format.js';
+import { pgliteWorkloadsNote } from './pglite.js';
 
 /** The server key of a section 2 case (`workloads/<workload>/c<clients>/<server key>`). */
 const serverKey = (c: CaseResult) => c.id.split('/').at(-1) ?? '';
@@ -37,7 +38,8 @@ export function renderWorkloads(sc: readonly CaseResult[]): string {
   const withNote = note ? `${main}\n\n${note}` : main;
   // Runs before issue #24 have no modelled servers: the first table alone.
   const modelled = [...new Set(sc.map(serverKey).filter((k) => /^durable-disk-\d+ms$/.test(k)))];
-  if (!modelled.length) return withNote;
+  const pglite = pgliteWorkloadsNote(sc).replace(/^./, '\n\n$&');
+  if (!modelled.length) return withNote + pglite;
   const disks = [
     { key: 'durable-disk', head: 'this disk' },
     ...modelled.map((key) => ({ key, head: `flush +${/(\d+)ms$/.exec(key)?.[1] ?? '?'} ms` })),
@@ -47,12 +49,14 @@ export function renderWorkloads(sc: readonly CaseResult[]): string {
     ['l', ...disks.map(() => 'r' as const)],
     g.rows.map((r) => [r, ...disks.map((d) => ratio(g.at(r, action), g.at(r, labelOf(d.key) ?? '')))]),
   );
-  return [
-    withNote,
-    '',
-    `The action’s server (${action}) against the durable server on disk, by the disk’s flush latency ` +
-      '(the disk model: docs/performance.md#the-disk-model; what a commit costs on each is the first row above):',
-    '',
-    byFlush,
-  ].join('\n');
+  return (
+    [
+      withNote,
+      '',
+      `The action’s server (${action}) against the durable server on disk, by the disk’s flush latency ` +
+        '(the disk model: docs/performance.md#the-disk-model; what a commit costs on each is the first row above):',
+      '',
+      byFlush,
+    ].join('\n') + pglite
+  );
 }

@@ -17,6 +17,7 @@ import { imageLayout } from '../lib/containers.js';
 import { cliUp as cliUpProcess } from '../lib/cli.js';
 import type { Context } from '../lib/context.js';
 import { startDockerServer } from '../lib/docker-server.js';
+import { pgliteSchemaCacheVariants } from '../lib/pglite.js';
 import { measureVariants, type Variant } from '../lib/timed.js';
 
 /** Migration files of a full run, and of a quick run. */
@@ -144,5 +145,6 @@ export async function runSchemaCache(ctx: Context): Promise<void> {
     ...modeVariants(ctx, project, 'native'),
     ...modeVariants(ctx, project, 'docker'),
     floor,
+    ...(await pgliteSchemaCacheVariants(ctx, project, ctx.options.quick ? MIGRATIONS.quick : MIGRATIONS.full)),
   ]);
 }

@@ -25,6 +25,7 @@ import { runOk } from '../../src/proc.js';
 import { imageLayout } from '../lib/containers.js';
 import type { Context } from '../lib/context.js';
 import { engine29, onEngine, withDockerHost } from '../lib/engines.js';
+import { pgliteStartupVariants } from '../lib/pglite.js';
 import { measureVariants, type Variant } from '../lib/timed.js';
 import { dockerStartupVariants } from './startup-docker.js';
 import { nativeStartupVariants } from './startup-native.js';
@@ -86,7 +87,7 @@ export async function runStartup(ctx: Context): Promise<void> {
         return v;
       });
     if (variants.length !== byKey.size) throw new Error('startup: a variant is missing from ORDER');
-    await measureVariants(ctx, 'startup', variants satisfies Variant[]);
+    await measureVariants(ctx, 'startup', [...variants, ...pgliteStartupVariants(ctx)] satisfies Variant[]);
   } finally {
     await npm?.remove();
     await native.remove();

@@ -7,6 +7,7 @@
 import { compare, type Row } from '../lib/compare.js';
 import type { Context } from '../lib/context.js';
 import { commitLatencyMs } from '../lib/disk-model.js';
+import { runPgliteWorkloads } from '../lib/pglite-workloads.js';
 import { matrixSpecs, modelledDiskSpecs, startServers, stopServers, type BenchServer } from '../lib/pgserver.js';
 import { checkTuned, runWaitStep, startTunedService, TUNED_KEY, TUNED_LABEL, tunedDetails } from '../lib/tuned-service.js';
 import { createdbWorkloads, prepareAll, serverMajor, WORKLOADS } from '../lib/workloads.js';
@@ -74,4 +75,5 @@ export async function runWorkloads(ctx: Context): Promise<void> {
   } finally {
     await stopServers(servers);
   }
+  await runPgliteWorkloads(ctx);
 }
