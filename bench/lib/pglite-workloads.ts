@@ -10,13 +10,12 @@ import type { Context } from './context.js';
 import { commitLatencyMs } from './disk-model.js';
 import { PGLITE_MAX_CONNECTIONS, pgliteVersions, spawnPglite } from './pglite.js';
 import { withClient, type BenchServer } from './pgserver.js';
-import { createdbWorkloads, prepare, WORKLOADS, type Workload } from './workloads.js';
+import { COMMIT_ROW, createdbWorkloads, prepare, WORKLOADS, type Workload } from './workloads.js';
 
 /** The spec key of the PGlite column (case ids `workloads/<workload>/c1/pglite-socket`). */
 export const PGLITE_SOCKET_KEY = 'pglite-socket';
 
 /** The row the other servers' commit probe uses (bench/sections/workloads.ts). */
-const COMMIT_ROW = 'One commit: INSERT in autocommit (ms, median of 20, lower is better), 1 client';
 
 /** PostgreSQL's major inside PGlite 0.5 (18.x): which CREATE DATABASE workloads section 2 has. */
 const PGLITE_MAJOR = 18;

@@ -88,7 +88,10 @@ function readService(job: TemplateJob): WorkflowService {
   };
 }
 
-/** Reads templates/github/services.yaml; `variant` 'runner' = the job on the runner, 'container' = the container: job; major picks the PGDATA tmpfs path as the template says for it; image replaced by `image` */
+/**
+ * Reads templates/github/services.yaml; `variant` 'runner' = the job on the runner, 'container' = the container: job; major picks the PGDATA tmpfs path as the template says for it; image replaced by `image`.
+ * @throws Error when the template shows no single tmpfs path for the major's side of 18, or the job has no --tmpfs
+ */
 export function servicesTemplate(variant: 'runner' | 'container', major: number, image: string): WorkflowService {
   const jobs = templateJobs();
   const svc = readService(jobs[TEMPLATE_JOBS[variant]]!);
@@ -100,6 +103,7 @@ export function servicesTemplate(variant: 'runner' | 'container', major: number,
   const paths = model ? tmpfsPaths(model.options) : [];
   if (paths.length !== 1) throw new Error(`the template shows no single tmpfs path for major ${major}`);
   const [own] = tmpfsPaths(svc.options);
+  if (!own) throw new Error(`the template's job ${TEMPLATE_JOBS[variant]} has no --tmpfs in its options`);
   return { ...svc, image, options: svc.options.replace(`--tmpfs ${own}`, `--tmpfs ${paths[0]}`) };
 }
 

@@ -19,6 +19,7 @@ import { checkSettings, filesystemTypeOf, SETTINGS_QUERY, type PgSettingRow } fr
 import { throwIfInterrupted } from './cleanup.js';
 import { publishedPort, waitHealthy } from './containers.js';
 import type { Context } from './context.js';
+import { runnerNetworkCreateArgs } from './runner-args.js';
 import { runnerCreateArgs, servicesTemplate, waitStepArgv } from './runner-service.js';
 import { runnerBackoffSeconds } from './service-container.js';
 
@@ -135,7 +136,7 @@ export async function startTunedService(ctx: Context, name: string, image: strin
   };
   try {
     const n0 = performance.now();
-    await dockerOk(['network', 'create', '--label', ctx.prefix, network], 'docker network create', 'See the Docker error');
+    await dockerOk(runnerNetworkCreateArgs(network, ctx.prefix), 'docker network create', 'See the Docker error');
     const networkMs = performance.now() - n0;
     const args = localPorts(runnerCreateArgs(svc, { name, network, alias: 'postgres', label: ctx.prefix }));
     const at = args.lastIndexOf(svc.image);

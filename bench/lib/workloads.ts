@@ -209,3 +209,6 @@ export async function serverMajor(server: BenchServer): Promise<number> {
     return Math.floor(Number(r.rows[0]?.v ?? 0) / 10000);
   });
 }
+
+/** Section 2's first row: one commit's latency (bench/lib/disk-model.ts commitLatencyMs), on every server. */
+export const COMMIT_ROW = 'One commit: INSERT in autocommit (ms, median of 20, lower is better), 1 client';

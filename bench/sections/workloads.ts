@@ -10,10 +10,9 @@ import { commitLatencyMs } from '../lib/disk-model.js';
 import { runPgliteWorkloads } from '../lib/pglite-workloads.js';
 import { matrixSpecs, modelledDiskSpecs, startServers, stopServers, type BenchServer } from '../lib/pgserver.js';
 import { checkTuned, runWaitStep, startTunedService, TUNED_KEY, TUNED_LABEL, tunedDetails } from '../lib/tuned-service.js';
-import { createdbWorkloads, prepareAll, serverMajor, WORKLOADS } from '../lib/workloads.js';
+import { COMMIT_ROW, createdbWorkloads, prepareAll, serverMajor, WORKLOADS } from '../lib/workloads.js';
 
 /** The first row: one commit's latency (bench/lib/disk-model.ts commitLatencyMs). */
-const COMMIT_ROW = 'One commit: INSERT in autocommit (ms, median of 20, lower is better), 1 client';
 
 /**
  * The tuned services block's container of `image` as a server of the comparison: started as the

@@ -213,6 +213,13 @@ describe('benchmark smoke run (npm run bench:quick)', () => {
     for (const c of results.cases) {
       expect(table, c.id).toContain(c.section === 'client_path' ? c.variant : c.row);
     }
+    // The compared-with table (issue #36): a figure in every measured cell of its first rows.
+    expect(table).toContain('## Compared with: what a user can do without this project (2026)');
+    const comparedRow = (name: string) => table.split('\n').find((l) => l.startsWith(`| ${name} |`)) ?? '';
+    expect(comparedRow('time blocked (s; section 8)').split(' | ').slice(1)).toEqual(
+      Array.from({ length: 6 }, () => expect.stringMatching(/^\d+\.\d+ s/)),
+    );
+    expect(comparedRow('the real suite, flush +5 ms (s; section 11)')).toMatch(/\| \d+\.\d+ s \(\d+ passed/);
     // Section 1: the CLI's whole process against the native floor, and where its time went.
     const cliLine = (id: string) => table.split('\n').find((l) => l.startsWith(`| ${byIdAll.get(id)?.row ?? '?'} |`));
     const byIdAll = new Map(results.cases.map((c) => [c.id, c]));

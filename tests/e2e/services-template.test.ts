@@ -56,7 +56,9 @@ function startService(svc: WorkflowService): Started {
   const started: Started = { id: '', network, port: null, extra: [] };
   try {
     const name = `postgres_${svc.image.replace(/[^a-zA-Z0-9_.-]/g, '')}_${hex(3)}`;
-    started.id = docker(runnerCreateArgs(svc, { name, network, alias: 'postgres', label: LABEL }));
+    // By name: `docker rm` then removes a container whose create failed or timed out after making it.
+    started.id = name;
+    docker(runnerCreateArgs(svc, { name, network, alias: 'postgres', label: LABEL }));
     docker(['start', started.id]);
     if (svc.ports.length) {
       // DockerPort: "5432/tcp -> 0.0.0.0:32768" lines, one per address family.

@@ -98,7 +98,7 @@ describe('templates/github/services.yaml: the wait step', () => {
     expect(a!['timeout-minutes']).toBe(2);
     expect(a!.run).toMatch(/^deadline=\$\(\(SECONDS \+ 60\)\) tries=1$/m);
     expect(a!.run).toMatch(
-      /until err=\$\(PGCONNECT_TIMEOUT=2 psql "\$DATABASE_URL" -X -q -t -A -c 'SELECT 1' 2>&1 >\/dev\/null\); do/,
+      /until err=\$\(PGCONNECT_TIMEOUT=2 timeout 5 psql "\$DATABASE_URL" -X -q -t -A -c 'SELECT 1' 2>&1 >\/dev\/null\); do/,
     );
     expect(a!.run).toMatch(/sleep 0\.1/);
     expect(a!.run).toMatch(/echo "DATABASE_URL=\$DATABASE_URL" >> "\$GITHUB_ENV"$/m);
