@@ -115,9 +115,14 @@ function runWaitStepOnHost(url: string): { status: number | null; out: string; g
 
 /** The wait step in a job container on the network, `docker exec`ed as the runner runs steps there. */
 function runWaitStepInJob(s: Started, jobImage: string, url: string): { status: number | null; out: string; githubEnv: string } {
-  const job = docker([
+  // Named, so that `remove` finds it even when `docker run` fails after creating it.
+  const job = `job_${hex(6)}`;
+  s.extra.push(job);
+  docker([
     'run',
     '-d',
+    '--name',
+    job,
     '--network',
     s.network,
     '--label',
@@ -128,12 +133,13 @@ function runWaitStepInJob(s: Started, jobImage: string, url: string): { status: 
     '-f',
     '/dev/null',
   ]);
-  s.extra.push(job);
   const r = spawnSync('docker', ['exec', '-e', 'GITHUB_ENV=/tmp/github_env', job, ...waitStepArgv(url)], {
     encoding: 'utf8',
     timeout: 90_000,
   });
-  const githubEnv = docker(['exec', job, 'cat', '/tmp/github_env']);
+  // Missing when the step failed before writing it: the status and output then say why.
+  const githubEnv =
+    spawnSync('docker', ['exec', job, 'cat', '/tmp/github_env'], { encoding: 'utf8', timeout: 60_000 }).stdout ?? '';
   // Removed now with its own anonymous volume (the test image's VOLUME), before the volume check.
   docker(['rm', '-f', '-v', job]);
   s.extra = s.extra.filter((id) => id !== job);
@@ -248,7 +254,13 @@ describe.each(ENGINES)('why the wait step: a slow init script, $name', ({ name, 
 
   async function run(health: string | null, withWaitStep: boolean): Promise<{ first: string | null; log: string }> {
     const dir = slowInitDir(5);
-    const s = startService(service(dir, health));
+    let s: Started;
+    try {
+      s = startService(service(dir, health));
+    } catch (error) {
+      rmSync(dir, { recursive: true, force: true });
+      throw error;
+    }
     try {
       await waitHealthy(s.id);
       if (withWaitStep) {
