@@ -143,7 +143,7 @@ function runWaitStepInJob(s: Started, jobImage: string, url: string): { status: 
   // Removed now with its own anonymous volume (the test image's VOLUME), before the volume check.
   docker(['rm', '-f', '-v', job]);
   s.extra = s.extra.filter((id) => id !== job);
-  return { status: r.status, out: `${r.stdout}${r.stderr}`, githubEnv: `${githubEnv}\n` };
+  return { status: r.status, out: `${r.stdout}${r.stderr}`, githubEnv };
 }
 
 /** The service's address on its network, for this host's client in the container variant. */
