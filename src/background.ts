@@ -163,10 +163,11 @@ export async function launchBackground(
 }
 
 /**
- * Reads the job the launcher hands over on stdin.
- * @throws Error when stdin closes without a job, or none arrives within 10 000 ms
+ * Reads all of stdin and parses it as JSON: how a launcher hands a detached child its job (the
+ * password never lands in a file or the command line).
+ * @throws Error when stdin closes without valid JSON, or does not close within 10 000 ms
  */
-export async function readJob<Extra>(): Promise<BackgroundJob<Extra>> {
+export async function readStdinJson<T>(): Promise<T> {
   const chunks: Buffer[] = [];
   const text = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no job on stdin within ${HANDOVER_TIMEOUT_MS} ms`)), HANDOVER_TIMEOUT_MS);
@@ -177,7 +178,15 @@ export async function readJob<Extra>(): Promise<BackgroundJob<Extra>> {
     });
     process.stdin.once('error', reject);
   });
-  const job = JSON.parse(text) as BackgroundJob<Extra>;
+  return JSON.parse(text) as T;
+}
+
+/**
+ * Reads the job the launcher hands over on stdin.
+ * @throws Error when stdin closes without a job, or none arrives within 10 000 ms
+ */
+export async function readJob<Extra>(): Promise<BackgroundJob<Extra>> {
+  const job = await readStdinJson<BackgroundJob<Extra>>();
   if (!job?.config || !job.connection) throw new Error('stdin did not hold a background job');
   return job;
 }

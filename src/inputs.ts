@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { InputError } from './errors.js';
+import { parsePool } from './pool/input.js';
 import { parseSettings, type Setting } from './profile.js';
 import {
   BUILT_IN_DATABASES,
@@ -46,6 +47,7 @@ export const DEFAULTS = Object.freeze({
   'init-command': '',
   databases: '',
   template: 'false',
+  pool: '0',
   extensions: '',
   'init-timeout': '600',
   'schema-cache': 'false',
@@ -131,6 +133,8 @@ export interface Config {
   databases: string[];
   /** Whether to mark `database` as a template after init (ALTER DATABASE … IS_TEMPLATE true). */
   template: boolean;
+  /** Ready copies of the template the pool's keeper keeps (src/pool/); 0: no pool. Needs `template`. */
+  pool: number;
   /** Extensions to create (CREATE EXTENSION) in `database` and each of `databases`. */
   extensions: string[];
   /** Deadline of each statement of the init files (statement_timeout) and of the init command, in ms. */
@@ -405,14 +409,14 @@ function schemaCacheInputs(
 }
 
 /**
- * The inputs that shape the database after start: init, init-command, databases, template,
+ * The inputs that shape the database after start: init, init-command, databases, template, pool,
  * extensions, init-timeout.
  * @throws InputError naming the first bad one
  */
 function provisionInputs(
   raw: (name: InputName) => string,
   database: string,
-): Pick<Config, 'init' | 'initCommand' | 'databases' | 'template' | 'extensions' | 'initTimeoutMs' | 'workDir'> {
+): Pick<Config, 'init' | 'initCommand' | 'databases' | 'template' | 'pool' | 'extensions' | 'initTimeoutMs' | 'workDir'> {
   const databases: string[] = [];
   for (const name of databaseNames(raw('databases'))) {
     identifier('databases', name);
@@ -450,6 +454,7 @@ function provisionInputs(
     initCommand: raw('init-command'),
     databases,
     template,
+    pool: parsePool(raw('pool'), template),
     extensions,
     initTimeoutMs: integer('init-timeout', raw('init-timeout'), 1, 86_400, 'Give whole seconds, e.g. 600.') * 1000,
     workDir: process.cwd(),

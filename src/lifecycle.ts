@@ -23,6 +23,7 @@ import { runFolderName, runFolderProblem } from './native/run-folder.js';
 import { clientHost } from './native/listen.js';
 import { startNative } from './native/start.js';
 import { endMarkedProcesses } from './orphans.js';
+import { startPool } from './pool/start.js';
 import { loadInitFiles, provision, wantsProvisioning } from './provision.js';
 import { Phases } from './timing.js';
 import { SchemaCache, type RemoteCache } from './schema-cache/cache.js';
@@ -214,6 +215,15 @@ export async function start(
       continue;
     }
     if (schema) server.schemaCache = schema.result();
+    if (config.pool > 0) {
+      try {
+        server.pool = await startPool(server, config.pool, log);
+      } catch (error) {
+        for (const problem of await stop(server)) log.warning(problem);
+        throw error;
+      }
+      phases.end('pool keeper');
+    }
     return server;
   }
 }

@@ -8,6 +8,7 @@ import type { ConnectionInfo } from './connection.js';
 import type { RamMount } from './native/ramdir.js';
 import type { PhasesMs } from './timing.js';
 import type { SettingCheck } from './verify.js';
+import type { PoolInfo } from './pool/start.js';
 import type { SchemaCacheResult } from './schema-cache/cache.js';
 
 /** What provisioning did (provision.ts); part of the Server record (the outputs `databases`, `template-database`). */
@@ -107,6 +108,8 @@ interface Verified {
   provisioned?: Provisioned;
   /** The schema cache's key and whether it hit (outputs schema-cache-key, schema-cache-hit); absent when schema-cache is off. */
   schemaCache?: SchemaCacheResult;
+  /** The pool of ready template copies and its keeper (src/pool/); absent when pool is 0. */
+  pool?: PoolInfo;
 }
 
 /** A Docker-mode server. */

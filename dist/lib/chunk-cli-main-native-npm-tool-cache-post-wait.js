@@ -429,6 +429,7 @@ export {
   processAlive,
   findProcesses,
   RUN_ENV,
+  inheritedEnv,
   run,
   tail,
   runOk,

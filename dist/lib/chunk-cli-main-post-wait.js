@@ -494,6 +494,29 @@ async function getPorts(options) {
 import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 
+// src/pool/input.ts
+var MAX_POOL = 1e3;
+function parsePool(value, template) {
+  const text = value.trim();
+  if (text === "") return 0;
+  if (!/^\d+$/.test(text) || Number(text) > MAX_POOL) {
+    throw new InputError(
+      "pool",
+      `"${value}" is not a whole number from 0 to ${MAX_POOL}`,
+      "Give the number of ready copies, e.g. 8 (0: no pool)"
+    );
+  }
+  const size2 = Number(text);
+  if (size2 > 0 && !template) {
+    throw new InputError(
+      "pool",
+      `is ${size2}, and the template input is false: the pool hands out copies of the template database`,
+      "Set template: true (pg-tmpfs up --template) with an init that loads your schema into database, or leave pool at 0"
+    );
+  }
+  return size2;
+}
+
 // src/rules.ts
 var MAX_NAME_BYTES = 63;
 function databaseNameProblem(name) {
@@ -575,6 +598,7 @@ var DEFAULTS = Object.freeze({
   "init-command": "",
   databases: "",
   template: "false",
+  pool: "0",
   extensions: "",
   "init-timeout": "600",
   "schema-cache": "false",
@@ -823,6 +847,7 @@ function provisionInputs(raw, database) {
     initCommand: raw("init-command"),
     databases,
     template,
+    pool: parsePool(raw("pool"), template),
     extensions,
     initTimeoutMs: integer("init-timeout", raw("init-timeout"), 1, 86400, "Give whole seconds, e.g. 600.") * 1e3,
     workDir: process.cwd()
@@ -1001,7 +1026,7 @@ async function launchBackground(entry, job, logFile, env, beforeJob = () => void
     closeSync(fd);
   }
 }
-async function readJob() {
+async function readStdinJson() {
   const chunks = [];
   const text = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no job on stdin within ${HANDOVER_TIMEOUT_MS} ms`)), HANDOVER_TIMEOUT_MS);
@@ -1012,7 +1037,10 @@ async function readJob() {
     });
     process.stdin.once("error", reject);
   });
-  const job = JSON.parse(text);
+  return JSON.parse(text);
+}
+async function readJob() {
+  const job = await readStdinJson();
   if (!job?.config || !job.connection) throw new Error("stdin did not hold a background job");
   return job;
 }
@@ -1152,6 +1180,7 @@ export {
   backgroundDeadline,
   entryPath,
   launchBackground,
+  readStdinJson,
   readJob,
   checkPlanned,
   errorRecord,

@@ -51,6 +51,7 @@ import {
   zoneSettings
 } from "./chunk-cli-main-native-npm-tool-cache-post.js";
 import {
+  BUILT_IN_DATABASES,
   CONTAINER_LABEL,
   CONTAINER_PORT,
   DEFAULTS,
@@ -70,10 +71,12 @@ import {
   choosePort,
   connectionEnv,
   connectionUri,
+  databaseNameProblem,
   defaultPasswordWarnings,
   docker,
   dockerOk,
   engineVersion,
+  entryPath,
   errorRecord,
   initdbArgsEnv,
   inspectImage,
@@ -85,7 +88,9 @@ import {
   publishHostWarnings,
   publishedPort,
   pullImage,
+  readStdinJson,
   removeMatching,
+  storedName,
   tmpfsPaths
 } from "./chunk-cli-main-post-wait.js";
 import {
@@ -95,6 +100,7 @@ import {
   SetupError,
   cleanupOnInterrupt,
   effectiveSettings,
+  inheritedEnv,
   processAlive,
   run,
   runOk,
@@ -452,60 +458,10 @@ var require_node = __commonJS({
   }
 });
 
-// src/server.ts
-var LOG_TAIL_LINES = 50;
-
-// src/lifecycle.ts
-import { readdirSync as readdirSync7, readFileSync as readFileSync10 } from "node:fs";
-import { join as join14 } from "node:path";
-
-// src/docker/job-container.ts
-import { existsSync, readFileSync } from "node:fs";
-import { hostname } from "node:os";
-var BUILTIN_NETWORKS = /* @__PURE__ */ new Set(["bridge", "host", "none"]);
-function containerIdFromMountinfo(mountinfo) {
-  return /\/containers\/([0-9a-f]{64})\/(?:hostname|hosts|resolv\.conf)\b/.exec(mountinfo)?.[1] ?? null;
-}
-function userNetwork(networksJson) {
-  const networks = JSON.parse(networksJson || "{}");
-  return Object.keys(networks ?? {}).filter((n) => !BUILTIN_NETWORKS.has(n)).sort()[0] ?? null;
-}
-async function detectJobNetwork(timeoutMs = DOCKER_TIMEOUT_MS) {
-  if (!existsSync("/.dockerenv")) return null;
-  let container = hostname();
-  try {
-    container = containerIdFromMountinfo(readFileSync("/proc/self/mountinfo", "utf8")) ?? container;
-  } catch {
-  }
-  const socket = pathSafeName(container) ? localEngineSocket() : null;
-  const answer = socket ? await apiGet(socket, `/containers/${container}/json`, "docker container", timeoutMs) : null;
-  let networks = null;
-  if (answer?.status === 404) return null;
-  if (answer?.status === 200) {
-    try {
-      networks = JSON.stringify(
-        JSON.parse(answer.body).NetworkSettings?.Networks ?? {}
-      );
-    } catch {
-    }
-  }
-  if (networks === null) {
-    const r = await docker(
-      ["container", "inspect", "--format", "{{json .NetworkSettings.Networks}}", container],
-      void 0,
-      timeoutMs
-    );
-    if (r.exitCode !== 0) return null;
-    networks = r.stdout.trim();
-  }
-  const network = userNetwork(networks);
-  return network ? { container, network } : null;
-}
-
-// src/docker/start.ts
-import { randomBytes as randomBytes2 } from "node:crypto";
-import { performance as performance3 } from "node:perf_hooks";
-import { setTimeout as sleep2 } from "node:timers/promises";
+// src/pool/start.ts
+import { spawn } from "node:child_process";
+import { basename } from "node:path";
+import { setTimeout as sleep4 } from "node:timers/promises";
 
 // src/readiness.ts
 import { setTimeout as sleep } from "node:timers/promises";
@@ -676,6 +632,548 @@ function notReadyError(error, serverLog) {
   const fix = error.died ? "The server exited; its log is above" : STILL_STARTING.test(last) ? "The server was still starting: raise input 'wait-timeout', and read the server log above" : "Read the server log above";
   return new SetupError(`PostgreSQL did not answer a query: ${error.message}; last error: ${last}`, fix, serverLog);
 }
+
+// src/databases.ts
+import { randomBytes } from "node:crypto";
+import { setTimeout as sleep2 } from "node:timers/promises";
+function cloneStrategy(serverVersionNum, tmpfs) {
+  return serverVersionNum >= 15e4 && tmpfs ? "FILE_COPY" : "default";
+}
+function freshName(base) {
+  const suffix = randomBytes(6).toString("hex");
+  const clean = base.replace(/[^A-Za-z0-9_]/g, "_").slice(0, 63 - suffix.length - 1);
+  return `${clean}_${suffix}`;
+}
+var SLOT_WAIT_MS = 3e4;
+async function maintenance(connection, avoid, timeoutMs) {
+  const waitMs = Math.min(timeoutMs, SLOT_WAIT_MS);
+  const deadline = Date.now() + waitMs;
+  for (let pause = 10; ; pause = Math.min(pause * 2, 250)) {
+    try {
+      return await openClient(
+        { ...connection, database: avoid === "postgres" ? "template1" : "postgres" },
+        { connectTimeoutMs: Math.min(timeoutMs, 1e4), queryTimeoutMs: timeoutMs }
+      );
+    } catch (error) {
+      if (error.code !== "53300") throw error;
+      if (Date.now() + pause > deadline) {
+        throw new SetupError(
+          `The server had no free connection for ${waitMs} ms: ${error.message}`,
+          "Run fewer db create / db drop at once, or raise max_connections (input 'settings')"
+        );
+      }
+      await sleep2(pause * (0.5 + Math.random()));
+    }
+  }
+}
+async function versionNum(client) {
+  return Number((await client.query("SELECT current_setting('server_version_num') AS v")).rows[0]?.v);
+}
+async function cloneDatabase(connection, options) {
+  if (options.name !== void 0 && databaseNameProblem(options.name)) {
+    throw new InputError("db-name", `"${options.name}" is empty, longer than 63 bytes or holds a NUL`, "Give a shorter name");
+  }
+  if (databaseNameProblem(options.template)) {
+    throw new InputError(
+      "from",
+      `"${options.template}" is empty, longer than 63 bytes or holds a NUL: no database has that name`,
+      "Give the template database as it is named (63 bytes at most)"
+    );
+  }
+  const database = options.name ?? freshName(options.template === "template1" ? "db" : options.template);
+  const client = await maintenance(connection, options.template, options.timeoutMs);
+  try {
+    const chosen = options.strategy ?? cloneStrategy(await versionNum(client), options.tmpfs);
+    const t0 = performance.now();
+    const strategy = chosen === "default" ? "" : ` STRATEGY ${chosen}`;
+    try {
+      await client.query(
+        `CREATE DATABASE ${client.escapeIdentifier(database)} TEMPLATE ${client.escapeIdentifier(options.template)}${strategy}`
+      );
+    } catch (error) {
+      const e = error;
+      if (e.code === "55006") {
+        throw new InputError(
+          "from",
+          `template ${options.template} has other sessions (${e.detail ?? e.message})`,
+          "Connect tests to their own copies, never to the template itself (close those sessions)"
+        );
+      }
+      if (e.code === "3D000") {
+        throw new InputError(
+          "from",
+          `there is no database ${options.template}`,
+          "Give an existing database (the up --template one by default)"
+        );
+      }
+      if (e.code === "42P04" || e.code === "23505") {
+        throw new InputError(
+          "db-name",
+          `database ${database} already exists`,
+          "Give another name, or leave it out for a fresh one"
+        );
+      }
+      throw error;
+    }
+    const ms = Math.round(performance.now() - t0);
+    return { database, uri: connectionUri({ ...connection, database }), template: options.template, strategy: chosen, ms };
+  } finally {
+    await client.end().catch(() => void 0);
+  }
+}
+async function dropDatabase(connection, name, options) {
+  const problem = databaseNameProblem(name);
+  if (problem) {
+    throw new InputError(
+      "database",
+      `"${name}" ${problem}: the server would drop the database its first 63 bytes name, if any`,
+      "Give the database as it is named (63 bytes at most)"
+    );
+  }
+  const stored = storedName(name);
+  const builtIn = BUILT_IN_DATABASES.includes(stored);
+  if (builtIn || options.protect.some((p) => storedName(p) === stored)) {
+    throw new SetupError(
+      `Refusing to drop ${name}: it is ${builtIn ? "a built-in database" : "the instance's own database or template"}`,
+      "Drop only databases made by db create"
+    );
+  }
+  const client = await maintenance(connection, name, options.timeoutMs);
+  try {
+    const found = await client.query("SELECT datistemplate FROM pg_database WHERE datname = $1", [
+      name
+    ]);
+    if (found.rowCount === 0) return false;
+    if (found.rows[0]?.datistemplate) await client.query(`ALTER DATABASE ${client.escapeIdentifier(name)} IS_TEMPLATE false`);
+    const force = await versionNum(client) >= 13e4 ? " WITH (FORCE)" : "";
+    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)}${force}`);
+    return true;
+  } finally {
+    await client.end().catch(() => void 0);
+  }
+}
+
+// src/pool/sql.ts
+var POOL_SCHEMA = "pgtmpfs";
+var POOL_CHANNEL = "pgtmpfs_pool";
+var KEEPER_LOCK_KEY = 7064745317537617n;
+var POOL_ERRCODE = "55000";
+var INSTALL_SQL = `
+CREATE SCHEMA IF NOT EXISTS ${POOL_SCHEMA};
+CREATE UNLOGGED TABLE IF NOT EXISTS ${POOL_SCHEMA}.copies (
+  slot bigint PRIMARY KEY,
+  name text NOT NULL UNIQUE,
+  state text NOT NULL DEFAULT 'made' CHECK (state IN ('made', 'returned')),
+  fingerprint text NOT NULL,
+  bytes bigint NOT NULL,
+  made_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE UNLOGGED TABLE IF NOT EXISTS ${POOL_SCHEMA}.keeper (
+  only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+  template text NOT NULL,
+  size integer NOT NULL,
+  note text
+);
+CREATE SEQUENCE IF NOT EXISTS ${POOL_SCHEMA}.tickets;
+TRUNCATE ${POOL_SCHEMA}.copies, ${POOL_SCHEMA}.keeper;
+ALTER SEQUENCE ${POOL_SCHEMA}.tickets RESTART;
+
+CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.fingerprint(template text) RETURNS text
+LANGUAGE plpgsql VOLATILE AS $fn$
+DECLARE
+  fp text;
+BEGIN
+  PERFORM pg_stat_clear_snapshot();
+  IF EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = template AND backend_type = 'client backend') THEN
+    RETURN NULL;
+  END IF;
+  SELECT d.oid::text || ':' || coalesce(s.sessions, 0)::text || ':' || coalesce(s.stats_reset::text, '')
+    INTO fp
+    FROM pg_database d LEFT JOIN pg_stat_database s ON s.datid = d.oid
+    WHERE d.datname = template;
+  RETURN fp;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.take(timeout_ms integer DEFAULT 10000) RETURNS text
+LANGUAGE plpgsql VOLATILE AS $fn$
+DECLARE
+  k ${POOL_SCHEMA}.keeper%ROWTYPE;
+  ticket bigint;
+  c ${POOL_SCHEMA}.copies%ROWTYPE;
+  fp text;
+  skipped integer := 0;
+  pause float8 := 0.0005;
+  deadline timestamptz := clock_timestamp() + make_interval(secs => greatest(timeout_ms, 0) / 1000.0);
+BEGIN
+  SELECT * INTO k FROM ${POOL_SCHEMA}.keeper;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'pg-tmpfs pool: this server has no pool'
+      USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Start it with the pool input (pg-tmpfs up --pool N) and template: true';
+  END IF;
+  ticket := nextval('${POOL_SCHEMA}.tickets');
+  PERFORM pg_notify('${POOL_CHANNEL}', 'take');
+  LOOP
+    IF pg_try_advisory_lock_shared(${KEEPER_LOCK_KEY}) THEN
+      PERFORM pg_advisory_unlock_shared(${KEEPER_LOCK_KEY});
+      SELECT note INTO k.note FROM ${POOL_SCHEMA}.keeper;
+      RAISE EXCEPTION 'pg-tmpfs pool: the keeper of the pool of % is not running, so no copy is made%', k.template,
+        coalesce(' (its last problem: ' || k.note || ')', '')
+        USING ERRCODE = '${POOL_ERRCODE}',
+              HINT = 'Restart the server (pg-tmpfs down, then up with --pool), or make a copy without the pool: pg-tmpfs db create';
+    END IF;
+    SELECT * INTO c FROM ${POOL_SCHEMA}.copies WHERE slot = ticket;
+    IF FOUND THEN
+      fp := ${POOL_SCHEMA}.fingerprint(k.template);
+      IF fp IS NOT NULL AND fp = c.fingerprint THEN
+        IF skipped > 0 THEN
+          RAISE NOTICE 'pg-tmpfs pool: skipped % copies made before template % changed; the keeper refills the pool', skipped, k.template;
+        END IF;
+        RETURN c.name;
+      END IF;
+      IF fp IS NOT NULL THEN
+        -- Made before the template changed: never handed out; the keeper drops it.
+        UPDATE ${POOL_SCHEMA}.copies SET state = 'returned' WHERE slot = ticket AND state = 'made';
+        PERFORM pg_notify('${POOL_CHANNEL}', 'stale');
+        skipped := skipped + 1;
+        ticket := nextval('${POOL_SCHEMA}.tickets');
+        CONTINUE;
+      END IF;
+    END IF;
+    IF clock_timestamp() >= deadline THEN
+      SELECT note INTO k.note FROM ${POOL_SCHEMA}.keeper;
+      RAISE EXCEPTION 'pg-tmpfs pool: no ready copy of % within % ms (pool of %: every copy taken, and the keeper has not made the next)%', k.template, timeout_ms, k.size,
+        CASE WHEN ${POOL_SCHEMA}.fingerprint(k.template) IS NULL
+          THEN '; a session is connected to the template, so no copy of it can be made: close it'
+          ELSE coalesce('; the keeper''s last problem: ' || k.note, '') END
+        USING ERRCODE = '${POOL_ERRCODE}',
+              HINT = 'Give back the copies you are done with (pgtmpfs.give_back), raise the pool input, or wait longer: pgtmpfs.take(timeout_ms)';
+    END IF;
+    PERFORM pg_sleep(pause);
+    pause := least(pause * 2, 0.01);
+  END LOOP;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.give_back(name text) RETURNS void
+LANGUAGE plpgsql VOLATILE AS $fn$
+BEGIN
+  UPDATE ${POOL_SCHEMA}.copies c SET state = 'returned'
+    WHERE c.name = give_back.name AND c.state = 'made'
+      AND c.slot <= (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets);
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'pg-tmpfs pool: % is not a copy taken from the pool (or was given back already)', name
+      USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Give back the name pgtmpfs.take() returned, once';
+  END IF;
+  PERFORM pg_notify('${POOL_CHANNEL}', 'give_back');
+END
+$fn$;
+`;
+var SELECT_STATE = `
+WITH fp AS (SELECT ${POOL_SCHEMA}.fingerprint($1) AS f),
+     t AS (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS taken FROM ${POOL_SCHEMA}.tickets)
+SELECT fp.f AS fingerprint, t.taken::int AS taken,
+  (SELECT count(*)::int FROM ${POOL_SCHEMA}.copies c WHERE c.slot > t.taken AND c.fingerprint = fp.f) AS fresh,
+  (SELECT count(*)::int FROM ${POOL_SCHEMA}.copies c WHERE c.slot > t.taken) AS untaken,
+  ARRAY(SELECT name FROM ${POOL_SCHEMA}.copies WHERE state = 'returned' ORDER BY slot) AS returned
+FROM fp, t`;
+
+// src/pool/keeper.ts
+var MAKERS = 2;
+var IDLE_LOOK_MS = 100;
+var LOCK_WAIT_MS = 5e3;
+var STATEMENT_TIMEOUT_MS = 6e4;
+var FATAL = /* @__PURE__ */ new Set(["57P01", "57P02", "57P03", "08006", "08003"]);
+async function runKeeper(job) {
+  const target = { ...job.connection, database: "postgres" };
+  const timeouts = { connectTimeoutMs: 1e4, queryTimeoutMs: STATEMENT_TIMEOUT_MS };
+  const main = await openClient(target, timeouts);
+  let ended = false;
+  let wake = () => void 0;
+  const finish = () => {
+    ended = true;
+    wake();
+  };
+  main.on("end", finish);
+  main.on("error", finish);
+  await main.query(`SET lock_timeout = ${LOCK_WAIT_MS}`);
+  await main.query(`SELECT pg_advisory_lock(${KEEPER_LOCK_KEY})`);
+  await main.query("SET lock_timeout = 0");
+  await main.query(`SET application_name = 'pg-tmpfs pool keeper'`);
+  await main.query(`LISTEN ${POOL_CHANNEL}`);
+  main.on("notification", () => wake());
+  const version = Number((await main.query("SELECT current_setting('server_version_num') AS v")).rows[0]?.v);
+  const strategy = cloneStrategy(version, job.tmpfs);
+  const copyClause = strategy === "default" ? "" : ` STRATEGY ${strategy}`;
+  const open = async () => {
+    const client = await openClient(target, timeouts);
+    client.on("end", finish);
+    return client;
+  };
+  const makers = await Promise.all(Array.from({ length: MAKERS }, open));
+  const dropper = await open();
+  const idle = [...makers];
+  let making = 0;
+  let nextSlot = 1;
+  let inserting = Promise.resolve();
+  let lastNote = null;
+  const dropping = /* @__PURE__ */ new Set();
+  const note = async (text) => {
+    if (text === lastNote) return;
+    lastNote = text;
+    await main.query(`UPDATE ${POOL_SCHEMA}.keeper SET note = $1`, [text]).catch(() => void 0);
+  };
+  const fingerprint = async (client) => (await client.query(`SELECT ${POOL_SCHEMA}.fingerprint($1) AS f`, [job.template])).rows[0]?.f ?? null;
+  const drop2 = async (client, name) => {
+    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
+  };
+  const make = async (client) => {
+    const before = await fingerprint(client);
+    if (before === null) return;
+    const name = freshName(`${job.template}_pool`);
+    try {
+      await client.query(
+        `CREATE DATABASE ${client.escapeIdentifier(name)} TEMPLATE ${client.escapeIdentifier(job.template)}${copyClause}`
+      );
+    } catch (error) {
+      const e = error;
+      if (e.code !== "55006") throw error;
+      return;
+    }
+    if (await fingerprint(client) !== before) {
+      await drop2(client, name);
+      return;
+    }
+    const bytes = (await client.query("SELECT pg_database_size($1) AS b", [name])).rows[0]?.b ?? "0";
+    const insert = inserting.then(async () => {
+      await main.query(`INSERT INTO ${POOL_SCHEMA}.copies (slot, name, fingerprint, bytes) VALUES ($1, $2, $3, $4)`, [
+        nextSlot,
+        name,
+        before,
+        bytes
+      ]);
+      nextSlot++;
+    });
+    inserting = insert.catch(() => void 0);
+    await insert;
+  };
+  const failed = (error) => {
+    const e = error;
+    if (e.code && FATAL.has(e.code)) finish();
+    void note(`${e.message ?? String(error)}${e.code ? ` (SQLSTATE ${e.code})` : ""}`);
+  };
+  while (!ended) {
+    const woken = new Promise((resolve3) => {
+      wake = resolve3;
+    });
+    let state;
+    try {
+      state = (await main.query(SELECT_STATE, [job.template])).rows[0];
+    } catch (error) {
+      failed(error);
+      if (ended) break;
+      await Promise.race([woken, sleep3(IDLE_LOOK_MS)]);
+      continue;
+    }
+    if (state.fingerprint === null) {
+      await note(`a session is connected to the template ${job.template}, so no copy of it can be made until it ends`);
+    } else if (lastNote?.startsWith("a session is connected")) {
+      await note(null);
+    }
+    let wanted = state.fingerprint === null ? 0 : Math.min(job.size - state.fresh, 2 * job.size - state.untaken) - making;
+    while (wanted > 0 && idle.length > 0) {
+      const client = idle.pop();
+      making++;
+      wanted--;
+      void make(client).then(() => note(null)).catch(failed).finally(() => {
+        making--;
+        idle.push(client);
+        wake();
+      });
+    }
+    for (const name of state.returned) {
+      if (dropping.has(name)) continue;
+      dropping.add(name);
+      void drop2(dropper, name).then(() => main.query(`DELETE FROM ${POOL_SCHEMA}.copies WHERE name = $1`, [name])).catch(failed).finally(() => {
+        dropping.delete(name);
+        wake();
+      });
+    }
+    await Promise.race([woken, sleep3(IDLE_LOOK_MS)]);
+  }
+  for (const client of [main, dropper, ...makers]) await client.end().catch(() => void 0);
+  return 1;
+}
+function sleep3(ms) {
+  return new Promise((resolve3) => setTimeout(resolve3, ms).unref());
+}
+
+// src/pool/start.ts
+var KEEPER_FLAG = "--pg-tmpfs-keeper";
+var KEEPER_START_MS = 15e3;
+async function keeperChild() {
+  return runKeeper(await readStdinJson());
+}
+async function scalar(client, sql, params = []) {
+  return Number((await client.query(sql, params)).rows[0]?.v);
+}
+async function freeBytes(client) {
+  try {
+    await client.query("CREATE TEMP TABLE pgtmpfs_statfs (line text)");
+    await client.query(`COPY pgtmpfs_statfs FROM PROGRAM 'stat -f -c "%a %S" .'`);
+    const line = (await client.query("SELECT line FROM pgtmpfs_statfs")).rows[0]?.line ?? "";
+    await client.query("DROP TABLE pgtmpfs_statfs");
+    const [blocks, size] = line.trim().split(/\s+/).map(Number);
+    return Number.isFinite(blocks) && Number.isFinite(size) ? blocks * size : null;
+  } catch {
+    return null;
+  }
+}
+var mb = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
+async function checkFits(client, size, template, log) {
+  const version = await scalar(client, "SELECT current_setting('server_version_num') AS v");
+  if (version < 15e4) {
+    throw new InputError(
+      "pool",
+      `needs PostgreSQL 15 or later; this server is ${Math.floor(version / 1e4)}`,
+      "Give postgres-version 15 or later, or leave pool at 0"
+    );
+  }
+  const connections = await scalar(
+    client,
+    "SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int AS v"
+  );
+  const keeper = MAKERS + 2;
+  if (size > connections - keeper) {
+    throw new InputError(
+      "pool",
+      `is ${size}, more copies than tests can connect to at once: max_connections leaves ${connections} connections, ${keeper} of them the keeper's`,
+      `Give a pool of at most ${Math.max(connections - keeper, 1)}, or raise max_connections in settings`
+    );
+  }
+  const copyBytes = await scalar(client, "SELECT pg_database_size($1) AS v", [template]);
+  const free = await freeBytes(client);
+  const need = (size + MAKERS + 2) * copyBytes;
+  if (free === null) {
+    log.warning(`Could not measure the free space of PGDATA's filesystem: the pool of ${size} needs about ${mb(need)}`);
+  } else if (need > free) {
+    throw new InputError(
+      "pool",
+      `is ${size}: with the copies being made and given back that is ${size + MAKERS + 2} copies of ${template} at ${mb(copyBytes)} each, ${mb(need)}, and PGDATA's tmpfs has ${mb(free)} free`,
+      "Give a smaller pool, or a larger tmpfs-size"
+    );
+  }
+  return copyBytes;
+}
+async function keeperHoldsLock(client) {
+  const free = (await client.query(`SELECT pg_try_advisory_lock_shared(${KEEPER_LOCK_KEY}) AS ok`)).rows[0]?.ok;
+  if (free) await client.query(`SELECT pg_advisory_unlock_shared(${KEEPER_LOCK_KEY})`);
+  return !free;
+}
+async function startPool(server, size, log) {
+  const template = server.provisioned?.templateDatabase ?? "";
+  if (!template) throw new InputError("pool", "needs a template database, and none was marked", "Set template: true");
+  const client = await openClient(
+    { ...server.connection, database: "postgres" },
+    { connectTimeoutMs: 1e4, queryTimeoutMs: 6e4 }
+  );
+  try {
+    const copyBytes = await checkFits(client, size, template, log);
+    await client.query(INSTALL_SQL);
+    await client.query(`INSERT INTO ${POOL_SCHEMA}.keeper (template, size) VALUES ($1, $2)`, [template, size]);
+    const job = { connection: server.connection, template, size, tmpfs: server.tmpfs };
+    const entry = entryPath(basename(process.argv[1] ?? "") === "main.js" ? "main" : "cli");
+    const child = spawn(process.execPath, [entry, KEEPER_FLAG], {
+      detached: true,
+      stdio: ["pipe", "ignore", "pipe"],
+      env: { ...inheritedEnv(), [RUN_ENV]: server.token }
+    });
+    let stderr = "";
+    let exited = null;
+    child.stderr?.on("data", (c) => stderr += c.toString("utf8"));
+    child.once("exit", (code) => exited = code ?? 1);
+    child.once("error", (error) => {
+      stderr += error.message;
+      exited = 1;
+    });
+    child.stdin?.on("error", () => void 0);
+    child.stdin?.end(JSON.stringify(job));
+    const deadline = Date.now() + KEEPER_START_MS;
+    while (!await keeperHoldsLock(client)) {
+      if (exited !== null || Date.now() > deadline) {
+        child.kill("SIGKILL");
+        throw new SetupError(
+          `The pool's keeper ${exited !== null ? `ended (exit code ${exited})` : `took no lock within ${KEEPER_START_MS} ms`} before it made a copy${stderr ? `: ${stderr.trim().slice(0, 500)}` : ""}`,
+          "Try again; if it keeps failing, leave pool at 0 and report it"
+        );
+      }
+      await sleep4(20);
+    }
+    child.stderr?.destroy();
+    child.unref();
+    log.info(
+      `Pool: the keeper (PID ${child.pid}) keeps ${size} copies of ${template} (${mb(copyBytes)} each) ready: SELECT ${POOL_SCHEMA}.take() in database postgres`
+    );
+    return { size, template, copyBytes, keeperPid: child.pid ?? 0 };
+  } finally {
+    await client.end().catch(() => void 0);
+  }
+}
+
+// src/server.ts
+var LOG_TAIL_LINES = 50;
+
+// src/lifecycle.ts
+import { readdirSync as readdirSync7, readFileSync as readFileSync10 } from "node:fs";
+import { join as join14 } from "node:path";
+
+// src/docker/job-container.ts
+import { existsSync, readFileSync } from "node:fs";
+import { hostname } from "node:os";
+var BUILTIN_NETWORKS = /* @__PURE__ */ new Set(["bridge", "host", "none"]);
+function containerIdFromMountinfo(mountinfo) {
+  return /\/containers\/([0-9a-f]{64})\/(?:hostname|hosts|resolv\.conf)\b/.exec(mountinfo)?.[1] ?? null;
+}
+function userNetwork(networksJson) {
+  const networks = JSON.parse(networksJson || "{}");
+  return Object.keys(networks ?? {}).filter((n) => !BUILTIN_NETWORKS.has(n)).sort()[0] ?? null;
+}
+async function detectJobNetwork(timeoutMs = DOCKER_TIMEOUT_MS) {
+  if (!existsSync("/.dockerenv")) return null;
+  let container = hostname();
+  try {
+    container = containerIdFromMountinfo(readFileSync("/proc/self/mountinfo", "utf8")) ?? container;
+  } catch {
+  }
+  const socket = pathSafeName(container) ? localEngineSocket() : null;
+  const answer = socket ? await apiGet(socket, `/containers/${container}/json`, "docker container", timeoutMs) : null;
+  let networks = null;
+  if (answer?.status === 404) return null;
+  if (answer?.status === 200) {
+    try {
+      networks = JSON.stringify(
+        JSON.parse(answer.body).NetworkSettings?.Networks ?? {}
+      );
+    } catch {
+    }
+  }
+  if (networks === null) {
+    const r = await docker(
+      ["container", "inspect", "--format", "{{json .NetworkSettings.Networks}}", container],
+      void 0,
+      timeoutMs
+    );
+    if (r.exitCode !== 0) return null;
+    networks = r.stdout.trim();
+  }
+  const network = userNetwork(networks);
+  return network ? { container, network } : null;
+}
+
+// src/docker/start.ts
+import { randomBytes as randomBytes3 } from "node:crypto";
+import { performance as performance3 } from "node:perf_hooks";
+import { setTimeout as sleep5 } from "node:timers/promises";
 
 // src/timing.ts
 import { performance as performance2 } from "node:perf_hooks";
@@ -857,7 +1355,7 @@ var import_node = __toESM(require_node(), 1);
 var saslprep = import_node.default.saslprep;
 
 // src/native/scram.ts
-import { createHash, createHmac, pbkdf2Sync, randomBytes } from "node:crypto";
+import { createHash, createHmac, pbkdf2Sync, randomBytes as randomBytes2 } from "node:crypto";
 var SCRAM_ITERATIONS = 4096;
 function preparePassword(password) {
   if (![...password].some((c) => c.charCodeAt(0) > 127)) return password;
@@ -867,7 +1365,7 @@ function preparePassword(password) {
     return password;
   }
 }
-function scramVerifier(password, salt = randomBytes(16), iterations = SCRAM_ITERATIONS) {
+function scramVerifier(password, salt = randomBytes2(16), iterations = SCRAM_ITERATIONS) {
   const salted = pbkdf2Sync(preparePassword(password), salt, iterations, 32, "sha256");
   const clientKey = createHmac("sha256", salted).update("Client Key").digest();
   const storedKey = createHash("sha256").update(clientKey).digest();
@@ -1458,7 +1956,7 @@ async function startDocker(config, log, onHandle = () => void 0, phases = new Ph
     mode: "docker",
     containerId: "",
     containerName: config.containerName,
-    token: randomBytes2(8).toString("hex")
+    token: randomBytes3(8).toString("hex")
   };
   let pullMs = 0;
   let image = inspected;
@@ -1629,7 +2127,7 @@ async function stopDocker(handle) {
   const problems = [];
   const killed = handle.token ? await awaitProcessesWithArg(`${CONTAINER_LABEL}.run=${handle.token}`, ORPHAN_RUN_WAIT_MS) : false;
   for (let pass = 0; pass < (handle.containerId && !killed ? 1 : 2); pass++) {
-    if (pass > 0) await sleep2(1e3);
+    if (pass > 0) await sleep5(1e3);
     const swept = await removeMatching([`label=${CONTAINER_LABEL}.run=${handle.token}`]);
     problems.push(...swept.problems, ...swept.listError ? [swept.listError] : []);
   }
@@ -2516,16 +3014,16 @@ function keptIn(config) {
 }
 
 // src/native/postgres.ts
-import { execFileSync as execFileSync2, spawn } from "node:child_process";
+import { execFileSync as execFileSync2, spawn as spawn2 } from "node:child_process";
 import { chownSync, closeSync, existsSync as existsSync4, openSync, readdirSync as readdirSync3, readFileSync as readFileSync7, rmdirSync as rmdirSync2, rmSync as rmSync2 } from "node:fs";
-import { basename as basename3, join as join6 } from "node:path";
-import { setTimeout as sleep3 } from "node:timers/promises";
+import { basename as basename4, join as join6 } from "node:path";
+import { setTimeout as sleep6 } from "node:timers/promises";
 
 // src/native/ramdir.ts
 import { execFileSync } from "node:child_process";
 import { existsSync as existsSync3, mkdtempSync, readFileSync as readFileSync4, rmdirSync, statfsSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, isAbsolute as isAbsolute2, join as join3 } from "node:path";
+import { basename as basename2, isAbsolute as isAbsolute2, join as join3 } from "node:path";
 var TMPFS_MAGIC = 16914836;
 var RAMFS_MAGIC = 2240043254;
 var MOUNT_PREFIX = "pg-tmpfs-mnt-";
@@ -2548,7 +3046,7 @@ function mountCommand(dir, bytes, root, uid, gid) {
 }
 function unmountCommand(mount) {
   if (mount.kind === "mount") {
-    if (!basename(mount.dir).startsWith(MOUNT_PREFIX) || !isAbsolute2(mount.dir)) return null;
+    if (!basename2(mount.dir).startsWith(MOUNT_PREFIX) || !isAbsolute2(mount.dir)) return null;
     const umount = { program: "umount", args: [mount.dir] };
     return mount.sudo ? { program: "sudo", args: ["-n", umount.program, ...umount.args] } : umount;
   }
@@ -2661,7 +3159,7 @@ async function teardownRam(mount) {
 // src/native/run-folder.ts
 import { lstatSync, readdirSync, readFileSync as readFileSync5 } from "node:fs";
 import { tmpdir as tmpdir2 } from "node:os";
-import { basename as basename2, dirname, isAbsolute as isAbsolute3, join as join4, resolve as resolve2 } from "node:path";
+import { basename as basename3, dirname, isAbsolute as isAbsolute3, join as join4, resolve as resolve2 } from "node:path";
 var RUN_MARKER = ".pg-tmpfs-run";
 var RUN_FOLDER_PREFIX = "pg-tmpfs-";
 function runFolderName(containerName, token) {
@@ -2671,13 +3169,13 @@ function runFolderName(containerName, token) {
 function isRunFolderParent(parent, env) {
   const roots = /* @__PURE__ */ new Set(["/dev/shm", resolve2(tempBase(env)), resolve2(tmpdir2())]);
   if (roots.has(parent)) return true;
-  if (basename2(parent).startsWith(MOUNT_PREFIX) && roots.has(dirname(parent))) return true;
+  if (basename3(parent).startsWith(MOUNT_PREFIX) && roots.has(dirname(parent))) return true;
   return process.platform === "darwin" && dirname(parent) === "/Volumes";
 }
 function runFolderProblem(runDir, token, env = process.env) {
   if (!isAbsolute3(runDir) || resolve2(runDir) !== runDir) return "it is not an absolute path without ..";
   if (!/^[A-Za-z0-9]+$/.test(token)) return "its record's token is not a token";
-  const name = basename2(runDir);
+  const name = basename3(runDir);
   if (!name.startsWith(RUN_FOLDER_PREFIX) || !name.endsWith(`-${token}`)) {
     return `its name is not ${RUN_FOLDER_PREFIX}*-${token}`;
   }
@@ -2807,7 +3305,7 @@ function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}) {
   const logFile = join6(runDir, SERVER_LOG);
   const logFd = openSync(logFile, "a");
   if (runAs) chownSync(logFile, runAs.uid, runAs.gid);
-  const child = spawn(join6(bindir, exe("postgres", process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
+  const child = spawn2(join6(bindir, exe("postgres", process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
     detached: true,
     stdio: ["ignore", logFd, logFd],
     cwd: runDir,
@@ -2867,13 +3365,13 @@ function isOurRunDir(runDir, token) {
   try {
     const marker = join6(runDir, RUN_MARKER);
     if (existsSync4(marker)) return readFileSync7(marker, "utf8") === token;
-    return basename3(runDir).endsWith(`-${token}`) && readdirSync3(runDir).length === 0;
+    return basename4(runDir).endsWith(`-${token}`) && readdirSync3(runDir).length === 0;
   } catch {
     return false;
   }
 }
 function nameHasToken(handle) {
-  return handle.token !== "" && basename3(handle.runDir).endsWith(`-${handle.token}`);
+  return handle.token !== "" && basename4(handle.runDir).endsWith(`-${handle.token}`);
 }
 function postgresLogTail(runDir, lines = LOG_TAIL_LINES) {
   if (!runDir) return "";
@@ -2901,12 +3399,12 @@ async function stopPostgres(handle) {
       }
       const ours2 = () => postmasterRunning(dataDir, pid) || startingPostgres(pid, dataDir);
       const deadline = Date.now() + IMMEDIATE_STOP_MS;
-      while (ours2() && Date.now() < deadline) await sleep3(5);
+      while (ours2() && Date.now() < deadline) await sleep6(5);
       if (ours2()) {
         if (process.platform === "linux") problems.push(...await endProcessesIn(handle.runDir, 0));
         else process.kill(pid, "SIGKILL");
       }
-      for (let i = 0; i < 200 && processAlive(pid); i++) await sleep3(5);
+      for (let i = 0; i < 200 && processAlive(pid); i++) await sleep6(5);
     } catch (error) {
       problems.push(`Could not stop postgres (pid ${pid}): ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -2925,7 +3423,7 @@ async function stopPostgres(handle) {
   problems.push(...await teardownRam(handle.ram));
   for (const dir of [handle.cacheDir, ...handle.npmFills ?? []])
     if (dir) problems.push(...(await removeStaleFills(dir)).problems);
-  for (const dir of (handle.npmFills ?? []).filter((d) => basename3(d) === NPM_WORK_NAME)) {
+  for (const dir of (handle.npmFills ?? []).filter((d) => basename4(d) === NPM_WORK_NAME)) {
     try {
       rmdirSync2(dir);
     } catch {
@@ -2972,13 +3470,13 @@ function listenWarnings(config) {
 }
 
 // src/native/start.ts
-import { randomBytes as randomBytes4 } from "node:crypto";
+import { randomBytes as randomBytes5 } from "node:crypto";
 import { chownSync as chownSync3, mkdirSync as mkdirSync2, readFileSync as readFileSync9, writeFileSync as writeFileSync2 } from "node:fs";
 import { join as join12 } from "node:path";
 import { performance as performance4 } from "node:perf_hooks";
 
 // src/native/npm-binaries.ts
-import { randomBytes as randomBytes3 } from "node:crypto";
+import { randomBytes as randomBytes4 } from "node:crypto";
 import { join as join8 } from "node:path";
 async function ensureNpmBinaries(build, options) {
   const keep = "toolCache" in options.place ? await import("./chunk-native-npm-tool-cache.js") : null;
@@ -3030,7 +3528,7 @@ async function fillDir(build, dir, options) {
   }
 }
 async function npmBinaries(build, config, log, onHandle, { cacheDir, runAs, phases }) {
-  const token = randomBytes3(4).toString("hex");
+  const token = randomBytes4(4).toString("hex");
   const { place, passedOver } = keepPlace(config.toolCache, cacheDir, runAs);
   if (passedOver)
     log.info(
@@ -3459,8 +3957,8 @@ function nativeIdentity(bins, config, facts) {
 var SESSION_TIMEOUTS = { connectTimeoutMs: 1e4, queryTimeoutMs: 6e4, statementTimeoutMs: 6e4 };
 var LABEL = "pg-tmpfs schema cache";
 var CONTROL_FILE = "global/pg_control";
-function backupStatements(versionNum) {
-  const v15 = versionNum >= 15e4;
+function backupStatements(versionNum2) {
+  const v15 = versionNum2 >= 15e4;
   const stop2 = v15 ? "pg_backup_stop(false)" : "pg_stop_backup(false, false)";
   return {
     start: v15 ? "SELECT pg_backup_start($1, true)" : "SELECT pg_start_backup($1, true, false)",
@@ -3608,7 +4106,7 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
     pid: 0,
     runDir: "",
     // 8 hex digits: unique enough for one machine, short enough for the socket path (below).
-    token: randomBytes4(4).toString("hex"),
+    token: randomBytes5(4).toString("hex"),
     ram: null,
     bindir: bins.bindir,
     cacheDir
@@ -4072,7 +4570,7 @@ async function runInitFiles(client, server, config, log, files) {
 }
 
 // src/schema-cache/store.ts
-import { randomBytes as randomBytes5 } from "node:crypto";
+import { randomBytes as randomBytes6 } from "node:crypto";
 import { chmodSync, lstatSync as lstatSync3, mkdirSync as mkdirSync3, readdirSync as readdirSync6, rmSync as rmSync4, utimesSync, writeFileSync as writeFileSync3 } from "node:fs";
 import { join as join13 } from "node:path";
 var DEFAULT_STORE_MAX_BYTES = 2 * 1024 ** 3;
@@ -4105,7 +4603,7 @@ async function save(cacheDir, key, fill) {
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
   await removeStaleFills(store);
-  const staging = join13(store, `${key}.tmp-${process.pid}-${randomBytes5(4).toString("hex")}`);
+  const staging = join13(store, `${key}.tmp-${process.pid}-${randomBytes6(4).toString("hex")}`);
   mkdirSync3(staging, { mode: 448 });
   try {
     const written = await fill(staging);
@@ -4504,6 +5002,15 @@ async function start(config, log, onHandle = () => void 0, phases = new Phases()
       continue;
     }
     if (schema) server.schemaCache = schema.result();
+    if (config.pool > 0) {
+      try {
+        server.pool = await startPool(server, config.pool, log);
+      } catch (error) {
+        for (const problem of await stop(server)) log.warning(problem);
+        throw error;
+      }
+      phases.end("pool keeper");
+    }
     return server;
   }
 }
@@ -4634,6 +5141,12 @@ function failure(error, handle, problems, interrupted) {
 
 export {
   openClient,
+  cloneDatabase,
+  dropDatabase,
+  POOL_SCHEMA,
+  POOL_ERRCODE,
+  KEEPER_FLAG,
+  keeperChild,
   LOG_TAIL_LINES,
   Phases,
   planStart,

@@ -1,10 +1,16 @@
 #!/usr/bin/env node
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
+  KEEPER_FLAG,
+  POOL_ERRCODE,
+  POOL_SCHEMA,
   Phases,
+  cloneDatabase,
   describe,
+  dropDatabase,
   guardedStart,
   isAlive,
+  keeperChild,
   openClient,
   planStart,
   stop,
@@ -20,20 +26,17 @@ import {
 } from "./chunk-cli-main-wait.js";
 import {
   BACKGROUND_FLAG,
-  BUILT_IN_DATABASES,
   DEFAULTS,
   backgroundAlive,
   backgroundDeadline,
   connectionEnv,
   connectionUri,
-  databaseNameProblem,
   entryPath,
   errorFrom,
   launchBackground,
   parseInputs,
   readJob,
   stopBackground,
-  storedName,
   writeJson
 } from "./chunk-cli-main-post-wait.js";
 import {
@@ -3780,7 +3783,8 @@ function upJson(name, server) {
     databases: server.provisioned?.databases ?? {},
     templateDatabase: server.provisioned?.templateDatabase || void 0,
     schemaCacheHit: server.schemaCache ? server.schemaCache.hit : void 0,
-    schemaCacheKey: server.schemaCache?.key
+    schemaCacheKey: server.schemaCache?.key,
+    pool: server.pool
   };
 }
 
@@ -4005,124 +4009,31 @@ function parseTimeout(raw) {
   return Number(raw) * 1e3;
 }
 
-// src/databases.ts
-import { randomBytes } from "node:crypto";
-import { setTimeout as sleep2 } from "node:timers/promises";
-function cloneStrategy(serverVersionNum, tmpfs) {
-  return serverVersionNum >= 15e4 && tmpfs ? "FILE_COPY" : "default";
-}
-function freshName(base) {
-  const suffix = randomBytes(6).toString("hex");
-  const clean = base.replace(/[^A-Za-z0-9_]/g, "_").slice(0, 63 - suffix.length - 1);
-  return `${clean}_${suffix}`;
-}
-var SLOT_WAIT_MS = 3e4;
-async function maintenance(connection, avoid, timeoutMs) {
-  const waitMs = Math.min(timeoutMs, SLOT_WAIT_MS);
-  const deadline = Date.now() + waitMs;
-  for (let pause = 10; ; pause = Math.min(pause * 2, 250)) {
-    try {
-      return await openClient(
-        { ...connection, database: avoid === "postgres" ? "template1" : "postgres" },
-        { connectTimeoutMs: Math.min(timeoutMs, 1e4), queryTimeoutMs: timeoutMs }
-      );
-    } catch (error) {
-      if (error.code !== "53300") throw error;
-      if (Date.now() + pause > deadline) {
-        throw new SetupError(
-          `The server had no free connection for ${waitMs} ms: ${error.message}`,
-          "Run fewer db create / db drop at once, or raise max_connections (input 'settings')"
-        );
-      }
-      await sleep2(pause * (0.5 + Math.random()));
-    }
-  }
-}
-async function versionNum(client) {
-  return Number((await client.query("SELECT current_setting('server_version_num') AS v")).rows[0]?.v);
-}
-async function cloneDatabase(connection, options) {
-  if (options.name !== void 0 && databaseNameProblem(options.name)) {
-    throw new InputError("db-name", `"${options.name}" is empty, longer than 63 bytes or holds a NUL`, "Give a shorter name");
-  }
-  if (databaseNameProblem(options.template)) {
-    throw new InputError(
-      "from",
-      `"${options.template}" is empty, longer than 63 bytes or holds a NUL: no database has that name`,
-      "Give the template database as it is named (63 bytes at most)"
-    );
-  }
-  const database = options.name ?? freshName(options.template === "template1" ? "db" : options.template);
-  const client = await maintenance(connection, options.template, options.timeoutMs);
+// src/pool/take.ts
+async function onMaintenance(connection, timeoutMs, fn) {
+  const client = await openClient(
+    { ...connection, database: "postgres" },
+    { connectTimeoutMs: 1e4, queryTimeoutMs: timeoutMs + 1e4 }
+  );
   try {
-    const chosen = options.strategy ?? cloneStrategy(await versionNum(client), options.tmpfs);
-    const t0 = performance.now();
-    const strategy = chosen === "default" ? "" : ` STRATEGY ${chosen}`;
-    try {
-      await client.query(
-        `CREATE DATABASE ${client.escapeIdentifier(database)} TEMPLATE ${client.escapeIdentifier(options.template)}${strategy}`
-      );
-    } catch (error) {
-      const e = error;
-      if (e.code === "55006") {
-        throw new InputError(
-          "from",
-          `template ${options.template} has other sessions (${e.detail ?? e.message})`,
-          "Connect tests to their own copies, never to the template itself (close those sessions)"
-        );
-      }
-      if (e.code === "3D000") {
-        throw new InputError(
-          "from",
-          `there is no database ${options.template}`,
-          "Give an existing database (the up --template one by default)"
-        );
-      }
-      if (e.code === "42P04" || e.code === "23505") {
-        throw new InputError(
-          "db-name",
-          `database ${database} already exists`,
-          "Give another name, or leave it out for a fresh one"
-        );
-      }
-      throw error;
-    }
-    const ms = Math.round(performance.now() - t0);
-    return { database, uri: connectionUri({ ...connection, database }), template: options.template, strategy: chosen, ms };
+    return await fn(client);
+  } catch (error) {
+    const e = error;
+    if (e.code === POOL_ERRCODE && e.message.startsWith("pg-tmpfs pool")) throw new SetupError(e.message, e.hint ?? "");
+    throw error;
   } finally {
     await client.end().catch(() => void 0);
   }
 }
-async function dropDatabase(connection, name, options) {
-  const problem = databaseNameProblem(name);
-  if (problem) {
-    throw new InputError(
-      "database",
-      `"${name}" ${problem}: the server would drop the database its first 63 bytes name, if any`,
-      "Give the database as it is named (63 bytes at most)"
-    );
-  }
-  const stored = storedName(name);
-  const builtIn = BUILT_IN_DATABASES.includes(stored);
-  if (builtIn || options.protect.some((p) => storedName(p) === stored)) {
-    throw new SetupError(
-      `Refusing to drop ${name}: it is ${builtIn ? "a built-in database" : "the instance's own database or template"}`,
-      "Drop only databases made by db create"
-    );
-  }
-  const client = await maintenance(connection, name, options.timeoutMs);
-  try {
-    const found = await client.query("SELECT datistemplate FROM pg_database WHERE datname = $1", [
-      name
-    ]);
-    if (found.rowCount === 0) return false;
-    if (found.rows[0]?.datistemplate) await client.query(`ALTER DATABASE ${client.escapeIdentifier(name)} IS_TEMPLATE false`);
-    const force = await versionNum(client) >= 13e4 ? " WITH (FORCE)" : "";
-    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)}${force}`);
-    return true;
-  } finally {
-    await client.end().catch(() => void 0);
-  }
+async function takeCopy(connection, timeoutMs) {
+  const database = await onMaintenance(connection, timeoutMs, async (c) => {
+    const { rows } = await c.query(`SELECT ${POOL_SCHEMA}.take($1) AS name`, [timeoutMs]);
+    return rows[0]?.name ?? "";
+  });
+  return { database, uri: connectionUri({ ...connection, database }) };
+}
+async function giveBack(connection, name) {
+  await onMaintenance(connection, 1e4, (c) => c.query(`SELECT ${POOL_SCHEMA}.give_back($1)`, [name]));
 }
 
 // src/cli/db.ts
@@ -4184,6 +4095,26 @@ function addDbCommands(cli, io) {
 ` : `No database ${database}.
 `);
   });
+  db.command("take").description("take a ready copy of the template from the pool (up --pool) and print its URI; give it back when done").option("--timeout <ms>", "how long to wait when every copy is taken, in ms", "10000").option("--name <name>", "instance name", "default").option("--json", "print JSON: database, uri").action(async (opts) => {
+    if (!/^\d{1,7}$/.test(opts.timeout)) {
+      throw new InputError(
+        "timeout",
+        `"${opts.timeout}" is not a whole number of ms up to 9999999`,
+        "Give e.g. --timeout 10000"
+      );
+    }
+    const server = runningServer(opts.name);
+    const taken = await onServer(opts.name, server, () => takeCopy(server.connection, Number(opts.timeout)));
+    io.stdout(opts.json ? `${JSON.stringify(taken, null, 2)}
+` : `${taken.uri}
+`);
+  });
+  db.command("give-back").description("give a copy taken with db take back to the pool; the keeper drops it").argument("<database>", "the name db take printed (the URI's database)").option("--name <name>", "instance name", "default").action(async (database, opts) => {
+    const server = runningServer(opts.name);
+    await onServer(opts.name, server, () => giveBack(server.connection, database));
+    io.stderr(`Gave back ${database}.
+`);
+  });
 }
 
 // src/cli/up.ts
@@ -4210,6 +4141,7 @@ var UP_FLAGS = [
   ["cache-dir", "initdb cache folder (native mode) and the schema cache's store"],
   ["init-command", "shell command run once after --init, with DATABASE_URL and PG* set (migrations)"],
   ["init-timeout", "seconds each init statement, and the init command, may take"],
+  ["pool", "ready copies of the template a keeper keeps for `db take` / SELECT pgtmpfs.take() (needs --template; 0: off)"],
   ["schema-cache-key", "an extra string in the schema cache key (change it to force a rebuild)"]
 ];
 var LIST_FLAGS = [
@@ -4382,7 +4314,11 @@ async function runCli(argv, io = processIo) {
 }
 
 // src/cli/main.ts
-var code = process.argv[2] === BACKGROUND_FLAG ? await cliBackgroundChild().catch((error) => {
+var code = process.argv[2] === KEEPER_FLAG ? await keeperChild().catch((error) => {
+  process.stderr.write(`The pool's keeper failed: ${String(error)}
+`);
+  return 1;
+}) : process.argv[2] === BACKGROUND_FLAG ? await cliBackgroundChild().catch((error) => {
   process.stderr.write(`The background start failed: ${String(error)}
 `);
   return 1;

@@ -20,7 +20,9 @@ import {
   setSecret
 } from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
 import {
-  guardedStart
+  KEEPER_FLAG,
+  guardedStart,
+  keeperChild
 } from "./chunk-cli-main-post.js";
 import "./chunk-cli-main-native-npm-tool-cache-post.js";
 import "./chunk-cli-main-wait.js";
@@ -73,6 +75,14 @@ async function mainStep() {
 }
 
 // src/action/main.ts
+if (process.argv[2] === KEEPER_FLAG) {
+  const code = await keeperChild().catch((error) => {
+    process.stderr.write(`The pool's keeper failed: ${String(error)}
+`);
+    return 1;
+  });
+  process.exit(code);
+}
 if (process.argv[2] === BACKGROUND_FLAG) {
   const code = await backgroundChild().catch((error) => {
     process.stderr.write(`The background start failed: ${String(error)}

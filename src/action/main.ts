@@ -1,12 +1,21 @@
 /**
  * Entry of the action's main step (action.yml runs.main → dist/main.js), and of its background
- * start (`dist/main.js --pg-tmpfs-background`, launched by the main step with `wait: false`).
+ * start (`dist/main.js --pg-tmpfs-background`, launched by the main step with `wait: false`), and
+ * of the pool's keeper (`dist/main.js --pg-tmpfs-keeper`, src/pool/start.ts).
  */
 import { BACKGROUND_FLAG } from '../background.js';
 import { killActive } from '../proc.js';
+import { KEEPER_FLAG, keeperChild } from '../pool/start.js';
 import { backgroundChild } from './background.js';
 import { mainStep } from './main-step.js';
 
+if (process.argv[2] === KEEPER_FLAG) {
+  const code = await keeperChild().catch((error: unknown) => {
+    process.stderr.write(`The pool's keeper failed: ${String(error)}\n`);
+    return 1;
+  });
+  process.exit(code);
+}
 if (process.argv[2] === BACKGROUND_FLAG) {
   const code = await backgroundChild().catch((error: unknown) => {
     process.stderr.write(`The background start failed: ${String(error)}\n`);

@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import { cloneDatabase, dropDatabase } from '../databases.js';
+import { giveBack, takeCopy } from '../pool/take.js';
 import { InputError, SetupError } from '../errors.js';
 import { describe, isAlive } from '../lifecycle.js';
 import type { Server } from '../server.js';
@@ -50,7 +51,7 @@ async function onServer<T>(name: string, server: Server, fn: () => Promise<T>): 
   }
 }
 
-/** Adds `db create` and `db drop` to the program. */
+/** Adds `db create`, `db drop`, `db take` and `db give-back` to the program. */
 export function addDbCommands(cli: Command, io: Io): void {
   const db = cli.command('db').description("per-test databases: copies of the instance's template database");
   db.command('create')
@@ -87,5 +88,31 @@ export function addDbCommands(cli: Command, io: Io): void {
       );
       if (opts.json) io.stdout(`${JSON.stringify({ database, dropped }, null, 2)}\n`);
       else io.stderr(dropped ? `Dropped ${database}.\n` : `No database ${database}.\n`);
+    });
+  db.command('take')
+    .description('take a ready copy of the template from the pool (up --pool) and print its URI; give it back when done')
+    .option('--timeout <ms>', 'how long to wait when every copy is taken, in ms', '10000')
+    .option('--name <name>', 'instance name', 'default')
+    .option('--json', 'print JSON: database, uri')
+    .action(async (opts: { timeout: string; name: string; json?: boolean }) => {
+      if (!/^\d{1,7}$/.test(opts.timeout)) {
+        throw new InputError(
+          'timeout',
+          `"${opts.timeout}" is not a whole number of ms up to 9999999`,
+          'Give e.g. --timeout 10000',
+        );
+      }
+      const server = runningServer(opts.name);
+      const taken = await onServer(opts.name, server, () => takeCopy(server.connection, Number(opts.timeout)));
+      io.stdout(opts.json ? `${JSON.stringify(taken, null, 2)}\n` : `${taken.uri}\n`);
+    });
+  db.command('give-back')
+    .description('give a copy taken with db take back to the pool; the keeper drops it')
+    .argument('<database>', "the name db take printed (the URI's database)")
+    .option('--name <name>', 'instance name', 'default')
+    .action(async (database: string, opts: { name: string }) => {
+      const server = runningServer(opts.name);
+      await onServer(opts.name, server, () => giveBack(server.connection, database));
+      io.stderr(`Gave back ${database}.\n`);
     });
 }

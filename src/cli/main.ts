@@ -5,15 +5,22 @@ import { killActive } from '../proc.js';
 import { runCli } from './program.js';
 import { BACKGROUND_FLAG } from '../background.js';
 import { cliBackgroundChild } from './background.js';
+import { KEEPER_FLAG, keeperChild } from '../pool/start.js';
 
-// `up --no-wait` launches this program again with BACKGROUND_FLAG (src/background.ts).
+// `up --no-wait` launches this program again with BACKGROUND_FLAG (src/background.ts), and a
+// start with --pool launches its keeper with KEEPER_FLAG (src/pool/start.ts).
 const code =
-  process.argv[2] === BACKGROUND_FLAG
-    ? await cliBackgroundChild().catch((error: unknown) => {
-        process.stderr.write(`The background start failed: ${String(error)}\n`);
+  process.argv[2] === KEEPER_FLAG
+    ? await keeperChild().catch((error: unknown) => {
+        process.stderr.write(`The pool's keeper failed: ${String(error)}\n`);
         return 1;
       })
-    : await runCli(process.argv);
+    : process.argv[2] === BACKGROUND_FLAG
+      ? await cliBackgroundChild().catch((error: unknown) => {
+          process.stderr.write(`The background start failed: ${String(error)}\n`);
+          return 1;
+        })
+      : await runCli(process.argv);
 // A signal that came after `up` finished is being handled (the server removed, then exit 128+n).
 if (interrupted()) await new Promise(() => undefined);
 // A failed start may leave docker calls running to their deadline (a daemon that hangs): stop

@@ -51,5 +51,6 @@ export function upJson(name: string, server: Server): Record<string, unknown> {
     templateDatabase: server.provisioned?.templateDatabase || undefined,
     schemaCacheHit: server.schemaCache ? server.schemaCache.hit : undefined,
     schemaCacheKey: server.schemaCache?.key,
+    pool: server.pool,
   };
 }

@@ -37,6 +37,7 @@ export const UP_FLAGS: Array<[InputName, string]> = [
   ['cache-dir', "initdb cache folder (native mode) and the schema cache's store"],
   ['init-command', 'shell command run once after --init, with DATABASE_URL and PG* set (migrations)'],
   ['init-timeout', 'seconds each init statement, and the init command, may take'],
+  ['pool', 'ready copies of the template a keeper keeps for `db take` / SELECT pgtmpfs.take() (needs --template; 0: off)'],
   ['schema-cache-key', 'an extra string in the schema cache key (change it to force a rebuild)'],
 ];
 

@@ -1,0 +1,193 @@
+/**
+ * The pool's keeper (issue #37): a process of its own, started with the server (start.ts), that
+ * keeps `size` current copies of the template ready in the maintenance database's bookkeeping
+ * (sql.ts), numbers each one for take()'s tickets once its CREATE DATABASE has committed, and
+ * drops the copies given back. It holds KEEPER_LOCK_KEY for its whole session, so take() fails at
+ * once when it is gone, and it ends when its connection does (the server stopped): it never
+ * outlives the server by more than a query's deadline. `down` and the post step end it like any
+ * process of the run (RUN_ENV in its environment: orphans.ts endMarkedProcesses).
+ *
+ * It writes nothing to the job's log once running: its problems go to pgtmpfs.keeper.note, which
+ * take() repeats in its error.
+ */
+import type pg from 'pg';
+import type { ConnectionInfo } from '../connection.js';
+import { cloneStrategy, freshName } from '../databases.js';
+import { openClient } from '../readiness.js';
+import { KEEPER_LOCK_KEY, POOL_CHANNEL, POOL_SCHEMA, SELECT_STATE, type PoolState } from './sql.js';
+
+/** What start.ts hands the keeper on its stdin (JSON). */
+export interface KeeperJob {
+  /** The server's connection as verified; the keeper uses database `postgres`. */
+  connection: ConnectionInfo;
+  /** The template database to copy. */
+  template: string;
+  /** Number of current copies to keep ready (the pool input). */
+  size: number;
+  /** Whether PGDATA is on tmpfs (picks STRATEGY FILE_COPY: databases.ts cloneStrategy). */
+  tmpfs: boolean;
+}
+
+/** CREATE DATABASEs the keeper runs at once (each on a connection of its own). */
+export const MAKERS = 2;
+
+/** The longest the keeper sleeps between looks when nothing wakes it, in ms (a changed template is seen within this). */
+const IDLE_LOOK_MS = 100;
+
+/** How long the keeper waits for its lock, in ms. */
+const LOCK_WAIT_MS = 5_000;
+
+/** Deadline of each of the keeper's statements, in ms. */
+const STATEMENT_TIMEOUT_MS = 60_000;
+
+/** SQLSTATEs after which the keeper's connection is of no more use: the server is going away. */
+const FATAL = new Set(['57P01', '57P02', '57P03', '08006', '08003']);
+
+/**
+ * Runs the keeper until its connection to the server ends or it is signalled.
+ * Long because the loop's three kinds of work (look, make, drop) share the one state they read.
+ * @returns the process's exit code: 1 once the server went away
+ * @throws connection errors of its first connection, and a lock timeout when another keeper holds the lock
+ */
+export async function runKeeper(job: KeeperJob): Promise<number> {
+  const target = { ...job.connection, database: 'postgres' };
+  const timeouts = { connectTimeoutMs: 10_000, queryTimeoutMs: STATEMENT_TIMEOUT_MS };
+  const main = await openClient(target, timeouts);
+  let ended = false;
+  let wake: () => void = () => undefined;
+  const finish = (): void => {
+    ended = true;
+    wake();
+  };
+  main.on('end', finish);
+  main.on('error', finish);
+  // Waited for, not tried: start.ts (and take()) look at it with a shared lock for a moment.
+  // Another keeper holding it makes this one fail after lock_timeout.
+  await main.query(`SET lock_timeout = ${LOCK_WAIT_MS}`);
+  await main.query(`SELECT pg_advisory_lock(${KEEPER_LOCK_KEY})`);
+  await main.query('SET lock_timeout = 0');
+  await main.query(`SET application_name = 'pg-tmpfs pool keeper'`);
+  await main.query(`LISTEN ${POOL_CHANNEL}`);
+  main.on('notification', () => wake());
+  const version = Number((await main.query<{ v: string }>("SELECT current_setting('server_version_num') AS v")).rows[0]?.v);
+  const strategy = cloneStrategy(version, job.tmpfs);
+  const copyClause = strategy === 'default' ? '' : ` STRATEGY ${strategy}`;
+  const open = async (): Promise<pg.Client> => {
+    const client = await openClient(target, timeouts);
+    client.on('end', finish);
+    return client;
+  };
+  const makers = await Promise.all(Array.from({ length: MAKERS }, open));
+  const dropper = await open();
+  const idle = [...makers];
+  let making = 0;
+  let nextSlot = 1;
+  let inserting: Promise<unknown> = Promise.resolve();
+  let lastNote: string | null = null;
+  const dropping = new Set<string>();
+
+  const note = async (text: string | null): Promise<void> => {
+    if (text === lastNote) return;
+    lastNote = text;
+    await main.query(`UPDATE ${POOL_SCHEMA}.keeper SET note = $1`, [text]).catch(() => undefined);
+  };
+  const fingerprint = async (client: pg.Client): Promise<string | null> =>
+    (await client.query<{ f: string | null }>(`SELECT ${POOL_SCHEMA}.fingerprint($1) AS f`, [job.template])).rows[0]?.f ?? null;
+  const drop = async (client: pg.Client, name: string): Promise<void> => {
+    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
+  };
+
+  /** One copy: made, checked against the template's fingerprint before and after, then numbered. */
+  const make = async (client: pg.Client): Promise<void> => {
+    const before = await fingerprint(client);
+    if (before === null) return;
+    const name = freshName(`${job.template}_pool`);
+    try {
+      await client.query(
+        `CREATE DATABASE ${client.escapeIdentifier(name)} TEMPLATE ${client.escapeIdentifier(job.template)}${copyClause}`,
+      );
+    } catch (error) {
+      const e = error as { code?: string; message: string };
+      // 55006: a session connected to the template between the look and the copy.
+      if (e.code !== '55006') throw error;
+      return;
+    }
+    if ((await fingerprint(client)) !== before) {
+      await drop(client, name);
+      return;
+    }
+    const bytes = (await client.query<{ b: string }>('SELECT pg_database_size($1) AS b', [name])).rows[0]?.b ?? '0';
+    // Numbered one at a time, in the order made: slots stay dense, so every ticket meets its copy.
+    const insert = inserting.then(async () => {
+      await main.query(`INSERT INTO ${POOL_SCHEMA}.copies (slot, name, fingerprint, bytes) VALUES ($1, $2, $3, $4)`, [
+        nextSlot,
+        name,
+        before,
+        bytes,
+      ]);
+      nextSlot++;
+    });
+    inserting = insert.catch(() => undefined);
+    await insert;
+  };
+
+  const failed = (error: unknown): void => {
+    const e = error as { code?: string; message?: string };
+    if (e.code && FATAL.has(e.code)) finish();
+    void note(`${e.message ?? String(error)}${e.code ? ` (SQLSTATE ${e.code})` : ''}`);
+  };
+
+  while (!ended) {
+    const woken = new Promise<void>((resolve) => {
+      wake = resolve;
+    });
+    let state: PoolState;
+    try {
+      state = (await main.query<PoolState>(SELECT_STATE, [job.template])).rows[0] as PoolState;
+    } catch (error) {
+      failed(error);
+      if (ended) break;
+      await Promise.race([woken, sleep(IDLE_LOOK_MS)]);
+      continue;
+    }
+    if (state.fingerprint === null) {
+      await note(`a session is connected to the template ${job.template}, so no copy of it can be made until it ends`);
+    } else if ((lastNote as string | null)?.startsWith('a session is connected')) {
+      await note(null);
+    }
+    // Stale copies wait for takers to skip them; never more than twice the pool waits untaken.
+    let wanted = state.fingerprint === null ? 0 : Math.min(job.size - state.fresh, 2 * job.size - state.untaken) - making;
+    while (wanted > 0 && idle.length > 0) {
+      const client = idle.pop() as pg.Client;
+      making++;
+      wanted--;
+      void make(client)
+        .then(() => note(null))
+        .catch(failed)
+        .finally(() => {
+          making--;
+          idle.push(client);
+          wake();
+        });
+    }
+    for (const name of state.returned) {
+      if (dropping.has(name)) continue;
+      dropping.add(name);
+      void drop(dropper, name)
+        .then(() => main.query(`DELETE FROM ${POOL_SCHEMA}.copies WHERE name = $1`, [name]))
+        .catch(failed)
+        .finally(() => {
+          dropping.delete(name);
+          wake();
+        });
+    }
+    await Promise.race([woken, sleep(IDLE_LOOK_MS)]);
+  }
+  for (const client of [main, dropper, ...makers]) await client.end().catch(() => undefined);
+  return 1;
+}
+
+/** A timer that never keeps the process alive on its own. */
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

@@ -1,0 +1,177 @@
+/**
+ * The pool's SQL side (issue #37): what a test calls on the maintenance database (`postgres`) to
+ * take a ready copy of the template and give it back, and the bookkeeping the keeper
+ * (keeper.ts) fills. Every PostgreSQL client can call a function, so every language takes a copy
+ * with the client it already holds: `SELECT pgtmpfs.take()`, `SELECT pgtmpfs.give_back($1)`.
+ *
+ * Handing out is by ticket, not by row lock: take() draws `nextval('pgtmpfs.tickets')`, which no
+ * rollback undoes (manual: Sequence Manipulation Functions), and ticket n gets the copy the keeper
+ * numbered n. So two takers never get the same copy, and a copy taken inside a transaction that
+ * is rolled back (psycopg's default: not autocommit) is never handed out again: its ticket is
+ * spent. The keeper numbers a copy only after its CREATE DATABASE has committed, so no ticket
+ * reaches a copy half made.
+ *
+ * A copy is current while the template has had no session since it was made: the template's
+ * fingerprint (pgtmpfs.fingerprint) is its OID, its session count (pg_stat_database.sessions,
+ * which counts client sessions only, PostgreSQL 14+) and its statistics reset time, or NULL while
+ * a client session is connected to it. PostgreSQL 15+'s statistics in shared memory are flushed
+ * by an ending session before it leaves pg_stat_activity (before_shmem_exit runs before
+ * on_shmem_exit), so no change slips between the two. Autovacuum does not count as a session.
+ */
+
+/** The schema (PostgreSQL reserves the `pg_` prefix for its own schemas, so not `pg_tmpfs`). */
+export const POOL_SCHEMA = 'pgtmpfs';
+
+/** The channel take() and give_back() notify, which the keeper listens on. */
+export const POOL_CHANNEL = 'pgtmpfs_pool';
+
+/**
+ * The session-level advisory lock the keeper holds while it runs (pg_advisory_lock(key), one
+ * bigint): take() looks whether it is held, and fails at once when it is not.
+ */
+export const KEEPER_LOCK_KEY = 7_064_745_317_537_617n;
+
+/** SQLSTATE of take()'s own errors: 55000 object_not_in_prerequisite_state. */
+export const POOL_ERRCODE = '55000';
+
+/**
+ * The statements that install the pool in the maintenance database (idempotent: the tables are
+ * emptied, the functions replaced). Run as one multi-statement query by the superuser.
+ * `copies`: one row per copy the keeper made (UNLOGGED: the server is a throwaway one);
+ * `keeper`: one row naming the template, the pool's size and the keeper's last problem.
+ */
+export const INSTALL_SQL = `
+CREATE SCHEMA IF NOT EXISTS ${POOL_SCHEMA};
+CREATE UNLOGGED TABLE IF NOT EXISTS ${POOL_SCHEMA}.copies (
+  slot bigint PRIMARY KEY,
+  name text NOT NULL UNIQUE,
+  state text NOT NULL DEFAULT 'made' CHECK (state IN ('made', 'returned')),
+  fingerprint text NOT NULL,
+  bytes bigint NOT NULL,
+  made_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE UNLOGGED TABLE IF NOT EXISTS ${POOL_SCHEMA}.keeper (
+  only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+  template text NOT NULL,
+  size integer NOT NULL,
+  note text
+);
+CREATE SEQUENCE IF NOT EXISTS ${POOL_SCHEMA}.tickets;
+TRUNCATE ${POOL_SCHEMA}.copies, ${POOL_SCHEMA}.keeper;
+ALTER SEQUENCE ${POOL_SCHEMA}.tickets RESTART;
+
+CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.fingerprint(template text) RETURNS text
+LANGUAGE plpgsql VOLATILE AS $fn$
+DECLARE
+  fp text;
+BEGIN
+  PERFORM pg_stat_clear_snapshot();
+  IF EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = template AND backend_type = 'client backend') THEN
+    RETURN NULL;
+  END IF;
+  SELECT d.oid::text || ':' || coalesce(s.sessions, 0)::text || ':' || coalesce(s.stats_reset::text, '')
+    INTO fp
+    FROM pg_database d LEFT JOIN pg_stat_database s ON s.datid = d.oid
+    WHERE d.datname = template;
+  RETURN fp;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.take(timeout_ms integer DEFAULT 10000) RETURNS text
+LANGUAGE plpgsql VOLATILE AS $fn$
+DECLARE
+  k ${POOL_SCHEMA}.keeper%ROWTYPE;
+  ticket bigint;
+  c ${POOL_SCHEMA}.copies%ROWTYPE;
+  fp text;
+  skipped integer := 0;
+  pause float8 := 0.0005;
+  deadline timestamptz := clock_timestamp() + make_interval(secs => greatest(timeout_ms, 0) / 1000.0);
+BEGIN
+  SELECT * INTO k FROM ${POOL_SCHEMA}.keeper;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'pg-tmpfs pool: this server has no pool'
+      USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Start it with the pool input (pg-tmpfs up --pool N) and template: true';
+  END IF;
+  ticket := nextval('${POOL_SCHEMA}.tickets');
+  PERFORM pg_notify('${POOL_CHANNEL}', 'take');
+  LOOP
+    IF pg_try_advisory_lock_shared(${KEEPER_LOCK_KEY}) THEN
+      PERFORM pg_advisory_unlock_shared(${KEEPER_LOCK_KEY});
+      SELECT note INTO k.note FROM ${POOL_SCHEMA}.keeper;
+      RAISE EXCEPTION 'pg-tmpfs pool: the keeper of the pool of % is not running, so no copy is made%', k.template,
+        coalesce(' (its last problem: ' || k.note || ')', '')
+        USING ERRCODE = '${POOL_ERRCODE}',
+              HINT = 'Restart the server (pg-tmpfs down, then up with --pool), or make a copy without the pool: pg-tmpfs db create';
+    END IF;
+    SELECT * INTO c FROM ${POOL_SCHEMA}.copies WHERE slot = ticket;
+    IF FOUND THEN
+      fp := ${POOL_SCHEMA}.fingerprint(k.template);
+      IF fp IS NOT NULL AND fp = c.fingerprint THEN
+        IF skipped > 0 THEN
+          RAISE NOTICE 'pg-tmpfs pool: skipped % copies made before template % changed; the keeper refills the pool', skipped, k.template;
+        END IF;
+        RETURN c.name;
+      END IF;
+      IF fp IS NOT NULL THEN
+        -- Made before the template changed: never handed out; the keeper drops it.
+        UPDATE ${POOL_SCHEMA}.copies SET state = 'returned' WHERE slot = ticket AND state = 'made';
+        PERFORM pg_notify('${POOL_CHANNEL}', 'stale');
+        skipped := skipped + 1;
+        ticket := nextval('${POOL_SCHEMA}.tickets');
+        CONTINUE;
+      END IF;
+    END IF;
+    IF clock_timestamp() >= deadline THEN
+      SELECT note INTO k.note FROM ${POOL_SCHEMA}.keeper;
+      RAISE EXCEPTION 'pg-tmpfs pool: no ready copy of % within % ms (pool of %: every copy taken, and the keeper has not made the next)%', k.template, timeout_ms, k.size,
+        CASE WHEN ${POOL_SCHEMA}.fingerprint(k.template) IS NULL
+          THEN '; a session is connected to the template, so no copy of it can be made: close it'
+          ELSE coalesce('; the keeper''s last problem: ' || k.note, '') END
+        USING ERRCODE = '${POOL_ERRCODE}',
+              HINT = 'Give back the copies you are done with (pgtmpfs.give_back), raise the pool input, or wait longer: pgtmpfs.take(timeout_ms)';
+    END IF;
+    PERFORM pg_sleep(pause);
+    pause := least(pause * 2, 0.01);
+  END LOOP;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.give_back(name text) RETURNS void
+LANGUAGE plpgsql VOLATILE AS $fn$
+BEGIN
+  UPDATE ${POOL_SCHEMA}.copies c SET state = 'returned'
+    WHERE c.name = give_back.name AND c.state = 'made'
+      AND c.slot <= (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets);
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'pg-tmpfs pool: % is not a copy taken from the pool (or was given back already)', name
+      USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Give back the name pgtmpfs.take() returned, once';
+  END IF;
+  PERFORM pg_notify('${POOL_CHANNEL}', 'give_back');
+END
+$fn$;
+`;
+
+/** The keeper's view of the pool, read in one round trip (SELECT_STATE). */
+export interface PoolState {
+  /** The template's fingerprint now; null while a client session is connected to it. */
+  fingerprint: string | null;
+  /** Tickets drawn so far: copies with a slot up to this are taken. */
+  taken: number;
+  /** Current copies not yet taken: slot above `taken`, made at `fingerprint`. */
+  fresh: number;
+  /** Copies not yet taken, current or not (stale ones wait for a taker to skip them). */
+  untaken: number;
+  /** Names of the copies given back (or skipped as stale), to drop. */
+  returned: string[];
+}
+
+/** One round trip of the keeper's loop: $1 = the template's name. Row: PoolState's fields. */
+export const SELECT_STATE = `
+WITH fp AS (SELECT ${POOL_SCHEMA}.fingerprint($1) AS f),
+     t AS (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS taken FROM ${POOL_SCHEMA}.tickets)
+SELECT fp.f AS fingerprint, t.taken::int AS taken,
+  (SELECT count(*)::int FROM ${POOL_SCHEMA}.copies c WHERE c.slot > t.taken AND c.fingerprint = fp.f) AS fresh,
+  (SELECT count(*)::int FROM ${POOL_SCHEMA}.copies c WHERE c.slot > t.taken) AS untaken,
+  ARRAY(SELECT name FROM ${POOL_SCHEMA}.copies WHERE state = 'returned' ORDER BY slot) AS returned
+FROM fp, t`;

@@ -1,0 +1,179 @@
+/**
+ * Starting the pool (issue #37) once the server runs and its template is made: the checks that
+ * need the server (its major, max_connections, a copy's size against the free tmpfs), the SQL
+ * side installed in `postgres` (sql.ts), and the keeper launched as a detached process of the
+ * same program (`<entry> --pg-tmpfs-keeper`, the job on its stdin) carrying the run's RUN_ENV
+ * token, so `down`, the post step and a killed start's cleanup end it with the server's other
+ * processes (orphans.ts endMarkedProcesses).
+ */
+import { spawn } from 'node:child_process';
+import { basename } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type pg from 'pg';
+import { entryPath, readStdinJson } from '../background.js';
+import { InputError, SetupError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { inheritedEnv, RUN_ENV } from '../proc.js';
+import { openClient } from '../readiness.js';
+import type { Server } from '../server.js';
+import { MAKERS, runKeeper, type KeeperJob } from './keeper.js';
+import { INSTALL_SQL, KEEPER_LOCK_KEY, POOL_SCHEMA } from './sql.js';
+
+/** First argument that turns an entry (dist/main.js, dist/cli.js) into the pool's keeper. */
+export const KEEPER_FLAG = '--pg-tmpfs-keeper';
+
+/** How long the keeper has to take its lock once launched, in ms. */
+const KEEPER_START_MS = 15_000;
+
+/** What the pool is, once started: part of the Server record. */
+export interface PoolInfo {
+  /** Ready copies kept (the pool input). */
+  size: number;
+  /** The template database copied. */
+  template: string;
+  /** pg_database_size of the template when the pool started, in bytes (about what each copy takes on the tmpfs). */
+  copyBytes: number;
+  /** The keeper's PID (it also carries the run's RUN_ENV token). */
+  keeperPid: number;
+}
+
+/** Entry of the keeper process: reads its job on stdin and runs it. @returns its exit code */
+export async function keeperChild(): Promise<number> {
+  return runKeeper(await readStdinJson<KeeperJob>());
+}
+
+/** One number from the server. */
+async function scalar(client: pg.Client, sql: string, params: unknown[] = []): Promise<number> {
+  return Number((await client.query<{ v: string }>(sql, params)).rows[0]?.v);
+}
+
+/**
+ * Bytes free on the filesystem holding PGDATA, as the server sees it (`stat -f` run by the server
+ * in its data directory, its working directory: the container's tmpfs in Docker mode, the RAM
+ * folder in native mode; COPY … FROM PROGRAM, superuser only). The command is a constant.
+ * @returns null when it cannot be measured (no `stat`, not a superuser)
+ */
+async function freeBytes(client: pg.Client): Promise<number | null> {
+  try {
+    await client.query('CREATE TEMP TABLE pgtmpfs_statfs (line text)');
+    await client.query(`COPY pgtmpfs_statfs FROM PROGRAM 'stat -f -c "%a %S" .'`);
+    const line = (await client.query<{ line: string }>('SELECT line FROM pgtmpfs_statfs')).rows[0]?.line ?? '';
+    await client.query('DROP TABLE pgtmpfs_statfs');
+    const [blocks, size] = line.trim().split(/\s+/).map(Number);
+    return Number.isFinite(blocks) && Number.isFinite(size) ? (blocks as number) * (size as number) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Megabytes, one decimal, for messages. */
+const mb = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MB`;
+
+/**
+ * Checks the pool against the server: PostgreSQL 15+ (statistics in shared memory make the
+ * template's fingerprint exact: sql.ts), a pool no larger than the connections left
+ * (max_connections less superuser_reserved_connections and the keeper's own), and room on the
+ * tmpfs for the pool, the copies being made and the ones given back but not yet dropped.
+ * @returns pg_database_size of the template, in bytes
+ * @throws InputError (pool) naming what does not fit, and the fix
+ */
+async function checkFits(client: pg.Client, size: number, template: string, log: Logger): Promise<number> {
+  const version = await scalar(client, "SELECT current_setting('server_version_num') AS v");
+  if (version < 150000) {
+    throw new InputError(
+      'pool',
+      `needs PostgreSQL 15 or later; this server is ${Math.floor(version / 10000)}`,
+      'Give postgres-version 15 or later, or leave pool at 0',
+    );
+  }
+  const connections = await scalar(
+    client,
+    "SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int AS v",
+  );
+  const keeper = MAKERS + 2;
+  if (size > connections - keeper) {
+    throw new InputError(
+      'pool',
+      `is ${size}, more copies than tests can connect to at once: max_connections leaves ${connections} connections, ${keeper} of them the keeper's`,
+      `Give a pool of at most ${Math.max(connections - keeper, 1)}, or raise max_connections in settings`,
+    );
+  }
+  const copyBytes = await scalar(client, 'SELECT pg_database_size($1) AS v', [template]);
+  const free = await freeBytes(client);
+  const need = (size + MAKERS + 2) * copyBytes;
+  if (free === null) {
+    log.warning(`Could not measure the free space of PGDATA's filesystem: the pool of ${size} needs about ${mb(need)}`);
+  } else if (need > free) {
+    throw new InputError(
+      'pool',
+      `is ${size}: with the copies being made and given back that is ${size + MAKERS + 2} copies of ${template} at ${mb(copyBytes)} each, ${mb(need)}, and PGDATA's tmpfs has ${mb(free)} free`,
+      'Give a smaller pool, or a larger tmpfs-size',
+    );
+  }
+  return copyBytes;
+}
+
+/** Whether the keeper holds its lock (take() looks the same way). */
+async function keeperHoldsLock(client: pg.Client): Promise<boolean> {
+  const free = (await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock_shared(${KEEPER_LOCK_KEY}) AS ok`)).rows[0]?.ok;
+  if (free) await client.query(`SELECT pg_advisory_unlock_shared(${KEEPER_LOCK_KEY})`);
+  return !free;
+}
+
+/**
+ * Starts the pool on a running, provisioned server whose template is marked.
+ * Long because the launch waits for the keeper with its own deadline and failure text.
+ * @param size the pool input (> 0)
+ * @returns what the pool is; the keeper runs on, filling it, after this returns
+ * @throws InputError (pool) when it does not fit the server (checkFits); SetupError when the
+ *   keeper cannot be started or takes no lock within KEEPER_START_MS (it is killed then)
+ */
+export async function startPool(server: Server, size: number, log: Logger): Promise<PoolInfo> {
+  const template = server.provisioned?.templateDatabase ?? '';
+  if (!template) throw new InputError('pool', 'needs a template database, and none was marked', 'Set template: true');
+  const client = await openClient(
+    { ...server.connection, database: 'postgres' },
+    { connectTimeoutMs: 10_000, queryTimeoutMs: 60_000 },
+  );
+  try {
+    const copyBytes = await checkFits(client, size, template, log);
+    await client.query(INSTALL_SQL);
+    await client.query(`INSERT INTO ${POOL_SCHEMA}.keeper (template, size) VALUES ($1, $2)`, [template, size]);
+    const job: KeeperJob = { connection: server.connection, template, size, tmpfs: server.tmpfs };
+    const entry = entryPath(basename(process.argv[1] ?? '') === 'main.js' ? 'main' : 'cli');
+    const child = spawn(process.execPath, [entry, KEEPER_FLAG], {
+      detached: true,
+      stdio: ['pipe', 'ignore', 'pipe'],
+      env: { ...inheritedEnv(), [RUN_ENV]: server.token },
+    });
+    let stderr = '';
+    let exited: number | null = null;
+    child.stderr?.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    child.once('exit', (code) => (exited = code ?? 1));
+    child.once('error', (error) => {
+      stderr += error.message;
+      exited = 1;
+    });
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(JSON.stringify(job));
+    const deadline = Date.now() + KEEPER_START_MS;
+    while (!(await keeperHoldsLock(client))) {
+      if (exited !== null || Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new SetupError(
+          `The pool's keeper ${exited !== null ? `ended (exit code ${exited})` : `took no lock within ${KEEPER_START_MS} ms`} before it made a copy${stderr ? `: ${stderr.trim().slice(0, 500)}` : ''}`,
+          'Try again; if it keeps failing, leave pool at 0 and report it',
+        );
+      }
+      await sleep(20);
+    }
+    child.stderr?.destroy();
+    child.unref();
+    log.info(
+      `Pool: the keeper (PID ${child.pid}) keeps ${size} copies of ${template} (${mb(copyBytes)} each) ready: SELECT ${POOL_SCHEMA}.take() in database postgres`,
+    );
+    return { size, template, copyBytes, keeperPid: child.pid ?? 0 };
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
