@@ -36,6 +36,7 @@ function outputsOf(s) {
     "cache-hit": s.mode === "native" ? String(s.cacheHit) : "",
     databases: JSON.stringify(s.provisioned?.databases ?? {}),
     "template-database": s.provisioned?.templateDatabase ?? "",
+    "pool-size": s.pool ? String(s.pool.size) : "",
     "schema-cache-hit": s.schemaCache ? String(s.schemaCache.hit) : "",
     "schema-cache-key": s.schemaCache?.key ?? ""
   };
@@ -59,7 +60,8 @@ function provisionedSummary(s) {
     ...Object.keys(p.databases).map(
       (name) => `- database \`${name}\`: \`${connectionUri({ ...s.connection, password: "***", database: name })}\``
     ),
-    p.templateDatabase ? `- template database: \`${p.templateDatabase}\` (clone per test: \`CREATE DATABASE \u2026 TEMPLATE ${p.templateDatabase} STRATEGY FILE_COPY\`)` : ""
+    p.templateDatabase ? `- template database: \`${p.templateDatabase}\` (clone per test: \`CREATE DATABASE \u2026 TEMPLATE ${p.templateDatabase} STRATEGY FILE_COPY\`)` : "",
+    s.pool ? `- pool: ${s.pool.size} ready copies of \`${s.pool.template}\` (${(s.pool.copyBytes / 1048576).toFixed(1)} MB each), kept by a keeper process: \`SELECT pgtmpfs.take()\` / \`SELECT pgtmpfs.give_back(name)\` in database \`postgres\`` : ""
   ].filter(Boolean);
   return `
 

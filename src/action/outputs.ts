@@ -31,6 +31,7 @@ export function outputsOf(s: Server): Record<string, string> {
     'cache-hit': s.mode === 'native' ? String(s.cacheHit) : '',
     databases: JSON.stringify(s.provisioned?.databases ?? {}),
     'template-database': s.provisioned?.templateDatabase ?? '',
+    'pool-size': s.pool ? String(s.pool.size) : '',
     'schema-cache-hit': s.schemaCache ? String(s.schemaCache.hit) : '',
     'schema-cache-key': s.schemaCache?.key ?? '',
   };
@@ -51,7 +52,7 @@ export function publish(s: Server, exportEnv: boolean): void {
   }
 }
 
-/** The summary's part on what ran after start (init, databases, template); '' when nothing did. */
+/** The summary's part on what ran after start (init, databases, template, pool); '' when nothing did. */
 export function provisionedSummary(s: Server): string {
   const p = s.provisioned;
   if (!p) return '';
@@ -64,6 +65,9 @@ export function provisionedSummary(s: Server): string {
     ),
     p.templateDatabase
       ? `- template database: \`${p.templateDatabase}\` (clone per test: \`CREATE DATABASE … TEMPLATE ${p.templateDatabase} STRATEGY FILE_COPY\`)`
+      : '',
+    s.pool
+      ? `- pool: ${s.pool.size} ready copies of \`${s.pool.template}\` (${(s.pool.copyBytes / 1048576).toFixed(1)} MB each), kept by a keeper process: \`SELECT pgtmpfs.take()\` / \`SELECT pgtmpfs.give_back(name)\` in database \`postgres\``
       : '',
   ].filter(Boolean);
   return `\n\n**After start** (${p.ms} ms)\n\n${rows.join('\n')}\n\n`;
