@@ -119,12 +119,11 @@ export async function runKeeper(job: KeeperJob): Promise<number> {
     const bytes = (await client.query<{ b: string }>('SELECT pg_database_size($1) AS b', [name])).rows[0]?.b ?? '0';
     // Numbered one at a time, in the order made: slots stay dense, so every ticket meets its copy.
     const insert = inserting.then(async () => {
-      await main.query(`INSERT INTO ${POOL_SCHEMA}.copies (slot, name, fingerprint, bytes) VALUES ($1, $2, $3, $4)`, [
-        nextSlot,
-        name,
-        before,
-        bytes,
-      ]);
+      await main.query(
+        `WITH made AS (INSERT INTO ${POOL_SCHEMA}.copies (slot, name, fingerprint, bytes) VALUES ($1, $2, $3, $4))
+         UPDATE ${POOL_SCHEMA}.keeper SET made = $1`,
+        [nextSlot, name, before, bytes],
+      );
       nextSlot++;
     });
     inserting = insert.catch(() => undefined);

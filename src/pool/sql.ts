@@ -54,6 +54,7 @@ CREATE UNLOGGED TABLE IF NOT EXISTS ${POOL_SCHEMA}.keeper (
   only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
   template text NOT NULL,
   size integer NOT NULL,
+  made bigint NOT NULL DEFAULT 0,
   note text
 );
 CREATE SEQUENCE IF NOT EXISTS ${POOL_SCHEMA}.tickets;
@@ -93,8 +94,6 @@ BEGIN
     RAISE EXCEPTION 'pg-tmpfs pool: this server has no pool'
       USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Start it with the pool input (pg-tmpfs up --pool N) and template: true';
   END IF;
-  ticket := nextval('${POOL_SCHEMA}.tickets');
-  PERFORM pg_notify('${POOL_CHANNEL}', 'take');
   LOOP
     IF pg_try_advisory_lock_shared(${KEEPER_LOCK_KEY}) THEN
       PERFORM pg_advisory_unlock_shared(${KEEPER_LOCK_KEY});
@@ -104,21 +103,28 @@ BEGIN
         USING ERRCODE = '${POOL_ERRCODE}',
               HINT = 'Restart the server (pg-tmpfs down, then up with --pool), or make a copy without the pool: pg-tmpfs db create';
     END IF;
-    SELECT * INTO c FROM ${POOL_SCHEMA}.copies WHERE slot = ticket;
-    IF FOUND THEN
-      fp := ${POOL_SCHEMA}.fingerprint(k.template);
-      IF fp IS NOT NULL AND fp = c.fingerprint THEN
-        IF skipped > 0 THEN
-          RAISE NOTICE 'pg-tmpfs pool: skipped % copies made before template % changed; the keeper refills the pool', skipped, k.template;
+    -- Tickets are served in order; at most \`size\` wait for copies not yet made, so takers that
+    -- time out on a stalled pool leave at most that many copies made for nobody.
+    IF ticket IS NULL AND (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets)
+        - (SELECT made FROM ${POOL_SCHEMA}.keeper) < k.size THEN
+      ticket := nextval('${POOL_SCHEMA}.tickets');
+      PERFORM pg_notify('${POOL_CHANNEL}', 'take');
+    END IF;
+    IF ticket IS NOT NULL THEN
+      SELECT * INTO c FROM ${POOL_SCHEMA}.copies WHERE slot = ticket;
+      IF FOUND THEN
+        fp := ${POOL_SCHEMA}.fingerprint(k.template);
+        IF fp = c.fingerprint THEN
+          IF skipped > 0 THEN
+            RAISE NOTICE 'pg-tmpfs pool: skipped % copies made before template % changed; the keeper refills the pool', skipped, k.template;
+          END IF;
+          RETURN c.name;
         END IF;
-        RETURN c.name;
-      END IF;
-      IF fp IS NOT NULL THEN
-        -- Made before the template changed: never handed out; the keeper drops it.
+        -- Made before the template changed (or while a session is on it, which changes it):
+        -- never handed out; the keeper drops it.
         UPDATE ${POOL_SCHEMA}.copies SET state = 'returned' WHERE slot = ticket AND state = 'made';
-        PERFORM pg_notify('${POOL_CHANNEL}', 'stale');
         skipped := skipped + 1;
-        ticket := nextval('${POOL_SCHEMA}.tickets');
+        ticket := NULL;
         CONTINUE;
       END IF;
     END IF;
