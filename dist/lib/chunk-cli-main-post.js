@@ -933,9 +933,8 @@ async function runKeeper(job) {
   const drop2 = async (client, name) => {
     await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
   };
-  const make = async (client) => {
-    const before = await fingerprint(client);
-    if (before === null) return;
+  let bytes = null;
+  const make = async (client, before) => {
     const name = freshName(`${job.template}_pool`);
     try {
       await client.query(
@@ -950,7 +949,7 @@ async function runKeeper(job) {
       await drop2(client, name);
       return;
     }
-    const bytes = (await client.query("SELECT pg_database_size($1) AS b", [name])).rows[0]?.b ?? "0";
+    bytes ??= (await client.query("SELECT pg_database_size($1) AS b", [name])).rows[0]?.b ?? "0";
     const insert = inserting.then(async () => {
       await main.query(
         `WITH made AS (INSERT INTO ${POOL_SCHEMA}.copies (slot, name, fingerprint, bytes) VALUES ($1, $2, $3, $4))
@@ -990,7 +989,7 @@ async function runKeeper(job) {
       const client = idle.pop();
       making++;
       wanted--;
-      void make(client).then(() => note(null)).catch(failed).finally(() => {
+      void make(client, state.fingerprint).then(() => note(null)).catch(failed).finally(() => {
         making--;
         idle.push(client);
         wake();

@@ -97,10 +97,13 @@ export async function runKeeper(job: KeeperJob): Promise<number> {
     await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
   };
 
-  /** One copy: made, checked against the template's fingerprint before and after, then numbered. */
-  const make = async (client: pg.Client): Promise<void> => {
-    const before = await fingerprint(client);
-    if (before === null) return;
+  let bytes: string | null = null;
+  /**
+   * One copy: made, then numbered if the template's fingerprint is still `before` (read by the
+   * loop before this began: a session on the template since then changes it, and the copy is
+   * dropped).
+   */
+  const make = async (client: pg.Client, before: string): Promise<void> => {
     const name = freshName(`${job.template}_pool`);
     try {
       await client.query(
@@ -116,7 +119,8 @@ export async function runKeeper(job: KeeperJob): Promise<number> {
       await drop(client, name);
       return;
     }
-    const bytes = (await client.query<{ b: string }>('SELECT pg_database_size($1) AS b', [name])).rows[0]?.b ?? '0';
+    // Measured on the first copy only: each look walks the copy's files.
+    bytes ??= (await client.query<{ b: string }>('SELECT pg_database_size($1) AS b', [name])).rows[0]?.b ?? '0';
     // Numbered one at a time, in the order made: slots stay dense, so every ticket meets its copy.
     const insert = inserting.then(async () => {
       await main.query(
@@ -160,7 +164,7 @@ export async function runKeeper(job: KeeperJob): Promise<number> {
       const client = idle.pop() as pg.Client;
       making++;
       wanted--;
-      void make(client)
+      void make(client, state.fingerprint as string)
         .then(() => note(null))
         .catch(failed)
         .finally(() => {
