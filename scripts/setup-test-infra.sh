@@ -5,9 +5,9 @@
 #   3. act (pinned) to run the action's workflow as a GitHub runner would;
 #   4. gitlab-ci-local (pinned, an npm devDependency) and its helper image;
 #   5. the CNCF distribution registry (pinned), which the tests start on 127.0.0.1 for real pulls;
-#   6. a C compiler for the benchmark's disk model; for the per-test-clone examples
-#      (docs/examples/per-test-clone): a Python venv with their
-#      pinned requirements, and the Go example's modules; for the schema cache's framework
+#   6. a C compiler for the benchmark's disk model; for the per-test examples
+#      (docs/examples/per-test-clone, per-test-pool): a Python venv with their pinned
+#      requirements, the Go examples' modules, and Ruby with the pg gem and minitest from Debian; for the schema cache's framework
 #      examples (docs/examples/schema-cache): a venv per framework (Django, Alembic), and Ruby
 #      with Rails from Debian;
 #   7. the workflow linters (pinned): actionlint (Go module proxy) with Debian's shellcheck, which
@@ -173,23 +173,26 @@ fi
 # --- 5. container registry -----------------------------------------------------------------------
 go_tool registry github.com/distribution/distribution/v3/cmd/registry "$REGISTRY_VERSION"
 
-# --- 6. per-test-clone examples: Python venv, Go modules --------------------------------------------
-# The venv (tests/e2e/examples.test.ts looks for it at the same path) is made again when the
-# pinned requirements or the Python it was made with change: a stamp in it records both.
+# --- 6. per-test examples: Python venv, Go modules, Ruby --------------------------------------------
+# The venv (tests/e2e/examples.test.ts and examples-pool.test.ts look for it at the same path) is
+# made again when the pinned requirements or the Python it was made with change: a stamp in it
+# records both (the union of the two requirements files, sorted).
 examples=$here/docs/examples/per-test-clone
+pool_examples=$here/docs/examples/per-test-pool
 venv=${PG_TMPFS_TEST_CACHE:-$HOME/.cache/pg-tmpfs-test}/venv
 command -v python3 >/dev/null 2>&1 || apt_install python3 python3-venv
 python3 -c 'import ensurepip, venv' 2>/dev/null || apt_install python3-venv
 # The benchmark's smoke run (tests/e2e/bench.test.ts) builds its disk model (bench/disk-model) with
 # cc, and installs SQLAlchemy's test suite into a venv of its own with the python3 above.
 command -v cc >/dev/null 2>&1 || apt_install gcc libc6-dev
-stamp="$(sha256sum <"$examples/python/requirements.txt" | cut -c1-16) $(python3 -c 'import sys; print(sys.version.split()[0])')"
+stamp="$(sort -u "$examples/python/requirements.txt" "$pool_examples/python/requirements.txt" | sha256sum | cut -c1-16) $(python3 -c 'import sys; print(sys.version.split()[0])')"
 if [ -x "$venv/bin/python" ] && [ "$(cat "$venv/.pg-tmpfs-stamp" 2>/dev/null)" = "$stamp" ]; then
   log "python venv for the examples present ($venv): skipping"
 else
   log "making the python venv for the examples ($venv)"
   python3 -m venv --clear "$venv"
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$examples/python/requirements.txt"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+    -r "$examples/python/requirements.txt" -r "$pool_examples/python/requirements.txt"
   printf '%s\n' "$stamp" >"$venv/.pg-tmpfs-stamp"
 fi
 # The schema cache's framework examples (docs/examples/schema-cache, tests/e2e/schema-cache-
@@ -216,9 +219,17 @@ else
   log "installing ruby, rails (railties, activerecord), pg and bundler from Debian for the rails example"
   apt_install ruby ruby-railties ruby-activerecord ruby-pg ruby-bundler
 fi
+# The minitest examples: Ruby (minitest comes with it) and the pg gem from Debian, run without bundler.
+if ruby -e 'require "pg"; require "minitest"' >/dev/null 2>&1; then
+  log "ruby with pg and minitest for the per-test examples present: skipping"
+else
+  log "installing ruby and ruby-pg from Debian for the per-test examples"
+  apt_install ruby ruby-pg
+fi
 command -v go >/dev/null 2>&1 || apt_install golang-go
 log "go modules for the examples (go mod download: quick when present)"
 (cd "$examples/go" && GOFLAGS=-mod=mod go mod download)
+(cd "$pool_examples/go" && GOFLAGS=-mod=mod go mod download)
 
 # --- 7. workflow linters: actionlint, shellcheck, zizmor -------------------------------------------
 install_linters

@@ -3,110 +3,46 @@
  * their own test runners, as real subprocesses, against a server the CLI starts: vitest for
  * Node, pytest for Python (from the venv of scripts/setup-test-infra.sh), go test for Go
  * (pgtestdb, modules downloaded by the same script). Each run must pass every test of its
- * example and leave no test database behind. The Ruby example is not run (no Ruby here).
+ * example and leave no test database behind; minitest for Ruby (Debian's ruby and ruby-pg, from
+ * the same script). The pool variants: examples-pool.test.ts.
  *
  * The schema goes into `app` and `app` is marked a template here, as the action's `init:` and
  * `template: true` inputs do.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  BASE_DATABASES,
+  cli as cliIn,
+  databaseNames,
+  maintenanceUri,
+  missingRunner,
+  run,
+  runnerEnv,
+  SETUP,
+  VENV,
+  withClient,
+  type Run,
+  type UpJson,
+} from '../helpers/examples.js';
 import { NATIVE_MAJOR, ROOT } from '../helpers/infra.js';
 
 const EXAMPLES = join(ROOT, 'docs', 'examples', 'per-test-clone');
-const SETUP = 'run bash scripts/setup-test-infra.sh';
-/** The venv that scripts/setup-test-infra.sh makes for the Python example. */
-const VENV = join(process.env.PG_TMPFS_TEST_CACHE || join(homedir(), '.cache', 'pg-tmpfs-test'), 'venv');
-/** Databases a fresh server has, plus the template. */
-const BASE_DATABASES = ['app', 'postgres', 'template0', 'template1'];
 
 const name = `examples-${process.pid}`;
 /** Scratch folder (the CLI's state folder in it), made in beforeAll. */
 let work = '';
 
-interface UpJson {
-  connectionUri: string;
-  host: string;
-  port: number;
-  user: string;
-  password: string;
-  database: string;
-  dataDirectory: string;
-}
-
-interface Run {
-  status: number | null;
-  stdout: string;
-  /** stdout and stderr */
-  output: string;
-}
-
-/** Runs a command with a time limit; stdout and stderr together. */
-function run(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Run {
-  const r = spawnSync(command, args, {
-    cwd: options.cwd,
-    env: options.env,
-    encoding: 'utf8',
-    timeout: options.timeoutMs,
-    killSignal: 'SIGKILL',
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  const output = `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? `\n${r.error.message}` : ''}`;
-  return { status: r.status, stdout: r.stdout ?? '', output };
-}
-
 function cli(args: string[]): Run {
-  const env = { ...process.env, PG_TMPFS_STATE_DIR: join(work, 'state') };
-  return run(process.execPath, [join(ROOT, 'dist', 'cli.js'), ...args], { cwd: ROOT, env, timeoutMs: 120_000 });
-}
-
-async function withClient<T>(uri: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: uri, connectionTimeoutMillis: 10_000, query_timeout: 60_000 });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
-function maintenanceUri(server: UpJson): string {
-  const url = new URL(server.connectionUri);
-  url.pathname = '/postgres';
-  return url.toString();
+  return cliIn(work, args);
 }
 
 /** Databases other than the base ones and pgtestdb's own templates (which it keeps on purpose). */
 async function strayDatabases(server: UpJson): Promise<string[]> {
-  const { rows } = await withClient(maintenanceUri(server), (c) =>
-    c.query<{ datname: string }>('SELECT datname FROM pg_database ORDER BY datname'),
-  );
-  return rows.map((r) => r.datname).filter((d) => !BASE_DATABASES.includes(d) && !/^testdb_tpl_[0-9a-f]+$/.test(d));
-}
-
-/**
- * The environment of a runner: this one's without vitest's own variables and without PG*
- * variables, then the server's connection as pg-tmpfs exports it.
- */
-function runnerEnv(server: UpJson, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !/^(VITEST|PG|DATABASE_URL$|TEMPLATE_DATABASE$)/.test(k)),
-  );
-  return {
-    ...env,
-    NO_COLOR: '1',
-    FORCE_COLOR: '0',
-    DATABASE_URL: server.connectionUri,
-    PGHOST: server.host,
-    PGPORT: String(server.port),
-    PGUSER: server.user,
-    PGPASSWORD: server.password,
-    PGDATABASE: server.database,
-    ...extra,
-  };
+  return (await databaseNames(server)).filter((d) => !BASE_DATABASES.includes(d) && !/^testdb_tpl_[0-9a-f]+$/.test(d));
 }
 
 describe('per-test-clone examples under their own test runners', () => {
@@ -205,6 +141,19 @@ describe('per-test-clone examples under their own test runners', () => {
     expect(passed, r.output).toHaveLength(4);
     expect(r.output, r.output).not.toMatch(/^--- (FAIL|SKIP)/m);
     expect(r.output, r.output).toMatch(/^ok\s+example\.com\/pertestclone\s/m);
+    expect(await strayDatabases(server)).toEqual([]);
+  });
+
+  it('ruby: minitest passes the 4 tests of the example, each in its own copy of the template', async () => {
+    const missing = missingRunner('ruby');
+    if (missing) throw new Error(missing);
+    const r = run('ruby', ['example_test.rb'], {
+      cwd: join(EXAMPLES, 'ruby'),
+      env: runnerEnv(server),
+      timeoutMs: 120_000,
+    });
+    expect(r.status, r.output).toBe(0);
+    expect(r.output, r.output).toMatch(/^4 runs, 5 assertions, 0 failures, 0 errors, 0 skips$/m);
     expect(await strayDatabases(server)).toEqual([]);
   });
 

@@ -1,7 +1,6 @@
 # Each test gets its own copy of the template: both inserts of the same (unique) email succeed,
 # and each test counts one row.
 #
-# Untested by this repository's test suite (its machines have no Ruby): see per_test_database.rb.
 # Run: bundle install && DATABASE_URL=postgresql://postgres:postgres@127.0.0.1:5432/app bundle exec ruby example_test.rb
 require "minitest/autorun"
 require_relative "per_test_database"
