@@ -1,8 +1,9 @@
 /**
  * docs/per-test-databases.md shows the per-test-clone examples' code, docs/schema-cache.md the
  * schema cache's framework examples' code: each fenced block under a `<!-- file: path -->`
- * comment must be that file, word for word, so the docs show what tests/e2e/examples.test.ts and
- * tests/e2e/schema-cache-frameworks.test.ts run. docs/schema-cache.md's section of each tested
+ * comment must be that file, word for word, and each under a `<!-- from: path -->` comment a
+ * part of it (whole lines, in one piece), so the docs show what tests/e2e/examples.test.ts,
+ * examples-pool.test.ts and tests/e2e/schema-cache-frameworks.test.ts run. docs/schema-cache.md's section of each tested
  * framework must also show, in its workflow and its CLI line, the init-command and
  * schema-cache-files that the e2e test starts the example with.
  */
@@ -19,6 +20,10 @@ const DOCS: Record<string, string[]> = {
     'docs/examples/per-test-clone/python/conftest.py',
     'docs/examples/per-test-clone/go/db_test.go',
     'docs/examples/per-test-clone/ruby/per_test_database.rb',
+    'docs/examples/per-test-pool/node/db.ts',
+    'docs/examples/per-test-pool/python/conftest.py',
+    'docs/examples/per-test-pool/go/db_test.go',
+    'docs/examples/per-test-pool/ruby/per_test_pool.rb',
   ],
   'docs/schema-cache.md': [
     'docs/examples/schema-cache/django/shop/settings.py',
@@ -27,18 +32,20 @@ const DOCS: Record<string, string[]> = {
 };
 
 interface MarkedBlock {
+  /** `file`: the block is the whole file; `from`: a part of it. */
+  kind: 'file' | 'from';
   file: string;
   line: number;
   code: string | undefined;
 }
 
-/** Each `<!-- file: … -->` comment with the fenced block that follows it (blank lines between allowed). */
+/** Each `<!-- file: … -->` or `<!-- from: … -->` comment with the fenced block that follows it (blank lines between allowed). */
 function markedBlocks(markdown: string): MarkedBlock[] {
   const lines = markdown.split('\n');
   const blocks: MarkedBlock[] = [];
   lines.forEach((text, i) => {
-    const marker = /^<!-- file: (\S+) -->$/.exec(text.trim());
-    if (!marker?.[1]) return;
+    const marker = /^<!-- (file|from): (\S+) -->$/.exec(text.trim());
+    if (!marker?.[1] || !marker[2]) return;
     let open = i + 1;
     while (open < lines.length && lines[open]?.trim() === '') open++;
     const fence = /^(`{3,})\w*$/.exec(lines[open] ?? '');
@@ -47,9 +54,14 @@ function markedBlocks(markdown: string): MarkedBlock[] {
       const close = lines.findIndex((l, j) => j > open && l === fence[1]);
       if (close > open) code = `${lines.slice(open + 1, close).join('\n')}\n`;
     }
-    blocks.push({ file: marker[1], line: i + 1, code });
+    blocks.push({ kind: marker[1] as MarkedBlock['kind'], file: marker[2], line: i + 1, code });
   });
   return blocks;
+}
+
+/** Whether `part` (whole lines, ending in a newline) is in `text` in one piece, starting a line. */
+function isPart(part: string, text: string): boolean {
+  return part.length > 0 && `\n${text}`.includes(`\n${part}`);
 }
 
 describe.each(Object.entries(DOCS))('%s', (doc, shown) => {
@@ -60,10 +72,12 @@ describe.each(Object.entries(DOCS))('%s', (doc, shown) => {
     for (const b of blocks) expect(b.code, `${doc}:${b.line}: no fenced block after the mark`).toBeDefined();
   });
 
-  it.each(blocks.map((b) => [b.file, b] as const))('shows %s as it is', (file, b) => {
+  it.each(blocks.map((b) => [b.kind, b.file, b] as const))('%s %s: shown as it is', (_kind, file, b) => {
     const path = join(ROOT, file);
     expect(existsSync(path), `${doc}:${b.line}: ${file} does not exist`).toBe(true);
-    expect(b.code, `${doc}:${b.line}: the block differs from ${file}`).toBe(readFileSync(path, 'utf8'));
+    const text = readFileSync(path, 'utf8');
+    if (b.kind === 'file') expect(b.code, `${doc}:${b.line}: the block differs from ${file}`).toBe(text);
+    else expect(isPart(b.code ?? '', text), `${doc}:${b.line}: the block is not a part of ${file}`).toBe(true);
   });
 });
 
@@ -102,10 +116,19 @@ describe('docs/schema-cache.md: the tested frameworks', () => {
 
 describe('markedBlocks', () => {
   it('finds a block and tells a changed one apart', () => {
-    const md = '<!-- file: a.ts -->\n\n```ts\nconst a = 1;\n```\n\n<!-- file: b.ts -->\ntext\n';
+    const md = '<!-- file: a.ts -->\n\n```ts\nconst a = 1;\n```\n\n<!-- from: b.ts -->\ntext\n';
     expect(markedBlocks(md)).toEqual([
-      { file: 'a.ts', line: 1, code: 'const a = 1;\n' },
-      { file: 'b.ts', line: 7, code: undefined },
+      { kind: 'file', file: 'a.ts', line: 1, code: 'const a = 1;\n' },
+      { kind: 'from', file: 'b.ts', line: 7, code: undefined },
     ]);
+  });
+
+  it('isPart takes whole lines in one piece only', () => {
+    const text = 'a\n  b\n  c\nd\n';
+    expect(isPart('  b\n  c\n', text)).toBe(true);
+    expect(isPart('a\n', text)).toBe(true);
+    expect(isPart('  b\nd\n', text)).toBe(false);
+    expect(isPart(' b\n', text)).toBe(false);
+    expect(isPart('', text)).toBe(false);
   });
 });
