@@ -205,7 +205,7 @@ describe('benchmark smoke run (npm run bench:quick)', () => {
       '## 5. The durability profile',
       '## 6. PostgreSQL 15, 17 and 18 in Docker mode',
       '## 7. PostgreSQL 18: initdb data checksums and io_method',
-      '## 9. Per test: a fresh database from the template, TRUNCATE, a transaction rolled back, or DELETE',
+      '## 9. Per test: a fresh database from the template, a copy from the pool, TRUNCATE, a transaction rolled back, or DELETE',
       '## 10. The schema cache',
       '## 11. A real suite: SQLAlchemy',
     ]) {
