@@ -90,6 +90,8 @@ export interface BenchServer {
   dataDir: string;
   /** Filesystem type under the data directory, as /proc/mounts reports it. */
   filesystem: string;
+  /** The run's marker token (RUN_MARKER in its folder), which processes started for it carry as RUN_ENV; startServer's servers only. */
+  token?: string;
   /** Stops the server and removes its folder. */
   stop(): Promise<void>;
 }
@@ -214,6 +216,7 @@ export async function startServer(ctx: Context, spec: ServerSpec): Promise<Bench
       socketDir: dataDir,
       dataDir,
       filesystem,
+      token: handle.token,
       stop,
     };
   } catch (error) {

