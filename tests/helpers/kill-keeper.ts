@@ -35,9 +35,9 @@ export interface KeeperKillResult {
 }
 
 /** Runs `node dist/cli.js args` to its end (deadline 180 s). */
-function cli(args: string[], env: NodeJS.ProcessEnv): { code: number; out: string } {
+function cli(args: string[], env: NodeJS.ProcessEnv): { code: number; stdout: string; out: string } {
   const r = spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', timeout: 180_000 });
-  return { code: r.status ?? 1, out: `${r.stdout ?? ''}${r.stderr ?? ''}` };
+  return { code: r.status ?? 1, stdout: r.stdout ?? '', out: `${r.stdout ?? ''}${r.stderr ?? ''}` };
 }
 
 /** One client session on `database` that runs `fn`, closed after. */
@@ -74,7 +74,7 @@ export async function keeperKillTry(ctx: LoopContext, seed: number, n: number): 
       env,
     );
     if (up.code !== 0) throw new Error(`up exited ${up.code}: ${up.out.slice(-600)}`);
-    const started = JSON.parse(up.out.slice(up.out.indexOf('{'))) as {
+    const started = JSON.parse(up.stdout) as {
       host: string;
       port: number;
       user: string;
