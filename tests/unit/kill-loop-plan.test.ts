@@ -52,4 +52,17 @@ describe('kill loop plans', () => {
     expect(seen).toContain('action-wait cancel');
     expect(seen).toContain('action-wait SIGTERM');
   });
+
+  it('the pool (issue #37) is killed in the CLI, the background start and both action steps, in both modes, always with init', () => {
+    const pooled = SCENARIOS.filter((s) => s.pool);
+    expect(new Set(pooled.map((s) => s.kind))).toEqual(new Set(['cli', 'cli-bg', 'action', 'action-wait']));
+    expect(new Set(pooled.map((s) => s.mode))).toEqual(new Set(['docker', 'native']));
+    for (const s of pooled) {
+      expect(s.init).toBe(true);
+      expect(s.pool).toBeGreaterThan(0);
+    }
+    // Every lap of the loop starts each of them once.
+    const plans = Array.from({ length: SCENARIOS.length }, (_, n) => planTry(3, n));
+    for (const s of pooled) expect(plans.filter((p) => p.scenario.id === s.id)).toHaveLength(1);
+  });
 });
