@@ -778,6 +778,9 @@ CREATE UNLOGGED TABLE IF NOT EXISTS ${POOL_SCHEMA}.keeper (
 CREATE SEQUENCE IF NOT EXISTS ${POOL_SCHEMA}.tickets;
 TRUNCATE ${POOL_SCHEMA}.copies, ${POOL_SCHEMA}.keeper;
 ALTER SEQUENCE ${POOL_SCHEMA}.tickets RESTART;
+-- A taker that dies while waiting in take() ends its wait within a second (Linux), not at its
+-- deadline: the server looks whether the client is still there (read at session start, hence here).
+ALTER DATABASE postgres SET client_connection_check_interval = 1000;
 
 CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.fingerprint(template text) RETURNS text
 LANGUAGE plpgsql VOLATILE AS $fn$
@@ -845,6 +848,11 @@ BEGIN
         ticket := NULL;
         CONTINUE;
       END IF;
+    END IF;
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+      -- One snapshot for the whole transaction: the copy the keeper makes next would never be seen.
+      RAISE EXCEPTION 'pg-tmpfs pool: no ready copy of % at once, and take() cannot wait for one inside a % transaction (only under READ COMMITTED)', k.template, upper(current_setting('transaction_isolation'))
+        USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Call pgtmpfs.take() outside a transaction (autocommit) or in a READ COMMITTED one';
     END IF;
     IF clock_timestamp() >= deadline THEN
       SELECT note INTO k.note FROM ${POOL_SCHEMA}.keeper;
@@ -914,6 +922,7 @@ async function runKeeper(job) {
   const open = async () => {
     const client = await openClient(target, timeouts);
     client.on("end", finish);
+    client.on("error", finish);
     return client;
   };
   const makers = await Promise.all(Array.from({ length: MAKERS }, open));
@@ -989,7 +998,10 @@ async function runKeeper(job) {
       const client = idle.pop();
       making++;
       wanted--;
-      void make(client, state.fingerprint).then(() => note(null)).catch(failed).finally(() => {
+      void make(client, state.fingerprint).then(() => note(null)).catch(async (error) => {
+        failed(error);
+        await sleep3(IDLE_LOOK_MS);
+      }).finally(() => {
         making--;
         idle.push(client);
         wake();

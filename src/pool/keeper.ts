@@ -75,6 +75,8 @@ export async function runKeeper(job: KeeperJob): Promise<number> {
   const open = async (): Promise<pg.Client> => {
     const client = await openClient(target, timeouts);
     client.on('end', finish);
+    // Without a listener an error on an idle connection (its backend terminated) ends the process.
+    client.on('error', finish);
     return client;
   };
   const makers = await Promise.all(Array.from({ length: MAKERS }, open));
@@ -166,7 +168,11 @@ export async function runKeeper(job: KeeperJob): Promise<number> {
       wanted--;
       void make(client, state.fingerprint as string)
         .then(() => note(null))
-        .catch(failed)
+        // A copy that fails (a full tmpfs: 53100) is tried again after a pause, not in a tight loop.
+        .catch(async (error: unknown) => {
+          failed(error);
+          await sleep(IDLE_LOOK_MS);
+        })
         .finally(() => {
           making--;
           idle.push(client);

@@ -1,0 +1,200 @@
+/**
+ * The pool (issue #37) under faults: a template changed or held open after the pool filled, a
+ * killed keeper, bad input leaving nothing, and take / give-back in Docker mode.
+ */
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leftoverSnapshot, ourContainers, requireImages, NATIVE_MAJOR, TEST_IMAGES } from '../helpers/infra.js';
+import {
+  cli,
+  connect,
+  env,
+  initFile,
+  keepers,
+  poolDatabases,
+  ready,
+  rows,
+  take,
+  takeError,
+  until,
+  up,
+  withClient,
+  work,
+  type UpJson,
+} from '../helpers/pool.js';
+
+afterAll(() => {
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('pool: a changed template', () => {
+  let s: UpJson;
+  beforeAll(() => {
+    s = up('changed', 2);
+  });
+  afterAll(() => {
+    cli(['down', '--name', 'changed']);
+  });
+
+  it('copies made before the template changed are never handed out, and take says it skipped them', async () => {
+    expect(await until(async () => (await ready(s.connectionUri)).length === 2)).toBe(true);
+    const before = await poolDatabases(s.connectionUri);
+    await withClient(s.connectionUri, 'app', (c) => c.query('CREATE TABLE added (x int); INSERT INTO added VALUES (7)'));
+    const taker = await connect(s.connectionUri);
+    const notices: string[] = [];
+    taker.on('notice', (n) => notices.push(n.message ?? ''));
+    try {
+      const name = await take(taker);
+      expect(before).not.toContain(name);
+      const x = await withClient(s.connectionUri, name, async (c) => (await c.query('SELECT x FROM added')).rows);
+      expect(x).toEqual([{ x: 7 }]);
+      expect(notices).toEqual(['pg-tmpfs pool: skipped 2 copies made before template app changed; the keeper refills the pool']);
+      await taker.query('SELECT pgtmpfs.give_back($1)', [name]);
+      // The skipped copies are dropped.
+      expect(await until(async () => (await poolDatabases(s.connectionUri)).every((n) => !before.includes(n)))).toBe(true);
+    } finally {
+      await taker.end();
+    }
+  });
+
+  it('a session held open on the template: take fails after its timeout naming it, and works once it closes', async () => {
+    const session = await connect(s.connectionUri, 'app');
+    const taker = await connect(s.connectionUri);
+    try {
+      const error = await takeError(taker, 300);
+      expect(error.message).toMatch(/^pg-tmpfs pool: no ready copy of app within 300 ms/);
+      expect(error.message).toContain('a session is connected to the template, so no copy of it can be made: close it');
+      await session.query('INSERT INTO t VALUES (2)');
+      await session.end();
+      const name = await take(taker);
+      const ids = await withClient(s.connectionUri, name, async (c) => (await c.query('SELECT id FROM t ORDER BY id')).rows);
+      expect(ids).toEqual([{ id: 1 }, { id: 2 }]);
+      await taker.query('SELECT pgtmpfs.give_back($1)', [name]);
+    } finally {
+      await session.end().catch(() => undefined);
+      await taker.end();
+    }
+  });
+});
+
+describe('pool: a killed keeper', () => {
+  let s: UpJson;
+  let leftovers: ReturnType<typeof leftoverSnapshot>;
+  beforeAll(() => {
+    leftovers = leftoverSnapshot();
+    s = up('keeper', 2);
+  });
+  afterAll(() => {
+    cli(['down', '--name', 'keeper']);
+  });
+
+  it('take fails at once saying the keeper is not running; db take exits non-zero; down removes everything', async () => {
+    expect(await until(async () => (await ready(s.connectionUri)).length === 2)).toBe(true);
+    process.kill(s.pool.keeperPid, 'SIGKILL');
+    const lockGone = async () =>
+      (await rows(s.connectionUri, "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted")).length === 0;
+    expect(await until(lockGone, 10_000)).toBe(true);
+    const message = 'pg-tmpfs pool: the keeper of the pool of app is not running, so no copy is made';
+    // With 2 ready copies and 30 s to wait, only the keeper check explains this error.
+    const error = await withClient(s.connectionUri, 'postgres', (c) => takeError(c, 30_000));
+    expect(error.message).toBe(message);
+    const r = cli(['db', 'take', '--name', 'keeper', '--timeout', '30000']);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain(message);
+    expect(cli(['down', '--name', 'keeper']).status).toBe(0);
+    expect(existsSync(s.dataDirectory)).toBe(false);
+    expect(keepers()).not.toContain(s.pool.keeperPid);
+    expect(leftovers.added()).toEqual([]);
+    expect(JSON.parse(cli(['status']).stdout)).toEqual([]);
+  });
+});
+
+describe('pool: bad input leaves nothing', () => {
+  let leftovers: ReturnType<typeof leftoverSnapshot>;
+  beforeAll(() => {
+    leftovers = leftoverSnapshot();
+  });
+  afterAll(() => {
+    for (const name of ['notemplate', 'toomany', 'toobig']) cli(['down', '--name', name]);
+  });
+  const state = () => (existsSync(env.PG_TMPFS_STATE_DIR) ? readdirSync(env.PG_TMPFS_STATE_DIR) : []);
+
+  it('a pool without --template is refused before anything starts, naming pool and template', () => {
+    const before = state();
+    const args = ['up', '--mode', 'native', '--postgres-version', NATIVE_MAJOR, '--name', 'notemplate'];
+    const r = cli([...args, '--database', 'app', '--pool', '2']);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/--pool: is 2, and the template input is false/);
+    expect(r.stderr).toContain('template: true');
+    expect(state()).toEqual(before);
+    expect(leftovers.added()).toEqual([]);
+  });
+
+  it('a pool larger than max_connections leaves room for is refused, naming pool and max_connections', () => {
+    const args = ['up', '--mode', 'native', '--postgres-version', NATIVE_MAJOR, '--name', 'toomany', '--database', 'app'];
+    const r = cli([...args, '--template', '--init', initFile, '--pool', '8', '--setting', 'max_connections=10']);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/--pool: is 8, more copies than tests can connect to at once: max_connections leaves 7 connections/);
+    expect(JSON.parse(cli(['status']).stdout)).toEqual([]);
+    expect(leftovers.added()).toEqual([]);
+    expect(keepers().length).toBe(0);
+  });
+
+  it('Docker mode: a pool the tmpfs cannot hold is refused, naming tmpfs-size; no container is left', () => {
+    requireImages();
+    const r = cli(
+      ['up', '--mode', 'docker', '--image', TEST_IMAGES[18], '--name', 'toobig', '--database', 'app', '--template'].concat([
+        '--init',
+        initFile,
+        '--pool',
+        '9',
+        '--tmpfs-size',
+        '64m',
+      ]),
+    );
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/--pool: is 9: .* PGDATA's tmpfs has [\d.]+ MB free/);
+    expect(r.stderr).toContain('tmpfs-size');
+    expect(ourContainers()).toEqual([]);
+    expect(leftovers.added()).toEqual([]);
+  });
+});
+
+describe('pool: Docker mode', () => {
+  let s: UpJson;
+  beforeAll(() => {
+    requireImages();
+    const r = cli(
+      ['up', '--mode', 'docker', '--image', TEST_IMAGES[18], '--name', 'docker', '--database', 'app', '--template'].concat([
+        '--init',
+        initFile,
+        '--pool',
+        '2',
+        '--json',
+      ]),
+    );
+    expect(r.status, r.stderr).toBe(0);
+    s = JSON.parse(r.stdout) as UpJson;
+  });
+  afterAll(() => {
+    cli(['down', '--name', 'docker']);
+  });
+
+  it('db take hands out a fresh copy of the template, db give-back returns it and the keeper drops it', async () => {
+    expect(s.pool.size).toBe(2);
+    const names: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = cli(['db', 'take', '--name', 'docker', '--json']);
+      expect(r.status, r.stderr).toBe(0);
+      const taken = JSON.parse(r.stdout) as { database: string; uri: string };
+      const t = await withClient(taken.uri, taken.database, async (c) => (await c.query('SELECT id FROM t')).rows);
+      expect(t).toEqual([{ id: 1 }]);
+      expect(cli(['db', 'give-back', taken.database, '--name', 'docker']).status).toBe(0);
+      names.push(taken.database);
+    }
+    expect(new Set(names).size).toBe(3);
+    expect(await until(async () => (await poolDatabases(s.connectionUri)).every((n) => !names.includes(n)))).toBe(true);
+    expect(cli(['down', '--name', 'docker']).status).toBe(0);
+    expect(ourContainers()).toEqual([]);
+  });
+});
