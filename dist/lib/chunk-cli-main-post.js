@@ -799,6 +799,17 @@ BEGIN
 END
 $fn$;
 
+CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.keeper_running() RETURNS boolean
+LANGUAGE plpgsql VOLATILE AS $fn$
+BEGIN
+  IF pg_try_advisory_lock_shared(${KEEPER_LOCK_KEY}) THEN
+    PERFORM pg_advisory_unlock_shared(${KEEPER_LOCK_KEY});
+    RETURN false;
+  END IF;
+  RETURN true;
+END
+$fn$;
+
 CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.take(timeout_ms integer DEFAULT 10000) RETURNS text
 LANGUAGE plpgsql VOLATILE AS $fn$
 DECLARE
@@ -816,8 +827,7 @@ BEGIN
       USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Start it with the pool input (pg-tmpfs up --pool N) and template: true';
   END IF;
   LOOP
-    IF pg_try_advisory_lock_shared(${KEEPER_LOCK_KEY}) THEN
-      PERFORM pg_advisory_unlock_shared(${KEEPER_LOCK_KEY});
+    IF NOT ${POOL_SCHEMA}.keeper_running() THEN
       SELECT note INTO k.note FROM ${POOL_SCHEMA}.keeper;
       RAISE EXCEPTION 'pg-tmpfs pool: the keeper of the pool of % is not running, so no copy is made%', k.template,
         coalesce(' (its last problem: ' || k.note || ')', '')
@@ -1082,9 +1092,7 @@ async function checkFits(client, size, template, log) {
   return copyBytes;
 }
 async function keeperHoldsLock(client) {
-  const free = (await client.query(`SELECT pg_try_advisory_lock_shared(${KEEPER_LOCK_KEY}) AS ok`)).rows[0]?.ok;
-  if (free) await client.query(`SELECT pg_advisory_unlock_shared(${KEEPER_LOCK_KEY})`);
-  return !free;
+  return (await client.query(`SELECT ${POOL_SCHEMA}.keeper_running() AS ok`)).rows[0]?.ok === true;
 }
 async function startPool(server, size, log) {
   const template = server.provisioned?.templateDatabase ?? "";

@@ -81,6 +81,17 @@ BEGIN
 END
 $fn$;
 
+CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.keeper_running() RETURNS boolean
+LANGUAGE plpgsql VOLATILE AS $fn$
+BEGIN
+  IF pg_try_advisory_lock_shared(${KEEPER_LOCK_KEY}) THEN
+    PERFORM pg_advisory_unlock_shared(${KEEPER_LOCK_KEY});
+    RETURN false;
+  END IF;
+  RETURN true;
+END
+$fn$;
+
 CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.take(timeout_ms integer DEFAULT 10000) RETURNS text
 LANGUAGE plpgsql VOLATILE AS $fn$
 DECLARE
@@ -98,8 +109,7 @@ BEGIN
       USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Start it with the pool input (pg-tmpfs up --pool N) and template: true';
   END IF;
   LOOP
-    IF pg_try_advisory_lock_shared(${KEEPER_LOCK_KEY}) THEN
-      PERFORM pg_advisory_unlock_shared(${KEEPER_LOCK_KEY});
+    IF NOT ${POOL_SCHEMA}.keeper_running() THEN
       SELECT note INTO k.note FROM ${POOL_SCHEMA}.keeper;
       RAISE EXCEPTION 'pg-tmpfs pool: the keeper of the pool of % is not running, so no copy is made%', k.template,
         coalesce(' (its last problem: ' || k.note || ')', '')

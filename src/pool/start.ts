@@ -17,7 +17,7 @@ import { inheritedEnv, RUN_ENV } from '../proc.js';
 import { openClient } from '../readiness.js';
 import type { Server } from '../server.js';
 import { MAKERS, runKeeper, type KeeperJob } from './keeper.js';
-import { INSTALL_SQL, KEEPER_LOCK_KEY, POOL_SCHEMA } from './sql.js';
+import { INSTALL_SQL, POOL_SCHEMA } from './sql.js';
 
 /** First argument that turns an entry (dist/main.js, dist/cli.js) into the pool's keeper. */
 export const KEEPER_FLAG = '--pg-tmpfs-keeper';
@@ -113,11 +113,9 @@ async function checkFits(client: pg.Client, size: number, template: string, log:
   return copyBytes;
 }
 
-/** Whether the keeper holds its lock (take() looks the same way). */
+/** Whether the keeper holds its lock: pgtmpfs.keeper_running(), as take() looks (installed by INSTALL_SQL). */
 async function keeperHoldsLock(client: pg.Client): Promise<boolean> {
-  const free = (await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock_shared(${KEEPER_LOCK_KEY}) AS ok`)).rows[0]?.ok;
-  if (free) await client.query(`SELECT pg_advisory_unlock_shared(${KEEPER_LOCK_KEY})`);
-  return !free;
+  return (await client.query<{ ok: boolean }>(`SELECT ${POOL_SCHEMA}.keeper_running() AS ok`)).rows[0]?.ok === true;
 }
 
 /**
