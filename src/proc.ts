@@ -388,10 +388,17 @@ export function run(program: string, args: readonly string[], options: ProcOptio
           // the group is gone
         }
       };
+      const gone = async (ms: number): Promise<boolean> => {
+        const deadline = Date.now() + ms;
+        while (groupMembers(pgid).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+        return groupMembers(pgid).length === 0;
+      };
       signal('SIGTERM');
-      const deadline = Date.now() + CLOSE_GRACE_MS;
-      while (groupMembers(pgid).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-      if (groupMembers(pgid).length > 0) signal('SIGKILL');
+      if (await gone(CLOSE_GRACE_MS)) return;
+      // A SIGKILLed process is gone only once the kernel has run its exit: wait for that too, so
+      // that run() returns after the group has ended (seen under load: still there right after).
+      signal('SIGKILL');
+      await gone(CLOSE_GRACE_MS);
     };
     child.on('close', (code) => finish(code));
   });

@@ -51,8 +51,6 @@ export interface GuardOptions {
   phases?: Phases;
   /** A container name whose leftovers an interrupt also removes (the CLI: names derive from --name). */
   sweepName?: string;
-  /** Keep the interrupt handlers until the process exits (the CLI prints after saveServer). */
-  untilExit?: boolean;
   /** A cache beyond this machine the schema cache restores from (the action's @actions/cache). */
   remote?: RemoteCache;
 }
@@ -63,7 +61,8 @@ export interface GuardOptions {
  * @throws InputError / SetupError from the start, the planned-connection check or the sink; what
  *   the start made is removed first (sink.saveFailure says what could not be). Interrupted, it
  *   never settles: the handler removes what was made, records sink.interruptedError and exits
- *   (interrupt.ts).
+ *   (interrupt.ts). The handlers stay after it returns, until the process exits: a signal then
+ *   still removes the server, so the caller's entry must wait, not exit, once interrupted() says so.
  */
 export async function guardedStart(config: Config, log: Logger, sink: StartSink, options: GuardOptions = {}): Promise<Server> {
   let handle: ServerHandle | null = null;
@@ -96,7 +95,9 @@ export async function guardedStart(config: Config, log: Logger, sink: StartSink,
         for (const problem of problems) log.warning(problem);
         sink.saveFailure(failure(sink.interruptedError(signal), handle, problems, true));
       },
-      { untilExit: options.untilExit },
+      // Until the process exits: a signal while the caller publishes the server (outputs, the job
+      // summary, the CLI's print) still removes it. Every entry checks interrupted() before exiting.
+      { untilExit: true },
     );
   } catch (error) {
     // start() removed what it made (it only warns when it could not): check once more.

@@ -252,10 +252,15 @@ function run(program, args, options) {
         } catch {
         }
       };
+      const gone = async (ms) => {
+        const deadline = Date.now() + ms;
+        while (groupMembers(pgid).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+        return groupMembers(pgid).length === 0;
+      };
       signal("SIGTERM");
-      const deadline = Date.now() + CLOSE_GRACE_MS;
-      while (groupMembers(pgid).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-      if (groupMembers(pgid).length > 0) signal("SIGKILL");
+      if (await gone(CLOSE_GRACE_MS)) return;
+      signal("SIGKILL");
+      await gone(CLOSE_GRACE_MS);
     };
     child.on("close", (code) => finish(code));
   });

@@ -867,7 +867,9 @@ BEGIN
     IF clock_timestamp() >= deadline THEN
       SELECT note INTO k.note FROM ${POOL_SCHEMA}.keeper;
       RAISE EXCEPTION 'pg-tmpfs pool: no ready copy of % within % ms (pool of %: every copy taken, and the keeper has not made the next)%', k.template, timeout_ms, k.size,
-        CASE WHEN ${POOL_SCHEMA}.fingerprint(k.template) IS NULL
+        CASE WHEN NOT EXISTS (SELECT 1 FROM pg_database WHERE datname = k.template)
+          THEN '; the template no longer exists (dropped or renamed), so no copy of it can be made'
+          WHEN ${POOL_SCHEMA}.fingerprint(k.template) IS NULL
           THEN '; a session is connected to the template, so no copy of it can be made: close it'
           ELSE coalesce('; the keeper''s last problem: ' || k.note, '') END
         USING ERRCODE = '${POOL_ERRCODE}',
@@ -896,7 +898,7 @@ $fn$;
 var SELECT_STATE = `
 WITH fp AS (SELECT ${POOL_SCHEMA}.fingerprint($1) AS f),
      t AS (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS taken FROM ${POOL_SCHEMA}.tickets)
-SELECT fp.f AS fingerprint, t.taken::int AS taken,
+SELECT fp.f AS fingerprint, EXISTS (SELECT 1 FROM pg_database WHERE datname = $1) AS "templateExists", t.taken::int AS taken,
   (SELECT count(*)::int FROM ${POOL_SCHEMA}.copies c WHERE c.slot > t.taken AND c.fingerprint = fp.f) AS fresh,
   (SELECT count(*)::int FROM ${POOL_SCHEMA}.copies c WHERE c.slot > t.taken) AS untaken,
   ARRAY(SELECT name FROM ${POOL_SCHEMA}.copies WHERE state = 'returned' ORDER BY slot) AS returned
@@ -942,6 +944,10 @@ async function runKeeper(job) {
   let nextSlot = 1;
   let inserting = Promise.resolve();
   let lastNote = null;
+  const templateNotes = {
+    busy: `a session is connected to the template ${job.template}, so no copy of it can be made until it ends`,
+    gone: `the template ${job.template} no longer exists (dropped or renamed), so no copy of it can be made`
+  };
   const dropping = /* @__PURE__ */ new Set();
   const note = async (text) => {
     if (text === lastNote) return;
@@ -999,8 +1005,8 @@ async function runKeeper(job) {
       continue;
     }
     if (state.fingerprint === null) {
-      await note(`a session is connected to the template ${job.template}, so no copy of it can be made until it ends`);
-    } else if (lastNote?.startsWith("a session is connected")) {
+      await note(state.templateExists ? templateNotes.busy : templateNotes.gone);
+    } else if (lastNote === templateNotes.busy || lastNote === templateNotes.gone) {
       await note(null);
     }
     let wanted = state.fingerprint === null ? 0 : Math.min(job.size - state.fresh, 2 * job.size - state.untaken) - making;
@@ -5151,7 +5157,9 @@ async function guardedStart(config, log, sink, options = {}) {
         for (const problem of problems) log.warning(problem);
         sink.saveFailure(failure(sink.interruptedError(signal), handle, problems, true));
       },
-      { untilExit: options.untilExit }
+      // Until the process exits: a signal while the caller publishes the server (outputs, the job
+      // summary, the CLI's print) still removes it. Every entry checks interrupted() before exiting.
+      { untilExit: true }
     );
   } catch (error) {
     const problems = handle ? await stop(handle) : [];

@@ -4263,7 +4263,7 @@ async function up(opts, io) {
       interruptedError: (signal) => new SetupError(`up was interrupted by ${signal}`, `Start it again: pg-tmpfs up --name ${name}`)
     },
     // Until the process exits: `up` interrupted even after its output still removes the server.
-    { phases, sweepName: cliContainerName(name), untilExit: true }
+    { phases, sweepName: cliContainerName(name) }
   ).catch((error) => {
     if (error instanceof InputError && error.input === "container-name") {
       throw new InputError("name", error.problem, "Pick another --name, or remove that container (docker rm -f NAME)");

@@ -34,6 +34,7 @@ import {
 } from "./chunk-cli-main-post-wait.js";
 import {
   SetupError,
+  interrupted,
   killActive
 } from "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
 import "./chunk-common.js";
@@ -89,10 +90,12 @@ if (process.argv[2] === BACKGROUND_FLAG) {
 `);
     return 1;
   });
+  if (interrupted()) await new Promise(() => void 0);
   killActive();
   process.exit(code);
 }
 await mainStep();
+if (interrupted()) await new Promise(() => void 0);
 killActive();
 process.exit();
 //# sourceMappingURL=main.js.map

@@ -4,6 +4,7 @@
  * of the pool's keeper (`dist/main.js --pg-tmpfs-keeper`, src/pool/start.ts).
  */
 import { BACKGROUND_FLAG } from '../background.js';
+import { interrupted } from '../interrupt.js';
 import { killActive } from '../proc.js';
 import { KEEPER_FLAG, keeperChild } from '../pool/start.js';
 import { backgroundChild } from './background.js';
@@ -21,10 +22,15 @@ if (process.argv[2] === BACKGROUND_FLAG) {
     process.stderr.write(`The background start failed: ${String(error)}\n`);
     return 1;
   });
+  // A signal after the start returned is being handled (the server removed, then exit 128+n).
+  if (interrupted()) await new Promise(() => undefined);
   killActive();
   process.exit(code);
 }
 await mainStep();
+// A signal after the start returned (while outputs and the summary were written) is being
+// handled: the server is removed, then the step exits 128+n (start-guard.ts).
+if (interrupted()) await new Promise(() => undefined);
 // Programs still running after a failed start (docker calls to a hung daemon) end with the step.
 killActive();
 process.exit();

@@ -187,7 +187,7 @@ export async function up(opts: UpOptions, io: Io): Promise<void> {
         new SetupError(`up was interrupted by ${signal}`, `Start it again: pg-tmpfs up --name ${name}`),
     },
     // Until the process exits: `up` interrupted even after its output still removes the server.
-    { phases, sweepName: cliContainerName(name), untilExit: true },
+    { phases, sweepName: cliContainerName(name) },
   ).catch((error: unknown) => {
     // The container name derives from --name here.
     if (error instanceof InputError && error.input === 'container-name') {

@@ -86,6 +86,11 @@ export async function runKeeper(job: KeeperJob): Promise<number> {
   let nextSlot = 1;
   let inserting: Promise<unknown> = Promise.resolve();
   let lastNote: string | null = null;
+  // Why no copy can be made now, from the template's side (SELECT_STATE's fingerprint is null).
+  const templateNotes = {
+    busy: `a session is connected to the template ${job.template}, so no copy of it can be made until it ends`,
+    gone: `the template ${job.template} no longer exists (dropped or renamed), so no copy of it can be made`,
+  };
   const dropping = new Set<string>();
 
   const note = async (text: string | null): Promise<void> => {
@@ -156,8 +161,8 @@ export async function runKeeper(job: KeeperJob): Promise<number> {
       continue;
     }
     if (state.fingerprint === null) {
-      await note(`a session is connected to the template ${job.template}, so no copy of it can be made until it ends`);
-    } else if ((lastNote as string | null)?.startsWith('a session is connected')) {
+      await note(state.templateExists ? templateNotes.busy : templateNotes.gone);
+    } else if (lastNote === templateNotes.busy || lastNote === templateNotes.gone) {
       await note(null);
     }
     // Stale copies wait for takers to skip them; never more than twice the pool waits untaken.

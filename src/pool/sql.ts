@@ -149,7 +149,9 @@ BEGIN
     IF clock_timestamp() >= deadline THEN
       SELECT note INTO k.note FROM ${POOL_SCHEMA}.keeper;
       RAISE EXCEPTION 'pg-tmpfs pool: no ready copy of % within % ms (pool of %: every copy taken, and the keeper has not made the next)%', k.template, timeout_ms, k.size,
-        CASE WHEN ${POOL_SCHEMA}.fingerprint(k.template) IS NULL
+        CASE WHEN NOT EXISTS (SELECT 1 FROM pg_database WHERE datname = k.template)
+          THEN '; the template no longer exists (dropped or renamed), so no copy of it can be made'
+          WHEN ${POOL_SCHEMA}.fingerprint(k.template) IS NULL
           THEN '; a session is connected to the template, so no copy of it can be made: close it'
           ELSE coalesce('; the keeper''s last problem: ' || k.note, '') END
         USING ERRCODE = '${POOL_ERRCODE}',
@@ -178,8 +180,10 @@ $fn$;
 
 /** The keeper's view of the pool, read in one round trip (SELECT_STATE). */
 export interface PoolState {
-  /** The template's fingerprint now; null while a client session is connected to it. */
+  /** The template's fingerprint now; null while a client session is connected to it, or when it is gone. */
   fingerprint: string | null;
+  /** Whether a database of the template's name exists (false: dropped or renamed since the start). */
+  templateExists: boolean;
   /** Tickets drawn so far: copies with a slot up to this are taken. */
   taken: number;
   /** Current copies not yet taken: slot above `taken`, made at `fingerprint`. */
@@ -194,7 +198,7 @@ export interface PoolState {
 export const SELECT_STATE = `
 WITH fp AS (SELECT ${POOL_SCHEMA}.fingerprint($1) AS f),
      t AS (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS taken FROM ${POOL_SCHEMA}.tickets)
-SELECT fp.f AS fingerprint, t.taken::int AS taken,
+SELECT fp.f AS fingerprint, EXISTS (SELECT 1 FROM pg_database WHERE datname = $1) AS "templateExists", t.taken::int AS taken,
   (SELECT count(*)::int FROM ${POOL_SCHEMA}.copies c WHERE c.slot > t.taken AND c.fingerprint = fp.f) AS fresh,
   (SELECT count(*)::int FROM ${POOL_SCHEMA}.copies c WHERE c.slot > t.taken) AS untaken,
   ARRAY(SELECT name FROM ${POOL_SCHEMA}.copies WHERE state = 'returned' ORDER BY slot) AS returned

@@ -17,7 +17,7 @@ import {
   take,
   takeError,
   until,
-  up,
+  poolServer,
   withClient,
   work,
   type UpJson,
@@ -28,13 +28,7 @@ afterAll(() => {
 });
 
 describe('pool: a changed template', () => {
-  let s: UpJson;
-  beforeAll(() => {
-    s = up('changed', 2);
-  });
-  afterAll(() => {
-    cli(['down', '--name', 'changed']);
-  });
+  const s = poolServer('changed', 2);
 
   it('copies made before the template changed are never handed out, and take says it skipped them', async () => {
     expect(await until(async () => (await ready(s.connectionUri)).length === 2)).toBe(true);
@@ -75,18 +69,32 @@ describe('pool: a changed template', () => {
       await taker.end();
     }
   });
+
+  it('a dropped template: take fails after its timeout saying the template is gone, and so does the keeper’s note', async () => {
+    await withClient(s.connectionUri, 'postgres', async (c) => {
+      await c.query('ALTER DATABASE app IS_TEMPLATE false');
+      await c.query('DROP DATABASE app'); // its own statement: DROP DATABASE refuses a transaction block
+    });
+    const taker = await connect(s.connectionUri);
+    try {
+      // Copies made before the drop are skipped as stale first (the fingerprint is gone too).
+      const error = await takeError(taker, 300);
+      expect(error.message).toMatch(/^pg-tmpfs pool: no ready copy of app within 300 ms/);
+      expect(error.message).toContain('the template no longer exists (dropped or renamed), so no copy of it can be made');
+      const note = async () => (await taker.query<{ note: string | null }>('SELECT note FROM pgtmpfs.keeper')).rows[0]?.note;
+      expect(
+        await until(
+          async () => (await note()) === 'the template app no longer exists (dropped or renamed), so no copy of it can be made',
+        ),
+      ).toBe(true);
+    } finally {
+      await taker.end();
+    }
+  });
 });
 
 describe('pool: a killed keeper', () => {
-  let s: UpJson;
-  let leftovers: ReturnType<typeof leftoverSnapshot>;
-  beforeAll(() => {
-    leftovers = leftoverSnapshot();
-    s = up('keeper', 2);
-  });
-  afterAll(() => {
-    cli(['down', '--name', 'keeper']);
-  });
+  const s = poolServer('keeper', 2);
 
   it('take fails at once saying the keeper is not running; db take exits non-zero; down removes everything', async () => {
     expect(await until(async () => (await ready(s.connectionUri)).length === 2)).toBe(true);
@@ -104,7 +112,7 @@ describe('pool: a killed keeper', () => {
     expect(cli(['down', '--name', 'keeper']).status).toBe(0);
     expect(existsSync(s.dataDirectory)).toBe(false);
     expect(keepers()).not.toContain(s.pool.keeperPid);
-    expect(leftovers.added()).toEqual([]);
+    expect(s.leftovers.added()).toEqual([]);
     expect(JSON.parse(cli(['status']).stdout)).toEqual([]);
   });
 });

@@ -4,9 +4,8 @@
  * for one, give-backs of names not taken, an empty pool. pool-faults.test.ts has the rest.
  */
 import { existsSync, rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { processAlive } from '../../src/proc.js';
-import { leftoverSnapshot } from '../helpers/infra.js';
 import {
   cli,
   connect,
@@ -17,10 +16,9 @@ import {
   take,
   takeError,
   until,
-  up,
+  poolServer,
   withClient,
   work,
-  type UpJson,
 } from '../helpers/pool.js';
 
 afterAll(() => {
@@ -28,13 +26,7 @@ afterAll(() => {
 });
 
 describe('pool: many takers at once', () => {
-  let s: UpJson;
-  beforeAll(() => {
-    s = up('many', 4);
-  });
-  afterAll(() => {
-    cli(['down', '--name', 'many']);
-  });
+  const s = poolServer('many', 4);
 
   it('4 clients × 25 takes: no copy handed out twice, each fresh and never connected to; all dropped once given back', async () => {
     const seen: string[] = [];
@@ -82,15 +74,7 @@ describe('pool: many takers at once', () => {
 });
 
 describe('pool: dead takers, give-backs of names not taken', () => {
-  let s: UpJson;
-  let leftovers: ReturnType<typeof leftoverSnapshot>;
-  beforeAll(() => {
-    leftovers = leftoverSnapshot();
-    s = up('dead', 2);
-  });
-  afterAll(() => {
-    cli(['down', '--name', 'dead']);
-  });
+  const s = poolServer('dead', 2);
 
   it('a taker killed holding a copy blocks nothing; its copy stays until down', async () => {
     const holder = psql(s.connectionUri, ['SELECT pgtmpfs.take()', 'SELECT pg_sleep(600)']);
@@ -167,18 +151,12 @@ describe('pool: dead takers, give-backs of names not taken', () => {
     expect(cli(['down', '--name', 'dead']).status).toBe(0);
     expect(existsSync(s.dataDirectory)).toBe(false);
     expect(processAlive(s.pool.keeperPid)).toBe(false);
-    expect(leftovers.added()).toEqual([]);
+    expect(s.leftovers.added()).toEqual([]);
   });
 });
 
 describe('pool: an empty pool', () => {
-  let s: UpJson;
-  beforeAll(() => {
-    s = up('empty', 1);
-  });
-  afterAll(() => {
-    cli(['down', '--name', 'empty']);
-  });
+  const s = poolServer('empty', 1);
 
   it('take fails after its timeout, saying so, while the keeper cannot copy; a waiting take gets the next copy', async () => {
     const taker = await connect(s.connectionUri);

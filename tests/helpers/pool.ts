@@ -4,8 +4,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { expect } from 'vitest';
-import { liveProcesses, NATIVE_MAJOR, ROOT } from './infra.js';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { leftoverSnapshot, liveProcesses, NATIVE_MAJOR, ROOT } from './infra.js';
 import { KEEPER_FLAG } from '../../src/pool/start.js';
 
 /** The tests' scratch folder: state, cache and the init file. */
@@ -37,6 +37,22 @@ export function up(name: string, size: number, extra: string[] = []): UpJson {
   const r = cli([...args, '--template', '--init', initFile, '--pool', String(size), '--json', ...extra]);
   expect(r.status, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as UpJson;
+}
+
+/**
+ * One native pool server per describe: registers a beforeAll that takes a leftover snapshot and
+ * runs `up(name, size)`, and an afterAll that runs `down --name name`. The object returned gets
+ * up's JSON fields and `leftovers` once beforeAll has run: read them inside tests only.
+ */
+export function poolServer(name: string, size: number): UpJson & { leftovers: ReturnType<typeof leftoverSnapshot> } {
+  const server = {} as UpJson & { leftovers: ReturnType<typeof leftoverSnapshot> };
+  beforeAll(() => {
+    Object.assign(server, { leftovers: leftoverSnapshot() }, up(name, size));
+  });
+  afterAll(() => {
+    cli(['down', '--name', name]);
+  });
+  return server;
 }
 
 /** The URI of another database of the same server. */
