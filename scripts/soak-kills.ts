@@ -9,7 +9,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { killLoop, loopContext, newSeed, removeLoopContext, SCENARIOS } from '../tests/helpers/kill-loop.js';
+import { killLoop } from '../tests/helpers/kill-loop.js';
+import { loopContext, newSeed, removeLoopContext, SCENARIOS } from '../tests/helpers/kill-loop-plan.js';
 import { npmClient, requireNpmPackages, startNpmRegistry } from '../tests/helpers/npm-packages.js';
 
 const { values } = parseArgs({

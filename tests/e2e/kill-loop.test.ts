@@ -16,15 +16,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { engine29Host, requireImages } from '../helpers/infra.js';
 import { keeperKillTry } from '../helpers/kill-keeper.js';
+import { killLoop } from '../helpers/kill-loop.js';
 import {
-  killLoop,
   loopContext,
   newSeed,
   removeLoopContext,
   SCENARIOS,
   type LoopContext,
   type Scenario,
-} from '../helpers/kill-loop.js';
+} from '../helpers/kill-loop-plan.js';
 import { npmClient, requireNpmPackages, startNpmRegistry, type NpmClient, type NpmRegistry } from '../helpers/npm-packages.js';
 
 const seed = process.env.PG_TMPFS_KILL_SEED ? Number(process.env.PG_TMPFS_KILL_SEED) : newSeed();

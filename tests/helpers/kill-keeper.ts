@@ -4,7 +4,7 @@
  * to the keeper at a moment drawn from the seed. The client's next take must fail with the
  * pool's own "keeper … is not running" error (take() looks at the keeper's lock on every pass:
  * src/pool/sql.ts), not wait for its deadline and say the pool is empty; then `down` must leave
- * nothing (tests/helpers/kill-loop.ts snapshot). Draws come from mulberry32, so a try replays.
+ * nothing (tests/helpers/kill-loop-leftovers.ts snapshot). Draws come from mulberry32, so a try replays.
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -12,7 +12,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { procStat } from '../../src/proc.js';
 import { ROOT, TEST_IMAGES } from './infra.js';
-import { prng, snapshot, type LoopContext } from './kill-loop.js';
+import { snapshot } from './kill-loop-leftovers.js';
+import { prng, type LoopContext } from './kill-loop-plan.js';
 
 const CLI = join(ROOT, 'dist', 'cli.js');
 

@@ -1,10 +1,10 @@
 /**
- * The kill loop's draws (tests/helpers/kill-loop.ts): a seed and a try's number give the same
+ * The kill loop's draws (tests/helpers/kill-loop-plan.ts): a seed and a try's number give the same
  * try every time (so one try replays alone), every scenario comes round, and the moment stays
  * within 0 to 1.15 of the start.
  */
 import { describe, expect, it } from 'vitest';
-import { planTry, prng, SCENARIOS } from '../helpers/kill-loop.js';
+import { planTry, prng, SCENARIOS } from '../helpers/kill-loop-plan.js';
 
 describe('kill loop plans', () => {
   it('prng is deterministic and uniform in [0, 1)', () => {
