@@ -10,7 +10,7 @@ import { cliPassword } from '../../src/cli/up.js';
 import { checkDockerInputs } from '../../src/docker/start.js';
 import { InputError, SetupError } from '../../src/errors.js';
 import { checkPrivateDir, FolderError, makeDirs } from '../../src/fsutil.js';
-import { parseInputs } from '../../src/inputs.js';
+import { parseInputs } from '../../src/parse-inputs.js';
 import { initdbCause } from '../../src/native/initdb-cache.js';
 import { listenWarnings } from '../../src/native/listen.js';
 import { defaultPasswordWarnings } from '../../src/connection.js';
