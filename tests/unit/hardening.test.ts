@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cliPassword } from '../../src/cli/up.js';
-import { checkDockerInputs } from '../../src/docker/start.js';
+import { checkDockerInputs } from '../../src/docker/input-errors.js';
 import { InputError, SetupError } from '../../src/errors.js';
 import { checkPrivateDir, FolderError, makeDirs } from '../../src/fsutil.js';
 import { parseInputs } from '../../src/parse-inputs.js';
