@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { connectionUri, type ConnectionInfo } from './connection.js';
 import { InputError, SetupError } from './errors.js';
 import type { Config } from './inputs.js';
-import { processAlive } from './proc.js';
+import { processAlive } from './processes.js';
 import type { Server } from './server.js';
 
 /** First argument that turns an entry (dist/main.js, dist/cli.js) into a background start. */

@@ -30,9 +30,10 @@ import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, realpathS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { findProcesses, RUN_ENV, run, type ProcessInfo } from './proc.js';
+import { RUN_ENV, run } from './proc.js';
+import { findProcesses, type ProcessInfo } from './processes.js';
 
-/** A process working in a folder (proc.ts findProcesses). */
+/** A process working in a folder (processes.ts findProcesses). */
 export type FolderProcess = ProcessInfo;
 
 /** How long initdb (or a postmaster) may take to end after its signal: 15 000 ms. */

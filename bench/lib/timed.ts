@@ -5,7 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { InputName } from '../../src/inputs.js';
-import { parseInputs } from '../../src/inputs.js';
+import { parseInputs } from '../../src/parse-inputs.js';
 import { start, stop } from '../../src/lifecycle.js';
 import { consoleLogger } from '../../src/log.js';
 import type { Server, ServerHandle } from '../../src/server.js';

@@ -46,27 +46,10 @@ var SetupError = class extends Error {
 
 // src/proc.ts
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
-var active = /* @__PURE__ */ new Map();
-function killActive(signal = "SIGKILL") {
-  let signalled = 0;
-  for (const [pid, leaderOnly] of active) {
-    try {
-      process.kill(leaderOnly ? pid : -pid, signal);
-      signalled += 1;
-    } catch {
-      active.delete(pid);
-    }
-  }
-  return signalled;
-}
-async function stopActive(graceMs = 2e3) {
-  if (killActive("SIGTERM") === 0) return;
-  const deadline = Date.now() + graceMs;
-  while (active.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-  killActive("SIGKILL");
-}
+
+// src/processes.ts
+import { readdirSync, readFileSync } from "node:fs";
 function processAlive(pid) {
   if (!(pid > 0)) return false;
   try {
@@ -88,7 +71,6 @@ function procStat(pid) {
     return null;
   }
 }
-var CLOSE_GRACE_MS = 2e3;
 function findProcesses(match) {
   if (process.platform !== "linux") return [];
   let entries;
@@ -129,6 +111,28 @@ function groupMembers(pgid) {
   }
   return findProcesses((pid) => procStat(pid)?.pgid === pgid).map((p) => p.pid);
 }
+
+// src/proc.ts
+var active = /* @__PURE__ */ new Map();
+function killActive(signal = "SIGKILL") {
+  let signalled = 0;
+  for (const [pid, leaderOnly] of active) {
+    try {
+      process.kill(leaderOnly ? pid : -pid, signal);
+      signalled += 1;
+    } catch {
+      active.delete(pid);
+    }
+  }
+  return signalled;
+}
+async function stopActive(graceMs = 2e3) {
+  if (killActive("SIGTERM") === 0) return;
+  const deadline = Date.now() + graceMs;
+  while (active.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  killActive("SIGKILL");
+}
+var CLOSE_GRACE_MS = 2e3;
 var RUN_ENV = "PG_TMPFS_RUN";
 function inheritedEnv() {
   return withoutNames(process.env, [RUN_ENV]);
@@ -430,9 +434,9 @@ function settingsToArgs(settings) {
 export {
   InputError,
   SetupError,
-  killActive,
   processAlive,
   findProcesses,
+  killActive,
   RUN_ENV,
   inheritedEnv,
   run,

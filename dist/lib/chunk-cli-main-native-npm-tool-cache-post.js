@@ -1515,13 +1515,6 @@ function dropKept(folder) {
 }
 
 export {
-  removeSysvSegment,
-  endProcessesIn,
-  awaitProcessesWithArg,
-  openRunMarker,
-  closeRunMarker,
-  processesMarked,
-  endMarkedProcesses,
   fingerprintWritten,
   sha256,
   withFile,
@@ -1533,6 +1526,13 @@ export {
   deferrableDatabases,
   copyCluster,
   copyLater,
+  removeSysvSegment,
+  endProcessesIn,
+  awaitProcessesWithArg,
+  openRunMarker,
+  closeRunMarker,
+  processesMarked,
+  endMarkedProcesses,
   FolderError,
   makeDirs,
   checkPrivateDir,

@@ -51,12 +51,10 @@ import {
   zoneSettings
 } from "./chunk-cli-main-native-npm-tool-cache-post.js";
 import {
-  BUILT_IN_DATABASES,
   CONTAINER_LABEL,
   CONTAINER_PORT,
   DEFAULTS,
   DOCKER_TIMEOUT_MS,
-  EXTENSION_ALIASES,
   LIBPQ_SESSION_ENV,
   PULL_ANSWER_MS,
   RESTORED_MARKER,
@@ -71,7 +69,6 @@ import {
   choosePort,
   connectionEnv,
   connectionUri,
-  databaseNameProblem,
   defaultPasswordWarnings,
   docker,
   dockerOk,
@@ -90,7 +87,6 @@ import {
   pullImage,
   readStdinJson,
   removeMatching,
-  storedName,
   tmpfsPaths
 } from "./chunk-cli-main-post-wait.js";
 import {
@@ -636,6 +632,64 @@ function notReadyError(error, serverLog) {
 // src/databases.ts
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep2 } from "node:timers/promises";
+
+// src/rules.ts
+var MAX_NAME_BYTES = 63;
+function databaseNameProblem(name) {
+  if (name === "") return "is empty";
+  if (name.includes("\0")) return "holds a NUL";
+  const bytes = Buffer.byteLength(name);
+  if (bytes > MAX_NAME_BYTES) return `is longer than ${MAX_NAME_BYTES} bytes (${bytes} in UTF-8), PostgreSQL's limit for names`;
+  return null;
+}
+function storedName(name) {
+  let out = "";
+  let bytes = 0;
+  for (const ch of name) {
+    bytes += Buffer.byteLength(ch);
+    if (bytes > MAX_NAME_BYTES) break;
+    out += ch;
+  }
+  return out;
+}
+var BUILT_IN_DATABASES = Object.freeze(["postgres", "template0", "template1"]);
+var TEMPLATE_DATABASES = Object.freeze(["template0", "template1"]);
+var EXTENSION_ALIASES = Object.freeze({
+  pgvector: "vector",
+  postgis3: "postgis",
+  timescale: "timescaledb"
+});
+var NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+function nameProblem(name) {
+  if (!NAME.test(name)) return `"${name}" is not a name (letters, digits, _ . -; not starting with . or -)`;
+  if (Buffer.byteLength(name) > MAX_NAME_BYTES)
+    return `"${name}" is longer than ${MAX_NAME_BYTES} characters, PostgreSQL's limit for names`;
+  return null;
+}
+var COMMENT_LINE = /^[ \t\v\f\r]*#/;
+function uncommentedLines(raw) {
+  return raw.split("\n").filter((line) => !COMMENT_LINE.test(line));
+}
+function listItems(raw) {
+  return uncommentedLines(raw).flatMap((line) => line.split(/[ \t\v\f\r,]+/)).filter((item) => item !== "");
+}
+function databaseNames(raw) {
+  const names = uncommentedLines(raw).flatMap((line) => line.split(",")).map((item) => item.replace(/^[ \t\v\f\r]+|[ \t\v\f\r]+$/g, "")).filter((item) => item !== "");
+  const spaced = names.find((name) => /\s/.test(name));
+  if (spaced !== void 0) {
+    throw new InputError(
+      "databases",
+      `"${spaced}" holds whitespace: names are separated by commas or line breaks, and a database name here cannot hold spaces`,
+      'Separate several databases with commas (e.g. "a,b") and write each name without spaces'
+    );
+  }
+  return names;
+}
+function listLines(raw) {
+  return raw.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "" && !line.startsWith("#"));
+}
+
+// src/databases.ts
 function cloneStrategy(serverVersionNum, tmpfs) {
   return serverVersionNum >= 15e4 && tmpfs ? "FILE_COPY" : "default";
 }
@@ -1200,10 +1254,43 @@ async function detectJobNetwork(timeoutMs = DOCKER_TIMEOUT_MS) {
   return network ? { container, network } : null;
 }
 
+// src/docker/input-errors.ts
+function checkDockerInputs(config) {
+  if (/[\r\n]/.test(config.password)) {
+    throw new InputError(
+      "password",
+      "holds a line break, which Docker mode cannot carry (the image's initdb reads only the first line of the password)",
+      "Use a password without line breaks, or mode: native"
+    );
+  }
+  checkDockerSettings(config.settings);
+}
+function runError(stderr, config) {
+  const text = stderr.trim();
+  const said = text.split("\n").filter((l) => l.trim() && !/^Run 'docker [a-z -]*--help'/.test(l)).pop() ?? "";
+  if (/port is already allocated|address already in use/i.test(text)) {
+    return new InputError("port", `port ${config.port} is in use (${said})`, "Choose another port, or 0 for a free one");
+  }
+  if (/cannot assign requested address|invalid IP address/i.test(text)) {
+    return new InputError(
+      "publish-host",
+      `Docker cannot publish on ${config.publishHost} (${said})`,
+      "Use an address of this machine: 127.0.0.1 (default), or 0.0.0.0 for every interface"
+    );
+  }
+  if (/Conflict\. The container name .* is already in use/i.test(text)) {
+    return new InputError(
+      "container-name",
+      `a container named "${config.containerName}" exists already`,
+      "Choose another name, or remove that container (docker rm -f NAME)"
+    );
+  }
+  return new SetupError(`docker run failed: ${text}`, "See the Docker error above");
+}
+
 // src/docker/start.ts
 import { randomBytes as randomBytes3 } from "node:crypto";
 import { performance as performance3 } from "node:perf_hooks";
-import { setTimeout as sleep5 } from "node:timers/promises";
 
 // src/timing.ts
 import { performance as performance2 } from "node:perf_hooks";
@@ -1950,8 +2037,27 @@ async function snapshotDocker(server, dest) {
   );
 }
 
-// src/docker/start.ts
+// src/docker/stop.ts
+import { setTimeout as sleep5 } from "node:timers/promises";
 var ORPHAN_RUN_WAIT_MS = 6e4;
+async function stopDocker(handle) {
+  const problems = [];
+  const killed = handle.token ? await awaitProcessesWithArg(`${CONTAINER_LABEL}.run=${handle.token}`, ORPHAN_RUN_WAIT_MS) : false;
+  for (let pass = 0; pass < (handle.containerId && !killed ? 1 : 2); pass++) {
+    if (pass > 0) await sleep5(1e3);
+    const swept = await removeMatching([`label=${CONTAINER_LABEL}.run=${handle.token}`]);
+    problems.push(...swept.problems, ...swept.listError ? [swept.listError] : []);
+  }
+  return problems.length ? problems.join("; ") : null;
+}
+function dockerAlive(handle) {
+  return isRunning(handle.containerId || handle.containerName);
+}
+function dockerLogTail(handle, lines) {
+  return logsTail(handle.containerId || handle.containerName, lines);
+}
+
+// src/docker/start.ts
 var READY_INTERVAL_MS = 5;
 var FIRST_ALIVE_CHECK_MS = 1500;
 var MOUNTS_MAX_BYTES = 1048576;
@@ -2120,54 +2226,6 @@ async function containerMounts(client, dir, containerId) {
   const viaServer = await client.query("SELECT pg_read_file($1, 0, $2) AS m", ["/proc/self/mounts", MOUNTS_MAX_BYTES]).then((r) => r.rows[0]?.m ?? "").catch(() => "");
   if (viaServer.length < MOUNTS_MAX_BYTES && filesystemTypeOf(dir, viaServer) !== null) return viaServer;
   return dockerOk(["exec", containerId, "cat", "/proc/mounts"], "docker exec cat /proc/mounts", "The image needs `cat`");
-}
-function checkDockerInputs(config) {
-  if (/[\r\n]/.test(config.password)) {
-    throw new InputError(
-      "password",
-      "holds a line break, which Docker mode cannot carry (the image's initdb reads only the first line of the password)",
-      "Use a password without line breaks, or mode: native"
-    );
-  }
-  checkDockerSettings(config.settings);
-}
-function runError(stderr, config) {
-  const text = stderr.trim();
-  const said = text.split("\n").filter((l) => l.trim() && !/^Run 'docker [a-z -]*--help'/.test(l)).pop() ?? "";
-  if (/port is already allocated|address already in use/i.test(text)) {
-    return new InputError("port", `port ${config.port} is in use (${said})`, "Choose another port, or 0 for a free one");
-  }
-  if (/cannot assign requested address|invalid IP address/i.test(text)) {
-    return new InputError(
-      "publish-host",
-      `Docker cannot publish on ${config.publishHost} (${said})`,
-      "Use an address of this machine: 127.0.0.1 (default), or 0.0.0.0 for every interface"
-    );
-  }
-  if (/Conflict\. The container name .* is already in use/i.test(text)) {
-    return new InputError(
-      "container-name",
-      `a container named "${config.containerName}" exists already`,
-      "Choose another name, or remove that container (docker rm -f NAME)"
-    );
-  }
-  return new SetupError(`docker run failed: ${text}`, "See the Docker error above");
-}
-async function stopDocker(handle) {
-  const problems = [];
-  const killed = handle.token ? await awaitProcessesWithArg(`${CONTAINER_LABEL}.run=${handle.token}`, ORPHAN_RUN_WAIT_MS) : false;
-  for (let pass = 0; pass < (handle.containerId && !killed ? 1 : 2); pass++) {
-    if (pass > 0) await sleep5(1e3);
-    const swept = await removeMatching([`label=${CONTAINER_LABEL}.run=${handle.token}`]);
-    problems.push(...swept.problems, ...swept.listError ? [swept.listError] : []);
-  }
-  return problems.length ? problems.join("; ") : null;
-}
-function dockerAlive(handle) {
-  return isRunning(handle.containerId || handle.containerName);
-}
-function dockerLogTail(handle, lines) {
-  return logsTail(handle.containerId || handle.containerName, lines);
 }
 
 // src/native/choose.ts
@@ -5173,6 +5231,13 @@ function failure(error, handle, problems, interrupted) {
 
 export {
   openClient,
+  MAX_NAME_BYTES,
+  BUILT_IN_DATABASES,
+  TEMPLATE_DATABASES,
+  nameProblem,
+  listItems,
+  databaseNames,
+  listLines,
   cloneDatabase,
   dropDatabase,
   POOL_SCHEMA,

@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
+  parseInputs
+} from "./chunk-cli-main.js";
+import {
   KEEPER_FLAG,
   POOL_ERRCODE,
   POOL_SCHEMA,
@@ -34,7 +37,6 @@ import {
   entryPath,
   errorFrom,
   launchBackground,
-  parseInputs,
   readJob,
   stopBackground,
   writeJson

@@ -20,6 +20,9 @@ import {
   setSecret
 } from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
 import {
+  parseInputs
+} from "./chunk-cli-main.js";
+import {
   KEEPER_FLAG,
   guardedStart,
   keeperChild
@@ -29,7 +32,6 @@ import "./chunk-cli-main-wait.js";
 import {
   BACKGROUND_FLAG,
   DEFAULTS,
-  parseInputs,
   secretForms
 } from "./chunk-cli-main-post-wait.js";
 import {

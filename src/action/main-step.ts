@@ -3,7 +3,8 @@
  */
 import * as core from '@actions/core';
 import { secretForms } from '../connection.js';
-import { DEFAULTS, parseInputs, type InputName } from '../inputs.js';
+import { DEFAULTS, type InputName } from '../inputs.js';
+import { parseInputs } from '../parse-inputs.js';
 import { SetupError } from '../errors.js';
 import { guardedStart } from '../start-guard.js';
 import { launchInBackground, type Launched } from './background.js';

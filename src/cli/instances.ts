@@ -18,7 +18,7 @@ import { checkPrivateDir, FolderError, makeDirs } from '../fsutil.js';
 import { backgroundAlive, writeJson, type ErrorRecord } from '../background.js';
 import { isAlive, stop, sweepLeftovers } from '../lifecycle.js';
 import type { Logger } from '../log.js';
-import { processAlive } from '../proc.js';
+import { processAlive } from '../processes.js';
 import type { Server, ServerHandle } from '../server.js';
 
 /** What `up` records and `down`/`status` read. */

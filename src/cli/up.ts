@@ -5,7 +5,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { InputError, SetupError } from '../errors.js';
 import { holdSignals, releaseSignals, signalExitCode } from '../interrupt.js';
-import { parseInputs, type InputName } from '../inputs.js';
+import type { InputName } from '../inputs.js';
+import { parseInputs } from '../parse-inputs.js';
 import { consoleLogger } from '../log.js';
 import { guardedStart } from '../start-guard.js';
 import { Phases } from '../timing.js';

@@ -1,12 +1,12 @@
 /**
  * Docker mode: PostgreSQL from an image built on the official one, PGDATA on a tmpfs, durability
- * off, ready when a real query is answered through the published port, then verified.
+ * off, ready when a real query is answered through the published port, then verified. The
+ * container's stop and removal are in stop.ts, the inputs Docker mode refuses in input-errors.ts.
  * Over 300 lines because startDocker's stages share its cleanup (see there).
  */
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { choosePort, defaultPasswordWarnings, publishHostWarnings, type ConnectionInfo } from '../connection.js';
 import { InputError, SetupError } from '../errors.js';
 import { InterruptedError, throwIfInterrupted } from '../interrupt.js';
@@ -14,7 +14,6 @@ import { DEFAULTS, type Config } from '../inputs.js';
 import type { Logger } from '../log.js';
 import { effectiveSettings } from '../profile.js';
 import { NotReadyError, notReadyError, waitForQuery } from '../readiness.js';
-import { awaitProcessesWithArg } from '../orphans.js';
 import { RUN_ENV } from '../proc.js';
 import { LOG_TAIL_LINES, type DockerHandle, type DockerServer } from '../server.js';
 import { Phases } from '../timing.js';
@@ -30,7 +29,6 @@ import {
   pullImage,
   type ImageConfig,
   PULL_ANSWER_MS,
-  removeMatching,
   RUN_TIMEOUT_MS,
   VERSION_TIMEOUT_MS,
 } from './engine.js';
@@ -40,21 +38,9 @@ import type { SchemaCache } from '../schema-cache/cache.js';
 import { dockerIdentity, readEntry, restoreDocker } from '../schema-cache/docker.js';
 import type { StoreEntry } from '../schema-cache/store.js';
 import { EntryNotStarted } from '../schema-cache/restored.js';
-import {
-  buildRunPlan,
-  checkDockerSettings,
-  CONTAINER_LABEL,
-  CONTAINER_PORT,
-  RESTORE_WRAPPER,
-  tmpfsPaths,
-  type Reach,
-} from './run-plan.js';
-
-/**
- * How long stopDocker waits for a `docker run` its killed start left running, in ms (60 000),
- * before it kills it.
- */
-const ORPHAN_RUN_WAIT_MS = 60_000;
+import { checkDockerInputs, runError } from './input-errors.js';
+import { buildRunPlan, CONTAINER_PORT, RESTORE_WRAPPER, tmpfsPaths, type Reach } from './run-plan.js';
+import { stopDocker } from './stop.js';
 
 /**
  * Pause between readiness attempts, in ms (5): as often as the benchmark's raw `docker run` floor
@@ -312,80 +298,4 @@ async function containerMounts(client: pg.Client, dir: string, containerId: stri
     .catch(() => '');
   if (viaServer.length < MOUNTS_MAX_BYTES && filesystemTypeOf(dir, viaServer) !== null) return viaServer;
   return dockerOk(['exec', containerId, 'cat', '/proc/mounts'], 'docker exec cat /proc/mounts', 'The image needs `cat`');
-}
-
-/**
- * Checks that Docker mode can carry the inputs, before anything starts: the official image passes
- * the password to initdb through `--pwfile`, which keeps only its first line, and the settings
- * to pg_ctl as one argument (run-plan.ts DOCKER_SETTINGS_MAX_BYTES).
- * @throws InputError (input `password`) for a password with a line break; (input `settings`)
- *   for settings too long to pass (checkDockerSettings)
- */
-export function checkDockerInputs(config: Config): void {
-  if (/[\r\n]/.test(config.password)) {
-    throw new InputError(
-      'password',
-      "holds a line break, which Docker mode cannot carry (the image's initdb reads only the first line of the password)",
-      'Use a password without line breaks, or mode: native',
-    );
-  }
-  checkDockerSettings(config.settings);
-}
-
-/** The error for a failed `docker run`, naming the input at fault when Docker's message shows one. */
-function runError(stderr: string, config: Config): Error {
-  const text = stderr.trim();
-  // Docker's own line, not the CLI's closing "Run 'docker run --help' for more information".
-  const said =
-    text
-      .split('\n')
-      .filter((l) => l.trim() && !/^Run 'docker [a-z -]*--help'/.test(l))
-      .pop() ?? '';
-  if (/port is already allocated|address already in use/i.test(text)) {
-    return new InputError('port', `port ${config.port} is in use (${said})`, 'Choose another port, or 0 for a free one');
-  }
-  if (/cannot assign requested address|invalid IP address/i.test(text)) {
-    return new InputError(
-      'publish-host',
-      `Docker cannot publish on ${config.publishHost} (${said})`,
-      'Use an address of this machine: 127.0.0.1 (default), or 0.0.0.0 for every interface',
-    );
-  }
-  if (/Conflict\. The container name .* is already in use/i.test(text)) {
-    return new InputError(
-      'container-name',
-      `a container named "${config.containerName}" exists already`,
-      'Choose another name, or remove that container (docker rm -f NAME)',
-    );
-  }
-  return new SetupError(`docker run failed: ${text}`, 'See the Docker error above');
-}
-
-/**
- * Removes the container and its anonymous volumes; a container already gone counts as removed.
- * @returns null on success, else docker's error text
- */
-export async function stopDocker(handle: DockerHandle): Promise<string | null> {
-  // The container carries this run's label, also when `docker run` was killed before it
-  // returned the ID. A `docker run` of this run still running (its `up` was killed) may still
-  // create the container: wait for it first (orphans.ts). Had it to be killed, the daemon may
-  // still be creating the container, so look once more after 1 s.
-  const problems: string[] = [];
-  const killed = handle.token ? await awaitProcessesWithArg(`${CONTAINER_LABEL}.run=${handle.token}`, ORPHAN_RUN_WAIT_MS) : false;
-  for (let pass = 0; pass < (handle.containerId && !killed ? 1 : 2); pass++) {
-    if (pass > 0) await sleep(1000);
-    const swept = await removeMatching([`label=${CONTAINER_LABEL}.run=${handle.token}`]);
-    problems.push(...swept.problems, ...(swept.listError ? [swept.listError] : []));
-  }
-  return problems.length ? problems.join('; ') : null;
-}
-
-/** Whether the container is still running. */
-export function dockerAlive(handle: DockerHandle): Promise<boolean> {
-  return isRunning(handle.containerId || handle.containerName);
-}
-
-/** The last `lines` lines of the container's log; '' when it is gone. */
-export function dockerLogTail(handle: DockerHandle, lines: number): Promise<string> {
-  return logsTail(handle.containerId || handle.containerName, lines);
 }

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { lstatSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { endProcessesIn } from '../orphans.js';
-import { processAlive } from '../proc.js';
+import { processAlive } from '../processes.js';
 import { loadManifest, MANIFEST_SUFFIX, trustProblem } from './cache-manifest.js';
 
 /** At most this many files and folders are walked below one path (a cluster has about 1 000). */

@@ -16,7 +16,7 @@ import { InputError, SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
 import type { Logger } from '../log.js';
 import { throwIfInterrupted } from '../interrupt.js';
-import { processAlive } from '../proc.js';
+import { processAlive } from '../processes.js';
 import { effectiveSettings } from '../profile.js';
 import type pg from 'pg';
 import { NotReadyError, notReadyError, waitForQuery } from '../readiness.js';

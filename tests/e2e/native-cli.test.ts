@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TMPFS_MAGIC } from '../../src/native/ramdir.js';
-import { processAlive, procStat } from '../../src/proc.js';
+import { processAlive, procStat } from '../../src/processes.js';
 import { leftoverSnapshot, NATIVE_MAJOR, queryValue, ROOT } from '../helpers/infra.js';
 
 const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-cli-test-'));

@@ -5,7 +5,7 @@
  */
 import { existsSync, rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { processAlive } from '../../src/proc.js';
+import { processAlive } from '../../src/processes.js';
 import {
   cli,
   connect,

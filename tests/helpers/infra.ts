@@ -11,7 +11,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { goBinary } from '../../bench/lib/registry.js';
 import { CONTAINER_LABEL } from '../../src/docker/run-plan.js';
 import { KEEPER_FLAG } from '../../src/pool/start.js';
-import { findProcesses, type ProcessInfo } from '../../src/proc.js';
+import { findProcesses, type ProcessInfo } from '../../src/processes.js';
 
 /** Repository root. */
 export const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -287,7 +287,7 @@ export function nativeLeftovers(): string[] {
 
 /**
  * The tests' one walk of /proc: live processes (zombies and this one excluded) whose command line
- * `match` accepts (src/proc.ts findProcesses, which the product uses to find what a killed start
+ * `match` accepts (src/processes.ts findProcesses, which the product uses to find what a killed start
  * left). `match` may read more of /proc/<pid>/ and throw when it cannot: that process is skipped.
  */
 export function liveProcesses(match: (argv: string[], pid: number) => boolean): ProcessInfo[] {

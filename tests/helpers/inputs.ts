@@ -1,6 +1,7 @@
 /** Helpers of the input-parsing unit tests. */
 import { InputError } from '../../src/errors.js';
-import { parseInputs, type Config, type InputName } from '../../src/inputs.js';
+import type { Config, InputName } from '../../src/inputs.js';
+import { parseInputs } from '../../src/parse-inputs.js';
 
 /** parseInputs with the given inputs, the rest not given. */
 export function parse(given: Partial<Record<InputName, string>>): Config {

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { procStat } from '../../src/proc.js';
+import { procStat } from '../../src/processes.js';
 import { ROOT, TEST_IMAGES } from './infra.js';
 import { snapshot } from './kill-loop-leftovers.js';
 import { prng, type LoopContext } from './kill-loop-plan.js';

@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { procStat } from '../../src/proc.js';
+import { procStat } from '../../src/processes.js';
 import { ROOT } from './infra.js';
 import type { KillSignal } from './kill-loop-plan.js';
 

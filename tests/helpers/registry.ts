@@ -15,7 +15,7 @@ import type { Registry } from '../../bench/lib/registry.js';
 import { mainStep } from '../../src/action/main-step.js';
 import { postStep } from '../../src/action/post-step.js';
 import { processesWithArg } from '../../src/orphans.js';
-import type { ProcessInfo } from '../../src/proc.js';
+import type { ProcessInfo } from '../../src/processes.js';
 import { expect } from 'vitest';
 import { ROOT } from './infra.js';
 import type { RunnerJob, StepResult } from './runner-env.js';

@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { InputError } from '../../src/errors.js';
-import { parseInputs, type Config, type InputName } from '../../src/inputs.js';
+import type { Config, InputName } from '../../src/inputs.js';
+import { parseInputs } from '../../src/parse-inputs.js';
 import { BUILT_IN_DATABASES, EXTENSION_ALIASES, TEMPLATE_DATABASES } from '../../src/rules.js';
 import { ROOT } from '../helpers/infra.js';
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { inputError, parse } from '../helpers/inputs.js';
 import { InputError } from '../../src/errors.js';
-import { NEWEST_MAJOR, parseInputs, withoutUserinfo, type InputName } from '../../src/inputs.js';
+import { NEWEST_MAJOR, type InputName } from '../../src/inputs.js';
+import { parseInputs, withoutUserinfo } from '../../src/parse-inputs.js';
 
 describe('parseInputs', () => {
   it('applies the defaults', () => {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InputError, SetupError } from '../../src/errors.js';
-import { parseInputs } from '../../src/inputs.js';
+import { parseInputs } from '../../src/parse-inputs.js';
 import { chooseMode } from '../../src/lifecycle.js';
 import { consoleLogger } from '../../src/log.js';
 import { chooseNative, type SourceProbes } from '../../src/native/choose.js';

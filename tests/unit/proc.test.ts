@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { groupMembers, processAlive, run } from '../../src/proc.js';
+import { run } from '../../src/proc.js';
+import { groupMembers, processAlive } from '../../src/processes.js';
 
 /** PIDs of processes this file started that may outlive a failed test. */
 const started: number[] = [];

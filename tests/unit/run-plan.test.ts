@@ -10,7 +10,8 @@ import {
   tmpfsMounts,
 } from '../../src/docker/run-plan.js';
 import { dockerIdentity } from '../../src/schema-cache/docker.js';
-import { parseInputs, type InputName } from '../../src/inputs.js';
+import type { InputName } from '../../src/inputs.js';
+import { parseInputs } from '../../src/parse-inputs.js';
 
 const config = (given: Partial<Record<InputName, string>>) =>
   parseInputs((name) => ({ 'container-name': 'pg-test', ...given })[name] ?? '');
