@@ -56,6 +56,8 @@ describe('action main step: a signal after the start returned, while the outputs
       child.stdout?.setEncoding('utf8').on('data', (d: string) => (out += d));
       child.stderr?.setEncoding('utf8').on('data', (d: string) => (out += d));
       const exited = exitCode(child);
+      // The post step's environment, as the runner gives it: what the main step saved, a plain output file.
+      const postEnv = () => ({ ...job.env, GITHUB_OUTPUT: join(work, 'post-output'), STATE_server: job.state().server ?? '' });
       let reader = -1;
       try {
         // Blocked opening GITHUB_OUTPUT: the server answered and checked, publish() began.
@@ -71,7 +73,7 @@ describe('action main step: a signal after the start returned, while the outputs
         expect(out).toContain('Interrupted by SIGINT: removing what was started');
         expect(leftovers.added(), out).toEqual([]);
         const post = execFileSync(process.execPath, [POST], {
-          env: { ...job.env, GITHUB_OUTPUT: join(work, 'post-output'), STATE_server: job.state().server ?? '' },
+          env: postEnv(),
           encoding: 'utf8',
           timeout: 120_000,
         });
@@ -82,7 +84,7 @@ describe('action main step: a signal after the start returned, while the outputs
         if (reader >= 0) closeSync(reader);
         // What a failing run left (the post step removes what GITHUB_STATE names; idempotent).
         spawnSync(process.execPath, [POST], {
-          env: { ...job.env, GITHUB_OUTPUT: join(work, 'post-output'), STATE_server: job.state().server ?? '' },
+          env: postEnv(),
           timeout: 120_000,
         });
       }
