@@ -11,6 +11,12 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }] },
   },
   {
+    // CommonJS files (a preload given to another Node with --require): require is theirs.
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // Import cycles: a module that imports (even as a type) a module that imports it back makes
     // the layers of docs/architecture.md a tangle; none are allowed anywhere.
     files: ['**/*.ts'],

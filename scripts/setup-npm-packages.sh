@@ -6,11 +6,14 @@
 # local registry (bench/lib/npm-registry.ts), and what the linux-arm64 build needs to run here.
 #
 # The packages come from the pinned table, src/native/npm-packages.json: on linux-x64 the newest
-# minor of each of the table's majors, on linux-arm64 the newest minor of 16 (NPM_ARM64_MAJOR).
+# minor of each of the table's majors, on linux-arm64 the newest minor of 16 (NPM_ARM64_MAJOR),
+# on windows-x64 the newest minor of 17 (NPM_WINDOWS_MAJOR).
 # The same choice is made in bench/lib/npm-packages.ts (npmTestPackages): change both.
 # Fetched with `npm pack`, so the machine's npm configuration applies (registry, mirror, proxy,
 # auth, .npmrc; no registry host is written here), each checked against the table's integrity.
 NPM_ARM64_MAJOR=${NPM_ARM64_MAJOR:-16}
+# The windows-x64 build: run under Wine (scripts/setup-wine.sh, tests/e2e/windows-wine.test.ts).
+NPM_WINDOWS_MAJOR=${NPM_WINDOWS_MAJOR:-17}
 npm_dir=${PG_TMPFS_TEST_CACHE:-$HOME/.cache/pg-tmpfs-test}/npm-packages
 # Deadline of one `npm pack` (a 23 MB tarball), s.
 NPM_PACK_TIMEOUT=${NPM_PACK_TIMEOUT:-600}
@@ -24,14 +27,18 @@ npm_test_packages() {
       Object.keys(t.packages[platform] ?? {})
         .filter((minor) => Number(minor.split(".")[0]) === major)
         .sort((a, b) => Number(b.split(".")[1]) - Number(a.split(".")[1]))[0];
-    const wanted = [...t.majors.map((m) => ["linux-x64", m]), ["linux-arm64", Number(process.argv[2])]];
+    const wanted = [
+      ...t.majors.map((m) => ["linux-x64", m]),
+      ["linux-arm64", Number(process.argv[2])],
+      ["windows-x64", Number(process.argv[3])],
+    ];
     for (const [platform, major] of wanted) {
       const minor = newest(platform, major);
       if (!minor) throw new Error(`the table has no ${platform} build of PostgreSQL ${major}`);
       const { version, integrity } = t.packages[platform][minor];
       const name = `${t.scope}/${platform}`;
       console.log(name, version, integrity, `${name.slice(1).replace("/", "-")}-${version}.tgz`);
-    }' "$here/src/native/npm-packages.json" "$NPM_ARM64_MAJOR"
+    }' "$here/src/native/npm-packages.json" "$NPM_ARM64_MAJOR" "$NPM_WINDOWS_MAJOR"
 }
 
 # sha512_integrity FILE: the file's integrity as npm writes it (sha512-BASE64).

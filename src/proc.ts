@@ -125,6 +125,13 @@ export interface ProcOptions {
   endGroupOnExit?: boolean;
   /** A descriptor the program gets as fd 3 and its children inherit (orphans.ts openRunMarker). */
   markerFd?: number;
+  /**
+   * A descriptor (an open file) given to the program as its stdout and stderr instead of pipes
+   * (ProcResult.stdout and stderr are then ''): for a program whose children outlive it and
+   * inherit its output (pg_ctl on Windows: CMD and the server), which would otherwise keep run()
+   * waiting for the pipes to close until the deadline. run() is done when the program exits.
+   */
+  outputFd?: number;
 }
 
 /**
@@ -161,11 +168,13 @@ export function run(program: string, args: readonly string[], options: ProcOptio
       env: withoutNames({ ...(options.baseEnv ?? inheritedEnv()), ...options.env }, options.unsetEnv),
       stdio: [
         options.input === undefined ? 'ignore' : 'pipe',
-        'pipe',
-        'pipe',
+        options.outputFd ?? 'pipe',
+        options.outputFd ?? 'pipe',
         ...(options.markerFd !== undefined ? [options.markerFd] : []),
       ],
       detached: true,
+      // Windows: no console window for it (a detached console program would open one).
+      windowsHide: true,
       ...(options.uid !== undefined ? { uid: options.uid, gid: options.gid } : {}),
     });
     if (child.pid) active.set(child.pid, options.stopLeaderOnly ?? false);

@@ -132,6 +132,6 @@ export function effectiveSettings(overrides: readonly Setting[]): Setting[] {
 }
 
 /** `postgres` arguments for settings: `['-c', 'fsync=off', ...]`. */
-export function settingsToArgs(settings: readonly Setting[]): string[] {
+export function settingsToArgs(settings: ReadonlyArray<Pick<Setting, 'name' | 'value'>>): string[] {
   return settings.flatMap((s) => ['-c', `${s.name}=${s.value}`]);
 }

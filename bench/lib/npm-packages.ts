@@ -36,9 +36,12 @@ export const TEST_NPM_MAJORS: readonly number[] = TABLE.majors;
 /** The major fetched for linux-arm64 (its newest minor): run here under qemu's emulation. */
 export const NPM_ARM64_MAJOR = 16;
 
+/** The major fetched for windows-x64 (its newest minor): run here under Wine (scripts/setup-wine.sh). */
+export const NPM_WINDOWS_MAJOR = 17;
+
 /** One fetched package: a table entry and its tarball. */
 export interface NpmTestPackage {
-  /** `linux-x64` or `linux-arm64`. */
+  /** `linux-x64`, `linux-arm64` or `windows-x64`. */
   platform: string;
   /** PostgreSQL major, e.g. 17. */
   major: number;
@@ -56,14 +59,16 @@ export interface NpmTestPackage {
 
 /**
  * The packages the setup fetches, from the table: on linux-x64 the newest minor of each of
- * TEST_NPM_MAJORS, then on linux-arm64 the newest minor of NPM_ARM64_MAJOR. The same choice as
- * npm_test_packages in scripts/setup-npm-packages.sh: change both.
+ * TEST_NPM_MAJORS, then on linux-arm64 the newest minor of NPM_ARM64_MAJOR, then on windows-x64
+ * the newest minor of NPM_WINDOWS_MAJOR. The same choice as npm_test_packages in
+ * scripts/setup-npm-packages.sh: change both.
  * @throws Error when the table has no build of one of them
  */
 export function npmTestPackages(): NpmTestPackage[] {
   const wanted: [string, number][] = [
     ...TEST_NPM_MAJORS.map((m): [string, number] => ['linux-x64', m]),
     ['linux-arm64', NPM_ARM64_MAJOR],
+    ['windows-x64', NPM_WINDOWS_MAJOR],
   ];
   return wanted.map(([platform, major]) => {
     const minors = Object.keys(TABLE.packages[platform] ?? {}).filter((m) => Number(m.split('.')[0]) === major);

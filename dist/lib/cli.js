@@ -14,7 +14,6 @@ import {
   guardedStart,
   isAlive,
   keeperChild,
-  openClient,
   planStart,
   stop,
   sweepLeftovers
@@ -22,7 +21,8 @@ import {
 import {
   FolderError,
   checkPrivateDir,
-  makeDirs
+  makeDirs,
+  openClient
 } from "./chunk-cli-main-native-npm-tool-cache-post.js";
 import {
   VERSION

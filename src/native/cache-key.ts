@@ -65,9 +65,14 @@ export function cacheKey(initdbVersion: string, args: readonly string[]): string
     .slice(0, 32);
 }
 
-/** Default cache folder: $PG_TMPFS_CACHE_DIR, else /var/cache/pg-tmpfs for root, else $XDG_CACHE_HOME/pg-tmpfs or ~/.cache/pg-tmpfs. */
-export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+/**
+ * Default cache folder: $PG_TMPFS_CACHE_DIR, else on Windows %LOCALAPPDATA%\pg-tmpfs (where
+ * Windows keeps a user's caches), else /var/cache/pg-tmpfs for root, else
+ * $XDG_CACHE_HOME/pg-tmpfs or ~/.cache/pg-tmpfs.
+ */
+export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
   if (env.PG_TMPFS_CACHE_DIR) return env.PG_TMPFS_CACHE_DIR;
+  if (platform === 'win32' && env.LOCALAPPDATA) return join(env.LOCALAPPDATA, 'pg-tmpfs');
   if (process.getuid?.() === 0) return '/var/cache/pg-tmpfs';
   return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'pg-tmpfs');
 }

@@ -91,7 +91,7 @@ export async function removeStaleFills(
   const problems: string[] = [];
   for (const name of names) {
     // A fill's folder, its manifest, or the tool cache's `.complete` marker of one (npm-tool-cache.ts).
-    const match = /\.tmp-(\d+)-[0-9a-f]+(\.manifest\.json|\.complete)?$/.exec(name);
+    const match = /\.tmp-(\d+)-[0-9a-f]+(\.manifest\.json|\.complete|\.pwfile)?$/.exec(name);
     if (!match || Number(match[1]) === process.pid || processAlive(Number(match[1]))) continue;
     const path = join(cacheDir, name);
     const left = match[2] ? [] : await endProcessesIn(path);

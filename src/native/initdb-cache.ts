@@ -30,6 +30,7 @@ import { checkEntry, entryProblem, listFiles, MANIFEST_SUFFIX, readManifest, typ
 import { cacheNames, dropEntry, removeOldFormats, removeStaleFills } from './cache-removal.js';
 import { noFacts, type Facts } from './facts.js';
 import { serverEnv } from './server-env.js';
+import { BOOTSTRAP_FILE, hasPeerSocket, newBootstrapSecret } from './windows.js';
 
 // What the benchmark and lifecycle.ts take from here.
 export { defaultCacheDir, initdbArgs, type RunAs } from './cache-key.js';
@@ -37,6 +38,9 @@ export { copyCluster } from './cache-copy.js';
 
 /** Deadline of `initdb --version`: 30 000 ms. */
 const VERSION_TIMEOUT_MS = 30_000;
+/** The suffix of initdb's password file beside a fill's folder (Windows; cache-removal.ts removes a killed run's). */
+export const PWFILE_SUFFIX = '.pwfile';
+
 /** Deadline of initdb itself: 300 000 ms (about 1 s on a runner; a loaded machine may take far longer). */
 const INITDB_TIMEOUT_MS = 300_000;
 
@@ -117,7 +121,9 @@ export async function ensureCluster(
 ): Promise<CacheResult> {
   const initdb = join(spec.bindir, exe('initdb', process.platform));
   const args = initdbArgs(spec);
-  const entry = join(cacheDir, cacheKey(initdbVersion(initdb, facts), args));
+  // Where there is no peer socket (Windows), entries hold a bootstrap password (windows.ts): a key of their own.
+  const keyArgs = hasPeerSocket() ? args : [...args, '--pwfile'];
+  const entry = join(cacheDir, cacheKey(initdbVersion(initdb, facts), keyArgs));
   let dropped: string | undefined;
   const found = checkEntry(entry);
   if (found && 'manifest' in found) return { entry, manifest: found.manifest, hit: true, initdbMs: 0 };
@@ -195,19 +201,29 @@ async function runInitdb(initdb: string, args: string[], spec: ClusterSpec, fill
     await removeFill(fill);
     return new SetupError(problem, fix);
   };
-  const result = await run(initdb, ['-D', fill.initdbDir, ...args], {
+  // Windows: the superuser's password from a file beside the fill (initdb --pwfile), kept in the
+  // entry as its bootstrap password (windows.ts BOOTSTRAP_FILE) once initdb is done.
+  const secret = hasPeerSocket() ? null : newBootstrapSecret();
+  const pwfile = `${fill.initdbDir}${PWFILE_SUFFIX}`;
+  if (secret) writeFileSync(pwfile, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+  const result = await run(initdb, ['-D', fill.initdbDir, ...args, ...(secret ? [`--pwfile=${pwfile}`] : [])], {
     timeoutMs: INITDB_TIMEOUT_MS,
     stopLeaderOnly: true,
     cwd: fill.initdbDir,
     ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
     // No TZ: the entry holds the system's zone, each run sets its own (zoneSettings); no PG*, LANG or LC_*.
     baseEnv: serverEnv(),
-  }).catch(async (error: unknown) => {
-    throw await failed(
-      `initdb could not be run: ${error instanceof Error ? error.message : String(error)}`,
-      'Check the PostgreSQL installation',
-    );
-  });
+  })
+    .catch(async (error: unknown) => {
+      throw await failed(
+        `initdb could not be run: ${error instanceof Error ? error.message : String(error)}`,
+        'Check the PostgreSQL installation',
+      );
+    })
+    .finally(() => {
+      if (secret) rmSync(pwfile, { force: true });
+    });
+  if (result.code === 0 && secret) writeFileSync(join(fill.initdbDir, BOOTSTRAP_FILE), secret, { mode: 0o600 });
   if (result.code === 0) return;
   const text = `${result.stdout}\n${result.stderr}`;
   if (/locale/i.test(result.stderr) && /invalid|not supported|not found|no usable/i.test(result.stderr)) {

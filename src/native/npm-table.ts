@@ -63,7 +63,8 @@ export function npmPlatforms(): string[] {
 
 /**
  * The package platform for this machine: PLATFORM_ENV when set, else `<platform>-<arch>` in npm's
- * names (`windows` for win32).
+ * names (`windows` for win32); on Windows on Arm, which has no build of its own, `windows-x64`
+ * (Windows 11 on Arm runs x64 programs under emulation: Microsoft, "How emulation works on Arm").
  * @returns `{ platform }`, or `{ problem }` saying why no package fits (a musl C library, a
  *   platform the packages do not cover, an unknown PLATFORM_ENV value)
  */
@@ -74,6 +75,10 @@ export function npmPlatform(probe: PlatformProbe): { platform: string } | { prob
     return { problem: `${PLATFORM_ENV}=${named} names no package platform (there are: ${npmPlatforms().join(', ')})` };
   }
   const platform = `${probe.platform === 'win32' ? 'windows' : probe.platform}-${probe.arch}`;
+  // Windows on Arm (GitHub's windows-11-arm) runs x64 programs under its own emulation, and there
+  // is no windows-arm64 build: the x64 one. Not run here (tests/unit/npm-table.test.ts plans it).
+  if (!TABLE.packages[platform] && platform === 'windows-arm64' && TABLE.packages['windows-x64'])
+    return { platform: 'windows-x64' };
   if (!TABLE.packages[platform]) {
     return { problem: `the server builds on npm cover ${npmPlatforms().join(', ')}, not ${platform}` };
   }

@@ -18,7 +18,8 @@ import { defaultCacheDir, type RunAs } from './cache-key.js';
 import { dropEntry } from './cache-removal.js';
 import type { Facts } from './facts.js';
 import { ensureCluster, type CacheResult } from './initdb-cache.js';
-import { dataDirOf, hbaConf, identConf } from './postgres.js';
+import { dataDirOf } from './postgres.js';
+import { hbaConf, identConf } from './server-config.js';
 import type { StoreEntry } from '../schema-cache/store.js';
 import { EMPTY_AUTO_CONF } from '../schema-cache/restored.js';
 

@@ -11,8 +11,6 @@ import { SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
 import { runOk } from '../proc.js';
 import { processAlive } from '../processes.js';
-import { effectiveSettings, settingsToArgs, type Setting } from '../profile.js';
-import { isLoopback } from '../connection.js';
 import { LOG_TAIL_LINES, type NativeHandle } from '../server.js';
 import { exe } from './binaries.js';
 import type { RunAs } from './cache-key.js';
@@ -22,6 +20,8 @@ import { removeTablespaces } from './tablespaces.js';
 import { removeStaleFills } from './cache-removal.js';
 import { serverEnv } from './server-env.js';
 import { NPM_WORK_NAME } from './npm-kept.js';
+import { startWithPgCtl } from './windows.js';
+import { postgresArgs, runSettings } from './server-config.js';
 import { endProcessesIn, removeSysvSegment } from '../orphans.js';
 
 export { RUN_MARKER } from './run-folder.js';
@@ -55,65 +55,16 @@ export function runAsUser(): RunAs | null {
 }
 
 /**
- * The server's arguments: data directory, port, TCP on the publish-host address (127.0.0.1 unless
- * asked otherwise), this run's pg_hba.conf and pg_ident.conf in the data directory (a
- * configuration file that names others does not count), the durability profile with the user's
- * settings over it, and the Unix socket in the (0700) data directory.
- * @returns e.g. `['-D', dir, '-p', '5432', '-c', 'listen_addresses=127.0.0.1', …, '-c', 'fsync=off', …]`
- */
-export function postgresArgs(dataDir: string, port: number, config: Pick<Config, 'settings' | 'publishHost'>): string[] {
-  return [
-    '-D',
-    dataDir,
-    '-p',
-    String(port),
-    '-c',
-    `listen_addresses=${config.publishHost}`,
-    // This run's authentication files (place-cluster.ts), whatever the configuration files say.
-    '-c',
-    `hba_file=${join(dataDir, 'pg_hba.conf')}`,
-    '-c',
-    `ident_file=${join(dataDir, 'pg_ident.conf')}`,
-    ...settingsToArgs(nativeSettings(dataDir, config)),
-  ];
-}
-
-/**
- * The settings a native server runs with: the durability profile, the user's settings over it,
- * dynamic_shared_memory_type=mmap unless the user set it (the segments then live in PGDATA's
- * pg_dynshmem, on the RAM PGDATA is on, and go with the run folder: POSIX segments in /dev/shm
- * outlive a postmaster killed with SIGKILL; manual: "Resource Consumption"), and
- * unix_socket_directories last: the (0700) data directory, the one socket folder (the settings
- * input cannot name another: profile.ts OWNED_SETTINGS).
- */
-export function nativeSettings(dataDir: string, config: Pick<Config, 'settings'>): Setting[] {
-  const settings = effectiveSettings(config.settings);
-  const dsm = settings.some((s) => s.name.toLowerCase() === 'dynamic_shared_memory_type');
-  return [
-    ...settings,
-    ...(dsm
-      ? []
-      : [
-          {
-            name: 'dynamic_shared_memory_type',
-            value: 'mmap',
-            why: 'parallel query segments as files in PGDATA (RAM already), removed with it even after a postmaster was killed',
-          },
-        ]),
-    {
-      name: 'unix_socket_directories',
-      value: dataDir,
-      why: 'the bootstrap connection uses the socket in the 0700 data directory',
-    },
-  ];
-}
-
-/**
- * Spawns postgres detached on the run folder's data directory, its output appended to the run
- * folder's server.log, with a clean environment (serverEnv: no PG* variable, no TZ).
+ * Starts postgres on the run folder's data directory, its output appended to the run folder's
+ * server.log, with a clean environment (serverEnv: no PG* variable, no TZ). Linux and macOS:
+ * postgres spawned detached, its settings as `-c` options. Windows: `pg_ctl start` (postgres
+ * refuses an administrator's token; pg_ctl starts it with a restricted one: windows.ts), which
+ * `started` waits for; the PID is then in postmaster.pid (postmasterPid).
  * @param runAs the user to run as (root runs postgres as `postgres`), or null
  * @param extraEnv variables added to that environment (the benchmark's disk model)
- * @returns its PID, and a function telling whether it has exited
+ * @param timeoutMs how long pg_ctl may wait for the server (Windows; the wait-timeout input), ms
+ * @returns its PID (0 on Windows), whether it has exited, and `started`, which resolves once the
+ *   process runs (Windows: accepts connections) or rejects with windows.ts startWithPgCtl's errors
  */
 export function spawnPostgres(
   bindir: string,
@@ -122,8 +73,20 @@ export function spawnPostgres(
   config: Pick<Config, 'settings' | 'publishHost'>,
   runAs: RunAs | null,
   extraEnv: Record<string, string> = {},
-): { pid: number; exited: () => boolean } {
+  timeoutMs = 60_000,
+): { pid: number; exited: () => boolean; started: Promise<void> } {
   const logFile = join(runDir, SERVER_LOG);
+  if (process.platform === 'win32') {
+    const dataDir = dataDirOf(runDir);
+    let failed = false;
+    const started = startWithPgCtl(bindir, runDir, dataDir, logFile, runSettings(dataDir, port, config), timeoutMs).catch(
+      (error: unknown) => {
+        failed = true;
+        throw error;
+      },
+    );
+    return { pid: 0, exited: () => failed, started };
+  }
   const logFd = openSync(logFile, 'a');
   if (runAs) chownSync(logFile, runAs.uid, runAs.gid);
   const child = spawn(join(bindir, exe('postgres', process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
@@ -137,7 +100,7 @@ export function spawnPostgres(
   let exited = false;
   child.on('exit', () => (exited = true));
   child.unref();
-  return { pid: child.pid ?? 0, exited: () => exited };
+  return { pid: child.pid ?? 0, exited: () => exited, started: Promise.resolve() };
 }
 
 /**
@@ -318,28 +281,4 @@ export async function stopPostgres(handle: NativeHandle): Promise<string[]> {
     }
   }
   return problems;
-}
-
-/**
- * pg_hba.conf for a run (manual: "The pg_hba.conf File"). Unix-socket connections use peer
- * authentication mapped (pg_ident.conf, map `pg_tmpfs`) from the OS users that start and run the
- * server to the superuser: no other local user gets in, even where the socket folder is reachable.
- * TCP needs the password (scram-sha-256), from loopback only unless `listen` is not loopback.
- */
-export function hbaConf(listen: string): string {
-  return [
-    '# Written by pg-tmpfs for this run.',
-    'local all all peer map=pg_tmpfs',
-    'host all all 127.0.0.1/32 scram-sha-256',
-    'host all all ::1/128 scram-sha-256',
-    ...(listen.split(',').every((a) => isLoopback(a.trim())) ? [] : ['host all all all scram-sha-256']),
-    '',
-  ].join('\n');
-}
-
-/** pg_ident.conf for a run: each OS user in `osUsers` may connect over the socket as `dbUser`. */
-export function identConf(osUsers: readonly string[], dbUser: string): string {
-  return ['# Written by pg-tmpfs for this run.', ...[...new Set(osUsers)].map((u) => `pg_tmpfs "${u}" "${dbUser}"`), ''].join(
-    '\n',
-  );
 }

@@ -16,7 +16,6 @@ import { InputError, SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
 import type { Logger } from '../log.js';
 import { throwIfInterrupted } from '../interrupt.js';
-import { processAlive } from '../processes.js';
 import { effectiveSettings } from '../profile.js';
 import type pg from 'pg';
 import { NotReadyError, notReadyError, waitForQuery } from '../readiness.js';
@@ -34,7 +33,10 @@ import { DamagedEntryError } from './cache-copy.js';
 import type { SchemaCache } from '../schema-cache/cache.js';
 import { nativeIdentity } from '../schema-cache/native.js';
 import { EntryNotStarted } from '../schema-cache/restored.js';
-import { dataDirOf, nativeSettings, postgresLogTail, RUN_MARKER, runAsUser, spawnPostgres, stopPostgres } from './postgres.js';
+import { dataDirOf, postgresLogTail, postmasterPid, RUN_MARKER, runAsUser, spawnPostgres, stopPostgres } from './postgres.js';
+import { hasPeerSocket } from './windows.js';
+import { bootstrap } from './bootstrap.js';
+import { nativeSettings } from './server-config.js';
 import { DEFAULT_NATIVE_BYTES, prepareRam, sizeToBytes, type RamDirPlan } from './ramdir.js';
 import { runFolderName } from './run-folder.js';
 import { scramVerifier } from './scram.js';
@@ -50,44 +52,6 @@ function makeRunDir(handle: NativeHandle, runAs: RunAs | null): void {
   mkdirSync(handle.runDir, { mode: 0o700 });
   writeFileSync(join(handle.runDir, RUN_MARKER), handle.token);
   if (runAs) chownSync(handle.runDir, runAs.uid, runAs.gid);
-}
-
-/**
- * The first query goes through the Unix socket (peer authentication, this process's OS user),
- * polled every 5 ms; it sets the password (as a SCRAM verifier: the password itself is never
- * sent, so no server log can show it) and creates the database (unless `restored`: a schema-cache
- * entry has it).
- */
-async function bootstrap(
-  config: Config,
-  handle: NativeHandle,
-  port: number,
-  exited: () => boolean,
-  verifier: string,
-  restored: boolean,
-): Promise<pg.Client> {
-  const local = await waitForQuery(
-    // A restored cluster may lack `postgres` (an init may drop it); template1 is always there.
-    { host: dataDirOf(handle.runDir), port, user: config.user, password: '', database: restored ? 'template1' : 'postgres' },
-    {
-      timeoutMs: config.waitTimeoutMs,
-      // A failed attempt on a socket costs well under a ms: poll often, the answer comes a few
-      // ms after postgres creates its socket.
-      intervalMs: 2,
-      isAlive: async () => !exited() && processAlive(handle.pid),
-      aliveEveryMs: 50,
-    },
-  );
-  try {
-    const c = local.client;
-    await c.query(`ALTER ROLE ${c.escapeIdentifier(config.user)} PASSWORD ${c.escapeLiteral(verifier)}`);
-    // A restored schema-cache entry has the database already.
-    if (config.database !== 'postgres' && !restored) await c.query(`CREATE DATABASE ${c.escapeIdentifier(config.database)}`);
-    return c;
-  } catch (error) {
-    await local.client.end().catch(() => undefined);
-    throw error;
-  }
 }
 
 /**
@@ -238,7 +202,7 @@ async function startOnce(
     );
     if (ram.plan.warning) log.warning(ram.plan.warning);
     handle.runDir = join(ram.base, runFolderName(config.containerName, handle.token));
-    checkSocketPath(dataDirOf(handle.runDir), port);
+    if (hasPeerSocket()) checkSocketPath(dataDirOf(handle.runDir), port);
     record();
     makeRunDir(handle, runAs);
     phases.end('RAM folder and run folder');
@@ -249,15 +213,20 @@ async function startOnce(
       ? { cache: { hit: true }, copyTemplates: () => undefined }
       : await placeCluster(config, bins, handle, runAs, log, phases, facts);
     throwIfInterrupted();
-    // This run's TZ, as initdb would have written it without the cache (the entry holds the system's zone).
+    // This run's TZ, as initdb would have written it without the cache (the entry holds the
+    // system's zone). Not on Windows: its postgres refuses an administrator's `-C` check.
     const postgresFile = join(bins.bindir, exe('postgres', process.platform));
-    const zone = zoneSettings(process.env.TZ, (z) => zoneAccepted(postgresFile, dataDirOf(handle.runDir), z, runAs, facts));
+    const zone = hasPeerSocket()
+      ? zoneSettings(process.env.TZ, (z) => zoneAccepted(postgresFile, dataDirOf(handle.runDir), z, runAs, facts))
+      : [];
     const postgres = spawnPostgres(
       bins.bindir,
       handle.runDir,
       port,
       { ...config, settings: [...zone, ...config.settings] },
       runAs,
+      {},
+      config.waitTimeoutMs,
     );
     handle.pid = postgres.pid;
     record();
@@ -277,6 +246,12 @@ async function startOnce(
       if (restored && mapped instanceof SetupError && error.died) throw new EntryNotStarted(mapped.problem, log);
       throw mapped;
     };
+    // Windows: pg_ctl has started it (and waited for it); its PID is in postmaster.pid.
+    await postgres.started.catch(notReady);
+    if (handle.pid === 0) {
+      handle.pid = postmasterPid(handle);
+      record();
+    }
     const verifier = scramVerifier(config.password);
     const local = await bootstrap(config, handle, port, postgres.exited, verifier, restored).catch(notReady);
     phases.end('ready on the socket, password, database');
@@ -308,7 +283,7 @@ async function startOnce(
         ...verified.value,
         warnings,
         startupMs,
-        socketDirectory: dataDirOf(handle.runDir),
+        socketDirectory: hasPeerSocket() ? dataDirOf(handle.runDir) : '',
         cacheHit: cache.hit,
         binariesSource: describeBinaries(bins),
         phasesMs: phases.snapshot(),

@@ -22,6 +22,7 @@ import { openClient } from '../readiness.js';
 import type { NativeServer } from '../server.js';
 import { BackupCopy, labelStartSegment, walSegments } from './backup-copy.js';
 import { fingerprintWritten } from '../native/file-seal.js';
+import { BOOTSTRAP_FILE } from '../native/windows.js';
 import type { ServerIdentity } from './key.js';
 
 /** Deadline of `postgres --version` and `pg_config --sharedir`: 10 000 ms. */
@@ -138,15 +139,16 @@ export function backupStatements(versionNum: number): { start: string; stop: str
  *   SetupError when the copy meets a symbolic link (a tablespace), a WAL segment it needs is
  *   gone, or the deadline (SNAPSHOT_TIMEOUT_MS) passes; query and filesystem errors as they come
  */
-export async function snapshotNative(server: NativeServer, dest: string): Promise<Manifest> {
+export async function snapshotNative(server: NativeServer, dest: string, bootstrap: string | null = null): Promise<Manifest> {
   const deadline = Date.now() + SNAPSHOT_TIMEOUT_MS;
   const copy = new BackupCopy(server.dataDirectory, dest, deadline);
   const session = await openClient(
     {
-      host: server.socketDirectory,
+      // Windows: no socket; over TCP with the bootstrap password save.ts withoutPassword set.
+      host: bootstrap ? server.connection.host : server.socketDirectory,
       port: server.connection.port,
       user: server.connection.user,
-      password: '',
+      password: bootstrap ?? '',
       database: server.connection.database,
     },
     SESSION_TIMEOUTS,
@@ -180,6 +182,7 @@ export async function snapshotNative(server: NativeServer, dest: string): Promis
     await session.end().catch(() => undefined);
   }
   copy.writeFile('backup_label', stopped.labelfile);
+  if (bootstrap) copy.writeFile(BOOTSTRAP_FILE, bootstrap);
   if (stopped.spcmapfile) copy.writeFile('tablespace_map', stopped.spcmapfile);
   await copy.copyWal(walSegments(labelStartSegment(stopped.labelfile), stopped.last_wal, segmentBytes));
   // Each file's fingerprint beside the sha256 taken as it was written: a hit then copies the

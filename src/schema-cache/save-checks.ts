@@ -105,7 +105,7 @@ export async function configChanges(server: Server): Promise<ConfigChanges> {
       // restart ('parameter "max_connections" cannot be changed without restarting the server').
       `SELECT f.name, f.auto
          FROM (SELECT coalesce(name, substring(error from 'parameter "([^"]+)"'), format('%s line %s', sourcefile, sourceline), error) AS name,
-                      coalesce(sourcefile ~ '(^|/)postgresql\\.auto\\.conf$', false) AS auto, error, seqno
+                      coalesce(sourcefile ~ '(^|[/\\\\])postgresql\\.auto\\.conf$', false) AS auto, error, seqno
                  FROM pg_file_settings) f
          LEFT JOIN pg_settings s ON s.name = lower(f.name)
         WHERE f.auto OR (f.error IS NOT NULL AND s.source IS DISTINCT FROM 'command line')

@@ -9,6 +9,7 @@
 import type pg from 'pg';
 import type { Manifest } from '../native/cache-manifest.js';
 import { scramVerifier } from '../native/scram.js';
+import { hasPeerSocket, newBootstrapSecret } from '../native/windows.js';
 import { openClient } from '../readiness.js';
 import type { Server } from '../server.js';
 import { snapshotDocker } from './docker.js';
@@ -21,17 +22,22 @@ const TIMEOUTS = { connectTimeoutMs: 10_000, queryTimeoutMs: 60_000 };
 /**
  * Runs `copy` with the superuser's password cleared (NULL: no login with a password), then sets it again (a new SCRAM verifier
  * of the same password). Sessions already open stay; a new connection with the password fails
- * only while the copy is taken, before the server is handed over.
+ * only while the copy is taken, before the server is handed over. A native server without a peer
+ * socket (Windows: src/native/windows.ts) gets a new bootstrap password instead of none, which
+ * `copy` is given: it connects with it and keeps it in the entry (BOOTSTRAP_FILE), where a hit's
+ * first connection finds it.
+ * @param copy given the bootstrap password (64 hex digits), or null where there is a peer socket
  * @returns what `copy` returns
  * @throws what `copy` throws (the password is set again first); connection errors
  */
-export async function withoutPassword<T>(server: Server, copy: () => Promise<T>): Promise<T> {
+export async function withoutPassword<T>(server: Server, copy: (bootstrap: string | null) => Promise<T>): Promise<T> {
   const client: pg.Client = await openClient(server.connection, TIMEOUTS);
   const role = client.escapeIdentifier(server.connection.user);
+  const bootstrap = server.mode === 'native' && !hasPeerSocket() ? newBootstrapSecret() : null;
   try {
-    await client.query(`ALTER ROLE ${role} PASSWORD NULL`);
+    await client.query(`ALTER ROLE ${role} PASSWORD ${bootstrap ? client.escapeLiteral(scramVerifier(bootstrap)) : 'NULL'}`);
     try {
-      return await copy();
+      return await copy(bootstrap);
     } finally {
       await client.query(`ALTER ROLE ${role} PASSWORD ${client.escapeLiteral(scramVerifier(server.connection.password))}`);
     }
@@ -55,7 +61,7 @@ export async function saveCluster(server: Server, dir: string): Promise<Manifest
   if (unlogged.length) throw new Error(unloggedProblem(unlogged));
   const changed = configProblem(await configChanges(server));
   if (changed) throw new Error(changed);
-  return withoutPassword<Manifest | void>(server, () =>
-    server.mode === 'native' ? snapshotNative(server, dir) : snapshotDocker(server, dir),
+  return withoutPassword<Manifest | void>(server, (bootstrap) =>
+    server.mode === 'native' ? snapshotNative(server, dir, bootstrap) : snapshotDocker(server, dir),
   );
 }

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { candidateBindirs, findBinaries, installedBinaries, parseMajor } from '../../src/native/binaries.js';
 import { probe } from '../helpers/probes.js';
 import { cacheKey, initdbArgs } from '../../src/native/cache-key.js';
-import { hbaConf, identConf, postgresArgs } from '../../src/native/postgres.js';
+import { hbaConf, identConf, postgresArgs } from '../../src/native/server-config.js';
 import { diskPlan, macRamDiskCommands, mountCommand, sizeToBytes, unmountCommand } from '../../src/native/ramdir.js';
 import { SetupError } from '../../src/errors.js';
 

@@ -17,6 +17,7 @@ import { npmCommand, type NpmProbe } from '../../src/native/npm-fetch.js';
 import {
   npmBuildFor,
   npmPlatform,
+  npmPlatforms,
   pinnedMinors,
   PLATFORM_ENV,
   resolveBuild,
@@ -59,6 +60,13 @@ describe('the package for a platform', () => {
     expect(npmPlatform(linux())).toEqual({ platform: 'linux-x64' });
     expect(npmPlatform({ platform: 'darwin', arch: 'arm64', env: {}, musl: () => false })).toEqual({ platform: 'darwin-arm64' });
     expect(npmPlatform({ platform: 'win32', arch: 'x64', env: {}, musl: () => false })).toEqual({ platform: 'windows-x64' });
+  });
+
+  it('Windows on Arm (windows-11-arm): no windows-arm64 build, so the x64 one, which Windows runs under emulation', () => {
+    expect(npmPlatforms()).not.toContain('windows-arm64');
+    expect(npmPlatform({ platform: 'win32', arch: 'arm64', env: {}, musl: () => false })).toEqual({ platform: 'windows-x64' });
+    // Linux on Arm gets its own build, never another architecture's.
+    expect(npmPlatform(linux({}, false, 'arm64'))).toEqual({ platform: 'linux-arm64' });
   });
 
   it('refuses musl (Alpine), platforms the packages lack, and an unknown override', () => {

@@ -64,6 +64,6 @@ describe('effectiveSettings', () => {
   });
 
   it('becomes -c arguments', () => {
-    expect(settingsToArgs([{ name: 'fsync', value: 'off', why: '' }])).toEqual(['-c', 'fsync=off']);
+    expect(settingsToArgs([{ name: 'fsync', value: 'off' }])).toEqual(['-c', 'fsync=off']);
   });
 });

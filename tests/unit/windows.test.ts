@@ -1,0 +1,140 @@
+/**
+ * Native mode's Windows plan (src/native/windows.ts, server-config.ts), pure: the run's
+ * configuration file instead of `-c` arguments, pg_ctl's arguments, paths CMD would change, no
+ * socket and no peer line, the bootstrap password's file. tests/e2e/windows-wine.test.ts runs it.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SetupError } from '../../src/errors.js';
+import { defaultCacheDir } from '../../src/native/cache-key.js';
+import { hbaConf, nativeSettings, runSettings } from '../../src/native/server-config.js';
+import {
+  BOOTSTRAP_FILE,
+  checkCmdSafe,
+  confLine,
+  hasPeerSocket,
+  newBootstrapSecret,
+  pgCtlStartArgs,
+  readBootstrapSecret,
+  runConf,
+} from '../../src/native/windows.js';
+
+const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-windows-unit-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('the run configuration file (Windows: no -c options through CMD)', () => {
+  it('quotes every value, doubling quotes and backslashes', () => {
+    expect(confLine({ name: 'fsync', value: 'off' })).toBe("fsync = 'off'");
+    expect(confLine({ name: 'search_path', value: "it's" })).toBe("search_path = 'it''s'");
+    expect(confLine({ name: 'x.y', value: 'C:\\a\\b' })).toBe("x.y = 'C:\\\\a\\\\b'");
+    expect(confLine({ name: 'application_name', value: '%PATH% & "x"' })).toBe(`application_name = '%PATH% & "x"'`);
+  });
+
+  it('refuses a line break in a value and a name that is not a setting', () => {
+    expect(() => confLine({ name: 'work_mem', value: '4MB\nfsync = on' })).toThrow(SetupError);
+    expect(() => confLine({ name: "fsync = 'on'\n#", value: 'off' })).toThrow(SetupError);
+  });
+
+  it("includes the cluster's own file first, then the settings in order (later lines win)", () => {
+    expect(
+      runConf([
+        { name: 'port', value: '5433' },
+        { name: 'fsync', value: 'off' },
+      ]).split('\n'),
+    ).toEqual([
+      expect.stringMatching(/^# Written by pg-tmpfs/) as string,
+      "include 'data/postgresql.conf'",
+      "port = '5433'",
+      "fsync = 'off'",
+      '',
+    ]);
+  });
+
+  it('names the authentication files as PostgreSQL writes a Windows path (forward slashes)', () => {
+    const settings = runSettings('C:\\t\\run\\data', 5433, { settings: [], publishHost: '127.0.0.1' }, 'win32');
+    expect(settings.slice(0, 4)).toEqual([
+      { name: 'port', value: '5433' },
+      { name: 'listen_addresses', value: '127.0.0.1' },
+      { name: 'hba_file', value: 'C:/t/run/data/pg_hba.conf' },
+      { name: 'ident_file', value: 'C:/t/run/data/pg_ident.conf' },
+    ]);
+  });
+});
+
+describe('no socket and no peer authentication on Windows', () => {
+  it('is Windows only', () => {
+    expect([hasPeerSocket('win32'), hasPeerSocket('linux'), hasPeerSocket('darwin')]).toEqual([false, true, true]);
+  });
+
+  it('sets no socket folder and leaves dynamic_shared_memory_type to the server (windows)', () => {
+    const names = (platform: NodeJS.Platform) =>
+      nativeSettings('/r/data', { settings: [] }, platform).map((s) => `${s.name}=${s.value}`);
+    expect(names('win32').filter((s) => /^(unix_socket|dynamic_shared)/.test(s))).toEqual(['unix_socket_directories=']);
+    expect(names('linux').filter((s) => /^(unix_socket|dynamic_shared)/.test(s))).toEqual([
+      'dynamic_shared_memory_type=mmap',
+      'unix_socket_directories=/r/data',
+    ]);
+  });
+
+  it('pg_hba.conf has no local line on Windows, the same host lines', () => {
+    const linux = hbaConf('127.0.0.1', 'linux').split('\n');
+    const windows = hbaConf('127.0.0.1', 'win32').split('\n');
+    expect(linux.filter((l) => l.startsWith('local'))).toEqual(['local all all peer map=pg_tmpfs']);
+    expect(windows.filter((l) => l.startsWith('local'))).toEqual([]);
+    expect(windows.filter((l) => l.startsWith('host'))).toEqual(linux.filter((l) => l.startsWith('host')));
+  });
+});
+
+describe("pg_ctl's command line", () => {
+  it('waits for the server, with the run configuration file as the one option', () => {
+    expect(pgCtlStartArgs('R', 'R/data', 'R/server.log', 60)).toEqual([
+      'start',
+      '-w',
+      '-t',
+      '60',
+      '-s',
+      '-D',
+      'R/data',
+      '-l',
+      'R/server.log',
+      '-o',
+      `-c "config_file=${join('R', 'postgresql.conf')}"`,
+    ]);
+  });
+
+  it('refuses a path that CMD would change (%, ") before anything starts', () => {
+    expect(() => checkCmdSafe('C:\\Users\\a b\\Temp\\x', 'The run folder')).not.toThrow();
+    expect(() => checkCmdSafe('C:\\Users\\%USERNAME%\\x', 'The run folder')).toThrow(/The run folder .* holds "%"/);
+    expect(() => checkCmdSafe('C:\\a"b', 'The server program')).toThrow(SetupError);
+  });
+});
+
+describe('the bootstrap password', () => {
+  it('is 64 hex digits, new each time', () => {
+    const [a, b] = [newBootstrapSecret(), newBootstrapSecret()];
+    expect(a).toMatch(/^[0-9a-f]{64}$/);
+    expect(a).not.toBe(b);
+  });
+
+  it('is read from the data directory; a missing or malformed file is a SetupError', () => {
+    const dir = mkdtempSync(join(work, 'data-'));
+    expect(() => readBootstrapSecret(dir)).toThrow(/has no bootstrap password/);
+    writeFileSync(join(dir, BOOTSTRAP_FILE), 'not hex');
+    expect(() => readBootstrapSecret(dir)).toThrow(/does not hold a bootstrap password/);
+    const secret = newBootstrapSecret();
+    writeFileSync(join(dir, BOOTSTRAP_FILE), `${secret}\n`);
+    expect(readBootstrapSecret(dir)).toBe(secret);
+  });
+});
+
+describe('the default cache folder', () => {
+  it("is %LOCALAPPDATA%\\pg-tmpfs on Windows, where Windows keeps a user's caches; PG_TMPFS_CACHE_DIR first", () => {
+    const env = { LOCALAPPDATA: 'C:\\Users\\runneradmin\\AppData\\Local', XDG_CACHE_HOME: '/x' };
+    const root = process.getuid?.() === 0;
+    expect(defaultCacheDir(env, 'win32')).toBe(join(env.LOCALAPPDATA, 'pg-tmpfs'));
+    expect(defaultCacheDir({ ...env, PG_TMPFS_CACHE_DIR: 'D:\\c' }, 'win32')).toBe('D:\\c');
+    expect(defaultCacheDir(env, 'linux')).toBe(root ? '/var/cache/pg-tmpfs' : join('/x', 'pg-tmpfs'));
+  });
+});
