@@ -132,6 +132,8 @@ export interface ProcOptions {
    * waiting for the pipes to close until the deadline. run() is done when the program exits.
    */
   outputFd?: number;
+  /** Called with the program's PID once it is spawned (a caller that records it before it runs its course). */
+  onSpawn?: (pid: number) => void;
 }
 
 /**
@@ -178,6 +180,7 @@ export function run(program: string, args: readonly string[], options: ProcOptio
       ...(options.uid !== undefined ? { uid: options.uid, gid: options.gid } : {}),
     });
     if (child.pid) active.set(child.pid, options.stopLeaderOnly ?? false);
+    if (child.pid) options.onSpawn?.(child.pid);
     let stdout = '';
     let stderr = '';
     let timedOut = false;

@@ -46,6 +46,12 @@ export interface DockerHandle {
   pulling?: boolean;
   /** The schema cache's store this run may fill (schema-cache/store.ts): fills left by a killed run are removed with the server. */
   schemaStore?: string;
+  /**
+   * Windows: the PID of the `pg_ctl start` that starts the server (windows.ts), recorded before it
+   * runs its course: a stop waits for it to end (a start killed meanwhile leaves it starting a
+   * postmaster). Absent elsewhere.
+   */
+  launcherPid?: number;
 }
 
 /** What identifies a native-mode server's resources. */
@@ -75,6 +81,12 @@ export interface NativeHandle {
   npmFills?: string[];
   /** The schema cache's store this run may fill (schema-cache/store.ts): fills left by a killed run are removed with the server. */
   schemaStore?: string;
+  /**
+   * Windows: the PID of the `pg_ctl start` that starts the server (windows.ts), recorded before it
+   * runs its course: a stop waits for it to end (a start killed meanwhile leaves it starting a
+   * postmaster). Absent elsewhere.
+   */
+  launcherPid?: number;
 }
 
 /** What must be undone to remove a server, whatever its mode. */

@@ -161,6 +161,7 @@ function run(program, args, options) {
       ...options.uid !== void 0 ? { uid: options.uid, gid: options.gid } : {}
     });
     if (child.pid) active.set(child.pid, options.stopLeaderOnly ?? false);
+    if (child.pid) options.onSpawn?.(child.pid);
     let stdout = "";
     let stderr = "";
     let timedOut = false;

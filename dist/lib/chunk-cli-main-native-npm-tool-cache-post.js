@@ -900,6 +900,7 @@ function defaultCacheDir(env = process.env, platform = process.platform) {
 import { randomBytes as randomBytes3 } from "node:crypto";
 import { closeSync as closeSync3, openSync as openSync3, readFileSync as readFileSync3, rmSync as rmSync4, writeFileSync as writeFileSync2 } from "node:fs";
 import { join as join8 } from "node:path";
+import { setTimeout as sleep3 } from "node:timers/promises";
 
 // src/readiness.ts
 import { setTimeout as sleep2 } from "node:timers/promises";
@@ -1140,9 +1141,37 @@ function pgCtlStartArgs(runDir, dataDir, logFile, timeoutS) {
     `-c "config_file=${join8(runDir, RUN_CONF)}"`
   ];
 }
+var LAUNCHER_WAIT_MS = 3e4;
+async function waitForLauncher(pid, timeoutMs = LAUNCHER_WAIT_MS) {
+  const deadline = Date.now() + timeoutMs;
+  while (processAlive(pid)) {
+    if (Date.now() > deadline) return [`pg_ctl (pid ${pid}) of a killed start still runs after ${timeoutMs / 1e3} s`];
+    await sleep3(50);
+  }
+  return [];
+}
+var BUSY_FOLDER_WAIT_MS = 6e4;
+async function removeBusyFolder(dir, stopServer, timeoutMs = BUSY_FOLDER_WAIT_MS) {
+  const deadline = Date.now() + timeoutMs;
+  for (; ; ) {
+    const stopped = await stopServer();
+    try {
+      rmSync4(dir, { recursive: true, force: true });
+      return stopped;
+    } catch (error) {
+      const code = error.code ?? "";
+      const why = error.message;
+      if (!["EBUSY", "EPERM", "ENOTEMPTY", "EACCES"].includes(code)) return [...stopped, `Could not remove ${dir}: ${why}`];
+      if (Date.now() > deadline) {
+        return [...stopped, `Could not remove ${dir} within ${timeoutMs / 1e3} s (${why}): a program still works in it`];
+      }
+      await sleep3(250);
+    }
+  }
+}
 var PG_CTL_LOG = "pg_ctl.log";
 var PG_CTL_GRACE_MS = 15e3;
-async function startWithPgCtl(bindir, runDir, dataDir, logFile, settings, timeoutMs) {
+async function startWithPgCtl(bindir, runDir, dataDir, logFile, settings, timeoutMs, onSpawn = () => void 0) {
   const pgCtl = join8(bindir, exe("pg_ctl", "win32"));
   checkCmdSafe(join8(bindir, exe("postgres", "win32")), "The server program");
   checkCmdSafe(runDir, "The run folder");
@@ -1155,8 +1184,10 @@ async function startWithPgCtl(bindir, runDir, dataDir, logFile, settings, timeou
     result = await run(pgCtl, pgCtlStartArgs(runDir, dataDir, logFile, timeoutS), {
       timeoutMs: timeoutS * 1e3 + PG_CTL_GRACE_MS,
       baseEnv: serverEnv(),
+      // In the run folder: while it runs (a start killed meanwhile leaves it), the folder cannot go.
       cwd: runDir,
-      outputFd
+      outputFd,
+      onSpawn
     });
   } finally {
     closeSync3(outputFd);
@@ -1849,6 +1880,8 @@ export {
   newBootstrapSecret,
   readBootstrapSecret,
   dropBootstrapSecret,
+  waitForLauncher,
+  removeBusyFolder,
   startWithPgCtl,
   prepareCacheDir,
   ensureCluster,

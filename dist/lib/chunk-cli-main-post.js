@@ -48,6 +48,7 @@ import {
   realNpmProbe,
   realPlatformProbe,
   realProbe,
+  removeBusyFolder,
   removeStaleFills,
   removeSysvSegment,
   serverEnv,
@@ -55,6 +56,7 @@ import {
   startWithPgCtl,
   toolCacheVersionDir,
   unreachableBy,
+  waitForLauncher,
   waitForQuery,
   withFile,
   zoneAccepted,
@@ -466,6 +468,7 @@ var require_node = __commonJS({
 
 // src/pool/start.ts
 import { spawn } from "node:child_process";
+import { statfsSync } from "node:fs";
 import { basename } from "node:path";
 import { setTimeout as sleep3 } from "node:timers/promises";
 
@@ -674,7 +677,11 @@ TRUNCATE ${POOL_SCHEMA}.copies, ${POOL_SCHEMA}.keeper;
 ALTER SEQUENCE ${POOL_SCHEMA}.tickets RESTART;
 -- A taker that dies while waiting in take() ends its wait within a second (Linux), not at its
 -- deadline: the server looks whether the client is still there (read at session start, hence here).
-ALTER DATABASE postgres SET client_connection_check_interval = 1000;
+-- Where the server cannot look (Windows, macOS: no POLLRDHUP) it refuses any value but 0.
+DO $$ BEGIN
+  ALTER DATABASE postgres SET client_connection_check_interval = 1000;
+EXCEPTION WHEN invalid_parameter_value THEN NULL;
+END $$;
 
 CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.fingerprint(template text) RETURNS text
 LANGUAGE plpgsql VOLATILE AS $fn$
@@ -943,7 +950,15 @@ async function keeperChild() {
 async function scalar(client, sql, params = []) {
   return Number((await client.query(sql, params)).rows[0]?.v);
 }
-async function freeBytes(client) {
+async function freeBytes(client, server) {
+  if (server.mode === "native") {
+    try {
+      const s = statfsSync(server.dataDirectory);
+      return s.bavail * s.bsize;
+    } catch {
+      return null;
+    }
+  }
   try {
     await client.query("CREATE TEMP TABLE pgtmpfs_statfs (line text)");
     await client.query(`COPY pgtmpfs_statfs FROM PROGRAM 'stat -f -c "%a %S" .'`);
@@ -956,7 +971,7 @@ async function freeBytes(client) {
   }
 }
 var mb = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
-async function checkFits(client, size, template, log) {
+async function checkFits(client, server, size, template, log) {
   const version = await scalar(client, "SELECT current_setting('server_version_num') AS v");
   if (version < 15e4) {
     throw new InputError(
@@ -978,7 +993,7 @@ async function checkFits(client, size, template, log) {
     );
   }
   const copyBytes = await scalar(client, "SELECT pg_database_size($1) AS v", [template]);
-  const free = await freeBytes(client);
+  const free = await freeBytes(client, server);
   const need = (size + MAKERS + 2) * copyBytes;
   if (free === null) {
     log.warning(`Could not measure the free space of PGDATA's filesystem: the pool of ${size} needs about ${mb(need)}`);
@@ -1002,7 +1017,7 @@ async function startPool(server, size, log) {
     { connectTimeoutMs: 1e4, queryTimeoutMs: 6e4 }
   );
   try {
-    const copyBytes = await checkFits(client, size, template, log);
+    const copyBytes = await checkFits(client, server, size, template, log);
     await client.query(INSTALL_SQL);
     await client.query(`INSERT INTO ${POOL_SCHEMA}.keeper (template, size) VALUES ($1, $2)`, [template, size]);
     const job = { connection: server.connection, template, size, tmpfs: server.tmpfs };
@@ -2951,7 +2966,7 @@ import { setTimeout as sleep5 } from "node:timers/promises";
 
 // src/native/ramdir.ts
 import { execFileSync } from "node:child_process";
-import { existsSync as existsSync3, mkdtempSync, readFileSync as readFileSync4, rmdirSync, statfsSync } from "node:fs";
+import { existsSync as existsSync3, mkdtempSync, readFileSync as readFileSync4, rmdirSync, statfsSync as statfsSync2 } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename as basename2, isAbsolute as isAbsolute2, join as join3 } from "node:path";
 var TMPFS_MAGIC = 16914836;
@@ -2988,7 +3003,7 @@ function diskPlan(reason) {
 }
 function measure(path) {
   try {
-    const s = statfsSync(path);
+    const s = statfsSync2(path);
     return { ram: s.type === TMPFS_MAGIC || s.type === RAMFS_MAGIC, freeBytes: s.bavail * s.bsize };
   } catch {
     return null;
@@ -3251,17 +3266,23 @@ function runAsUser() {
     );
   }
 }
-function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}, timeoutMs = 6e4) {
+function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}, timeoutMs = 6e4, onLauncher = () => void 0) {
   const logFile = join7(runDir, SERVER_LOG);
   if (process.platform === "win32") {
     const dataDir = dataDirOf(runDir);
     let failed = false;
-    const started = startWithPgCtl(bindir, runDir, dataDir, logFile, runSettings(dataDir, port, config), timeoutMs).catch(
-      (error) => {
-        failed = true;
-        throw error;
-      }
-    );
+    const started = startWithPgCtl(
+      bindir,
+      runDir,
+      dataDir,
+      logFile,
+      runSettings(dataDir, port, config),
+      timeoutMs,
+      onLauncher
+    ).catch((error) => {
+      failed = true;
+      throw error;
+    });
     return { pid: 0, exited: () => failed, started };
   }
   const logFd = openSync(logFile, "a");
@@ -3344,39 +3365,46 @@ function postgresLogTail(runDir, lines = LOG_TAIL_LINES) {
 }
 var PG_CTL_TIMEOUT_MS = 3e4;
 var IMMEDIATE_STOP_MS = 2500;
+async function stopPostmaster(handle) {
+  const dataDir = dataDirOf(handle.runDir);
+  const pid = postmasterPid(handle);
+  if (pid <= 0 || !(postmasterRunning(dataDir, pid) || startingPostgres(pid, dataDir))) return [];
+  const problems = [];
+  try {
+    if (process.platform === "win32") {
+      await runOk(join7(handle.bindir, exe("pg_ctl", "win32")), ["stop", "-m", "immediate", "-D", dataDir], {
+        timeoutMs: PG_CTL_TIMEOUT_MS
+      });
+    } else {
+      process.kill(pid, "SIGQUIT");
+    }
+    const ours = () => postmasterRunning(dataDir, pid) || startingPostgres(pid, dataDir);
+    const deadline = Date.now() + IMMEDIATE_STOP_MS;
+    while (ours() && Date.now() < deadline) await sleep5(5);
+    if (ours()) {
+      if (process.platform === "linux") problems.push(...await endProcessesIn(handle.runDir, 0));
+      else process.kill(pid, "SIGKILL");
+    }
+    for (let i = 0; i < 200 && processAlive(pid); i++) await sleep5(5);
+  } catch (error) {
+    problems.push(`Could not stop postgres (pid ${pid}): ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return problems;
+}
 async function stopPostgres(handle) {
   const problems = [];
   const dataDir = dataDirOf(handle.runDir);
-  const pid = postmasterPid(handle);
+  if (process.platform === "win32" && handle.launcherPid) problems.push(...await waitForLauncher(handle.launcherPid));
   const segment = sysvSegment(dataDir);
-  if (pid > 0 && (postmasterRunning(dataDir, pid) || startingPostgres(pid, dataDir))) {
-    try {
-      if (process.platform === "win32") {
-        await runOk(join7(handle.bindir, exe("pg_ctl", "win32")), ["stop", "-m", "immediate", "-D", dataDir], {
-          timeoutMs: PG_CTL_TIMEOUT_MS
-        });
-      } else {
-        process.kill(pid, "SIGQUIT");
-      }
-      const ours2 = () => postmasterRunning(dataDir, pid) || startingPostgres(pid, dataDir);
-      const deadline = Date.now() + IMMEDIATE_STOP_MS;
-      while (ours2() && Date.now() < deadline) await sleep5(5);
-      if (ours2()) {
-        if (process.platform === "linux") problems.push(...await endProcessesIn(handle.runDir, 0));
-        else process.kill(pid, "SIGKILL");
-      }
-      for (let i = 0; i < 200 && processAlive(pid); i++) await sleep5(5);
-    } catch (error) {
-      problems.push(`Could not stop postgres (pid ${pid}): ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
+  problems.push(...await stopPostmaster(handle));
   const ours = handle.runDir !== "" && (existsSync4(handle.runDir) ? isOurRunDir(handle.runDir, handle.token) : nameHasToken(handle));
   if (ours) problems.push(...await endProcessesIn(handle.runDir));
   if (segment !== null) problems.push(...await removeSysvSegment(segment));
   if (handle.runDir && existsSync4(handle.runDir)) {
     if (ours) {
       problems.push(...removeTablespaces(dataDir));
-      rmSync2(handle.runDir, { recursive: true, force: true });
+      if (process.platform === "win32") problems.push(...await removeBusyFolder(handle.runDir, () => stopPostmaster(handle)));
+      else rmSync2(handle.runDir, { recursive: true, force: true });
     } else {
       problems.push(`Not removing ${handle.runDir}: it does not carry this run's marker`);
     }
@@ -4101,7 +4129,11 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
       { ...config, settings: [...zone, ...config.settings] },
       runAs,
       {},
-      config.waitTimeoutMs
+      config.waitTimeoutMs,
+      (pid) => {
+        handle.launcherPid = pid;
+        record();
+      }
     );
     handle.pid = postgres.pid;
     record();
@@ -4119,6 +4151,7 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
     await postgres.started.catch(notReady);
     if (handle.pid === 0) {
       handle.pid = postmasterPid(handle);
+      delete handle.launcherPid;
       record();
     }
     const verifier = scramVerifier(config.password);

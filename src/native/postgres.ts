@@ -20,7 +20,7 @@ import { removeTablespaces } from './tablespaces.js';
 import { removeStaleFills } from './cache-removal.js';
 import { serverEnv } from './server-env.js';
 import { NPM_WORK_NAME } from './npm-kept.js';
-import { startWithPgCtl } from './windows.js';
+import { removeBusyFolder, startWithPgCtl, waitForLauncher } from './windows.js';
 import { postgresArgs, runSettings } from './server-config.js';
 import { endProcessesIn, removeSysvSegment } from '../orphans.js';
 
@@ -63,6 +63,7 @@ export function runAsUser(): RunAs | null {
  * @param runAs the user to run as (root runs postgres as `postgres`), or null
  * @param extraEnv variables added to that environment (the benchmark's disk model)
  * @param timeoutMs how long pg_ctl may wait for the server (Windows; the wait-timeout input), ms
+ * @param onLauncher called with pg_ctl's PID once it runs (Windows: NativeHandle.launcherPid)
  * @returns its PID (0 on Windows), whether it has exited, and `started`, which resolves once the
  *   process runs (Windows: accepts connections) or rejects with windows.ts startWithPgCtl's errors
  */
@@ -74,17 +75,24 @@ export function spawnPostgres(
   runAs: RunAs | null,
   extraEnv: Record<string, string> = {},
   timeoutMs = 60_000,
+  onLauncher: (pid: number) => void = () => undefined,
 ): { pid: number; exited: () => boolean; started: Promise<void> } {
   const logFile = join(runDir, SERVER_LOG);
   if (process.platform === 'win32') {
     const dataDir = dataDirOf(runDir);
     let failed = false;
-    const started = startWithPgCtl(bindir, runDir, dataDir, logFile, runSettings(dataDir, port, config), timeoutMs).catch(
-      (error: unknown) => {
-        failed = true;
-        throw error;
-      },
-    );
+    const started = startWithPgCtl(
+      bindir,
+      runDir,
+      dataDir,
+      logFile,
+      runSettings(dataDir, port, config),
+      timeoutMs,
+      onLauncher,
+    ).catch((error: unknown) => {
+      failed = true;
+      throw error;
+    });
     return { pid: 0, exited: () => failed, started };
   }
   const logFd = openSync(logFile, 'a');
@@ -213,46 +221,60 @@ const PG_CTL_TIMEOUT_MS = 30_000;
 export const IMMEDIATE_STOP_MS = 2_500;
 
 /**
- * Stops a native server with an immediate shutdown (SIGQUIT; `pg_ctl stop -m immediate` on
- * Windows). A postmaster still there after IMMEDIATE_STOP_MS is killed with its children, and
- * the shared memory they held is removed (orphans.ts endProcessesIn; killed alone, it would leave
- * its children orphaned and its /dev/shm/PostgreSQL.* file behind). It then ends what a killed start left working in the run folder (initdb
- * and its postgres, an unrecorded postmaster: orphans.ts, up to about 20 s when they will not
- * end), removes the run folder (only when isOurRunDir) with the tablespace folders its server
- * made outside it (tablespaces.ts), undoes the RAM mount, and removes the
- * fills of killed runs in the handle's initdb cache. Something already gone counts as removed.
- * Never throws.
+ * Stops the handle's postmaster, when it runs, with an immediate shutdown (SIGQUIT; `pg_ctl stop
+ * -m immediate` on Windows); one still there after IMMEDIATE_STOP_MS is killed with its children
+ * (orphans.ts endProcessesIn on Linux). Never throws.
+ * @returns one text per problem; [] when none runs any more
+ */
+async function stopPostmaster(handle: NativeHandle): Promise<string[]> {
+  const dataDir = dataDirOf(handle.runDir);
+  const pid = postmasterPid(handle);
+  if (pid <= 0 || !(postmasterRunning(dataDir, pid) || startingPostgres(pid, dataDir))) return [];
+  const problems: string[] = [];
+  try {
+    if (process.platform === 'win32') {
+      await runOk(join(handle.bindir, exe('pg_ctl', 'win32')), ['stop', '-m', 'immediate', '-D', dataDir], {
+        timeoutMs: PG_CTL_TIMEOUT_MS,
+      });
+    } else {
+      process.kill(pid, 'SIGQUIT');
+    }
+    const ours = () => postmasterRunning(dataDir, pid) || startingPostgres(pid, dataDir);
+    const deadline = Date.now() + IMMEDIATE_STOP_MS;
+    while (ours() && Date.now() < deadline) await sleep(5);
+    if (ours()) {
+      // It and its children work in the run folder (spawnPostgres: cwd), which holds this postmaster.pid.
+      if (process.platform === 'linux') problems.push(...(await endProcessesIn(handle.runDir, 0)));
+      else process.kill(pid, 'SIGKILL');
+    }
+    // The children exit once the postmaster is gone; give them a moment to let go of the folder.
+    for (let i = 0; i < 200 && processAlive(pid); i++) await sleep(5);
+  } catch (error) {
+    problems.push(`Could not stop postgres (pid ${pid}): ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return problems;
+}
+
+/**
+ * Stops a native server and removes what its run made. On Windows it first waits for a `pg_ctl
+ * start` a killed start left running (windows.ts waitForLauncher). The postmaster gets an
+ * immediate shutdown (stopPostmaster). It then ends what a killed start left working in the run
+ * folder (initdb and its postgres, an unrecorded postmaster: orphans.ts on Linux, up to about
+ * 20 s when they will not end; on Windows, where a folder a program works in cannot go, the
+ * removal waits for them: windows.ts removeBusyFolder), removes the run folder (only when
+ * isOurRunDir) with the tablespace folders its server made outside it (tablespaces.ts), undoes
+ * the RAM mount, and removes the fills of killed runs in the handle's initdb cache. Something
+ * already gone counts as removed. Never throws.
  * @returns one text per problem; [] when everything is gone
  */
 export async function stopPostgres(handle: NativeHandle): Promise<string[]> {
   const problems: string[] = [];
   const dataDir = dataDirOf(handle.runDir);
-  const pid = postmasterPid(handle);
+  // Windows: a pg_ctl a killed start left is still starting a postmaster; it ends first.
+  if (process.platform === 'win32' && handle.launcherPid) problems.push(...(await waitForLauncher(handle.launcherPid)));
   // The SysV segment the postmaster named (postmaster.pid line 7), read before anything goes.
   const segment = sysvSegment(dataDir);
-  if (pid > 0 && (postmasterRunning(dataDir, pid) || startingPostgres(pid, dataDir))) {
-    try {
-      if (process.platform === 'win32') {
-        await runOk(join(handle.bindir, exe('pg_ctl', 'win32')), ['stop', '-m', 'immediate', '-D', dataDir], {
-          timeoutMs: PG_CTL_TIMEOUT_MS,
-        });
-      } else {
-        process.kill(pid, 'SIGQUIT');
-      }
-      const ours = () => postmasterRunning(dataDir, pid) || startingPostgres(pid, dataDir);
-      const deadline = Date.now() + IMMEDIATE_STOP_MS;
-      while (ours() && Date.now() < deadline) await sleep(5);
-      if (ours()) {
-        // It and its children work in the run folder (spawnPostgres: cwd), which holds this postmaster.pid.
-        if (process.platform === 'linux') problems.push(...(await endProcessesIn(handle.runDir, 0)));
-        else process.kill(pid, 'SIGKILL');
-      }
-      // The children exit once the postmaster is gone; give them a moment to let go of the folder.
-      for (let i = 0; i < 200 && processAlive(pid); i++) await sleep(5);
-    } catch (error) {
-      problems.push(`Could not stop postgres (pid ${pid}): ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
+  problems.push(...(await stopPostmaster(handle)));
   const ours =
     handle.runDir !== '' && (existsSync(handle.runDir) ? isOurRunDir(handle.runDir, handle.token) : nameHasToken(handle));
   // What a killed run left working in its folder (initdb and its postgres, a postmaster spawned
@@ -263,7 +285,9 @@ export async function stopPostgres(handle: NativeHandle): Promise<string[]> {
   if (handle.runDir && existsSync(handle.runDir)) {
     if (ours) {
       problems.push(...removeTablespaces(dataDir));
-      rmSync(handle.runDir, { recursive: true, force: true });
+      // Windows: a folder a program works in cannot go; what a killed start left there ends first.
+      if (process.platform === 'win32') problems.push(...(await removeBusyFolder(handle.runDir, () => stopPostmaster(handle))));
+      else rmSync(handle.runDir, { recursive: true, force: true });
     } else {
       problems.push(`Not removing ${handle.runDir}: it does not carry this run's marker`);
     }

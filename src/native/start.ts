@@ -227,6 +227,10 @@ async function startOnce(
       runAs,
       {},
       config.waitTimeoutMs,
+      (pid) => {
+        handle.launcherPid = pid;
+        record();
+      },
     );
     handle.pid = postgres.pid;
     record();
@@ -250,6 +254,7 @@ async function startOnce(
     await postgres.started.catch(notReady);
     if (handle.pid === 0) {
       handle.pid = postmasterPid(handle);
+      delete handle.launcherPid; // pg_ctl has ended: nothing for a stop to wait for
       record();
     }
     const verifier = scramVerifier(config.password);

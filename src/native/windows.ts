@@ -16,8 +16,10 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { SetupError } from '../errors.js';
 import { run } from '../proc.js';
+import { processAlive } from '../processes.js';
 import type { Setting } from '../profile.js';
 import { NotReadyError } from '../readiness.js';
 import { exe } from './binaries.js';
@@ -149,6 +151,58 @@ export function pgCtlStartArgs(runDir: string, dataDir: string, logFile: string,
   ];
 }
 
+/** How long a stop waits for a `pg_ctl start` that a killed start left running: 30 000 ms. */
+export const LAUNCHER_WAIT_MS = 30_000;
+
+/**
+ * Waits until the `pg_ctl start` a killed start left (NativeHandle.launcherPid) has ended: it
+ * ends once the server accepts connections or has exited (it is never killed: after this long
+ * its PID may name another program). Never throws.
+ * @returns [] once it has ended, else one problem text after LAUNCHER_WAIT_MS
+ */
+export async function waitForLauncher(pid: number, timeoutMs = LAUNCHER_WAIT_MS): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  while (processAlive(pid)) {
+    if (Date.now() > deadline) return [`pg_ctl (pid ${pid}) of a killed start still runs after ${timeoutMs / 1000} s`];
+    await sleep(50);
+  }
+  return [];
+}
+
+/** How long removing a run folder waits for what a killed start left working in it: 60 000 ms. */
+export const BUSY_FOLDER_WAIT_MS = 60_000;
+
+/**
+ * Removes a run folder on Windows, where a folder that a process works in (its current folder:
+ * an initdb that a killed start left filling the cache, a server it started) cannot be removed
+ * (EBUSY, EPERM): each try first stops a server the folder's postmaster.pid names (`stopServer`),
+ * then removes what it can; a busy folder is tried again every 250 ms until BUSY_FOLDER_WAIT_MS
+ * (an initdb ends within seconds). Never throws.
+ * @returns [] once the folder is gone, else one problem text naming it
+ */
+export async function removeBusyFolder(
+  dir: string,
+  stopServer: () => Promise<string[]>,
+  timeoutMs = BUSY_FOLDER_WAIT_MS,
+): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const stopped = await stopServer();
+    try {
+      rmSync(dir, { recursive: true, force: true });
+      return stopped;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? '';
+      const why = (error as Error).message;
+      if (!['EBUSY', 'EPERM', 'ENOTEMPTY', 'EACCES'].includes(code)) return [...stopped, `Could not remove ${dir}: ${why}`];
+      if (Date.now() > deadline) {
+        return [...stopped, `Could not remove ${dir} within ${timeoutMs / 1000} s (${why}): a program still works in it`];
+      }
+      await sleep(250);
+    }
+  }
+}
+
 /** pg_ctl's own output (its errors: `-s`), in the run folder. */
 export const PG_CTL_LOG = 'pg_ctl.log';
 
@@ -160,6 +214,7 @@ const PG_CTL_GRACE_MS = 15_000;
  * pg_ctl says it accepts connections.
  * @param settings the server's settings, as Linux passes them on the command line
  * @param timeoutMs how long the server may take (the wait-timeout input), ms
+ * @param onSpawn called with pg_ctl's PID as soon as it runs (NativeHandle.launcherPid)
  * @throws SetupError when a path is unsafe for CMD (checkCmdSafe); NotReadyError (the last error:
  *   pg_ctl's output; died unless the wait ran out) when the server did not start: the caller maps
  *   it with the server log (readiness.ts notReadyError)
@@ -171,6 +226,7 @@ export async function startWithPgCtl(
   logFile: string,
   settings: ReadonlyArray<Pick<Setting, 'name' | 'value'>>,
   timeoutMs: number,
+  onSpawn: (pid: number) => void = () => undefined,
 ): Promise<void> {
   const pgCtl = join(bindir, exe('pg_ctl', 'win32'));
   checkCmdSafe(join(bindir, exe('postgres', 'win32')), 'The server program');
@@ -185,8 +241,10 @@ export async function startWithPgCtl(
     result = await run(pgCtl, pgCtlStartArgs(runDir, dataDir, logFile, timeoutS), {
       timeoutMs: timeoutS * 1000 + PG_CTL_GRACE_MS,
       baseEnv: serverEnv(),
+      // In the run folder: while it runs (a start killed meanwhile leaves it), the folder cannot go.
       cwd: runDir,
       outputFd,
+      onSpawn,
     });
   } finally {
     closeSync(outputFd);

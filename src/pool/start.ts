@@ -7,6 +7,7 @@
  * processes (orphans.ts endMarkedProcesses).
  */
 import { spawn } from 'node:child_process';
+import { statfsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
@@ -48,12 +49,21 @@ async function scalar(client: pg.Client, sql: string, params: unknown[] = []): P
 }
 
 /**
- * Bytes free on the filesystem holding PGDATA, as the server sees it (`stat -f` run by the server
- * in its data directory, its working directory: the container's tmpfs in Docker mode, the RAM
- * folder in native mode; COPY … FROM PROGRAM, superuser only). The command is a constant.
+ * Bytes free on the filesystem holding PGDATA: native mode's statfs of the data directory, Docker
+ * mode's as the server sees it (`stat -f` run by the server in its data directory, its working
+ * directory: the container's tmpfs; COPY … FROM PROGRAM, superuser only). The command is a constant.
  * @returns null when it cannot be measured (no `stat`, not a superuser)
  */
-async function freeBytes(client: pg.Client): Promise<number | null> {
+async function freeBytes(client: pg.Client, server: Server): Promise<number | null> {
+  // Native mode: this process sees the data directory too (Windows has no `stat` for the server to run).
+  if (server.mode === 'native') {
+    try {
+      const s = statfsSync(server.dataDirectory);
+      return s.bavail * s.bsize;
+    } catch {
+      return null;
+    }
+  }
   try {
     await client.query('CREATE TEMP TABLE pgtmpfs_statfs (line text)');
     await client.query(`COPY pgtmpfs_statfs FROM PROGRAM 'stat -f -c "%a %S" .'`);
@@ -77,7 +87,7 @@ const mb = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MB`;
  * @returns pg_database_size of the template, in bytes
  * @throws InputError (pool) naming what does not fit, and the fix
  */
-async function checkFits(client: pg.Client, size: number, template: string, log: Logger): Promise<number> {
+async function checkFits(client: pg.Client, server: Server, size: number, template: string, log: Logger): Promise<number> {
   const version = await scalar(client, "SELECT current_setting('server_version_num') AS v");
   if (version < 150000) {
     throw new InputError(
@@ -99,7 +109,7 @@ async function checkFits(client: pg.Client, size: number, template: string, log:
     );
   }
   const copyBytes = await scalar(client, 'SELECT pg_database_size($1) AS v', [template]);
-  const free = await freeBytes(client);
+  const free = await freeBytes(client, server);
   const need = (size + MAKERS + 2) * copyBytes;
   if (free === null) {
     log.warning(`Could not measure the free space of PGDATA's filesystem: the pool of ${size} needs about ${mb(need)}`);
@@ -134,7 +144,7 @@ export async function startPool(server: Server, size: number, log: Logger): Prom
     { connectTimeoutMs: 10_000, queryTimeoutMs: 60_000 },
   );
   try {
-    const copyBytes = await checkFits(client, size, template, log);
+    const copyBytes = await checkFits(client, server, size, template, log);
     await client.query(INSTALL_SQL);
     await client.query(`INSERT INTO ${POOL_SCHEMA}.keeper (template, size) VALUES ($1, $2)`, [template, size]);
     const job: KeeperJob = { connection: server.connection, template, size, tmpfs: server.tmpfs };

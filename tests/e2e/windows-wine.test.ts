@@ -2,7 +2,7 @@
  * The Windows path, run: the unmodified dist/ under Wine 8.0 with Windows Node 22 and the
  * windows-x64 PostgreSQL build (scripts/setup-wine.sh). Installed binaries (PGBIN, as GitHub's
  * Windows images set it): the CLI `up` → a query over TCP with the password → `status` → `down`,
- * the initdb cache's hit, the schema cache's miss then hit, the action's main → post and main
+ * the initdb cache's hit, the schema cache's miss then hit, the pool, the action's main → post and main
  * (wait: false) → wait → post steps, and a kill of `up` at a random moment that `down` cleans up.
  * The npm build: `up --binaries npm` fetches, checks and keeps the published windows-x64 tarball
  * from a local registry; its start then fails under Wine only (Wine 8.0's ntdll lacks
@@ -14,7 +14,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseFileCommand } from '../helpers/runner-env.js';
 import { npmClient, requireNpmPackages, startNpmRegistry, type NpmRegistry } from '../helpers/npm-packages.js';
 import {
@@ -94,10 +94,16 @@ function runFolders(): string[] {
   return readdirSync(unixPath(TEMP)).filter((n) => n.startsWith('pg-tmpfs-'));
 }
 
-/** Nothing of a run is left: no Windows program of it runs, no run folder. */
+/** What ran and lay in TEMP before the test: leftover checks are diffs against it. */
+let before = { processes: [] as string[], folders: [] as string[] };
+beforeEach(() => {
+  if (ready) before = { processes: windowsProcesses(), folders: runFolders() };
+});
+
+/** Nothing of a run is left: no Windows program of it runs, no run folder (beyond what was there before the test). */
 function expectNothingLeft(): void {
-  expect(windowsProcesses()).toEqual([]);
-  expect(runFolders()).toEqual([]);
+  expect(windowsProcesses().filter((p) => !before.processes.includes(p))).toEqual([]);
+  expect(runFolders().filter((f) => !before.folders.includes(f))).toEqual([]);
 }
 
 describe.skipIf(!ready)('Windows under Wine: native mode on installed binaries (PGBIN)', () => {
@@ -151,20 +157,39 @@ describe.skipIf(!ready)('Windows under Wine: native mode on installed binaries (
     expectNothingLeft();
   });
 
+  it('pool: db take hands out a ready copy of the template; down ends the keeper', async () => {
+    const sql = join(work, 'pool.sql');
+    writeFileSync(sql, 'CREATE TABLE t (id int PRIMARY KEY);\n');
+    const server = await up(['--database', 'app', '--init', winPath(sql), '--template', '--pool', '2', '--password', 'pw']);
+    expect(server.log).toMatch(/Pool: the keeper \(PID \d+\) keeps 2 copies of app/);
+    const take = await cli(['db', 'take']);
+    expect(take.code, take.stderr).toBe(0);
+    const copy = take.stdout.trim();
+    expect(copy).toMatch(/^postgresql:\/\/postgres:pw@127\.0\.0\.1:\d+\/app_pool_[0-9a-f]+$/);
+    expect(await queryRow(copy, "select to_regclass('t')::text as t")).toEqual({ t: 't' });
+    expect((await cli(['down'])).code).toBe(0);
+    expectNothingLeft();
+  });
+
   it('a kill of up at a random moment leaves nothing that down does not remove', async () => {
-    // Between Node's start (about 1 s under Wine) and the answer (about 4 s on a warm cache).
-    const delayMs = 800 + Math.floor(Math.random() * 4000);
+    // From the moment the run folder exists (before it, only Node starting and `--version`
+    // probes: a parent killed while Wine creates a process can leave the child stuck in Wine's
+    // own startup, which Windows does not do) to a moment before the answer: initdb on a cold
+    // cache, the copy, pg_ctl start, the first connection, verification.
+    const delayMs = Math.floor(Math.random() * 3000);
     const started = startWindows(
       WIN_NODE,
       [`${dist}\\cli.js`, 'up', '--postgres-version', String(WIN_MAJOR), '--locale', 'en-US'],
       cliEnv,
       180_000,
     );
+    const deadline = Date.now() + 60_000;
+    while (runFolders().every((f) => before.folders.includes(f)) && Date.now() < deadline) await sleep(20);
     await sleep(delayMs);
     process.kill(started.pid, 'SIGKILL');
     const killed = await started.done;
     const down = await cli(['down']);
-    expect(down.code, `killed after ${delayMs} ms (exit ${killed.code}); down: ${down.stderr}`).toBe(0);
+    expect(down.code, `killed ${delayMs} ms after the run folder appeared (exit ${killed.code}); down: ${down.stderr}`).toBe(0);
     expectNothingLeft();
   });
 });
