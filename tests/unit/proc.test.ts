@@ -1,3 +1,6 @@
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/proc.js';
 import { groupMembers, processAlive } from '../../src/processes.js';
@@ -51,5 +54,31 @@ describe('run() deadline', () => {
     firstPid(r.stdout);
     expect(r.timedOut).toBe(true);
     expect(r.code).toBe(0);
+  });
+});
+
+describe('run() with outputFd (pg_ctl on Windows: CMD and the server inherit its output)', () => {
+  it('is done when the program exits, though what it started holds the file; onSpawn names its PID', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pg-tmpfs-proc-'));
+    try {
+      const file = join(dir, 'out');
+      const fd = openSync(file, 'a');
+      let spawned = 0;
+      const r = await run('sh', ['-c', 'setsid sleep 304 & echo $!; echo started'], {
+        timeoutMs: 60_000,
+        outputFd: fd,
+        onSpawn: (pid) => (spawned = pid),
+      });
+      closeSync(fd);
+      const pid = firstPid(readFileSync(file, 'utf8'));
+      // Done at the program's exit: the child holding the file still runs, and the deadline never came.
+      expect([r.code, r.timedOut, r.stdout, r.stderr]).toEqual([0, false, '', '']);
+      expect(processAlive(pid)).toBe(true);
+      expect(readFileSync(file, 'utf8')).toBe(`${pid}\nstarted\n`);
+      expect(spawned).toBeGreaterThan(0);
+      expect(spawned).not.toBe(pid);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -3,7 +3,8 @@
  * configuration file instead of `-c` arguments, pg_ctl's arguments, paths CMD would change, no
  * socket and no peer line, the bootstrap password's file. tests/e2e/windows-wine.test.ts runs it.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -18,8 +19,11 @@ import {
   newBootstrapSecret,
   pgCtlStartArgs,
   readBootstrapSecret,
+  removeBusyFolder,
   runConf,
+  waitForLauncher,
 } from '../../src/native/windows.js';
+import { processAlive } from '../../src/processes.js';
 
 const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-windows-unit-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -136,5 +140,27 @@ describe('the default cache folder', () => {
     expect(defaultCacheDir(env, 'win32')).toBe(join(env.LOCALAPPDATA, 'pg-tmpfs'));
     expect(defaultCacheDir({ ...env, PG_TMPFS_CACHE_DIR: 'D:\\c' }, 'win32')).toBe('D:\\c');
     expect(defaultCacheDir(env, 'linux')).toBe(root ? '/var/cache/pg-tmpfs' : join('/x', 'pg-tmpfs'));
+  });
+});
+
+describe("a stop after a killed start (Windows' pieces, run here on real processes)", () => {
+  it('waits for the pg_ctl a killed start left until it ends, never killing it', async () => {
+    const quick = spawn('sleep', ['0.3']);
+    expect(await waitForLauncher(quick.pid ?? 0, 10_000)).toEqual([]);
+    const slow = spawn('sleep', ['30']);
+    try {
+      expect(await waitForLauncher(slow.pid ?? 0, 200)).toEqual([expect.stringMatching(/still runs after 0\.2 s/) as string]);
+      expect(processAlive(slow.pid ?? 0)).toBe(true);
+    } finally {
+      slow.kill('SIGKILL');
+    }
+  });
+
+  it('removes a run folder, stopping a server first each try', async () => {
+    const dir = mkdtempSync(join(work, 'run-'));
+    writeFileSync(join(dir, 'server.log'), 'x');
+    let stops = 0;
+    expect(await removeBusyFolder(dir, async () => (stops++, ['a note']))).toEqual(['a note']);
+    expect([existsSync(dir), stops]).toEqual([false, 1]);
   });
 });
