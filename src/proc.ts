@@ -25,7 +25,8 @@ export function killActive(signal: NodeJS.Signals = 'SIGKILL'): number {
   let signalled = 0;
   for (const [pid, leaderOnly] of active) {
     try {
-      process.kill(leaderOnly ? pid : -pid, signal);
+      // Windows has no process groups: the program itself.
+      process.kill(leaderOnly || process.platform === 'win32' ? pid : -pid, signal);
       signalled += 1;
     } catch {
       active.delete(pid); // already gone
@@ -174,8 +175,11 @@ export function run(program: string, args: readonly string[], options: ProcOptio
         options.outputFd ?? 'pipe',
         ...(options.markerFd !== undefined ? [options.markerFd] : []),
       ],
+      // A process group of its own (the deadline and stopActive end the group). On Windows,
+      // detached keeps it out of Node's kill-on-close job: a program a killed start leaves (pg_ctl,
+      // initdb, which waits for its restricted copy of itself) then runs to its end, and the stop
+      // waits for it (windows.ts) instead of finding a server or an initdb with no parent.
       detached: true,
-      // Windows: no console window for it (a detached console program would open one).
       windowsHide: true,
       ...(options.uid !== undefined ? { uid: options.uid, gid: options.gid } : {}),
     });

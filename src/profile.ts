@@ -75,6 +75,18 @@ export const OWNED_SETTINGS: ReadonlyMap<string, { owner: string; fix: string }>
         },
       ] as const,
   ),
+  // Directives of a configuration file, not settings: on Windows the settings are lines of the
+  // run's configuration file (src/native/windows.ts), where `include = 'x'` would read another file.
+  ...['include', 'include_dir', 'include_if_exists'].map(
+    (name) =>
+      [
+        name,
+        {
+          owner: 'it is a directive of configuration files (it reads another file), not a setting',
+          fix: 'Remove it from settings and give the settings themselves',
+        },
+      ] as const,
+  ),
 ]);
 
 /**
@@ -83,7 +95,8 @@ export const OWNED_SETTINGS: ReadonlyMap<string, { owner: string; fix: string }>
  * @returns the settings in input order (a repeated name keeps the last value)
  * @throws InputError (input `settings`) for a line without `=`, a bad name, an empty value, or a
  *   setting another input or the project owns (port, listen_addresses, unix_socket_directories,
- *   data_directory, hba_file, ident_file, config_file)
+ *   data_directory, hba_file, ident_file, config_file) or a configuration file's directive (include,
+ *   include_dir, include_if_exists)
  */
 export function parseSettings(text: string, input = 'settings'): Setting[] {
   const byName = new Map<string, Setting>();

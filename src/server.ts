@@ -46,12 +46,6 @@ export interface DockerHandle {
   pulling?: boolean;
   /** The schema cache's store this run may fill (schema-cache/store.ts): fills left by a killed run are removed with the server. */
   schemaStore?: string;
-  /**
-   * Windows: the PID of the `pg_ctl start` that starts the server (windows.ts), recorded before it
-   * runs its course: a stop waits for it to end (a start killed meanwhile leaves it starting a
-   * postmaster). Absent elsewhere.
-   */
-  launcherPid?: number;
 }
 
 /** What identifies a native-mode server's resources. */

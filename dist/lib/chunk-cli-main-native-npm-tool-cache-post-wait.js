@@ -118,7 +118,7 @@ function killActive(signal = "SIGKILL") {
   let signalled = 0;
   for (const [pid, leaderOnly] of active) {
     try {
-      process.kill(leaderOnly ? pid : -pid, signal);
+      process.kill(leaderOnly || process.platform === "win32" ? pid : -pid, signal);
       signalled += 1;
     } catch {
       active.delete(pid);
@@ -155,8 +155,11 @@ function run(program, args, options) {
         options.outputFd ?? "pipe",
         ...options.markerFd !== void 0 ? [options.markerFd] : []
       ],
+      // A process group of its own (the deadline and stopActive end the group). On Windows,
+      // detached keeps it out of Node's kill-on-close job: a program a killed start leaves (pg_ctl,
+      // initdb, which waits for its restricted copy of itself) then runs to its end, and the stop
+      // waits for it (windows.ts) instead of finding a server or an initdb with no parent.
       detached: true,
-      // Windows: no console window for it (a detached console program would open one).
       windowsHide: true,
       ...options.uid !== void 0 ? { uid: options.uid, gid: options.gid } : {}
     });
@@ -386,6 +389,17 @@ var OWNED_SETTINGS = new Map([
       {
         owner: "pg-tmpfs sets it for every run (the run's own data directory, socket folder, pg_hba.conf and pg_ident.conf)",
         fix: "Remove it from settings"
+      }
+    ]
+  ),
+  // Directives of a configuration file, not settings: on Windows the settings are lines of the
+  // run's configuration file (src/native/windows.ts), where `include = 'x'` would read another file.
+  ...["include", "include_dir", "include_if_exists"].map(
+    (name) => [
+      name,
+      {
+        owner: "it is a directive of configuration files (it reads another file), not a setting",
+        fix: "Remove it from settings and give the settings themselves"
       }
     ]
   )

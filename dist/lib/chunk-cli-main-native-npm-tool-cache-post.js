@@ -735,7 +735,7 @@ function zoneSettings(tz, check) {
 function zoneAccepted(postgres, dataDir, zone, runAs, facts) {
   const answer = facts.get(postgres, `-C timezone=${zone}`, () => {
     try {
-      execFileSync(postgres, ["-D", dataDir, "-C", "timezone", "-c", `timezone=${zone}`, "-c", `log_timezone=${zone}`], {
+      execFileSync(postgres, ["-C", "timezone", "-D", dataDir, "-c", `timezone=${zone}`, "-c", `log_timezone=${zone}`], {
         encoding: "utf8",
         timeout: ZONE_CHECK_TIMEOUT_MS,
         stdio: ["ignore", "pipe", "pipe"],
@@ -899,6 +899,7 @@ function defaultCacheDir(env = process.env, platform = process.platform) {
 // src/native/windows.ts
 import { randomBytes as randomBytes3 } from "node:crypto";
 import { closeSync as closeSync3, openSync as openSync3, readFileSync as readFileSync3, rmSync as rmSync4, writeFileSync as writeFileSync2 } from "node:fs";
+import { userInfo } from "node:os";
 import { join as join8 } from "node:path";
 import { setTimeout as sleep3 } from "node:timers/promises";
 
@@ -1096,16 +1097,20 @@ function readBootstrapSecret(dataDir) {
   return text;
 }
 function dropBootstrapSecret(dataDir) {
-  rmSync4(join8(dataDir, BOOTSTRAP_FILE), { force: true });
+  try {
+    rmSync4(join8(dataDir, BOOTSTRAP_FILE), { force: true });
+  } catch {
+  }
 }
 function confLine(setting) {
-  if (!/^[A-Za-z_][A-Za-z0-9_.]*$/.test(setting.name) || /[\r\n\0]/.test(setting.value)) {
+  const name = setting.name.toLowerCase();
+  if (!/^[a-z_][a-z0-9_.]*$/.test(name) || /^include(_dir|_if_exists)?$/.test(name) || /[\r\n\0]/.test(setting.value)) {
     throw new SetupError(
       `Setting ${JSON.stringify(setting.name)} cannot be written to a configuration file`,
       "Check input settings"
     );
   }
-  return `${setting.name} = '${setting.value.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
+  return `${name} = '${setting.value.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
 }
 var RUN_CONF = "postgresql.conf";
 function runConf(settings) {
@@ -1141,6 +1146,22 @@ function pgCtlStartArgs(runDir, dataDir, logFile, timeoutS) {
     `-c "config_file=${join8(runDir, RUN_CONF)}"`
   ];
 }
+var ICACLS_TIMEOUT_MS = 3e4;
+async function grantRunFolder(runDir) {
+  let user;
+  try {
+    user = userInfo().username;
+  } catch (error) {
+    return [`Could not name this user to grant it the run folder: ${error.message}`];
+  }
+  try {
+    const r = await run("icacls", [runDir, "/grant", `${user}:(OI)(CI)F`, "/Q"], { timeoutMs: ICACLS_TIMEOUT_MS });
+    if (r.code === 0) return [];
+    return [`icacls could not grant ${user} the run folder ${runDir} (exit ${r.code}): ${(r.stderr || r.stdout).trim()}`];
+  } catch (error) {
+    return [`icacls could not be run to grant ${user} the run folder ${runDir}: ${error.message}`];
+  }
+}
 var LAUNCHER_WAIT_MS = 3e4;
 async function waitForLauncher(pid, timeoutMs = LAUNCHER_WAIT_MS) {
   const deadline = Date.now() + timeoutMs;
@@ -1169,6 +1190,14 @@ async function removeBusyFolder(dir, stopServer, timeoutMs = BUSY_FOLDER_WAIT_MS
     }
   }
 }
+function pidFileProcessAlive(dataDir) {
+  try {
+    const pid = Number(readFileSync3(join8(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim());
+    return Number.isInteger(pid) && pid > 0 && processAlive(pid);
+  } catch {
+    return false;
+  }
+}
 var PG_CTL_LOG = "pg_ctl.log";
 var PG_CTL_GRACE_MS = 15e3;
 async function startWithPgCtl(bindir, runDir, dataDir, logFile, settings, timeoutMs, onSpawn = () => void 0) {
@@ -1188,6 +1217,8 @@ async function startWithPgCtl(bindir, runDir, dataDir, logFile, settings, timeou
       cwd: runDir,
       outputFd,
       onSpawn
+    }).catch((error) => {
+      throw new SetupError(`${pgCtl} could not be run: ${error.message}`, "Check the PostgreSQL installation (PGBIN)");
     });
   } finally {
     closeSync3(outputFd);
@@ -1199,7 +1230,7 @@ async function startWithPgCtl(bindir, runDir, dataDir, logFile, settings, timeou
   } catch {
   }
   const said = output.trim().split(/\r?\n/).filter(Boolean).slice(-3).join(" | ");
-  const late = result.timedOut || /did not start in time/.test(said);
+  const late = result.timedOut || pidFileProcessAlive(dataDir);
   throw new NotReadyError(
     late ? `the server did not accept connections within ${timeoutS} s` : "the server stopped before answering a query",
     `pg_ctl start: ${said || `exit code ${result.code}`}`,
@@ -1880,6 +1911,7 @@ export {
   newBootstrapSecret,
   readBootstrapSecret,
   dropBootstrapSecret,
+  grantRunFolder,
   waitForLauncher,
   removeBusyFolder,
   startWithPgCtl,

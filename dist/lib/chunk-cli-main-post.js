@@ -27,6 +27,7 @@ import {
   fillFolder,
   findBinaries,
   fingerprintWritten,
+  grantRunFolder,
   hasPeerSocket,
   initdbArgs,
   installedBinaries,
@@ -677,7 +678,7 @@ TRUNCATE ${POOL_SCHEMA}.copies, ${POOL_SCHEMA}.keeper;
 ALTER SEQUENCE ${POOL_SCHEMA}.tickets RESTART;
 -- A taker that dies while waiting in take() ends its wait within a second (Linux), not at its
 -- deadline: the server looks whether the client is still there (read at session start, hence here).
--- Where the server cannot look (Windows, macOS: no POLLRDHUP) it refuses any value but 0.
+-- Where the server cannot look (Windows, seen under Wine) it refuses any value but 0: no look there.
 DO $$ BEGIN
   ALTER DATABASE postgres SET client_connection_check_interval = 1000;
 EXCEPTION WHEN invalid_parameter_value THEN NULL;
@@ -1064,7 +1065,7 @@ var LOG_TAIL_LINES = 50;
 
 // src/lifecycle.ts
 import { readdirSync as readdirSync7, readFileSync as readFileSync10 } from "node:fs";
-import { join as join15 } from "node:path";
+import { join as join16 } from "node:path";
 
 // src/docker/job-container.ts
 import { existsSync, readFileSync } from "node:fs";
@@ -3248,6 +3249,11 @@ function identConf(osUsers2, dbUser) {
     "\n"
   );
 }
+function bootstrapHbaConf() {
+  return ["# Written by pg-tmpfs for this run, until its first connection.", "host all all samehost scram-sha-256", ""].join(
+    "\n"
+  );
+}
 
 // src/native/postgres.ts
 var SERVER_LOG = "server.log";
@@ -3283,6 +3289,7 @@ function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}, timeo
       failed = true;
       throw error;
     });
+    started.catch(() => void 0);
     return { pid: 0, exited: () => failed, started };
   }
   const logFd = openSync(logFile, "a");
@@ -3374,7 +3381,7 @@ async function stopPostmaster(handle) {
     if (process.platform === "win32") {
       await runOk(join7(handle.bindir, exe("pg_ctl", "win32")), ["stop", "-m", "immediate", "-D", dataDir], {
         timeoutMs: PG_CTL_TIMEOUT_MS
-      });
+      }).catch(() => void 0);
     } else {
       process.kill(pid, "SIGQUIT");
     }
@@ -3445,8 +3452,8 @@ function listenWarnings(config) {
 
 // src/native/start.ts
 import { randomBytes as randomBytes5 } from "node:crypto";
-import { chownSync as chownSync3, mkdirSync as mkdirSync2, readFileSync as readFileSync9, writeFileSync as writeFileSync2 } from "node:fs";
-import { join as join13 } from "node:path";
+import { chownSync as chownSync3, mkdirSync as mkdirSync2, readFileSync as readFileSync9, writeFileSync as writeFileSync3 } from "node:fs";
+import { join as join14 } from "node:path";
 import { performance as performance4 } from "node:perf_hooks";
 
 // src/native/npm-binaries.ts
@@ -3614,7 +3621,7 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
   } catch (error) {
     throw copyError(error, config, dataDir);
   }
-  writeFileSync(join10(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
+  writeFileSync(join10(dataDir, "pg_hba.conf"), runHba(config));
   writeFileSync(join10(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
   const entry = cache.entry;
   const copyTemplates = () => {
@@ -3641,7 +3648,7 @@ function restoreCluster(entry, handle, config, runAs) {
     }
     throw copyError(error, config, dataDir);
   }
-  writeFileSync(join10(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
+  writeFileSync(join10(dataDir, "pg_hba.conf"), runHba(config));
   writeFileSync(join10(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
   const autoConf = join10(dataDir, "postgresql.auto.conf");
   writeFileSync(autoConf, EMPTY_AUTO_CONF, { mode: 384 });
@@ -3658,6 +3665,9 @@ function osUsers(runAs) {
     );
   }
   return runAs ? [me, runAs.name] : [me];
+}
+function runHba(config) {
+  return hasPeerSocket() ? hbaConf(config.publishHost) : bootstrapHbaConf();
 }
 
 // src/schema-cache/native.ts
@@ -3988,6 +3998,8 @@ async function snapshotNative(server, dest, bootstrap2 = null) {
 }
 
 // src/native/bootstrap.ts
+import { writeFileSync as writeFileSync2 } from "node:fs";
+import { join as join13 } from "node:path";
 async function bootstrap(config, handle, port, exited, verifier, restored) {
   const dataDir = dataDirOf(handle.runDir);
   const peer = hasPeerSocket();
@@ -4005,14 +4017,19 @@ async function bootstrap(config, handle, port, exited, verifier, restored) {
       // A failed attempt on a socket costs well under a ms: poll often, the answer comes a few
       // ms after postgres creates its socket.
       intervalMs: 2,
-      isAlive: async () => !exited() && (handle.pid === 0 || processAlive(handle.pid)),
+      // Windows: pg_ctl has already waited for the server, whose PID may be unreadable (0).
+      isAlive: async () => !exited() && (process.platform === "win32" && handle.pid === 0 || processAlive(handle.pid)),
       aliveEveryMs: 50
     }
   );
   try {
     const c = local.client;
     await c.query(`ALTER ROLE ${c.escapeIdentifier(config.user)} PASSWORD ${c.escapeLiteral(verifier)}`);
-    if (!peer) dropBootstrapSecret(dataDir);
+    if (!peer) {
+      dropBootstrapSecret(dataDir);
+      writeFileSync2(join13(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
+      await c.query("SELECT pg_reload_conf()");
+    }
     if (config.database !== "postgres" && !restored) await c.query(`CREATE DATABASE ${c.escapeIdentifier(config.database)}`);
     return c;
   } catch (error) {
@@ -4025,7 +4042,7 @@ async function bootstrap(config, handle, port, exited, verifier, restored) {
 function makeRunDir(handle, runAs) {
   throwIfInterrupted();
   mkdirSync2(handle.runDir, { mode: 448 });
-  writeFileSync2(join13(handle.runDir, RUN_MARKER), handle.token);
+  writeFileSync3(join14(handle.runDir, RUN_MARKER), handle.token);
   if (runAs) chownSync3(handle.runDir, runAs.uid, runAs.gid);
 }
 async function restoreSchema(schema, bins, config, facts, handle, runAs) {
@@ -4111,17 +4128,18 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
       }
     );
     if (ram.plan.warning) log.warning(ram.plan.warning);
-    handle.runDir = join13(ram.base, runFolderName(config.containerName, handle.token));
+    handle.runDir = join14(ram.base, runFolderName(config.containerName, handle.token));
     if (hasPeerSocket()) checkSocketPath(dataDirOf(handle.runDir), port);
     record();
     makeRunDir(handle, runAs);
+    if (!hasPeerSocket()) for (const w of await grantRunFolder(handle.runDir)) log.warning(w);
     phases.end("RAM folder and run folder");
     const restored = schema ? await restoreSchema(schema, bins, config, facts, handle, runAs) : false;
     if (restored) phases.end("schema cache restore");
     const { cache, copyTemplates } = restored ? { cache: { hit: true }, copyTemplates: () => void 0 } : await placeCluster(config, bins, handle, runAs, log, phases, facts);
     throwIfInterrupted();
-    const postgresFile = join13(bins.bindir, exe("postgres", process.platform));
-    const zone = hasPeerSocket() ? zoneSettings(process.env.TZ, (z) => zoneAccepted(postgresFile, dataDirOf(handle.runDir), z, runAs, facts)) : [];
+    const postgresFile = join14(bins.bindir, exe("postgres", process.platform));
+    const zone = zoneSettings(process.env.TZ, (z) => zoneAccepted(postgresFile, dataDirOf(handle.runDir), z, runAs, facts));
     const postgres = spawnPostgres(
       bins.bindir,
       handle.runDir,
@@ -4148,11 +4166,14 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
       if (restored && mapped instanceof SetupError && error.died) throw new EntryNotStarted(mapped.problem, log2);
       throw mapped;
     };
-    await postgres.started.catch(notReady);
-    if (handle.pid === 0) {
-      handle.pid = postmasterPid(handle);
-      delete handle.launcherPid;
-      record();
+    if (process.platform === "win32") {
+      try {
+        await postgres.started.catch(notReady);
+      } finally {
+        delete handle.launcherPid;
+        handle.pid = postmasterPid(handle);
+        record();
+      }
     }
     const verifier = scramVerifier(config.password);
     const local = await bootstrap(config, handle, port, postgres.exited, verifier, restored).catch(notReady);
@@ -4570,17 +4591,17 @@ async function runInitFiles(client, server, config, log, files) {
 
 // src/schema-cache/store.ts
 import { randomBytes as randomBytes6 } from "node:crypto";
-import { chmodSync, lstatSync as lstatSync3, mkdirSync as mkdirSync3, readdirSync as readdirSync6, rmSync as rmSync4, utimesSync, writeFileSync as writeFileSync3 } from "node:fs";
-import { join as join14 } from "node:path";
+import { chmodSync, lstatSync as lstatSync3, mkdirSync as mkdirSync3, readdirSync as readdirSync6, rmSync as rmSync4, utimesSync, writeFileSync as writeFileSync4 } from "node:fs";
+import { join as join15 } from "node:path";
 var DEFAULT_STORE_MAX_BYTES = 2 * 1024 ** 3;
 function storeDir(cacheDir) {
-  return join14(cacheDir, "schema");
+  return join15(cacheDir, "schema");
 }
 function lookup(cacheDir, key) {
   const store = storeDir(cacheDir);
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
-  const dir = join14(store, key);
+  const dir = join15(store, key);
   const found = checkEntry(dir);
   if (!found) return { entry: null, dropped: null, dir };
   if ("problem" in found) {
@@ -4602,15 +4623,15 @@ async function save(cacheDir, key, fill) {
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
   await removeStaleFills(store);
-  const staging = join14(store, `${key}.tmp-${process.pid}-${randomBytes6(4).toString("hex")}`);
+  const staging = join15(store, `${key}.tmp-${process.pid}-${randomBytes6(4).toString("hex")}`);
   mkdirSync3(staging, { mode: 448 });
   try {
     const written = await fill(staging);
     chmodSync(staging, 448);
     const manifest = written ?? listFiles(staging);
     const text = JSON.stringify(manifest);
-    writeFileSync3(`${staging}${MANIFEST_SUFFIX}`, text, { mode: 384 });
-    const dir = join14(store, key);
+    writeFileSync4(`${staging}${MANIFEST_SUFFIX}`, text, { mode: 384 });
+    const dir = join15(store, key);
     if (!placeEntry(staging, dir, text)) return null;
     return { dir, bytes: entryBytes(manifest) };
   } finally {
@@ -4628,9 +4649,9 @@ function prune(cacheDir, keep, maxBytes = storeMaxBytes()) {
     if (!name.endsWith(MANIFEST_SUFFIX)) continue;
     const key = name.slice(0, -MANIFEST_SUFFIX.length);
     if (key.includes(".tmp-")) continue;
-    const found = checkEntry(join14(store, key));
+    const found = checkEntry(join15(store, key));
     if (!found || "problem" in found) continue;
-    const used = lstatSync3(join14(store, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    const used = lstatSync3(join15(store, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
     entries.push({ key, bytes: entryBytes(found.manifest), used });
   }
   let total = entries.reduce((sum, e) => sum + e.bytes, 0);
@@ -4638,7 +4659,7 @@ function prune(cacheDir, keep, maxBytes = storeMaxBytes()) {
   for (const e of entries.sort((a, b) => a.used - b.used)) {
     if (total <= maxBytes) break;
     if (e.key === keep) continue;
-    if (dropEntry(join14(store, e.key)) === null) {
+    if (dropEntry(join15(store, e.key)) === null) {
       total -= e.bytes;
       removed.push(e.key);
     }
@@ -5059,7 +5080,7 @@ async function sweepLeftovers(containerName) {
   const bases = ["/dev/shm", tempBase()];
   for (const base of [...bases]) {
     try {
-      for (const n of readdirSync7(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join15(base, n));
+      for (const n of readdirSync7(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join16(base, n));
     } catch {
     }
   }
@@ -5071,10 +5092,10 @@ async function sweepLeftovers(containerName) {
       continue;
     }
     for (const n of names) {
-      const runDir = join15(base, n);
+      const runDir = join16(base, n);
       let token;
       try {
-        token = readFileSync10(join15(runDir, RUN_MARKER), "utf8");
+        token = readFileSync10(join16(runDir, RUN_MARKER), "utf8");
       } catch {
         continue;
       }

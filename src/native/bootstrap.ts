@@ -3,6 +3,8 @@
  * Unix socket with peer authentication, or on Windows over TCP with the cluster's bootstrap
  * password (windows.ts). It sets the run's password and creates the database.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type pg from 'pg';
 import type { Config } from '../inputs.js';
 import { processAlive } from '../processes.js';
@@ -10,6 +12,7 @@ import { waitForQuery } from '../readiness.js';
 import type { NativeHandle } from '../server.js';
 import { clientHost } from './listen.js';
 import { dataDirOf } from './postgres.js';
+import { hbaConf } from './server-config.js';
 import { dropBootstrapSecret, hasPeerSocket, readBootstrapSecret } from './windows.js';
 
 /**
@@ -44,14 +47,20 @@ export async function bootstrap(
       // A failed attempt on a socket costs well under a ms: poll often, the answer comes a few
       // ms after postgres creates its socket.
       intervalMs: 2,
-      isAlive: async () => !exited() && (handle.pid === 0 || processAlive(handle.pid)),
+      // Windows: pg_ctl has already waited for the server, whose PID may be unreadable (0).
+      isAlive: async () => !exited() && ((process.platform === 'win32' && handle.pid === 0) || processAlive(handle.pid)),
       aliveEveryMs: 50,
     },
   );
   try {
     const c = local.client;
     await c.query(`ALTER ROLE ${c.escapeIdentifier(config.user)} PASSWORD ${c.escapeLiteral(verifier)}`);
-    if (!peer) dropBootstrapSecret(dataDir);
+    if (!peer) {
+      dropBootstrapSecret(dataDir);
+      // Now that the password is the run's: what publish-host allows (place-cluster.ts placed bootstrapHbaConf).
+      writeFileSync(join(dataDir, 'pg_hba.conf'), hbaConf(config.publishHost));
+      await c.query('SELECT pg_reload_conf()');
+    }
     // A restored schema-cache entry has the database already.
     if (config.database !== 'postgres' && !restored) await c.query(`CREATE DATABASE ${c.escapeIdentifier(config.database)}`);
     return c;

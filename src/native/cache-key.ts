@@ -34,7 +34,7 @@ export interface ClusterSpec {
 /**
  * initdb arguments for a spec: the shared INITDB_ARGS (`--nosync`), the superuser, trust on the
  * Unix socket and scram-sha-256 over TCP (each run replaces pg_hba.conf with its own: peer on the
- * socket, see hbaConf in postgres.ts), UTF8 and the locale, then the spec's extraArgs, if any.
+ * socket, see hbaConf in server-config.ts), UTF8 and the locale, then the spec's extraArgs, if any.
  */
 export function initdbArgs(spec: ClusterSpec): string[] {
   return [

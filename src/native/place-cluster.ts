@@ -19,7 +19,8 @@ import { dropEntry } from './cache-removal.js';
 import type { Facts } from './facts.js';
 import { ensureCluster, type CacheResult } from './initdb-cache.js';
 import { dataDirOf } from './postgres.js';
-import { hbaConf, identConf } from './server-config.js';
+import { bootstrapHbaConf, hbaConf, identConf } from './server-config.js';
+import { hasPeerSocket } from './windows.js';
 import type { StoreEntry } from '../schema-cache/store.js';
 import { EMPTY_AUTO_CONF } from '../schema-cache/restored.js';
 
@@ -141,7 +142,7 @@ export async function placeCluster(
   }
   // Authentication for this run (not cached: it names this run's OS users and listen address).
   // Both files exist (copied, owned by runAs); rewriting them keeps their owner.
-  writeFileSync(join(dataDir, 'pg_hba.conf'), hbaConf(config.publishHost));
+  writeFileSync(join(dataDir, 'pg_hba.conf'), runHba(config));
   writeFileSync(join(dataDir, 'pg_ident.conf'), identConf(osUsers(runAs), config.user));
   const entry = cache.entry;
   const copyTemplates = (): void => {
@@ -184,7 +185,7 @@ export function restoreCluster(entry: StoreEntry, handle: NativeHandle, config: 
     }
     throw copyError(error, config, dataDir);
   }
-  writeFileSync(join(dataDir, 'pg_hba.conf'), hbaConf(config.publishHost));
+  writeFileSync(join(dataDir, 'pg_hba.conf'), runHba(config));
   writeFileSync(join(dataDir, 'pg_ident.conf'), identConf(osUsers(runAs), config.user));
   const autoConf = join(dataDir, 'postgresql.auto.conf');
   writeFileSync(autoConf, EMPTY_AUTO_CONF, { mode: 0o600 });
@@ -207,4 +208,9 @@ function osUsers(runAs: RunAs | null): string[] {
     );
   }
   return runAs ? [me, runAs.name] : [me];
+}
+
+/** The run's pg_hba.conf as placed: hbaConf, or where the first connection needs a password (Windows) bootstrapHbaConf until it is made. */
+function runHba(config: Pick<Config, 'publishHost'>): string {
+  return hasPeerSocket() ? hbaConf(config.publishHost) : bootstrapHbaConf();
 }

@@ -81,7 +81,7 @@ export function spawnPostgres(
   if (process.platform === 'win32') {
     const dataDir = dataDirOf(runDir);
     let failed = false;
-    const started = startWithPgCtl(
+    const started: Promise<void> = startWithPgCtl(
       bindir,
       runDir,
       dataDir,
@@ -93,6 +93,9 @@ export function spawnPostgres(
       failed = true;
       throw error;
     });
+    // A start that fails before it awaits this (a throw while postgres starts) must not leave a
+    // rejection nobody handles: Node would end the process in the middle of the cleanup.
+    started.catch(() => undefined);
     return { pid: 0, exited: () => failed, started };
   }
   const logFd = openSync(logFile, 'a');
@@ -233,9 +236,10 @@ async function stopPostmaster(handle: NativeHandle): Promise<string[]> {
   const problems: string[] = [];
   try {
     if (process.platform === 'win32') {
+      // A pg_ctl stop that fails (or times out) is not the end: the server is killed below.
       await runOk(join(handle.bindir, exe('pg_ctl', 'win32')), ['stop', '-m', 'immediate', '-D', dataDir], {
         timeoutMs: PG_CTL_TIMEOUT_MS,
-      });
+      }).catch(() => undefined);
     } else {
       process.kill(pid, 'SIGQUIT');
     }

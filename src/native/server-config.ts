@@ -110,3 +110,16 @@ export function identConf(osUsers: readonly string[], dbUser: string): string {
     '\n',
   );
 }
+
+/**
+ * pg_hba.conf for a run until its first connection, where that connection needs a password
+ * (Windows: the cluster's bootstrap password): TCP from this host only (`samehost`: its own
+ * addresses, loopback among them), whatever publish-host allows after. The first connection
+ * writes hbaConf then and reloads it (bootstrap.ts), so no other host ever gets to try the
+ * bootstrap password.
+ */
+export function bootstrapHbaConf(): string {
+  return ['# Written by pg-tmpfs for this run, until its first connection.', 'host all all samehost scram-sha-256', ''].join(
+    '\n',
+  );
+}

@@ -69,8 +69,8 @@ export function zoneSettings(tz: string | undefined, check: (zone: string) => bo
 }
 
 /**
- * Whether `postgres` (the program's path) accepts `zone` as timezone and log_timezone: `postgres -D dataDir
- * -C timezone -c timezone=ZONE -c log_timezone=ZONE` (prints the value and exits, no server
+ * Whether `postgres` (the program's path) accepts `zone` as timezone and log_timezone: `postgres -C
+ * timezone -D dataDir -c timezone=ZONE -c log_timezone=ZONE` (prints the value and exits, no server
  * started; manual: "postgres", option -C), run as `runAs` with serverEnv. The answer is kept in
  * facts (per postgres file and zone) when the server named the zone in its refusal or accepted
  * it; another failure (a configuration it refuses for its own reasons) is not kept and counts as
@@ -80,7 +80,9 @@ export function zoneSettings(tz: string | undefined, check: (zone: string) => bo
 export function zoneAccepted(postgres: string, dataDir: string, zone: string, runAs: RunAs | null, facts: Facts): boolean {
   const answer = facts.get(postgres, `-C timezone=${zone}`, () => {
     try {
-      execFileSync(postgres, ['-D', dataDir, '-C', 'timezone', '-c', `timezone=${zone}`, '-c', `log_timezone=${zone}`], {
+      // -C first: postgres then skips its refusal of root and of an administrator's token
+      // (src/backend/main/main.c), which a Windows runner's job has.
+      execFileSync(postgres, ['-C', 'timezone', '-D', dataDir, '-c', `timezone=${zone}`, '-c', `log_timezone=${zone}`], {
         encoding: 'utf8',
         timeout: ZONE_CHECK_TIMEOUT_MS,
         stdio: ['ignore', 'pipe', 'pipe'],

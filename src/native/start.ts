@@ -2,7 +2,7 @@
  * Native mode: PostgreSQL from binaries already on the machine, its data directory in RAM, the
  * cluster copied from the initdb cache, the same durability profile as Docker mode. Steps:
  * binaries → port → RAM run folder → cached cluster → postgres → first query on the Unix socket
- * (password, database) → a query over TCP with the password → verification. The cache lookup
+ * (on Windows over TCP: bootstrap.ts) (password, database) → a query over TCP with the password → verification. The cache lookup
  * and copy are place-cluster.ts.
  * About 300 lines: the native start in its steps; placing the cluster is in place-cluster.ts.
  */
@@ -34,7 +34,7 @@ import type { SchemaCache } from '../schema-cache/cache.js';
 import { nativeIdentity } from '../schema-cache/native.js';
 import { EntryNotStarted } from '../schema-cache/restored.js';
 import { dataDirOf, postgresLogTail, postmasterPid, RUN_MARKER, runAsUser, spawnPostgres, stopPostgres } from './postgres.js';
-import { hasPeerSocket } from './windows.js';
+import { grantRunFolder, hasPeerSocket } from './windows.js';
 import { bootstrap } from './bootstrap.js';
 import { nativeSettings } from './server-config.js';
 import { DEFAULT_NATIVE_BYTES, prepareRam, sizeToBytes, type RamDirPlan } from './ramdir.js';
@@ -205,6 +205,7 @@ async function startOnce(
     if (hasPeerSocket()) checkSocketPath(dataDirOf(handle.runDir), port);
     record();
     makeRunDir(handle, runAs);
+    if (!hasPeerSocket()) for (const w of await grantRunFolder(handle.runDir)) log.warning(w);
     phases.end('RAM folder and run folder');
     const restored = schema ? await restoreSchema(schema, bins, config, facts, handle, runAs) : false;
     if (restored) phases.end('schema cache restore');
@@ -213,12 +214,9 @@ async function startOnce(
       ? { cache: { hit: true }, copyTemplates: () => undefined }
       : await placeCluster(config, bins, handle, runAs, log, phases, facts);
     throwIfInterrupted();
-    // This run's TZ, as initdb would have written it without the cache (the entry holds the
-    // system's zone). Not on Windows: its postgres refuses an administrator's `-C` check.
+    // This run's TZ, as initdb would have written it without the cache (the entry holds the system's zone).
     const postgresFile = join(bins.bindir, exe('postgres', process.platform));
-    const zone = hasPeerSocket()
-      ? zoneSettings(process.env.TZ, (z) => zoneAccepted(postgresFile, dataDirOf(handle.runDir), z, runAs, facts))
-      : [];
+    const zone = zoneSettings(process.env.TZ, (z) => zoneAccepted(postgresFile, dataDirOf(handle.runDir), z, runAs, facts));
     const postgres = spawnPostgres(
       bins.bindir,
       handle.runDir,
@@ -250,12 +248,16 @@ async function startOnce(
       if (restored && mapped instanceof SetupError && error.died) throw new EntryNotStarted(mapped.problem, log);
       throw mapped;
     };
-    // Windows: pg_ctl has started it (and waited for it); its PID is in postmaster.pid.
-    await postgres.started.catch(notReady);
-    if (handle.pid === 0) {
-      handle.pid = postmasterPid(handle);
-      delete handle.launcherPid; // pg_ctl has ended: nothing for a stop to wait for
-      record();
+    if (process.platform === 'win32') {
+      // pg_ctl has started it (and waited for it), or failed; either way it has ended: nothing
+      // for a stop to wait for. The postmaster's PID is in postmaster.pid.
+      try {
+        await postgres.started.catch(notReady);
+      } finally {
+        delete handle.launcherPid;
+        handle.pid = postmasterPid(handle);
+        record();
+      }
     }
     const verifier = scramVerifier(config.password);
     const local = await bootstrap(config, handle, port, postgres.exited, verifier, restored).catch(notReady);

@@ -15,6 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SetupError } from '../errors.js';
@@ -68,25 +69,33 @@ export function readBootstrapSecret(dataDir: string): string {
   return text;
 }
 
-/** Removes the data directory's bootstrap password once the run's own is set (never throws). */
+/** Removes the data directory's bootstrap password once the run's own is set (never throws: the run folder goes with the run anyway). */
 export function dropBootstrapSecret(dataDir: string): void {
-  rmSync(join(dataDir, BOOTSTRAP_FILE), { force: true });
+  try {
+    rmSync(join(dataDir, BOOTSTRAP_FILE), { force: true });
+  } catch {
+    // busy or gone: it goes with the run folder
+  }
 }
 
 /**
- * A setting as a line of a PostgreSQL configuration file: the value single-quoted, with `'` and
- * `\` doubled (the file's string syntax: manual, "Parameter Interaction via the Configuration File").
- * @throws SetupError for a name that is not a setting's or a value with a line break (the settings
- *   input refuses both before this)
+ * A setting as a line of a PostgreSQL configuration file: the name in lower case, the value
+ * single-quoted, with `'` and `\` doubled (the file's string syntax: manual, "Parameter
+ * Interaction via the Configuration File").
+ * @throws SetupError for a name that is not a setting's, a directive (`include`, …), or a value
+ *   with a line break (the settings input refuses all three before this)
  */
 export function confLine(setting: Pick<Setting, 'name' | 'value'>): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_.]*$/.test(setting.name) || /[\r\n\0]/.test(setting.value)) {
+  const name = setting.name.toLowerCase();
+  if (!/^[a-z_][a-z0-9_.]*$/.test(name) || /^include(_dir|_if_exists)?$/.test(name) || /[\r\n\0]/.test(setting.value)) {
     throw new SetupError(
       `Setting ${JSON.stringify(setting.name)} cannot be written to a configuration file`,
       'Check input settings',
     );
   }
-  return `${setting.name} = '${setting.value.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+  // Lower case: PostgreSQL marks an earlier line of the same setting as overridden only when the
+  // names match exactly (guc-file.l ParseConfigFp), and initdb writes them in lower case.
+  return `${name} = '${setting.value.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 }
 
 /** The run's configuration file, in the run folder beside `data` (run-folder.ts). */
@@ -151,6 +160,34 @@ export function pgCtlStartArgs(runDir: string, dataDir: string, logFile: string,
   ];
 }
 
+/** Deadline of icacls: 30 000 ms. */
+const ICACLS_TIMEOUT_MS = 30_000;
+
+/**
+ * Grants this user full control of the run folder, inherited by all it will hold (`icacls <dir>
+ * /grant <user>:(OI)(CI)F`). The files this process copies in (the initdb cache's cluster, a
+ * schema-cache entry) are made with its administrator's token, and may inherit from the folder
+ * above rights that only Administrators have; the server runs with a restricted token in which
+ * Administrators is deny-only (pg_ctl.c CreateRestrictedProcess; pg_ctl leaves its own log file
+ * to the server for this reason), and must write them. Never throws.
+ * @returns [] when granted, else one warning text (the start goes on: the server says what it cannot write)
+ */
+export async function grantRunFolder(runDir: string): Promise<string[]> {
+  let user: string;
+  try {
+    user = userInfo().username;
+  } catch (error) {
+    return [`Could not name this user to grant it the run folder: ${(error as Error).message}`];
+  }
+  try {
+    const r = await run('icacls', [runDir, '/grant', `${user}:(OI)(CI)F`, '/Q'], { timeoutMs: ICACLS_TIMEOUT_MS });
+    if (r.code === 0) return [];
+    return [`icacls could not grant ${user} the run folder ${runDir} (exit ${r.code}): ${(r.stderr || r.stdout).trim()}`];
+  } catch (error) {
+    return [`icacls could not be run to grant ${user} the run folder ${runDir}: ${(error as Error).message}`];
+  }
+}
+
 /** How long a stop waits for a `pg_ctl start` that a killed start left running: 30 000 ms. */
 export const LAUNCHER_WAIT_MS = 30_000;
 
@@ -203,6 +240,16 @@ export async function removeBusyFolder(
   }
 }
 
+/** Whether the data directory's postmaster.pid names a process that runs. */
+function pidFileProcessAlive(dataDir: string): boolean {
+  try {
+    const pid = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]?.trim());
+    return Number.isInteger(pid) && pid > 0 && processAlive(pid);
+  } catch {
+    return false;
+  }
+}
+
 /** pg_ctl's own output (its errors: `-s`), in the run folder. */
 export const PG_CTL_LOG = 'pg_ctl.log';
 
@@ -215,7 +262,7 @@ const PG_CTL_GRACE_MS = 15_000;
  * @param settings the server's settings, as Linux passes them on the command line
  * @param timeoutMs how long the server may take (the wait-timeout input), ms
  * @param onSpawn called with pg_ctl's PID as soon as it runs (NativeHandle.launcherPid)
- * @throws SetupError when a path is unsafe for CMD (checkCmdSafe); NotReadyError (the last error:
+ * @throws SetupError when a path is unsafe for CMD (checkCmdSafe) or pg_ctl cannot be run; NotReadyError (the last error:
  *   pg_ctl's output; died unless the wait ran out) when the server did not start: the caller maps
  *   it with the server log (readiness.ts notReadyError)
  */
@@ -245,6 +292,8 @@ export async function startWithPgCtl(
       cwd: runDir,
       outputFd,
       onSpawn,
+    }).catch((error: unknown) => {
+      throw new SetupError(`${pgCtl} could not be run: ${(error as Error).message}`, 'Check the PostgreSQL installation (PGBIN)');
     });
   } finally {
     closeSync(outputFd);
@@ -257,8 +306,9 @@ export async function startWithPgCtl(
     // gone with the run folder
   }
   const said = output.trim().split(/\r?\n/).filter(Boolean).slice(-3).join(' | ');
-  // pg_ctl's own wait ran out ("server did not start in time"): the server may still be starting.
-  const late = result.timedOut || /did not start in time/.test(said);
+  // pg_ctl's wait ran out while the server still starts (its message may be in another language:
+  // the state says it): postmaster.pid names a live process.
+  const late = result.timedOut || pidFileProcessAlive(dataDir);
   throw new NotReadyError(
     late ? `the server did not accept connections within ${timeoutS} s` : 'the server stopped before answering a query',
     `pg_ctl start: ${said || `exit code ${result.code}`}`,

@@ -62,7 +62,7 @@ TRUNCATE ${POOL_SCHEMA}.copies, ${POOL_SCHEMA}.keeper;
 ALTER SEQUENCE ${POOL_SCHEMA}.tickets RESTART;
 -- A taker that dies while waiting in take() ends its wait within a second (Linux), not at its
 -- deadline: the server looks whether the client is still there (read at session start, hence here).
--- Where the server cannot look (Windows, macOS: no POLLRDHUP) it refuses any value but 0.
+-- Where the server cannot look (Windows, seen under Wine) it refuses any value but 0: no look there.
 DO $$ BEGIN
   ALTER DATABASE postgres SET client_connection_check_interval = 1000;
 EXCEPTION WHEN invalid_parameter_value THEN NULL;

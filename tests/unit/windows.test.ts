@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SetupError } from '../../src/errors.js';
 import { defaultCacheDir } from '../../src/native/cache-key.js';
-import { hbaConf, nativeSettings, runSettings } from '../../src/native/server-config.js';
+import { bootstrapHbaConf, hbaConf, nativeSettings, runSettings } from '../../src/native/server-config.js';
+import { parseSettings } from '../../src/profile.js';
 import {
   BOOTSTRAP_FILE,
   checkCmdSafe,
@@ -36,9 +37,20 @@ describe('the run configuration file (Windows: no -c options through CMD)', () =
     expect(confLine({ name: 'application_name', value: '%PATH% & "x"' })).toBe(`application_name = '%PATH% & "x"'`);
   });
 
-  it('refuses a line break in a value and a name that is not a setting', () => {
+  it('refuses a line break in a value, a name that is not a setting, and a directive', () => {
     expect(() => confLine({ name: 'work_mem', value: '4MB\nfsync = on' })).toThrow(SetupError);
     expect(() => confLine({ name: "fsync = 'on'\n#", value: 'off' })).toThrow(SetupError);
+    for (const name of ['include', 'Include_Dir', 'INCLUDE_IF_EXISTS'])
+      expect(() => confLine({ name, value: 'x' })).toThrow(SetupError);
+  });
+
+  it('writes names in lower case, as initdb does (an earlier line is overridden only on an exact match)', () => {
+    expect(confLine({ name: 'Shared_Buffers', value: '32MB' })).toBe("shared_buffers = '32MB'");
+  });
+
+  it('the settings input refuses the directives before anything starts, on every platform', () => {
+    for (const name of ['include', 'include_dir', 'INCLUDE_IF_EXISTS'])
+      expect(() => parseSettings(`${name}=/tmp/x.conf`)).toThrow(/is a directive of configuration files/);
   });
 
   it("includes the cluster's own file first, then the settings in order (later lines win)", () => {
@@ -80,6 +92,15 @@ describe('no socket and no peer authentication on Windows', () => {
       'dynamic_shared_memory_type=mmap',
       'unix_socket_directories=/r/data',
     ]);
+  });
+
+  it('until the first connection, pg_hba.conf lets in this host only, whatever publish-host allows after', () => {
+    expect(
+      bootstrapHbaConf()
+        .split('\n')
+        .filter((l) => l && !l.startsWith('#')),
+    ).toEqual(['host all all samehost scram-sha-256']);
+    expect(hbaConf('0.0.0.0', 'win32')).toContain('host all all all scram-sha-256');
   });
 
   it('pg_hba.conf has no local line on Windows, the same host lines', () => {
