@@ -1,0 +1,103 @@
+/**
+ * What tests/e2e/platforms.test.ts needs to run .github/workflows/platforms.yml through act: the
+ * workflow's matrix as written, act's arguments for its cells (a label on the host, or in a job
+ * container without the Docker socket), the setup-node stand-in, and a Docker "daemon" that
+ * never answers and counts who called it.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { ROOT } from './infra.js';
+
+/** The workflow, relative to the repository (act's -W). */
+export const PLATFORMS_WORKFLOW = '.github/workflows/platforms.yml';
+
+/** One cell of the workflow's matrix, as written there. */
+export interface PlatformCell {
+  /** The runner label, e.g. `ubuntu-slim`. */
+  label: string;
+  /** The first start: `version` (a major) and `binaries` (installed, auto or npm). */
+  first: { version: string; binaries: string };
+  /** The major of the npm starts ('' in a cell that expects an error). */
+  npm: string;
+  /** The error text the cell expects, when it expects one. */
+  'expect-error'?: string;
+}
+
+/** The text of platforms.yml. */
+function workflowText(): string {
+  return readFileSync(join(ROOT, PLATFORMS_WORKFLOW), 'utf8');
+}
+
+/**
+ * The matrix cells of platforms.yml's `platform` job (`strategy.matrix.include`), in order.
+ * @throws Error when the file has no such job or matrix
+ */
+export function platformCells(): PlatformCell[] {
+  const doc = parse(workflowText()) as { jobs?: { platform?: { strategy?: { matrix?: { include?: PlatformCell[] } } } } };
+  const cells = doc.jobs?.platform?.strategy?.matrix?.include;
+  if (!cells?.length) throw new Error(`${PLATFORMS_WORKFLOW} has no jobs.platform.strategy.matrix.include`);
+  return cells;
+}
+
+/**
+ * act's arguments for the `platform` job's cells `labels` only (`--matrix label:<label>` each),
+ * each label mapped by `-P` to `platform` (`-self-hosted`: the host; an image: a job container).
+ */
+export function cellArgs(labels: readonly string[], platform: string): string[] {
+  return ['-j', 'platform', ...labels.flatMap((l) => ['-P', `${l}=${platform}`, '--matrix', `label:${l}`])];
+}
+
+/**
+ * act's `--local-repository` for actions/setup-node at the SHA platforms.yml pins: the stand-in
+ * of tests/fixtures/act/setup-node. act resolves every remote action of a job before running it,
+ * even one whose step is skipped (setup-node is, under act), and cannot fetch from GitHub here.
+ * @throws Error when the workflow does not pin setup-node by commit SHA
+ */
+export function setupNodeStandIn(): string[] {
+  const pin = /actions\/setup-node@([0-9a-f]{40})/.exec(workflowText())?.[1];
+  if (!pin) throw new Error(`${PLATFORMS_WORKFLOW} does not pin actions/setup-node by commit SHA`);
+  return ['--local-repository', `actions/setup-node@${pin}=${join(ROOT, 'tests', 'fixtures', 'act', 'setup-node')}`];
+}
+
+/** A Docker "daemon" that accepts connections and never answers (startSilentDaemon). */
+export interface SilentDaemon {
+  /** `tcp://127.0.0.1:PORT`: a DOCKER_HOST for the docker CLI. */
+  dockerHost: string;
+  /** Connections accepted so far: each is a docker CLI call (or anything else) that reached it. */
+  connections(): number;
+  /** Closes every connection and stops listening. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a TCP listener on 127.0.0.1 (a free port) that stands for a Docker daemon that never
+ * answers: every docker CLI call with DOCKER_HOST at it connects, is counted, and waits (until the
+ * caller's own deadline). Zero connections after a job means that nothing in it asked Docker.
+ */
+export async function startSilentDaemon(): Promise<SilentDaemon> {
+  const sockets = new Set<Socket>();
+  let count = 0;
+  const server = createServer((socket) => {
+    count += 1;
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.on('close', () => sockets.delete(socket));
+    socket.resume(); // read and drop the request; never answer
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    dockerHost: `tcp://127.0.0.1:${port}`,
+    connections: () => count,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
