@@ -1,10 +1,11 @@
 /**
  * What tests/e2e/platforms.test.ts needs to run .github/workflows/platforms.yml through act: the
  * workflow's matrix as written, act's arguments for its cells (a label on the host, or in a job
- * container without the Docker socket), the setup-node stand-in, and a Docker "daemon" that
- * never answers and counts who called it.
+ * container without the Docker socket), the setup-node stand-in, a Docker "daemon" that never
+ * answers and counts who called it, and the leftovers of a snapshot that are this test's runs'.
  */
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -100,4 +101,81 @@ export async function startSilentDaemon(): Promise<SilentDaemon> {
         server.close(() => resolve());
       }),
   };
+}
+
+/** A run folder's name in a text (`…/pg-tmpfs-<container-name>-<token>…`): its token (src/native/start.ts, 8 hex). */
+const RUN_FOLDER = /\/pg-tmpfs-[^/\s]*?-([0-9a-f]{8})(?=[/.\s]|$)/g;
+
+/** The tokens of every run folder a text names (an act log: each start's PGDATA and removal). */
+export function runTokens(text: string): Set<string> {
+  return new Set([...text.matchAll(RUN_FOLDER)].map((m) => m[1]!));
+}
+
+/** A file of /proc, or '' when it cannot be read (gone, another user's). */
+function proc(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** What traceToken says of a leftover that is no longer there (another suite's, gone meanwhile). */
+const GONE = Symbol('gone');
+
+/**
+ * The run token a leftover of infra.ts leftoverSnapshot() belongs to: a path or a process names
+ * its run folder; a port's listener (ss -ltnpH), a shared memory segment's creator
+ * (/proc/sysvipc/shm cpid) and a keeper (PG_TMPFS_RUN in its environment) lead to a process; a
+ * container carries its run label. GONE when it is no longer there; null when it cannot be traced.
+ */
+function traceToken(entry: string): string | null | typeof GONE {
+  const named = (text: string) => [...runTokens(text)][0] ?? null;
+  const cmdline = (pid: string) => proc(`/proc/${pid}/cmdline`).split('\0').join(' ');
+  const [kind, first, second] = entry.split(' ');
+  if (kind === 'port') {
+    const line = (spawnSync('ss', ['-ltnpH'], { encoding: 'utf8' }).stdout ?? '')
+      .split('\n')
+      .find((l) => l.includes(` ${first} `));
+    if (!line) return GONE;
+    const pid = /pid=(\d+)/.exec(line)?.[1];
+    return pid ? named(cmdline(pid)) : null;
+  }
+  if (kind === 'shm') {
+    const row = proc('/proc/sysvipc/shm')
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/))
+      .find((f) => f[1] === second);
+    if (!row) return GONE;
+    return row[4] ? named(cmdline(row[4])) : null;
+  }
+  if (kind === 'keeper' || kind === 'process') {
+    if (!existsSync(`/proc/${first}`)) return GONE;
+    if (kind === 'process') return named(entry);
+    return /(?:^|\0)PG_TMPFS_RUN=([0-9a-f]{8})(?:\0|$)/.exec(proc(`/proc/${first}/environ`))?.[1] ?? null;
+  }
+  if (/^[0-9a-f]{12,64}$/.test(entry)) {
+    const label = spawnSync('docker', ['inspect', '-f', '{{index .Config.Labels "io.github.pg-tmpfs-action.run"}}', entry], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    if (label.status !== 0 && /no such object/i.test(label.stderr ?? '')) return GONE;
+    return /^[0-9a-f]{8}$/.test(label.stdout?.trim() ?? '') ? label.stdout.trim() : null;
+  }
+  if (entry.startsWith('/') && !existsSync(entry)) return GONE;
+  return named(entry);
+}
+
+/**
+ * Of what a leftover snapshot added while act ran, what may be this test's: the machine is shared
+ * with other suites, whose servers (their own run tokens) appear and go meanwhile. Dropped: what
+ * is gone by now, and what traces to a run token that is not `ours`; kept: ours, and whatever
+ * cannot be traced.
+ * @param ours the tokens of this test's runs (runTokens of its act log)
+ */
+export function ownLeftovers(added: readonly string[], ours: ReadonlySet<string>): string[] {
+  return added.filter((entry) => {
+    const token = traceToken(entry);
+    return token !== GONE && (token === null || ours.has(token));
+  });
 }
