@@ -121,7 +121,7 @@ describe('platforms.yml through act', () => {
       expect(daemon.connections()).toBe(0);
       expect(r.log).not.toMatch(/Docker did not answer|did not finish within|The docker command was not found/);
       expect(r.log.match(/Stopped PostgreSQL \(pid \d+\) and removed/g)).toHaveLength(3);
-      expect(ownLeftovers(leftovers.added(), runTokens(r.log))).toEqual([]);
+      expect(await ownLeftovers(leftovers.added(), runTokens(r.log))).toEqual([]);
     } finally {
       client.cleanup();
       await daemon.close();
@@ -156,7 +156,7 @@ describe('platforms.yml through act', () => {
             `${label}: ${check}`,
           ).toBe(true);
       }
-      expect(ownLeftovers(leftovers.added(), runTokens(r.log))).toEqual([]);
+      expect(await ownLeftovers(leftovers.added(), runTokens(r.log))).toEqual([]);
     } finally {
       client.cleanup();
     }

@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parse } from 'yaml';
 import { ROOT } from './infra.js';
 
@@ -166,16 +167,21 @@ function traceToken(entry: string): string | null | typeof GONE {
   return named(entry);
 }
 
+/** How long ownLeftovers waits before it looks again at what it could not trace: 3000 ms. */
+const SETTLE_MS = 3_000;
+
 /**
  * Of what a leftover snapshot added while act ran, what may be this test's: the machine is shared
  * with other suites, whose servers (their own run tokens) appear and go meanwhile. Dropped: what
- * is gone by now, and what traces to a run token that is not `ours`; kept: ours, and whatever
- * cannot be traced.
+ * is gone by now, and what traces to a run token that is not `ours`; what cannot be traced (a
+ * process that is exiting has no command line left) is looked at again SETTLE_MS later, and kept
+ * unless it is gone then or traces to another run.
  * @param ours the tokens of this test's runs (runTokens of its act log)
  */
-export function ownLeftovers(added: readonly string[], ours: ReadonlySet<string>): string[] {
-  return added.filter((entry) => {
-    const token = traceToken(entry);
-    return token !== GONE && (token === null || ours.has(token));
-  });
+export async function ownLeftovers(added: readonly string[], ours: ReadonlySet<string>): Promise<string[]> {
+  const keep = (token: ReturnType<typeof traceToken>) => token !== GONE && (token === null || ours.has(token));
+  const first = added.filter((entry) => keep(traceToken(entry)));
+  if (first.length === 0) return [];
+  await sleep(SETTLE_MS);
+  return first.filter((entry) => keep(traceToken(entry)));
 }
