@@ -824,8 +824,8 @@ async function ensureNpmBinaries(build, options, intoRam) {
         "Install npm, or use binaries: installed or mode: docker"
       );
     }
-    if (intoRam) root = await intoRam();
-    else {
+    root = await intoRam?.() ?? null;
+    if (!root) {
       options.beforeFill?.();
       root = keep ? await keep.fillKept(build, options) : await fillDir(build, options.place.dir, options);
     }
@@ -904,21 +904,21 @@ async function npmBinaries(build, config, log, onHandle, { cacheDir, runAs, phas
     ...phases ? { phases } : {}
   };
   const t0 = performance.now();
-  const base = options.npm ? ramBase(config) : null;
-  let ram = null;
+  const taken = {};
   const intoRam = async () => {
-    ram = await takeIntoRam(build, base, {
+    const base = ramBase(config);
+    if (!base || !options.npm) return null;
+    taken.ram = await takeIntoRam(build, base, {
       ...options,
       npm: options.npm,
       containerName: config.containerName,
       onRecord: (r) => onHandle(handle({ npmRam: r }))
     });
-    return ram.root;
+    return taken.ram.root;
   };
-  const { binaries, fetched } = await ensureNpmBinaries(build, options, base ? intoRam : void 0);
-  const taken = ram;
-  if (taken) {
-    const record = taken.record;
+  const { binaries, fetched } = await ensureNpmBinaries(build, options, intoRam);
+  if (taken.ram) {
+    const record = taken.ram.record;
     log.info(
       `Fetched ${build.name} ${build.version} with npm into RAM (${Math.round(performance.now() - t0)} ms): it is kept on disk once the server answers`
     );

