@@ -491,6 +491,7 @@ function consoleLogger(quiet = false, write = (t) => process.stderr.write(t)) {
 
 // src/native/npm-binaries.ts
 import { randomBytes } from "node:crypto";
+import { readFileSync as readFileSync4 } from "node:fs";
 import { join as join4 } from "node:path";
 
 // src/native/npm-ram.ts
@@ -698,8 +699,18 @@ function ramBuildRoot(dir) {
 function ramTarballDir(dir) {
   return join3(dir, "tarball");
 }
+function execAllowed(path, mounts) {
+  let best = null;
+  for (const line of mounts.split("\n")) {
+    const fields = line.split(" ");
+    const at = (fields[1] ?? "").replace(/\\040/g, " ");
+    if (!at || !(path === at || path.startsWith(at.endsWith("/") ? at : `${at}/`))) continue;
+    if (!best || at.length >= best.at.length) best = { at, options: (fields[3] ?? "").split(",") };
+  }
+  return best !== null && !best.options.includes("noexec");
+}
 function ramBuildBase(shm, pgdata, pgdataBytes, platform = process.platform) {
-  if (platform !== "linux" || pgdata === "disk" || !shm?.ram) return null;
+  if (platform !== "linux" || pgdata === "disk" || !shm?.ram || !shm.exec) return null;
   const need = RAM_BUILD_BYTES + (pgdata === "shm" ? pgdataBytes : 0);
   return shm.freeBytes >= need ? RAM_BUILD_BASE : null;
 }
@@ -867,7 +878,9 @@ function ramBase(config) {
   if (process.platform !== "linux") return null;
   const bytes = config.tmpfsSize ? sizeToBytes(config.tmpfsSize) : DEFAULT_NATIVE_BYTES;
   try {
-    return ramBuildBase(measure(RAM_BUILD_BASE), chooseLinux(bytes, config.tmpfsSize !== null).kind, bytes);
+    const shm = measure(RAM_BUILD_BASE);
+    const exec = execAllowed(RAM_BUILD_BASE, readFileSync4("/proc/self/mounts", "utf8"));
+    return ramBuildBase(shm && { ...shm, exec }, chooseLinux(bytes, config.tmpfsSize !== null).kind, bytes);
   } catch {
     return null;
   }
@@ -2668,11 +2681,11 @@ async function startPool(server, size, log) {
 var LOG_TAIL_LINES = 50;
 
 // src/lifecycle.ts
-import { readdirSync as readdirSync9, readFileSync as readFileSync11 } from "node:fs";
+import { readdirSync as readdirSync9, readFileSync as readFileSync12 } from "node:fs";
 import { join as join16 } from "node:path";
 
 // src/docker/job-container.ts
-import { existsSync as existsSync3, readFileSync as readFileSync4 } from "node:fs";
+import { existsSync as existsSync3, readFileSync as readFileSync5 } from "node:fs";
 import { hostname } from "node:os";
 var BUILTIN_NETWORKS = /* @__PURE__ */ new Set(["bridge", "host", "none"]);
 function containerIdFromMountinfo(mountinfo) {
@@ -2686,7 +2699,7 @@ async function detectJobNetwork(timeoutMs = DOCKER_TIMEOUT_MS) {
   if (!existsSync3("/.dockerenv")) return null;
   let container = hostname();
   try {
-    container = containerIdFromMountinfo(readFileSync4("/proc/self/mountinfo", "utf8")) ?? container;
+    container = containerIdFromMountinfo(readFileSync5("/proc/self/mountinfo", "utf8")) ?? container;
   } catch {
   }
   const socket = pathSafeName(container) ? localEngineSocket() : null;
@@ -2952,10 +2965,10 @@ function scramVerifier(password, salt = randomBytes3(16), iterations = SCRAM_ITE
 
 // src/schema-cache/key.ts
 import { createHash as createHash2 } from "node:crypto";
-import { readFileSync as readFileSync6 } from "node:fs";
+import { readFileSync as readFileSync7 } from "node:fs";
 
 // src/init-files.ts
-import { accessSync, constants, readFileSync as readFileSync5, realpathSync, statSync } from "node:fs";
+import { accessSync, constants, readFileSync as readFileSync6, realpathSync, statSync } from "node:fs";
 import { isAbsolute as isAbsolute4, relative, resolve as resolve3 } from "node:path";
 
 // src/init-sql.ts
@@ -3245,7 +3258,7 @@ async function resolveFiles(entries, workDir, input) {
 async function loadInitFiles(config) {
   const files = (await resolveInitFiles(config)).map((file) => {
     const label = shownPath(config.workDir, file);
-    return { label, text: initText(label, readFileSync5(file)) };
+    return { label, text: initText(label, readFileSync6(file)) };
   });
   for (const file of files) await checkNotPsql(file.label, file.text);
   return files;
@@ -3278,7 +3291,7 @@ function sha2562(data) {
 }
 async function readSchemaInputs(config, initFiles) {
   const matched = await resolveFiles(config.schemaCacheFiles, config.workDir, "schema-cache-files");
-  const files = [...new Set(matched)].map((file) => ({ path: shownPath(config.workDir, file), sha256: sha2562(readFileSync6(file)) })).sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  const files = [...new Set(matched)].map((file) => ({ path: shownPath(config.workDir, file), sha256: sha2562(readFileSync7(file)) })).sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
   return {
     user: config.user,
     database: config.database,
@@ -3753,20 +3766,20 @@ function keptIn(config) {
 
 // src/native/postgres.ts
 import { execFileSync as execFileSync2, spawn as spawn3 } from "node:child_process";
-import { chownSync, closeSync as closeSync2, existsSync as existsSync5, openSync as openSync2, readdirSync as readdirSync5, readFileSync as readFileSync8, rmdirSync as rmdirSync2, rmSync as rmSync4 } from "node:fs";
+import { chownSync, closeSync as closeSync2, existsSync as existsSync5, openSync as openSync2, readdirSync as readdirSync5, readFileSync as readFileSync9, rmdirSync as rmdirSync2, rmSync as rmSync4 } from "node:fs";
 import { basename as basename5, join as join9 } from "node:path";
 import { setTimeout as sleep7 } from "node:timers/promises";
 
 // src/native/tablespaces.ts
 import { isAbsolute as isAbsolute5, join as join8 } from "node:path";
-import { lstatSync as lstatSync4, readdirSync as readdirSync4, readFileSync as readFileSync7, readlinkSync, rmSync as rmSync3 } from "node:fs";
+import { lstatSync as lstatSync4, readdirSync as readdirSync4, readFileSync as readFileSync8, readlinkSync, rmSync as rmSync3 } from "node:fs";
 function removeTablespaces(dataDir) {
   let owner;
   let major;
   let links;
   try {
     owner = lstatSync4(dataDir).uid;
-    major = readFileSync7(join8(dataDir, "PG_VERSION"), "utf8").trim();
+    major = readFileSync8(join8(dataDir, "PG_VERSION"), "utf8").trim();
     links = readdirSync4(join8(dataDir, "pg_tblspc"));
   } catch {
     return [];
@@ -3874,7 +3887,7 @@ function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}) {
 }
 function postmasterRunning(dataDir, pid) {
   try {
-    const first = readFileSync8(join9(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
+    const first = readFileSync9(join9(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
     return first === String(pid) && processAlive(pid);
   } catch {
     return false;
@@ -3885,7 +3898,7 @@ function postmasterPid(handle) {
   if (!handle.runDir) return 0;
   try {
     const pid = Number(
-      readFileSync8(join9(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
+      readFileSync9(join9(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
     );
     return Number.isInteger(pid) && pid > 0 ? pid : 0;
   } catch {
@@ -3899,7 +3912,7 @@ function postgresAlive(handle) {
 function startingPostgres(pid, dataDir) {
   if (process.platform !== "linux" || !processAlive(pid)) return false;
   try {
-    const argv = readFileSync8(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    const argv = readFileSync9(`/proc/${pid}/cmdline`, "utf8").split("\0");
     return argv.includes(dataDir) && /postgres$/.test(argv[0] ?? "");
   } catch {
     return false;
@@ -3907,7 +3920,7 @@ function startingPostgres(pid, dataDir) {
 }
 function sysvSegment(dataDir) {
   try {
-    const line = readFileSync8(join9(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
+    const line = readFileSync9(join9(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
     const id = Number(line.trim().split(/\s+/)[1]);
     return Number.isInteger(id) && id >= 0 && line.trim() !== "" ? id : null;
   } catch {
@@ -3918,7 +3931,7 @@ function isOurRunDir(runDir, token) {
   if (!token) return false;
   try {
     const marker = join9(runDir, RUN_MARKER);
-    if (existsSync5(marker)) return readFileSync8(marker, "utf8") === token;
+    if (existsSync5(marker)) return readFileSync9(marker, "utf8") === token;
     return basename5(runDir).endsWith(`-${token}`) && readdirSync5(runDir).length === 0;
   } catch {
     return false;
@@ -3930,7 +3943,7 @@ function nameHasToken(handle) {
 function postgresLogTail(runDir, lines = LOG_TAIL_LINES) {
   if (!runDir) return "";
   try {
-    return readFileSync8(join9(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+    return readFileSync9(join9(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
   } catch {
     return "";
   }
@@ -4025,7 +4038,7 @@ function listenWarnings(config) {
 
 // src/native/start.ts
 import { randomBytes as randomBytes5 } from "node:crypto";
-import { chownSync as chownSync3, mkdirSync as mkdirSync3, readFileSync as readFileSync10, writeFileSync as writeFileSync4 } from "node:fs";
+import { chownSync as chownSync3, mkdirSync as mkdirSync3, readFileSync as readFileSync11, writeFileSync as writeFileSync4 } from "node:fs";
 import { join as join14 } from "node:path";
 import { performance as performance5 } from "node:perf_hooks";
 
@@ -4166,7 +4179,7 @@ function osUsers(runAs) {
 // src/schema-cache/native.ts
 import { execFileSync as execFileSync3 } from "node:child_process";
 import { createHash as createHash5 } from "node:crypto";
-import { readdirSync as readdirSync7, readFileSync as readFileSync9 } from "node:fs";
+import { readdirSync as readdirSync7, readFileSync as readFileSync10 } from "node:fs";
 import { join as join13 } from "node:path";
 
 // src/schema-cache/backup-copy.ts
@@ -4417,7 +4430,7 @@ function nativeIdentity(bins, config, facts) {
       continue;
     }
     try {
-      extensionControls[name] = createHash5("sha256").update(readFileSync9(join13(folder, `${name}.control`))).digest("hex");
+      extensionControls[name] = createHash5("sha256").update(readFileSync10(join13(folder, `${name}.control`))).digest("hex");
     } catch {
       extensionControls[name] = "";
     }
@@ -4540,7 +4553,7 @@ async function verifyNative(client, config, plan, dataDir) {
     // native-only extras the user did not ask for.
     nativeSettings(dataDir, config).filter((s) => asked.has(s.name.toLowerCase())),
     async (dir) => {
-      if (process.platform === "linux") return filesystemTypeOf(dir, readFileSync10("/proc/mounts", "utf8")) ?? "unknown";
+      if (process.platform === "linux") return filesystemTypeOf(dir, readFileSync11("/proc/mounts", "utf8")) ?? "unknown";
       return plan.kind === "ramdisk" ? "ramdisk" : "disk";
     },
     plan.kind !== "disk"
@@ -5559,7 +5572,7 @@ async function sweepLeftovers(containerName) {
       const runDir = join16(base, n);
       let token;
       try {
-        token = readFileSync11(join16(runDir, RUN_MARKER), "utf8");
+        token = readFileSync12(join16(runDir, RUN_MARKER), "utf8");
       } catch {
         continue;
       }

@@ -9,6 +9,7 @@
  * link as sealed, this user's alone); one that fails the check is dropped and fetched again.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
@@ -35,7 +36,7 @@ import {
   unreachableBy,
   type KeepOptions,
 } from './npm-kept.js';
-import { RAM_BUILD_BASE, ramBuildBase, takeIntoRam } from './npm-ram.js';
+import { execAllowed, RAM_BUILD_BASE, ramBuildBase, takeIntoRam } from './npm-ram.js';
 import type { NpmBuild } from './npm-table.js';
 import { chooseLinux, DEFAULT_NATIVE_BYTES, measure, sizeToBytes } from './ramdir.js';
 
@@ -130,13 +131,16 @@ export interface NpmStart {
 
 /**
  * Where this start takes a build into RAM (npm-ram.ts ramBuildBase), or null: PGDATA's place as
- * prepareRam will choose it (chooseLinux, as in ramdir.ts), and /dev/shm's room.
+ * prepareRam will choose it (chooseLinux, as in ramdir.ts), /dev/shm's room, and whether programs
+ * may run from it (its mount options in /proc/self/mounts).
  */
 function ramBase(config: Config): string | null {
   if (process.platform !== 'linux') return null;
   const bytes = config.tmpfsSize ? sizeToBytes(config.tmpfsSize) : DEFAULT_NATIVE_BYTES;
   try {
-    return ramBuildBase(measure(RAM_BUILD_BASE), chooseLinux(bytes, config.tmpfsSize !== null).kind, bytes);
+    const shm = measure(RAM_BUILD_BASE);
+    const exec = execAllowed(RAM_BUILD_BASE, readFileSync('/proc/self/mounts', 'utf8'));
+    return ramBuildBase(shm && { ...shm, exec }, chooseLinux(bytes, config.tmpfsSize !== null).kind, bytes);
   } catch {
     return null; // tmpfs-size without a way to mount: the start fails on it (prepareRam)
   }

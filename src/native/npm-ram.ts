@@ -6,8 +6,8 @@
  * mounts), the build is fetched, checked against its pin and extracted into a folder of the run's
  * own in /dev/shm, and postgres runs from there; it is kept on disk afterwards, off the start's
  * path (npm-keep.ts), sealed as a fill from npm is, so the next start finds a normal kept build.
- * Where PGDATA falls back to disk, or /dev/shm lacks the room, the build is kept first as before
- * (npm-kept.ts fillFolder).
+ * Where PGDATA falls back to disk, or /dev/shm lacks the room or is noexec (a container's), the
+ * build is kept first as before (npm-kept.ts fillFolder).
  *
  * The folder, `/dev/shm/pg-tmpfs-<container-name>-<token>.npm` (0755: as root, postgres runs as
  * user postgres and must reach it), holds its marker (the token), `build/` (bin, lib, share) and
@@ -64,20 +64,40 @@ export function ramTarballDir(dir: string): string {
 }
 
 /**
+ * Whether programs may run from `path`: the mount it is on (the longest mount point at or above it
+ * in `mounts`, the text of /proc/self/mounts) has no `noexec` option. Docker mounts a container's
+ * /dev/shm noexec, whatever its --shm-size. Pure.
+ * @returns false when no mount above it is listed
+ */
+export function execAllowed(path: string, mounts: string): boolean {
+  let best: { at: string; options: string[] } | null = null;
+  for (const line of mounts.split('\n')) {
+    const fields = line.split(' ');
+    const at = (fields[1] ?? '').replace(/\\040/g, ' ');
+    if (!at || !(path === at || path.startsWith(at.endsWith('/') ? at : `${at}/`))) continue;
+    // The last of equal mount points is the one on top.
+    if (!best || at.length >= best.at.length) best = { at, options: (fields[3] ?? '').split(',') };
+  }
+  return best !== null && !best.options.includes('noexec');
+}
+
+/**
  * Where a first start takes a build into RAM, or null for the path through disk: Linux only, when
  * PGDATA goes to RAM (`pgdata`, chooseLinux's answer for this start: `shm` or `mount`, not
- * `disk`) and /dev/shm is a tmpfs with room for the build (RAM_BUILD_BYTES) beside what PGDATA
- * takes there (`pgdataBytes` when it goes to /dev/shm itself). Pure.
- * @param shm /dev/shm as measured (ramdir.ts measure): RAM-backed, and its free bytes; null when statfs failed
+ * `disk`) and /dev/shm is a tmpfs that programs may run from (not noexec) with room for the build
+ * (RAM_BUILD_BYTES) beside what PGDATA takes there (`pgdataBytes` when it goes to /dev/shm
+ * itself). Pure.
+ * @param shm /dev/shm as measured (ramdir.ts measure: RAM-backed, its free bytes; execAllowed);
+ *   null when statfs failed
  * @returns RAM_BUILD_BASE, or null
  */
 export function ramBuildBase(
-  shm: { ram: boolean; freeBytes: number } | null,
+  shm: { ram: boolean; freeBytes: number; exec: boolean } | null,
   pgdata: LinuxChoice['kind'],
   pgdataBytes: number,
   platform: NodeJS.Platform = process.platform,
 ): string | null {
-  if (platform !== 'linux' || pgdata === 'disk' || !shm?.ram) return null;
+  if (platform !== 'linux' || pgdata === 'disk' || !shm?.ram || !shm.exec) return null;
   const need = RAM_BUILD_BYTES + (pgdata === 'shm' ? pgdataBytes : 0);
   return shm.freeBytes >= need ? RAM_BUILD_BASE : null;
 }

@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { keptFolder } from '../../src/native/npm-kept.js';
 import { KEEP_RESULT, readKeepResult } from '../../src/native/npm-keep.js';
 import {
+  execAllowed,
   RAM_BUILD_BASE,
   RAM_BUILD_BYTES,
   RAM_MARKER,
@@ -39,7 +40,7 @@ function made(name: string, token: string, marker = token): string {
 }
 
 describe('when a first start takes the build into RAM', () => {
-  const shm = (freeBytes: number, ram = true) => ({ ram, freeBytes });
+  const shm = (freeBytes: number, ram = true, exec = true) => ({ ram, freeBytes, exec });
 
   it('where PGDATA goes to /dev/shm and it has room for both: /dev/shm', () => {
     expect(ramBuildBase(shm(20 * GiB), 'shm', DEFAULT_NATIVE_BYTES, 'linux')).toBe(RAM_BUILD_BASE);
@@ -54,12 +55,33 @@ describe('when a first start takes the build into RAM', () => {
     expect(ramBuildBase(shm(64 * 1024 ** 2), 'mount', DEFAULT_NATIVE_BYTES, 'linux')).toBeNull();
   });
 
-  it('where PGDATA falls back to disk, /dev/shm is no tmpfs or cannot be measured, or off Linux: the path through disk', () => {
+  it('where PGDATA falls back to disk, /dev/shm is no tmpfs, is noexec or cannot be measured, or off Linux: the path through disk', () => {
     expect(ramBuildBase(shm(20 * GiB), 'disk', DEFAULT_NATIVE_BYTES, 'linux')).toBeNull();
+    expect(ramBuildBase(shm(20 * GiB, true, false), 'shm', DEFAULT_NATIVE_BYTES, 'linux')).toBeNull();
     expect(ramBuildBase(shm(20 * GiB, false), 'mount', DEFAULT_NATIVE_BYTES, 'linux')).toBeNull();
     expect(ramBuildBase(null, 'shm', DEFAULT_NATIVE_BYTES, 'linux')).toBeNull();
     expect(ramBuildBase(shm(20 * GiB), 'shm', DEFAULT_NATIVE_BYTES, 'darwin')).toBeNull();
     expect(ramBuildBase(shm(20 * GiB), 'shm', DEFAULT_NATIVE_BYTES, 'win32')).toBeNull();
+  });
+
+  it('tells whether programs may run from a folder by the options of the mount it is on', () => {
+    const host = [
+      'sysfs /sys sysfs rw 0 0',
+      '/dev/vda / ext4 rw,relatime 0 0',
+      'tmpfs /dev/shm tmpfs rw,relatime,size=24684084k 0 0',
+    ];
+    // Docker's /dev/shm in a container, whatever --shm-size says.
+    const container = [
+      'overlay / overlay rw,relatime 0 0',
+      'shm /dev/shm tmpfs rw,nosuid,nodev,noexec,relatime,size=2097152k 0 0',
+    ];
+    expect(execAllowed('/dev/shm', host.join('\n'))).toBe(true);
+    expect(execAllowed('/dev/shm/pg-tmpfs-x.npm/build/bin', host.join('\n'))).toBe(true);
+    expect(execAllowed('/dev/shm', container.join('\n'))).toBe(false);
+    // The one mounted last on the same point counts; a longer mount point is not above a shorter path.
+    expect(execAllowed('/dev/shm', [...container, 'tmpfs /dev/shm tmpfs rw 0 0'].join('\n'))).toBe(true);
+    expect(execAllowed('/dev/shmx', ['tmpfs /dev/shm tmpfs rw,noexec 0 0', '/dev/vda / ext4 rw 0 0'].join('\n'))).toBe(true);
+    expect(execAllowed('/dev/shm', '')).toBe(false);
   });
 
   it("names the folder after the run folder's name, with its own token", () => {
