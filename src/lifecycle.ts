@@ -34,6 +34,7 @@ import { saveCluster } from './schema-cache/save.js';
 import { InterruptedError } from './interrupt.js';
 import { storeDir } from './schema-cache/store.js';
 import { removeStaleFills } from './native/cache-removal.js';
+import { removeRamBuild, sweepRamBuilds } from './native/npm-ram.js';
 import { LOG_TAIL_LINES, type Server, type ServerHandle } from './server.js';
 
 /** The probes of this machine for choosing a source (the facts of `cache-dir`: no process start on a warm start). */
@@ -171,7 +172,8 @@ export async function start(
   phases.end('mode');
   // Every handle names the schema cache's store, so that stop() removes what a killed save left.
   const store = schema ? storeDir(schema.cacheDir) : undefined;
-  const recordHandle = (h: ServerHandle): void => onHandle(store ? { ...h, schemaStore: store } : h);
+  const seen: { last: ServerHandle | null } = { last: null };
+  const recordHandle = (h: ServerHandle): void => onHandle((seen.last = store ? { ...h, schemaStore: store } : h));
   for (;;) {
     let server: Server | null = null;
     try {
@@ -194,6 +196,9 @@ export async function start(
       }
     } catch (error) {
       if (server) for (const problem of await stop(server)) log.warning(problem);
+      // A build a native start took into RAM before it failed (npm-ram.ts) goes with it.
+      else if (seen.last?.mode === 'native' && seen.last.npmRam)
+        for (const problem of await removeRamBuild(seen.last.npmRam)) log.warning(problem);
       // A build from npm that could not be fetched: mode auto with binaries auto moves on to
       // Docker; asked for by name (binaries: npm), the failure names that input.
       if (error instanceof FetchError && chosen.mode === 'native') {
@@ -251,6 +256,8 @@ export async function stop(handle: ServerHandle, refused?: (text: string) => voi
       }
       // Without a run folder of its own, a PID in the record proves nothing (no postmaster.pid to check it against).
       problems.push(...(await stopPostgres(problem || !handle.runDir ? { ...handle, runDir: '', pid: 0 } : handle)));
+      // A build taken into RAM for this start, once its server is gone (its keep is ended first: npm-ram.ts).
+      if (handle.npmRam) problems.push(...(await removeRamBuild(handle.npmRam)));
     } else {
       const problem = await stopDocker(handle);
       if (problem) problems.push(`Could not remove container ${handle.containerName}: ${problem}`);
@@ -340,5 +347,7 @@ export async function sweepLeftovers(containerName: string): Promise<{ removed: 
       else removed.push(`run folder ${runDir}`);
     }
   }
-  return { removed, problems };
+  // Builds taken into RAM under that name, once their servers are gone (npm-ram.ts).
+  const ram = await sweepRamBuilds(containerName);
+  return { removed: [...removed, ...ram.removed], problems: [...problems, ...ram.problems] };
 }

@@ -81,6 +81,32 @@ export interface NativeHandle {
    * postmaster). Absent elsewhere.
    */
   launcherPid?: number;
+  /**
+   * A server build from npm taken into RAM for its first start here (src/native/npm-ram.ts),
+   * named before it exists; removed with the server, once its keep on disk is over (npm-keep.ts).
+   * Absent when the build ran from where it is kept, or from installed binaries.
+   */
+  npmRam?: NpmRamRecord;
+}
+
+/**
+ * A server build from npm in RAM, as a record holds it: data, never commands. A record that
+ * names anything but such a folder of this user's is refused (npm-ram.ts ramBuildProblem), and
+ * the pin its keep checks against is looked up in the table again, never read from here.
+ */
+export interface NpmRamRecord {
+  /** Its folder, `/dev/shm/pg-tmpfs-<container-name>-<token>.npm`: the build in `build/`, the checked tarball in `tarball/`. */
+  dir: string;
+  /** The random token in its name and in its marker file (8 hex digits). */
+  token: string;
+  /** The package platform, e.g. `linux-x64`. */
+  platform: string;
+  /** The PostgreSQL minor, e.g. `17.10`. */
+  pgVersion: string;
+  /** The package version, e.g. `17.10.0-beta.17`. */
+  version: string;
+  /** Where the build is kept after the start: the runner's tool cache, or a folder (cache-dir). */
+  place: { toolCache: true } | { dir: string };
 }
 
 /** What must be undone to remove a server, whatever its mode. */

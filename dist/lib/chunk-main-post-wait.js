@@ -1,5 +1,10 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
+  awaitOutcome,
+  readJson,
+  stopBackground
+} from "./chunk-cli-main-post-wait.js";
+import {
   debug,
   endGroup,
   error,
@@ -9,11 +14,6 @@ import {
   startGroup,
   warning
 } from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
-import {
-  awaitOutcome,
-  readJson,
-  stopBackground
-} from "./chunk-cli-main-post-wait.js";
 import {
   InputError,
   SetupError

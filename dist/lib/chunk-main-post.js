@@ -8,21 +8,10 @@ import {
   replayLog
 } from "./chunk-main-post-wait.js";
 import {
-  exportVariable,
-  getInput,
-  getState,
-  info,
-  saveState,
-  setOutput,
-  warning
-} from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
-import {
   guardedStart,
+  launchKeep,
   planStart
 } from "./chunk-cli-main-post.js";
-import {
-  MANIFEST_SUFFIX
-} from "./chunk-cli-main-native-npm-tool-cache-post.js";
 import {
   backgroundAlive,
   backgroundDeadline,
@@ -35,6 +24,18 @@ import {
   readJson,
   writeJson
 } from "./chunk-cli-main-post-wait.js";
+import {
+  exportVariable,
+  getInput,
+  getState,
+  info,
+  saveState,
+  setOutput,
+  warning
+} from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
+import {
+  MANIFEST_SUFFIX
+} from "./chunk-cli-main-native-npm-tool-cache-post.js";
 import {
   SetupError
 } from "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
@@ -210,12 +211,12 @@ async function backgroundChild() {
   const job = await readJob();
   const dir = job.extra.dir;
   try {
-    await guardedStart(
+    const server = await guardedStart(
       job.config,
       actionsLogger,
       {
         saveHandle: (h) => writeJson(join(dir, FILES.handle), h),
-        saveServer: (server) => writeJson(join(dir, FILES.outcome), { ok: true, server, readyAtMs: Date.now() }),
+        saveServer: (server2) => writeJson(join(dir, FILES.outcome), { ok: true, server: server2, readyAtMs: Date.now() }),
         saveFailure: ({ error, record, interrupted }) => {
           if (!interrupted) info(`The background start failed: ${error instanceof Error ? error.message : String(error)}`);
           writeJson(join(dir, FILES.outcome), { ok: false, error: record });
@@ -224,6 +225,7 @@ async function backgroundChild() {
       },
       { planned: job.connection, remote: actionsRemoteCache }
     );
+    launchKeep(server, () => entryPath("main"), actionsLogger);
     return 0;
   } catch {
     return 1;

@@ -1,11 +1,5 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
-  exportVariable,
-  setOutput,
-  setSecret,
-  summary
-} from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
-import {
   VERSION
 } from "./chunk-cli-main-wait.js";
 import {
@@ -14,6 +8,12 @@ import {
   connectionUri,
   secretForms
 } from "./chunk-cli-main-post-wait.js";
+import {
+  exportVariable,
+  setOutput,
+  setSecret,
+  summary
+} from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
 
 // src/action/outputs.ts
 function outputsOf(s) {

@@ -5,25 +5,24 @@ import {
 } from "./chunk-cli-main.js";
 import {
   KEEPER_FLAG,
+  KEEP_FLAG,
   POOL_ERRCODE,
   POOL_SCHEMA,
   Phases,
+  awaitKeep,
   cloneDatabase,
+  consoleLogger,
   describe,
   dropDatabase,
   guardedStart,
   isAlive,
+  keepChild,
   keeperChild,
+  launchKeep,
   planStart,
   stop,
   sweepLeftovers
 } from "./chunk-cli-main-post.js";
-import {
-  FolderError,
-  checkPrivateDir,
-  makeDirs,
-  openClient
-} from "./chunk-cli-main-native-npm-tool-cache-post.js";
 import {
   VERSION
 } from "./chunk-cli-main-wait.js";
@@ -41,6 +40,12 @@ import {
   stopBackground,
   writeJson
 } from "./chunk-cli-main-post-wait.js";
+import {
+  FolderError,
+  checkPrivateDir,
+  makeDirs,
+  openClient
+} from "./chunk-cli-main-native-npm-tool-cache-post.js";
 import {
   InputError,
   SetupError,
@@ -3504,27 +3509,6 @@ var {
 import { readFileSync as readFileSync2 } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 
-// src/log.ts
-function consoleLogger(quiet = false, write = (t) => process.stderr.write(t)) {
-  return {
-    info: (m) => {
-      if (!quiet) write(`${m}
-`);
-    },
-    warning: (m) => write(`warning: ${m}
-`),
-    debug: (m) => {
-      if (process.env.PG_TMPFS_DEBUG) write(`debug: ${m}
-`);
-    },
-    group: async (name, fn) => {
-      if (!quiet) write(`${name}
-`);
-      return fn();
-    }
-  };
-}
-
 // src/cli/instances.ts
 import { linkSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
@@ -3841,7 +3825,7 @@ async function cliBackgroundChild() {
   const record = { ...job.extra.record, ownerPid: process.pid };
   const log = consoleLogger(false, (text) => process.stderr.write(text));
   try {
-    await guardedStart(
+    const server = await guardedStart(
       job.config,
       log,
       {
@@ -3849,11 +3833,11 @@ async function cliBackgroundChild() {
           record.handle = handle;
           saveInstance(record);
         },
-        saveServer: (server) => {
+        saveServer: (server2) => {
           log.info(
-            `PostgreSQL ${server.serverVersion} ready in ${Date.now() - job.startedAtMs} ms after up began; PGDATA on ${server.filesystem}`
+            `PostgreSQL ${server2.serverVersion} ready in ${Date.now() - job.startedAtMs} ms after up began; PGDATA on ${server2.filesystem}`
           );
-          saveInstance({ ...record, state: "running", handle: server, server, readyAtMs: Date.now() });
+          saveInstance({ ...record, state: "running", handle: server2, server: server2, readyAtMs: Date.now() });
         },
         // The record stays, `failed` with why: `wait` gives that error (not "no instance"), and
         // `down` or the next `up` removes it.
@@ -3868,6 +3852,7 @@ async function cliBackgroundChild() {
       },
       { planned: job.connection, sweepName: cliContainerName(record.name) }
     );
+    launchKeep(server, () => entryPath("cli"), log);
     return 0;
   } catch {
     return 1;
@@ -3960,6 +3945,7 @@ async function down(name, io) {
   }
   if (found.kind === "ok") throwIfStarting(found.instance, "Wait for it to finish (or stop it with Ctrl-C), then run down again");
   const handle = found.kind === "ok" ? found.instance.server ?? found.instance.handle : null;
+  await awaitKeep(handle, consoleLogger(false, io.stderr));
   const removed = await removeInstance(name, handle, (text) => io.stderr(`warning: ${text}
 `));
   if (found.kind === "unreadable") {
@@ -4227,7 +4213,7 @@ async function up(opts, io) {
     }
     return upInBackground(record, config, Boolean(opts.json), io, log);
   }
-  await guardedStart(
+  const server = await guardedStart(
     config,
     log,
     {
@@ -4272,6 +4258,7 @@ async function up(opts, io) {
     }
     throw error;
   });
+  launchKeep(server, () => entryPath("cli"), log);
 }
 
 // src/cli/program.ts
@@ -4316,7 +4303,7 @@ async function runCli(argv, io = processIo) {
 }
 
 // src/cli/main.ts
-var code = process.argv[2] === KEEPER_FLAG ? await keeperChild().catch((error) => {
+var code = process.argv[2] === KEEP_FLAG ? await keepChild(process.argv.slice(3)) : process.argv[2] === KEEPER_FLAG ? await keeperChild().catch((error) => {
   process.stderr.write(`The pool's keeper failed: ${String(error)}
 `);
   return 1;

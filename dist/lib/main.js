@@ -15,25 +15,29 @@ import {
   reportError
 } from "./chunk-main-post-wait.js";
 import {
-  getInput,
-  info,
-  setSecret
-} from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
-import {
   parseInputs
 } from "./chunk-cli-main.js";
 import {
   KEEPER_FLAG,
+  KEEP_FLAG,
   guardedStart,
-  keeperChild
+  keepChild,
+  keeperChild,
+  launchKeep
 } from "./chunk-cli-main-post.js";
-import "./chunk-cli-main-native-npm-tool-cache-post.js";
 import "./chunk-cli-main-wait.js";
 import {
   BACKGROUND_FLAG,
   DEFAULTS,
+  entryPath,
   secretForms
 } from "./chunk-cli-main-post-wait.js";
+import {
+  getInput,
+  info,
+  setSecret
+} from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
+import "./chunk-cli-main-native-npm-tool-cache-post.js";
 import {
   SetupError,
   interrupted,
@@ -70,6 +74,7 @@ async function mainStep() {
     info(
       `PostgreSQL ${server.serverVersion} ready at ${server.connection.host}:${server.connection.port} (${server.mode} mode, ${server.binariesSource}, PGDATA on ${server.filesystem}, ${server.startupMs} ms)`
     );
+    launchKeep(server, () => entryPath("main"), actionsLogger);
     return server;
   } catch (error) {
     reportError(error);
@@ -78,6 +83,7 @@ async function mainStep() {
 }
 
 // src/action/main.ts
+if (process.argv[2] === KEEP_FLAG) process.exit(await keepChild(process.argv.slice(3)));
 if (process.argv[2] === KEEPER_FLAG) {
   const code = await keeperChild().catch((error) => {
     process.stderr.write(`The pool's keeper failed: ${String(error)}

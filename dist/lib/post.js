@@ -6,7 +6,18 @@ import {
   savedHandle,
   uploadSchemaCache
 } from "./chunk-main-post.js";
-import "./chunk-main-post-wait.js";
+import {
+  actionsLogger
+} from "./chunk-main-post-wait.js";
+import {
+  LOG_TAIL_LINES,
+  awaitKeep,
+  describe,
+  isAlive,
+  logTail,
+  stop
+} from "./chunk-cli-main-post.js";
+import "./chunk-cli-main-post-wait.js";
 import {
   endGroup,
   info,
@@ -14,15 +25,7 @@ import {
   startGroup,
   warning
 } from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
-import {
-  LOG_TAIL_LINES,
-  describe,
-  isAlive,
-  logTail,
-  stop
-} from "./chunk-cli-main-post.js";
 import "./chunk-cli-main-native-npm-tool-cache-post.js";
-import "./chunk-cli-main-post-wait.js";
 import "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
 import "./chunk-common.js";
 
@@ -37,6 +40,7 @@ async function postStep() {
     const handle = finished ? finished.handle : savedHandle();
     schemaCache = handle && "schemaCache" in handle ? handle.schemaCache : void 0;
     const pulling = handle?.mode === "docker" && handle.pulling === true;
+    await awaitKeep(handle, actionsLogger);
     if (!handle || pulling) {
       const problems2 = handle ? await stop(handle) : [];
       for (const problem of problems2) warning(problem);

@@ -11,14 +11,14 @@ import {
   replayLog,
   reportError
 } from "./chunk-main-post-wait.js";
-import {
-  info,
-  setOutput
-} from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
 import "./chunk-cli-main-wait.js";
 import {
   errorFrom
 } from "./chunk-cli-main-post-wait.js";
+import {
+  info,
+  setOutput
+} from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
 import {
   SetupError
 } from "./chunk-cli-main-native-npm-tool-cache-post-wait.js";

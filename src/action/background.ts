@@ -35,6 +35,7 @@ import { SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
 import { planStart } from '../lifecycle.js';
 import { guardedStart } from '../start-guard.js';
+import { launchKeep } from '../native/npm-keep.js';
 import type { ServerHandle } from '../server.js';
 import { actionsLogger } from './log.js';
 import {
@@ -149,7 +150,7 @@ export async function backgroundChild(): Promise<number> {
   const job = await readJob<{ dir: string }>();
   const dir = job.extra.dir;
   try {
-    await guardedStart(
+    const server = await guardedStart(
       job.config,
       actionsLogger,
       {
@@ -165,6 +166,8 @@ export async function backgroundChild(): Promise<number> {
       },
       { planned: job.connection, remote: actionsRemoteCache },
     );
+    // Reported ready: a build taken into RAM is kept on disk now (npm-keep.ts).
+    launchKeep(server, () => entryPath('main'), actionsLogger);
     return 0;
   } catch {
     return 1;

@@ -7,6 +7,8 @@ import { DEFAULTS, type InputName } from '../inputs.js';
 import { parseInputs } from '../parse-inputs.js';
 import { SetupError } from '../errors.js';
 import { guardedStart } from '../start-guard.js';
+import { entryPath } from '../background.js';
+import { launchKeep } from '../native/npm-keep.js';
 import { launchInBackground, type Launched } from './background.js';
 import { actionsLogger, reportError } from './log.js';
 import type { Server } from '../server.js';
@@ -53,6 +55,8 @@ export async function mainStep(): Promise<Server | Launched | null> {
       `PostgreSQL ${server.serverVersion} ready at ${server.connection.host}:${server.connection.port} ` +
         `(${server.mode} mode, ${server.binariesSource}, PGDATA on ${server.filesystem}, ${server.startupMs} ms)`,
     );
+    // The outputs are published: a build taken into RAM is kept on disk now, off the start's path (npm-keep.ts).
+    launchKeep(server, () => entryPath('main'), actionsLogger);
     return server;
   } catch (error) {
     reportError(error);

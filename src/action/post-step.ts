@@ -14,6 +14,8 @@ import { LOG_TAIL_LINES } from '../server.js';
 import { finishBackground, removeFolder } from './background.js';
 import { savedBackground, savedHandle } from './state.js';
 import { uploadSchemaCache } from './schema-cache.js';
+import { actionsLogger } from './log.js';
+import { awaitKeep } from '../native/npm-keep.js';
 import type { Server } from '../server.js';
 
 /**
@@ -38,6 +40,8 @@ export async function postStep(): Promise<string[]> {
     // A start that ended (or was killed) while pulling made no container: only a `docker pull`
     // it left running may need ending.
     const pulling = handle?.mode === 'docker' && handle.pulling === true;
+    // A build taken into RAM is being kept on disk: that ends first, then the server goes (npm-keep.ts).
+    await awaitKeep(handle, actionsLogger);
     if (!handle || pulling) {
       const problems = handle ? await stop(handle) : [];
       for (const problem of problems) core.warning(problem);

@@ -27,6 +27,7 @@ import {
 } from './instances.js';
 import { formatError, upJson, type Io } from './output.js';
 import { guardedStart } from '../start-guard.js';
+import { launchKeep } from '../native/npm-keep.js';
 import { exportLines } from './shell.js';
 
 /** Pause between looks at the record while waiting, in ms (10). */
@@ -85,7 +86,7 @@ export async function cliBackgroundChild(): Promise<number> {
   const record: Instance = { ...job.extra.record, ownerPid: process.pid };
   const log = consoleLogger(false, (text) => process.stderr.write(text));
   try {
-    await guardedStart(
+    const server = await guardedStart(
       job.config,
       log,
       {
@@ -113,6 +114,8 @@ export async function cliBackgroundChild(): Promise<number> {
       },
       { planned: job.connection, sweepName: cliContainerName(record.name) },
     );
+    // Reported ready: a build taken into RAM is kept on disk now (npm-keep.ts).
+    launchKeep(server, () => entryPath('cli'), log);
     return 0;
   } catch {
     return 1;

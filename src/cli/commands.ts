@@ -14,6 +14,8 @@ import {
   type Instance,
 } from './instances.js';
 import type { Io } from './output.js';
+import { consoleLogger } from '../log.js';
+import { awaitKeep } from '../native/npm-keep.js';
 
 /**
  * `down`: stops a background start under way, then removes what instance `name` made and its record.
@@ -36,6 +38,8 @@ export async function down(name: string, io: Io): Promise<void> {
   }
   if (found.kind === 'ok') throwIfStarting(found.instance, 'Wait for it to finish (or stop it with Ctrl-C), then run down again');
   const handle = found.kind === 'ok' ? (found.instance.server ?? found.instance.handle) : null;
+  // A build taken into RAM is being kept on disk: that ends first, then the server goes (npm-keep.ts).
+  await awaitKeep(handle, consoleLogger(false, io.stderr));
   const removed = await removeInstance(name, handle, (text) => io.stderr(`warning: ${text}\n`));
   if (found.kind === 'unreadable') {
     io.stderr(`Removed the unreadable record ${found.file} (${found.problem}).\n`);

@@ -9,6 +9,8 @@ import type { InputName } from '../inputs.js';
 import { parseInputs } from '../parse-inputs.js';
 import { consoleLogger } from '../log.js';
 import { guardedStart } from '../start-guard.js';
+import { entryPath } from '../background.js';
+import { launchKeep } from '../native/npm-keep.js';
 import { Phases } from '../timing.js';
 import { upInBackground } from './background.js';
 import { cliContainerName, checkInstanceName, forgetInstance, saveInstance, takeName, type Instance } from './instances.js';
@@ -149,7 +151,7 @@ export async function up(opts: UpOptions, io: Io): Promise<void> {
     }
     return upInBackground(record, config, Boolean(opts.json), io, log);
   }
-  await guardedStart(
+  const server = await guardedStart(
     config,
     log,
     {
@@ -196,4 +198,6 @@ export async function up(opts: UpOptions, io: Io): Promise<void> {
     }
     throw error;
   });
+  // Printed: a build taken into RAM is kept on disk now, off the start's path (npm-keep.ts).
+  launchKeep(server, () => entryPath('cli'), log);
 }

@@ -39,6 +39,12 @@ export interface Binaries {
   sharedir?: string;
   /** For a build from npm: its package, the package version, and the PostgreSQL version it holds. */
   npm?: { name: string; version: string; pgVersion: string };
+  /**
+   * For a build from npm that runs from RAM before it is kept (npm-ram.ts): the bin folder it is
+   * kept in afterwards, which keys name instead of `bindir` (the schema cache's identity: the same
+   * key as a later start from the kept build).
+   */
+  keptBindir?: string;
 }
 
 /**

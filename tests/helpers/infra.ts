@@ -11,6 +11,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { goBinary } from '../../bench/lib/registry.js';
 import { CONTAINER_LABEL } from '../../src/docker/run-plan.js';
 import { KEEPER_FLAG } from '../../src/pool/start.js';
+import { KEEP_FLAG } from '../../src/native/npm-keep.js';
 import { findProcesses, type ProcessInfo } from '../../src/processes.js';
 
 /** Repository root. */
@@ -313,9 +314,15 @@ export function postgresPorts(): string[] {
     .map((l) => `port ${l.trim().split(/\s+/)[3]}`);
 }
 
-/** The pool's keeper processes (src/pool/start.ts launches them with KEEPER_FLAG): `keeper <pid>`. */
+/**
+ * The pool's keeper processes (src/pool/start.ts launches them with KEEPER_FLAG): `keeper <pid>`;
+ * and the keeps of builds taken into RAM (src/native/npm-keep.ts, KEEP_FLAG): `keep of a build in RAM <pid>`.
+ */
 export function keeperProcesses(): string[] {
-  return liveProcesses((argv) => argv.includes(KEEPER_FLAG)).map((p) => `keeper ${p.pid}`);
+  return [
+    ...liveProcesses((argv) => argv.includes(KEEPER_FLAG)).map((p) => `keeper ${p.pid}`),
+    ...liveProcesses((argv) => argv.includes(KEEP_FLAG)).map((p) => `keep of a build in RAM ${p.pid}`),
+  ];
 }
 
 /**

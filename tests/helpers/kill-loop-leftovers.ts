@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BACKGROUND_FLAG } from '../../src/background.js';
 import { CONTAINER_LABEL } from '../../src/docker/run-plan.js';
 import { KEEPER_FLAG } from '../../src/pool/start.js';
+import { KEEP_FLAG } from '../../src/native/npm-keep.js';
 import { procStat } from '../../src/processes.js';
 import { dockerVolumeNames, ENGINE29_HOST, liveProcesses } from './infra.js';
 import { INIT_MARK } from './kill-loop-plan.js';
@@ -63,7 +64,9 @@ function ourProcesses(work: string): string[] {
         procText(String(pid), 'environ').includes(work)) ||
       argv.join(' ').includes(INIT_MARK) ||
       // The pool's keeper (issue #37), which inherits its start's environment (the loop's folders).
-      (argv.includes(KEEPER_FLAG) && procText(String(pid), 'environ').includes(work))
+      (argv.includes(KEEPER_FLAG) && procText(String(pid), 'environ').includes(work)) ||
+      // The keep of a build taken into RAM (issue #42), with its start's environment too.
+      (argv.includes(KEEP_FLAG) && procText(String(pid), 'environ').includes(work))
     );
   }).map((p) => `process ${p.pid} ${p.argv.join(' ').slice(0, 100)}`);
 }

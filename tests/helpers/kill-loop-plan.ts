@@ -28,6 +28,12 @@ export interface Scenario {
    */
   binaries?: 'npm';
   /**
+   * The keep too (issue #42): a first start of an npm build runs it from RAM and keeps it on disk
+   * after the start, in a detached process (src/native/npm-keep.ts). The scenario's time runs
+   * until that keep ends, and once the start's own process is done, the signal goes to the keep.
+   */
+  keep?: boolean;
+  /**
    * `docker29`: Docker mode on the second engine (Docker 29 with the containerd image store,
    * ENGINE29_HOST), DOCKER_HOST set for the try's every step; the loop's snapshot lists both
    * engines' containers and volumes.
@@ -57,9 +63,17 @@ export const SCENARIOS: readonly Scenario[] = [
   { id: 'cli native warm + init + schema miss', kind: 'cli', mode: 'native', cold: false, init: true, schema: 'miss' },
   { id: 'cli docker + init + schema hit', kind: 'cli', mode: 'docker', cold: false, init: true, schema: 'hit' },
   { id: 'action docker + init + schema miss', kind: 'action', mode: 'docker', cold: false, init: true, schema: 'miss' },
-  { id: 'cli npm cold', kind: 'cli', mode: 'native', cold: true, init: false, binaries: 'npm' },
-  { id: 'cli --no-wait npm cold', kind: 'cli-bg', mode: 'native', cold: true, init: false, binaries: 'npm' },
-  { id: 'action wait:false npm cold', kind: 'action-wait', mode: 'native', cold: true, init: false, binaries: 'npm' },
+  { id: 'cli npm cold', kind: 'cli', mode: 'native', cold: true, init: false, binaries: 'npm', keep: true },
+  { id: 'cli --no-wait npm cold', kind: 'cli-bg', mode: 'native', cold: true, init: false, binaries: 'npm', keep: true },
+  {
+    id: 'action wait:false npm cold',
+    kind: 'action-wait',
+    mode: 'native',
+    cold: true,
+    init: false,
+    binaries: 'npm',
+    keep: true,
+  },
   { id: 'cli docker on Docker 29', kind: 'cli', mode: 'docker', cold: false, init: false, engine: 'docker29' },
   { id: 'cli --no-wait docker on Docker 29', kind: 'cli-bg', mode: 'docker', cold: false, init: false, engine: 'docker29' },
   { id: 'action docker + init on Docker 29', kind: 'action', mode: 'docker', cold: false, init: true, engine: 'docker29' },
@@ -68,6 +82,7 @@ export const SCENARIOS: readonly Scenario[] = [
   { id: 'cli --no-wait docker + init + pool', kind: 'cli-bg', mode: 'docker', cold: false, init: true, pool: 2 },
   { id: 'action docker + init + pool', kind: 'action', mode: 'docker', cold: false, init: true, pool: 2 },
   { id: 'action wait:false native warm + init + pool', kind: 'action-wait', mode: 'native', cold: false, init: true, pool: 2 },
+  { id: 'action npm cold', kind: 'action', mode: 'native', cold: true, init: false, binaries: 'npm', keep: true },
 ];
 
 /**

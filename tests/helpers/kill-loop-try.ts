@@ -6,7 +6,8 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ENGINE29_HOST, NATIVE_MAJOR, TEST_IMAGES } from './infra.js';
+import { KEEP_FLAG } from '../../src/native/npm-keep.js';
+import { ENGINE29_HOST, liveProcesses, NATIVE_MAJOR, TEST_IMAGES } from './infra.js';
 import { describeLeft, scrub, snapshot } from './kill-loop-leftovers.js';
 import { INIT_COMMAND, type LoopContext, type Scenario, type TryPlan } from './kill-loop-plan.js';
 import {
@@ -104,6 +105,41 @@ function tryEnv(s: Scenario, ctx: LoopContext, n: number): Record<string, string
   };
 }
 
+/** The phase of a try whose signal went to the keep of its build taken into RAM. */
+export const KEEP_PHASE = 'the keep of the build taken into RAM';
+
+/** A process a try may signal. */
+interface Victim {
+  pid: number;
+  done: () => boolean;
+  output: () => string;
+}
+
+/**
+ * The keep of a try's build taken into RAM (src/native/npm-keep.ts), for a scenario with `keep`:
+ * found by its flag and the try's own npm cache in its environment. `victim` is null when none
+ * runs (or the scenario has none); `ended` waits (up to 90 s) until none runs.
+ */
+function keepOf(s: Scenario, ctx: LoopContext, n: number): { victim: () => Victim | null; ended: () => Promise<void> } {
+  const mark = `npm_config_cache=${join(ctx.work, `npm-cache-${n}`)}`;
+  const find = () =>
+    s.keep
+      ? liveProcesses(
+          (argv, pid) => argv.includes(KEEP_FLAG) && readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(mark),
+        )
+      : [];
+  return {
+    victim: () => {
+      const pid = find()[0]?.pid;
+      return pid ? { pid, done: () => !running(pid), output: () => KEEP_PHASE } : null;
+    },
+    ended: async () => {
+      const deadline = Date.now() + 90_000;
+      while (find().length > 0 && Date.now() < deadline) await sleep(20);
+    },
+  };
+}
+
 /**
  * Runs one try (or, with `plan` null, the scenario unkilled: calibration).
  * @param scenarioMs the scenario's calibrated start time, ms (the kill goes at plan.at × this)
@@ -125,12 +161,17 @@ export async function runTry(
   let startMs = 0;
   const t0 = performance.now();
   const delay = plan ? plan.at * scenarioMs : Infinity;
-  /** Sends the signal to whichever process `pick` names at the drawn moment (if the start still runs). */
-  const armKill = (pick: () => { pid: number; done: () => boolean; output: () => string } | null): Promise<void> =>
+  const keep = keepOf(scenario, ctx, n);
+  /**
+   * Sends the signal to whichever process `pick` names at the drawn moment (if the start still
+   * runs); in a scenario with its keep, to the keep once the start's own process is done.
+   */
+  const armKill = (pick: () => Victim | null): Promise<void> =>
     plan && Number.isFinite(delay)
       ? (async () => {
           await sleep(delay);
-          const victim = pick();
+          const first = pick();
+          const victim = first && !first.done() ? first : (keep.victim() ?? first);
           if (!victim) phase = 'not sent: no process to signal yet';
           if (!victim || victim.done()) return;
           killedAtMs = Math.round(performance.now() - t0);
@@ -183,6 +224,7 @@ export async function runTry(
         await sleep(5);
       }
     }
+    if (!plan) await keep.ended();
     startMs = performance.now() - t0;
     await killing;
     await awaitGone(up.pid, 30_000);
@@ -234,6 +276,7 @@ export async function runTry(
       const waitCode = await waitStep.exited;
       if (!plan && waitCode !== 0) problems.push(`calibration: wait step exited ${waitCode}: ${waitStep.output().slice(-400)}`);
     }
+    if (!plan) await keep.ended();
     startMs = performance.now() - t0;
     if (!plan && mainCode !== 0) problems.push(`calibration: main step exited ${mainCode}: ${main.output().slice(-400)}`);
     await killing;

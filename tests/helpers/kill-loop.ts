@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { NATIVE_MAJOR } from './infra.js';
 import { planTry, SCENARIOS, type LoopContext, type Scenario } from './kill-loop-plan.js';
 import { baseEnv, CLI, runToEnd } from './kill-loop-processes.js';
-import { runTry, type TryResult } from './kill-loop-try.js';
+import { KEEP_PHASE, runTry, type TryResult } from './kill-loop-try.js';
 
 /** What a loop found. */
 export interface LoopReport {
@@ -73,7 +73,8 @@ export async function killLoop(
     const plan = planTry(seed, n, scenarios);
     const r = await runTry(ctx, plan.scenario, n, plan, calibration[plan.scenario.id] ?? 1000);
     results.push(r);
-    const what = `${plan.scenario.id}: ${plan.signal} to ${plan.target}${plan.upAgain ? ' (then up again)' : ''} at ${Math.round(plan.at * 100)}% (${r.killedAtMs !== null ? `${r.killedAtMs} ms` : r.phase || 'ended first'})`;
+    const to = r.phase === KEEP_PHASE ? 'the keep' : plan.target;
+    const what = `${plan.scenario.id}: ${plan.signal} to ${to}${plan.upAgain ? ' (then up again)' : ''} at ${Math.round(plan.at * 100)}% (${r.killedAtMs !== null ? `${r.killedAtMs} ms` : r.phase || 'ended first'})`;
     log(
       `try ${n} [seed ${seed}]: ${what}: ${r.leaks.length ? `LEFT ${r.leaks.join('; ')} [phase: ${r.phase}]` : 'nothing left'}`,
     );

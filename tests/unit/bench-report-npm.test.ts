@@ -2,7 +2,8 @@
  * Section 1's rows for server builds from npm in the benchmark's report (bench/report/startup.ts,
  * startup-npm.ts): their own table after the main one, each target as "met" or "not met" from
  * the medians, the installed binaries a kept build is held against (the image's container, else
- * this machine's `cli-native-warm`), and where the native starts' time went.
+ * this machine's `cli-native-warm`), a first start against the kept build too, with its keep
+ * after the start, and where the native starts' time went.
  */
 import { describe, expect, it } from 'vitest';
 import { NPM_COLD_TARGET, NPM_WARM_TARGET } from '../../bench/report/startup-npm.js';
@@ -52,6 +53,17 @@ describe('section 1: the npm rows', () => {
     expect(main).toContain('| row cli-native-warm |');
     expect(main).not.toContain('| row npm-warm-17 |');
     expect(npm).toContain('| row npm-warm-17 |');
+  });
+
+  it('holds a first start (through RAM, issue #42) against Docker’s pull and start and against the kept build, with its keep after it', () => {
+    const out = renderStartup([
+      c('npm-warm-16', [0.3, 0.3, 0.31]),
+      c('npm-cold-16', [2.4, 2.5, 2.6], [{ keepMs: 1500 }, { keepMs: 1700 }, { keepMs: 1600 }]),
+      c('cli-docker-pulled-16', [8]),
+    ]);
+    expect(line(out, 'npm-cold-16')).toContain(
+      '0.31× Docker mode’s pull and start (target ≤ 0.35×: met); 8.33× the kept build’s start; kept on disk after the start in 1.60 s',
+    );
   });
 
   it('holds the kept build of this machine’s major against cli-native-warm when no container ran it', () => {

@@ -65,4 +65,11 @@ describe('kill loop plans', () => {
     const plans = Array.from({ length: SCENARIOS.length }, (_, n) => planTry(3, n));
     for (const s of pooled) expect(plans.filter((p) => p.scenario.id === s.id)).toHaveLength(1);
   });
+
+  it('the keep of a build taken into RAM (issue #42) is in the loop for every npm scenario, under the CLI, its background start and both action steps', () => {
+    const npm = SCENARIOS.filter((s) => s.binaries === 'npm');
+    expect(npm.every((s) => s.keep && s.cold && s.mode === 'native')).toBe(true);
+    expect(new Set(npm.map((s) => s.kind))).toEqual(new Set(['cli', 'cli-bg', 'action', 'action-wait']));
+    expect(SCENARIOS.filter((s) => s.keep && s.binaries !== 'npm')).toEqual([]);
+  });
 });
