@@ -27,8 +27,12 @@ wine_dir=${PG_TMPFS_TEST_CACHE:-$HOME/.cache/pg-tmpfs-test}/wine
 wine64_bin=/usr/lib/wine/wine64
 
 # wine_run ARGS...: a Windows program in the test prefix, headless, with a deadline, run from C:\.
+# From C:\ once the prefix exists (Windows programs should not run from Z:\); the first run, which
+# makes the prefix, from the wine folder.
 wine_run() {
-  (cd "$wine_dir/prefix/drive_c" && WINEPREFIX="$wine_dir/prefix" WINEDEBUG=-all timeout 300 "$wine64_bin" "$@" </dev/null)
+  local dir=$wine_dir/prefix/drive_c
+  [ -d "$dir" ] || dir=$wine_dir
+  (cd "$dir" && WINEPREFIX="$wine_dir/prefix" WINEDEBUG=-all timeout 300 "$wine64_bin" "$@" </dev/null)
 }
 
 # wine_output ARGS...: what a Windows program prints, through a file: a Unix pipe as its stdout
@@ -71,8 +75,9 @@ setup_wine() {
   else
     log "making the wine prefix ($prefix)"
     rm -rf "$prefix"
-    wine_run cmd /c echo prefix >/dev/null 2>&1
-    wine_run winecfg -v win10 >/dev/null 2>&1
+    mkdir -p "$wine_dir"
+    wine_run cmd /c echo prefix >/dev/null 2>&1 || { log "wine could not make the prefix $prefix" >&2; exit 1; }
+    wine_run winecfg -v win10 >/dev/null 2>&1 || { log "winecfg -v win10 failed in $prefix" >&2; exit 1; }
     WINEPREFIX=$prefix timeout 60 /usr/lib/wine/wineserver -w || true
     printf '%s\n' "win10 $("$wine64_bin" --version)" >"$wine_dir/prefix.stamp"
   fi
