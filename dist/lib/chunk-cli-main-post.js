@@ -2130,6 +2130,7 @@ async function dropDatabase(connection, name, options) {
 var POOL_SCHEMA = "pgtmpfs";
 var POOL_CHANNEL = "pgtmpfs_pool";
 var KEEPER_LOCK_KEY = 7064745317537617n;
+var DRAW_LOCK_KEY = 7064745317537618n;
 var POOL_ERRCODE = "55000";
 var INSTALL_SQL = `
 CREATE SCHEMA IF NOT EXISTS ${POOL_SCHEMA};
@@ -2151,6 +2152,9 @@ CREATE UNLOGGED TABLE IF NOT EXISTS ${POOL_SCHEMA}.keeper (
 CREATE SEQUENCE IF NOT EXISTS ${POOL_SCHEMA}.tickets;
 TRUNCATE ${POOL_SCHEMA}.copies, ${POOL_SCHEMA}.keeper;
 ALTER SEQUENCE ${POOL_SCHEMA}.tickets RESTART;
+-- Every role that can connect to postgres may take and give back (issue #43): the functions run
+-- as their owner (SECURITY DEFINER, search_path fixed), the tables stay the owner's.
+GRANT USAGE ON SCHEMA ${POOL_SCHEMA} TO PUBLIC;
 -- A taker that dies while waiting in take() ends its wait within a second (Linux), not at its
 -- deadline: the server looks whether the client is still there (read at session start, hence here).
 -- Where the server cannot look (Windows, seen under Wine) it refuses any value but 0: no look there.
@@ -2160,7 +2164,7 @@ EXCEPTION WHEN invalid_parameter_value THEN NULL;
 END $$;
 
 CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.fingerprint(template text) RETURNS text
-LANGUAGE plpgsql VOLATILE AS $fn$
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
   fp text;
 BEGIN
@@ -2177,7 +2181,7 @@ END
 $fn$;
 
 CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.keeper_running() RETURNS boolean
-LANGUAGE plpgsql VOLATILE AS $fn$
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
   IF pg_try_advisory_lock_shared(${KEEPER_LOCK_KEY}) THEN
     PERFORM pg_advisory_unlock_shared(${KEEPER_LOCK_KEY});
@@ -2188,21 +2192,36 @@ END
 $fn$;
 
 CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.take(timeout_ms integer DEFAULT 10000) RETURNS text
-LANGUAGE plpgsql VOLATILE AS $fn$
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
   k ${POOL_SCHEMA}.keeper%ROWTYPE;
   ticket bigint;
   c ${POOL_SCHEMA}.copies%ROWTYPE;
   fp text;
+  numbered boolean;
   skipped integer := 0;
   pause float8 := 0.0005;
-  deadline timestamptz := clock_timestamp() + make_interval(secs => greatest(timeout_ms, 0) / 1000.0);
+  deadline timestamptz;
 BEGIN
-  SELECT * INTO k FROM ${POOL_SCHEMA}.keeper;
-  IF NOT FOUND THEN
-    RAISE EXCEPTION 'pg-tmpfs pool: this server has no pool'
-      USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Start it with the pool input (pg-tmpfs up --pool N) and template: true';
+  IF timeout_ms IS NULL OR timeout_ms < 0 THEN
+    RAISE EXCEPTION 'pg-tmpfs pool: take(%) is not a wait: give the longest wait in ms, 0 or more', coalesce(timeout_ms::text, 'NULL')
+      USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Call pgtmpfs.take() (10 000 ms) or pgtmpfs.take(30000)';
   END IF;
+  deadline := clock_timestamp() + make_interval(secs => timeout_ms / 1000.0);
+  LOOP
+    SELECT * INTO k FROM ${POOL_SCHEMA}.keeper;
+    IF FOUND THEN
+      EXIT;
+    END IF;
+    -- The schema is here, so a pool was installed: its UNLOGGED bookkeeping was emptied by the
+    -- restart after a crash, and the keeper rebuilds it once it has reconnected (keeper.ts).
+    IF clock_timestamp() >= deadline THEN
+      RAISE EXCEPTION 'pg-tmpfs pool: the pool''s bookkeeping was emptied when the server restarted after a crash (a server process ended abnormally), and its keeper has not rebuilt it within % ms', timeout_ms
+        USING ERRCODE = '${POOL_ERRCODE}',
+              HINT = 'Wait longer (pgtmpfs.take(timeout_ms)); if it stays so, the keeper is gone: pg-tmpfs down, then up with --pool';
+    END IF;
+    PERFORM pg_sleep(0.01);
+  END LOOP;
   LOOP
     IF NOT ${POOL_SCHEMA}.keeper_running() THEN
       SELECT note INTO k.note FROM ${POOL_SCHEMA}.keeper;
@@ -2211,30 +2230,38 @@ BEGIN
         USING ERRCODE = '${POOL_ERRCODE}',
               HINT = 'Restart the server (pg-tmpfs down, then up with --pool), or make a copy without the pool: pg-tmpfs db create';
     END IF;
-    -- Tickets are served in order; at most \`size\` wait for copies not yet made, so takers that
-    -- time out on a stalled pool leave at most that many copies made for nobody.
-    IF ticket IS NULL AND (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets)
-        - (SELECT made FROM ${POOL_SCHEMA}.keeper) < k.size THEN
-      ticket := nextval('${POOL_SCHEMA}.tickets');
-      PERFORM pg_notify('${POOL_CHANNEL}', 'take');
+    -- A ticket only for a copy already numbered (made above the last ticket), drawn under
+    -- DRAW_LOCK_KEY so no two takers draw for the same copy: a taker that gives up never holds a
+    -- ticket, so no copy is ever made for a taker that is gone.
+    IF ticket IS NULL AND pg_try_advisory_lock(${DRAW_LOCK_KEY}) THEN
+      BEGIN
+        IF (SELECT made FROM ${POOL_SCHEMA}.keeper)
+            > (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets) THEN
+          ticket := nextval('${POOL_SCHEMA}.tickets');
+          PERFORM pg_notify('${POOL_CHANNEL}', 'take');
+        END IF;
+      EXCEPTION WHEN query_canceled OR others THEN
+        PERFORM pg_advisory_unlock(${DRAW_LOCK_KEY});
+        RAISE;
+      END;
+      PERFORM pg_advisory_unlock(${DRAW_LOCK_KEY});
     END IF;
     IF ticket IS NOT NULL THEN
       SELECT * INTO c FROM ${POOL_SCHEMA}.copies WHERE slot = ticket;
-      IF FOUND THEN
-        fp := ${POOL_SCHEMA}.fingerprint(k.template);
-        IF fp = c.fingerprint THEN
-          IF skipped > 0 THEN
-            RAISE NOTICE 'pg-tmpfs pool: skipped % copies made before template % changed; the keeper refills the pool', skipped, k.template;
-          END IF;
-          RETURN c.name;
+      numbered := FOUND;
+      fp := ${POOL_SCHEMA}.fingerprint(k.template);
+      IF numbered AND c.state = 'made' AND fp = c.fingerprint THEN
+        IF skipped > 0 THEN
+          RAISE NOTICE 'pg-tmpfs pool: skipped % copies made before template % changed; the keeper refills the pool', skipped, k.template;
         END IF;
-        -- Made before the template changed (or while a session is on it, which changes it):
-        -- never handed out; the keeper drops it.
-        UPDATE ${POOL_SCHEMA}.copies SET state = 'returned' WHERE slot = ticket AND state = 'made';
-        skipped := skipped + 1;
-        ticket := NULL;
-        CONTINUE;
+        RETURN c.name;
       END IF;
+      -- Made before the template changed (or while a session is on it, which changes it):
+      -- never handed out; the keeper drops it.
+      UPDATE ${POOL_SCHEMA}.copies SET state = 'returned' WHERE slot = ticket AND state = 'made';
+      skipped := skipped + 1;
+      ticket := NULL;
+      CONTINUE;
     END IF;
     IF current_setting('transaction_isolation') <> 'read committed' THEN
       -- One snapshot for the whole transaction: the copy the keeper makes next would never be seen.
@@ -2259,7 +2286,7 @@ END
 $fn$;
 
 CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.give_back(name text) RETURNS void
-LANGUAGE plpgsql VOLATILE AS $fn$
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
   UPDATE ${POOL_SCHEMA}.copies c SET state = 'returned'
     WHERE c.name = give_back.name AND c.state = 'made'
@@ -2278,7 +2305,8 @@ WITH fp AS (SELECT ${POOL_SCHEMA}.fingerprint($1) AS f),
 SELECT fp.f AS fingerprint, EXISTS (SELECT 1 FROM pg_database WHERE datname = $1) AS "templateExists", t.taken::int AS taken,
   (SELECT count(*)::int FROM ${POOL_SCHEMA}.copies c WHERE c.slot > t.taken AND c.fingerprint = fp.f) AS fresh,
   (SELECT count(*)::int FROM ${POOL_SCHEMA}.copies c WHERE c.slot > t.taken) AS untaken,
-  ARRAY(SELECT name FROM ${POOL_SCHEMA}.copies WHERE state = 'returned' ORDER BY slot) AS returned
+  ARRAY(SELECT name FROM ${POOL_SCHEMA}.copies c WHERE state = 'returned'
+          AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = c.name) ORDER BY slot) AS returned
 FROM fp, t`;
 
 // src/pool/keeper.ts
@@ -2287,10 +2315,47 @@ var IDLE_LOOK_MS = 100;
 var LOCK_WAIT_MS = 5e3;
 var STATEMENT_TIMEOUT_MS = 6e4;
 var FATAL = /* @__PURE__ */ new Set(["57P01", "57P02", "57P03", "08006", "08003"]);
+var RECONNECT_MS = 3e4;
+var RECONNECT_PAUSE_MS = 250;
+var IN_USE = "55006";
 async function runKeeper(job) {
   const target = { ...job.connection, database: "postgres" };
+  let first = true;
+  for (; ; ) {
+    await keepPool(job, first);
+    first = false;
+    const deadline = Date.now() + RECONNECT_MS;
+    let back = false;
+    while (!back && Date.now() < deadline) {
+      await new Promise((resolve4) => setTimeout(resolve4, RECONNECT_PAUSE_MS));
+      back = await openClient(target, { connectTimeoutMs: 2e3, queryTimeoutMs: 5e3 }).then(async (c) => {
+        await c.query("SELECT 1");
+        await c.end();
+        return true;
+      }).catch(() => false);
+    }
+    if (!back) return 1;
+  }
+}
+async function rebuild(main, job) {
+  await main.query(
+    `INSERT INTO ${POOL_SCHEMA}.keeper (template, size, made, note)
+     SELECT $1, $2, CASE WHEN is_called THEN last_value ELSE 0 END,
+            'the server restarted after a crash; the copies made before it are left until the server stops'
+       FROM ${POOL_SCHEMA}.tickets
+     ON CONFLICT (only_row) DO NOTHING`,
+    [job.template, job.size]
+  );
+  return Number((await main.query(`SELECT made FROM ${POOL_SCHEMA}.keeper`)).rows[0]?.made ?? 0) + 1;
+}
+async function keepPool(job, first) {
+  const target = { ...job.connection, database: "postgres" };
   const timeouts = { connectTimeoutMs: 1e4, queryTimeoutMs: STATEMENT_TIMEOUT_MS };
-  const main = await openClient(target, timeouts);
+  const main = await openClient(target, timeouts).catch((error) => {
+    if (first) throw error;
+    return null;
+  });
+  if (!main) return;
   let ended = false;
   let wake = () => void 0;
   const finish = () => {
@@ -2301,6 +2366,7 @@ async function runKeeper(job) {
   main.on("error", finish);
   await main.query(`SET lock_timeout = ${LOCK_WAIT_MS}`);
   await main.query(`SELECT pg_advisory_lock(${KEEPER_LOCK_KEY})`);
+  const startSlot = first ? 1 : await rebuild(main, job);
   await main.query("SET lock_timeout = 0");
   await main.query(`SET application_name = 'pg-tmpfs pool keeper'`);
   await main.query(`LISTEN ${POOL_CHANNEL}`);
@@ -2318,7 +2384,7 @@ async function runKeeper(job) {
   const dropper = await open();
   const idle = [...makers];
   let making = 0;
-  let nextSlot = 1;
+  let nextSlot = startSlot;
   let inserting = Promise.resolve();
   let lastNote = null;
   const templateNotes = {
@@ -2333,7 +2399,7 @@ async function runKeeper(job) {
   };
   const fingerprint = async (client) => (await client.query(`SELECT ${POOL_SCHEMA}.fingerprint($1) AS f`, [job.template])).rows[0]?.f ?? null;
   const drop2 = async (client, name) => {
-    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
+    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)}`);
   };
   let bytes = null;
   const make = async (client, before) => {
@@ -2403,7 +2469,7 @@ async function runKeeper(job) {
     for (const name of state.returned) {
       if (dropping.has(name)) continue;
       dropping.add(name);
-      void drop2(dropper, name).then(() => main.query(`DELETE FROM ${POOL_SCHEMA}.copies WHERE name = $1`, [name])).catch(failed).finally(() => {
+      void drop2(dropper, name).then(() => main.query(`DELETE FROM ${POOL_SCHEMA}.copies WHERE name = $1`, [name])).catch((error) => error.code === IN_USE ? void 0 : failed(error)).finally(() => {
         dropping.delete(name);
         wake();
       });
@@ -2411,7 +2477,6 @@ async function runKeeper(job) {
     await Promise.race([woken, sleep3(IDLE_LOOK_MS)]);
   }
   for (const client of [main, dropper, ...makers]) await client.end().catch(() => void 0);
-  return 1;
 }
 function sleep3(ms) {
   return new Promise((resolve4) => setTimeout(resolve4, ms).unref());
@@ -5346,23 +5411,15 @@ async function chooseMode(config, log, probes = realSourceProbes(config)) {
   if (native && !(native.error instanceof InputError)) log.warning(`No server build from npm here: ${native.tried.at(-1) ?? ""}`);
   try {
     await engineVersion();
-    log.info(
-      config.imageGiven ? "mode auto: docker (an image or registry was given)" : `mode auto: docker (no PostgreSQL ${config.postgresVersion} binaries: ${native?.tried.join("; ") ?? ""})`.replace(
-        "  ",
-        " "
-      )
-    );
+    const none = `no PostgreSQL ${config.postgresVersion} binaries: ${native?.tried.join("; ") ?? ""}`.replace("  ", " ");
+    log.info(`mode auto: docker (${config.imageGiven ? "an image or registry was given" : none})`);
     return { mode: "docker" };
   } catch (error) {
+    const why = `${native?.tried.join("; ") ?? "an image or registry was given"}), and Docker did not answer (${error instanceof SetupError ? error.problem : String(error)})`;
+    const fix = `Install PostgreSQL ${config.major ?? ""} server binaries or start Docker, or set 'postgres-version' to a version that is installed or on npm`;
     throw new SetupError(
-      `mode auto: no PostgreSQL ${config.postgresVersion} server binaries (${native?.tried.join("; ") ?? "an image or registry was given"}), and Docker did not answer (${error instanceof SetupError ? error.problem : String(error)})`.replace(
-        "  ",
-        " "
-      ),
-      `Install PostgreSQL ${config.major ?? ""} server binaries or start Docker, or set 'postgres-version' to a version that is installed or on npm`.replace(
-        "  ",
-        " "
-      )
+      `mode auto: no PostgreSQL ${config.postgresVersion} server binaries (${why}`.replace("  ", " "),
+      fix.replace("  ", " ")
     );
   }
 }
@@ -5416,7 +5473,7 @@ async function start(config, log, onHandle = () => void 0, phases = new Phases()
       if (error instanceof FetchError && chosen.mode === "native") {
         if (config.mode === "auto" && config.binaries === "auto") {
           log.warning(`${error.problem}: starting PostgreSQL in Docker instead`);
-          chosen = { mode: "docker" };
+          chosen = { mode: "docker", npmFailed: error.problem };
           continue;
         }
         if (config.binaries === "npm") {
@@ -5427,7 +5484,7 @@ async function start(config, log, onHandle = () => void 0, phases = new Phases()
           );
         }
       }
-      if (!schema?.hit || error instanceof InputError || error instanceof InterruptedError) throw error;
+      if (!schema?.hit || error instanceof InputError || error instanceof InterruptedError) throw withNpmFailure(chosen, error);
       schema.damaged(error instanceof Error ? error.message : String(error), error instanceof EntryNotStarted);
       continue;
     }
@@ -5443,6 +5500,11 @@ async function start(config, log, onHandle = () => void 0, phases = new Phases()
     }
     return server;
   }
+}
+function withNpmFailure(chosen, error) {
+  if (chosen.mode !== "docker" || !chosen.npmFailed || !(error instanceof SetupError)) return error;
+  const problem = `mode auto: the server build from npm could not be fetched (${chosen.npmFailed}), and PostgreSQL in Docker did not start: ${error.problem}`;
+  return new SetupError(problem, `${error.fix}; or fix the npm configuration (registry, proxy, auth)`, error.detail);
 }
 async function stop(handle, refused) {
   try {

@@ -13,6 +13,9 @@ import {
   NEWEST_MAJOR
 } from "./chunk-cli-main-post-wait.js";
 import {
+  initdbPathProblem
+} from "./chunk-cli-main-native-npm-tool-cache-post.js";
+import {
   InputError,
   parseSettings
 } from "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
@@ -170,6 +173,11 @@ function minorOf(postgresVersion) {
 function defaultContainerName(env = process.env) {
   return `pg-tmpfs-${env.GITHUB_RUN_ID ?? process.pid}-${randomBytes(3).toString("hex")}`;
 }
+function cacheDirInput(value) {
+  const problem = initdbPathProblem(value);
+  if (problem) throw new InputError("cache-dir", `"${value}" ${problem}`, 'Give a folder whose path has none of $ ` " \\');
+  return value;
+}
 function parseInputs(get) {
   const raw = (name) => {
     const value = get(name).trim();
@@ -241,7 +249,7 @@ function parseInputs(get) {
   if (!/^[A-Za-z0-9_.@-]+$/.test(locale)) {
     throw new InputError("locale", `"${locale}" is not a locale name`, "Use a name such as C, C.UTF-8 or en_US.UTF-8.");
   }
-  return {
+  const config = {
     mode,
     binaries,
     toolCache: false,
@@ -290,11 +298,19 @@ function parseInputs(get) {
     containerName,
     exportEnv: boolean("export-env", raw("export-env")),
     locale,
-    cacheDir: raw("cache-dir"),
+    cacheDir: cacheDirInput(raw("cache-dir")),
     wait: boolean("wait", raw("wait")),
     ...provisionInputs(raw, targetDatabase(raw("database"))),
     ...schemaCacheInputs(raw)
   };
+  if (config.pool > 0 && config.major !== null && config.major < 15 && imageInput === "") {
+    throw new InputError(
+      "pool",
+      `needs PostgreSQL 15 or later, and postgres-version is ${postgresVersion}`,
+      "Give postgres-version 15 or later, or leave pool at 0"
+    );
+  }
+  return config;
 }
 
 export {

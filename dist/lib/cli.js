@@ -3985,16 +3985,21 @@ async function status(io) {
   io.stdout(`${JSON.stringify(rows, null, 2)}
 `);
 }
-function parseTimeout(raw) {
-  if (raw === void 0) return void 0;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 86400) {
+function parseDuration(flag, raw, minMs, maxMs) {
+  const m = /^(\d{1,9})(s|ms)?$/.exec(raw.trim());
+  const ms = m ? Number(m[1]) * (m[2] === "ms" ? 1 : 1e3) : NaN;
+  if (!(ms >= minMs && ms <= maxMs)) {
+    const span = (n) => n % 1e3 === 0 ? `${n / 1e3} s` : `${n} ms`;
     throw new InputError(
-      "timeout",
-      `"${raw}" is not a whole number of seconds from 1 to 86400`,
-      "Give seconds, e.g. --timeout 120"
+      flag,
+      `"${raw}" is not a duration from ${span(minMs)} to ${span(maxMs)}`,
+      `Give whole seconds (--${flag} 30 or 30s) or milliseconds with their unit (--${flag} 500ms)`
     );
   }
-  return Number(raw) * 1e3;
+  return ms;
+}
+function parseTimeout(raw) {
+  return raw === void 0 ? void 0 : parseDuration("timeout", raw, 1e3, 864e5);
 }
 
 // src/pool/take.ts
@@ -4035,6 +4040,17 @@ function runningServer(name) {
     found.kind === "none" ? `no instance named "${name}"` : found.kind === "unreadable" ? `the record of "${name}" cannot be read (${found.problem})` : `instance "${name}" is ${found.instance.state}`,
     `Start it first: pg-tmpfs up --name ${name} --database app --init schema.sql --template (or pg-tmpfs wait --name ${name})`
   );
+}
+function poolServer(name) {
+  const server = runningServer(name);
+  if (!server.pool) {
+    throw new InputError(
+      "pool",
+      `instance "${name}" has no pool, so there is no copy to take or give back`,
+      `Start it with one: pg-tmpfs down --name ${name}, then up with --template --pool N (action input pool); or make a copy without it: pg-tmpfs db create --name ${name}`
+    );
+  }
+  return server;
 }
 async function onServer(name, server, fn) {
   try {
@@ -4083,22 +4099,16 @@ function addDbCommands(cli, io) {
 ` : `No database ${database}.
 `);
   });
-  db.command("take").description("take a ready copy of the template from the pool (up --pool) and print its URI; give it back when done").option("--timeout <ms>", "how long to wait when every copy is taken, in ms", "10000").option("--name <name>", "instance name", "default").option("--json", "print JSON: database, uri").action(async (opts) => {
-    if (!/^\d{1,7}$/.test(opts.timeout)) {
-      throw new InputError(
-        "timeout",
-        `"${opts.timeout}" is not a whole number of ms up to 9999999`,
-        "Give e.g. --timeout 10000"
-      );
-    }
-    const server = runningServer(opts.name);
-    const taken = await onServer(opts.name, server, () => takeCopy(server.connection, Number(opts.timeout)));
+  db.command("take").description("take a ready copy of the template from the pool (up --pool) and print its URI; give it back when done").option("--timeout <duration>", "how long to wait when every copy is taken: seconds (30, 30s) or ms (500ms)", "10s").option("--name <name>", "instance name", "default").option("--json", "print JSON: database, uri").action(async (opts) => {
+    const timeoutMs = parseDuration("timeout", opts.timeout, 0, 36e5);
+    const server = poolServer(opts.name);
+    const taken = await onServer(opts.name, server, () => takeCopy(server.connection, timeoutMs));
     io.stdout(opts.json ? `${JSON.stringify(taken, null, 2)}
 ` : `${taken.uri}
 `);
   });
   db.command("give-back").description("give a copy taken with db take back to the pool; the keeper drops it").argument("<database>", "the name db take printed (the URI's database)").option("--name <name>", "instance name", "default").action(async (database, opts) => {
-    const server = runningServer(opts.name);
+    const server = poolServer(opts.name);
     await onServer(opts.name, server, () => giveBack(server.connection, database));
     io.stderr(`Gave back ${database}.
 `);
@@ -4279,7 +4289,10 @@ function program2(io = processIo) {
     "--no-wait",
     "print the connection at once and start PostgreSQL in the background (then: pg-tmpfs wait, or let clients retry)"
   ).action((opts) => up(opts, io));
-  cli.command("wait").description("wait until an instance answers (after up --no-wait); print its connection as up does").option("--name <name>", "instance name", "default").option("--timeout <seconds>", "give up after this many seconds (default: the start's own deadline)").option("--json", "print JSON instead of export lines").action(
+  cli.command("wait").description("wait until an instance answers (after up --no-wait); print its connection as up does").option("--name <name>", "instance name", "default").option(
+    "--timeout <duration>",
+    "give up after this long: seconds (120, 120s) or ms (500ms) (default: the start's own deadline)"
+  ).option("--json", "print JSON instead of export lines").action(
     (opts) => waitCommand(opts.name, { json: opts.json, timeoutMs: parseTimeout(opts.timeout) }, io)
   );
   cli.command("down").description("stop an instance and remove what it made").option("--name <name>", "instance name", "default").action((opts) => down(opts.name, io));

@@ -37,7 +37,9 @@ import {
   info,
   setSecret
 } from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
-import "./chunk-cli-main-native-npm-tool-cache-post.js";
+import {
+  toolCacheProblem
+} from "./chunk-cli-main-native-npm-tool-cache-post.js";
 import {
   SetupError,
   interrupted,
@@ -53,6 +55,14 @@ async function mainStep() {
       ...parseInputs((name) => getInput(name)),
       toolCache: Boolean(process.env.RUNNER_TOOL_CACHE)
     };
+    const toolCache = process.env.RUNNER_TOOL_CACHE ?? "";
+    const toolCacheBad = config.mode !== "docker" && toolCache ? toolCacheProblem(toolCache) : null;
+    if (toolCacheBad) {
+      throw new SetupError(
+        `RUNNER_TOOL_CACHE ${toolCacheBad}: server builds from npm are kept there`,
+        'Set RUNNER_TOOL_CACHE to an absolute folder whose path has none of $ ` " \\ (a job or step env: may have changed it), or use mode: docker'
+      );
+    }
     if (config.password !== DEFAULTS.password) {
       for (const form of secretForms(config.password)) setSecret(form);
     }

@@ -9,6 +9,7 @@ import { SetupError } from '../errors.js';
 import { guardedStart } from '../start-guard.js';
 import { entryPath } from '../background.js';
 import { launchKeep } from '../native/npm-keep.js';
+import { toolCacheProblem } from '../native/npm-kept.js';
 import { launchInBackground, type Launched } from './background.js';
 import { actionsLogger, reportError } from './log.js';
 import type { Server } from '../server.js';
@@ -31,6 +32,14 @@ export async function mainStep(): Promise<Server | Launched | null> {
       ...parseInputs((name: InputName) => core.getInput(name)),
       toolCache: Boolean(process.env.RUNNER_TOOL_CACHE),
     };
+    const toolCache = process.env.RUNNER_TOOL_CACHE ?? '';
+    const toolCacheBad = config.mode !== 'docker' && toolCache ? toolCacheProblem(toolCache) : null;
+    if (toolCacheBad) {
+      throw new SetupError(
+        `RUNNER_TOOL_CACHE ${toolCacheBad}: server builds from npm are kept there`,
+        'Set RUNNER_TOOL_CACHE to an absolute folder whose path has none of $ ` " \\ (a job or step env: may have changed it), or use mode: docker',
+      );
+    }
     if (config.password !== DEFAULTS.password) {
       for (const form of secretForms(config.password)) core.setSecret(form);
     }

@@ -97,17 +97,30 @@ export async function status(io: Io): Promise<void> {
 }
 
 /**
- * The `--timeout` of `wait`, in ms; undefined when not given.
- * @throws InputError (timeout) when it is not a whole number of seconds from 1 to 86400
+ * A duration flag of the CLI, in ms: whole seconds (`30`, `30s`) or milliseconds with their
+ * suffix (`500ms`), the one unit rule of every `--timeout` (issue #43).
+ * @param flag the flag's name without dashes, for the error
+ * @param minMs the shortest accepted, in ms; @param maxMs the longest, in ms
+ * @throws InputError (flag) for anything else, saying both forms
  */
-export function parseTimeout(raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 86_400) {
+export function parseDuration(flag: string, raw: string, minMs: number, maxMs: number): number {
+  const m = /^(\d{1,9})(s|ms)?$/.exec(raw.trim());
+  const ms = m ? Number(m[1]) * (m[2] === 'ms' ? 1 : 1000) : NaN;
+  if (!(ms >= minMs && ms <= maxMs)) {
+    const span = (n: number) => (n % 1000 === 0 ? `${n / 1000} s` : `${n} ms`);
     throw new InputError(
-      'timeout',
-      `"${raw}" is not a whole number of seconds from 1 to 86400`,
-      'Give seconds, e.g. --timeout 120',
+      flag,
+      `"${raw}" is not a duration from ${span(minMs)} to ${span(maxMs)}`,
+      `Give whole seconds (--${flag} 30 or 30s) or milliseconds with their unit (--${flag} 500ms)`,
     );
   }
-  return Number(raw) * 1000;
+  return ms;
+}
+
+/**
+ * The `--timeout` of `wait`, in ms; undefined when not given.
+ * @throws InputError (timeout) when it is not a duration from 1 s to 86400 s (parseDuration)
+ */
+export function parseTimeout(raw: string | undefined): number | undefined {
+  return raw === undefined ? undefined : parseDuration('timeout', raw, 1000, 86_400_000);
 }

@@ -9,6 +9,7 @@ import { InputError, SetupError } from '../errors.js';
 import { describe, isAlive } from '../lifecycle.js';
 import type { Server } from '../server.js';
 import { checkInstanceName, readInstance } from './instances.js';
+import { parseDuration } from './commands.js';
 import type { Io } from './output.js';
 
 /** Deadline of the connection and of each statement of `db create` / `db drop`: 60 000 ms. */
@@ -31,6 +32,22 @@ export function runningServer(name: string): Server {
         : `instance "${name}" is ${found.instance.state}`,
     `Start it first: pg-tmpfs up --name ${name} --database app --init schema.sql --template (or pg-tmpfs wait --name ${name})`,
   );
+}
+
+/**
+ * The running server of an instance started with a pool (up --pool).
+ * @throws InputError (name) as runningServer; InputError (pool) when the instance has no pool
+ */
+function poolServer(name: string): Server {
+  const server = runningServer(name);
+  if (!server.pool) {
+    throw new InputError(
+      'pool',
+      `instance "${name}" has no pool, so there is no copy to take or give back`,
+      `Start it with one: pg-tmpfs down --name ${name}, then up with --template --pool N (action input pool); or make a copy without it: pg-tmpfs db create --name ${name}`,
+    );
+  }
+  return server;
 }
 
 /**
@@ -91,19 +108,13 @@ export function addDbCommands(cli: Command, io: Io): void {
     });
   db.command('take')
     .description('take a ready copy of the template from the pool (up --pool) and print its URI; give it back when done')
-    .option('--timeout <ms>', 'how long to wait when every copy is taken, in ms', '10000')
+    .option('--timeout <duration>', 'how long to wait when every copy is taken: seconds (30, 30s) or ms (500ms)', '10s')
     .option('--name <name>', 'instance name', 'default')
     .option('--json', 'print JSON: database, uri')
     .action(async (opts: { timeout: string; name: string; json?: boolean }) => {
-      if (!/^\d{1,7}$/.test(opts.timeout)) {
-        throw new InputError(
-          'timeout',
-          `"${opts.timeout}" is not a whole number of ms up to 9999999`,
-          'Give e.g. --timeout 10000',
-        );
-      }
-      const server = runningServer(opts.name);
-      const taken = await onServer(opts.name, server, () => takeCopy(server.connection, Number(opts.timeout)));
+      const timeoutMs = parseDuration('timeout', opts.timeout, 0, 3_600_000);
+      const server = poolServer(opts.name);
+      const taken = await onServer(opts.name, server, () => takeCopy(server.connection, timeoutMs));
       io.stdout(opts.json ? `${JSON.stringify(taken, null, 2)}\n` : `${taken.uri}\n`);
     });
   db.command('give-back')
@@ -111,7 +122,7 @@ export function addDbCommands(cli: Command, io: Io): void {
     .argument('<database>', "the name db take printed (the URI's database)")
     .option('--name <name>', 'instance name', 'default')
     .action(async (database: string, opts: { name: string }) => {
-      const server = runningServer(opts.name);
+      const server = poolServer(opts.name);
       await onServer(opts.name, server, () => giveBack(server.connection, database));
       io.stderr(`Gave back ${database}.\n`);
     });

@@ -57,7 +57,10 @@ export function program(io: Io = processIo): Command {
     .command('wait')
     .description('wait until an instance answers (after up --no-wait); print its connection as up does')
     .option('--name <name>', 'instance name', 'default')
-    .option('--timeout <seconds>', "give up after this many seconds (default: the start's own deadline)")
+    .option(
+      '--timeout <duration>',
+      "give up after this long: seconds (120, 120s) or ms (500ms) (default: the start's own deadline)",
+    )
     .option('--json', 'print JSON instead of export lines')
     .action((opts: { name: string; timeout?: string; json?: boolean }) =>
       waitCommand(opts.name, { json: opts.json, timeoutMs: parseTimeout(opts.timeout) }, io),

@@ -97,20 +97,48 @@ export interface FetchOptions {
   npm: NpmCommand;
 }
 
+/** How long naming the registry in an error may take, in ms: the fetch's deadline is already spent or failed. */
+export const REGISTRY_LOOKUP_MS = 2_000;
+
 /**
- * The registry npm fetches `name` from (`npm config get @scope:registry`, else `registry`), for
- * messages; '' when npm cannot say within 30 s. Credentials in the address are replaced by `***`.
+ * The registry npm fetches `name` from (`npm config get @scope:registry`, else `registry`, asked
+ * at once), for messages; '' when npm cannot say within `timeoutMs`. Credentials in the address
+ * are replaced by `***`.
  */
-export async function registryOf(name: string, npm: NpmCommand, workDir: string): Promise<string> {
+export async function registryOf(
+  name: string,
+  npm: NpmCommand,
+  workDir: string,
+  timeoutMs = REGISTRY_LOOKUP_MS,
+): Promise<string> {
   const ask = async (key: string) => {
-    const r = await run(npm.program, [...npm.prefixArgs, 'config', 'get', key], { timeoutMs: 30_000, cwd: workDir }).catch(
-      () => null,
-    );
-    const value = r?.code === 0 ? r.stdout.trim() : '';
+    const r = await run(npm.program, [...npm.prefixArgs, 'config', 'get', key], {
+      timeoutMs,
+      cwd: workDir,
+      endGroupOnExit: true,
+    }).catch(() => null);
+    const value = r?.code === 0 && !r.timedOut ? r.stdout.trim() : '';
     return value === 'undefined' ? '' : value;
   };
-  const registry = (await ask(`${name.split('/')[0]}:registry`)) || (await ask('registry'));
-  return registry.replace(/\/\/[^/@]*@/, '//***@');
+  const [scoped, plain] = await Promise.all([ask(`${name.split('/')[0]}:registry`), ask('registry')]);
+  return (scoped || plain).replace(/\/\/[^/@]*@/, '//***@');
+}
+
+/**
+ * npm's own account of a failure: with `--json` it prints `{"error": {"code", "summary",
+ * "detail"}}` on stdout (npm 9-11), where the cause (a refused proxy: "connect ECONNREFUSED …")
+ * is, which its stderr's last lines leave to its debug log.
+ * @returns "summary (code). detail", or null when stdout holds no such object
+ */
+export function npmCause(stdout: string): string | null {
+  try {
+    const error = (JSON.parse(stdout.trim()) as { error?: { code?: string; summary?: string; detail?: string } }).error;
+    if (!error?.summary) return null;
+    const detail = error.detail?.replace(/\s+/g, ' ').trim();
+    return `${error.summary.replace(/\s+/g, ' ').trim()}${error.code ? ` (${error.code})` : ''}${detail ? `. ${detail}` : ''}`;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -133,6 +161,8 @@ export async function fetchBuild(build: NpmBuild, options: FetchOptions): Promis
       '--pack-destination',
       options.dest,
       '--json',
+      // dry-run set in an .npmrc would leave no tarball: this fetch needs one.
+      '--dry-run=false',
       '--ignore-scripts',
       '--no-audit',
       '--no-fund',
@@ -141,6 +171,8 @@ export async function fetchBuild(build: NpmBuild, options: FetchOptions): Promis
       timeoutMs: options.timeoutMs,
       cwd: options.workDir,
       env: { [RUN_ENV]: options.token, npm_config_update_notifier: 'false' },
+      // A child npm leaves holding its output must not hold the fetch to its deadline.
+      endGroupOnExit: true,
     },
   ).catch((error: unknown) => {
     throw new FetchError(
@@ -155,7 +187,9 @@ export async function fetchBuild(build: NpmBuild, options: FetchOptions): Promis
     const registry = await registryOf(build.name, npm, options.workDir);
     const why = result.timedOut
       ? `npm did not finish within ${Math.round(options.timeoutMs / 1000)} s`
-      : `npm pack failed: ${tail(result.stderr || result.stdout, 4).replace(/\n/g, ' | ')}`;
+      : result.code === 0
+        ? `npm pack ended without writing a tarball to ${options.dest}`
+        : `npm pack failed: ${npmCause(result.stdout) ?? tail(result.stderr || result.stdout, 4).replace(/\n/g, ' | ')}`;
     throw new FetchError(
       `Could not fetch ${spec} from ${registry || 'the npm registry'}: ${why}`,
       'Check the npm configuration (registry, proxy, auth), or raise wait-timeout',

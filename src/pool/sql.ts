@@ -8,8 +8,11 @@
  * rollback undoes (manual: Sequence Manipulation Functions), and ticket n gets the copy the keeper
  * numbered n. So two takers never get the same copy, and a copy taken inside a transaction that
  * is rolled back (psycopg's default: not autocommit) is never handed out again: its ticket is
- * spent. The keeper numbers a copy only after its CREATE DATABASE has committed, so no ticket
- * reaches a copy half made.
+ * spent. The keeper numbers a copy only after its CREATE DATABASE has committed, and a ticket is
+ * drawn only while a numbered copy waits for it (`made` above the last ticket, looked at and drawn
+ * under the session-level advisory lock DRAW_LOCK_KEY, which rollbacks do not touch either). So no
+ * ticket reaches a copy half made, and a taker that gives up never holds a ticket: however many
+ * takes time out, no copy is made for nobody (issue #43).
  *
  * A copy is current while the template has had no session since it was made: the template's
  * fingerprint (pgtmpfs.fingerprint) is its OID, its session count (pg_stat_database.sessions,
@@ -30,6 +33,13 @@ export const POOL_CHANNEL = 'pgtmpfs_pool';
  * bigint): take() looks whether it is held, and fails at once when it is not.
  */
 export const KEEPER_LOCK_KEY = 7_064_745_317_537_617n;
+
+/**
+ * The session-level advisory lock take() holds for the moment it looks whether a numbered copy
+ * waits and draws its ticket (pg_try_advisory_lock(key), one bigint): draws are one at a time, so
+ * a ticket never outruns the copies made.
+ */
+export const DRAW_LOCK_KEY = 7_064_745_317_537_618n;
 
 /** SQLSTATE of take()'s own errors: 55000 object_not_in_prerequisite_state. */
 export const POOL_ERRCODE = '55000';
@@ -60,6 +70,9 @@ CREATE UNLOGGED TABLE IF NOT EXISTS ${POOL_SCHEMA}.keeper (
 CREATE SEQUENCE IF NOT EXISTS ${POOL_SCHEMA}.tickets;
 TRUNCATE ${POOL_SCHEMA}.copies, ${POOL_SCHEMA}.keeper;
 ALTER SEQUENCE ${POOL_SCHEMA}.tickets RESTART;
+-- Every role that can connect to postgres may take and give back (issue #43): the functions run
+-- as their owner (SECURITY DEFINER, search_path fixed), the tables stay the owner's.
+GRANT USAGE ON SCHEMA ${POOL_SCHEMA} TO PUBLIC;
 -- A taker that dies while waiting in take() ends its wait within a second (Linux), not at its
 -- deadline: the server looks whether the client is still there (read at session start, hence here).
 -- Where the server cannot look (Windows, seen under Wine) it refuses any value but 0: no look there.
@@ -69,7 +82,7 @@ EXCEPTION WHEN invalid_parameter_value THEN NULL;
 END $$;
 
 CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.fingerprint(template text) RETURNS text
-LANGUAGE plpgsql VOLATILE AS $fn$
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
   fp text;
 BEGIN
@@ -86,7 +99,7 @@ END
 $fn$;
 
 CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.keeper_running() RETURNS boolean
-LANGUAGE plpgsql VOLATILE AS $fn$
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
   IF pg_try_advisory_lock_shared(${KEEPER_LOCK_KEY}) THEN
     PERFORM pg_advisory_unlock_shared(${KEEPER_LOCK_KEY});
@@ -97,21 +110,36 @@ END
 $fn$;
 
 CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.take(timeout_ms integer DEFAULT 10000) RETURNS text
-LANGUAGE plpgsql VOLATILE AS $fn$
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
   k ${POOL_SCHEMA}.keeper%ROWTYPE;
   ticket bigint;
   c ${POOL_SCHEMA}.copies%ROWTYPE;
   fp text;
+  numbered boolean;
   skipped integer := 0;
   pause float8 := 0.0005;
-  deadline timestamptz := clock_timestamp() + make_interval(secs => greatest(timeout_ms, 0) / 1000.0);
+  deadline timestamptz;
 BEGIN
-  SELECT * INTO k FROM ${POOL_SCHEMA}.keeper;
-  IF NOT FOUND THEN
-    RAISE EXCEPTION 'pg-tmpfs pool: this server has no pool'
-      USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Start it with the pool input (pg-tmpfs up --pool N) and template: true';
+  IF timeout_ms IS NULL OR timeout_ms < 0 THEN
+    RAISE EXCEPTION 'pg-tmpfs pool: take(%) is not a wait: give the longest wait in ms, 0 or more', coalesce(timeout_ms::text, 'NULL')
+      USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Call pgtmpfs.take() (10 000 ms) or pgtmpfs.take(30000)';
   END IF;
+  deadline := clock_timestamp() + make_interval(secs => timeout_ms / 1000.0);
+  LOOP
+    SELECT * INTO k FROM ${POOL_SCHEMA}.keeper;
+    IF FOUND THEN
+      EXIT;
+    END IF;
+    -- The schema is here, so a pool was installed: its UNLOGGED bookkeeping was emptied by the
+    -- restart after a crash, and the keeper rebuilds it once it has reconnected (keeper.ts).
+    IF clock_timestamp() >= deadline THEN
+      RAISE EXCEPTION 'pg-tmpfs pool: the pool''s bookkeeping was emptied when the server restarted after a crash (a server process ended abnormally), and its keeper has not rebuilt it within % ms', timeout_ms
+        USING ERRCODE = '${POOL_ERRCODE}',
+              HINT = 'Wait longer (pgtmpfs.take(timeout_ms)); if it stays so, the keeper is gone: pg-tmpfs down, then up with --pool';
+    END IF;
+    PERFORM pg_sleep(0.01);
+  END LOOP;
   LOOP
     IF NOT ${POOL_SCHEMA}.keeper_running() THEN
       SELECT note INTO k.note FROM ${POOL_SCHEMA}.keeper;
@@ -120,30 +148,38 @@ BEGIN
         USING ERRCODE = '${POOL_ERRCODE}',
               HINT = 'Restart the server (pg-tmpfs down, then up with --pool), or make a copy without the pool: pg-tmpfs db create';
     END IF;
-    -- Tickets are served in order; at most \`size\` wait for copies not yet made, so takers that
-    -- time out on a stalled pool leave at most that many copies made for nobody.
-    IF ticket IS NULL AND (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets)
-        - (SELECT made FROM ${POOL_SCHEMA}.keeper) < k.size THEN
-      ticket := nextval('${POOL_SCHEMA}.tickets');
-      PERFORM pg_notify('${POOL_CHANNEL}', 'take');
+    -- A ticket only for a copy already numbered (made above the last ticket), drawn under
+    -- DRAW_LOCK_KEY so no two takers draw for the same copy: a taker that gives up never holds a
+    -- ticket, so no copy is ever made for a taker that is gone.
+    IF ticket IS NULL AND pg_try_advisory_lock(${DRAW_LOCK_KEY}) THEN
+      BEGIN
+        IF (SELECT made FROM ${POOL_SCHEMA}.keeper)
+            > (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets) THEN
+          ticket := nextval('${POOL_SCHEMA}.tickets');
+          PERFORM pg_notify('${POOL_CHANNEL}', 'take');
+        END IF;
+      EXCEPTION WHEN query_canceled OR others THEN
+        PERFORM pg_advisory_unlock(${DRAW_LOCK_KEY});
+        RAISE;
+      END;
+      PERFORM pg_advisory_unlock(${DRAW_LOCK_KEY});
     END IF;
     IF ticket IS NOT NULL THEN
       SELECT * INTO c FROM ${POOL_SCHEMA}.copies WHERE slot = ticket;
-      IF FOUND THEN
-        fp := ${POOL_SCHEMA}.fingerprint(k.template);
-        IF fp = c.fingerprint THEN
-          IF skipped > 0 THEN
-            RAISE NOTICE 'pg-tmpfs pool: skipped % copies made before template % changed; the keeper refills the pool', skipped, k.template;
-          END IF;
-          RETURN c.name;
+      numbered := FOUND;
+      fp := ${POOL_SCHEMA}.fingerprint(k.template);
+      IF numbered AND c.state = 'made' AND fp = c.fingerprint THEN
+        IF skipped > 0 THEN
+          RAISE NOTICE 'pg-tmpfs pool: skipped % copies made before template % changed; the keeper refills the pool', skipped, k.template;
         END IF;
-        -- Made before the template changed (or while a session is on it, which changes it):
-        -- never handed out; the keeper drops it.
-        UPDATE ${POOL_SCHEMA}.copies SET state = 'returned' WHERE slot = ticket AND state = 'made';
-        skipped := skipped + 1;
-        ticket := NULL;
-        CONTINUE;
+        RETURN c.name;
       END IF;
+      -- Made before the template changed (or while a session is on it, which changes it):
+      -- never handed out; the keeper drops it.
+      UPDATE ${POOL_SCHEMA}.copies SET state = 'returned' WHERE slot = ticket AND state = 'made';
+      skipped := skipped + 1;
+      ticket := NULL;
+      CONTINUE;
     END IF;
     IF current_setting('transaction_isolation') <> 'read committed' THEN
       -- One snapshot for the whole transaction: the copy the keeper makes next would never be seen.
@@ -168,7 +204,7 @@ END
 $fn$;
 
 CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.give_back(name text) RETURNS void
-LANGUAGE plpgsql VOLATILE AS $fn$
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
   UPDATE ${POOL_SCHEMA}.copies c SET state = 'returned'
     WHERE c.name = give_back.name AND c.state = 'made'
@@ -194,7 +230,7 @@ export interface PoolState {
   fresh: number;
   /** Copies not yet taken, current or not (stale ones wait for a taker to skip them). */
   untaken: number;
-  /** Names of the copies given back (or skipped as stale), to drop. */
+  /** Names of the copies given back (or skipped as stale) that no session is connected to, to drop. */
   returned: string[];
 }
 
@@ -205,5 +241,6 @@ WITH fp AS (SELECT ${POOL_SCHEMA}.fingerprint($1) AS f),
 SELECT fp.f AS fingerprint, EXISTS (SELECT 1 FROM pg_database WHERE datname = $1) AS "templateExists", t.taken::int AS taken,
   (SELECT count(*)::int FROM ${POOL_SCHEMA}.copies c WHERE c.slot > t.taken AND c.fingerprint = fp.f) AS fresh,
   (SELECT count(*)::int FROM ${POOL_SCHEMA}.copies c WHERE c.slot > t.taken) AS untaken,
-  ARRAY(SELECT name FROM ${POOL_SCHEMA}.copies WHERE state = 'returned' ORDER BY slot) AS returned
+  ARRAY(SELECT name FROM ${POOL_SCHEMA}.copies c WHERE state = 'returned'
+          AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = c.name) ORDER BY slot) AS returned
 FROM fp, t`;

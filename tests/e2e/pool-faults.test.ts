@@ -106,7 +106,7 @@ describe('pool: a killed keeper', () => {
     // With 2 ready copies and 30 s to wait, only the keeper check explains this error.
     const error = await withClient(s.connectionUri, 'postgres', (c) => takeError(c, 30_000));
     expect(error.message).toBe(message);
-    const r = cli(['db', 'take', '--name', 'keeper', '--timeout', '30000']);
+    const r = cli(['db', 'take', '--name', 'keeper', '--timeout', '30s']);
     expect(r.status).not.toBe(0);
     expect(r.stderr).toContain(message);
     expect(cli(['down', '--name', 'keeper']).status).toBe(0);

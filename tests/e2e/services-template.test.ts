@@ -309,3 +309,26 @@ describe.each(ENGINES)('why the wait step: a slow init script, $name', ({ name, 
     },
   );
 });
+
+describe('the wait step stops at once on an answer no retry changes (issue #43)', () => {
+  it.each([
+    ['a wrong password', 'postgres:wrong@', 'postgres', /password authentication failed for user "postgres"/],
+    ['a database that does not exist', 'postgres:postgres@', 'nosuchdb', /database "nosuchdb" does not exist/],
+  ])('%s: one try, the server’s message, exit 1', async (_what, auth, database, message) => {
+    requireImages();
+    const s = startService(servicesTemplate('runner', 17, TEST_IMAGES[17]));
+    try {
+      await waitHealthy(s.id);
+      // Ready through the published port first (the health check passes while init runs), so the
+      // refusal below is the final server's answer, not the temporary one's.
+      expect(runWaitStepOnHost(`postgresql://postgres:postgres@localhost:${s.port}/postgres`).status).toBe(0);
+      const wait = runWaitStepOnHost(`postgresql://${auth}localhost:${s.port}/${database}`);
+      expect(wait.status, wait.out).toBe(1);
+      expect(wait.out).toMatch(/^::error::PostgreSQL refused the connection \(try 1\): /m);
+      expect(wait.out).toMatch(message);
+      expect(wait.githubEnv).toBe('');
+    } finally {
+      remove(s);
+    }
+  });
+});

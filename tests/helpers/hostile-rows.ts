@@ -42,6 +42,8 @@ export interface Row {
   setup?: (c: Case) => void | Promise<void>;
   /** `--flag`: the error line is `error: --flag: ...`; anything else: a phrase the error line holds. */
   input: string;
+  /** What the error line must also say (the cause, not only the input). */
+  says?: RegExp;
   /** The row planted a record that `up` refused: `down` must remove it afterwards. */
   downRemovesRecord?: boolean;
 }
@@ -146,6 +148,7 @@ export async function runRow(row: Row, modeArgs: string[]): Promise<void> {
   } else {
     expect(r.stderr.split('\n').filter((l) => l.startsWith('error: ') && l.includes(row.input))).toHaveLength(1);
   }
+  if (row.says) expect(r.stderr).toMatch(row.says);
   expect(snap.added()).toEqual([]);
   expect(stateEntries(c.state)).toEqual(before);
 

@@ -33,6 +33,26 @@ describe('main step, bad input', () => {
   });
 });
 
+describe('main step, a RUNNER_TOOL_CACHE builds cannot be kept in (issue #43)', () => {
+  it.each([
+    ['tc', '"tc" is not an absolute path'],
+    ['/opt/tool$cache', `"/opt/tool$cache" holds "$", which initdb's shell command cannot carry`],
+  ])('%j: refused before anything starts, naming RUNNER_TOOL_CACHE and the fix', async (toolCache, problem) => {
+    const saved = process.env.RUNNER_TOOL_CACHE;
+    process.env.RUNNER_TOOL_CACHE = toolCache;
+    onTestFinished(() => {
+      if (saved === undefined) delete process.env.RUNNER_TOOL_CACHE;
+      else process.env.RUNNER_TOOL_CACHE = saved;
+    });
+    const r = await job.step(mainStep, { mode: 'native', 'postgres-version': '17' });
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toContain(`::error::RUNNER_TOOL_CACHE ${problem}: server builds from npm are kept there`);
+    expect(r.stdout).toContain('Set RUNNER_TOOL_CACHE to an absolute folder');
+    expect([r.state, r.outputs, r.env]).toEqual([{}, {}, {}]);
+    expect(existsSync(toolCache)).toBe(false);
+  });
+});
+
 describe('post step without a server', () => {
   it('says there is nothing to remove when the main step saved nothing', async () => {
     const r = await job.step(postStep);

@@ -7,7 +7,8 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withoutPasswords } from '../../src/cli/commands.js';
+import { parseDuration, withoutPasswords } from '../../src/cli/commands.js';
+import { inputError } from '../helpers/inputs.js';
 import { formatError } from '../../src/cli/output.js';
 import { runCli } from '../../src/cli/program.js';
 import { InputError, SetupError } from '../../src/errors.js';
@@ -74,7 +75,7 @@ describe('runCli', () => {
     });
     const timeout = await cli('wait', '--timeout', '0');
     expect(timeout.code).toBe(1);
-    expect(timeout.stderr).toMatch(/^error: --timeout: "0" is not a whole number of seconds/);
+    expect(timeout.stderr).toMatch(/^error: --timeout: "0" is not a duration from 1 s to 86400 s/);
   });
 
   it('status lists no instances, and down of an unknown one says so', async () => {
@@ -111,5 +112,25 @@ describe('status hides passwords', () => {
     expect(shown).toContain('postgresql://postgres:(hidden)@127.0.0.1:5432/b1');
     expect(shown).toContain('postgres://u:(hidden)@h/d');
     expect(shown).toContain('postgresql://postgres@127.0.0.1/x');
+  });
+});
+
+describe('parseDuration: one unit rule for every --timeout (issue #43)', () => {
+  it.each<[string, number]>([
+    ['30', 30_000],
+    ['30s', 30_000],
+    ['500ms', 500],
+    [' 2s ', 2_000],
+    ['0', 0],
+    ['0ms', 0],
+  ])('reads %j as %d ms', (raw, ms) => {
+    expect(parseDuration('timeout', raw, 0, 3_600_000)).toBe(ms);
+  });
+
+  it.each(['30000', '1.5', '-1', '10m', 'soon', '', '5 s'])('refuses %j for db take, saying both forms', (raw) => {
+    const error = inputError(() => parseDuration('timeout', raw, 0, 3_600_000));
+    expect(error.input).toBe('timeout');
+    expect(error.problem).toBe(`${JSON.stringify(raw)} is not a duration from 0 s to 3600 s`);
+    expect(error.fix).toBe('Give whole seconds (--timeout 30 or 30s) or milliseconds with their unit (--timeout 500ms)');
   });
 });

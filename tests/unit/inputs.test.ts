@@ -3,6 +3,8 @@ import { inputError, parse } from '../helpers/inputs.js';
 import { InputError } from '../../src/errors.js';
 import { NEWEST_MAJOR, type InputName } from '../../src/inputs.js';
 import { parseInputs, withoutUserinfo } from '../../src/parse-inputs.js';
+import { initdbPathProblem } from '../../src/fsutil.js';
+import { toolCacheProblem } from '../../src/native/npm-kept.js';
 
 describe('parseInputs', () => {
   it('applies the defaults', () => {
@@ -117,5 +119,33 @@ describe('registry', () => {
     expect(withoutUserinfo('u:p@host:5000/lib/postgres@sha256:' + 'b'.repeat(64))).toBe(
       '***@host:5000/lib/postgres@sha256:' + 'b'.repeat(64),
     );
+  });
+});
+
+describe('paths initdb runs from (issue #43)', () => {
+  it.each([
+    ['/tmp/c$HOME', '"$"'],
+    ['/tmp/a`id`', '"`"'],
+    ['/tmp/q"x', '"""'],
+    ['/tmp/b\\s', '"\\"'],
+  ])('cache-dir %j is refused before anything starts, naming %s', (value, shown) => {
+    const error = inputError(() => parse({ 'cache-dir': value }));
+    expect(error.input).toBe('cache-dir');
+    expect(error.problem).toBe(`"${value}" holds ${shown}, which initdb's shell command cannot carry`);
+  });
+
+  it.each(['/tmp/with space', "/tmp/it's", '/tmp/grüße', ''])('cache-dir %j is taken', (value) => {
+    expect(parse({ 'cache-dir': value }).cacheDir).toBe(value);
+  });
+
+  it('initdbPathProblem lists each character once, and says nothing on Windows', () => {
+    expect(initdbPathProblem('/a$b$c`d')).toBe('holds "$", "`", which initdb\'s shell command cannot carry');
+    expect(initdbPathProblem('C:\\Users\\$me', 'win32')).toBeNull();
+  });
+
+  it('toolCacheProblem refuses a relative RUNNER_TOOL_CACHE and one initdb cannot run from', () => {
+    expect(toolCacheProblem('tc')).toBe('"tc" is not an absolute path');
+    expect(toolCacheProblem('/opt/t$c')).toBe('"/opt/t$c" holds "$", which initdb\'s shell command cannot carry');
+    expect(toolCacheProblem('/opt/hostedtoolcache')).toBeNull();
   });
 });

@@ -74,4 +74,13 @@ describe('parseInputs with pool', () => {
     const error = inputError(() => parse({ template: 'true', pool: '2' }));
     expect(error.input).toBe('template');
   });
+
+  it('refuses a pool on a known major before 15 before anything starts (issue #43), not with an image given', () => {
+    const error = inputError(() => parse({ database: 'app', template: 'true', pool: '2', 'postgres-version': '14' }));
+    expect([error.input, error.problem]).toEqual(['pool', 'needs PostgreSQL 15 or later, and postgres-version is 14']);
+    expect(error.fix).toBe('Give postgres-version 15 or later, or leave pool at 0');
+    expect(parse({ database: 'app', template: 'true', pool: '2', 'postgres-version': '15' }).pool).toBe(2);
+    const image = parse({ database: 'app', template: 'true', pool: '2', 'postgres-version': '14', image: 'my/pg:17' });
+    expect([image.pool, image.image]).toEqual([2, 'my/pg:17']);
+  });
 });

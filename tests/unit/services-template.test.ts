@@ -145,7 +145,7 @@ describe("templates/github/services.yaml against GitHub's runner's workflow sche
     ]);
     const jobContainer = TEXT.replace(/container: postgres:17.*/, 'container:\n      image: postgres:17\n      command: x');
     expect(workflowSchemaErrors(jobContainer, 'services.yaml')).toEqual([
-      "services.yaml (Line: 60, Col: 7): Unexpected value 'command'",
+      "services.yaml (Line: 65, Col: 7): Unexpected value 'command'",
     ]);
   });
 

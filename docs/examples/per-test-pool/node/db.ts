@@ -52,7 +52,7 @@ export const test = base.extend<{ maintenance: pg.Client; databaseName: string; 
     try {
       await use(name);
     } finally {
-      // The keeper drops it (WITH (FORCE), but `db` is closed before this runs).
+      // The keeper drops it once no session is on it (`db` is closed before this runs).
       await maintenance.query('SELECT pgtmpfs.give_back($1)', [name]);
     }
   },
