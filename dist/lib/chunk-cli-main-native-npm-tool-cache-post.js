@@ -287,7 +287,7 @@ function entryProblem(entry) {
 }
 
 // src/native/cache-removal.ts
-import { randomBytes } from "node:crypto";
+import { randomBytes as randomBytes2 } from "node:crypto";
 import { lstatSync as lstatSync3, readdirSync as readdirSync3, renameSync, rmSync as rmSync2 } from "node:fs";
 import { join as join4 } from "node:path";
 
@@ -465,6 +465,47 @@ async function endMarkedProcesses(token, graceMs = 5e3) {
   return left.map((p) => `Process ${p.pid} (${p.argv.join(" ").slice(0, 80)}) of run ${token} did not end`);
 }
 
+// src/native/fill-name.ts
+import { randomBytes } from "node:crypto";
+import { readlinkSync as readlinkSync2, statSync, utimesSync } from "node:fs";
+var PID_NS_HEX = (() => {
+  try {
+    const m = /^pid:\[(\d+)\]$/.exec(readlinkSync2("/proc/self/ns/pid"));
+    return m ? (Number(m[1]) % 2 ** 32).toString(16).padStart(8, "0") : "";
+  } catch {
+    return "";
+  }
+})();
+var HEARTBEAT_MS = 5e3;
+var FOREIGN_STALE_MS = 6e4;
+function fillSuffix() {
+  return `.tmp-${process.pid}-${PID_NS_HEX}${randomBytes(4).toString("hex")}`;
+}
+function heartbeat(paths, everyMs = HEARTBEAT_MS) {
+  const beat = () => {
+    const now = /* @__PURE__ */ new Date();
+    for (const path of paths) {
+      try {
+        utimesSync(path, now, now);
+      } catch {
+      }
+    }
+  };
+  const timer = setInterval(beat, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+function fillIsLive(path, pid, hex, nowMs = Date.now()) {
+  if (pid === process.pid && (hex.length !== 16 || hex.startsWith(PID_NS_HEX))) return true;
+  const foreign = hex.length === 16 && PID_NS_HEX !== "" && !hex.startsWith(PID_NS_HEX);
+  if (!foreign) return processAlive(pid);
+  try {
+    return nowMs - statSync(path).mtimeMs < FOREIGN_STALE_MS;
+  } catch {
+    return false;
+  }
+}
+
 // src/native/cache-removal.ts
 var MAX_WALK = 1e5;
 function removalProblem(path) {
@@ -495,7 +536,7 @@ function removeTree(path) {
       rmSync2(path, { recursive: true, force: true });
       return null;
     }
-    const aside = `${path.replace(/\.tmp-\d+-[0-9a-f]+$/, "")}.untrusted-${randomBytes(4).toString("hex")}`;
+    const aside = `${path.replace(/\.tmp-\d+-[0-9a-f]+$/, "")}.untrusted-${randomBytes2(4).toString("hex")}`;
     renameSync(path, aside);
     return `left as ${aside}, not removed, because ${problem}: look at it and remove it yourself`;
   } catch (error) {
@@ -515,10 +556,10 @@ async function removeStaleFills(cacheDir, names = cacheNames(cacheDir)) {
   let removed = 0;
   const problems = [];
   for (const name of names) {
-    const match = /\.tmp-(\d+)-[0-9a-f]+(\.manifest\.json|\.complete|\.pwfile)?$/.exec(name);
-    if (!match || Number(match[1]) === process.pid || processAlive(Number(match[1]))) continue;
+    const match = /\.tmp-(\d+)-([0-9a-f]+)(\.manifest\.json|\.complete|\.pwfile)?$/.exec(name);
     const path = join4(cacheDir, name);
-    const left = match[2] ? [] : await endProcessesIn(path);
+    if (!match || fillIsLive(path, Number(match[1]), match[2])) continue;
+    const left = match[3] ? [] : await endProcessesIn(path);
     if (left.length > 0) {
       problems.push(...left);
       continue;
@@ -548,7 +589,7 @@ function dropEntry(entry) {
   const notes = [];
   let folder = entry;
   if (removalProblem(entry) === null) {
-    const aside = `${entry}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
+    const aside = `${entry}${fillSuffix()}`;
     try {
       renameSync(entry, aside);
       folder = aside;
@@ -563,7 +604,6 @@ function dropEntry(entry) {
 }
 
 // src/native/npm-kept.ts
-import { randomBytes as randomBytes5 } from "node:crypto";
 import {
   chmodSync as chmodSync3,
   existsSync as existsSync3,
@@ -579,7 +619,7 @@ import {
 import { basename, dirname as dirname4, isAbsolute as isAbsolute3, join as join13 } from "node:path";
 
 // src/fsutil.ts
-import { accessSync, constants as constants2, mkdirSync, statSync } from "node:fs";
+import { accessSync, constants as constants2, mkdirSync, statSync as statSync2 } from "node:fs";
 import { dirname, resolve } from "node:path";
 var FolderError = class extends Error {
 };
@@ -590,7 +630,7 @@ function makeDirs(path, mode = 493) {
   for (; ; ) {
     let kind;
     try {
-      kind = statSync(at).isDirectory() ? "dir" : "other";
+      kind = statSync2(at).isDirectory() ? "dir" : "other";
     } catch (error) {
       const code = error.code;
       if (code !== "ENOENT") throw new FolderError(`${at} cannot be read (${code ?? String(error)})`);
@@ -608,7 +648,7 @@ function makeDirs(path, mode = 493) {
       mkdirSync(dir, { mode });
     } catch (error) {
       const code = error.code;
-      if (code === "EEXIST" && statSync(dir, { throwIfNoEntry: false })?.isDirectory()) continue;
+      if (code === "EEXIST" && statSync2(dir, { throwIfNoEntry: false })?.isDirectory()) continue;
       throw new FolderError(`${dir} cannot be made (${code ?? String(error)})`);
     }
   }
@@ -621,7 +661,7 @@ function makeDirs(path, mode = 493) {
 function checkPrivateDir(path) {
   const uid = process.getuid?.();
   if (uid === void 0) return;
-  const s = statSync(path);
+  const s = statSync2(path);
   if (!s.isDirectory()) throw new FolderError(`${path} is not a folder`);
   if (s.uid !== uid) throw new FolderError(`${path} belongs to uid ${s.uid}, not to this user (uid ${uid})`);
   if ((s.mode & 18) !== 0) {
@@ -635,7 +675,6 @@ function initdbPathProblem(path, platform = process.platform) {
 }
 
 // src/native/initdb-cache.ts
-import { randomBytes as randomBytes4 } from "node:crypto";
 import { spawnSync } from "node:child_process";
 import { chmodSync as chmodSync2, chownSync as chownSync2, cpSync, lstatSync as lstatSync4, mkdirSync as mkdirSync3, renameSync as renameSync4, rmSync as rmSync6, writeFileSync as writeFileSync3 } from "node:fs";
 import { join as join10 } from "node:path";
@@ -646,14 +685,14 @@ import { existsSync, readdirSync as readdirSync4 } from "node:fs";
 import { join as join6, posix, win32 } from "node:path";
 
 // src/native/facts.ts
-import { randomBytes as randomBytes2 } from "node:crypto";
-import { readFileSync as readFileSync2, renameSync as renameSync2, statSync as statSync2, writeFileSync, rmSync as rmSync3 } from "node:fs";
+import { randomBytes as randomBytes3 } from "node:crypto";
+import { readFileSync as readFileSync2, renameSync as renameSync2, statSync as statSync3, writeFileSync, rmSync as rmSync3 } from "node:fs";
 import { join as join5 } from "node:path";
 var FACTS_FILE = "facts.json";
 var MAX_FACTS = 64;
 function fileIdentity(path) {
   try {
-    const s = statSync2(path);
+    const s = statSync3(path);
     return `${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}`;
   } catch {
     return null;
@@ -698,7 +737,7 @@ function factsIn(cacheDir) {
       for (const old of keys.slice(0, Math.max(0, keys.length - MAX_FACTS))) delete all[old];
       loaded = all;
       if (!writable) return value;
-      const tmp = `${file}.tmp-${process.pid}-${randomBytes2(4).toString("hex")}`;
+      const tmp = `${file}.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`;
       try {
         writeFileSync(tmp, JSON.stringify(all), { mode: 384 });
         renameSync2(tmp, file);
@@ -902,7 +941,7 @@ function defaultCacheDir(env = process.env, platform = process.platform) {
 }
 
 // src/native/windows.ts
-import { randomBytes as randomBytes3 } from "node:crypto";
+import { randomBytes as randomBytes4 } from "node:crypto";
 import { closeSync as closeSync3, openSync as openSync3, readFileSync as readFileSync3, rmSync as rmSync4, writeFileSync as writeFileSync2 } from "node:fs";
 import { userInfo } from "node:os";
 import { join as join8 } from "node:path";
@@ -1084,7 +1123,7 @@ function hasPeerSocket(platform = process.platform) {
 }
 var BOOTSTRAP_FILE = "pg_tmpfs.bootstrap";
 function newBootstrapSecret() {
-  return randomBytes3(32).toString("hex");
+  return randomBytes4(32).toString("hex");
 }
 function readBootstrapSecret(dataDir) {
   let text;
@@ -1391,7 +1430,7 @@ async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts
   const names = cacheNames(cacheDir);
   await removeStaleFills(cacheDir, names);
   removeOldFormats(cacheDir, names);
-  const suffix = `.tmp-${process.pid}-${randomBytes4(4).toString("hex")}`;
+  const suffix = fillSuffix();
   const fill = {
     staging: `${entry}${suffix}`,
     initdbDir: stagingBase ? join10(stagingBase, `initdb${suffix}`) : `${entry}${suffix}`
@@ -1400,8 +1439,14 @@ async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts
   mkdirSync3(fill.initdbDir, { mode: 448 });
   if (runAs) chownSync2(fill.initdbDir, runAs.uid, runAs.gid);
   const t0 = performance.now();
-  await runInitdb(initdb, args, spec, fill, runAs);
-  let filled = await recordFill(cacheDir, fill);
+  const stopBeat = heartbeat([fill.staging, fill.initdbDir]);
+  let filled;
+  try {
+    await runInitdb(initdb, args, spec, fill, runAs);
+    filled = await recordFill(cacheDir, fill);
+  } finally {
+    stopBeat();
+  }
   const initdbMs = Math.round(performance.now() - t0);
   if (!placeEntry(fill.staging, entry, JSON.stringify(filled))) filled = await theirEntry(fill.staging, entry);
   return {
@@ -1531,7 +1576,7 @@ function placeEntry(staging, entry, data) {
 }
 
 // src/native/folder-seal.ts
-import { lstatSync as lstatSync5, readdirSync as readdirSync5, readlinkSync as readlinkSync2, realpathSync as realpathSync2 } from "node:fs";
+import { lstatSync as lstatSync5, readdirSync as readdirSync5, readlinkSync as readlinkSync3, realpathSync as realpathSync2 } from "node:fs";
 import { dirname as dirname3, isAbsolute as isAbsolute2, join as join11, relative as relative3, sep } from "node:path";
 function isWithin(to) {
   return !isAbsolute2(to) && to !== ".." && !to.startsWith(`..${sep}`);
@@ -1559,7 +1604,7 @@ function sealFolder(dir) {
         if (FINGERPRINTS && folder.ctimeNs < since) folders[rel] = fingerprintOf(folder);
         walk(path);
       } else if (s.isSymbolicLink()) {
-        const target = readlinkSync2(path);
+        const target = readlinkSync3(path);
         const leads = resolved(path);
         if (!staysInside(rel, target) || leads !== null && !isWithin(relative3(root, leads))) {
           throw new Error(`${path} points outside ${dir} (${target})`);
@@ -1617,7 +1662,7 @@ function folderProblem(dir, manifest) {
       const s = lstatSync5(join11(dir, path), { throwIfNoEntry: false });
       if (!s) return `${path} is missing`;
       if (!s.isSymbolicLink()) return `${path} is not a symbolic link`;
-      const now = readlinkSync2(join11(dir, path));
+      const now = readlinkSync3(join11(dir, path));
       if (now !== target) return `${path} points to ${now}, not ${target}`;
     }
   } catch (error) {
@@ -1941,10 +1986,10 @@ function toolCacheVersionDir(build) {
   return join13(process.env.RUNNER_TOOL_CACHE ?? "", "embedded-postgres", build.version);
 }
 async function fillFolder(build, folder, downloadDir, options) {
-  const suffix = () => `.tmp-${process.pid}-${randomBytes5(4).toString("hex")}`;
-  const download = join13(downloadDir, `${basename(folder)}${suffix()}`);
-  const extracted = `${folder}${suffix()}`;
-  const staging = `${folder}${suffix()}`;
+  const download = join13(downloadDir, `${basename(folder)}${fillSuffix()}`);
+  const extracted = `${folder}${fillSuffix()}`;
+  const staging = `${folder}${fillSuffix()}`;
+  const stopBeat = heartbeat([download, extracted, staging]);
   try {
     throwIfInterrupted();
     mkdirSync5(extracted, { mode: 448 });
@@ -1978,6 +2023,7 @@ async function fillFolder(build, folder, downloadDir, options) {
     }
     return folder;
   } finally {
+    stopBeat();
     for (const path of [download, extracted, staging]) if (existsSync3(path)) removeTree(path);
     rmSync8(`${staging}${MANIFEST_SUFFIX}`, { force: true });
   }
@@ -2004,6 +2050,8 @@ export {
   MANIFEST_SUFFIX,
   listFiles,
   checkEntry,
+  fillSuffix,
+  heartbeat,
   removeTree,
   cacheNames,
   removeStaleFills,

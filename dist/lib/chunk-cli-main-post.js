@@ -66,10 +66,12 @@ import {
   factsIn,
   fetchBuild,
   fillFolder,
+  fillSuffix,
   findBinaries,
   fingerprintWritten,
   grantRunFolder,
   hasPeerSocket,
+  heartbeat,
   initdbArgs,
   installedBinaries,
   keepPlace,
@@ -2191,15 +2193,58 @@ BEGIN
 END
 $fn$;
 
+-- Releases DRAW_LOCK_KEY if this session holds it, however many times: a cancel that came
+-- between taking and releasing it must not leave every other taker without draws.
+CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.release_draw() RETURNS void
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+BEGIN
+  WHILE EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()
+      AND classid = ${DRAW_LOCK_KEY >> 32n} AND objid = ${DRAW_LOCK_KEY & 0xffffffffn} AND objsubid = 1) LOOP
+    PERFORM pg_advisory_unlock(${DRAW_LOCK_KEY});
+  END LOOP;
+END
+$fn$;
+
+-- The keeper's: spends the tickets of the stale copies at the head of the queue (made before the
+-- template changed), marking them returned to be dropped, so takers never meet them. Under
+-- DRAW_LOCK_KEY, as draws are; returns how many, or NULL when the lock is busy (try again).
+CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.retire_stale(template text) RETURNS integer
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+  fp text := ${POOL_SCHEMA}.fingerprint(template);
+  c ${POOL_SCHEMA}.copies%ROWTYPE;
+  n integer := 0;
+BEGIN
+  IF fp IS NULL THEN
+    RETURN 0;
+  END IF;
+  BEGIN
+    IF NOT pg_try_advisory_lock(${DRAW_LOCK_KEY}) THEN
+      RETURN NULL;
+    END IF;
+    LOOP
+      SELECT * INTO c FROM ${POOL_SCHEMA}.copies
+        WHERE slot = (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets) + 1;
+      EXIT WHEN NOT FOUND OR c.fingerprint = fp;
+      PERFORM nextval('${POOL_SCHEMA}.tickets');
+      UPDATE ${POOL_SCHEMA}.copies SET state = 'returned' WHERE slot = c.slot;
+      n := n + 1;
+    END LOOP;
+    PERFORM pg_advisory_unlock(${DRAW_LOCK_KEY});
+  EXCEPTION WHEN query_canceled OR others THEN
+    PERFORM ${POOL_SCHEMA}.release_draw();
+    RAISE;
+  END;
+  RETURN n;
+END
+$fn$;
+
 CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.take(timeout_ms integer DEFAULT 10000) RETURNS text
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
   k ${POOL_SCHEMA}.keeper%ROWTYPE;
   ticket bigint;
   c ${POOL_SCHEMA}.copies%ROWTYPE;
-  fp text;
-  numbered boolean;
-  skipped integer := 0;
   pause float8 := 0.0005;
   deadline timestamptz;
 BEGIN
@@ -2207,18 +2252,17 @@ BEGIN
     RAISE EXCEPTION 'pg-tmpfs pool: take(%) is not a wait: give the longest wait in ms, 0 or more', coalesce(timeout_ms::text, 'NULL')
       USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Call pgtmpfs.take() (10 000 ms) or pgtmpfs.take(30000)';
   END IF;
+  PERFORM ${POOL_SCHEMA}.release_draw();
   deadline := clock_timestamp() + make_interval(secs => timeout_ms / 1000.0);
   LOOP
     SELECT * INTO k FROM ${POOL_SCHEMA}.keeper;
-    IF FOUND THEN
-      EXIT;
-    END IF;
+    EXIT WHEN FOUND;
     -- The schema is here, so a pool was installed: its UNLOGGED bookkeeping was emptied by the
     -- restart after a crash, and the keeper rebuilds it once it has reconnected (keeper.ts).
-    IF clock_timestamp() >= deadline THEN
+    IF clock_timestamp() >= deadline OR current_setting('transaction_isolation') <> 'read committed' THEN
       RAISE EXCEPTION 'pg-tmpfs pool: the pool''s bookkeeping was emptied when the server restarted after a crash (a server process ended abnormally), and its keeper has not rebuilt it within % ms', timeout_ms
         USING ERRCODE = '${POOL_ERRCODE}',
-              HINT = 'Wait longer (pgtmpfs.take(timeout_ms)); if it stays so, the keeper is gone: pg-tmpfs down, then up with --pool';
+              HINT = 'Wait longer (pgtmpfs.take(timeout_ms), outside a transaction); if it stays so, the keeper is gone: pg-tmpfs down, then up with --pool';
     END IF;
     PERFORM pg_sleep(0.01);
   END LOOP;
@@ -2230,39 +2274,28 @@ BEGIN
         USING ERRCODE = '${POOL_ERRCODE}',
               HINT = 'Restart the server (pg-tmpfs down, then up with --pool), or make a copy without the pool: pg-tmpfs db create';
     END IF;
-    -- A ticket only for a copy already numbered (made above the last ticket), drawn under
-    -- DRAW_LOCK_KEY so no two takers draw for the same copy: a taker that gives up never holds a
-    -- ticket, so no copy is ever made for a taker that is gone.
-    IF ticket IS NULL AND pg_try_advisory_lock(${DRAW_LOCK_KEY}) THEN
-      BEGIN
-        IF (SELECT made FROM ${POOL_SCHEMA}.keeper)
-            > (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets) THEN
+    -- A ticket only for the copy at the head of the queue, made and current, drawn under
+    -- DRAW_LOCK_KEY (one draw at a time): a taker that waits holds no ticket, so no copy is ever
+    -- made for a taker that gave up, and take() changes no row a rollback could undo.
+    BEGIN
+      IF pg_try_advisory_lock(${DRAW_LOCK_KEY}) THEN
+        SELECT * INTO c FROM ${POOL_SCHEMA}.copies
+          WHERE slot = (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets) + 1
+            AND state = 'made';
+        IF FOUND AND c.fingerprint = ${POOL_SCHEMA}.fingerprint(k.template) THEN
           ticket := nextval('${POOL_SCHEMA}.tickets');
           PERFORM pg_notify('${POOL_CHANNEL}', 'take');
         END IF;
-      EXCEPTION WHEN query_canceled OR others THEN
         PERFORM pg_advisory_unlock(${DRAW_LOCK_KEY});
-        RAISE;
-      END;
-      PERFORM pg_advisory_unlock(${DRAW_LOCK_KEY});
-    END IF;
-    IF ticket IS NOT NULL THEN
-      SELECT * INTO c FROM ${POOL_SCHEMA}.copies WHERE slot = ticket;
-      numbered := FOUND;
-      fp := ${POOL_SCHEMA}.fingerprint(k.template);
-      IF numbered AND c.state = 'made' AND fp = c.fingerprint THEN
-        IF skipped > 0 THEN
-          RAISE NOTICE 'pg-tmpfs pool: skipped % copies made before template % changed; the keeper refills the pool', skipped, k.template;
-        END IF;
-        RETURN c.name;
       END IF;
-      -- Made before the template changed (or while a session is on it, which changes it):
-      -- never handed out; the keeper drops it.
-      UPDATE ${POOL_SCHEMA}.copies SET state = 'returned' WHERE slot = ticket AND state = 'made';
-      skipped := skipped + 1;
-      ticket := NULL;
-      CONTINUE;
+    EXCEPTION WHEN query_canceled OR others THEN
+      PERFORM ${POOL_SCHEMA}.release_draw();
+      RAISE;
+    END;
+    IF ticket = c.slot THEN
+      RETURN c.name;
     END IF;
+    ticket := NULL;
     IF current_setting('transaction_isolation') <> 'read committed' THEN
       -- One snapshot for the whole transaction: the copy the keeper makes next would never be seen.
       RAISE EXCEPTION 'pg-tmpfs pool: no ready copy of % at once, and take() cannot wait for one inside a % transaction (only under READ COMMITTED)', k.template, upper(current_setting('transaction_isolation'))
@@ -2275,6 +2308,11 @@ BEGIN
           THEN '; the template no longer exists (dropped or renamed), so no copy of it can be made'
           WHEN ${POOL_SCHEMA}.fingerprint(k.template) IS NULL
           THEN '; a session is connected to the template, so no copy of it can be made: close it'
+          WHEN EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid <> pg_backend_pid()
+              AND classid = ${DRAW_LOCK_KEY >> 32n} AND objid = ${DRAW_LOCK_KEY & 0xffffffffn} AND objsubid = 1)
+          THEN format('; session %s holds the pool''s draw lock (a take cancelled mid-draw): call pgtmpfs.take() in it once, or end it',
+            (SELECT min(pid) FROM pg_locks WHERE locktype = 'advisory' AND pid <> pg_backend_pid()
+              AND classid = ${DRAW_LOCK_KEY >> 32n} AND objid = ${DRAW_LOCK_KEY & 0xffffffffn} AND objsubid = 1))
           ELSE coalesce('; the keeper''s last problem: ' || k.note, '') END
         USING ERRCODE = '${POOL_ERRCODE}',
               HINT = 'Give back the copies you are done with (pgtmpfs.give_back), raise the pool input, or wait longer: pgtmpfs.take(timeout_ms)';
@@ -2316,13 +2354,20 @@ var LOCK_WAIT_MS = 5e3;
 var STATEMENT_TIMEOUT_MS = 6e4;
 var FATAL = /* @__PURE__ */ new Set(["57P01", "57P02", "57P03", "08006", "08003"]);
 var RECONNECT_MS = 3e4;
+var MAX_FAILED_SESSIONS = 20;
 var RECONNECT_PAUSE_MS = 250;
 var IN_USE = "55006";
 async function runKeeper(job) {
   const target = { ...job.connection, database: "postgres" };
   let first = true;
+  let failures = 0;
   for (; ; ) {
-    await keepPool(job, first);
+    try {
+      await keepPool(job, first);
+      failures = 0;
+    } catch (error) {
+      if (first || error.code === "55P03" || ++failures >= MAX_FAILED_SESSIONS) throw error;
+    }
     first = false;
     const deadline = Date.now() + RECONNECT_MS;
     let back = false;
@@ -2364,29 +2409,42 @@ async function keepPool(job, first) {
   };
   main.on("end", finish);
   main.on("error", finish);
-  await main.query(`SET lock_timeout = ${LOCK_WAIT_MS}`);
-  await main.query(`SELECT pg_advisory_lock(${KEEPER_LOCK_KEY})`);
-  const startSlot = first ? 1 : await rebuild(main, job);
-  await main.query("SET lock_timeout = 0");
-  await main.query(`SET application_name = 'pg-tmpfs pool keeper'`);
-  await main.query(`LISTEN ${POOL_CHANNEL}`);
-  main.on("notification", () => wake());
-  const version = Number((await main.query("SELECT current_setting('server_version_num') AS v")).rows[0]?.v);
-  const strategy = cloneStrategy(version, job.tmpfs);
-  const copyClause = strategy === "default" ? "" : ` STRATEGY ${strategy}`;
+  const opened = [main];
   const open = async () => {
     const client = await openClient(target, timeouts);
+    opened.push(client);
     client.on("end", finish);
     client.on("error", finish);
     return client;
   };
-  const makers = await Promise.all(Array.from({ length: MAKERS }, open));
-  const dropper = await open();
+  let startSlot;
+  let copyClause;
+  let makers;
+  let dropper;
+  let lastNote = null;
+  try {
+    await main.query(`SET lock_timeout = ${LOCK_WAIT_MS}`);
+    await main.query(`SELECT pg_advisory_lock(${KEEPER_LOCK_KEY})`);
+    startSlot = first ? 1 : await rebuild(main, job);
+    if (!first)
+      lastNote = (await main.query(`SELECT note FROM ${POOL_SCHEMA}.keeper`)).rows[0]?.note ?? null;
+    await main.query("SET lock_timeout = 0");
+    await main.query(`SET application_name = 'pg-tmpfs pool keeper'`);
+    await main.query(`LISTEN ${POOL_CHANNEL}`);
+    main.on("notification", () => wake());
+    const version = Number((await main.query("SELECT current_setting('server_version_num') AS v")).rows[0]?.v);
+    const strategy = cloneStrategy(version, job.tmpfs);
+    copyClause = strategy === "default" ? "" : ` STRATEGY ${strategy}`;
+    makers = await Promise.all(Array.from({ length: MAKERS }, open));
+    dropper = await open();
+  } catch (error) {
+    for (const client of opened) await client.end().catch(() => void 0);
+    throw error;
+  }
   const idle = [...makers];
   let making = 0;
   let nextSlot = startSlot;
   let inserting = Promise.resolve();
-  let lastNote = null;
   const templateNotes = {
     busy: `a session is connected to the template ${job.template}, so no copy of it can be made until it ends`,
     gone: `the template ${job.template} no longer exists (dropped or renamed), so no copy of it can be made`
@@ -2452,6 +2510,9 @@ async function keepPool(job, first) {
     } else if (lastNote === templateNotes.busy || lastNote === templateNotes.gone) {
       await note(null);
     }
+    if (state.fingerprint !== null && state.untaken > state.fresh) {
+      await main.query(`SELECT ${POOL_SCHEMA}.retire_stale($1)`, [job.template]).catch(failed);
+    }
     let wanted = state.fingerprint === null ? 0 : Math.min(job.size - state.fresh, 2 * job.size - state.untaken) - making;
     while (wanted > 0 && idle.length > 0) {
       const client = idle.pop();
@@ -2476,7 +2537,7 @@ async function keepPool(job, first) {
     }
     await Promise.race([woken, sleep3(IDLE_LOOK_MS)]);
   }
-  for (const client of [main, dropper, ...makers]) await client.end().catch(() => void 0);
+  for (const client of opened) await client.end().catch(() => void 0);
 }
 function sleep3(ms) {
   return new Promise((resolve4) => setTimeout(resolve4, ms).unref());
@@ -5061,7 +5122,6 @@ async function runInitFiles(client, server, config, log, files) {
 }
 
 // src/schema-cache/store.ts
-import { randomBytes as randomBytes6 } from "node:crypto";
 import { chmodSync as chmodSync2, lstatSync as lstatSync5, mkdirSync as mkdirSync4, readdirSync as readdirSync8, rmSync as rmSync6, utimesSync, writeFileSync as writeFileSync6 } from "node:fs";
 import { join as join17 } from "node:path";
 var DEFAULT_STORE_MAX_BYTES = 2 * 1024 ** 3;
@@ -5094,8 +5154,9 @@ async function save(cacheDir, key, fill) {
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
   await removeStaleFills(store);
-  const staging = join17(store, `${key}.tmp-${process.pid}-${randomBytes6(4).toString("hex")}`);
+  const staging = join17(store, `${key}${fillSuffix()}`);
   mkdirSync4(staging, { mode: 448 });
+  const stopBeat = heartbeat([staging]);
   try {
     const written = await fill(staging);
     chmodSync2(staging, 448);
@@ -5106,6 +5167,7 @@ async function save(cacheDir, key, fill) {
     if (!placeEntry(staging, dir, text)) return null;
     return { dir, bytes: entryBytes(manifest) };
   } finally {
+    stopBeat();
     rmSync6(staging, { recursive: true, force: true });
     rmSync6(`${staging}${MANIFEST_SUFFIX}`, { force: true });
   }

@@ -298,7 +298,7 @@ function parseInputs(get) {
     containerName,
     exportEnv: boolean("export-env", raw("export-env")),
     locale,
-    cacheDir: cacheDirInput(raw("cache-dir")),
+    cacheDir: mode === "docker" ? raw("cache-dir") : cacheDirInput(raw("cache-dir")),
     wait: boolean("wait", raw("wait")),
     ...provisionInputs(raw, targetDatabase(raw("database"))),
     ...schemaCacheInputs(raw)

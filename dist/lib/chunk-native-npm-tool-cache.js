@@ -15,6 +15,7 @@ import {
   toolCacheVersionDir
 } from "./chunk-cli-main-native-npm-tool-cache-post.js";
 import {
+  InterruptedError,
   SetupError
 } from "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
 import {
@@ -139,8 +140,8 @@ function findKept(build) {
 async function fillKept(build, options) {
   if (!process.env.RUNNER_TOOL_CACHE || !process.env.RUNNER_TEMP) {
     throw new SetupError(
-      "RUNNER_TOOL_CACHE or RUNNER_TEMP is not set: this is not a GitHub Actions runner",
-      "Run the CLI outside a runner"
+      "RUNNER_TOOL_CACHE or RUNNER_TEMP is not set, and the runner sets both for every step: server builds from npm are kept in the tool cache",
+      "Leave them as the runner sets them (a job or step env: may have emptied one), or set input 'binaries' to installed, or mode to docker"
     );
   }
   const paths = keptPaths(build);
@@ -152,6 +153,13 @@ async function fillKept(build, options) {
     await fillFolder(build, paths.folder, npmWorkDir(), options);
     writeFileSync2(paths.marker, "");
     return paths.folder;
+  } catch (error) {
+    if (error instanceof SetupError || error instanceof InterruptedError || !(error instanceof Error)) throw error;
+    const code = error.code;
+    throw new SetupError(
+      `Could not keep ${build.name} ${build.version} in the tool cache (RUNNER_TOOL_CACHE) at ${paths.folder}: ${error.message}`,
+      code === "ENOSPC" || code === "EDQUOT" ? `Free room on the filesystem of ${process.env.RUNNER_TOOL_CACHE} and of RUNNER_TEMP (a build takes about 60 MB), or set input 'binaries' to installed, or mode to docker` : `Check that the runner's user can write ${process.env.RUNNER_TOOL_CACHE} (RUNNER_TOOL_CACHE)`
+    );
   } finally {
     try {
       rmdirSync(npmWorkDir());

@@ -3990,9 +3990,10 @@ function parseDuration(flag, raw, minMs, maxMs) {
   const ms = m ? Number(m[1]) * (m[2] === "ms" ? 1 : 1e3) : NaN;
   if (!(ms >= minMs && ms <= maxMs)) {
     const span = (n) => n % 1e3 === 0 ? `${n / 1e3} s` : `${n} ms`;
+    const meant = m && !m[2] && Number(m[1]) <= maxMs ? `; a number without a unit is seconds: for ms write ${m[1]}ms` : "";
     throw new InputError(
       flag,
-      `"${raw}" is not a duration from ${span(minMs)} to ${span(maxMs)}`,
+      `"${raw}" is not a duration from ${span(minMs)} to ${span(maxMs)}${meant}`,
       `Give whole seconds (--${flag} 30 or 30s) or milliseconds with their unit (--${flag} 500ms)`
     );
   }
@@ -4100,7 +4101,7 @@ function addDbCommands(cli, io) {
 `);
   });
   db.command("take").description("take a ready copy of the template from the pool (up --pool) and print its URI; give it back when done").option("--timeout <duration>", "how long to wait when every copy is taken: seconds (30, 30s) or ms (500ms)", "10s").option("--name <name>", "instance name", "default").option("--json", "print JSON: database, uri").action(async (opts) => {
-    const timeoutMs = parseDuration("timeout", opts.timeout, 0, 36e5);
+    const timeoutMs = parseDuration("timeout", opts.timeout, 0, 6e5);
     const server = poolServer(opts.name);
     const taken = await onServer(opts.name, server, () => takeCopy(server.connection, timeoutMs));
     io.stdout(opts.json ? `${JSON.stringify(taken, null, 2)}

@@ -33,7 +33,8 @@ export async function mainStep(): Promise<Server | Launched | null> {
       toolCache: Boolean(process.env.RUNNER_TOOL_CACHE),
     };
     const toolCache = process.env.RUNNER_TOOL_CACHE ?? '';
-    const toolCacheBad = config.mode !== 'docker' && toolCache ? toolCacheProblem(toolCache) : null;
+    const npmMayRun = config.mode !== 'docker' && config.binaries !== 'installed';
+    const toolCacheBad = npmMayRun && toolCache ? toolCacheProblem(toolCache) : null;
     if (toolCacheBad) {
       throw new SetupError(
         `RUNNER_TOOL_CACHE ${toolCacheBad}: server builds from npm are kept there`,

@@ -108,9 +108,11 @@ export function parseDuration(flag: string, raw: string, minMs: number, maxMs: n
   const ms = m ? Number(m[1]) * (m[2] === 'ms' ? 1 : 1000) : NaN;
   if (!(ms >= minMs && ms <= maxMs)) {
     const span = (n: number) => (n % 1000 === 0 ? `${n / 1000} s` : `${n} ms`);
+    // A bare number too large as seconds was most likely meant as ms (db take --timeout took ms before).
+    const meant = m && !m[2] && Number(m[1]) <= maxMs ? `; a number without a unit is seconds: for ms write ${m[1]}ms` : '';
     throw new InputError(
       flag,
-      `"${raw}" is not a duration from ${span(minMs)} to ${span(maxMs)}`,
+      `"${raw}" is not a duration from ${span(minMs)} to ${span(maxMs)}${meant}`,
       `Give whole seconds (--${flag} 30 or 30s) or milliseconds with their unit (--${flag} 500ms)`,
     );
   }

@@ -112,7 +112,7 @@ export function addDbCommands(cli: Command, io: Io): void {
     .option('--name <name>', 'instance name', 'default')
     .option('--json', 'print JSON: database, uri')
     .action(async (opts: { timeout: string; name: string; json?: boolean }) => {
-      const timeoutMs = parseDuration('timeout', opts.timeout, 0, 3_600_000);
+      const timeoutMs = parseDuration('timeout', opts.timeout, 0, 600_000);
       const server = poolServer(opts.name);
       const taken = await onServer(opts.name, server, () => takeCopy(server.connection, timeoutMs));
       io.stdout(opts.json ? `${JSON.stringify(taken, null, 2)}\n` : `${taken.uri}\n`);

@@ -6,8 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { lstatSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { endProcessesIn } from '../orphans.js';
-import { processAlive } from '../processes.js';
 import { loadManifest, MANIFEST_SUFFIX, trustProblem } from './cache-manifest.js';
+import { fillIsLive, fillSuffix } from './fill-name.js';
 
 /** At most this many files and folders are walked below one path (a cluster has about 1 000). */
 const MAX_WALK = 100_000;
@@ -76,7 +76,7 @@ export function cacheNames(cacheDir: string): string[] {
 
 /**
  * Removes the `<key>.tmp-<pid>-<hex>` folders and manifests of fills whose process is gone (a run
- * killed while it filled the cache), after ending any program still working in one (an orphaned
+ * killed while it filled the cache; another PID namespace's once its heartbeat is old: fill-name.ts), after ending any program still working in one (an orphaned
  * initdb: orphans.ts). A fill of a live process is left alone; one another user could change is
  * set aside, not removed (removeTree).
  * @param names the cache folder's names (cacheNames), when already read
@@ -91,10 +91,10 @@ export async function removeStaleFills(
   const problems: string[] = [];
   for (const name of names) {
     // A fill's folder, its manifest, or the tool cache's `.complete` marker of one (npm-tool-cache.ts).
-    const match = /\.tmp-(\d+)-[0-9a-f]+(\.manifest\.json|\.complete|\.pwfile)?$/.exec(name);
-    if (!match || Number(match[1]) === process.pid || processAlive(Number(match[1]))) continue;
+    const match = /\.tmp-(\d+)-([0-9a-f]+)(\.manifest\.json|\.complete|\.pwfile)?$/.exec(name);
     const path = join(cacheDir, name);
-    const left = match[2] ? [] : await endProcessesIn(path);
+    if (!match || fillIsLive(path, Number(match[1]), match[2] as string)) continue;
+    const left = match[3] ? [] : await endProcessesIn(path);
     if (left.length > 0) {
       problems.push(...left);
       continue;
@@ -141,7 +141,7 @@ export function dropEntry(entry: string): string | null {
   const notes: string[] = [];
   let folder = entry;
   if (removalProblem(entry) === null) {
-    const aside = `${entry}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+    const aside = `${entry}${fillSuffix()}`;
     try {
       renameSync(entry, aside);
       folder = aside;

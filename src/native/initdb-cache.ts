@@ -15,7 +15,6 @@
  * a data directory), cache-removal.ts (dropped entries, fills of killed runs, older formats).
  * About 300 lines: ensureCluster in its steps; key, manifest, copy and removal are in cache-*.ts.
  */
-import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, cpSync, lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,6 +30,7 @@ import { cacheNames, dropEntry, removeOldFormats, removeStaleFills } from './cac
 import { noFacts, type Facts } from './facts.js';
 import { serverEnv } from './server-env.js';
 import { BOOTSTRAP_FILE, hasPeerSocket, newBootstrapSecret } from './windows.js';
+import { fillSuffix, heartbeat } from './fill-name.js';
 
 // What the benchmark and lifecycle.ts take from here.
 export { defaultCacheDir, initdbArgs, type RunAs } from './cache-key.js';
@@ -136,7 +136,7 @@ export async function ensureCluster(
   const names = cacheNames(cacheDir);
   await removeStaleFills(cacheDir, names);
   removeOldFormats(cacheDir, names);
-  const suffix = `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const suffix = fillSuffix();
   const fill: Fill = {
     staging: `${entry}${suffix}`,
     initdbDir: stagingBase ? join(stagingBase, `initdb${suffix}`) : `${entry}${suffix}`,
@@ -145,8 +145,14 @@ export async function ensureCluster(
   mkdirSync(fill.initdbDir, { mode: 0o700 });
   if (runAs) chownSync(fill.initdbDir, runAs.uid, runAs.gid);
   const t0 = performance.now();
-  await runInitdb(initdb, args, spec, fill, runAs);
-  let filled = await recordFill(cacheDir, fill);
+  const stopBeat = heartbeat([fill.staging, fill.initdbDir]);
+  let filled: Manifest;
+  try {
+    await runInitdb(initdb, args, spec, fill, runAs);
+    filled = await recordFill(cacheDir, fill);
+  } finally {
+    stopBeat();
+  }
   const initdbMs = Math.round(performance.now() - t0);
   if (!placeEntry(fill.staging, entry, JSON.stringify(filled))) filled = await theirEntry(fill.staging, entry);
   return {

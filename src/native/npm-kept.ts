@@ -5,7 +5,6 @@
  * against its seal before each use, its Binaries record, where it is kept, and whether the user
  * postgres runs as can reach it.
  */
-import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
   existsSync,
@@ -33,6 +32,7 @@ import { folderProblem, sealFolder, type FolderManifest } from './folder-seal.js
 import { extractWithRetry } from './npm-extract.js';
 import { fetchBuild, integrityOf, type NpmCommand } from './npm-fetch.js';
 import type { NpmBuild } from './npm-table.js';
+import { fillSuffix, heartbeat } from './fill-name.js';
 
 /** Largest manifest read: 4 MiB (a build's is about 150 KB). */
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
@@ -164,7 +164,7 @@ export function unreachableBy(path: string, user: RunAs): string | null {
 
 /** Writes a kept build's manifest beside it, replacing any (a tmp file renamed into place). */
 export function writeSeal(manifestPath: string, seal: FolderManifest): void {
-  const tmp = `${manifestPath}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const tmp = `${manifestPath}${fillSuffix()}`;
   writeFileSync(tmp, JSON.stringify(seal), { mode: 0o600 });
   renameSync(tmp, manifestPath);
 }
@@ -254,10 +254,10 @@ export function toolCacheVersionDir(build: NpmBuild): string {
  *   errors (ENOSPC) as they come, after removing the temporaries
  */
 export async function fillFolder(build: NpmBuild, folder: string, downloadDir: string, options: KeepOptions): Promise<string> {
-  const suffix = () => `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const download = join(downloadDir, `${basename(folder)}${suffix()}`);
-  const extracted = `${folder}${suffix()}`;
-  const staging = `${folder}${suffix()}`;
+  const download = join(downloadDir, `${basename(folder)}${fillSuffix()}`);
+  const extracted = `${folder}${fillSuffix()}`;
+  const staging = `${folder}${fillSuffix()}`;
+  const stopBeat = heartbeat([download, extracted, staging]);
   try {
     throwIfInterrupted();
     mkdirSync(extracted, { mode: 0o700 });
@@ -291,6 +291,7 @@ export async function fillFolder(build: NpmBuild, folder: string, downloadDir: s
     }
     return folder;
   } finally {
+    stopBeat();
     for (const path of [download, extracted, staging]) if (existsSync(path)) removeTree(path);
     rmSync(`${staging}${MANIFEST_SUFFIX}`, { force: true });
   }

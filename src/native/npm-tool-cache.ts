@@ -18,6 +18,7 @@ import { existsSync, mkdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tc from '@actions/tool-cache';
 import { SetupError } from '../errors.js';
+import { InterruptedError } from '../interrupt.js';
 import { MANIFEST_SUFFIX } from './cache-manifest.js';
 import { removeStaleFills } from './cache-removal.js';
 import {
@@ -67,8 +68,8 @@ export function findKept(build: NpmBuild): KeptLookup {
 export async function fillKept(build: NpmBuild, options: KeepOptions): Promise<string> {
   if (!process.env.RUNNER_TOOL_CACHE || !process.env.RUNNER_TEMP) {
     throw new SetupError(
-      'RUNNER_TOOL_CACHE or RUNNER_TEMP is not set: this is not a GitHub Actions runner',
-      'Run the CLI outside a runner',
+      'RUNNER_TOOL_CACHE or RUNNER_TEMP is not set, and the runner sets both for every step: server builds from npm are kept in the tool cache',
+      "Leave them as the runner sets them (a job or step env: may have emptied one), or set input 'binaries' to installed, or mode to docker",
     );
   }
   const paths = keptPaths(build);
@@ -80,6 +81,15 @@ export async function fillKept(build: NpmBuild, options: KeepOptions): Promise<s
     await fillFolder(build, paths.folder, npmWorkDir(), options);
     writeFileSync(paths.marker, '');
     return paths.folder;
+  } catch (error) {
+    if (error instanceof SetupError || error instanceof InterruptedError || !(error instanceof Error)) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new SetupError(
+      `Could not keep ${build.name} ${build.version} in the tool cache (RUNNER_TOOL_CACHE) at ${paths.folder}: ${error.message}`,
+      code === 'ENOSPC' || code === 'EDQUOT'
+        ? `Free room on the filesystem of ${process.env.RUNNER_TOOL_CACHE} and of RUNNER_TEMP (a build takes about 60 MB), or set input 'binaries' to installed, or mode to docker`
+        : `Check that the runner's user can write ${process.env.RUNNER_TOOL_CACHE} (RUNNER_TOOL_CACHE)`,
+    );
   } finally {
     // The fetch folder goes too once no other start uses it (the runner empties RUNNER_TEMP only after the job).
     try {

@@ -52,6 +52,9 @@ const FATAL = new Set(['57P01', '57P02', '57P03', '08006', '08003']);
 /** How long the keeper tries to reconnect once its connection ended (a crash restart takes about a second), in ms. */
 export const RECONNECT_MS = 30_000;
 
+/** Sessions in a row that may fail while setting up after a reconnect before the keeper gives up. */
+const MAX_FAILED_SESSIONS = 20;
+
 /** Pause between reconnect attempts, in ms. */
 const RECONNECT_PAUSE_MS = 250;
 
@@ -67,8 +70,16 @@ const IN_USE = '55006';
 export async function runKeeper(job: KeeperJob): Promise<number> {
   const target = { ...job.connection, database: 'postgres' };
   let first = true;
+  let failures = 0;
   for (;;) {
-    await keepPool(job, first);
+    try {
+      await keepPool(job, first);
+      failures = 0;
+    } catch (error) {
+      // The first session's errors (and another keeper's lock, 55P03) end the keeper; after a
+      // crash restart, one that fails while setting up (too many clients, a second crash) is tried again.
+      if (first || (error as { code?: string }).code === '55P03' || ++failures >= MAX_FAILED_SESSIONS) throw error;
+    }
     first = false;
     const deadline = Date.now() + RECONNECT_MS;
     let back = false;
@@ -126,32 +137,46 @@ async function keepPool(job: KeeperJob, first: boolean): Promise<void> {
   };
   main.on('end', finish);
   main.on('error', finish);
-  // Waited for, not tried: start.ts (and take()) look at it with a shared lock for a moment.
-  // Another keeper holding it makes this one fail after lock_timeout.
-  await main.query(`SET lock_timeout = ${LOCK_WAIT_MS}`);
-  await main.query(`SELECT pg_advisory_lock(${KEEPER_LOCK_KEY})`);
-  const startSlot = first ? 1 : await rebuild(main, job);
-  await main.query('SET lock_timeout = 0');
-  await main.query(`SET application_name = 'pg-tmpfs pool keeper'`);
-  await main.query(`LISTEN ${POOL_CHANNEL}`);
-  main.on('notification', () => wake());
-  const version = Number((await main.query<{ v: string }>("SELECT current_setting('server_version_num') AS v")).rows[0]?.v);
-  const strategy = cloneStrategy(version, job.tmpfs);
-  const copyClause = strategy === 'default' ? '' : ` STRATEGY ${strategy}`;
+  const opened: pg.Client[] = [main];
   const open = async (): Promise<pg.Client> => {
     const client = await openClient(target, timeouts);
+    opened.push(client);
     client.on('end', finish);
     // Without a listener an error on an idle connection (its backend terminated) ends the process.
     client.on('error', finish);
     return client;
   };
-  const makers = await Promise.all(Array.from({ length: MAKERS }, open));
-  const dropper = await open();
+  let startSlot: number;
+  let copyClause: string;
+  let makers: pg.Client[];
+  let dropper: pg.Client;
+  let lastNote: string | null = null;
+  try {
+    // Waited for, not tried: start.ts (and take()) look at it with a shared lock for a moment.
+    // Another keeper holding it makes this one fail after lock_timeout.
+    await main.query(`SET lock_timeout = ${LOCK_WAIT_MS}`);
+    await main.query(`SELECT pg_advisory_lock(${KEEPER_LOCK_KEY})`);
+    startSlot = first ? 1 : await rebuild(main, job);
+    // The rebuild's note stands until the first copy is made again.
+    if (!first)
+      lastNote = (await main.query<{ note: string | null }>(`SELECT note FROM ${POOL_SCHEMA}.keeper`)).rows[0]?.note ?? null;
+    await main.query('SET lock_timeout = 0');
+    await main.query(`SET application_name = 'pg-tmpfs pool keeper'`);
+    await main.query(`LISTEN ${POOL_CHANNEL}`);
+    main.on('notification', () => wake());
+    const version = Number((await main.query<{ v: string }>("SELECT current_setting('server_version_num') AS v")).rows[0]?.v);
+    const strategy = cloneStrategy(version, job.tmpfs);
+    copyClause = strategy === 'default' ? '' : ` STRATEGY ${strategy}`;
+    makers = await Promise.all(Array.from({ length: MAKERS }, open));
+    dropper = await open();
+  } catch (error) {
+    for (const client of opened) await client.end().catch(() => undefined);
+    throw error;
+  }
   const idle = [...makers];
   let making = 0;
   let nextSlot = startSlot;
   let inserting: Promise<unknown> = Promise.resolve();
-  let lastNote: string | null = null;
   // Why no copy can be made now, from the template's side (SELECT_STATE's fingerprint is null).
   const templateNotes = {
     busy: `a session is connected to the template ${job.template}, so no copy of it can be made until it ends`,
@@ -233,7 +258,11 @@ async function keepPool(job: KeeperJob, first: boolean): Promise<void> {
     } else if (lastNote === templateNotes.busy || lastNote === templateNotes.gone) {
       await note(null);
     }
-    // Stale copies wait for takers to skip them; never more than twice the pool waits untaken.
+    // Stale copies at the head of the queue are retired (their tickets spent, then dropped).
+    if (state.fingerprint !== null && state.untaken > state.fresh) {
+      await main.query(`SELECT ${POOL_SCHEMA}.retire_stale($1)`, [job.template]).catch(failed);
+    }
+    // Never more than twice the pool waits untaken.
     let wanted = state.fingerprint === null ? 0 : Math.min(job.size - state.fresh, 2 * job.size - state.untaken) - making;
     while (wanted > 0 && idle.length > 0) {
       const client = idle.pop() as pg.Client;
@@ -266,7 +295,7 @@ async function keepPool(job: KeeperJob, first: boolean): Promise<void> {
     }
     await Promise.race([woken, sleep(IDLE_LOOK_MS)]);
   }
-  for (const client of [main, dropper, ...makers]) await client.end().catch(() => undefined);
+  for (const client of opened) await client.end().catch(() => undefined);
 }
 
 /** A timer that never keeps the process alive on its own. */

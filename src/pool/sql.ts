@@ -9,10 +9,12 @@
  * numbered n. So two takers never get the same copy, and a copy taken inside a transaction that
  * is rolled back (psycopg's default: not autocommit) is never handed out again: its ticket is
  * spent. The keeper numbers a copy only after its CREATE DATABASE has committed, and a ticket is
- * drawn only while a numbered copy waits for it (`made` above the last ticket, looked at and drawn
- * under the session-level advisory lock DRAW_LOCK_KEY, which rollbacks do not touch either). So no
- * ticket reaches a copy half made, and a taker that gives up never holds a ticket: however many
- * takes time out, no copy is made for nobody (issue #43).
+ * drawn only for the copy at the head of the queue, made and current (looked at and drawn under
+ * the session-level advisory lock DRAW_LOCK_KEY, which rollbacks do not touch either). So no
+ * ticket reaches a copy half made or stale, take() changes no row, and a taker that gives up
+ * never holds a ticket: however many takes time out, no copy is made for nobody (issue #43).
+ * Stale copies at the head (made before the template changed) are retired by the keeper
+ * (retire_stale: their tickets spent, marked returned, dropped).
  *
  * A copy is current while the template has had no session since it was made: the template's
  * fingerprint (pgtmpfs.fingerprint) is its OID, its session count (pg_stat_database.sessions,
@@ -109,15 +111,58 @@ BEGIN
 END
 $fn$;
 
+-- Releases DRAW_LOCK_KEY if this session holds it, however many times: a cancel that came
+-- between taking and releasing it must not leave every other taker without draws.
+CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.release_draw() RETURNS void
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+BEGIN
+  WHILE EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()
+      AND classid = ${DRAW_LOCK_KEY >> 32n} AND objid = ${DRAW_LOCK_KEY & 0xffffffffn} AND objsubid = 1) LOOP
+    PERFORM pg_advisory_unlock(${DRAW_LOCK_KEY});
+  END LOOP;
+END
+$fn$;
+
+-- The keeper's: spends the tickets of the stale copies at the head of the queue (made before the
+-- template changed), marking them returned to be dropped, so takers never meet them. Under
+-- DRAW_LOCK_KEY, as draws are; returns how many, or NULL when the lock is busy (try again).
+CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.retire_stale(template text) RETURNS integer
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+  fp text := ${POOL_SCHEMA}.fingerprint(template);
+  c ${POOL_SCHEMA}.copies%ROWTYPE;
+  n integer := 0;
+BEGIN
+  IF fp IS NULL THEN
+    RETURN 0;
+  END IF;
+  BEGIN
+    IF NOT pg_try_advisory_lock(${DRAW_LOCK_KEY}) THEN
+      RETURN NULL;
+    END IF;
+    LOOP
+      SELECT * INTO c FROM ${POOL_SCHEMA}.copies
+        WHERE slot = (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets) + 1;
+      EXIT WHEN NOT FOUND OR c.fingerprint = fp;
+      PERFORM nextval('${POOL_SCHEMA}.tickets');
+      UPDATE ${POOL_SCHEMA}.copies SET state = 'returned' WHERE slot = c.slot;
+      n := n + 1;
+    END LOOP;
+    PERFORM pg_advisory_unlock(${DRAW_LOCK_KEY});
+  EXCEPTION WHEN query_canceled OR others THEN
+    PERFORM ${POOL_SCHEMA}.release_draw();
+    RAISE;
+  END;
+  RETURN n;
+END
+$fn$;
+
 CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.take(timeout_ms integer DEFAULT 10000) RETURNS text
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
   k ${POOL_SCHEMA}.keeper%ROWTYPE;
   ticket bigint;
   c ${POOL_SCHEMA}.copies%ROWTYPE;
-  fp text;
-  numbered boolean;
-  skipped integer := 0;
   pause float8 := 0.0005;
   deadline timestamptz;
 BEGIN
@@ -125,18 +170,17 @@ BEGIN
     RAISE EXCEPTION 'pg-tmpfs pool: take(%) is not a wait: give the longest wait in ms, 0 or more', coalesce(timeout_ms::text, 'NULL')
       USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Call pgtmpfs.take() (10 000 ms) or pgtmpfs.take(30000)';
   END IF;
+  PERFORM ${POOL_SCHEMA}.release_draw();
   deadline := clock_timestamp() + make_interval(secs => timeout_ms / 1000.0);
   LOOP
     SELECT * INTO k FROM ${POOL_SCHEMA}.keeper;
-    IF FOUND THEN
-      EXIT;
-    END IF;
+    EXIT WHEN FOUND;
     -- The schema is here, so a pool was installed: its UNLOGGED bookkeeping was emptied by the
     -- restart after a crash, and the keeper rebuilds it once it has reconnected (keeper.ts).
-    IF clock_timestamp() >= deadline THEN
+    IF clock_timestamp() >= deadline OR current_setting('transaction_isolation') <> 'read committed' THEN
       RAISE EXCEPTION 'pg-tmpfs pool: the pool''s bookkeeping was emptied when the server restarted after a crash (a server process ended abnormally), and its keeper has not rebuilt it within % ms', timeout_ms
         USING ERRCODE = '${POOL_ERRCODE}',
-              HINT = 'Wait longer (pgtmpfs.take(timeout_ms)); if it stays so, the keeper is gone: pg-tmpfs down, then up with --pool';
+              HINT = 'Wait longer (pgtmpfs.take(timeout_ms), outside a transaction); if it stays so, the keeper is gone: pg-tmpfs down, then up with --pool';
     END IF;
     PERFORM pg_sleep(0.01);
   END LOOP;
@@ -148,39 +192,28 @@ BEGIN
         USING ERRCODE = '${POOL_ERRCODE}',
               HINT = 'Restart the server (pg-tmpfs down, then up with --pool), or make a copy without the pool: pg-tmpfs db create';
     END IF;
-    -- A ticket only for a copy already numbered (made above the last ticket), drawn under
-    -- DRAW_LOCK_KEY so no two takers draw for the same copy: a taker that gives up never holds a
-    -- ticket, so no copy is ever made for a taker that is gone.
-    IF ticket IS NULL AND pg_try_advisory_lock(${DRAW_LOCK_KEY}) THEN
-      BEGIN
-        IF (SELECT made FROM ${POOL_SCHEMA}.keeper)
-            > (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets) THEN
+    -- A ticket only for the copy at the head of the queue, made and current, drawn under
+    -- DRAW_LOCK_KEY (one draw at a time): a taker that waits holds no ticket, so no copy is ever
+    -- made for a taker that gave up, and take() changes no row a rollback could undo.
+    BEGIN
+      IF pg_try_advisory_lock(${DRAW_LOCK_KEY}) THEN
+        SELECT * INTO c FROM ${POOL_SCHEMA}.copies
+          WHERE slot = (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets) + 1
+            AND state = 'made';
+        IF FOUND AND c.fingerprint = ${POOL_SCHEMA}.fingerprint(k.template) THEN
           ticket := nextval('${POOL_SCHEMA}.tickets');
           PERFORM pg_notify('${POOL_CHANNEL}', 'take');
         END IF;
-      EXCEPTION WHEN query_canceled OR others THEN
         PERFORM pg_advisory_unlock(${DRAW_LOCK_KEY});
-        RAISE;
-      END;
-      PERFORM pg_advisory_unlock(${DRAW_LOCK_KEY});
-    END IF;
-    IF ticket IS NOT NULL THEN
-      SELECT * INTO c FROM ${POOL_SCHEMA}.copies WHERE slot = ticket;
-      numbered := FOUND;
-      fp := ${POOL_SCHEMA}.fingerprint(k.template);
-      IF numbered AND c.state = 'made' AND fp = c.fingerprint THEN
-        IF skipped > 0 THEN
-          RAISE NOTICE 'pg-tmpfs pool: skipped % copies made before template % changed; the keeper refills the pool', skipped, k.template;
-        END IF;
-        RETURN c.name;
       END IF;
-      -- Made before the template changed (or while a session is on it, which changes it):
-      -- never handed out; the keeper drops it.
-      UPDATE ${POOL_SCHEMA}.copies SET state = 'returned' WHERE slot = ticket AND state = 'made';
-      skipped := skipped + 1;
-      ticket := NULL;
-      CONTINUE;
+    EXCEPTION WHEN query_canceled OR others THEN
+      PERFORM ${POOL_SCHEMA}.release_draw();
+      RAISE;
+    END;
+    IF ticket = c.slot THEN
+      RETURN c.name;
     END IF;
+    ticket := NULL;
     IF current_setting('transaction_isolation') <> 'read committed' THEN
       -- One snapshot for the whole transaction: the copy the keeper makes next would never be seen.
       RAISE EXCEPTION 'pg-tmpfs pool: no ready copy of % at once, and take() cannot wait for one inside a % transaction (only under READ COMMITTED)', k.template, upper(current_setting('transaction_isolation'))
@@ -193,6 +226,11 @@ BEGIN
           THEN '; the template no longer exists (dropped or renamed), so no copy of it can be made'
           WHEN ${POOL_SCHEMA}.fingerprint(k.template) IS NULL
           THEN '; a session is connected to the template, so no copy of it can be made: close it'
+          WHEN EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid <> pg_backend_pid()
+              AND classid = ${DRAW_LOCK_KEY >> 32n} AND objid = ${DRAW_LOCK_KEY & 0xffffffffn} AND objsubid = 1)
+          THEN format('; session %s holds the pool''s draw lock (a take cancelled mid-draw): call pgtmpfs.take() in it once, or end it',
+            (SELECT min(pid) FROM pg_locks WHERE locktype = 'advisory' AND pid <> pg_backend_pid()
+              AND classid = ${DRAW_LOCK_KEY >> 32n} AND objid = ${DRAW_LOCK_KEY & 0xffffffffn} AND objsubid = 1))
           ELSE coalesce('; the keeper''s last problem: ' || k.note, '') END
         USING ERRCODE = '${POOL_ERRCODE}',
               HINT = 'Give back the copies you are done with (pgtmpfs.give_back), raise the pool input, or wait longer: pgtmpfs.take(timeout_ms)';

@@ -6,12 +6,12 @@
  * size by removing the least recently used entries first. The action's @actions/cache restores
  * into and saves from this same folder (action/schema-cache.ts).
  */
-import { randomBytes } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkEntry, listFiles, MANIFEST_SUFFIX, type Manifest } from '../native/cache-manifest.js';
 import { cacheNames, dropEntry, removeStaleFills } from '../native/cache-removal.js';
 import { placeEntry, prepareCacheDir } from '../native/initdb-cache.js';
+import { fillSuffix, heartbeat } from '../native/fill-name.js';
 
 /**
  * Largest total size of the store, in bytes (2 GiB): a cluster with a schema is tens of MB.
@@ -82,8 +82,9 @@ export async function save(
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
   await removeStaleFills(store);
-  const staging = join(store, `${key}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const staging = join(store, `${key}${fillSuffix()}`);
   mkdirSync(staging, { mode: 0o700 });
+  const stopBeat = heartbeat([staging]);
   try {
     const written = await fill(staging);
     chmodSync(staging, 0o700);
@@ -94,6 +95,7 @@ export async function save(
     if (!placeEntry(staging, dir, text)) return null;
     return { dir, bytes: entryBytes(manifest) };
   } finally {
+    stopBeat();
     rmSync(staging, { recursive: true, force: true });
     rmSync(`${staging}${MANIFEST_SUFFIX}`, { force: true });
   }

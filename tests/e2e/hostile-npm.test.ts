@@ -149,7 +149,13 @@ const FAULTS: Row[] = [
   {
     title: 'a proxy that refuses: the error names the refused connection',
     argv: ['--binaries', 'npm', '--postgres-version', '16', '--cache-dir', '{dir}/cache'],
-    env: { npm_config_proxy: 'http://127.0.0.1:1', npm_config_https_proxy: 'http://127.0.0.1:1', npm_config_noproxy: '' },
+    // A cache of its own: the shared one holds what earlier rows fetched, which npm would serve instead.
+    env: {
+      npm_config_proxy: 'http://127.0.0.1:1',
+      npm_config_https_proxy: 'http://127.0.0.1:1',
+      npm_config_noproxy: '',
+      npm_config_cache: '{dir}/npm-cache',
+    },
     setup: registryThat('serve'),
     input: '--binaries',
     says: /connect ECONNREFUSED 127\.0\.0\.1:1 \(ECONNREFUSED\)\. If you are behind a proxy/,

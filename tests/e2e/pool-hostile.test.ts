@@ -6,6 +6,7 @@
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NATIVE_MAJOR } from '../helpers/infra.js';
+import { DRAW_LOCK_KEY } from '../../src/pool/sql.js';
 import {
   cli,
   connect,
@@ -86,8 +87,6 @@ describe('pool: a crashed backend (wrong result 2)', () => {
     const t = await withClient(s.connectionUri, name, async (c) => (await c.query('SELECT id FROM t')).rows);
     expect(t).toEqual([{ id: 1 }]);
     expect(keepers()).toContain(keeper);
-    const note = await rows<{ note: string }>(s.connectionUri, 'SELECT note FROM pgtmpfs.keeper');
-    expect(note[0]?.note).toMatch(/^the server restarted after a crash/);
     const status = JSON.parse(cli(['status']).stdout) as { name: string; state: string; alive: boolean }[];
     const crash = status.find((i) => i.name === 'crash');
     expect([crash?.state, crash?.alive]).toEqual(['running', true]);
@@ -167,6 +166,29 @@ describe('pool: other roles, a NULL timeout, and db take without a pool (unclear
       }
     } finally {
       expect(cli(['down', '--name', 'nopool']).status).toBe(0);
+    }
+  });
+});
+
+describe('pool: a draw lock left held (a take cancelled mid-draw)', () => {
+  const s = poolServer('drawlock', 1);
+
+  it('other takes time out naming the session that holds it; its own next take releases it', async () => {
+    expect(await until(async () => (await ready(s.connectionUri)).length === 1)).toBe(true);
+    const holder = await connect(s.connectionUri);
+    const other = await connect(s.connectionUri);
+    try {
+      // What a cancel between pg_try_advisory_lock and the unlock leaves: the lock held, idle.
+      await holder.query(`SELECT pg_advisory_lock(${DRAW_LOCK_KEY})`);
+      const pid = Number((await holder.query<{ p: number }>('SELECT pg_backend_pid() AS p')).rows[0]?.p);
+      const error = await takeError(other, 300);
+      expect(error.message).toContain(`; session ${pid} holds the pool's draw lock (a take cancelled mid-draw)`);
+      const name = await take(holder);
+      expect(name).toMatch(/^app_pool_/);
+      expect(await take(other)).toMatch(/^app_pool_/);
+    } finally {
+      await holder.end();
+      await other.end();
     }
   });
 });

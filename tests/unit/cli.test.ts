@@ -127,10 +127,17 @@ describe('parseDuration: one unit rule for every --timeout (issue #43)', () => {
     expect(parseDuration('timeout', raw, 0, 3_600_000)).toBe(ms);
   });
 
-  it.each(['30000', '1.5', '-1', '10m', 'soon', '', '5 s'])('refuses %j for db take, saying both forms', (raw) => {
-    const error = inputError(() => parseDuration('timeout', raw, 0, 3_600_000));
+  it.each(['1.5', '-1', '10m', 'soon', '', '5 s', '30000000'])('refuses %j for db take, saying both forms', (raw) => {
+    const error = inputError(() => parseDuration('timeout', raw, 0, 600_000));
     expect(error.input).toBe('timeout');
-    expect(error.problem).toBe(`${JSON.stringify(raw)} is not a duration from 0 s to 3600 s`);
+    expect(error.problem).toBe(`${JSON.stringify(raw)} is not a duration from 0 s to 600 s`);
     expect(error.fix).toBe('Give whole seconds (--timeout 30 or 30s) or milliseconds with their unit (--timeout 500ms)');
+  });
+
+  it('a bare number too large as seconds says how to write ms (db take --timeout took ms before)', () => {
+    const error = inputError(() => parseDuration('timeout', '2000', 0, 600_000));
+    expect(error.problem).toBe(
+      '"2000" is not a duration from 0 s to 600 s; a number without a unit is seconds: for ms write 2000ms',
+    );
   });
 });

@@ -138,6 +138,10 @@ describe('paths initdb runs from (issue #43)', () => {
     expect(parse({ 'cache-dir': value }).cacheDir).toBe(value);
   });
 
+  it('cache-dir with $ is taken in Docker mode, where initdb does not run from it', () => {
+    expect(parse({ 'cache-dir': '/tmp/c$HOME', mode: 'docker' }).cacheDir).toBe('/tmp/c$HOME');
+  });
+
   it('initdbPathProblem lists each character once, and says nothing on Windows', () => {
     expect(initdbPathProblem('/a$b$c`d')).toBe('holds "$", "`", which initdb\'s shell command cannot carry');
     expect(initdbPathProblem('C:\\Users\\$me', 'win32')).toBeNull();
