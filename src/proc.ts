@@ -52,6 +52,9 @@ export async function stopActive(graceMs = 2000): Promise<void> {
 /** After the deadline killed a program, how long run() waits for its pipes to close: 2000 ms. */
 const CLOSE_GRACE_MS = 2000;
 
+/** How much of a program's stderr run() keeps: its last 1 MiB (characters). */
+export const STDERR_KEPT = 1 << 20;
+
 /** What a finished program left. */
 export interface ProcResult {
   /** Exit code; null when killed by a signal (e.g. the time limit). */
@@ -216,7 +219,8 @@ export function run(program: string, args: readonly string[], options: ProcOptio
         options.onOutput?.(d, 'stdout');
       });
     child.stderr?.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
+      // Its tail is what errors quote: a program that writes without end must not fill this process's memory.
+      stderr = (stderr + d).slice(-STDERR_KEPT);
       spoke ||= !options.firstOutputPattern;
       options.onOutput?.(d, 'stderr');
     });

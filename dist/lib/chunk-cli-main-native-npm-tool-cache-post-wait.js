@@ -133,6 +133,7 @@ async function stopActive(graceMs = 2e3) {
   killActive("SIGKILL");
 }
 var CLOSE_GRACE_MS = 2e3;
+var STDERR_KEPT = 1 << 20;
 var RUN_ENV = "PG_TMPFS_RUN";
 function inheritedEnv() {
   return withoutNames(process.env, [RUN_ENV]);
@@ -191,7 +192,7 @@ function run(program, args, options) {
         options.onOutput?.(d, "stdout");
       });
     child.stderr?.setEncoding("utf8").on("data", (d) => {
-      stderr += d;
+      stderr = (stderr + d).slice(-STDERR_KEPT);
       spoke ||= !options.firstOutputPattern;
       options.onOutput?.(d, "stderr");
     });

@@ -606,7 +606,7 @@ function dropEntry(entry) {
 // src/native/npm-kept.ts
 import {
   chmodSync as chmodSync3,
-  existsSync as existsSync3,
+  existsSync as existsSync2,
   lstatSync as lstatSync6,
   mkdirSync as mkdirSync5,
   readdirSync as readdirSync7,
@@ -1775,7 +1775,7 @@ async function extractWithRetry(tarball, dest, log, stallMs = EXTRACT_STALL_MS, 
 
 // src/native/npm-fetch.ts
 import { createHash as createHash4 } from "node:crypto";
-import { existsSync as existsSync2, readdirSync as readdirSync6, readFileSync as readFileSync4, rmSync as rmSync7 } from "node:fs";
+import { readdirSync as readdirSync6, readFileSync as readFileSync4, rmSync as rmSync7, statSync as statSync4 } from "node:fs";
 import { join as join12, posix as posix2, win32 as win322 } from "node:path";
 function npmCommand(probe) {
   const windows = probe.platform === "win32";
@@ -1794,7 +1794,14 @@ function npmCommand(probe) {
   return probe.exists(beside) ? { program: probe.execPath, prefixArgs: [beside], found: "beside node" } : null;
 }
 function realNpmProbe() {
-  return { platform: process.platform, env: process.env, execPath: process.execPath, exists: existsSync2 };
+  const isFile = (path) => {
+    try {
+      return statSync4(path).isFile();
+    } catch {
+      return false;
+    }
+  };
+  return { platform: process.platform, env: process.env, execPath: process.execPath, exists: isFile };
 }
 function realPlatformProbe() {
   return {
@@ -1824,7 +1831,7 @@ async function registryOf(name, npm, workDir, timeoutMs = REGISTRY_LOOKUP_MS) {
       endGroupOnExit: true
     }).catch(() => null);
     const value = r?.code === 0 && !r.timedOut ? r.stdout.trim() : "";
-    return value === "undefined" ? "" : value;
+    return /^[a-z][a-z0-9+.-]*:\/\/\S{1,300}$/i.test(value) ? value : "";
   };
   const [scoped, plain] = await Promise.all([ask(`${name.split("/")[0]}:registry`), ask("registry")]);
   return (scoped || plain).replace(/\/\/[^/@]*@/, "//***@");
@@ -1874,7 +1881,7 @@ async function fetchBuild(build, options) {
   const tarball = readdirSync6(options.dest).find((n) => n.endsWith(".tgz"));
   if (result.code !== 0 || !tarball) {
     const registry = await registryOf(build.name, npm, options.workDir);
-    const why = result.timedOut ? `npm did not finish within ${Math.round(options.timeoutMs / 1e3)} s` : result.code === 0 ? `npm pack ended without writing a tarball to ${options.dest}` : `npm pack failed: ${npmCause(result.stdout) ?? tail(result.stderr || result.stdout, 4).replace(/\n/g, " | ")}`;
+    const why = result.timedOut ? `npm did not finish within ${Math.round(options.timeoutMs / 1e3)} s` : result.code === 0 ? `npm pack ended without writing a tarball to ${options.dest}` : result.code === null ? `npm was killed by a signal before it finished (its last output: ${tail(result.stderr || result.stdout, 2).slice(-300) || "none"})` : `npm pack failed: ${npmCause(result.stdout) ?? tail(result.stderr || result.stdout, 4).replace(/\n/g, " | ").slice(-1e3)}`;
     throw new FetchError(
       `Could not fetch ${spec} from ${registry || "the npm registry"}: ${why}`,
       "Check the npm configuration (registry, proxy, auth), or raise wait-timeout"
@@ -2024,7 +2031,7 @@ async function fillFolder(build, folder, downloadDir, options) {
     return folder;
   } finally {
     stopBeat();
-    for (const path of [download, extracted, staging]) if (existsSync3(path)) removeTree(path);
+    for (const path of [download, extracted, staging]) if (existsSync2(path)) removeTree(path);
     rmSync8(`${staging}${MANIFEST_SUFFIX}`, { force: true });
   }
 }

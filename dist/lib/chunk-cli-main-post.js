@@ -1946,9 +1946,12 @@ async function awaitKeep(handle, log, timeoutMs = KEEP_WAIT_MS) {
 
 // src/pool/start.ts
 import { spawn as spawn2 } from "node:child_process";
-import { statfsSync as statfsSync2 } from "node:fs";
+import { statfsSync as statfsSync3 } from "node:fs";
 import { basename as basename4 } from "node:path";
 import { setTimeout as sleep4 } from "node:timers/promises";
+
+// src/pool/keeper.ts
+import { statfsSync as statfsSync2 } from "node:fs";
 
 // src/databases.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
@@ -2149,7 +2152,8 @@ CREATE UNLOGGED TABLE IF NOT EXISTS ${POOL_SCHEMA}.keeper (
   template text NOT NULL,
   size integer NOT NULL,
   made bigint NOT NULL DEFAULT 0,
-  note text
+  note text,
+  rebuilt_at timestamptz
 );
 CREATE SEQUENCE IF NOT EXISTS ${POOL_SCHEMA}.tickets;
 TRUNCATE ${POOL_SCHEMA}.copies, ${POOL_SCHEMA}.keeper;
@@ -2193,6 +2197,18 @@ BEGIN
 END
 $fn$;
 
+-- Whether a copy may be handed out: it exists and no client session has been on it since it was
+-- made (pg_stat_database.sessions, as for the template's fingerprint; and none now).
+CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.pristine(copy text) RETURNS boolean
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+BEGIN
+  PERFORM pg_stat_clear_snapshot();
+  RETURN EXISTS (SELECT 1 FROM pg_database WHERE datname = copy)
+    AND NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = copy AND backend_type = 'client backend')
+    AND coalesce((SELECT sessions FROM pg_stat_database WHERE datname = copy), 0) = 0;
+END
+$fn$;
+
 -- Releases DRAW_LOCK_KEY if this session holds it, however many times: a cancel that came
 -- between taking and releasing it must not leave every other taker without draws.
 CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.release_draw() RETURNS void
@@ -2205,8 +2221,9 @@ BEGIN
 END
 $fn$;
 
--- The keeper's: spends the tickets of the stale copies at the head of the queue (made before the
--- template changed), marking them returned to be dropped, so takers never meet them. Under
+-- The keeper's: spends the tickets of the copies at the head of the queue that are stale (made
+-- before the template changed) or not pristine (used or dropped by someone), marking them returned
+-- to be dropped, so takers never meet them. Under
 -- DRAW_LOCK_KEY, as draws are; returns how many, or NULL when the lock is busy (try again).
 CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.retire_stale(template text) RETURNS integer
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
@@ -2225,7 +2242,7 @@ BEGIN
     LOOP
       SELECT * INTO c FROM ${POOL_SCHEMA}.copies
         WHERE slot = (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets) + 1;
-      EXIT WHEN NOT FOUND OR c.fingerprint = fp;
+      EXIT WHEN NOT FOUND OR (c.fingerprint = fp AND ${POOL_SCHEMA}.pristine(c.name));
       PERFORM nextval('${POOL_SCHEMA}.tickets');
       UPDATE ${POOL_SCHEMA}.copies SET state = 'returned' WHERE slot = c.slot;
       n := n + 1;
@@ -2251,6 +2268,10 @@ BEGIN
   IF timeout_ms IS NULL OR timeout_ms < 0 THEN
     RAISE EXCEPTION 'pg-tmpfs pool: take(%) is not a wait: give the longest wait in ms, 0 or more', coalesce(timeout_ms::text, 'NULL')
       USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Call pgtmpfs.take() (10 000 ms) or pgtmpfs.take(30000)';
+  END IF;
+  IF current_setting('transaction_read_only') = 'on' THEN
+    RAISE EXCEPTION 'pg-tmpfs pool: take() draws a ticket (nextval), which a read-only transaction cannot'
+      USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Call pgtmpfs.take() outside the read-only transaction (and without default_transaction_read_only)';
   END IF;
   PERFORM ${POOL_SCHEMA}.release_draw();
   deadline := clock_timestamp() + make_interval(secs => timeout_ms / 1000.0);
@@ -2282,7 +2303,7 @@ BEGIN
         SELECT * INTO c FROM ${POOL_SCHEMA}.copies
           WHERE slot = (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets) + 1
             AND state = 'made';
-        IF FOUND AND c.fingerprint = ${POOL_SCHEMA}.fingerprint(k.template) THEN
+        IF FOUND AND c.fingerprint = ${POOL_SCHEMA}.fingerprint(k.template) AND ${POOL_SCHEMA}.pristine(c.name) THEN
           ticket := nextval('${POOL_SCHEMA}.tickets');
           PERFORM pg_notify('${POOL_CHANNEL}', 'take');
         END IF;
@@ -2325,11 +2346,25 @@ $fn$;
 
 CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.give_back(name text) RETURNS void
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+  k ${POOL_SCHEMA}.keeper%ROWTYPE;
 BEGIN
+  IF coalesce(name, '') = '' THEN
+    RAISE EXCEPTION 'pg-tmpfs pool: give_back(%) names no copy', coalesce(quote_literal(name), 'NULL')
+      USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Give back the name pgtmpfs.take() returned';
+  END IF;
   UPDATE ${POOL_SCHEMA}.copies c SET state = 'returned'
     WHERE c.name = give_back.name AND c.state = 'made'
       AND c.slot <= (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets);
   IF NOT FOUND THEN
+    SELECT * INTO k FROM ${POOL_SCHEMA}.keeper;
+    -- Taken before a crash restart emptied the bookkeeping: nothing to give back, it goes with the server.
+    IF k.rebuilt_at IS NOT NULL AND starts_with(name, k.template || '_pool_')
+        AND NOT EXISTS (SELECT 1 FROM ${POOL_SCHEMA}.copies c WHERE c.name = give_back.name)
+        AND EXISTS (SELECT 1 FROM pg_database WHERE datname = give_back.name) THEN
+      RAISE NOTICE 'pg-tmpfs pool: % was taken before the server restarted after a crash (%), which emptied the pool''s bookkeeping; it stays until the server stops', name, k.rebuilt_at;
+      RETURN;
+    END IF;
     RAISE EXCEPTION 'pg-tmpfs pool: % is not a copy taken from the pool (or was given back already)', name
       USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Give back the name pgtmpfs.take() returned, once';
   END IF;
@@ -2343,11 +2378,14 @@ WITH fp AS (SELECT ${POOL_SCHEMA}.fingerprint($1) AS f),
 SELECT fp.f AS fingerprint, EXISTS (SELECT 1 FROM pg_database WHERE datname = $1) AS "templateExists", t.taken::int AS taken,
   (SELECT count(*)::int FROM ${POOL_SCHEMA}.copies c WHERE c.slot > t.taken AND c.fingerprint = fp.f) AS fresh,
   (SELECT count(*)::int FROM ${POOL_SCHEMA}.copies c WHERE c.slot > t.taken) AS untaken,
+  (SELECT c.fingerprint = fp.f AND ${POOL_SCHEMA}.pristine(c.name) FROM ${POOL_SCHEMA}.copies c WHERE c.slot = t.taken + 1) AS "headReady",
   ARRAY(SELECT name FROM ${POOL_SCHEMA}.copies c WHERE state = 'returned'
           AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = c.name) ORDER BY slot) AS returned
 FROM fp, t`;
 
 // src/pool/keeper.ts
+var HEADROOM_BYTES = 64 * 1048576;
+var FULL_PAUSE_MAX_MS = 3e4;
 var MAKERS = 2;
 var IDLE_LOOK_MS = 100;
 var LOCK_WAIT_MS = 5e3;
@@ -2366,7 +2404,7 @@ async function runKeeper(job) {
       await keepPool(job, first);
       failures = 0;
     } catch (error) {
-      if (first || error.code === "55P03" || ++failures >= MAX_FAILED_SESSIONS) throw error;
+      if (first || ++failures >= MAX_FAILED_SESSIONS) throw error;
     }
     first = false;
     const deadline = Date.now() + RECONNECT_MS;
@@ -2384,9 +2422,10 @@ async function runKeeper(job) {
 }
 async function rebuild(main, job) {
   await main.query(
-    `INSERT INTO ${POOL_SCHEMA}.keeper (template, size, made, note)
+    `INSERT INTO ${POOL_SCHEMA}.keeper (template, size, made, note, rebuilt_at)
      SELECT $1, $2, CASE WHEN is_called THEN last_value ELSE 0 END,
-            'the server restarted after a crash; the copies made before it are left until the server stops'
+            'the server restarted after a crash; the copies made before it are left until the server stops',
+            clock_timestamp()
        FROM ${POOL_SCHEMA}.tickets
      ON CONFLICT (only_row) DO NOTHING`,
     [job.template, job.size]
@@ -2460,6 +2499,24 @@ async function keepPool(job, first) {
     await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)}`);
   };
   let bytes = null;
+  let fullUntil = 0;
+  let fullPause = 1e3;
+  const roomFor = async (copyBytes) => {
+    if (!job.dataDirectory) return true;
+    let free;
+    try {
+      const s = statfsSync2(job.dataDirectory);
+      free = s.bavail * s.bsize;
+    } catch {
+      return true;
+    }
+    if (free >= 2 * copyBytes + HEADROOM_BYTES) return true;
+    const mb2 = (n) => `${(n / 1048576).toFixed(1)} MB`;
+    await note(
+      `PGDATA's filesystem has ${mb2(free)} free, and the keeper leaves ${mb2(HEADROOM_BYTES)} beside two copies of ${mb2(copyBytes)}: give back copies, or raise tmpfs-size`
+    );
+    return false;
+  };
   const make = async (client, before) => {
     const name = freshName(`${job.template}_pool`);
     try {
@@ -2510,16 +2567,24 @@ async function keepPool(job, first) {
     } else if (lastNote === templateNotes.busy || lastNote === templateNotes.gone) {
       await note(null);
     }
-    if (state.fingerprint !== null && state.untaken > state.fresh) {
+    if (state.fingerprint !== null && state.headReady === false) {
       await main.query(`SELECT ${POOL_SCHEMA}.retire_stale($1)`, [job.template]).catch(failed);
     }
     let wanted = state.fingerprint === null ? 0 : Math.min(job.size - state.fresh, 2 * job.size - state.untaken) - making;
+    if (wanted > 0 && (Date.now() < fullUntil || !await roomFor(Number(bytes ?? 0)))) wanted = 0;
     while (wanted > 0 && idle.length > 0) {
       const client = idle.pop();
       making++;
       wanted--;
-      void make(client, state.fingerprint).then(() => note(null)).catch(async (error) => {
+      void make(client, state.fingerprint).then(() => {
+        fullPause = 1e3;
+        return note(null);
+      }).catch(async (error) => {
         failed(error);
+        if (error.code === "53100") {
+          fullUntil = Date.now() + fullPause;
+          fullPause = Math.min(fullPause * 2, FULL_PAUSE_MAX_MS);
+        }
         await sleep3(IDLE_LOOK_MS);
       }).finally(() => {
         making--;
@@ -2555,7 +2620,7 @@ async function scalar(client, sql, params = []) {
 async function freeBytes(client, server) {
   if (server.mode === "native") {
     try {
-      const s = statfsSync2(server.dataDirectory);
+      const s = statfsSync3(server.dataDirectory);
       return s.bavail * s.bsize;
     } catch {
       return null;
@@ -2622,7 +2687,13 @@ async function startPool(server, size, log) {
     const copyBytes = await checkFits(client, server, size, template, log);
     await client.query(INSTALL_SQL);
     await client.query(`INSERT INTO ${POOL_SCHEMA}.keeper (template, size) VALUES ($1, $2)`, [template, size]);
-    const job = { connection: server.connection, template, size, tmpfs: server.tmpfs };
+    const job = {
+      connection: server.connection,
+      template,
+      size,
+      tmpfs: server.tmpfs,
+      ...server.mode === "native" ? { dataDirectory: server.dataDirectory } : {}
+    };
     const entry = entryPath(basename4(process.argv[1] ?? "") === "main.js" ? "main" : "cli");
     const child = spawn2(process.execPath, [entry, KEEPER_FLAG], {
       detached: true,

@@ -7,7 +7,7 @@
  * what catches a registry that serves another tarball with matching metadata.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, posix, win32 } from 'node:path';
 import { SetupError } from '../errors.js';
 import { throwIfInterrupted } from '../interrupt.js';
@@ -57,7 +57,15 @@ export function npmCommand(probe: NpmProbe): NpmCommand | null {
 
 /** This machine's npm probe. */
 export function realNpmProbe(): NpmProbe {
-  return { platform: process.platform, env: process.env, execPath: process.execPath, exists: existsSync };
+  // A file, not a folder named npm on PATH (which would fail with EACCES and hide the real npm after it).
+  const isFile = (path: string): boolean => {
+    try {
+      return statSync(path).isFile();
+    } catch {
+      return false;
+    }
+  };
+  return { platform: process.platform, env: process.env, execPath: process.execPath, exists: isFile };
 }
 
 /** This machine's platform probe: musl when the dynamic loader is musl's (`/lib/ld-musl-<arch>.so.1`, as on Alpine). */
@@ -118,7 +126,8 @@ export async function registryOf(
       endGroupOnExit: true,
     }).catch(() => null);
     const value = r?.code === 0 && !r.timedOut ? r.stdout.trim() : '';
-    return value === 'undefined' ? '' : value;
+    // Only an address is quoted: an npm that prints something else says nothing about the registry.
+    return /^[a-z][a-z0-9+.-]*:\/\/\S{1,300}$/i.test(value) ? value : '';
   };
   const [scoped, plain] = await Promise.all([ask(`${name.split('/')[0]}:registry`), ask('registry')]);
   return (scoped || plain).replace(/\/\/[^/@]*@/, '//***@');
@@ -189,7 +198,14 @@ export async function fetchBuild(build: NpmBuild, options: FetchOptions): Promis
       ? `npm did not finish within ${Math.round(options.timeoutMs / 1000)} s`
       : result.code === 0
         ? `npm pack ended without writing a tarball to ${options.dest}`
-        : `npm pack failed: ${npmCause(result.stdout) ?? tail(result.stderr || result.stdout, 4).replace(/\n/g, ' | ')}`;
+        : result.code === null
+          ? `npm was killed by a signal before it finished (its last output: ${tail(result.stderr || result.stdout, 2).slice(-300) || 'none'})`
+          : `npm pack failed: ${
+              npmCause(result.stdout) ??
+              tail(result.stderr || result.stdout, 4)
+                .replace(/\n/g, ' | ')
+                .slice(-1000)
+            }`;
     throw new FetchError(
       `Could not fetch ${spec} from ${registry || 'the npm registry'}: ${why}`,
       'Check the npm configuration (registry, proxy, auth), or raise wait-timeout',

@@ -16,6 +16,7 @@
  * copies made before the crash are left alone (which were handed out is lost with the tables),
  * and numbering goes on after the last ticket drawn, so no ticket meets an old copy.
  */
+import { statfsSync } from 'node:fs';
 import type pg from 'pg';
 import type { ConnectionInfo } from '../connection.js';
 import { cloneStrategy, freshName } from '../databases.js';
@@ -32,7 +33,19 @@ export interface KeeperJob {
   size: number;
   /** Whether PGDATA is on tmpfs (picks STRATEGY FILE_COPY: databases.ts cloneStrategy). */
   tmpfs: boolean;
+  /** PGDATA, where this process can see it (native mode): the keeper keeps HEADROOM_BYTES free there. */
+  dataDirectory?: string;
 }
+
+/**
+ * Room the keeper leaves free on PGDATA's filesystem beside two copies, in bytes (64 MiB: a few
+ * WAL segments and a checkpoint's files). A tmpfs filled to the last byte makes the checkpointer
+ * PANIC ("could not write to file … No space left on device") and the server restart.
+ */
+export const HEADROOM_BYTES = 64 * 1048576;
+
+/** Longest pause after a copy failed for lack of room (SQLSTATE 53100), in ms; it doubles from 1 s. */
+const FULL_PAUSE_MAX_MS = 30_000;
 
 /** CREATE DATABASEs the keeper runs at once (each on a connection of its own). */
 export const MAKERS = 2;
@@ -76,9 +89,9 @@ export async function runKeeper(job: KeeperJob): Promise<number> {
       await keepPool(job, first);
       failures = 0;
     } catch (error) {
-      // The first session's errors (and another keeper's lock, 55P03) end the keeper; after a
-      // crash restart, one that fails while setting up (too many clients, a second crash) is tried again.
-      if (first || (error as { code?: string }).code === '55P03' || ++failures >= MAX_FAILED_SESSIONS) throw error;
+      // The first session's errors end the keeper; after a reconnect, one that fails while setting
+      // up (too many clients, a second crash, its lock still held by a session) is tried again.
+      if (first || ++failures >= MAX_FAILED_SESSIONS) throw error;
     }
     first = false;
     const deadline = Date.now() + RECONNECT_MS;
@@ -105,9 +118,10 @@ export async function runKeeper(job: KeeperJob): Promise<number> {
  */
 async function rebuild(main: pg.Client, job: KeeperJob): Promise<number> {
   await main.query(
-    `INSERT INTO ${POOL_SCHEMA}.keeper (template, size, made, note)
+    `INSERT INTO ${POOL_SCHEMA}.keeper (template, size, made, note, rebuilt_at)
      SELECT $1, $2, CASE WHEN is_called THEN last_value ELSE 0 END,
-            'the server restarted after a crash; the copies made before it are left until the server stops'
+            'the server restarted after a crash; the copies made before it are left until the server stops',
+            clock_timestamp()
        FROM ${POOL_SCHEMA}.tickets
      ON CONFLICT (only_row) DO NOTHING`,
     [job.template, job.size],
@@ -198,6 +212,25 @@ async function keepPool(job: KeeperJob, first: boolean): Promise<void> {
   };
 
   let bytes: string | null = null;
+  let fullUntil = 0;
+  let fullPause = 1_000;
+  /** Whether PGDATA's filesystem has room for two more copies and HEADROOM_BYTES (native mode; else true). */
+  const roomFor = async (copyBytes: number): Promise<boolean> => {
+    if (!job.dataDirectory) return true;
+    let free: number;
+    try {
+      const s = statfsSync(job.dataDirectory);
+      free = s.bavail * s.bsize;
+    } catch {
+      return true;
+    }
+    if (free >= 2 * copyBytes + HEADROOM_BYTES) return true;
+    const mb = (n: number) => `${(n / 1048576).toFixed(1)} MB`;
+    await note(
+      `PGDATA's filesystem has ${mb(free)} free, and the keeper leaves ${mb(HEADROOM_BYTES)} beside two copies of ${mb(copyBytes)}: give back copies, or raise tmpfs-size`,
+    );
+    return false;
+  };
   /**
    * One copy: made, then numbered if the template's fingerprint is still `before` (read by the
    * loop before this began: a session on the template since then changes it, and the copy is
@@ -258,21 +291,30 @@ async function keepPool(job: KeeperJob, first: boolean): Promise<void> {
     } else if (lastNote === templateNotes.busy || lastNote === templateNotes.gone) {
       await note(null);
     }
-    // Stale copies at the head of the queue are retired (their tickets spent, then dropped).
-    if (state.fingerprint !== null && state.untaken > state.fresh) {
+    // Stale or used copies at the head of the queue are retired (their tickets spent, then dropped).
+    if (state.fingerprint !== null && state.headReady === false) {
       await main.query(`SELECT ${POOL_SCHEMA}.retire_stale($1)`, [job.template]).catch(failed);
     }
     // Never more than twice the pool waits untaken.
     let wanted = state.fingerprint === null ? 0 : Math.min(job.size - state.fresh, 2 * job.size - state.untaken) - making;
+    if (wanted > 0 && (Date.now() < fullUntil || !(await roomFor(Number(bytes ?? 0))))) wanted = 0;
     while (wanted > 0 && idle.length > 0) {
       const client = idle.pop() as pg.Client;
       making++;
       wanted--;
       void make(client, state.fingerprint as string)
-        .then(() => note(null))
-        // A copy that fails (a full tmpfs: 53100) is tried again after a pause, not in a tight loop.
+        .then(() => {
+          fullPause = 1_000;
+          return note(null);
+        })
+        // A copy that fails is tried again after a pause, not in a tight loop; for lack of room
+        // (53100) the pause doubles up to FULL_PAUSE_MAX_MS.
         .catch(async (error: unknown) => {
           failed(error);
+          if ((error as { code?: string }).code === '53100') {
+            fullUntil = Date.now() + fullPause;
+            fullPause = Math.min(fullPause * 2, FULL_PAUSE_MAX_MS);
+          }
           await sleep(IDLE_LOOK_MS);
         })
         .finally(() => {

