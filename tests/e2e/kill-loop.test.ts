@@ -4,7 +4,8 @@
  * cold and warm, Docker, a server build from npm fetched every try from a registry of the test's
  * own; Docker mode on the second engine, Docker 29; init files and an init command; SIGKILL, SIGTERM, SIGINT and the
  * runner's cancel), each followed by `down` (or `up` again, then `down`) or the post step, and
- * nothing may be left. The seed is printed; replay a failure with
+ * nothing may be left; and a pool's keeper, or a backend of its server (a crash restart), killed
+ * while a client takes copies. The seed is printed; replay a failure with
  * `PG_TMPFS_KILL_SEED=S PG_TMPFS_KILL_FIRST=N PG_TMPFS_KILL_TRIES=1 npx vitest run tests/e2e/kill-loop.test.ts`,
  * or soak longer with `npm run soak:kills -- --tries 500`. It counts only what the loop's own
  * starts could leave (see snapshot), but it needs the machine to itself to be sure of that: the
@@ -15,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { engine29Host, requireImages } from '../helpers/infra.js';
+import { backendKillTry } from '../helpers/kill-backend.js';
 import { keeperKillTry } from '../helpers/kill-keeper.js';
 import { killLoop } from '../helpers/kill-loop.js';
 import {
@@ -97,6 +99,26 @@ it(
       expect(r.leaks, `seed ${seed}, keeper try ${n}`).toEqual([]);
       expect(r.killedAtMs).toBeGreaterThanOrEqual(0);
       expect(r.failure).toMatch(/^pg-tmpfs pool: the keeper of the pool of app is not running, so no copy is made/);
+    }
+  },
+);
+
+/** PG_TMPFS_BACKEND_TRIES: tries of the backend kill (default 3). */
+const backendTries = Number(process.env.PG_TMPFS_BACKEND_TRIES ?? 3);
+
+// Each try: up with a pool (~3 s), the rounds, the crash restart (~1 s), down; 90 s each bounds it.
+it(
+  `a server process of a pool's server killed at a random moment (${backendTries} tries): the pool works again after the crash restart, down leaves nothing`,
+  { timeout: 90_000 * backendTries },
+  async () => {
+    for (let n = 0; n < backendTries; n++) {
+      const r = await backendKillTry(ctx, seed, n);
+      console.log(
+        `backend kill ${n} [seed ${seed}]: SIGKILL at ${r.killedAtMs} ms after ${r.roundsBefore} rounds; ${r.roundsAfter} rounds after; ${r.leaks.length ? `LEFT ${r.leaks.join('; ')}` : 'nothing left'}`,
+      );
+      expect(r.leaks, `seed ${seed}, backend try ${n}`).toEqual([]);
+      expect(r.killedAtMs).toBeGreaterThanOrEqual(0);
+      expect(r.roundsAfter).toBe(10);
     }
   },
 );
