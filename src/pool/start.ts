@@ -152,7 +152,9 @@ export async function startPool(server: Server, size: number, log: Logger): Prom
       template,
       size,
       tmpfs: server.tmpfs,
-      ...(server.mode === 'native' ? { dataDirectory: server.dataDirectory } : {}),
+      // Headroom matters where PGDATA is in RAM (a full tmpfs makes the checkpointer PANIC).
+      ...(server.mode === 'native' && server.tmpfs ? { dataDirectory: server.dataDirectory } : {}),
+      ...(server.mode === 'native' ? { serverDirectory: server.dataDirectory } : {}),
     };
     const entry = entryPath(basename(process.argv[1] ?? '') === 'main.js' ? 'main' : 'cli');
     const child = spawn(process.execPath, [entry, KEEPER_FLAG], {
