@@ -7,15 +7,13 @@
  * rebuilds (src/pool/keeper.ts). Then `down` must leave nothing. Draws come from mulberry32, so a
  * try replays.
  */
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { NATIVE_MAJOR, ROOT } from './infra.js';
+import { NATIVE_MAJOR } from './infra.js';
+import { cli } from './kill-keeper.js';
 import { snapshot } from './kill-loop-leftovers.js';
 import { prng, type LoopContext } from './kill-loop-plan.js';
-
-const CLI = join(ROOT, 'dist', 'cli.js');
 
 /** Copies the client must take, use and give back after the crash. */
 const ROUNDS_AFTER = 10;
@@ -29,12 +27,6 @@ export interface BackendKillResult {
   roundsAfter: number;
   /** What `down` left, and steps that failed. */
   leaks: string[];
-}
-
-/** Runs `node dist/cli.js args` to its end (deadline 180 s). */
-function cli(args: string[], env: NodeJS.ProcessEnv): { code: number; stdout: string; out: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', timeout: 180_000 });
-  return { code: r.status ?? 1, stdout: r.stdout ?? '', out: `${r.stdout ?? ''}${r.stderr ?? ''}` };
 }
 
 /** One round: take a copy, check and write in it, give it back; each on sessions of its own. */

@@ -36,7 +36,7 @@ export interface KeeperKillResult {
 }
 
 /** Runs `node dist/cli.js args` to its end (deadline 180 s). */
-function cli(args: string[], env: NodeJS.ProcessEnv): { code: number; stdout: string; out: string } {
+export function cli(args: string[], env: NodeJS.ProcessEnv): { code: number; stdout: string; out: string } {
   const r = spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', timeout: 180_000 });
   return { code: r.status ?? 1, stdout: r.stdout ?? '', out: `${r.stdout ?? ''}${r.stderr ?? ''}` };
 }
