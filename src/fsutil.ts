@@ -5,8 +5,8 @@
  * Node's `mkdirSync(path, { recursive: true })` can loop forever where mkdir(2) answers ENOENT
  * although the parent exists (e.g. below /proc); makeDirs() walks the path once instead.
  */
-import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { accessSync, constants, existsSync, lstatSync, mkdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 
 /** Why a folder cannot be used; the caller turns it into an InputError or SetupError. */
 export class FolderError extends Error {}
@@ -43,12 +43,16 @@ export function makeDirs(path: string, mode = 0o755): void {
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EEXIST' && statSync(dir, { throwIfNoEntry: false })?.isDirectory()) continue;
+      if (code === 'EEXIST' && lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink()) {
+        throw new FolderError(`${dir} is a symbolic link to ${readlinkSync(dir)}, which does not exist (a dangling link)`);
+      }
       throw new FolderError(`${dir} cannot be made (${code ?? String(error)})`);
     }
   }
   try {
     accessSync(full, constants.W_OK | constants.X_OK);
-  } catch {
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EROFS') throw new FolderError(`${full} is on a read-only file system (EROFS)`);
     throw new FolderError(`${full} is not writable by this user`);
   }
 }
@@ -67,6 +71,45 @@ export function checkPrivateDir(path: string): void {
   if ((s.mode & 0o022) !== 0) {
     throw new FolderError(`${path} can be written by others (mode ${(s.mode & 0o777).toString(8).padStart(3, '0')})`);
   }
+}
+
+/**
+ * Why the programs below `path` cannot be trusted to be the ones placed there: a folder on the way
+ * from `/` to `path` (those that exist) that another user could change — owned by someone other
+ * than root or this user, or writable by group or others without the sticky bit (so another user
+ * could rename a folder away and put their own, as `ssh` refuses for StrictModes). Folders at or
+ * below `lenientFrom` may be group- or world-writable: the GitHub-hosted images `chmod -R 777`
+ * their tool cache, on a machine that runs one job for one user.
+ * @returns the problem naming the folder, its owner and mode; or null (always null on Windows)
+ */
+export function pathTrustProblem(path: string, lenientFrom: string | null = null): string | null {
+  const uid = process.getuid?.();
+  if (uid === undefined) return null;
+  const full = realPath(path);
+  const lenient = lenientFrom === null ? null : realPath(lenientFrom);
+  const steps: string[] = [];
+  for (let at = full; ; at = dirname(at)) {
+    steps.unshift(at);
+    if (dirname(at) === at) break;
+  }
+  for (const at of steps) {
+    const s = lstatSync(at, { throwIfNoEntry: false });
+    if (!s) break;
+    const mode = (s.mode & 0o7777).toString(8).padStart(3, '0');
+    if (s.uid !== 0 && s.uid !== uid) return `${at} belongs to uid ${s.uid}, neither root nor this user (uid ${uid})`;
+    const within = lenient !== null && (at === lenient || at.startsWith(`${lenient}/`));
+    if (s.isDirectory() && (s.mode & 0o022) !== 0 && (s.mode & 0o1000) === 0 && !within) {
+      return `${at} can be written by others (mode ${mode}): another user could put their own programs there`;
+    }
+  }
+  return null;
+}
+
+/** `path` with the symbolic links of its existing part resolved (the folders a program is really run from). */
+function realPath(path: string): string {
+  let existing = resolve(path);
+  while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
+  return join(realpathSync(existing), relative(existing, resolve(path)));
 }
 
 /**

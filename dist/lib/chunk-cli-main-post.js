@@ -902,7 +902,11 @@ function ramBase(config) {
 }
 async function npmBinaries(build, config, log, onHandle, { cacheDir, runAs, phases }) {
   const token = randomBytes(4).toString("hex");
-  const { place, passedOver } = keepPlace(config.toolCache, cacheDir, runAs);
+  const { place, passedOver, untrusted } = keepPlace(config.toolCache, cacheDir, runAs, build);
+  if (untrusted)
+    log.warning(
+      `Not keeping ${build.name} in the tool cache (RUNNER_TOOL_CACHE): ${untrusted}. Keeping it in ${"dir" in place ? place.dir : ""} instead; make the folder owned by the runner's user and not writable by others (chmod go-w) to use the tool cache`
+    );
   if (passedOver)
     log.info(
       `User ${runAs?.name} cannot reach ${passedOver}: keeping ${build.name} in ${"dir" in place ? place.dir : "the tool cache"}`
@@ -1951,8 +1955,7 @@ import { basename as basename4 } from "node:path";
 import { setTimeout as sleep4 } from "node:timers/promises";
 
 // src/pool/keeper.ts
-import { existsSync as existsSync3, statfsSync as statfsSync2 } from "node:fs";
-import { join as join6 } from "node:path";
+import { statfsSync as statfsSync2 } from "node:fs";
 
 // src/databases.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
@@ -2132,11 +2135,44 @@ async function dropDatabase(connection, name, options) {
   }
 }
 
+// src/pool/reclaim.ts
+var RECLAIM_MS = 6e4;
+var RECLAIM_ENV = "PG_TMPFS_POOL_RECLAIM_MS";
+function reclaimMs(env = process.env) {
+  const raw = env[RECLAIM_ENV] ?? "";
+  return /^\d{1,9}$/.test(raw) ? Number(raw) : RECLAIM_MS;
+}
+var Reclaimer = class {
+  /** @param afterMs how long a copy stays unheld before it is due, in ms */
+  constructor(afterMs) {
+    this.afterMs = afterMs;
+  }
+  afterMs;
+  since = /* @__PURE__ */ new Map();
+  /**
+   * One look: `unheld` is every copy unheld now (a copy not in it starts again from zero).
+   * @param now the time of the look, ms (Date.now())
+   * @returns the names unheld for `afterMs` or more, to give back
+   */
+  due(unheld, now) {
+    const next = /* @__PURE__ */ new Map();
+    const due = [];
+    for (const name of unheld) {
+      const since = this.since.get(name) ?? now;
+      next.set(name, since);
+      if (now - since >= this.afterMs) due.push(name);
+    }
+    this.since = next;
+    return due;
+  }
+};
+
 // src/pool/sql.ts
 var POOL_SCHEMA = "pgtmpfs";
 var POOL_CHANNEL = "pgtmpfs_pool";
 var KEEPER_LOCK_KEY = 7064745317537617n;
 var DRAW_LOCK_KEY = 7064745317537618n;
+var HOLD_CLASS = 1885828200;
 var POOL_ERRCODE = "55000";
 var INSTALL_SQL = `
 CREATE SCHEMA IF NOT EXISTS ${POOL_SCHEMA};
@@ -2146,7 +2182,8 @@ CREATE UNLOGGED TABLE IF NOT EXISTS ${POOL_SCHEMA}.copies (
   state text NOT NULL DEFAULT 'made' CHECK (state IN ('made', 'returned')),
   fingerprint text NOT NULL,
   bytes bigint NOT NULL,
-  made_at timestamptz NOT NULL DEFAULT clock_timestamp()
+  made_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  handed_off boolean NOT NULL DEFAULT false
 );
 CREATE UNLOGGED TABLE IF NOT EXISTS ${POOL_SCHEMA}.keeper (
   only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
@@ -2154,7 +2191,8 @@ CREATE UNLOGGED TABLE IF NOT EXISTS ${POOL_SCHEMA}.keeper (
   size integer NOT NULL,
   made bigint NOT NULL DEFAULT 0,
   note text,
-  rebuilt_at timestamptz
+  rebuilt_at timestamptz,
+  reclaimed integer NOT NULL DEFAULT 0
 );
 CREATE SEQUENCE IF NOT EXISTS ${POOL_SCHEMA}.tickets;
 TRUNCATE ${POOL_SCHEMA}.copies, ${POOL_SCHEMA}.keeper;
@@ -2257,7 +2295,9 @@ BEGIN
 END
 $fn$;
 
-CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.take(timeout_ms integer DEFAULT 10000) RETURNS text
+-- take(timeout_ms) before hand_off (an older install's): replaced, never overloaded.
+DROP FUNCTION IF EXISTS ${POOL_SCHEMA}.take(integer);
+CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.take(timeout_ms integer DEFAULT 10000, hand_off boolean DEFAULT false) RETURNS text
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
   k ${POOL_SCHEMA}.keeper%ROWTYPE;
@@ -2315,6 +2355,18 @@ BEGIN
       RAISE;
     END;
     IF ticket = c.slot THEN
+      -- The taker's role owns its copy (a superuser's stays the instance's): only that role, or
+      -- a superuser, may give it back. A rollback undoes this; the ticket stays spent.
+      IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = session_user) THEN
+        EXECUTE format('ALTER DATABASE %I OWNER TO %I', c.name, session_user);
+      END IF;
+      -- Held by this session until give_back or its end; a copy handed off (db take: the name
+      -- outlives the session) is marked instead, and never reclaimed.
+      IF hand_off THEN
+        UPDATE ${POOL_SCHEMA}.copies SET handed_off = true WHERE slot = c.slot;
+      ELSE
+        PERFORM pg_advisory_lock(${HOLD_CLASS}, c.slot::integer);
+      END IF;
       RETURN c.name;
     END IF;
     ticket := NULL;
@@ -2349,15 +2401,28 @@ CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.give_back(name text) RETURNS void
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
   k ${POOL_SCHEMA}.keeper%ROWTYPE;
+  given bigint;
 BEGIN
   IF coalesce(name, '') = '' THEN
     RAISE EXCEPTION 'pg-tmpfs pool: give_back(%) names no copy', coalesce(quote_literal(name), 'NULL')
       USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Give back the name pgtmpfs.take() returned';
   END IF;
+  IF EXISTS (SELECT 1 FROM ${POOL_SCHEMA}.copies c JOIN pg_database d ON d.datname = c.name
+      WHERE c.name = give_back.name AND c.state = 'made'
+        AND NOT pg_has_role(session_user, d.datdba, 'MEMBER')) THEN
+    RAISE EXCEPTION 'pg-tmpfs pool: % was taken by role %, and only that role or a superuser may give it back (this session is role %)', name,
+      (SELECT d.datdba::regrole FROM pg_database d WHERE d.datname = give_back.name), session_user
+      USING ERRCODE = '42501', HINT = 'Give back the copies your own role took';
+  END IF;
   UPDATE ${POOL_SCHEMA}.copies c SET state = 'returned'
     WHERE c.name = give_back.name AND c.state = 'made'
-      AND c.slot <= (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets);
-  IF NOT FOUND THEN
+      AND c.slot <= (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets)
+    RETURNING slot INTO given;
+  IF FOUND THEN
+    PERFORM pg_advisory_unlock(${HOLD_CLASS}, given::integer)
+      FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()
+        AND classid = ${HOLD_CLASS} AND objid = given AND objsubid = 2;
+  ELSE
     SELECT * INTO k FROM ${POOL_SCHEMA}.keeper;
     -- Taken before a crash restart emptied the bookkeeping: nothing to give back, it goes with the server.
     IF k.rebuilt_at IS NOT NULL AND starts_with(name, k.template || '_pool_')
@@ -2373,6 +2438,8 @@ BEGIN
 END
 $fn$;
 `;
+
+// src/pool/state-sql.ts
 var SELECT_STATE = `
 WITH fp AS (SELECT ${POOL_SCHEMA}.fingerprint($1) AS f),
      t AS (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS taken FROM ${POOL_SCHEMA}.tickets)
@@ -2381,7 +2448,11 @@ SELECT fp.f AS fingerprint, EXISTS (SELECT 1 FROM pg_database WHERE datname = $1
   (SELECT count(*)::int FROM ${POOL_SCHEMA}.copies c WHERE c.slot > t.taken) AS untaken,
   (SELECT c.fingerprint = fp.f AND ${POOL_SCHEMA}.pristine(c.name) FROM ${POOL_SCHEMA}.copies c WHERE c.slot = t.taken + 1) AS "headReady",
   ARRAY(SELECT name FROM ${POOL_SCHEMA}.copies c WHERE state = 'returned'
-          AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = c.name) ORDER BY slot) AS returned
+          AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = c.name) ORDER BY slot) AS returned,
+  ARRAY(SELECT name FROM ${POOL_SCHEMA}.copies c WHERE state = 'made' AND c.slot <= t.taken AND NOT c.handed_off
+          AND NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.classid = ${HOLD_CLASS}
+                            AND l.objid = c.slot AND l.objsubid = 2)
+          AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = c.name) ORDER BY slot) AS unheld
 FROM fp, t`;
 
 // src/pool/keeper.ts
@@ -2392,38 +2463,8 @@ var IDLE_LOOK_MS = 100;
 var LOCK_WAIT_MS = 5e3;
 var STATEMENT_TIMEOUT_MS = 6e4;
 var FATAL = /* @__PURE__ */ new Set(["57P01", "57P02", "57P03", "08006", "08003"]);
-var RECONNECT_MS = 3e4;
-var MAX_FAILED_SESSIONS = 20;
-var RECONNECT_PAUSE_MS = 100;
 var ADMIN_SHUTDOWN = "57P01";
 var IN_USE = "55006";
-async function runKeeper(job) {
-  const target = { ...job.connection, database: "postgres" };
-  let first = true;
-  let failures = 0;
-  for (; ; ) {
-    try {
-      if (await keepPool(job, first) === "shutdown") return 1;
-      failures = 0;
-    } catch (error) {
-      if (first || ++failures >= MAX_FAILED_SESSIONS) throw error;
-    }
-    first = false;
-    const deadline = Date.now() + RECONNECT_MS;
-    let back = false;
-    while (!back && Date.now() < deadline) {
-      if (job.serverDirectory && !existsSync3(join6(job.serverDirectory, "postmaster.pid"))) return 1;
-      await new Promise((resolve4) => setTimeout(resolve4, RECONNECT_PAUSE_MS));
-      if (job.serverDirectory && !existsSync3(join6(job.serverDirectory, "postmaster.pid"))) return 1;
-      back = await openClient(target, { connectTimeoutMs: 2e3, queryTimeoutMs: 5e3 }).then(async (c) => {
-        await c.query("SELECT 1");
-        await c.end();
-        return true;
-      }).catch(() => false);
-    }
-    if (!back) return 1;
-  }
-}
 async function rebuild(main, job) {
   await main.query(
     `INSERT INTO ${POOL_SCHEMA}.keeper (template, size, made, note, rebuilt_at)
@@ -2495,6 +2536,7 @@ async function keepPool(job, first) {
     gone: `the template ${job.template} no longer exists (dropped or renamed), so no copy of it can be made`
   };
   const dropping = /* @__PURE__ */ new Set();
+  const reclaimer = new Reclaimer(job.reclaimMs);
   const note = async (text) => {
     if (text === lastNote) return;
     lastNote = text;
@@ -2573,6 +2615,13 @@ async function keepPool(job, first) {
     } else if (lastNote === templateNotes.busy || lastNote === templateNotes.gone) {
       await note(null);
     }
+    for (const name of reclaimer.due(state.unheld, Date.now())) {
+      await main.query(
+        `WITH r AS (UPDATE ${POOL_SCHEMA}.copies SET state = 'returned' WHERE name = $1 AND state = 'made' AND NOT handed_off RETURNING 1)
+           UPDATE ${POOL_SCHEMA}.keeper SET reclaimed = reclaimed + (SELECT count(*) FROM r)`,
+        [name]
+      ).catch(failed);
+    }
     if (state.fingerprint !== null && state.headReady === false) {
       await main.query(`SELECT ${POOL_SCHEMA}.retire_stale($1)`, [job.template]).catch(failed);
     }
@@ -2613,6 +2662,40 @@ async function keepPool(job, first) {
 }
 function sleep3(ms) {
   return new Promise((resolve4) => setTimeout(resolve4, ms).unref());
+}
+
+// src/pool/keeper-run.ts
+import { existsSync as existsSync3 } from "node:fs";
+import { join as join6 } from "node:path";
+var RECONNECT_MS = 3e4;
+var MAX_FAILED_SESSIONS = 20;
+var RECONNECT_PAUSE_MS = 100;
+async function runKeeper(job) {
+  const target = { ...job.connection, database: "postgres" };
+  let first = true;
+  let failures = 0;
+  for (; ; ) {
+    try {
+      if (await keepPool(job, first) === "shutdown") return 1;
+      failures = 0;
+    } catch (error) {
+      if (first || ++failures >= MAX_FAILED_SESSIONS) throw error;
+    }
+    first = false;
+    const deadline = Date.now() + RECONNECT_MS;
+    let back = false;
+    while (!back && Date.now() < deadline) {
+      if (job.serverDirectory && !existsSync3(join6(job.serverDirectory, "postmaster.pid"))) return 1;
+      await new Promise((resolve4) => setTimeout(resolve4, RECONNECT_PAUSE_MS));
+      if (job.serverDirectory && !existsSync3(join6(job.serverDirectory, "postmaster.pid"))) return 1;
+      back = await openClient(target, { connectTimeoutMs: 2e3, queryTimeoutMs: 5e3 }).then(async (c) => {
+        await c.query("SELECT 1");
+        await c.end();
+        return true;
+      }).catch(() => false);
+    }
+    if (!back) return 1;
+  }
 }
 
 // src/pool/start.ts
@@ -2699,6 +2782,7 @@ async function startPool(server, size, log) {
       template,
       size,
       tmpfs: server.tmpfs,
+      reclaimMs: reclaimMs(),
       // Headroom matters where PGDATA is in RAM (a full tmpfs makes the checkpointer PANIC).
       ...server.mode === "native" && server.tmpfs ? { dataDirectory: server.dataDirectory } : {},
       ...server.mode === "native" ? { serverDirectory: server.dataDirectory } : {}

@@ -4021,7 +4021,7 @@ async function onMaintenance(connection, timeoutMs, fn) {
 }
 async function takeCopy(connection, timeoutMs) {
   const database = await onMaintenance(connection, timeoutMs, async (c) => {
-    const { rows } = await c.query(`SELECT ${POOL_SCHEMA}.take($1) AS name`, [timeoutMs]);
+    const { rows } = await c.query(`SELECT ${POOL_SCHEMA}.take($1, hand_off => true) AS name`, [timeoutMs]);
     return rows[0]?.name ?? "";
   });
   return { database, uri: connectionUri({ ...connection, database }) };

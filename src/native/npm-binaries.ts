@@ -164,7 +164,11 @@ export async function npmBinaries(
   { cacheDir, runAs, phases }: { cacheDir: string; runAs: RunAs | null; phases?: Phases },
 ): Promise<NpmStart> {
   const token = randomBytes(4).toString('hex');
-  const { place, passedOver } = keepPlace(config.toolCache, cacheDir, runAs);
+  const { place, passedOver, untrusted } = keepPlace(config.toolCache, cacheDir, runAs, build);
+  if (untrusted)
+    log.warning(
+      `Not keeping ${build.name} in the tool cache (RUNNER_TOOL_CACHE): ${untrusted}. Keeping it in ${'dir' in place ? place.dir : ''} instead; make the folder owned by the runner's user and not writable by others (chmod go-w) to use the tool cache`,
+    );
   if (passedOver)
     log.info(
       `User ${runAs?.name} cannot reach ${passedOver}: keeping ${build.name} in ${'dir' in place ? place.dir : 'the tool cache'}`,

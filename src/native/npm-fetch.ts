@@ -6,11 +6,12 @@
  * own integrity; ours is checked here against the pin in src/native/npm-packages.json, which is
  * what catches a registry that serves another tarball with matching metadata.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, posix, win32 } from 'node:path';
 import { SetupError } from '../errors.js';
 import { throwIfInterrupted } from '../interrupt.js';
+import { endProcessesWithEnv } from '../orphans.js';
 import { RUN_ENV, run, tail } from '../proc.js';
 import type { NpmBuild, PlatformProbe } from './npm-table.js';
 
@@ -21,6 +22,9 @@ export interface NpmCommand {
   /** Where it was found, for messages: `PATH`, or `beside node`. */
   found: string;
 }
+
+/** Environment variable that marks an npm fetch and what it starts (fetchBuild), ended when it exits. */
+export const FETCH_ENV = 'PG_TMPFS_NPM_FETCH';
 
 /** What npmCommand looks at; tests pass fakes. */
 export interface NpmProbe {
@@ -161,6 +165,9 @@ export function npmCause(stdout: string): string | null {
 export async function fetchBuild(build: NpmBuild, options: FetchOptions): Promise<string> {
   const spec = `${build.name}@${build.version}`;
   const { npm } = options;
+  // Marks this npm and all it starts: what outlives it (a daemon in a session of its own, out of
+  // the process group run() ends) is ended once it exits.
+  const mark = `${FETCH_ENV}=${randomBytes(6).toString('hex')}`;
   const result = await run(
     npm.program,
     [
@@ -179,16 +186,18 @@ export async function fetchBuild(build: NpmBuild, options: FetchOptions): Promis
     {
       timeoutMs: options.timeoutMs,
       cwd: options.workDir,
-      env: { [RUN_ENV]: options.token, npm_config_update_notifier: 'false' },
+      env: { [RUN_ENV]: options.token, [FETCH_ENV]: mark.slice(FETCH_ENV.length + 1), npm_config_update_notifier: 'false' },
       // A child npm leaves holding its output must not hold the fetch to its deadline.
       endGroupOnExit: true,
     },
-  ).catch((error: unknown) => {
-    throw new FetchError(
-      `npm (${npm.program}) could not be run: ${error instanceof Error ? error.message : String(error)}`,
-      'Check the npm installation',
-    );
-  });
+  )
+    .catch((error: unknown) => {
+      throw new FetchError(
+        `npm (${npm.program}) could not be run: ${error instanceof Error ? error.message : String(error)}`,
+        'Check the npm installation',
+      );
+    })
+    .finally(() => endProcessesWithEnv(mark));
   // An interrupt stopped npm: no more programs (registryOf), the caller unwinds.
   throwIfInterrupted();
   const tarball = readdirSync(options.dest).find((n) => n.endsWith('.tgz'));

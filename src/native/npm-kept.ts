@@ -19,7 +19,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { SetupError } from '../errors.js';
-import { initdbPathProblem } from '../fsutil.js';
+import { initdbPathProblem, pathTrustProblem } from '../fsutil.js';
 import type { Logger } from '../log.js';
 import type { Phases } from '../timing.js';
 import type { Binaries } from './binaries.js';
@@ -196,22 +196,34 @@ const ROOT_CACHE_DIR = '/var/cache/pg-tmpfs';
  * Where builds are kept: the runner's tool cache when `toolCache` (the action), else `cacheDir`.
  * As root, postgres runs as `runAs`, who must reach the binaries: a place it cannot reach (a root
  * runner's tool cache or RUNNER_TEMP under /root) gives way to the next, and root's default cache
- * folder (/var/cache/pg-tmpfs, 0755) comes last.
- * @returns the place, and why an earlier one was passed over ('' when none was)
+ * folder (/var/cache/pg-tmpfs, 0755) comes last. The tool cache is passed over too, for the cache
+ * folder, when another user could change a folder on the way to the build (fsutil.ts
+ * pathTrustProblem; inside the tool cache only on a self-hosted runner: GitHub's images make it
+ * world-writable on a one-user machine, RUNNER_ENVIRONMENT github-hosted).
+ * @returns the place; which places `runAs` could not reach ('' when none); and why the tool cache
+ *   could not be trusted (untrusted, for a warning)
  */
-export function keepPlace(toolCache: boolean, cacheDir: string, runAs: RunAs | null): { place: KeepPlace; passedOver: string } {
+export function keepPlace(
+  toolCache: boolean,
+  cacheDir: string,
+  runAs: RunAs | null,
+  build: NpmBuild,
+): { place: KeepPlace; passedOver: string; untrusted?: string } {
   const reachable = (dir: string) => !runAs || unreachableBy(join(dir, 'x'), runAs) === null;
   const passed: string[] = [];
+  let untrusted: string | undefined;
   if (toolCache) {
     const tc = process.env.RUNNER_TOOL_CACHE ?? '';
-    if (tc && reachable(tc)) return { place: { toolCache: true }, passedOver: '' };
-    passed.push(`the tool cache ${tc}`);
+    const hosted = process.env.RUNNER_ENVIRONMENT === 'github-hosted';
+    untrusted = tc ? (pathTrustProblem(keptFolder(build, { toolCache: true }), hosted ? tc : null) ?? undefined) : undefined;
+    if (tc && !untrusted && reachable(tc)) return { place: { toolCache: true }, passedOver: '' };
+    if (!untrusted) passed.push(`the tool cache ${tc}`);
   }
   for (const dir of runAs ? [cacheDir, ROOT_CACHE_DIR] : [cacheDir]) {
-    if (reachable(dir)) return { place: { dir }, passedOver: passed.join(' and ') };
+    if (reachable(dir)) return { place: { dir }, passedOver: passed.join(' and '), ...(untrusted ? { untrusted } : {}) };
     passed.push(dir);
   }
-  return { place: { dir: cacheDir }, passedOver: '' };
+  return { place: { dir: cacheDir }, passedOver: '', ...(untrusted ? { untrusted } : {}) };
 }
 
 /**

@@ -14,15 +14,17 @@
  * every session and restart, emptying the UNLOGGED bookkeeping (manual: "restart_after_crash",
  * "UNLOGGED"). The keeper then reconnects within RECONNECT_MS and rebuilds it (rebuild): the
  * copies made before the crash are left alone (which were handed out is lost with the tables),
- * and numbering goes on after the last ticket drawn, so no ticket meets an old copy.
+ * and numbering goes on after the last ticket drawn, so no ticket meets an old copy. The reconnect
+ * loop is keeper-run.ts's; copies whose taker is gone are given back after reclaim.ts's wait.
  */
-import { existsSync, statfsSync } from 'node:fs';
-import { join } from 'node:path';
+import { statfsSync } from 'node:fs';
 import type pg from 'pg';
 import type { ConnectionInfo } from '../connection.js';
 import { cloneStrategy, freshName } from '../databases.js';
 import { openClient } from '../readiness.js';
-import { KEEPER_LOCK_KEY, POOL_CHANNEL, POOL_SCHEMA, SELECT_STATE, type PoolState } from './sql.js';
+import { Reclaimer } from './reclaim.js';
+import { KEEPER_LOCK_KEY, POOL_CHANNEL, POOL_SCHEMA } from './sql.js';
+import { SELECT_STATE, type PoolState } from './state-sql.js';
 
 /** What start.ts hands the keeper on its stdin (JSON). */
 export interface KeeperJob {
@@ -41,6 +43,8 @@ export interface KeeperJob {
    * a stop (it is gone): the keeper ends at once then, rather than trying to reconnect.
    */
   serverDirectory?: string;
+  /** How long a taken copy stays unheld before the keeper gives it back, in ms (reclaim.ts reclaimMs). */
+  reclaimMs: number;
 }
 
 /**
@@ -68,61 +72,11 @@ const STATEMENT_TIMEOUT_MS = 60_000;
 /** SQLSTATEs after which the keeper's connection is of no more use: the server is going away. */
 const FATAL = new Set(['57P01', '57P02', '57P03', '08006', '08003']);
 
-/** How long the keeper tries to reconnect once its connection ended (a crash restart takes about a second), in ms. */
-export const RECONNECT_MS = 30_000;
-
-/** Sessions in a row that may fail while setting up after a reconnect before the keeper gives up. */
-const MAX_FAILED_SESSIONS = 20;
-
-/** Pause between reconnect attempts, in ms. */
-const RECONNECT_PAUSE_MS = 100;
-
 /** SQLSTATE the server ends sessions with when it shuts down (admin_shutdown). */
 const ADMIN_SHUTDOWN = '57P01';
 
 /** SQLSTATE of DROP DATABASE refused because a session is connected to the database. */
 const IN_USE = '55006';
-
-/**
- * Runs the keeper until its server is gone: keeps the pool (keepPool) and, when its connection
- * ends, reconnects within RECONNECT_MS and keeps it again (a crash restart of the server).
- * @returns the process's exit code: 1 once the server went away for good
- * @throws connection errors of its first connection, and a lock timeout when another keeper holds the lock
- */
-export async function runKeeper(job: KeeperJob): Promise<number> {
-  const target = { ...job.connection, database: 'postgres' };
-  let first = true;
-  let failures = 0;
-  for (;;) {
-    try {
-      // Stopped for good (Windows has no /proc for `down` to find the keeper by: it must end itself).
-      if ((await keepPool(job, first)) === 'shutdown') return 1;
-      failures = 0;
-    } catch (error) {
-      // The first session's errors end the keeper; after a reconnect, one that fails while setting
-      // up (too many clients, a second crash, its lock still held by a session) is tried again.
-      if (first || ++failures >= MAX_FAILED_SESSIONS) throw error;
-    }
-    first = false;
-    const deadline = Date.now() + RECONNECT_MS;
-    let back = false;
-    while (!back && Date.now() < deadline) {
-      // A crash restart keeps the postmaster, and its postmaster.pid; a stopped server has none.
-      if (job.serverDirectory && !existsSync(join(job.serverDirectory, 'postmaster.pid'))) return 1;
-      // A timer that keeps the process alive: no connection does while it waits.
-      await new Promise((resolve) => setTimeout(resolve, RECONNECT_PAUSE_MS));
-      if (job.serverDirectory && !existsSync(join(job.serverDirectory, 'postmaster.pid'))) return 1;
-      back = await openClient(target, { connectTimeoutMs: 2_000, queryTimeoutMs: 5_000 })
-        .then(async (c) => {
-          await c.query('SELECT 1');
-          await c.end();
-          return true;
-        })
-        .catch(() => false);
-    }
-    if (!back) return 1;
-  }
-}
 
 /**
  * Rebuilds the bookkeeping after a reconnect: the keeper row again when the crash restart emptied
@@ -149,7 +103,7 @@ async function rebuild(main: pg.Client, job: KeeperJob): Promise<number> {
  * @returns `shutdown` when the server said it is shutting down (57P01), else `lost` (a crash restart, a killed backend)
  * @throws connection errors of its first connection, and a lock timeout when another keeper holds the lock
  */
-async function keepPool(job: KeeperJob, first: boolean): Promise<'shutdown' | 'lost'> {
+export async function keepPool(job: KeeperJob, first: boolean): Promise<'shutdown' | 'lost'> {
   const target = { ...job.connection, database: 'postgres' };
   const timeouts = { connectTimeoutMs: 10_000, queryTimeoutMs: STATEMENT_TIMEOUT_MS };
   const main = await openClient(target, timeouts).catch((error: unknown) => {
@@ -215,6 +169,7 @@ async function keepPool(job: KeeperJob, first: boolean): Promise<'shutdown' | 'l
     gone: `the template ${job.template} no longer exists (dropped or renamed), so no copy of it can be made`,
   };
   const dropping = new Set<string>();
+  const reclaimer = new Reclaimer(job.reclaimMs);
 
   const note = async (text: string | null): Promise<void> => {
     if (text === lastNote) return;
@@ -308,6 +263,16 @@ async function keepPool(job: KeeperJob, first: boolean): Promise<'shutdown' | 'l
       await note(state.templateExists ? templateNotes.busy : templateNotes.gone);
     } else if (lastNote === templateNotes.busy || lastNote === templateNotes.gone) {
       await note(null);
+    }
+    // Copies whose taker's session ended without giving them back: given back after the wait.
+    for (const name of reclaimer.due(state.unheld, Date.now())) {
+      await main
+        .query(
+          `WITH r AS (UPDATE ${POOL_SCHEMA}.copies SET state = 'returned' WHERE name = $1 AND state = 'made' AND NOT handed_off RETURNING 1)
+           UPDATE ${POOL_SCHEMA}.keeper SET reclaimed = reclaimed + (SELECT count(*) FROM r)`,
+          [name],
+        )
+        .catch(failed);
     }
     // Stale or used copies at the head of the queue are retired (their tickets spent, then dropped).
     if (state.fingerprint !== null && state.headReady === false) {

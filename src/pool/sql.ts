@@ -43,6 +43,15 @@ export const KEEPER_LOCK_KEY = 7_064_745_317_537_617n;
  */
 export const DRAW_LOCK_KEY = 7_064_745_317_537_618n;
 
+/**
+ * The first key of the session-level advisory lock a taker holds on each copy it took
+ * (pg_advisory_lock(HOLD_CLASS, slot): pg_locks classid HOLD_CLASS, objid the slot, objsubid 2):
+ * held until give_back in that session or the session's end, so the keeper sees a copy whose
+ * taker's session ended without giving it back (reclaim.ts). A lock, not a row: no rollback
+ * undoes it.
+ */
+export const HOLD_CLASS = 1_885_828_200;
+
 /** SQLSTATE of take()'s own errors: 55000 object_not_in_prerequisite_state. */
 export const POOL_ERRCODE = '55000';
 
@@ -60,7 +69,8 @@ CREATE UNLOGGED TABLE IF NOT EXISTS ${POOL_SCHEMA}.copies (
   state text NOT NULL DEFAULT 'made' CHECK (state IN ('made', 'returned')),
   fingerprint text NOT NULL,
   bytes bigint NOT NULL,
-  made_at timestamptz NOT NULL DEFAULT clock_timestamp()
+  made_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  handed_off boolean NOT NULL DEFAULT false
 );
 CREATE UNLOGGED TABLE IF NOT EXISTS ${POOL_SCHEMA}.keeper (
   only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
@@ -68,7 +78,8 @@ CREATE UNLOGGED TABLE IF NOT EXISTS ${POOL_SCHEMA}.keeper (
   size integer NOT NULL,
   made bigint NOT NULL DEFAULT 0,
   note text,
-  rebuilt_at timestamptz
+  rebuilt_at timestamptz,
+  reclaimed integer NOT NULL DEFAULT 0
 );
 CREATE SEQUENCE IF NOT EXISTS ${POOL_SCHEMA}.tickets;
 TRUNCATE ${POOL_SCHEMA}.copies, ${POOL_SCHEMA}.keeper;
@@ -171,7 +182,9 @@ BEGIN
 END
 $fn$;
 
-CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.take(timeout_ms integer DEFAULT 10000) RETURNS text
+-- take(timeout_ms) before hand_off (an older install's): replaced, never overloaded.
+DROP FUNCTION IF EXISTS ${POOL_SCHEMA}.take(integer);
+CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.take(timeout_ms integer DEFAULT 10000, hand_off boolean DEFAULT false) RETURNS text
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
   k ${POOL_SCHEMA}.keeper%ROWTYPE;
@@ -229,6 +242,18 @@ BEGIN
       RAISE;
     END;
     IF ticket = c.slot THEN
+      -- The taker's role owns its copy (a superuser's stays the instance's): only that role, or
+      -- a superuser, may give it back. A rollback undoes this; the ticket stays spent.
+      IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = session_user) THEN
+        EXECUTE format('ALTER DATABASE %I OWNER TO %I', c.name, session_user);
+      END IF;
+      -- Held by this session until give_back or its end; a copy handed off (db take: the name
+      -- outlives the session) is marked instead, and never reclaimed.
+      IF hand_off THEN
+        UPDATE ${POOL_SCHEMA}.copies SET handed_off = true WHERE slot = c.slot;
+      ELSE
+        PERFORM pg_advisory_lock(${HOLD_CLASS}, c.slot::integer);
+      END IF;
       RETURN c.name;
     END IF;
     ticket := NULL;
@@ -263,15 +288,28 @@ CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.give_back(name text) RETURNS void
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
   k ${POOL_SCHEMA}.keeper%ROWTYPE;
+  given bigint;
 BEGIN
   IF coalesce(name, '') = '' THEN
     RAISE EXCEPTION 'pg-tmpfs pool: give_back(%) names no copy', coalesce(quote_literal(name), 'NULL')
       USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Give back the name pgtmpfs.take() returned';
   END IF;
+  IF EXISTS (SELECT 1 FROM ${POOL_SCHEMA}.copies c JOIN pg_database d ON d.datname = c.name
+      WHERE c.name = give_back.name AND c.state = 'made'
+        AND NOT pg_has_role(session_user, d.datdba, 'MEMBER')) THEN
+    RAISE EXCEPTION 'pg-tmpfs pool: % was taken by role %, and only that role or a superuser may give it back (this session is role %)', name,
+      (SELECT d.datdba::regrole FROM pg_database d WHERE d.datname = give_back.name), session_user
+      USING ERRCODE = '42501', HINT = 'Give back the copies your own role took';
+  END IF;
   UPDATE ${POOL_SCHEMA}.copies c SET state = 'returned'
     WHERE c.name = give_back.name AND c.state = 'made'
-      AND c.slot <= (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets);
-  IF NOT FOUND THEN
+      AND c.slot <= (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets)
+    RETURNING slot INTO given;
+  IF FOUND THEN
+    PERFORM pg_advisory_unlock(${HOLD_CLASS}, given::integer)
+      FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()
+        AND classid = ${HOLD_CLASS} AND objid = given AND objsubid = 2;
+  ELSE
     SELECT * INTO k FROM ${POOL_SCHEMA}.keeper;
     -- Taken before a crash restart emptied the bookkeeping: nothing to give back, it goes with the server.
     IF k.rebuilt_at IS NOT NULL AND starts_with(name, k.template || '_pool_')
@@ -287,33 +325,3 @@ BEGIN
 END
 $fn$;
 `;
-
-/** The keeper's view of the pool, read in one round trip (SELECT_STATE). */
-export interface PoolState {
-  /** The template's fingerprint now; null while a client session is connected to it, or when it is gone. */
-  fingerprint: string | null;
-  /** Whether a database of the template's name exists (false: dropped or renamed since the start). */
-  templateExists: boolean;
-  /** Tickets drawn so far: copies with a slot up to this are taken. */
-  taken: number;
-  /** Current copies not yet taken: slot above `taken`, made at `fingerprint`. */
-  fresh: number;
-  /** Copies not yet taken, current or not (stale ones wait for the keeper to retire them). */
-  untaken: number;
-  /** Whether the copy at the head of the queue may be handed out (current and pristine); null when there is none. */
-  headReady: boolean | null;
-  /** Names of the copies given back (or skipped as stale) that no session is connected to, to drop. */
-  returned: string[];
-}
-
-/** One round trip of the keeper's loop: $1 = the template's name. Row: PoolState's fields. */
-export const SELECT_STATE = `
-WITH fp AS (SELECT ${POOL_SCHEMA}.fingerprint($1) AS f),
-     t AS (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS taken FROM ${POOL_SCHEMA}.tickets)
-SELECT fp.f AS fingerprint, EXISTS (SELECT 1 FROM pg_database WHERE datname = $1) AS "templateExists", t.taken::int AS taken,
-  (SELECT count(*)::int FROM ${POOL_SCHEMA}.copies c WHERE c.slot > t.taken AND c.fingerprint = fp.f) AS fresh,
-  (SELECT count(*)::int FROM ${POOL_SCHEMA}.copies c WHERE c.slot > t.taken) AS untaken,
-  (SELECT c.fingerprint = fp.f AND ${POOL_SCHEMA}.pristine(c.name) FROM ${POOL_SCHEMA}.copies c WHERE c.slot = t.taken + 1) AS "headReady",
-  ARRAY(SELECT name FROM ${POOL_SCHEMA}.copies c WHERE state = 'returned'
-          AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = c.name) ORDER BY slot) AS returned
-FROM fp, t`;

@@ -17,7 +17,9 @@ import type { Logger } from '../log.js';
 import { inheritedEnv, RUN_ENV } from '../proc.js';
 import { openClient } from '../readiness.js';
 import type { Server } from '../server.js';
-import { MAKERS, runKeeper, type KeeperJob } from './keeper.js';
+import { MAKERS, type KeeperJob } from './keeper.js';
+import { runKeeper } from './keeper-run.js';
+import { reclaimMs } from './reclaim.js';
 import { INSTALL_SQL, POOL_SCHEMA } from './sql.js';
 
 /** First argument that turns an entry (dist/main.js, dist/cli.js) into the pool's keeper. */
@@ -152,6 +154,7 @@ export async function startPool(server: Server, size: number, log: Logger): Prom
       template,
       size,
       tmpfs: server.tmpfs,
+      reclaimMs: reclaimMs(),
       // Headroom matters where PGDATA is in RAM (a full tmpfs makes the checkpointer PANIC).
       ...(server.mode === 'native' && server.tmpfs ? { dataDirectory: server.dataDirectory } : {}),
       ...(server.mode === 'native' ? { serverDirectory: server.dataDirectory } : {}),

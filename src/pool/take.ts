@@ -38,13 +38,15 @@ async function onMaintenance<T>(connection: ConnectionInfo, timeoutMs: number, f
 }
 
 /**
- * Takes a ready copy: `SELECT pgtmpfs.take(timeoutMs)`.
+ * Takes a ready copy: `SELECT pgtmpfs.take(timeoutMs, hand_off => true)`: the name outlives this
+ * session (printed for another process), so the keeper never reclaims the copy; it is the
+ * caller's until `db give-back` or the server stops.
  * @param timeoutMs how long to wait when every copy is taken, in ms
  * @throws SetupError when there is no pool, its keeper is not running, or no copy came in time
  */
 export async function takeCopy(connection: ConnectionInfo, timeoutMs: number): Promise<Taken> {
   const database = await onMaintenance(connection, timeoutMs, async (c) => {
-    const { rows } = await c.query<{ name: string }>(`SELECT ${POOL_SCHEMA}.take($1) AS name`, [timeoutMs]);
+    const { rows } = await c.query<{ name: string }>(`SELECT ${POOL_SCHEMA}.take($1, hand_off => true) AS name`, [timeoutMs]);
     return rows[0]?.name ?? '';
   });
   return { database, uri: connectionUri({ ...connection, database }) };

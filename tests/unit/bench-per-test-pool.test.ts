@@ -106,4 +106,19 @@ describe('section 9: the pool', () => {
     expect(out).toContain('| row pool-8 | 71.4 | 12.6 / 14.0 | 28.0 | 0.14× |');
     expect(out).toContain("Suite s: the wall time of the run's 2000 tests");
   });
+
+  it('table real_work: the pool against a fresh database with tests that do real work, with the spread', () => {
+    const real = (key: string, clients: number, ms: number[]) => ({
+      ...c(
+        key,
+        clients,
+        ms.map((m) => run(m, clients)),
+      ),
+      table: 'real_work',
+    });
+    const out = renderPerTest([real('real-clone-file-copy', 1, [20, 21, 22]), real('real-pool-8', 1, [14, 14.5, 15])]);
+    expect(out).toContain('Tests that do real work (45 round trips');
+    expect(out).toContain('| row real-clone-file-copy | 47.6 (45.5–50.0) | 18.9 / 21.0 | – |');
+    expect(out).toMatch(/\| row real-pool-8 \| 69\.0 \(66\.7–71\.4\) \| 13\.1 \/ 14\.5 \| 1\.45× \(outside the spread\) \|/);
+  });
 });

@@ -1,0 +1,120 @@
+/**
+ * Who holds a copy (issue #43: the sweep's 35, a role giving back another's copy; 111 and the
+ * "Also", copies taken for a client that gave up or died, kept until `down`). The taker's role
+ * owns its copy; the taking session holds it until give_back or its end, and a copy nobody holds
+ * or uses is given back after reclaim.ts's wait (here 1 500 ms, PG_TMPFS_POOL_RECLAIM_MS).
+ */
+import { rmSync } from 'node:fs';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { RECLAIM_ENV } from '../../src/pool/reclaim.js';
+import { cli, connect, dbUri, env, poolDatabases, poolServer, rows, take, until, withClient, work } from '../helpers/pool.js';
+
+env[RECLAIM_ENV] = '1500';
+
+afterAll(() => {
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** A role of the test's own (LOGIN), and its connection string. */
+async function role(uri: string, name: string): Promise<string> {
+  await withClient(uri, 'postgres', (c) => c.query(`CREATE ROLE ${name} LOGIN PASSWORD '${name}'`));
+  const url = new URL(uri);
+  url.username = name;
+  url.password = name;
+  return url.toString();
+}
+
+/** Copies the keeper gave back because their taker was gone. */
+const reclaimed = async (uri: string) => (await rows<{ n: number }>(uri, 'SELECT reclaimed AS n FROM pgtmpfs.keeper'))[0]?.n;
+
+describe('pool: who may give a copy back (the sweep 35, security)', () => {
+  const s = poolServer('owners', 2);
+
+  it("only the taker's role or a superuser gives a copy back; the taker's role owns it", async () => {
+    const alice = await connect(await role(s.connectionUri, 'alice'));
+    const mallory = await connect(await role(s.connectionUri, 'mallory'));
+    try {
+      const name = await take(alice);
+      const owner = await rows<{ o: string }>(
+        s.connectionUri,
+        'SELECT datdba::regrole::text AS o FROM pg_database WHERE datname = $1',
+        [name],
+      );
+      expect(owner).toEqual([{ o: 'alice' }]);
+      const refused = await mallory.query('SELECT pgtmpfs.give_back($1)', [name]).catch((e: pg.DatabaseError) => e);
+      expect((refused as pg.DatabaseError).message).toBe(
+        `pg-tmpfs pool: ${name} was taken by role alice, and only that role or a superuser may give it back (this session is role mallory)`,
+      );
+      expect((refused as pg.DatabaseError).code).toBe('42501');
+      expect(await poolDatabases(s.connectionUri)).toContain(name);
+      await alice.query('SELECT pgtmpfs.give_back($1)', [name]);
+      expect(await until(async () => !(await poolDatabases(s.connectionUri)).includes(name))).toBe(true);
+      // The instance's user (a superuser) may give back anyone's.
+      const other = await take(alice);
+      await withClient(s.connectionUri, 'postgres', (c) => c.query('SELECT pgtmpfs.give_back($1)', [other]));
+      expect(await until(async () => !(await poolDatabases(s.connectionUri)).includes(other))).toBe(true);
+    } finally {
+      await alice.end();
+      await mallory.end();
+    }
+  });
+});
+
+describe('pool: copies whose taker is gone (the sweep 111, and the "Also")', () => {
+  const s = poolServer('holders', 2);
+
+  it('a taker whose session ended without giving back: its copy is given back after the wait', async () => {
+    const before = await reclaimed(s.connectionUri);
+    const name = await withClient(s.connectionUri, 'postgres', (c) => take(c));
+    expect(await until(async () => !(await poolDatabases(s.connectionUri)).includes(name))).toBe(true);
+    expect(await reclaimed(s.connectionUri)).toBe((before ?? 0) + 1);
+  });
+
+  it('a client that gave up on take() (query_timeout) and ended: the copy the server went on to take is given back', async () => {
+    // The pool empty and the keeper unable to make more (a session on the template) for the moment.
+    const names = await withClient(s.connectionUri, 'postgres', async (c) => [await take(c), await take(c)]);
+    const onTemplate = await connect(s.connectionUri, 'app');
+    const impatient = new pg.Client({ connectionString: dbUri(s.connectionUri, 'postgres'), query_timeout: 300 });
+    impatient.on('error', () => undefined);
+    await impatient.connect();
+    const gaveUp = await impatient.query('SELECT pgtmpfs.take(8000)').catch((e: Error) => e);
+    expect((gaveUp as Error).message).toBe('Query read timeout');
+    const taken = async () =>
+      (
+        await rows<{ n: number }>(
+          s.connectionUri,
+          "SELECT count(*)::int AS n FROM pgtmpfs.copies WHERE state = 'made' AND slot <= (SELECT last_value FROM pgtmpfs.tickets)",
+        )
+      )[0]?.n ?? 0;
+    const held = await taken();
+    await onTemplate.end();
+    // The server-side take goes on and draws the next copy once the keeper has made it.
+    expect(await until(async () => (await taken()) === held + 1)).toBe(true);
+    await impatient.end();
+    // Every copy of this test given back once its holder ended: the two taken above, and the impatient one.
+    expect(await until(async () => (await taken()) === 0)).toBe(true);
+    for (const name of names) expect(await poolDatabases(s.connectionUri)).not.toContain(name);
+  });
+
+  it('kept while the taking session lives, or while another session is on the copy; db take (handed off) is never reclaimed', async () => {
+    const taker = await connect(s.connectionUri);
+    const held = await take(taker);
+    const used = await withClient(s.connectionUri, 'postgres', (c) => take(c));
+    const user = await connect(s.connectionUri, used);
+    const handedOff = JSON.parse(cli(['db', 'take', '--name', 'holders', '--json']).stdout) as { database: string };
+    try {
+      // Well past the wait: nothing is given back.
+      await new Promise((r) => setTimeout(r, 4_000));
+      const all = await poolDatabases(s.connectionUri);
+      expect(all).toEqual(expect.arrayContaining([held, used, handedOff.database]));
+      await user.end();
+      expect(await until(async () => !(await poolDatabases(s.connectionUri)).includes(used))).toBe(true);
+      expect(await poolDatabases(s.connectionUri)).toEqual(expect.arrayContaining([held, handedOff.database]));
+      await taker.query('SELECT pgtmpfs.give_back($1)', [held]);
+      expect(cli(['db', 'give-back', handedOff.database, '--name', 'holders']).status).toBe(0);
+    } finally {
+      await taker.end();
+    }
+  });
+});
