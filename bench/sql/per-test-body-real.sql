@@ -10,7 +10,7 @@ INSERT INTO customers (country_id, email, name) VALUES (2, 'grace@example.com', 
 INSERT INTO addresses (customer_id, country_id, line1, city, postal_code) VALUES (:customer_id, 2, '1 Rue de Rivoli', 'Paris', '75001');
 INSERT INTO carts (customer_id) VALUES (:customer_id) RETURNING id AS cart_id \gset
 INSERT INTO cart_items (cart_id, product_id, quantity) SELECT :cart_id, p, 1 + p % 3 FROM generate_series(1, 20) AS p;
-SELECT count(*) AS cart_lines, sum(ci.quantity * p.price) AS cart_total FROM cart_items ci JOIN products p ON p.id = ci.product_id WHERE ci.cart_id = :cart_id \gset
+SELECT count(*) AS cart_lines, sum(ci.quantity * p.price) AS cart_total FROM cart_items ci JOIN products p ON p.id = ci.product_id WHERE ci.cart_id = :cart_id;
 INSERT INTO orders (customer_id, currency_id, note) VALUES (:customer_id, 1, 'first') RETURNING id AS o1 \gset
 INSERT INTO order_items (order_id, product_id, quantity, unit_price) SELECT :o1, ci.product_id, ci.quantity, p.price FROM cart_items ci JOIN products p ON p.id = ci.product_id WHERE ci.cart_id = :cart_id AND ci.product_id <= 4;
 INSERT INTO orders (customer_id, currency_id) VALUES (:customer_id, 1) RETURNING id AS o2 \gset
