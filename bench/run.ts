@@ -30,7 +30,7 @@ import { Results, SECTIONS, type Section } from './lib/results.js';
 import { runClientPath } from './sections/client-path.js';
 import { runJobShape } from './sections/job-shape.js';
 import { runMajors, runPg18 } from './sections/majors.js';
-import { runPerTest } from './sections/per-test.js';
+import { runPerTest, runPerTestReal } from './sections/per-test.js';
 import { runRealSuite } from './sections/real-suite.js';
 import { runSchemaCache } from './sections/schema-cache.js';
 import { runSettings } from './sections/settings.js';
@@ -123,6 +123,7 @@ const RUNNERS: Record<Section, (ctx: Context) => Promise<void>> = {
   pg18: runPg18,
   job_shape: runJobShape,
   per_test: runPerTest,
+  per_test_real: runPerTestReal,
   schema_cache: runSchemaCache,
   // Section 11's PGlite row after the others: its counts differ, and runRealSuite holds its own runs to one set.
   real_suite: async (ctx) => {

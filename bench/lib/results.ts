@@ -13,6 +13,7 @@ export const SECTIONS = [
   'pg18',
   'job_shape',
   'per_test',
+  'per_test_real',
   'schema_cache',
   'real_suite',
 ] as const;

@@ -134,7 +134,7 @@ function strategyTable(strategy: readonly CaseResult[]): string[] {
  */
 function realWorkTable(real: readonly CaseResult[]): string[] {
   const g = grid(real);
-  const fresh = (col: string) => real.find((c) => c.variant === col && c.id.startsWith('per_test/real-clone-'));
+  const fresh = (col: string) => real.find((c) => c.variant === col && c.id.startsWith('per_test_real/real-clone-'));
   const vs = (c: CaseResult | undefined, col: string) => {
     const base = fresh(col);
     if (!c || !base || c === base) return '–';

@@ -53,6 +53,8 @@ const TITLES: Record<Section, string> = {
     '8. A job’s shape: start PostgreSQL, other steps that do not need it, then the tests: seconds the job is blocked on PostgreSQL (lower is better)',
   per_test:
     '9. Per test: a fresh database from the template, a copy from the pool, TRUNCATE, a transaction rolled back, or DELETE, on the action’s server, tmpfs, profile (tests per second, higher is better)',
+  per_test_real:
+    '9c. Per test, tests that do real work: a fresh database from the template against a copy from the pool, on the action’s server, tmpfs, profile (tests per second, higher is better)',
   schema_cache:
     '10. The schema cache: a start with 300 migrations as init, without the cache, on a miss and on a hit, in both modes (seconds of the whole `pg-tmpfs up` process, lower is better)',
   real_suite:
@@ -73,6 +75,7 @@ const RENDERERS: Record<Section, Renderer> = {
   pg18: renderPg18,
   job_shape: renderJobShape,
   per_test: renderPerTest,
+  per_test_real: renderPerTest,
   schema_cache: renderSchemaCache,
   real_suite: renderRealSuite,
 };

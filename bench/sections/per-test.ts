@@ -63,6 +63,9 @@ const SUITE_TESTS = 2000;
 /** The suite in a quick run: enough for the pool to empty and refill, short enough for the smoke run. */
 const QUICK_SUITE_TESTS = 100;
 
+/** Tests in table real_work's suite, all clients together: each does 45 round trips, so half the isolation table's. */
+const REAL_SUITE_TESTS = 1000;
+
 /**
  * Runs every case in `cases` at every client count, `reps` times, the cases interleaved (rotated
  * each repetition); each run is one sample (tests per second) of its case. A failed run is
@@ -77,7 +80,7 @@ async function measureCases(
   const { options, results } = ctx;
   // The isolation table runs a suite of a fixed number of tests split among the clients (issue
   // #37: at least 2000); the strategy table runs for a time, or two tests per client when quick.
-  const suite = options.quick ? QUICK_SUITE_TESTS : SUITE_TESTS;
+  const suite = options.quick ? QUICK_SUITE_TESTS : table === 'real_work' ? REAL_SUITE_TESTS : SUITE_TESTS;
   const lengthOf = (clients: number): Length =>
     table !== 'strategy'
       ? { transactions: Math.ceil(suite / clients) }
@@ -85,10 +88,11 @@ async function measureCases(
         ? { transactions: options.transactions }
         : { seconds: options.seconds };
   const clientsLabel = (n: number) => `${n} client${n === 1 ? '' : 's'}`;
+  const section = table === 'real_work' ? 'per_test_real' : 'per_test';
   const caseOf = (kase: PerTestCase, clients: number) =>
     results.get(
-      'per_test',
-      `per_test/${kase.key}/c${clients}/${target.key}`,
+      section,
+      `${section}/${kase.key}/c${clients}/${target.key}`,
       table !== 'strategy' ? kase.label : target.label,
       table !== 'strategy' ? clientsLabel(clients) : `${kase.clone}, ${clientsLabel(clients)}`,
       'tps',
@@ -191,7 +195,6 @@ export async function runPerTest(ctx: Context): Promise<void> {
     };
     await prepareTemplate(server.conn);
     await measureCases(ctx, target, perTestCases(ctx.major), 'isolation');
-    if (ctx.major >= 15) await measureCases(ctx, target, realWorkCases(), 'real_work');
     if (ctx.major >= 15) await measureStrategies(ctx, { ...target, key: `native-${ctx.major}` });
   } finally {
     await server.stop();
@@ -218,5 +221,34 @@ export async function runPerTest(ctx: Context): Promise<void> {
     throwIfInterrupted();
     ctx.log(`per_test: PostgreSQL ${major} in Docker mode (${image})`);
     await withDockerServer(ctx, major, image, (t) => measureStrategies(ctx, t));
+  }
+}
+
+/**
+ * Section 9c (`per_test_real`, issue #43): table `real_work` on the action's native server (a
+ * server of its own, as section 9's): a fresh database per test (FILE_COPY) against the pool of 8,
+ * with tests that do real work, a suite of 1000 tests at each client count. Nothing on a major
+ * before 15 (no STRATEGY, no pool).
+ */
+export async function runPerTestReal(ctx: Context): Promise<void> {
+  if (ctx.major < 15) {
+    ctx.log(`per_test_real: PostgreSQL ${ctx.major} has neither STRATEGY nor the pool: nothing to measure`);
+    return;
+  }
+  ctx.log(`per_test_real: the action's native server, PostgreSQL ${ctx.major} (tmpfs, profile)`);
+  const server = await startNative(ctx);
+  try {
+    const { version } = await serverVersion(server.conn);
+    const target: Target = {
+      key: 'off-tmpfs',
+      label: `PostgreSQL ${version}, native mode`,
+      conn: server.conn,
+      major: ctx.major,
+      ...(server.token ? { token: server.token } : {}),
+    };
+    await prepareTemplate(server.conn);
+    await measureCases(ctx, target, realWorkCases(), 'real_work');
+  } finally {
+    await server.stop();
   }
 }

@@ -120,6 +120,9 @@ function expectedIds(): string[] {
   // test image in Docker mode.
   const clones = Number(NATIVE_MAJOR) >= 15 ? ['clone-file-copy', 'pool-8', 'pool-32'] : ['clone'];
   for (const w of [...clones, 'truncate', 'rollback', 'delete']) ids.push(`per_test/${w}/c1/off-tmpfs`);
+  // Section 9c: a fresh database against the pool, with tests that do real work (from PostgreSQL 15).
+  if (Number(NATIVE_MAJOR) >= 15)
+    for (const w of ['real-clone-file-copy', 'real-pool-8']) ids.push(`per_test_real/${w}/c1/off-tmpfs`);
   const strategyServers = [...nativeMajorsWithStrategy().map((m) => `native-${m}`), 'docker-15', 'docker-17', 'docker-18'];
   for (const s of strategyServers) {
     for (const w of ['clone-wal-log', 'clone-file-copy']) ids.push(`per_test/${w}/c1/${s}`);

@@ -114,6 +114,8 @@ describe('section 9: the pool', () => {
         clients,
         ms.map((m) => run(m, clients)),
       ),
+      section: 'per_test_real' as const,
+      id: `per_test_real/${key}/c${clients}/off-tmpfs`,
       table: 'real_work',
     });
     const out = renderPerTest([real('real-clone-file-copy', 1, [20, 21, 22]), real('real-pool-8', 1, [14, 14.5, 15])]);
