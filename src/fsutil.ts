@@ -77,29 +77,32 @@ export function checkPrivateDir(path: string): void {
  * Why the programs below `path` cannot be trusted to be the ones placed there: a folder on the way
  * from `/` to `path` (those that exist) that another user could change — owned by someone other
  * than root or this user, or writable by group or others without the sticky bit (so another user
- * could rename a folder away and put their own, as `ssh` refuses for StrictModes). Folders at or
- * below `lenientFrom` may be group- or world-writable: the GitHub-hosted images `chmod -R 777`
- * their tool cache, on a machine that runs one job for one user.
+ * could rename a folder away and put their own, as `ssh` refuses for StrictModes). The path is
+ * walked as written (a symbolic link on the way must be root's or this user's, in a folder that
+ * passes) and with its links resolved (the folders the programs really sit in). Folders at or
+ * below `lenientFrom` are not looked at: the GitHub-hosted images `chmod -R 777` their tool cache,
+ * on a machine that runs one job for one user.
  * @returns the problem naming the folder, its owner and mode; or null (always null on Windows)
  */
 export function pathTrustProblem(path: string, lenientFrom: string | null = null): string | null {
   const uid = process.getuid?.();
   if (uid === undefined) return null;
-  const full = realPath(path);
-  const lenient = lenientFrom === null ? null : realPath(lenientFrom);
-  const steps: string[] = [];
-  for (let at = full; ; at = dirname(at)) {
-    steps.unshift(at);
-    if (dirname(at) === at) break;
-  }
-  for (const at of steps) {
-    const s = lstatSync(at, { throwIfNoEntry: false });
-    if (!s) break;
-    const mode = (s.mode & 0o7777).toString(8).padStart(3, '0');
-    if (s.uid !== 0 && s.uid !== uid) return `${at} belongs to uid ${s.uid}, neither root nor this user (uid ${uid})`;
-    const within = lenient !== null && (at === lenient || at.startsWith(`${lenient}/`));
-    if (s.isDirectory() && (s.mode & 0o022) !== 0 && (s.mode & 0o1000) === 0 && !within) {
-      return `${at} can be written by others (mode ${mode}): another user could put their own programs there`;
+  const lenient = lenientFrom === null ? [] : [...new Set([resolve(lenientFrom), realPath(lenientFrom)])];
+  for (const full of new Set([resolve(path), realPath(path)])) {
+    const steps: string[] = [];
+    for (let at = full; ; at = dirname(at)) {
+      steps.unshift(at);
+      if (dirname(at) === at) break;
+    }
+    for (const at of steps) {
+      const s = lstatSync(at, { throwIfNoEntry: false });
+      if (!s) break;
+      if (lenient.some((l) => at === l || at.startsWith(`${l}/`))) continue;
+      const mode = (s.mode & 0o7777).toString(8).padStart(3, '0');
+      if (s.uid !== 0 && s.uid !== uid) return `${at} belongs to uid ${s.uid}, neither root nor this user (uid ${uid})`;
+      if (s.isDirectory() && (s.mode & 0o022) !== 0 && (s.mode & 0o1000) === 0) {
+        return `${at} can be written by others (mode ${mode}): another user could put their own programs there`;
+      }
     }
   }
   return null;

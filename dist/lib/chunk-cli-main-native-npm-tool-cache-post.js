@@ -683,21 +683,22 @@ function checkPrivateDir(path) {
 function pathTrustProblem(path, lenientFrom = null) {
   const uid = process.getuid?.();
   if (uid === void 0) return null;
-  const full = realPath(path);
-  const lenient = lenientFrom === null ? null : realPath(lenientFrom);
-  const steps = [];
-  for (let at = full; ; at = dirname(at)) {
-    steps.unshift(at);
-    if (dirname(at) === at) break;
-  }
-  for (const at of steps) {
-    const s = lstatSync4(at, { throwIfNoEntry: false });
-    if (!s) break;
-    const mode = (s.mode & 4095).toString(8).padStart(3, "0");
-    if (s.uid !== 0 && s.uid !== uid) return `${at} belongs to uid ${s.uid}, neither root nor this user (uid ${uid})`;
-    const within2 = lenient !== null && (at === lenient || at.startsWith(`${lenient}/`));
-    if (s.isDirectory() && (s.mode & 18) !== 0 && (s.mode & 512) === 0 && !within2) {
-      return `${at} can be written by others (mode ${mode}): another user could put their own programs there`;
+  const lenient = lenientFrom === null ? [] : [.../* @__PURE__ */ new Set([resolve(lenientFrom), realPath(lenientFrom)])];
+  for (const full of /* @__PURE__ */ new Set([resolve(path), realPath(path)])) {
+    const steps = [];
+    for (let at = full; ; at = dirname(at)) {
+      steps.unshift(at);
+      if (dirname(at) === at) break;
+    }
+    for (const at of steps) {
+      const s = lstatSync4(at, { throwIfNoEntry: false });
+      if (!s) break;
+      if (lenient.some((l) => at === l || at.startsWith(`${l}/`))) continue;
+      const mode = (s.mode & 4095).toString(8).padStart(3, "0");
+      if (s.uid !== 0 && s.uid !== uid) return `${at} belongs to uid ${s.uid}, neither root nor this user (uid ${uid})`;
+      if (s.isDirectory() && (s.mode & 18) !== 0 && (s.mode & 512) === 0) {
+        return `${at} can be written by others (mode ${mode}): another user could put their own programs there`;
+      }
     }
   }
   return null;
@@ -2014,8 +2015,7 @@ function keepPlace(toolCache, cacheDir, runAs, build) {
   let untrusted;
   if (toolCache) {
     const tc = process.env.RUNNER_TOOL_CACHE ?? "";
-    const hosted = process.env.RUNNER_ENVIRONMENT === "github-hosted";
-    untrusted = tc ? pathTrustProblem(keptFolder(build, { toolCache: true }), hosted ? tc : null) ?? void 0 : void 0;
+    untrusted = tc ? toolCacheTrustProblem(keptFolder(build, { toolCache: true })) ?? void 0 : void 0;
     if (tc && !untrusted && reachable(tc)) return { place: { toolCache: true }, passedOver: "" };
     if (!untrusted) passed.push(`the tool cache ${tc}`);
   }
@@ -2032,6 +2032,10 @@ function toolCacheProblem(toolCache) {
   if (!isAbsolute3(toolCache)) return `"${toolCache}" is not an absolute path`;
   const problem = initdbPathProblem(toolCache);
   return problem ? `"${toolCache}" ${problem}` : null;
+}
+function toolCacheTrustProblem(folder) {
+  const hosted = process.env.RUNNER_ENVIRONMENT === "github-hosted";
+  return pathTrustProblem(folder, hosted ? process.env.RUNNER_TOOL_CACHE ?? null : null);
 }
 function toolCacheVersionDir(build) {
   return join14(process.env.RUNNER_TOOL_CACHE ?? "", "embedded-postgres", build.version);
@@ -2158,6 +2162,7 @@ export {
   keepPlace,
   keptFolder,
   toolCacheProblem,
+  toolCacheTrustProblem,
   toolCacheVersionDir,
   fillFolder,
   dropKept

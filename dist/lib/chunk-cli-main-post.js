@@ -2137,10 +2137,11 @@ async function dropDatabase(connection, name, options) {
 
 // src/pool/reclaim.ts
 var RECLAIM_MS = 6e4;
+var MIN_RECLAIM_MS = 1e3;
 var RECLAIM_ENV = "PG_TMPFS_POOL_RECLAIM_MS";
 function reclaimMs(env = process.env) {
   const raw = env[RECLAIM_ENV] ?? "";
-  return /^\d{1,9}$/.test(raw) ? Number(raw) : RECLAIM_MS;
+  return /^\d{1,9}$/.test(raw) ? Math.max(MIN_RECLAIM_MS, Number(raw)) : RECLAIM_MS;
 }
 var Reclaimer = class {
   /** @param afterMs how long a copy stays unheld before it is due, in ms */
@@ -2172,7 +2173,6 @@ var POOL_SCHEMA = "pgtmpfs";
 var POOL_CHANNEL = "pgtmpfs_pool";
 var KEEPER_LOCK_KEY = 7064745317537617n;
 var DRAW_LOCK_KEY = 7064745317537618n;
-var HOLD_CLASS = 1885828200;
 var POOL_ERRCODE = "55000";
 var INSTALL_SQL = `
 CREATE SCHEMA IF NOT EXISTS ${POOL_SCHEMA};
@@ -2183,6 +2183,12 @@ CREATE UNLOGGED TABLE IF NOT EXISTS ${POOL_SCHEMA}.copies (
   fingerprint text NOT NULL,
   bytes bigint NOT NULL,
   made_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  -- The taker (take()): its role, and the session that holds the copy (pid and start: a pid is
+  -- reused), or handed_off when the name outlives that session (db take). NULL: not taken, or
+  -- taken in a transaction that was rolled back.
+  taken_by oid,
+  holder_pid integer,
+  holder_start timestamptz,
   handed_off boolean NOT NULL DEFAULT false
 );
 CREATE UNLOGGED TABLE IF NOT EXISTS ${POOL_SCHEMA}.keeper (
@@ -2338,7 +2344,7 @@ BEGIN
     END IF;
     -- A ticket only for the copy at the head of the queue, made and current, drawn under
     -- DRAW_LOCK_KEY (one draw at a time): a taker that waits holds no ticket, so no copy is ever
-    -- made for a taker that gave up, and take() changes no row a rollback could undo.
+    -- made for a taker that gave up.
     BEGIN
       IF pg_try_advisory_lock(${DRAW_LOCK_KEY}) THEN
         SELECT * INTO c FROM ${POOL_SCHEMA}.copies
@@ -2355,18 +2361,16 @@ BEGIN
       RAISE;
     END;
     IF ticket = c.slot THEN
-      -- The taker's role owns its copy (a superuser's stays the instance's): only that role, or
-      -- a superuser, may give it back. A rollback undoes this; the ticket stays spent.
-      IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = session_user) THEN
-        EXECUTE format('ALTER DATABASE %I OWNER TO %I', c.name, session_user);
-      END IF;
-      -- Held by this session until give_back or its end; a copy handed off (db take: the name
-      -- outlives the session) is marked instead, and never reclaimed.
-      IF hand_off THEN
-        UPDATE ${POOL_SCHEMA}.copies SET handed_off = true WHERE slot = c.slot;
-      ELSE
-        PERFORM pg_advisory_lock(${HOLD_CLASS}, c.slot::integer);
-      END IF;
+      -- Its holder: this session until give_back or its end (then reclaim.ts gives it back once
+      -- unused), or nobody's session when handed off (db take: the name outlives the session).
+      -- Only the taker's role, or a superuser, may give it back. A rollback undoes this row's
+      -- change, never the ticket.
+      UPDATE ${POOL_SCHEMA}.copies
+        SET taken_by = (SELECT oid FROM pg_roles WHERE rolname = session_user),
+            holder_pid = CASE WHEN hand_off THEN NULL ELSE pg_backend_pid() END,
+            holder_start = CASE WHEN hand_off THEN NULL ELSE (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()) END,
+            handed_off = coalesce(hand_off, false)
+        WHERE slot = c.slot;
       RETURN c.name;
     END IF;
     ticket := NULL;
@@ -2401,28 +2405,22 @@ CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.give_back(name text) RETURNS void
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
   k ${POOL_SCHEMA}.keeper%ROWTYPE;
-  given bigint;
 BEGIN
   IF coalesce(name, '') = '' THEN
     RAISE EXCEPTION 'pg-tmpfs pool: give_back(%) names no copy', coalesce(quote_literal(name), 'NULL')
       USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Give back the name pgtmpfs.take() returned';
   END IF;
-  IF EXISTS (SELECT 1 FROM ${POOL_SCHEMA}.copies c JOIN pg_database d ON d.datname = c.name
-      WHERE c.name = give_back.name AND c.state = 'made'
-        AND NOT pg_has_role(session_user, d.datdba, 'MEMBER')) THEN
+  IF EXISTS (SELECT 1 FROM ${POOL_SCHEMA}.copies c
+      WHERE c.name = give_back.name AND c.state = 'made' AND c.taken_by IS NOT NULL
+        AND NOT pg_has_role(session_user, c.taken_by, 'MEMBER')) THEN
     RAISE EXCEPTION 'pg-tmpfs pool: % was taken by role %, and only that role or a superuser may give it back (this session is role %)', name,
-      (SELECT d.datdba::regrole FROM pg_database d WHERE d.datname = give_back.name), session_user
+      (SELECT c.taken_by::regrole FROM ${POOL_SCHEMA}.copies c WHERE c.name = give_back.name), session_user
       USING ERRCODE = '42501', HINT = 'Give back the copies your own role took';
   END IF;
   UPDATE ${POOL_SCHEMA}.copies c SET state = 'returned'
     WHERE c.name = give_back.name AND c.state = 'made'
-      AND c.slot <= (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets)
-    RETURNING slot INTO given;
-  IF FOUND THEN
-    PERFORM pg_advisory_unlock(${HOLD_CLASS}, given::integer)
-      FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()
-        AND classid = ${HOLD_CLASS} AND objid = given AND objsubid = 2;
-  ELSE
+      AND c.slot <= (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets);
+  IF NOT FOUND THEN
     SELECT * INTO k FROM ${POOL_SCHEMA}.keeper;
     -- Taken before a crash restart emptied the bookkeeping: nothing to give back, it goes with the server.
     IF k.rebuilt_at IS NOT NULL AND starts_with(name, k.template || '_pool_')
@@ -2440,6 +2438,17 @@ $fn$;
 `;
 
 // src/pool/state-sql.ts
+var UNHELD = `c.state = 'made' AND NOT c.handed_off
+  AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = c.holder_pid AND a.backend_start = c.holder_start)
+  AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = c.name)`;
+var RECLAIM = `
+WITH pick AS (
+  SELECT c.slot FROM ${POOL_SCHEMA}.copies c
+   WHERE c.name = $1 AND ${UNHELD}
+     AND c.slot <= (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets)
+   FOR UPDATE SKIP LOCKED),
+r AS (UPDATE ${POOL_SCHEMA}.copies c SET state = 'returned' FROM pick WHERE c.slot = pick.slot RETURNING 1)
+UPDATE ${POOL_SCHEMA}.keeper SET reclaimed = reclaimed + (SELECT count(*) FROM r)`;
 var SELECT_STATE = `
 WITH fp AS (SELECT ${POOL_SCHEMA}.fingerprint($1) AS f),
      t AS (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS taken FROM ${POOL_SCHEMA}.tickets)
@@ -2449,10 +2458,7 @@ SELECT fp.f AS fingerprint, EXISTS (SELECT 1 FROM pg_database WHERE datname = $1
   (SELECT c.fingerprint = fp.f AND ${POOL_SCHEMA}.pristine(c.name) FROM ${POOL_SCHEMA}.copies c WHERE c.slot = t.taken + 1) AS "headReady",
   ARRAY(SELECT name FROM ${POOL_SCHEMA}.copies c WHERE state = 'returned'
           AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = c.name) ORDER BY slot) AS returned,
-  ARRAY(SELECT name FROM ${POOL_SCHEMA}.copies c WHERE state = 'made' AND c.slot <= t.taken AND NOT c.handed_off
-          AND NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.classid = ${HOLD_CLASS}
-                            AND l.objid = c.slot AND l.objsubid = 2)
-          AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = c.name) ORDER BY slot) AS unheld
+  ARRAY(SELECT name FROM ${POOL_SCHEMA}.copies c WHERE c.slot <= t.taken AND ${UNHELD} ORDER BY slot) AS unheld
 FROM fp, t`;
 
 // src/pool/keeper.ts
@@ -2616,11 +2622,7 @@ async function keepPool(job, first) {
       await note(null);
     }
     for (const name of reclaimer.due(state.unheld, Date.now())) {
-      await main.query(
-        `WITH r AS (UPDATE ${POOL_SCHEMA}.copies SET state = 'returned' WHERE name = $1 AND state = 'made' AND NOT handed_off RETURNING 1)
-           UPDATE ${POOL_SCHEMA}.keeper SET reclaimed = reclaimed + (SELECT count(*) FROM r)`,
-        [name]
-      ).catch(failed);
+      await main.query(RECLAIM, [name]).catch(failed);
     }
     if (state.fingerprint !== null && state.headReady === false) {
       await main.query(`SELECT ${POOL_SCHEMA}.retire_stale($1)`, [job.template]).catch(failed);

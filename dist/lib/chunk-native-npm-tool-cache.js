@@ -12,6 +12,7 @@ import {
   keptProblem,
   npmWorkDir,
   removeStaleFills,
+  toolCacheTrustProblem,
   toolCacheVersionDir
 } from "./chunk-cli-main-native-npm-tool-cache-post.js";
 import {
@@ -149,6 +150,13 @@ async function fillKept(build, options) {
     for (const problem of (await removeStaleFills(dir)).problems) options.log.warning(problem);
   }
   mkdirSync(toolCacheVersionDir(build), { recursive: true });
+  const untrusted = toolCacheTrustProblem(toolCacheVersionDir(build));
+  if (untrusted) {
+    throw new SetupError(
+      `Not keeping ${build.name} ${build.version} in the tool cache (RUNNER_TOOL_CACHE): ${untrusted}`,
+      "Make every folder on the way owned by root or the runner's user and not writable by others (chmod go-w), then run again"
+    );
+  }
   try {
     await fillFolder(build, paths.folder, npmWorkDir(), options);
     writeFileSync2(paths.marker, "");

@@ -4013,7 +4013,8 @@ async function onMaintenance(connection, timeoutMs, fn) {
     return await fn(client);
   } catch (error) {
     const e = error;
-    if (e.code === POOL_ERRCODE && e.message.startsWith("pg-tmpfs pool")) throw new SetupError(e.message, e.hint ?? "");
+    if ((e.code === POOL_ERRCODE || e.code === "42501") && e.message.startsWith("pg-tmpfs pool"))
+      throw new SetupError(e.message, e.hint ?? "");
     throw error;
   } finally {
     await client.end().catch(() => void 0);

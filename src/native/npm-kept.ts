@@ -214,8 +214,7 @@ export function keepPlace(
   let untrusted: string | undefined;
   if (toolCache) {
     const tc = process.env.RUNNER_TOOL_CACHE ?? '';
-    const hosted = process.env.RUNNER_ENVIRONMENT === 'github-hosted';
-    untrusted = tc ? (pathTrustProblem(keptFolder(build, { toolCache: true }), hosted ? tc : null) ?? undefined) : undefined;
+    untrusted = tc ? (toolCacheTrustProblem(keptFolder(build, { toolCache: true })) ?? undefined) : undefined;
     if (tc && !untrusted && reachable(tc)) return { place: { toolCache: true }, passedOver: '' };
     if (!untrusted) passed.push(`the tool cache ${tc}`);
   }
@@ -243,6 +242,17 @@ export function toolCacheProblem(toolCache: string): string | null {
   if (!isAbsolute(toolCache)) return `"${toolCache}" is not an absolute path`;
   const problem = initdbPathProblem(toolCache);
   return problem ? `"${toolCache}" ${problem}` : null;
+}
+
+/**
+ * Why a folder in the runner's tool cache cannot be trusted to run programs from (fsutil.ts
+ * pathTrustProblem); inside the tool cache only on a self-hosted runner: GitHub's images make it
+ * world-writable on a one-user machine (RUNNER_ENVIRONMENT github-hosted).
+ * @returns the problem, or null
+ */
+export function toolCacheTrustProblem(folder: string): string | null {
+  const hosted = process.env.RUNNER_ENVIRONMENT === 'github-hosted';
+  return pathTrustProblem(folder, hosted ? (process.env.RUNNER_TOOL_CACHE ?? null) : null);
 }
 
 /** A build's version folder in the runner's tool cache: `$RUNNER_TOOL_CACHE/embedded-postgres/<version>` (tool-cache's layout). */

@@ -26,6 +26,7 @@ import {
   fillFolder,
   keptProblem,
   npmWorkDir,
+  toolCacheTrustProblem,
   toolCacheVersionDir,
   type KeepOptions,
   type KeptLookup,
@@ -77,6 +78,14 @@ export async function fillKept(build: NpmBuild, options: KeepOptions): Promise<s
     for (const problem of (await removeStaleFills(dir)).problems) options.log.warning(problem);
   }
   mkdirSync(toolCacheVersionDir(build), { recursive: true });
+  // Made now, checked again: another user may have made a folder on the way since keepPlace looked.
+  const untrusted = toolCacheTrustProblem(toolCacheVersionDir(build));
+  if (untrusted) {
+    throw new SetupError(
+      `Not keeping ${build.name} ${build.version} in the tool cache (RUNNER_TOOL_CACHE): ${untrusted}`,
+      "Make every folder on the way owned by root or the runner's user and not writable by others (chmod go-w), then run again",
+    );
+  }
   try {
     await fillFolder(build, paths.folder, npmWorkDir(), options);
     writeFileSync(paths.marker, '');

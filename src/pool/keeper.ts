@@ -24,7 +24,7 @@ import { cloneStrategy, freshName } from '../databases.js';
 import { openClient } from '../readiness.js';
 import { Reclaimer } from './reclaim.js';
 import { KEEPER_LOCK_KEY, POOL_CHANNEL, POOL_SCHEMA } from './sql.js';
-import { SELECT_STATE, type PoolState } from './state-sql.js';
+import { RECLAIM, SELECT_STATE, type PoolState } from './state-sql.js';
 
 /** What start.ts hands the keeper on its stdin (JSON). */
 export interface KeeperJob {
@@ -266,13 +266,7 @@ export async function keepPool(job: KeeperJob, first: boolean): Promise<'shutdow
     }
     // Copies whose taker's session ended without giving them back: given back after the wait.
     for (const name of reclaimer.due(state.unheld, Date.now())) {
-      await main
-        .query(
-          `WITH r AS (UPDATE ${POOL_SCHEMA}.copies SET state = 'returned' WHERE name = $1 AND state = 'made' AND NOT handed_off RETURNING 1)
-           UPDATE ${POOL_SCHEMA}.keeper SET reclaimed = reclaimed + (SELECT count(*) FROM r)`,
-          [name],
-        )
-        .catch(failed);
+      await main.query(RECLAIM, [name]).catch(failed);
     }
     // Stale or used copies at the head of the queue are retired (their tickets spent, then dropped).
     if (state.fingerprint !== null && state.headReady === false) {

@@ -1,25 +1,29 @@
 /**
- * Copies taken and never given back whose taker is gone (issue #43): a taker's session holds an
- * advisory lock on each copy it took (sql.ts HOLD_CLASS) until it gives the copy back or ends. A
- * copy whose lock nobody holds, that was not handed off (`db take`), and that no session is
- * connected to (SELECT_STATE `unheld`), for RECLAIM_MS on end, goes back to the pool: a client
- * that timed out while take() went on, a test process that died. The wait lets a taker close the
+ * Copies taken and never given back whose taker is gone (issue #43): take() records the session
+ * that holds each copy (its pid and start) in the copy's row. A copy whose holder session has
+ * ended, or whose take was rolled back, that was not handed off (`db take`), and that no session
+ * is connected to (state-sql.ts UNHELD), for the whole wait, goes back to the pool: a client that
+ * timed out while take() went on, a test process that died. The wait lets a taker close the
  * session it took with and connect to the copy with another (the copy has a session then).
  */
 
 /** How long a copy stays unheld before the keeper gives it back: 60 000 ms. */
 export const RECLAIM_MS = 60_000;
 
+/** The shortest wait: 1 000 ms (a take's row is written in the moment after its ticket is drawn). */
+export const MIN_RECLAIM_MS = 1_000;
+
 /** Environment variable that sets the wait in ms (a whole number; tests use a short one). */
 export const RECLAIM_ENV = 'PG_TMPFS_POOL_RECLAIM_MS';
 
 /**
- * The wait before a copy is reclaimed: RECLAIM_ENV when it is a whole number of ms, else RECLAIM_MS.
+ * The wait before a copy is reclaimed: RECLAIM_ENV when it is a whole number of ms (at least
+ * MIN_RECLAIM_MS), else RECLAIM_MS.
  * @returns ms
  */
 export function reclaimMs(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env[RECLAIM_ENV] ?? '';
-  return /^\d{1,9}$/.test(raw) ? Number(raw) : RECLAIM_MS;
+  return /^\d{1,9}$/.test(raw) ? Math.max(MIN_RECLAIM_MS, Number(raw)) : RECLAIM_MS;
 }
 
 /** Remembers since when each copy has been unheld, across the keeper's looks. */

@@ -11,8 +11,12 @@
  * spent. The keeper numbers a copy only after its CREATE DATABASE has committed, and a ticket is
  * drawn only for the copy at the head of the queue, made and current (looked at and drawn under
  * the session-level advisory lock DRAW_LOCK_KEY, which rollbacks do not touch either). So no
- * ticket reaches a copy half made or stale, take() changes no row, and a taker that gives up
- * never holds a ticket: however many takes time out, no copy is made for nobody (issue #43).
+ * ticket reaches a copy half made or stale, and a taker that gives up never holds a ticket:
+ * however many takes time out, no copy is made for nobody (issue #43). The copy's row then records
+ * its holder (the taking session's pid and start, its role; or handed off), which a rollback
+ * undoes: the ticket stays spent, and a copy no session holds or uses goes back to the pool
+ * (reclaim.ts). The keeper touches a taken row only with SKIP LOCKED, so a taker's open
+ * transaction never stalls it.
  * Stale copies at the head (made before the template changed) are retired by the keeper
  * (retire_stale: their tickets spent, marked returned, dropped).
  *
@@ -43,15 +47,6 @@ export const KEEPER_LOCK_KEY = 7_064_745_317_537_617n;
  */
 export const DRAW_LOCK_KEY = 7_064_745_317_537_618n;
 
-/**
- * The first key of the session-level advisory lock a taker holds on each copy it took
- * (pg_advisory_lock(HOLD_CLASS, slot): pg_locks classid HOLD_CLASS, objid the slot, objsubid 2):
- * held until give_back in that session or the session's end, so the keeper sees a copy whose
- * taker's session ended without giving it back (reclaim.ts). A lock, not a row: no rollback
- * undoes it.
- */
-export const HOLD_CLASS = 1_885_828_200;
-
 /** SQLSTATE of take()'s own errors: 55000 object_not_in_prerequisite_state. */
 export const POOL_ERRCODE = '55000';
 
@@ -70,6 +65,12 @@ CREATE UNLOGGED TABLE IF NOT EXISTS ${POOL_SCHEMA}.copies (
   fingerprint text NOT NULL,
   bytes bigint NOT NULL,
   made_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  -- The taker (take()): its role, and the session that holds the copy (pid and start: a pid is
+  -- reused), or handed_off when the name outlives that session (db take). NULL: not taken, or
+  -- taken in a transaction that was rolled back.
+  taken_by oid,
+  holder_pid integer,
+  holder_start timestamptz,
   handed_off boolean NOT NULL DEFAULT false
 );
 CREATE UNLOGGED TABLE IF NOT EXISTS ${POOL_SCHEMA}.keeper (
@@ -225,7 +226,7 @@ BEGIN
     END IF;
     -- A ticket only for the copy at the head of the queue, made and current, drawn under
     -- DRAW_LOCK_KEY (one draw at a time): a taker that waits holds no ticket, so no copy is ever
-    -- made for a taker that gave up, and take() changes no row a rollback could undo.
+    -- made for a taker that gave up.
     BEGIN
       IF pg_try_advisory_lock(${DRAW_LOCK_KEY}) THEN
         SELECT * INTO c FROM ${POOL_SCHEMA}.copies
@@ -242,18 +243,16 @@ BEGIN
       RAISE;
     END;
     IF ticket = c.slot THEN
-      -- The taker's role owns its copy (a superuser's stays the instance's): only that role, or
-      -- a superuser, may give it back. A rollback undoes this; the ticket stays spent.
-      IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = session_user) THEN
-        EXECUTE format('ALTER DATABASE %I OWNER TO %I', c.name, session_user);
-      END IF;
-      -- Held by this session until give_back or its end; a copy handed off (db take: the name
-      -- outlives the session) is marked instead, and never reclaimed.
-      IF hand_off THEN
-        UPDATE ${POOL_SCHEMA}.copies SET handed_off = true WHERE slot = c.slot;
-      ELSE
-        PERFORM pg_advisory_lock(${HOLD_CLASS}, c.slot::integer);
-      END IF;
+      -- Its holder: this session until give_back or its end (then reclaim.ts gives it back once
+      -- unused), or nobody's session when handed off (db take: the name outlives the session).
+      -- Only the taker's role, or a superuser, may give it back. A rollback undoes this row's
+      -- change, never the ticket.
+      UPDATE ${POOL_SCHEMA}.copies
+        SET taken_by = (SELECT oid FROM pg_roles WHERE rolname = session_user),
+            holder_pid = CASE WHEN hand_off THEN NULL ELSE pg_backend_pid() END,
+            holder_start = CASE WHEN hand_off THEN NULL ELSE (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()) END,
+            handed_off = coalesce(hand_off, false)
+        WHERE slot = c.slot;
       RETURN c.name;
     END IF;
     ticket := NULL;
@@ -288,28 +287,22 @@ CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.give_back(name text) RETURNS void
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
   k ${POOL_SCHEMA}.keeper%ROWTYPE;
-  given bigint;
 BEGIN
   IF coalesce(name, '') = '' THEN
     RAISE EXCEPTION 'pg-tmpfs pool: give_back(%) names no copy', coalesce(quote_literal(name), 'NULL')
       USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Give back the name pgtmpfs.take() returned';
   END IF;
-  IF EXISTS (SELECT 1 FROM ${POOL_SCHEMA}.copies c JOIN pg_database d ON d.datname = c.name
-      WHERE c.name = give_back.name AND c.state = 'made'
-        AND NOT pg_has_role(session_user, d.datdba, 'MEMBER')) THEN
+  IF EXISTS (SELECT 1 FROM ${POOL_SCHEMA}.copies c
+      WHERE c.name = give_back.name AND c.state = 'made' AND c.taken_by IS NOT NULL
+        AND NOT pg_has_role(session_user, c.taken_by, 'MEMBER')) THEN
     RAISE EXCEPTION 'pg-tmpfs pool: % was taken by role %, and only that role or a superuser may give it back (this session is role %)', name,
-      (SELECT d.datdba::regrole FROM pg_database d WHERE d.datname = give_back.name), session_user
+      (SELECT c.taken_by::regrole FROM ${POOL_SCHEMA}.copies c WHERE c.name = give_back.name), session_user
       USING ERRCODE = '42501', HINT = 'Give back the copies your own role took';
   END IF;
   UPDATE ${POOL_SCHEMA}.copies c SET state = 'returned'
     WHERE c.name = give_back.name AND c.state = 'made'
-      AND c.slot <= (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets)
-    RETURNING slot INTO given;
-  IF FOUND THEN
-    PERFORM pg_advisory_unlock(${HOLD_CLASS}, given::integer)
-      FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()
-        AND classid = ${HOLD_CLASS} AND objid = given AND objsubid = 2;
-  ELSE
+      AND c.slot <= (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets);
+  IF NOT FOUND THEN
     SELECT * INTO k FROM ${POOL_SCHEMA}.keeper;
     -- Taken before a crash restart emptied the bookkeeping: nothing to give back, it goes with the server.
     IF k.rebuilt_at IS NOT NULL AND starts_with(name, k.template || '_pool_')

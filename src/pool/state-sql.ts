@@ -3,7 +3,7 @@
  * drawn, the copies ready, those to drop, and those whose taker is gone (reclaim.ts), read in one
  * round trip from the bookkeeping sql.ts installs.
  */
-import { HOLD_CLASS, POOL_SCHEMA } from './sql.js';
+import { POOL_SCHEMA } from './sql.js';
 
 /** The keeper's view of the pool, read in one round trip (SELECT_STATE). */
 export interface PoolState {
@@ -22,12 +22,35 @@ export interface PoolState {
   /** Names of the copies given back (or skipped as stale) that no session is connected to, to drop. */
   returned: string[];
   /**
-   * Names of the copies taken and not given back whose taker's session has ended (no HOLD_CLASS
-   * lock), not handed off, with no session connected now: reclaim.ts gives them back once they
-   * stay so for RECLAIM_MS.
+   * Names of the copies taken and not given back that no session holds (UNHELD: the taking session
+   * has ended, or the take was rolled back), not handed off, with no session connected now:
+   * reclaim.ts gives them back once they stay so for its wait.
    */
   unheld: string[];
 }
+
+/**
+ * Whether copy row `c` is held by nobody and used by nobody: in state made, not handed off, its
+ * holder session gone (pid and start: a pid is reused) or never recorded (a take rolled back), and
+ * no session connected to it. A condition on `c` (a row of pgtmpfs.copies).
+ */
+export const UNHELD = `c.state = 'made' AND NOT c.handed_off
+  AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = c.holder_pid AND a.backend_start = c.holder_start)
+  AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = c.name)`;
+
+/**
+ * The keeper's reclaim of one copy ($1, its name): given back when still taken and UNHELD; a row
+ * a taker's open transaction has locked (a take or give_back not yet committed) is skipped, never
+ * waited for. Row: the count given back (0 or 1), added to pgtmpfs.keeper.reclaimed.
+ */
+export const RECLAIM = `
+WITH pick AS (
+  SELECT c.slot FROM ${POOL_SCHEMA}.copies c
+   WHERE c.name = $1 AND ${UNHELD}
+     AND c.slot <= (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets)
+   FOR UPDATE SKIP LOCKED),
+r AS (UPDATE ${POOL_SCHEMA}.copies c SET state = 'returned' FROM pick WHERE c.slot = pick.slot RETURNING 1)
+UPDATE ${POOL_SCHEMA}.keeper SET reclaimed = reclaimed + (SELECT count(*) FROM r)`;
 
 /** One round trip of the keeper's loop: $1 = the template's name. Row: PoolState's fields. */
 export const SELECT_STATE = `
@@ -39,8 +62,5 @@ SELECT fp.f AS fingerprint, EXISTS (SELECT 1 FROM pg_database WHERE datname = $1
   (SELECT c.fingerprint = fp.f AND ${POOL_SCHEMA}.pristine(c.name) FROM ${POOL_SCHEMA}.copies c WHERE c.slot = t.taken + 1) AS "headReady",
   ARRAY(SELECT name FROM ${POOL_SCHEMA}.copies c WHERE state = 'returned'
           AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = c.name) ORDER BY slot) AS returned,
-  ARRAY(SELECT name FROM ${POOL_SCHEMA}.copies c WHERE state = 'made' AND c.slot <= t.taken AND NOT c.handed_off
-          AND NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.classid = ${HOLD_CLASS}
-                            AND l.objid = c.slot AND l.objsubid = 2)
-          AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = c.name) ORDER BY slot) AS unheld
+  ARRAY(SELECT name FROM ${POOL_SCHEMA}.copies c WHERE c.slot <= t.taken AND ${UNHELD} ORDER BY slot) AS unheld
 FROM fp, t`;

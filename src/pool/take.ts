@@ -30,7 +30,9 @@ async function onMaintenance<T>(connection: ConnectionInfo, timeoutMs: number, f
     return await fn(client);
   } catch (error) {
     const e = error as { code?: string; message: string; hint?: string };
-    if (e.code === POOL_ERRCODE && e.message.startsWith('pg-tmpfs pool')) throw new SetupError(e.message, e.hint ?? '');
+    // 42501: give_back of a copy another role took.
+    if ((e.code === POOL_ERRCODE || e.code === '42501') && e.message.startsWith('pg-tmpfs pool'))
+      throw new SetupError(e.message, e.hint ?? '');
     throw error;
   } finally {
     await client.end().catch(() => undefined);

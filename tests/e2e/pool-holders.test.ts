@@ -1,8 +1,9 @@
 /**
  * Who holds a copy (issue #43: the sweep's 35, a role giving back another's copy; 111 and the
- * "Also", copies taken for a client that gave up or died, kept until `down`). The taker's role
- * owns its copy; the taking session holds it until give_back or its end, and a copy nobody holds
- * or uses is given back after reclaim.ts's wait (here 1 500 ms, PG_TMPFS_POOL_RECLAIM_MS).
+ * "Also", copies taken for a client that gave up or died, kept until `down`). take() records the
+ * taker's role and the session that holds the copy; only that role or a superuser gives it back,
+ * and a copy nobody holds or uses is given back after reclaim.ts's wait (here 1 500 ms,
+ * PG_TMPFS_POOL_RECLAIM_MS). A taker's open transaction never stalls the keeper.
  */
 import { rmSync } from 'node:fs';
 import pg from 'pg';
@@ -31,17 +32,17 @@ const reclaimed = async (uri: string) => (await rows<{ n: number }>(uri, 'SELECT
 describe('pool: who may give a copy back (the sweep 35, security)', () => {
   const s = poolServer('owners', 2);
 
-  it("only the taker's role or a superuser gives a copy back; the taker's role owns it", async () => {
+  it("only the taker's role or a superuser gives a copy back; the copy stays the instance user's", async () => {
     const alice = await connect(await role(s.connectionUri, 'alice'));
     const mallory = await connect(await role(s.connectionUri, 'mallory'));
     try {
       const name = await take(alice);
-      const owner = await rows<{ o: string }>(
+      const owner = await rows<{ o: string; t: string }>(
         s.connectionUri,
-        'SELECT datdba::regrole::text AS o FROM pg_database WHERE datname = $1',
+        'SELECT d.datdba::regrole::text AS o, c.taken_by::regrole::text AS t FROM pg_database d JOIN pgtmpfs.copies c ON c.name = d.datname WHERE d.datname = $1',
         [name],
       );
-      expect(owner).toEqual([{ o: 'alice' }]);
+      expect(owner).toEqual([{ o: 'postgres', t: 'alice' }]);
       const refused = await mallory.query('SELECT pgtmpfs.give_back($1)', [name]).catch((e: pg.DatabaseError) => e);
       expect((refused as pg.DatabaseError).message).toBe(
         `pg-tmpfs pool: ${name} was taken by role alice, and only that role or a superuser may give it back (this session is role mallory)`,
@@ -115,6 +116,46 @@ describe('pool: copies whose taker is gone (the sweep 111, and the "Also")', () 
       expect(cli(['db', 'give-back', handedOff.database, '--name', 'holders']).status).toBe(0);
     } finally {
       await taker.end();
+    }
+  });
+});
+
+describe('pool: a taker in an open transaction (second reading)', () => {
+  const s = poolServer('open-tx', 1);
+
+  it('a give_back left uncommitted past the wait stalls nothing: the keeper skips the locked row, takes go on', async () => {
+    const idle = await connect(s.connectionUri);
+    try {
+      await idle.query('BEGIN');
+      const name = await take(idle);
+      await idle.query('SELECT pgtmpfs.give_back($1)', [name]);
+      // Past the reclaim wait, the keeper still makes copies and takes get them.
+      await new Promise((r) => setTimeout(r, 3_000));
+      const next = await withClient(s.connectionUri, 'postgres', (c) => take(c, 10_000));
+      expect(next).toMatch(/^app_pool_/);
+      await idle.query('COMMIT');
+      expect(await until(async () => !(await poolDatabases(s.connectionUri)).includes(name))).toBe(true);
+    } finally {
+      await idle.end();
+    }
+  });
+
+  it('a take rolled back: its row forgets the holder, and the copy is given back once unused', async () => {
+    const c = await connect(s.connectionUri);
+    try {
+      await c.query('BEGIN');
+      const name = await take(c);
+      await c.query('ROLLBACK');
+      // The row's holder was undone with the transaction; the ticket stayed spent.
+      const row = await rows<{ t: string | null }>(
+        s.connectionUri,
+        'SELECT taken_by::text AS t FROM pgtmpfs.copies WHERE name = $1',
+        [name],
+      );
+      expect(row).toEqual([{ t: null }]);
+      expect(await until(async () => !(await poolDatabases(s.connectionUri)).includes(name))).toBe(true);
+    } finally {
+      await c.end();
     }
   });
 });

@@ -53,6 +53,13 @@ describe('pathTrustProblem', () => {
     expect(pathTrustProblem(join(below, '16'), below)).toMatch(/hosted can be written by others/);
   });
 
+  it('a symbolic link in a folder others can write is named, even when it points to a sound folder', () => {
+    const open = dir('open-parent', 0o777);
+    const link = join(open, 'tc');
+    symlinkSync(dir('sound-target'), link);
+    expect(pathTrustProblem(join(link, 'build'))).toMatch(/open-parent can be written by others \(mode 777\)/);
+  });
+
   it('a symbolic link on the way is followed: the folder it points to is the one checked', () => {
     const open = dir('open-target', 0o777);
     const link = join(scratch, 'link-to-open');

@@ -1,6 +1,6 @@
 /** reclaim.ts: when a copy whose taker is gone is given back (issue #43). */
 import { describe, expect, it } from 'vitest';
-import { RECLAIM_ENV, RECLAIM_MS, Reclaimer, reclaimMs } from '../../src/pool/reclaim.js';
+import { MIN_RECLAIM_MS, RECLAIM_ENV, RECLAIM_MS, Reclaimer, reclaimMs } from '../../src/pool/reclaim.js';
 
 describe('Reclaimer', () => {
   it('a copy is due once unheld for the whole wait; one that was held meanwhile starts again', () => {
@@ -23,6 +23,8 @@ describe('reclaimMs', () => {
   it('reads a whole number of ms, else the default', () => {
     expect(reclaimMs({})).toBe(RECLAIM_MS);
     expect(reclaimMs({ [RECLAIM_ENV]: '1500' })).toBe(1_500);
+    // Never shorter than the moment between a take's ticket and its row.
+    expect(reclaimMs({ [RECLAIM_ENV]: '0' })).toBe(MIN_RECLAIM_MS);
     for (const bad of ['', '-1', '1.5', '1e3', '10s', '9999999999']) expect(reclaimMs({ [RECLAIM_ENV]: bad })).toBe(RECLAIM_MS);
   });
 });
