@@ -2405,20 +2405,22 @@ CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.give_back(name text) RETURNS void
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
   k ${POOL_SCHEMA}.keeper%ROWTYPE;
+  r ${POOL_SCHEMA}.copies%ROWTYPE;
 BEGIN
   IF coalesce(name, '') = '' THEN
     RAISE EXCEPTION 'pg-tmpfs pool: give_back(%) names no copy', coalesce(quote_literal(name), 'NULL')
       USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Give back the name pgtmpfs.take() returned';
   END IF;
-  IF EXISTS (SELECT 1 FROM ${POOL_SCHEMA}.copies c
-      WHERE c.name = give_back.name AND c.state = 'made' AND c.taken_by IS NOT NULL
-        AND NOT pg_has_role(session_user, c.taken_by, 'MEMBER')) THEN
+  -- The row as its take committed it: FOR UPDATE waits for a take still open on it (its holder
+  -- and role not yet visible), so no role gives back a copy whose taker's role it cannot see yet.
+  SELECT * INTO r FROM ${POOL_SCHEMA}.copies c WHERE c.name = give_back.name FOR UPDATE;
+  IF FOUND AND r.state = 'made' AND r.taken_by IS NOT NULL AND NOT pg_has_role(session_user, r.taken_by, 'MEMBER') THEN
     RAISE EXCEPTION 'pg-tmpfs pool: % was taken by role %, and only that role or a superuser may give it back (this session is role %)', name,
-      (SELECT c.taken_by::regrole FROM ${POOL_SCHEMA}.copies c WHERE c.name = give_back.name), session_user
+      r.taken_by::regrole, session_user
       USING ERRCODE = '42501', HINT = 'Give back the copies your own role took';
   END IF;
   UPDATE ${POOL_SCHEMA}.copies c SET state = 'returned'
-    WHERE c.name = give_back.name AND c.state = 'made'
+    WHERE c.slot = r.slot AND c.state = 'made'
       AND c.slot <= (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets);
   IF NOT FOUND THEN
     SELECT * INTO k FROM ${POOL_SCHEMA}.keeper;
@@ -2458,7 +2460,7 @@ SELECT fp.f AS fingerprint, EXISTS (SELECT 1 FROM pg_database WHERE datname = $1
   (SELECT c.fingerprint = fp.f AND ${POOL_SCHEMA}.pristine(c.name) FROM ${POOL_SCHEMA}.copies c WHERE c.slot = t.taken + 1) AS "headReady",
   ARRAY(SELECT name FROM ${POOL_SCHEMA}.copies c WHERE state = 'returned'
           AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = c.name) ORDER BY slot) AS returned,
-  ARRAY(SELECT name FROM ${POOL_SCHEMA}.copies c WHERE c.slot <= t.taken AND ${UNHELD} ORDER BY slot) AS unheld
+  ARRAY(SELECT name FROM ${POOL_SCHEMA}.copies c WHERE c.slot <= t.taken AND ${UNHELD} ORDER BY slot FOR UPDATE SKIP LOCKED) AS unheld
 FROM fp, t`;
 
 // src/pool/keeper.ts

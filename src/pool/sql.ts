@@ -287,20 +287,22 @@ CREATE OR REPLACE FUNCTION ${POOL_SCHEMA}.give_back(name text) RETURNS void
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
   k ${POOL_SCHEMA}.keeper%ROWTYPE;
+  r ${POOL_SCHEMA}.copies%ROWTYPE;
 BEGIN
   IF coalesce(name, '') = '' THEN
     RAISE EXCEPTION 'pg-tmpfs pool: give_back(%) names no copy', coalesce(quote_literal(name), 'NULL')
       USING ERRCODE = '${POOL_ERRCODE}', HINT = 'Give back the name pgtmpfs.take() returned';
   END IF;
-  IF EXISTS (SELECT 1 FROM ${POOL_SCHEMA}.copies c
-      WHERE c.name = give_back.name AND c.state = 'made' AND c.taken_by IS NOT NULL
-        AND NOT pg_has_role(session_user, c.taken_by, 'MEMBER')) THEN
+  -- The row as its take committed it: FOR UPDATE waits for a take still open on it (its holder
+  -- and role not yet visible), so no role gives back a copy whose taker's role it cannot see yet.
+  SELECT * INTO r FROM ${POOL_SCHEMA}.copies c WHERE c.name = give_back.name FOR UPDATE;
+  IF FOUND AND r.state = 'made' AND r.taken_by IS NOT NULL AND NOT pg_has_role(session_user, r.taken_by, 'MEMBER') THEN
     RAISE EXCEPTION 'pg-tmpfs pool: % was taken by role %, and only that role or a superuser may give it back (this session is role %)', name,
-      (SELECT c.taken_by::regrole FROM ${POOL_SCHEMA}.copies c WHERE c.name = give_back.name), session_user
+      r.taken_by::regrole, session_user
       USING ERRCODE = '42501', HINT = 'Give back the copies your own role took';
   END IF;
   UPDATE ${POOL_SCHEMA}.copies c SET state = 'returned'
-    WHERE c.name = give_back.name AND c.state = 'made'
+    WHERE c.slot = r.slot AND c.state = 'made'
       AND c.slot <= (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${POOL_SCHEMA}.tickets);
   IF NOT FOUND THEN
     SELECT * INTO k FROM ${POOL_SCHEMA}.keeper;

@@ -24,7 +24,10 @@ export interface PoolState {
   /**
    * Names of the copies taken and not given back that no session holds (UNHELD: the taking session
    * has ended, or the take was rolled back), not handed off, with no session connected now:
-   * reclaim.ts gives them back once they stay so for its wait.
+   * reclaim.ts gives them back once they stay so for its wait. A row a taker's open transaction
+   * has locked (a take not yet committed shows no holder) is left out (SKIP LOCKED), so its wait
+   * starts only once that transaction has ended. The keeper runs this in autocommit: the row
+   * locks end with the statement (the table is UNLOGGED: they write no WAL).
    */
   unheld: string[];
 }
@@ -62,5 +65,5 @@ SELECT fp.f AS fingerprint, EXISTS (SELECT 1 FROM pg_database WHERE datname = $1
   (SELECT c.fingerprint = fp.f AND ${POOL_SCHEMA}.pristine(c.name) FROM ${POOL_SCHEMA}.copies c WHERE c.slot = t.taken + 1) AS "headReady",
   ARRAY(SELECT name FROM ${POOL_SCHEMA}.copies c WHERE state = 'returned'
           AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = c.name) ORDER BY slot) AS returned,
-  ARRAY(SELECT name FROM ${POOL_SCHEMA}.copies c WHERE c.slot <= t.taken AND ${UNHELD} ORDER BY slot) AS unheld
+  ARRAY(SELECT name FROM ${POOL_SCHEMA}.copies c WHERE c.slot <= t.taken AND ${UNHELD} ORDER BY slot FOR UPDATE SKIP LOCKED) AS unheld
 FROM fp, t`;

@@ -159,3 +159,50 @@ describe('pool: a taker in an open transaction (second reading)', () => {
     }
   });
 });
+
+describe('pool: takes still open in a transaction (a third reading)', () => {
+  const s = poolServer('open-take', 2);
+
+  it("another role's give_back waits for the take to commit, then is refused: the taker's role was not visible yet", async () => {
+    const alice = await connect(await role(s.connectionUri, 'alice2'));
+    const mallory = await connect(await role(s.connectionUri, 'mallory2'));
+    try {
+      await alice.query('BEGIN');
+      const name = await take(alice);
+      const attempt = mallory.query('SELECT pgtmpfs.give_back($1)', [name]).then(
+        () => 'given back',
+        (e: Error) => e.message,
+      );
+      await new Promise((r) => setTimeout(r, 500));
+      await alice.query('COMMIT');
+      expect(await attempt).toBe(
+        `pg-tmpfs pool: ${name} was taken by role alice2, and only that role or a superuser may give it back (this session is role mallory2)`,
+      );
+      await alice.query('SELECT pgtmpfs.give_back($1)', [name]);
+    } finally {
+      await alice.end();
+      await mallory.end();
+    }
+  });
+
+  it('a take left open past the wait, then committed and its session closed: the copy waits the whole wait again', async () => {
+    const c = await connect(s.connectionUri);
+    await c.query('BEGIN');
+    const name = await take(c);
+    // Past the wait (1 500 ms) while the take is open: its row is locked, so no wait runs.
+    await new Promise((r) => setTimeout(r, 3_000));
+    await c.query('COMMIT');
+    await c.end();
+    // The test connects a moment later, as a fixture that closed its admin session does.
+    await new Promise((r) => setTimeout(r, 500));
+    const user = await connect(s.connectionUri, name);
+    try {
+      expect((await user.query('SELECT count(*)::int AS n FROM t')).rows).toEqual([{ n: 1 }]);
+      await new Promise((r) => setTimeout(r, 2_000));
+      expect(await poolDatabases(s.connectionUri)).toContain(name);
+    } finally {
+      await user.end();
+    }
+    expect(await until(async () => !(await poolDatabases(s.connectionUri)).includes(name))).toBe(true);
+  });
+});
