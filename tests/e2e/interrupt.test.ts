@@ -1029,7 +1029,7 @@ describe('a state folder that cannot hold records', () => {
         expect(m.status, m.stderr).toBe(0);
         return { dir, undo: () => spawnSync('umount', [dir]) };
       },
-      message: /cannot hold instance records: .* is not writable by this user/,
+      message: /cannot hold instance records: .* is on a read-only file system \(EROFS\)/,
     },
     {
       what: 'a record that is a folder',
