@@ -178,27 +178,36 @@ async function withDockerServer(ctx: Context, major: string, image: string, fn: 
 }
 
 /**
- * Section 9: table `isolation` on the action's native server, then table `strategy` on every
- * major from 15 that runs here (native binaries, then the local test images in Docker mode).
+ * Runs `fn` on a native server like the action's (startNative) with the template prepared
+ * (prepareTemplate), as target `off-tmpfs`; the server is stopped after.
  */
-export async function runPerTest(ctx: Context): Promise<void> {
-  ctx.log(`per_test: the action's native server, PostgreSQL ${ctx.major} (tmpfs, profile)`);
+async function onActionServer(ctx: Context, fn: (target: Target) => Promise<void>): Promise<void> {
   const server = await startNative(ctx);
   try {
     const { version } = await serverVersion(server.conn);
-    const target: Target = {
+    await prepareTemplate(server.conn);
+    await fn({
       key: 'off-tmpfs',
       label: `PostgreSQL ${version}, native mode`,
       conn: server.conn,
       major: ctx.major,
       ...(server.token ? { token: server.token } : {}),
-    };
-    await prepareTemplate(server.conn);
-    await measureCases(ctx, target, perTestCases(ctx.major), 'isolation');
-    if (ctx.major >= 15) await measureStrategies(ctx, { ...target, key: `native-${ctx.major}` });
+    });
   } finally {
     await server.stop();
   }
+}
+
+/**
+ * Section 9: table `isolation` on the action's native server, then table `strategy` on every
+ * major from 15 that runs here (native binaries, then the local test images in Docker mode).
+ */
+export async function runPerTest(ctx: Context): Promise<void> {
+  ctx.log(`per_test: the action's native server, PostgreSQL ${ctx.major} (tmpfs, profile)`);
+  await onActionServer(ctx, async (target) => {
+    await measureCases(ctx, target, perTestCases(ctx.major), 'isolation');
+    if (ctx.major >= 15) await measureStrategies(ctx, { ...target, key: `native-${ctx.major}` });
+  });
   // Other native majors with STRATEGY: a server of their own binaries, with an initdb cache of their own.
   for (const b of installedBinaries(realProbe()).filter((x) => x.major >= 15 && x.major !== ctx.major)) {
     throwIfInterrupted();
@@ -236,19 +245,5 @@ export async function runPerTestReal(ctx: Context): Promise<void> {
     return;
   }
   ctx.log(`per_test_real: the action's native server, PostgreSQL ${ctx.major} (tmpfs, profile)`);
-  const server = await startNative(ctx);
-  try {
-    const { version } = await serverVersion(server.conn);
-    const target: Target = {
-      key: 'off-tmpfs',
-      label: `PostgreSQL ${version}, native mode`,
-      conn: server.conn,
-      major: ctx.major,
-      ...(server.token ? { token: server.token } : {}),
-    };
-    await prepareTemplate(server.conn);
-    await measureCases(ctx, target, realWorkCases(), 'real_work');
-  } finally {
-    await server.stop();
-  }
+  await onActionServer(ctx, (target) => measureCases(ctx, target, realWorkCases(), 'real_work'));
 }
