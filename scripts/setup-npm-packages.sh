@@ -5,7 +5,7 @@
 # and $here): the PostgreSQL server builds on npm that the tests and the benchmark serve from a
 # local registry (bench/lib/npm-registry.ts), and what the linux-arm64 build needs to run here.
 #
-# The packages come from the pinned table, src/native/npm-packages.json: on linux-x64 the newest
+# The packages come from the pinned table, src/native/source/npm/packages.json: on linux-x64 the newest
 # minor of each of the table's majors, on linux-arm64 the newest minor of 16 (NPM_ARM64_MAJOR),
 # on windows-x64 the newest minor of 17 (NPM_WINDOWS_MAJOR).
 # The same choice is made in bench/lib/npm-packages.ts (npmTestPackages): change both.
@@ -38,7 +38,7 @@ npm_test_packages() {
       const { version, integrity } = t.packages[platform][minor];
       const name = `${t.scope}/${platform}`;
       console.log(name, version, integrity, `${name.slice(1).replace("/", "-")}-${version}.tgz`);
-    }' "$here/src/native/npm-packages.json" "$NPM_ARM64_MAJOR" "$NPM_WINDOWS_MAJOR"
+    }' "$here/src/native/source/npm/packages.json" "$NPM_ARM64_MAJOR" "$NPM_WINDOWS_MAJOR"
 }
 
 # sha512_integrity FILE: the file's integrity as npm writes it (sha512-BASE64).
@@ -72,7 +72,7 @@ fetch_npm_packages() {
     got=$(sha512_integrity "$partial/$file" 2>/dev/null || echo "no file $file")
     if [ "$got" != "$integrity" ]; then
       rm -rf "$partial"
-      log "$name@$version: the registry's tarball has integrity $got, the table (src/native/npm-packages.json) pins $integrity" >&2
+      log "$name@$version: the registry's tarball has integrity $got, the table (src/native/source/npm/packages.json) pins $integrity" >&2
       exit 1
     fi
     mv -f "$partial/$file" "$npm_dir/$file"

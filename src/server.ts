@@ -82,7 +82,7 @@ export interface NativeHandle {
    */
   launcherPid?: number;
   /**
-   * A server build from npm taken into RAM for its first start here (src/native/npm-ram.ts),
+   * A server build from npm taken into RAM for its first start here (src/native/source/npm/ram.ts),
    * named before it exists; removed with the server, once its keep on disk is over (npm-keep.ts).
    * Absent when the build ran from where it is kept, or from installed binaries.
    */

@@ -10,7 +10,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { npmCommand, realNpmProbe } from '../../src/native/npm-fetch.js';
+import { npmCommand, realNpmProbe } from '../../src/native/source/npm/fetch.js';
 import { run } from '../../src/proc.js';
 import type { CliUpOut } from './cli.js';
 import { runContainer, type BenchContainer } from './containers.js';

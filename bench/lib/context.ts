@@ -1,7 +1,7 @@
 /**
  * What every benchmark section shares: options, where things go, the cleanup list, the results.
  */
-import type { RunAs } from '../../src/native/initdb-cache.js';
+import type { RunAs } from '../../src/native/cluster/initdb-cache.js';
 import type { Cleanup } from './cleanup.js';
 import type { Results, Section } from './results.js';
 

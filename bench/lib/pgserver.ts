@@ -3,8 +3,8 @@
  * directory on disk or on tmpfs and with the project's durability profile or PostgreSQL's
  * defaults. Native mode always puts the data directory in RAM, so the on-disk servers of the
  * 2x2 matrix cannot come from start(); everything that defines the server comes from the
- * project's code instead: the initdb arguments and cache (src/native/initdb-cache.ts), the
- * `postgres` process (spawnPostgres: src/native/postgres.ts, whose arguments apply the profile of
+ * project's code instead: the initdb arguments and cache (src/native/cluster/initdb-cache.ts), the
+ * `postgres` process (spawnPostgres: src/native/run/postgres.ts, whose arguments apply the profile of
  * src/profile.ts), stopping (stopPostgres) and the settings check (src/verify.ts).
  */
 import { chownSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import getPort from 'get-port';
 import pg from 'pg';
 import type { ConnectionInfo } from '../../src/connection.js';
-import { copyCluster, ensureCluster } from '../../src/native/initdb-cache.js';
-import { dataDirOf, postgresLogTail, RUN_MARKER, spawnPostgres, stopPostgres } from '../../src/native/postgres.js';
+import { copyCluster, ensureCluster } from '../../src/native/cluster/initdb-cache.js';
+import { dataDirOf, postgresLogTail, RUN_MARKER, spawnPostgres, stopPostgres } from '../../src/native/run/postgres.js';
 import { TMPFS_MAGIC } from '../../src/native/ramdir.js';
 import { waitForQuery } from '../../src/readiness.js';
 import type { NativeHandle } from '../../src/server.js';

@@ -35,7 +35,7 @@
  */
 import { join } from 'node:path';
 import { dockerOk } from '../../src/docker/engine.js';
-import { installedBinaries, realProbe } from '../../src/native/binaries.js';
+import { installedBinaries, realProbe } from '../../src/native/source/installed.js';
 import { effectiveSettings } from '../../src/profile.js';
 import { filesystemTypeOf, isRamFilesystem, verifyServer } from '../../src/verify.js';
 import { throwIfInterrupted } from '../lib/cleanup.js';

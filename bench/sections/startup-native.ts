@@ -19,8 +19,8 @@ import {
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import getPort from 'get-port';
-import { ensureCluster, initdbArgs, type RunAs } from '../../src/native/initdb-cache.js';
-import { dataDirOf, RUN_MARKER, spawnPostgres, stopPostgres } from '../../src/native/postgres.js';
+import { ensureCluster, initdbArgs, type RunAs } from '../../src/native/cluster/initdb-cache.js';
+import { dataDirOf, RUN_MARKER, spawnPostgres, stopPostgres } from '../../src/native/run/postgres.js';
 import { run, runOk } from '../../src/proc.js';
 import { DURABILITY_SETTINGS } from '../../src/profile.js';
 import type { NativeHandle } from '../../src/server.js';

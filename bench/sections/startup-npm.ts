@@ -19,8 +19,8 @@
  */
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { MANIFEST_SUFFIX } from '../../src/native/cache-manifest.js';
-import { keptProblem } from '../../src/native/npm-kept.js';
+import { MANIFEST_SUFFIX } from '../../src/store/manifest.js';
+import { keptProblem } from '../../src/native/source/npm/kept.js';
 import { cliUp } from '../lib/cli.js';
 import { startCliContainer, type CliContainer } from '../lib/cli-container.js';
 import { MAJOR_IMAGES } from '../lib/containers.js';
@@ -37,7 +37,7 @@ const CONTAINER_MAJORS = [17, 18];
 /** Deadline of one `pg-tmpfs up` (a cold start fetches 23 MB and runs initdb), ms. */
 const UP_TIMEOUT_MS = 300_000;
 
-/** The phase of `up --json` that says a first start fetched its build into RAM (src/native/npm-ram.ts). */
+/** The phase of `up --json` that says a first start fetched its build into RAM (src/native/source/npm/ram.ts). */
 const INTO_RAM = 'npm pack into RAM, sha512 check';
 
 /**

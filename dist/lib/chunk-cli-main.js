@@ -14,11 +14,11 @@ import {
 } from "./chunk-cli-main-post-wait.js";
 import {
   initdbPathProblem
-} from "./chunk-cli-main-native-npm-tool-cache-post.js";
+} from "./chunk-cli-main-native-source-npm-tool-cache-post.js";
 import {
   InputError,
   parseSettings
-} from "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
+} from "./chunk-cli-main-native-source-npm-tool-cache-post-wait.js";
 
 // src/parse-inputs.ts
 import { randomBytes } from "node:crypto";
@@ -56,7 +56,7 @@ function size(input, raw) {
   return raw.toLowerCase();
 }
 
-// src/pool/input.ts
+// src/pool-input.ts
 var MAX_POOL = 1e3;
 function parsePool(value, template) {
   const text = value.trim();

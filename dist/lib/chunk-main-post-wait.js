@@ -13,11 +13,11 @@ import {
   setFailed,
   startGroup,
   warning
-} from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
+} from "./chunk-cache-cli-main-native-source-npm-tool-cache-post-wait.js";
 import {
   InputError,
   SetupError
-} from "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
+} from "./chunk-cli-main-native-source-npm-tool-cache-post-wait.js";
 
 // src/action/log.ts
 var actionsLogger = {

@@ -32,13 +32,13 @@ import {
   saveState,
   setOutput,
   warning
-} from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
+} from "./chunk-cache-cli-main-native-source-npm-tool-cache-post-wait.js";
 import {
   MANIFEST_SUFFIX
-} from "./chunk-cli-main-native-npm-tool-cache-post.js";
+} from "./chunk-cli-main-native-source-npm-tool-cache-post.js";
 import {
   SetupError
-} from "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
+} from "./chunk-cli-main-native-source-npm-tool-cache-post-wait.js";
 
 // src/action/background.ts
 import { randomBytes } from "node:crypto";

@@ -13,7 +13,7 @@ import {
   setOutput,
   setSecret,
   summary
-} from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
+} from "./chunk-cache-cli-main-native-source-npm-tool-cache-post-wait.js";
 
 // src/action/outputs.ts
 function outputsOf(s) {

@@ -45,7 +45,7 @@ import {
   checkPrivateDir,
   makeDirs,
   openClient
-} from "./chunk-cli-main-native-npm-tool-cache-post.js";
+} from "./chunk-cli-main-native-source-npm-tool-cache-post.js";
 import {
   InputError,
   SetupError,
@@ -55,7 +55,7 @@ import {
   processAlive,
   releaseSignals,
   signalExitCode
-} from "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
+} from "./chunk-cli-main-native-source-npm-tool-cache-post-wait.js";
 import {
   __commonJS,
   __require,

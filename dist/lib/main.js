@@ -36,15 +36,15 @@ import {
   getInput,
   info,
   setSecret
-} from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
+} from "./chunk-cache-cli-main-native-source-npm-tool-cache-post-wait.js";
 import {
   toolCacheProblem
-} from "./chunk-cli-main-native-npm-tool-cache-post.js";
+} from "./chunk-cli-main-native-source-npm-tool-cache-post.js";
 import {
   SetupError,
   interrupted,
   killActive
-} from "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
+} from "./chunk-cli-main-native-source-npm-tool-cache-post-wait.js";
 import "./chunk-common.js";
 
 // src/action/main-step.ts

@@ -24,9 +24,9 @@ import {
   setFailed,
   startGroup,
   warning
-} from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
-import "./chunk-cli-main-native-npm-tool-cache-post.js";
-import "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
+} from "./chunk-cache-cli-main-native-source-npm-tool-cache-post-wait.js";
+import "./chunk-cli-main-native-source-npm-tool-cache-post.js";
+import "./chunk-cli-main-native-source-npm-tool-cache-post-wait.js";
 import "./chunk-common.js";
 
 // src/action/post-step.ts

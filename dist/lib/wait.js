@@ -18,10 +18,10 @@ import {
 import {
   info,
   setOutput
-} from "./chunk-cache-cli-main-native-npm-tool-cache-post-wait.js";
+} from "./chunk-cache-cli-main-native-source-npm-tool-cache-post-wait.js";
 import {
   SetupError
-} from "./chunk-cli-main-native-npm-tool-cache-post-wait.js";
+} from "./chunk-cli-main-native-source-npm-tool-cache-post-wait.js";
 import "./chunk-common.js";
 
 // src/action/wait-step.ts

@@ -35,7 +35,7 @@ import { SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
 import { planStart } from '../lifecycle.js';
 import { guardedStart } from '../start-guard.js';
-import { launchKeep } from '../native/npm-keep.js';
+import { launchKeep } from '../native/source/npm/keep.js';
 import type { ServerHandle } from '../server.js';
 import { actionsLogger } from './log.js';
 import {

@@ -2,17 +2,17 @@
  * Entry of the action's main step (action.yml runs.main → dist/main.js), and of its background
  * start (`dist/main.js --pg-tmpfs-background`, launched by the main step with `wait: false`), and
  * of the pool's keeper (`dist/main.js --pg-tmpfs-keeper`, src/pool/start.ts), and of the keep of a
- * server build from npm taken into RAM (`dist/main.js --pg-tmpfs-keep-build`, src/native/npm-keep.ts).
+ * server build from npm taken into RAM (`dist/main.js --pg-tmpfs-keep-build`, src/native/source/npm/keep.ts).
  */
 import { BACKGROUND_FLAG } from '../background.js';
 import { interrupted } from '../interrupt.js';
 import { killActive } from '../proc.js';
-import { KEEP_FLAG, keepChild } from '../native/npm-keep.js';
+import { KEEP_FLAG, keepChild } from '../native/source/npm/keep.js';
 import { KEEPER_FLAG, keeperChild } from '../pool/start.js';
 import { backgroundChild } from './background.js';
 import { mainStep } from './main-step.js';
 
-// The keep of a build a start took into RAM, launched once the server answered (src/native/npm-keep.ts).
+// The keep of a build a start took into RAM, launched once the server answered (src/native/source/npm/keep.ts).
 if (process.argv[2] === KEEP_FLAG) process.exit(await keepChild(process.argv.slice(3)));
 if (process.argv[2] === KEEPER_FLAG) {
   const code = await keeperChild().catch((error: unknown) => {

@@ -15,7 +15,7 @@ import { finishBackground, removeFolder } from './background.js';
 import { savedBackground, savedHandle } from './state.js';
 import { uploadSchemaCache } from './schema-cache.js';
 import { actionsLogger } from './log.js';
-import { awaitKeep } from '../native/npm-keep.js';
+import { awaitKeep } from '../native/source/npm/keep.js';
 import type { Server } from '../server.js';
 
 /**

@@ -7,7 +7,7 @@
  * actions/setup-java's `job-status` input).
  */
 import * as core from '@actions/core';
-import { MANIFEST_SUFFIX } from '../native/cache-manifest.js';
+import { MANIFEST_SUFFIX } from '../store/manifest.js';
 import type { RemoteCache, SchemaCacheResult } from '../schema-cache/cache.js';
 import type { Server } from '../server.js';
 import { STATE } from './state.js';

@@ -27,7 +27,7 @@ import {
 } from './instances.js';
 import { formatError, upJson, type Io } from './output.js';
 import { guardedStart } from '../start-guard.js';
-import { launchKeep } from '../native/npm-keep.js';
+import { launchKeep } from '../native/source/npm/keep.js';
 import { exportLines } from './shell.js';
 
 /** Pause between looks at the record while waiting, in ms (10). */

@@ -15,7 +15,7 @@ import {
 } from './instances.js';
 import type { Io } from './output.js';
 import { consoleLogger } from '../log.js';
-import { awaitKeep } from '../native/npm-keep.js';
+import { awaitKeep } from '../native/source/npm/keep.js';
 
 /**
  * `down`: stops a background start under way, then removes what instance `name` made and its record.

@@ -6,11 +6,11 @@ import { runCli } from './program.js';
 import { BACKGROUND_FLAG } from '../background.js';
 import { cliBackgroundChild } from './background.js';
 import { KEEPER_FLAG, keeperChild } from '../pool/start.js';
-import { KEEP_FLAG, keepChild } from '../native/npm-keep.js';
+import { KEEP_FLAG, keepChild } from '../native/source/npm/keep.js';
 
 // `up --no-wait` launches this program again with BACKGROUND_FLAG (src/background.ts), and a
 // start with --pool launches its keeper with KEEPER_FLAG (src/pool/start.ts).
-// A first start from an npm build in RAM launches its keep with KEEP_FLAG (src/native/npm-keep.ts).
+// A first start from an npm build in RAM launches its keep with KEEP_FLAG (src/native/source/npm/keep.ts).
 const code =
   process.argv[2] === KEEP_FLAG
     ? await keepChild(process.argv.slice(3))

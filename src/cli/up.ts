@@ -10,7 +10,7 @@ import { parseInputs } from '../parse-inputs.js';
 import { consoleLogger } from '../log.js';
 import { guardedStart } from '../start-guard.js';
 import { entryPath } from '../background.js';
-import { launchKeep } from '../native/npm-keep.js';
+import { launchKeep } from '../native/source/npm/keep.js';
 import { Phases } from '../timing.js';
 import { upInBackground } from './background.js';
 import { cliContainerName, checkInstanceName, forgetInstance, saveInstance, takeName, type Instance } from './instances.js';

@@ -79,7 +79,7 @@ export function tmpfsMounts(layout: ImageLayout, size: string | null): string[] 
 /**
  * POSTGRES_INITDB_ARGS for `config`: `--nosync`, and the locale input when it names another
  * locale than the default C (with the default, the image keeps its own: en_US.utf8 in the
- * official Debian images). The schema cache's key holds it (schema-cache/docker.ts).
+ * official Debian images). The schema cache's key holds it (docker/schema-cache.ts).
  */
 export function initdbArgsEnv(config: Pick<Config, 'locale'>): string {
   return [...INITDB_ARGS, ...(config.locale !== 'C' ? [`--locale=${config.locale}`] : [])].join(' ');

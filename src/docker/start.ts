@@ -33,9 +33,9 @@ import {
   VERSION_TIMEOUT_MS,
 } from './engine.js';
 import { detectJobNetwork } from './job-container.js';
-import { DamagedEntryError } from '../native/cache-copy.js';
+import { DamagedEntryError } from '../native/cluster/copy.js';
 import type { SchemaCache } from '../schema-cache/cache.js';
-import { dockerIdentity, readEntry, restoreDocker } from '../schema-cache/docker.js';
+import { dockerIdentity, readEntry, restoreDocker } from './schema-cache.js';
 import type { StoreEntry } from '../schema-cache/store.js';
 import { EntryNotStarted } from '../schema-cache/restored.js';
 import { checkDockerInputs, runError } from './input-errors.js';

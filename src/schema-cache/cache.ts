@@ -8,10 +8,10 @@ import type { InitFile } from '../init-files.js';
 import type { Config } from '../inputs.js';
 import type { Logger } from '../log.js';
 import { readSchemaInputs, schemaCacheKey, type KeyParts, type SchemaInputs, type ServerIdentity } from './key.js';
-import { removeStaleFills } from '../native/cache-removal.js';
+import { removeStaleFills } from '../store/removal.js';
 import { drop, lookup, prune, save, storeDir, type StoreEntry } from './store.js';
-import { dropEntry } from '../native/cache-removal.js';
-import type { Manifest } from '../native/cache-manifest.js';
+import { dropEntry } from '../store/removal.js';
+import type { Manifest } from '../store/manifest.js';
 
 /** A cache beyond this machine that restores entries into the local store, and later saves them (the action's @actions/cache). */
 export interface RemoteCache {

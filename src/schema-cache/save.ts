@@ -7,13 +7,13 @@
  * copied files may still hold the saving run's SCRAM verifier (docs/schema-cache.md says so).
  */
 import type pg from 'pg';
-import type { Manifest } from '../native/cache-manifest.js';
-import { scramVerifier } from '../native/scram.js';
-import { hasPeerSocket, newBootstrapSecret } from '../native/windows.js';
+import type { Manifest } from '../store/manifest.js';
+import { scramVerifier } from '../scram.js';
+import { hasPeerSocket, newBootstrapSecret } from '../native/run/windows.js';
 import { openClient } from '../readiness.js';
 import type { Server } from '../server.js';
-import { snapshotDocker } from './docker.js';
-import { snapshotNative } from './native.js';
+import { snapshotDocker } from '../docker/schema-cache.js';
+import { snapshotNative } from '../native/schema-cache/snapshot.js';
 import { configChanges, configProblem, unloggedProblem, unloggedRelations } from './save-checks.js';
 
 /** Deadlines of the save's connections and queries: 10 000 ms to connect, 60 000 ms a query. */
@@ -23,7 +23,7 @@ const TIMEOUTS = { connectTimeoutMs: 10_000, queryTimeoutMs: 60_000 };
  * Runs `copy` with the superuser's password cleared (NULL: no login with a password), then sets it again (a new SCRAM verifier
  * of the same password). Sessions already open stay; a new connection with the password fails
  * only while the copy is taken, before the server is handed over. A native server without a peer
- * socket (Windows: src/native/windows.ts) gets a new bootstrap password instead of none, which
+ * socket (Windows: src/native/run/windows.ts) gets a new bootstrap password instead of none, which
  * `copy` is given: it connects with it and keeps it in the entry (BOOTSTRAP_FILE), where a hit's
  * first connection finds it.
  * @param copy given the bootstrap password (64 hex digits), or null where there is a peer socket

@@ -1,17 +1,17 @@
 /**
  * The schema cache's local store, beside the initdb cache: `<cache-dir>/schema/<key>/` with
  * `<key>.manifest.json` (every file's size and sha256, as the initdb cache keeps them:
- * native/cache-manifest.ts). Private like that cache (a cluster planted by another user would run
+ * store/manifest.ts). Private like that cache (a cluster planted by another user would run
  * their code as this one), filled under a temporary name and renamed into place whole, bounded in
  * size by removing the least recently used entries first. The action's @actions/cache restores
  * into and saves from this same folder (action/schema-cache.ts).
  */
 import { chmodSync, lstatSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkEntry, listFiles, MANIFEST_SUFFIX, type Manifest } from '../native/cache-manifest.js';
-import { cacheNames, dropEntry, removeStaleFills } from '../native/cache-removal.js';
-import { placeEntry, prepareCacheDir } from '../native/initdb-cache.js';
-import { fillSuffix, heartbeat } from '../native/fill-name.js';
+import { checkEntry, listFiles, MANIFEST_SUFFIX, type Manifest } from '../store/manifest.js';
+import { cacheNames, dropEntry, removeStaleFills } from '../store/removal.js';
+import { placeEntry, prepareCacheDir } from '../native/cluster/initdb-cache.js';
+import { fillSuffix, heartbeat } from '../store/fill-name.js';
 
 /**
  * Largest total size of the store, in bytes (2 GiB): a cluster with a schema is tens of MB.

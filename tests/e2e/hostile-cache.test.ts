@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runAsUser } from '../../src/native/postgres.js';
+import { runAsUser } from '../../src/native/run/postgres.js';
 import { storedKeys } from '../../src/schema-cache/store.js';
 import { cleanupCase, cli, IMAGE, NAME, newCase, runRow, type Case } from '../helpers/hostile-rows.js';
 import { leftoverSnapshot, queryValue, requireImages } from '../helpers/infra.js';

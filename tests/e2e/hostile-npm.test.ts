@@ -9,7 +9,7 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { npmCommand, realNpmProbe } from '../../src/native/npm-fetch.js';
+import { npmCommand, realNpmProbe } from '../../src/native/source/npm/fetch.js';
 import { leftoverSnapshot, liveProcesses } from '../helpers/infra.js';
 import { cleanupCase, cli, newCase, runRow, type Case, type Row } from '../helpers/hostile-rows.js';
 import { npmClient, requireNpmPackages, startNpmRegistry, type NpmClient, type NpmRegistry } from '../helpers/npm-packages.js';

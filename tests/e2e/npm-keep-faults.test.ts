@@ -9,7 +9,7 @@ import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { npmCommand, realNpmProbe } from '../../src/native/npm-fetch.js';
+import { npmCommand, realNpmProbe } from '../../src/native/source/npm/fetch.js';
 import { leftoverSnapshot, queryValue, ROOT } from '../helpers/infra.js';
 import {
   npmClient,

@@ -28,9 +28,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { npmCommand, realNpmProbe } from '../../src/native/npm-fetch.js';
-import { KEEP_FLAG } from '../../src/native/npm-keep.js';
-import { keptProblem } from '../../src/native/npm-kept.js';
+import { npmCommand, realNpmProbe } from '../../src/native/source/npm/fetch.js';
+import { KEEP_FLAG } from '../../src/native/source/npm/keep.js';
+import { keptProblem } from '../../src/native/source/npm/kept.js';
 import type { NativeServer } from '../../src/server.js';
 import { leftoverSnapshot, liveProcesses, queryValue, requireImages, ROOT, TEST_IMAGES } from '../helpers/infra.js';
 import {

@@ -11,7 +11,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { goBinary } from '../../bench/lib/registry.js';
 import { CONTAINER_LABEL } from '../../src/docker/run-plan.js';
 import { KEEPER_FLAG } from '../../src/pool/start.js';
-import { KEEP_FLAG } from '../../src/native/npm-keep.js';
+import { KEEP_FLAG } from '../../src/native/source/npm/keep.js';
 import { findProcesses, type ProcessInfo } from '../../src/processes.js';
 
 /** Repository root. */
@@ -316,7 +316,7 @@ export function postgresPorts(): string[] {
 
 /**
  * The pool's keeper processes (src/pool/start.ts launches them with KEEPER_FLAG): `keeper <pid>`;
- * and the keeps of builds taken into RAM (src/native/npm-keep.ts, KEEP_FLAG): `keep of a build in RAM <pid>`.
+ * and the keeps of builds taken into RAM (src/native/source/npm/keep.ts, KEEP_FLAG): `keep of a build in RAM <pid>`.
  */
 export function keeperProcesses(): string[] {
   return [

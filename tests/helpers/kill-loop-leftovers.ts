@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BACKGROUND_FLAG } from '../../src/background.js';
 import { CONTAINER_LABEL } from '../../src/docker/run-plan.js';
 import { KEEPER_FLAG } from '../../src/pool/start.js';
-import { KEEP_FLAG } from '../../src/native/npm-keep.js';
+import { KEEP_FLAG } from '../../src/native/source/npm/keep.js';
 import { procStat } from '../../src/processes.js';
 import { dockerVolumeNames, ENGINE29_HOST, liveProcesses } from './infra.js';
 import { INIT_MARK } from './kill-loop-plan.js';

@@ -29,7 +29,7 @@ export interface Scenario {
   binaries?: 'npm';
   /**
    * The keep too (issue #42): a first start of an npm build runs it from RAM and keeps it on disk
-   * after the start, in a detached process (src/native/npm-keep.ts). The scenario's time runs
+   * after the start, in a detached process (src/native/source/npm/keep.ts). The scenario's time runs
    * until that keep ends, and once the start's own process is done, the signal goes to the keep.
    */
   keep?: boolean;

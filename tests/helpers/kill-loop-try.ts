@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { KEEP_FLAG } from '../../src/native/npm-keep.js';
+import { KEEP_FLAG } from '../../src/native/source/npm/keep.js';
 import { ENGINE29_HOST, liveProcesses, NATIVE_MAJOR, TEST_IMAGES } from './infra.js';
 import { describeLeft, scrub, snapshot } from './kill-loop-leftovers.js';
 import { INIT_COMMAND, type LoopContext, type Scenario, type TryPlan } from './kill-loop-plan.js';
@@ -116,7 +116,7 @@ interface Victim {
 }
 
 /**
- * The keep of a try's build taken into RAM (src/native/npm-keep.ts), for a scenario with `keep`:
+ * The keep of a try's build taken into RAM (src/native/source/npm/keep.ts), for a scenario with `keep`:
  * found by its flag and the try's own npm cache in its environment. `victim` is null when none
  * runs (or the scenario has none); `ended` waits (up to 90 s) until none runs.
  */

@@ -9,7 +9,7 @@ import { arch } from 'node:os';
 import { dirname } from 'node:path';
 import { npmTestPackages, type NpmTestPackage } from '../../bench/lib/npm-packages.js';
 import { tarballInfo } from '../../bench/lib/npm-tarball.js';
-import { npmCommand, realNpmProbe } from '../../src/native/npm-fetch.js';
+import { npmCommand, realNpmProbe } from '../../src/native/source/npm/fetch.js';
 
 export {
   startNpmRegistry,

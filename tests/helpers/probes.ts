@@ -2,7 +2,7 @@
  * Fake systems for planning tests (native mode on Linux, macOS, Windows; the npm builds): what
  * a lookup would find, with nothing run.
  */
-import type { Probe } from '../../src/native/binaries.js';
+import type { Probe } from '../../src/native/source/installed.js';
 
 /**
  * A fake system: `files` are the paths that exist; majors come from the bindir's name, versions

@@ -5,7 +5,7 @@
  * time zone (zoneSettings). Pure: nothing is started or connected.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { serverEnv, zoneSettings } from '../../src/native/server-env.js';
+import { serverEnv, zoneSettings } from '../../src/native/source/server-env.js';
 import { newClient, withoutLibpqEnv } from '../../src/readiness.js';
 
 /** The caller's variables a hostile shell may hold (every one of them must stay out). */

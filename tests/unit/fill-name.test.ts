@@ -7,8 +7,8 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { removeStaleFills } from '../../src/native/cache-removal.js';
-import { FOREIGN_STALE_MS, fillIsLive, fillSuffix, heartbeat, PID_NS_HEX } from '../../src/native/fill-name.js';
+import { removeStaleFills } from '../../src/store/removal.js';
+import { FOREIGN_STALE_MS, fillIsLive, fillSuffix, heartbeat, PID_NS_HEX } from '../../src/store/fill-name.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pg-tmpfs-fill-name-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -8,8 +8,8 @@ import { chmodSync, lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, unli
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fingerprintOf } from '../../src/native/file-seal.js';
-import { folderProblem, sealFolder, type FolderManifest } from '../../src/native/folder-seal.js';
+import { fingerprintOf } from '../../src/store/file-seal.js';
+import { folderProblem, sealFolder, type FolderManifest } from '../../src/store/folder-seal.js';
 
 let dir: string;
 let bins: string;

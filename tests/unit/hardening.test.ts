@@ -11,10 +11,10 @@ import { checkDockerInputs } from '../../src/docker/input-errors.js';
 import { InputError, SetupError } from '../../src/errors.js';
 import { checkPrivateDir, FolderError, makeDirs } from '../../src/fsutil.js';
 import { parseInputs } from '../../src/parse-inputs.js';
-import { initdbCause } from '../../src/native/initdb-cache.js';
-import { listenWarnings } from '../../src/native/listen.js';
+import { initdbCause } from '../../src/native/cluster/initdb-cache.js';
+import { listenWarnings } from '../../src/native/run/listen.js';
 import { defaultPasswordWarnings } from '../../src/connection.js';
-import { preparePassword, scramVerifier } from '../../src/native/scram.js';
+import { preparePassword, scramVerifier } from '../../src/scram.js';
 import { NotReadyError, notReadyError } from '../../src/readiness.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'pg-tmpfs-unit-'));

@@ -4,7 +4,7 @@ import { InputError } from '../../src/errors.js';
 import { NEWEST_MAJOR, type InputName } from '../../src/inputs.js';
 import { parseInputs, withoutUserinfo } from '../../src/parse-inputs.js';
 import { initdbPathProblem } from '../../src/fsutil.js';
-import { toolCacheProblem } from '../../src/native/npm-kept.js';
+import { toolCacheProblem } from '../../src/native/source/npm/kept.js';
 
 describe('parseInputs', () => {
   it('applies the defaults', () => {

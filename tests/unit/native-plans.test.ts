@@ -3,10 +3,10 @@
  * Linux's: what would run, with what arguments. Nothing is executed.
  */
 import { describe, expect, it } from 'vitest';
-import { candidateBindirs, findBinaries, installedBinaries, parseMajor } from '../../src/native/binaries.js';
+import { candidateBindirs, findBinaries, installedBinaries, parseMajor } from '../../src/native/source/installed.js';
 import { probe } from '../helpers/probes.js';
-import { cacheKey, initdbArgs } from '../../src/native/cache-key.js';
-import { hbaConf, identConf, postgresArgs } from '../../src/native/server-config.js';
+import { cacheKey, initdbArgs } from '../../src/native/cluster/cache-key.js';
+import { hbaConf, identConf, postgresArgs } from '../../src/native/run/server-config.js';
 import { diskPlan, macRamDiskCommands, mountCommand, sizeToBytes, unmountCommand } from '../../src/native/ramdir.js';
 import { SetupError } from '../../src/errors.js';
 

@@ -1,5 +1,5 @@
 /**
- * src/native/npm-extract.ts: the progress deadline (withStallDeadline) with real timers and
+ * src/native/source/npm/extract.ts: the progress deadline (withStallDeadline) with real timers and
  * promises, and extractPackage on a real tarball made here with node-tar: only `package/native/`
  * comes out, and an extraction that advances is never taken for a stall.
  */
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as tar from 'tar';
 import { afterAll, describe, expect, it } from 'vitest';
-import { extractPackage, StallError, withStallDeadline } from '../../src/native/npm-extract.js';
+import { extractPackage, StallError, withStallDeadline } from '../../src/native/source/npm/extract.js';
 
 const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-extract-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -9,8 +9,8 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { keptFolder } from '../../src/native/npm-kept.js';
-import { KEEP_RESULT, readKeepResult } from '../../src/native/npm-keep.js';
+import { keptFolder } from '../../src/native/source/npm/kept.js';
+import { KEEP_RESULT, readKeepResult } from '../../src/native/source/npm/keep.js';
 import {
   execAllowed,
   RAM_BUILD_BASE,
@@ -21,9 +21,9 @@ import {
   ramBuildProblem,
   removeRamBuild,
   sweepRamBuilds,
-} from '../../src/native/npm-ram.js';
+} from '../../src/native/source/npm/ram.js';
 import { DEFAULT_NATIVE_BYTES } from '../../src/native/ramdir.js';
-import { resolveBuild } from '../../src/native/npm-table.js';
+import { resolveBuild } from '../../src/native/source/npm/table.js';
 
 const GiB = 1024 ** 3;
 const base = mkdtempSync(join(tmpdir(), 'pg-tmpfs-npm-ram-'));

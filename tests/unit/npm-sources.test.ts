@@ -11,9 +11,9 @@ import { InputError, SetupError } from '../../src/errors.js';
 import { parseInputs } from '../../src/parse-inputs.js';
 import { chooseMode } from '../../src/lifecycle.js';
 import { consoleLogger } from '../../src/log.js';
-import { chooseNative, type SourceProbes } from '../../src/native/choose.js';
-import { makeRunnable, unreachableBy } from '../../src/native/npm-kept.js';
-import { npmCommand, type NpmProbe } from '../../src/native/npm-fetch.js';
+import { chooseNative, type SourceProbes } from '../../src/native/source/choose.js';
+import { makeRunnable, unreachableBy } from '../../src/native/source/npm/kept.js';
+import { npmCommand, type NpmProbe } from '../../src/native/source/npm/fetch.js';
 import {
   npmBuildFor,
   npmPlatform,
@@ -22,8 +22,8 @@ import {
   PLATFORM_ENV,
   resolveBuild,
   type PlatformProbe,
-} from '../../src/native/npm-table.js';
-import table from '../../src/native/npm-packages.json' with { type: 'json' };
+} from '../../src/native/source/npm/table.js';
+import table from '../../src/native/source/npm/packages.json' with { type: 'json' };
 import { probe } from '../helpers/probes.js';
 
 const linux = (env: NodeJS.ProcessEnv = {}, musl = false, arch = 'x64'): PlatformProbe => ({

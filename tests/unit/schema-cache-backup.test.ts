@@ -1,6 +1,6 @@
 /**
- * The native schema cache's copy of a running cluster (schema-cache/backup-copy.ts and the SQL of
- * schema-cache/native.ts): what a base backup leaves out, the WAL segments it needs, the backup
+ * The native schema cache's copy of a running cluster (native/schema-cache/backup-copy.ts and the SQL of
+ * native/schema-cache/snapshot.ts): what a base backup leaves out, the WAL segments it needs, the backup
  * functions of each server version, the copy of a folder tree as a data directory, and the
  * restore of an entry saved before (real files in a temporary folder; the copy of a running
  * server is in the e2e tests).
@@ -10,12 +10,12 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { listFiles } from '../../src/native/cache-manifest.js';
-import { restoreCluster } from '../../src/native/place-cluster.js';
-import { dataDirOf } from '../../src/native/postgres.js';
-import { hbaConf } from '../../src/native/server-config.js';
-import { BackupCopy, copyRule, labelStartSegment, walSegments } from '../../src/schema-cache/backup-copy.js';
-import { backupStatements } from '../../src/schema-cache/native.js';
+import { listFiles } from '../../src/store/manifest.js';
+import { restoreCluster } from '../../src/native/cluster/place.js';
+import { dataDirOf } from '../../src/native/run/postgres.js';
+import { hbaConf } from '../../src/native/run/server-config.js';
+import { BackupCopy, copyRule, labelStartSegment, walSegments } from '../../src/native/schema-cache/backup-copy.js';
+import { backupStatements } from '../../src/native/schema-cache/snapshot.js';
 import { parse } from '../helpers/inputs.js';
 
 const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-backup-'));

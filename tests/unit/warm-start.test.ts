@@ -22,10 +22,10 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FACTS_FILE, factsIn } from '../../src/native/facts.js';
-import { copyCluster, copyLater, DamagedEntryError, deferrableDatabases } from '../../src/native/cache-copy.js';
-import { checkEntry, entryProblem, listFiles, MANIFEST_SUFFIX, readManifest } from '../../src/native/cache-manifest.js';
-import { dropEntry, removeOldFormats, removeStaleFills } from '../../src/native/cache-removal.js';
+import { FACTS_FILE, factsIn } from '../../src/native/source/facts.js';
+import { copyCluster, copyLater, DamagedEntryError, deferrableDatabases } from '../../src/native/cluster/copy.js';
+import { checkEntry, entryProblem, listFiles, MANIFEST_SUFFIX, readManifest } from '../../src/store/manifest.js';
+import { dropEntry, removeOldFormats, removeStaleFills } from '../../src/store/removal.js';
 import { Phases } from '../../src/timing.js';
 
 let dir: string;

@@ -1,5 +1,5 @@
 /**
- * Native mode's Windows plan (src/native/windows.ts, server-config.ts), pure: the run's
+ * Native mode's Windows plan (src/native/run/windows.ts, server-config.ts), pure: the run's
  * configuration file instead of `-c` arguments, pg_ctl's arguments, paths CMD would change, no
  * socket and no peer line, the bootstrap password's file. tests/e2e/windows-wine.test.ts runs it.
  */
@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SetupError } from '../../src/errors.js';
-import { defaultCacheDir } from '../../src/native/cache-key.js';
-import { bootstrapHbaConf, hbaConf, nativeSettings, runSettings } from '../../src/native/server-config.js';
+import { defaultCacheDir } from '../../src/native/cluster/cache-key.js';
+import { bootstrapHbaConf, hbaConf, nativeSettings, runSettings } from '../../src/native/run/server-config.js';
 import { parseSettings } from '../../src/profile.js';
 import {
   BOOTSTRAP_FILE,
@@ -23,7 +23,7 @@ import {
   removeBusyFolder,
   runConf,
   waitForLauncher,
-} from '../../src/native/windows.js';
+} from '../../src/native/run/windows.js';
 import { processAlive } from '../../src/processes.js';
 
 const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-windows-unit-'));
