@@ -2,8 +2,6 @@
  * A server's life, whatever its mode: choosing the mode, starting, telling whether it still runs,
  * its log, stopping. The action, the CLI and the benchmark go through here.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { choosePort, type ConnectionInfo } from './connection.js';
 import { engineVersion, removeMatching, VERSION_TIMEOUT_MS } from './docker/engine.js';
 import { detectJobNetwork } from './docker/job-container.js';
@@ -18,10 +16,9 @@ import { realProbe } from './native/source/installed.js';
 import { chooseNative, keptIn, type NativeSource, type SourceProbes } from './native/source/choose.js';
 import { FetchError, realNpmProbe, realPlatformProbe } from './native/source/npm/fetch.js';
 import { factsIn } from './native/source/facts.js';
-import { defaultCacheDir } from './native/cluster/initdb-cache.js';
-import { postgresAlive, postgresLogTail, RUN_MARKER, stopPostgres } from './native/run/postgres.js';
-import { MOUNT_PREFIX, tempBase } from './native/ramdir.js';
-import { runFolderName, runFolderProblem } from './native/run-folder.js';
+import { postgresAlive, postgresLogTail, stopPostgres } from './native/run/postgres.js';
+import { runFolderProblem } from './native/run-folder.js';
+import { sweepNative } from './native/stop.js';
 import { clientHost } from './native/run/listen.js';
 import { startNative } from './native/start.js';
 import { endMarkedProcesses } from './orphans.js';
@@ -30,12 +27,14 @@ import { loadInitFiles, provision, wantsProvisioning } from './provision.js';
 import { Phases } from './timing.js';
 import { SchemaCache, type RemoteCache } from './schema-cache/cache.js';
 import { checkRestored, EntryNotStarted } from './schema-cache/restored.js';
-import { saveCluster } from './schema-cache/save.js';
+import { saveDocker } from './docker/schema-cache.js';
+import { saveNative } from './native/schema-cache/snapshot.js';
 import { InterruptedError } from './interrupt.js';
 import { storeDir } from './schema-cache/store.js';
 import { removeStaleFills } from './store/removal.js';
-import { removeRamBuild, sweepRamBuilds } from './native/source/npm/ram.js';
+import { removeRamBuild } from './native/source/npm/ram.js';
 import { LOG_TAIL_LINES, type Server, type ServerHandle } from './server.js';
+import { defaultCacheDir } from './store/cache-dir.js';
 
 /** The probes of this machine for choosing a source (the facts of `cache-dir`: no process start on a warm start). */
 export function realSourceProbes(config: Config): SourceProbes {
@@ -181,7 +180,7 @@ export async function start(
       }
       if (schema && !schema.hit && schema.key) {
         const started = server;
-        await schema.save((dir) => saveCluster(started, dir));
+        await schema.save((dir) => (started.mode === 'native' ? saveNative(started, dir) : saveDocker(started, dir)));
         phases.end('schema cache save');
       }
     } catch (error) {
@@ -310,44 +309,6 @@ export async function sweepLeftovers(containerName: string): Promise<{ removed: 
   } catch {
     // no docker here: no containers to remove
   }
-  const bases = ['/dev/shm', tempBase()];
-  for (const base of [...bases]) {
-    try {
-      for (const n of readdirSync(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join(base, n));
-    } catch {
-      // base missing
-    }
-  }
-  for (const base of bases) {
-    let names: string[] = [];
-    try {
-      names = readdirSync(base).filter((n) => n.startsWith(runFolderName(containerName, '')));
-    } catch {
-      continue;
-    }
-    for (const n of names) {
-      const runDir = join(base, n);
-      let token: string;
-      try {
-        token = readFileSync(join(runDir, RUN_MARKER), 'utf8');
-      } catch {
-        continue; // no marker (not ours), or removed meanwhile
-      }
-      if (n !== runFolderName(containerName, token)) continue;
-      const mountDir = base.includes(`/${MOUNT_PREFIX}`) ? base : null;
-      const found = await stopPostgres({
-        mode: 'native',
-        pid: 0,
-        runDir,
-        token,
-        ram: mountDir ? { kind: 'mount', dir: mountDir, sudo: process.getuid?.() !== 0 } : null,
-        bindir: '',
-      });
-      if (found.length) problems.push(...found);
-      else removed.push(`run folder ${runDir}`);
-    }
-  }
-  // Builds taken into RAM under that name, once their servers are gone (npm-ram.ts).
-  const ram = await sweepRamBuilds(containerName);
-  return { removed: [...removed, ...ram.removed], problems: [...problems, ...ram.problems] };
+  const native = await sweepNative(containerName);
+  return { removed: [...removed, ...native.removed], problems: [...problems, ...native.problems] };
 }

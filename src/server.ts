@@ -5,11 +5,42 @@
  * `down` need nothing else.
  */
 import type { ConnectionInfo } from './connection.js';
-import type { RamMount } from './native/ramdir.js';
 import type { PhasesMs } from './timing.js';
 import type { SettingCheck } from './verify.js';
-import type { PoolInfo } from './pool/start.js';
-import type { SchemaCacheResult } from './schema-cache/cache.js';
+
+/**
+ * What a run mounted or attached, as recorded for the post step and `down`: data only. The
+ * commands that undo it are derived from it (unmountCommand), after checking it is ours.
+ */
+export type RamMount =
+  /** A tmpfs this run mounted on `dir` (a `pg-tmpfs-mnt-*` folder it made); `sudo` when not root. */
+  | { kind: 'mount'; dir: string; sudo: boolean }
+  /** A macOS RAM disk on `device` (e.g. /dev/disk4). */
+  | { kind: 'ramdisk'; device: string };
+
+/** What the pool is, once started: part of the Server record. */
+export interface PoolInfo {
+  /** Ready copies kept (the pool input). */
+  size: number;
+  /** The template database copied. */
+  template: string;
+  /** pg_database_size of the template when the pool started, in bytes (about what each copy takes on the tmpfs). */
+  copyBytes: number;
+  /** The keeper's PID (it also carries the run's RUN_ENV token). */
+  keeperPid: number;
+}
+
+/** What a start reports about its schema cache: outputs `schema-cache-hit` and `schema-cache-key`, `up --json`. */
+export interface SchemaCacheResult {
+  key: string;
+  hit: boolean;
+  /** The store entry's folder: where a hit came from, or where a miss saved (''= not saved). */
+  entry: string;
+  /** Bytes saved on a miss (0 on a hit or when not saved). */
+  savedBytes: number;
+  /** ms taken by the consistent copy and its save on a miss (0 on a hit). */
+  saveMs: number;
+}
 
 /** What provisioning did (provision.ts); part of the Server record (the outputs `databases`, `template-database`). */
 export interface Provisioned {

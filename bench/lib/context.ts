@@ -1,9 +1,9 @@
 /**
  * What every benchmark section shares: options, where things go, the cleanup list, the results.
  */
-import type { RunAs } from '../../src/native/cluster/initdb-cache.js';
 import type { Cleanup } from './cleanup.js';
 import type { Results, Section } from './results.js';
+import { RunAs } from '../../src/native/run-as.js';
 
 /** Command-line options of `npm run bench`. */
 export interface Options {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import getPort from 'get-port';
 import pg from 'pg';
 import type { ConnectionInfo } from '../../src/connection.js';
-import { copyCluster, ensureCluster } from '../../src/native/cluster/initdb-cache.js';
+import { ensureCluster } from '../../src/native/cluster/initdb-cache.js';
 import { dataDirOf, postgresLogTail, RUN_MARKER, spawnPostgres, stopPostgres } from '../../src/native/run/postgres.js';
 import { TMPFS_MAGIC } from '../../src/native/ramdir.js';
 import { waitForQuery } from '../../src/readiness.js';
@@ -28,6 +28,7 @@ import {
   FSYNC_LATENCIES_MS,
   modelledLatencyMs,
 } from './disk-model.js';
+import { copyCluster } from '../../src/native/cluster/copy.js';
 
 /** Password the benchmark's own servers get (TCP clients use scram-sha-256). */
 export const BENCH_PASSWORD = 'bench';

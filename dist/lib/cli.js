@@ -19,6 +19,7 @@ import {
   keepChild,
   keeperChild,
   launchKeep,
+  openClient,
   planStart,
   stop,
   sweepLeftovers
@@ -43,8 +44,7 @@ import {
 import {
   FolderError,
   checkPrivateDir,
-  makeDirs,
-  openClient
+  makeDirs
 } from "./chunk-cli-main-native-source-npm-tool-cache-post.js";
 import {
   InputError,

@@ -8,7 +8,8 @@
  */
 import * as core from '@actions/core';
 import { MANIFEST_SUFFIX } from '../store/manifest.js';
-import type { RemoteCache, SchemaCacheResult } from '../schema-cache/cache.js';
+import type { RemoteCache } from '../schema-cache/cache.js';
+import type { SchemaCacheResult } from '../server.js';
 import type { Server } from '../server.js';
 import { STATE } from './state.js';
 

@@ -16,8 +16,7 @@ import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import { InputError, SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
-import { DamagedEntryError } from '../native/cluster/copy.js';
-import { readProblem, sha256, withFile, type Manifest } from '../store/manifest.js';
+import { readProblem, sha256, withFile, type Manifest, DamagedEntryError } from '../store/manifest.js';
 import { scramVerifier } from '../scram.js';
 import { run, tail } from '../proc.js';
 import { LOG_TAIL_LINES, type DockerServer } from '../server.js';
@@ -26,6 +25,7 @@ import { initdbArgsEnv, RESTORE_TIMEOUT_MS, RESTORED_MARKER } from './run-plan.j
 import { noManifest, type ServerIdentity } from '../schema-cache/key.js';
 import { EMPTY_AUTO_CONF, EntryNotStarted } from '../schema-cache/restored.js';
 import type { StoreEntry } from '../schema-cache/store.js';
+import { saveCluster } from '../schema-cache/save.js';
 
 /** The file of a Docker-mode entry: pg_basebackup's tar of the cluster, as it came. */
 export const BASE_TAR = 'base.tar';
@@ -223,4 +223,14 @@ export async function snapshotDocker(server: DockerServer, dest: string): Promis
       : `pg_basebackup in the container failed: ${tail(text || writeError || `exit code ${String(r.code)}`)}`,
     'See its message',
   );
+}
+
+/**
+ * A miss's save of a Docker server into the store's folder `dest` (schema-cache/save.ts
+ * saveCluster with snapshotDocker; no bootstrap password: the container has its socket).
+ * @returns the copy's manifest
+ * @throws what saveCluster throws
+ */
+export async function saveDocker(server: DockerServer, dest: string): Promise<Manifest | void> {
+  return saveCluster(server, null, () => snapshotDocker(server, dest));
 }

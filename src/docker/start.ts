@@ -33,7 +33,6 @@ import {
   VERSION_TIMEOUT_MS,
 } from './engine.js';
 import { detectJobNetwork } from './job-container.js';
-import { DamagedEntryError } from '../native/cluster/copy.js';
 import type { SchemaCache } from '../schema-cache/cache.js';
 import { dockerIdentity, readEntry, restoreDocker } from './schema-cache.js';
 import type { StoreEntry } from '../schema-cache/store.js';
@@ -41,6 +40,7 @@ import { EntryNotStarted } from '../schema-cache/restored.js';
 import { checkDockerInputs, runError } from './input-errors.js';
 import { buildRunPlan, CONTAINER_PORT, RESTORE_WRAPPER, tmpfsPaths, type Reach } from './run-plan.js';
 import { stopDocker } from './stop.js';
+import { DamagedEntryError } from '../store/manifest.js';
 
 /**
  * Pause between readiness attempts, in ms (5): as often as the benchmark's raw `docker run` floor

@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { basename, isAbsolute, join } from 'node:path';
 import { InputError } from '../errors.js';
 import { runOk } from '../proc.js';
+import type { RamMount } from '../server.js';
 
 /** statfs(2) f_type of tmpfs (linux/magic.h TMPFS_MAGIC). */
 export const TMPFS_MAGIC = 0x01021994;
@@ -27,16 +28,6 @@ export interface Command {
   program: string;
   args: string[];
 }
-
-/**
- * What a run mounted or attached, as recorded for the post step and `down`: data only. The
- * commands that undo it are derived from it (unmountCommand), after checking it is ours.
- */
-export type RamMount =
-  /** A tmpfs this run mounted on `dir` (a `pg-tmpfs-mnt-*` folder it made); `sudo` when not root. */
-  | { kind: 'mount'; dir: string; sudo: boolean }
-  /** A macOS RAM disk on `device` (e.g. /dev/disk4). */
-  | { kind: 'ramdisk'; device: string };
 
 /** Where the data goes, and what the user must be told. */
 export interface RamDirPlan {

@@ -25,11 +25,8 @@ import { describeBinaries, exe, findBinaries, realProbe, type Binaries } from '.
 import { npmBinaries } from './source/npm/binaries.js';
 import type { NpmBuild } from './source/npm/table.js';
 import { factsIn, type Facts } from './source/facts.js';
-import { defaultCacheDir, type RunAs } from './cluster/cache-key.js';
 import { removeStaleFills } from '../store/removal.js';
-import { prepareCacheDir } from './cluster/initdb-cache.js';
 import { copyError, placeCluster, restoreCluster, TemplatesNotUsed } from './cluster/place.js';
-import { DamagedEntryError } from './cluster/copy.js';
 import type { SchemaCache } from '../schema-cache/cache.js';
 import { nativeIdentity } from './schema-cache/snapshot.js';
 import { EntryNotStarted } from '../schema-cache/restored.js';
@@ -42,6 +39,9 @@ import { runFolderName } from './run-folder.js';
 import { scramVerifier } from '../scram.js';
 import { zoneAccepted, zoneSettings } from './source/server-env.js';
 import { Phases } from '../timing.js';
+import { DamagedEntryError } from '../store/manifest.js';
+import { defaultCacheDir, prepareCacheDir } from '../store/cache-dir.js';
+import type { RunAs } from './run-as.js';
 
 /**
  * Makes the run folder `<base>/<container-name>-<token>` (runFolderName; recorded before it exists),

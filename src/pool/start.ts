@@ -16,7 +16,7 @@ import { InputError, SetupError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { inheritedEnv, RUN_ENV } from '../proc.js';
 import { openClient } from '../readiness.js';
-import type { Server } from '../server.js';
+import type { PoolInfo, Server } from '../server.js';
 import { MAKERS, type KeeperJob } from './keeper.js';
 import { runKeeper } from './keeper-run.js';
 import { reclaimMs } from './reclaim.js';
@@ -27,18 +27,6 @@ export const KEEPER_FLAG = '--pg-tmpfs-keeper';
 
 /** How long the keeper has to take its lock once launched, in ms. */
 const KEEPER_START_MS = 15_000;
-
-/** What the pool is, once started: part of the Server record. */
-export interface PoolInfo {
-  /** Ready copies kept (the pool input). */
-  size: number;
-  /** The template database copied. */
-  template: string;
-  /** pg_database_size of the template when the pool started, in bytes (about what each copy takes on the tmpfs). */
-  copyBytes: number;
-  /** The keeper's PID (it also carries the run's RUN_ENV token). */
-  keeperPid: number;
-}
 
 /** Entry of the keeper process: reads its job on stdin and runs it. @returns its exit code */
 export async function keeperChild(): Promise<number> {

@@ -12,6 +12,7 @@ import { removeStaleFills } from '../store/removal.js';
 import { drop, lookup, prune, save, storeDir, type StoreEntry } from './store.js';
 import { dropEntry } from '../store/removal.js';
 import type { Manifest } from '../store/manifest.js';
+import type { SchemaCacheResult } from '../server.js';
 
 /** A cache beyond this machine that restores entries into the local store, and later saves them (the action's @actions/cache). */
 export interface RemoteCache {
@@ -20,18 +21,6 @@ export interface RemoteCache {
    * @returns whether it did; never throws (a failed download is a miss, with a warning)
    */
   restore(key: string, dir: string): Promise<boolean>;
-}
-
-/** What a start reports about its schema cache: outputs `schema-cache-hit` and `schema-cache-key`, `up --json`. */
-export interface SchemaCacheResult {
-  key: string;
-  hit: boolean;
-  /** The store entry's folder: where a hit came from, or where a miss saved (''= not saved). */
-  entry: string;
-  /** Bytes saved on a miss (0 on a hit or when not saved). */
-  savedBytes: number;
-  /** ms taken by the consistent copy and its save on a miss (0 on a hit). */
-  saveMs: number;
 }
 
 /** The schema cache of one start. */

@@ -9,11 +9,8 @@
 import type pg from 'pg';
 import type { Manifest } from '../store/manifest.js';
 import { scramVerifier } from '../scram.js';
-import { hasPeerSocket, newBootstrapSecret } from '../native/run/windows.js';
 import { openClient } from '../readiness.js';
 import type { Server } from '../server.js';
-import { snapshotDocker } from '../docker/schema-cache.js';
-import { snapshotNative } from '../native/schema-cache/snapshot.js';
 import { configChanges, configProblem, unloggedProblem, unloggedRelations } from './save-checks.js';
 
 /** Deadlines of the save's connections and queries: 10 000 ms to connect, 60 000 ms a query. */
@@ -25,15 +22,19 @@ const TIMEOUTS = { connectTimeoutMs: 10_000, queryTimeoutMs: 60_000 };
  * only while the copy is taken, before the server is handed over. A native server without a peer
  * socket (Windows: src/native/run/windows.ts) gets a new bootstrap password instead of none, which
  * `copy` is given: it connects with it and keeps it in the entry (BOOTSTRAP_FILE), where a hit's
- * first connection finds it.
- * @param copy given the bootstrap password (64 hex digits), or null where there is a peer socket
+ * first connection finds it. The mode decides (native/schema-cache/snapshot.ts saveNative).
+ * @param bootstrap the password to set instead of none (64 hex digits), or null where there is a peer socket
+ * @param copy given `bootstrap`
  * @returns what `copy` returns
  * @throws what `copy` throws (the password is set again first); connection errors
  */
-export async function withoutPassword<T>(server: Server, copy: (bootstrap: string | null) => Promise<T>): Promise<T> {
+export async function withoutPassword<T>(
+  server: Server,
+  bootstrap: string | null,
+  copy: (bootstrap: string | null) => Promise<T>,
+): Promise<T> {
   const client: pg.Client = await openClient(server.connection, TIMEOUTS);
   const role = client.escapeIdentifier(server.connection.user);
-  const bootstrap = server.mode === 'native' && !hasPeerSocket() ? newBootstrapSecret() : null;
   try {
     await client.query(`ALTER ROLE ${role} PASSWORD ${bootstrap ? client.escapeLiteral(scramVerifier(bootstrap)) : 'NULL'}`);
     try {
@@ -48,20 +49,24 @@ export async function withoutPassword<T>(server: Server, copy: (bootstrap: strin
 
 /**
  * A miss's copy of a running server into the store's folder `dir`: refused when the cluster has
- * UNLOGGED relations or init changed its configuration files (save-checks.ts), taken with the superuser's password cleared (withoutPassword), by mode
- * (snapshotNative: a base backup with PostgreSQL's low-level backup API, its files copied into
- * `dir` by this process; snapshotDocker: pg_basebackup's tar from the container).
+ * UNLOGGED relations or init changed its configuration files (save-checks.ts), taken with the superuser's password cleared (withoutPassword), by
+ * the mode's `copy` (native/schema-cache/snapshot.ts saveNative: a base backup with PostgreSQL's
+ * low-level backup API, its files copied into `dir` by this process; docker/schema-cache.ts
+ * saveDocker: pg_basebackup's tar from the container).
+ * @param bootstrap see withoutPassword
  * @returns the copy's manifest, made from the bytes written
  * @throws Error naming the UNLOGGED relations (unloggedProblem) or the changed settings
  *   (configProblem); InputError (settings) and
  *   SetupError from the copy
  */
-export async function saveCluster(server: Server, dir: string): Promise<Manifest | void> {
+export async function saveCluster(
+  server: Server,
+  bootstrap: string | null,
+  copy: (bootstrap: string | null) => Promise<Manifest | void>,
+): Promise<Manifest | void> {
   const unlogged = await unloggedRelations(server);
   if (unlogged.length) throw new Error(unloggedProblem(unlogged));
   const changed = configProblem(await configChanges(server));
   if (changed) throw new Error(changed);
-  return withoutPassword<Manifest | void>(server, (bootstrap) =>
-    server.mode === 'native' ? snapshotNative(server, dir, bootstrap) : snapshotDocker(server, dir),
-  );
+  return withoutPassword(server, bootstrap, copy);
 }

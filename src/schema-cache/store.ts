@@ -10,8 +10,8 @@ import { chmodSync, lstatSync, mkdirSync, readdirSync, rmSync, utimesSync, write
 import { join } from 'node:path';
 import { checkEntry, listFiles, MANIFEST_SUFFIX, type Manifest } from '../store/manifest.js';
 import { cacheNames, dropEntry, removeStaleFills } from '../store/removal.js';
-import { placeEntry, prepareCacheDir } from '../native/cluster/initdb-cache.js';
 import { fillSuffix, heartbeat } from '../store/fill-name.js';
+import { prepareCacheDir, placeEntry } from '../store/cache-dir.js';
 
 /**
  * Largest total size of the store, in bytes (2 GiB): a cluster with a schema is tens of MB.

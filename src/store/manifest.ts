@@ -190,3 +190,16 @@ export function entryProblem(entry: string): string | null {
   }
   return null;
 }
+
+/** A cache entry that cannot be used (found while copying it): changed, damaged, or not this user's alone. */
+export class DamagedEntryError extends Error {
+  constructor(
+    /** The entry. */
+    readonly entry: string,
+    /** What is wrong, e.g. `global/pg_control has 100 bytes, not 8192`. */
+    readonly problem: string,
+  ) {
+    super(`${entry}: ${problem}`);
+    this.name = 'DamagedEntryError';
+  }
+}

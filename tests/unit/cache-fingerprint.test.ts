@@ -9,8 +9,15 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { copyCluster, DamagedEntryError } from '../../src/native/cluster/copy.js';
-import { entryProblem, listFiles, MANIFEST_SUFFIX, readManifest, type Manifest } from '../../src/store/manifest.js';
+import { copyCluster } from '../../src/native/cluster/copy.js';
+import {
+  entryProblem,
+  listFiles,
+  MANIFEST_SUFFIX,
+  readManifest,
+  type Manifest,
+  DamagedEntryError,
+} from '../../src/store/manifest.js';
 import { removeOldFormats } from '../../src/store/removal.js';
 import { fingerprintOf, sealClock, sealFile, sealFiles } from '../../src/store/file-seal.js';
 

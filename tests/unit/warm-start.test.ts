@@ -23,8 +23,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FACTS_FILE, factsIn } from '../../src/native/source/facts.js';
-import { copyCluster, copyLater, DamagedEntryError, deferrableDatabases } from '../../src/native/cluster/copy.js';
-import { checkEntry, entryProblem, listFiles, MANIFEST_SUFFIX, readManifest } from '../../src/store/manifest.js';
+import { copyCluster, copyLater, deferrableDatabases } from '../../src/native/cluster/copy.js';
+import {
+  checkEntry,
+  entryProblem,
+  listFiles,
+  MANIFEST_SUFFIX,
+  readManifest,
+  DamagedEntryError,
+} from '../../src/store/manifest.js';
 import { dropEntry, removeOldFormats, removeStaleFills } from '../../src/store/removal.js';
 import { Phases } from '../../src/timing.js';
 

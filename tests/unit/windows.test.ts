@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SetupError } from '../../src/errors.js';
-import { defaultCacheDir } from '../../src/native/cluster/cache-key.js';
 import { bootstrapHbaConf, hbaConf, nativeSettings, runSettings } from '../../src/native/run/server-config.js';
 import { parseSettings } from '../../src/profile.js';
 import {
@@ -25,6 +24,7 @@ import {
   waitForLauncher,
 } from '../../src/native/run/windows.js';
 import { processAlive } from '../../src/processes.js';
+import { defaultCacheDir } from '../../src/store/cache-dir.js';
 
 const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-windows-unit-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

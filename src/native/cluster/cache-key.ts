@@ -1,19 +1,10 @@
 /**
  * What an initdb cache entry is made from, and where it lives: the cluster's spec and initdb
- * arguments, the key that hashes them with the initdb version and the entry format, and the
- * default cache folder.
+ * arguments, and the key that hashes them with the initdb version and the entry format (the
+ * default cache folder: store/cache-dir.ts).
  */
 import { createHash } from 'node:crypto';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { INITDB_ARGS } from '../../profile.js';
-
-/** An OS user to run server programs as (PostgreSQL refuses to run as root). */
-export interface RunAs {
-  name: string;
-  uid: number;
-  gid: number;
-}
 
 /** What a cluster is made with. */
 export interface ClusterSpec {
@@ -63,16 +54,4 @@ export function cacheKey(initdbVersion: string, args: readonly string[]): string
     .update(JSON.stringify({ format: CACHE_FORMAT, initdbVersion: initdbVersion.trim(), args }))
     .digest('hex')
     .slice(0, 32);
-}
-
-/**
- * Default cache folder: $PG_TMPFS_CACHE_DIR, else on Windows %LOCALAPPDATA%\pg-tmpfs (where
- * Windows keeps a user's caches), else /var/cache/pg-tmpfs for root, else
- * $XDG_CACHE_HOME/pg-tmpfs or ~/.cache/pg-tmpfs.
- */
-export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
-  if (env.PG_TMPFS_CACHE_DIR) return env.PG_TMPFS_CACHE_DIR;
-  if (platform === 'win32' && env.LOCALAPPDATA) return join(env.LOCALAPPDATA, 'pg-tmpfs');
-  if (process.getuid?.() === 0) return '/var/cache/pg-tmpfs';
-  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'pg-tmpfs');
 }

@@ -6,22 +6,9 @@
 import { createHash } from 'node:crypto';
 import { chownSync, closeSync, fchownSync, fstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { RunAs } from './cache-key.js';
-import { foldersProblem, type Manifest } from '../../store/manifest.js';
+import { DamagedEntryError, foldersProblem, type Manifest } from '../../store/manifest.js';
 import { openTrusted, readChunks, readProblem, unchanged, type FileEntry } from '../../store/file-seal.js';
-
-/** A cache entry that cannot be used (found while copying it): changed, damaged, or not this user's alone. */
-export class DamagedEntryError extends Error {
-  constructor(
-    /** The entry. */
-    readonly entry: string,
-    /** What is wrong, e.g. `global/pg_control has 100 bytes, not 8192`. */
-    readonly problem: string,
-  ) {
-    super(`${entry}: ${problem}`);
-    this.name = 'DamagedEntryError';
-  }
-}
+import { RunAs } from '../run-as.js';
 
 /**
  * The databases a server does not read until someone connects to them or copies them: every

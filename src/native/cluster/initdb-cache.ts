@@ -16,25 +16,23 @@
  * About 300 lines: ensureCluster in its steps; key, manifest, copy and removal are in cache-*.ts.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, cpSync, lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError, SetupError } from '../../errors.js';
-import { checkPrivateDir, FolderError, makeDirs } from '../../fsutil.js';
 import { throwIfInterrupted } from '../../interrupt.js';
 import { endProcessesIn } from '../../orphans.js';
 import { run } from '../../proc.js';
 import { exe } from '../source/installed.js';
-import { cacheKey, initdbArgs, type ClusterSpec, type RunAs } from './cache-key.js';
+import { cacheKey, initdbArgs, type ClusterSpec } from './cache-key.js';
 import { checkEntry, entryProblem, listFiles, MANIFEST_SUFFIX, readManifest, type Manifest } from '../../store/manifest.js';
 import { cacheNames, dropEntry, removeOldFormats, removeStaleFills } from '../../store/removal.js';
 import { noFacts, type Facts } from '../source/facts.js';
 import { serverEnv } from '../source/server-env.js';
 import { BOOTSTRAP_FILE, hasPeerSocket, newBootstrapSecret } from '../run/windows.js';
 import { fillSuffix, heartbeat } from '../../store/fill-name.js';
+import { placeEntry, prepareCacheDir } from '../../store/cache-dir.js';
 
-// What the benchmark and lifecycle.ts take from here.
-export { defaultCacheDir, initdbArgs, type RunAs } from './cache-key.js';
-export { copyCluster } from './copy.js';
+import type { RunAs } from '../run-as.js';
 
 /** Deadline of `initdb --version`: 30 000 ms. */
 const VERSION_TIMEOUT_MS = 30_000;
@@ -65,29 +63,6 @@ export interface CacheResult {
    * aside) before initdb filled it again; absent when none was there.
    */
   dropped?: string;
-}
-
-/**
- * Makes the cache folder, or says why the `cache-dir` input cannot be used.
- * @throws InputError (input `cache-dir`) when it is a file, below a file, not writable, or
- *   owned or writable by another user
- */
-export function prepareCacheDir(cacheDir: string): void {
-  try {
-    makeDirs(cacheDir, 0o755);
-    // Another user who can write the cache could plant a cluster (postgresql.auto.conf) that
-    // runs their code as this user.
-    checkPrivateDir(cacheDir);
-  } catch (error) {
-    if (error instanceof FolderError) {
-      throw new InputError(
-        'cache-dir',
-        `${cacheDir} cannot hold the initdb cache: ${error.message}`,
-        'Give a folder this user can write to, or leave cache-dir empty for the default',
-      );
-    }
-    throw error;
-  }
 }
 
 /** The reason to show for initdb's failure: its FATAL/ERROR/error lines first, then its last line. */
@@ -295,37 +270,3 @@ async function theirEntry(staging: string, entry: string): Promise<Manifest> {
 
 /** How many times (100 ms apart) a fill that lost the race waits for the winner's folder. */
 const PLACE_WAIT_TRIES = 50;
-
-/**
- * Publishes a fill: its manifest (`<staging>.manifest.json`) created exclusively at the entry's
- * (`wx`: fails when another run placed one: the two differ, pg_control and the WAL are never
- * the same twice), then its folder renamed into place. A manifest with no folder is a leftover
- * (a run killed between the two steps, or a folder removed by hand): it is replaced once.
- * @param data the manifest's text, as written beside the staging folder
- * @returns false when another run's entry is there (or is being placed)
- */
-export function placeEntry(staging: string, entry: string, data: string): boolean {
-  const manifest = `${entry}${MANIFEST_SUFFIX}`;
-  for (let attempt = 0; attempt < 2; attempt++) {
-    if (lstatSync(entry, { throwIfNoEntry: false })) return false;
-    try {
-      writeFileSync(manifest, data, { flag: 'wx', mode: 0o600 });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return false;
-      // Another fill's manifest, its folder due at once; or a leftover with no folder to come.
-      const since = Date.now() - (lstatSync(manifest, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (attempt > 0 || since < 60_000) return false;
-      rmSync(manifest, { force: true });
-      continue;
-    }
-    try {
-      renameSync(staging, entry);
-      rmSync(`${staging}${MANIFEST_SUFFIX}`, { force: true });
-      return true;
-    } catch {
-      rmSync(manifest, { force: true });
-      return false;
-    }
-  }
-  return false;
-}

@@ -13,8 +13,7 @@ import type { Logger } from '../../log.js';
 import type { NativeHandle } from '../../server.js';
 import type { Phases } from '../../timing.js';
 import type { Binaries } from '../source/installed.js';
-import { copyCluster, copyLater, DamagedEntryError, deferrableDatabases } from './copy.js';
-import { defaultCacheDir, type RunAs } from './cache-key.js';
+import { copyCluster, copyLater, deferrableDatabases } from './copy.js';
 import { dropEntry } from '../../store/removal.js';
 import type { Facts } from '../source/facts.js';
 import { ensureCluster, type CacheResult } from './initdb-cache.js';
@@ -23,6 +22,9 @@ import { bootstrapHbaConf, hbaConf, identConf } from '../run/server-config.js';
 import { hasPeerSocket } from '../run/windows.js';
 import type { StoreEntry } from '../../schema-cache/store.js';
 import { EMPTY_AUTO_CONF } from '../../schema-cache/restored.js';
+import { DamagedEntryError } from '../../store/manifest.js';
+import { defaultCacheDir } from '../../store/cache-dir.js';
+import type { RunAs } from '../run-as.js';
 
 /** The error to report for a failed copy into the data directory: a full tmpfs names tmpfs-size. */
 export function copyError(error: unknown, config: Config, dataDir: string): Error {

@@ -13,7 +13,6 @@ import { runOk } from '../../proc.js';
 import { processAlive } from '../../processes.js';
 import { LOG_TAIL_LINES, type NativeHandle } from '../../server.js';
 import { exe } from '../source/installed.js';
-import type { RunAs } from '../cluster/cache-key.js';
 import { teardownRam } from '../ramdir.js';
 import { RUN_MARKER } from '../run-folder.js';
 import { removeTablespaces } from './tablespaces.js';
@@ -25,6 +24,7 @@ import { postgresArgs, runSettings } from './server-config.js';
 import { endProcessesIn, removeSysvSegment } from '../../orphans.js';
 
 export { RUN_MARKER } from '../run-folder.js';
+import { RunAs } from '../run-as.js';
 
 /** The server log's file name inside the run folder. */
 export const SERVER_LOG = 'server.log';

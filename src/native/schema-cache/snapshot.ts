@@ -22,7 +22,8 @@ import { openClient } from '../../readiness.js';
 import type { NativeServer } from '../../server.js';
 import { BackupCopy, labelStartSegment, walSegments } from './backup-copy.js';
 import { fingerprintWritten } from '../../store/file-seal.js';
-import { BOOTSTRAP_FILE } from '../run/windows.js';
+import { BOOTSTRAP_FILE, hasPeerSocket, newBootstrapSecret } from '../run/windows.js';
+import { saveCluster } from '../../schema-cache/save.js';
 import type { ServerIdentity } from '../../schema-cache/key.js';
 
 /** Deadline of `postgres --version` and `pg_config --sharedir`: 10 000 ms. */
@@ -189,4 +190,16 @@ export async function snapshotNative(server: NativeServer, dest: string, bootstr
   // Each file's fingerprint beside the sha256 taken as it was written: a hit then copies the
   // entry without hashing it again while its files are as they were sealed (file-seal.ts).
   return { ...copy.manifest, ...fingerprintWritten(dest, copy.manifest.files) };
+}
+
+/**
+ * A miss's save of a native server into the store's folder `dest` (schema-cache/save.ts
+ * saveCluster with snapshotNative): where there is no peer socket (Windows), with a new bootstrap
+ * password that the entry keeps.
+ * @returns the copy's manifest
+ * @throws what saveCluster throws
+ */
+export async function saveNative(server: NativeServer, dest: string): Promise<Manifest | void> {
+  const bootstrap = hasPeerSocket() ? null : newBootstrapSecret();
+  return saveCluster(server, bootstrap, (secret) => snapshotNative(server, dest, secret));
 }

@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { InputError, SetupError } from '../../errors.js';
 import type { Config } from '../../inputs.js';
 import { installedBinaries, type Binaries, type Probe } from './installed.js';
-import { defaultCacheDir } from '../cluster/cache-key.js';
 import { MANIFEST_SUFFIX } from '../../store/manifest.js';
 import { keptName, toolCacheVersionDir } from './npm/kept.js';
 import { npmCommand, type NpmProbe } from './npm/fetch.js';
 import { npmBuildFor, type NpmBuild, type PlatformProbe } from './npm/table.js';
+import { defaultCacheDir } from '../../store/cache-dir.js';
 
 /** What the choice reads from the machine. */
 export interface SourceProbes {

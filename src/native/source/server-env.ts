@@ -11,8 +11,8 @@
 import { execFileSync } from 'node:child_process';
 import { dirname } from 'node:path';
 import type { Setting } from '../../profile.js';
-import type { RunAs } from '../cluster/cache-key.js';
 import type { Facts } from './facts.js';
+import { RunAs } from '../run-as.js';
 
 /**
  * The caller's variables a PostgreSQL program is given: PATH (commands the server runs:

@@ -17,10 +17,8 @@ import type { Logger } from '../../../log.js';
 import type { Phases } from '../../../timing.js';
 import type { NativeHandle } from '../../../server.js';
 import type { Binaries } from '../installed.js';
-import type { RunAs } from '../../cluster/cache-key.js';
 import { MANIFEST_SUFFIX } from '../../../store/manifest.js';
 import { removeStaleFills } from '../../../store/removal.js';
-import { prepareCacheDir } from '../../cluster/initdb-cache.js';
 import { FetchError, npmCommand, realNpmProbe } from './fetch.js';
 import {
   binariesAt,
@@ -39,6 +37,8 @@ import {
 import { execAllowed, RAM_BUILD_BASE, ramBuildBase, takeIntoRam } from './ram.js';
 import type { NpmBuild } from './table.js';
 import { chooseLinux, DEFAULT_NATIVE_BYTES, measure, sizeToBytes } from '../../ramdir.js';
+import { prepareCacheDir } from '../../../store/cache-dir.js';
+import { RunAs } from '../../run-as.js';
 
 /**
  * The binaries of `build`, kept: the kept copy when it is there and sound, else fetched (or, with

@@ -23,16 +23,16 @@ import { initdbPathProblem, pathTrustProblem } from '../../../fsutil.js';
 import type { Logger } from '../../../log.js';
 import type { Phases } from '../../../timing.js';
 import type { Binaries } from '../installed.js';
-import type { RunAs } from '../../cluster/cache-key.js';
 import { MANIFEST_SUFFIX, readProblem, withFile } from '../../../store/manifest.js';
 import { dropEntry, removeTree } from '../../../store/removal.js';
-import { placeEntry } from '../../cluster/initdb-cache.js';
 import { throwIfInterrupted } from '../../../interrupt.js';
 import { folderProblem, sealFolder, type FolderManifest } from '../../../store/folder-seal.js';
 import { extractWithRetry } from './extract.js';
 import { fetchBuild, integrityOf, type NpmCommand } from './fetch.js';
 import type { NpmBuild } from './table.js';
 import { fillSuffix, heartbeat } from '../../../store/fill-name.js';
+import { placeEntry } from '../../../store/cache-dir.js';
+import { RunAs } from '../../run-as.js';
 
 /** Largest manifest read: 4 MiB (a build's is about 150 KB). */
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;

@@ -22,7 +22,6 @@ import { throwIfInterrupted } from '../../../interrupt.js';
 import { awaitProcessesWithArg, processesWithArg } from '../../../orphans.js';
 import type { NpmRamRecord } from '../../../server.js';
 import type { Phases } from '../../../timing.js';
-import type { RunAs } from '../../cluster/cache-key.js';
 import { removeTree } from '../../../store/removal.js';
 import { fetchBuild, type NpmCommand } from './fetch.js';
 import { makeRunnable, unreachableBy, type KeepPlace } from './kept.js';
@@ -30,6 +29,7 @@ import { extractPackageSync } from './extract.js';
 import type { NpmBuild } from './table.js';
 import type { LinuxChoice } from '../../ramdir.js';
 import { RUN_FOLDER_PREFIX, runFolderName } from '../../run-folder.js';
+import { RunAs } from '../../run-as.js';
 
 /** The one folder builds are taken into: a tmpfs on every Linux this runs on (GitHub's runners: half the RAM). */
 export const RAM_BUILD_BASE = '/dev/shm';
