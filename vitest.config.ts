@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     projects: [
       { test: { name: 'unit', include: ['tests/unit/**/*.test.ts'] } },
+      // The benchmark's own code (its reports, results, undo list): pure logic, fast like unit.
+      { test: { name: 'bench', include: ['bench/tests/**/*.test.ts'] } },
       {
         test: {
           name: 'e2e',

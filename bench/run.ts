@@ -17,7 +17,7 @@ import { findBinaries } from '../src/native/source/installed.js';
 import { runAsUser } from '../src/native/run/postgres.js';
 import { TMPFS_MAGIC } from '../src/native/ramdir.js';
 import { Cleanup, cleanupOnSignals, interruption } from './lib/cleanup.js';
-import { engine29 } from './lib/engines.js';
+import { engine29 } from '../testkit/engines.js';
 import type { Context, Options } from './lib/context.js';
 import { describeMachine, LoadSampler, OtherWork } from './lib/machine.js';
 import { runPgliteRealSuite } from './lib/pglite-suite.js';

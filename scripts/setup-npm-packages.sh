@@ -3,12 +3,12 @@
 # $apt_updated belong to the sourcing script.)
 # Section 9 of scripts/setup-test-infra.sh, sourced by it (uses its log, need_root, apt_install
 # and $here): the PostgreSQL server builds on npm that the tests and the benchmark serve from a
-# local registry (bench/lib/npm-registry.ts), and what the linux-arm64 build needs to run here.
+# local registry (testkit/npm-registry.ts), and what the linux-arm64 build needs to run here.
 #
 # The packages come from the pinned table, src/native/source/npm/packages.json: on linux-x64 the newest
 # minor of each of the table's majors, on linux-arm64 the newest minor of 16 (NPM_ARM64_MAJOR),
 # on windows-x64 the newest minor of 17 (NPM_WINDOWS_MAJOR).
-# The same choice is made in bench/lib/npm-packages.ts (npmTestPackages): change both.
+# The same choice is made in testkit/npm-packages.ts (npmTestPackages): change both.
 # Fetched with `npm pack`, so the machine's npm configuration applies (registry, mirror, proxy,
 # auth, .npmrc; no registry host is written here), each checked against the table's integrity.
 NPM_ARM64_MAJOR=${NPM_ARM64_MAJOR:-16}

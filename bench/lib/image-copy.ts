@@ -6,17 +6,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { dockerOk, removeContainer } from '../../src/docker/engine.js';
+import { forgetImage } from '../../testkit/images.js';
+import { startRegistry, type Registry } from '../../testkit/registry.js';
 import type { Context } from './context.js';
-import { startRegistry, type Registry } from './registry.js';
-
-/** Removes a local image tag; nothing when it is not there. */
-export function forgetImage(ref: string): void {
-  try {
-    execFileSync('docker', ['image', 'rm', '--force', ref], { stdio: 'ignore', timeout: 60_000 });
-  } catch {
-    // not there
-  }
-}
 
 /**
  * A full copy of `image` in `registry` as `<registry>/pg-tmpfs-bench/postgres:<tag>`: the image's

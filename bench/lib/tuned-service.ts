@@ -5,7 +5,7 @@
  * then per service `docker create` with the arguments of DockerCommandManager.DockerCreate,
  * `docker start`, `docker ps` to see it running, `docker port`; then its health looked at until
  * it is no longer `starting`), then the template's wait step: a real query through the published
- * port. The service and the arguments come from bench/lib/runner-service.ts. Sections 1, 2, 8
+ * port. The service and the arguments come from testkit/runner-service.ts. Sections 1, 2, 8
  * and 11 use it.
  */
 import { performance } from 'node:perf_hooks';
@@ -19,8 +19,8 @@ import { checkSettings, filesystemTypeOf, SETTINGS_QUERY, type PgSettingRow } fr
 import { throwIfInterrupted } from './cleanup.js';
 import { publishedPort, waitHealthy } from './containers.js';
 import type { Context } from './context.js';
-import { runnerNetworkCreateArgs } from './runner-args.js';
-import { runnerCreateArgs, servicesTemplate, waitStepArgv } from './runner-service.js';
+import { runnerNetworkCreateArgs } from '../../testkit/runner-args.js';
+import { runnerCreateArgs, servicesTemplate, waitStepArgv } from '../../testkit/runner-service.js';
 import { runnerBackoffSeconds } from './service-container.js';
 
 /** The variant key of the rows (`startup/service-tuned`, `workloads/…/service-tuned`, …). */

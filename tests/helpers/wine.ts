@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, relative, sep } from 'node:path';
-import { NPM_WINDOWS_MAJOR } from '../../bench/lib/npm-packages.js';
+import { NPM_WINDOWS_MAJOR } from '../../testkit/npm-packages.js';
 import { liveProcesses, ROOT } from './infra.js';
 
 /** Wine's 64-bit loader as Debian installs it. */

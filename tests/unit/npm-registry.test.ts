@@ -1,5 +1,5 @@
 /**
- * The local npm registry's pure parts (bench/lib/npm-registry.ts, bench/lib/npm-tarball.ts) on a
+ * The local npm registry's pure parts (testkit/npm-registry.ts, testkit/npm-tarball.ts) on a
  * small package made here with tar: version order, tar entries (a pax long name), the tampered
  * copy, and the registry's answers over HTTP (forms of the name, ETag, refuse, stall and close()).
  * Real `npm pack` runs against it, with the real PostgreSQL packages: tests/e2e/npm-registry.test.ts.
@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compareVersions, startNpmRegistry } from '../../bench/lib/npm-registry.js';
-import { digestsOf, tamperedTarball, tarballInfo, tarEntries } from '../../bench/lib/npm-tarball.js';
+import { compareVersions, startNpmRegistry } from '../../testkit/npm-registry.js';
+import { digestsOf, tamperedTarball, tarballInfo, tarEntries } from '../../testkit/npm-tarball.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pg-tmpfs-npm-unit-'));
 const longPath = `native/${'x'.repeat(120)}/file.txt`;

@@ -3,7 +3,7 @@
  * definition of the durability profile (src/profile.ts), each job's tmpfs path fits the major of
  * its image, the file is valid for GitHub's runner's own workflow schema (vendored,
  * tests/fixtures/github-workflow-schema), and the runner's way of turning a service into
- * `docker create` arguments (bench/lib/runner-service.ts, bench/lib/runner-args.ts) gives what
+ * `docker create` arguments (testkit/runner-service.ts, testkit/runner-args.ts) gives what
  * the runner's code gives. The service run for real: tests/e2e/services-template.test.ts.
  */
 import { createHash } from 'node:crypto';
@@ -16,7 +16,7 @@ import {
   runnerHealthArgs,
   runnerNetworkCreateArgs,
   runnerVolumeOption,
-} from '../../bench/lib/runner-args.js';
+} from '../../testkit/runner-args.js';
 import {
   imageMajor,
   runnerCreateArgs,
@@ -27,7 +27,7 @@ import {
   tmpfsPaths,
   waitStep,
   waitStepArgv,
-} from '../../bench/lib/runner-service.js';
+} from '../../testkit/runner-service.js';
 import { RUNNER_WORKFLOW_SCHEMA, workflowSchemaErrors } from '../helpers/workflow-schema.js';
 
 /** What the service must run: `postgres -c fsync=off -c ...`, from src/profile.ts. */

@@ -6,9 +6,9 @@
  * after the start, and where the native starts' time went.
  */
 import { describe, expect, it } from 'vitest';
-import { NPM_COLD_TARGET, NPM_WARM_TARGET } from '../../bench/report/startup-npm.js';
-import { renderStartup } from '../../bench/report/startup.js';
-import { summarize, type CaseResult } from '../../bench/lib/results.js';
+import { NPM_COLD_TARGET, NPM_WARM_TARGET } from '../report/startup-npm.js';
+import { renderStartup } from '../report/startup.js';
+import { summarize, type CaseResult } from '../lib/results.js';
 
 /** A section-1 case with `samples` (seconds) and optional per-sample details. */
 function c(key: string, samples: number[], details: Array<Record<string, unknown>> = []): CaseResult {

@@ -4,8 +4,8 @@
  * counted, and nothing when the run has none of its columns.
  */
 import { describe, expect, it } from 'vitest';
-import { renderCompared } from '../../bench/report/compared.js';
-import { summarize, type CaseResult, type Section } from '../../bench/lib/results.js';
+import { renderCompared } from '../report/compared.js';
+import { summarize, type CaseResult, type Section } from '../lib/results.js';
 
 /** A case `id` (section from its first part) with `samples` (seconds) and the first sample's details. */
 function c(id: string, samples: number[], details: Record<string, unknown> = {}): CaseResult {

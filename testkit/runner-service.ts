@@ -13,7 +13,7 @@
  * - src/Runner.Worker/ContainerOperationProvider.cs, StartContainersAsync (network
  *   github_network_<guid> made by DockerNetworkCreate with the runner's label, then per service
  *   StartContainerAsync: pull, DockerCreate, DockerStart, DockerPort for job.services.<name>.ports)
- *   and RunContainersHealthcheck/ContainerHealthcheck (bench/lib/runner-args.ts runnerHealthArgs).
+ *   and RunContainersHealthcheck/ContainerHealthcheck (testkit/runner-args.ts runnerHealthArgs).
  * Left out: the proxy variables the runner adds when it runs behind a proxy (UpdateWebProxyEnv),
  * and registry credentials.
  */
@@ -23,7 +23,7 @@ import { parse } from 'yaml';
 import { processArguments, runnerEscapedOption, runnerVolumeOption } from './runner-args.js';
 
 /** The template, from the repository root. */
-export const SERVICES_TEMPLATE = join(resolve(import.meta.dirname, '..', '..'), 'templates', 'github', 'services.yaml');
+export const SERVICES_TEMPLATE = join(resolve(import.meta.dirname, '..'), 'templates', 'github', 'services.yaml');
 
 /** The template's job id of each variant: steps on the runner, or in a `container:`. */
 export const TEMPLATE_JOBS = { runner: 'on-runner', container: 'in-container' } as const;

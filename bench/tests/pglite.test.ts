@@ -5,10 +5,10 @@
  * why, the versions and the command that repeats them).
  */
 import { describe, expect, it } from 'vitest';
-import { junitFailures, reasonCounts } from '../../bench/lib/pglite-suite.js';
-import { summarize, type CaseResult, type Section } from '../../bench/lib/results.js';
-import { pgliteNote, pgliteSuiteNote, pgliteWorkloadsNote } from '../../bench/report/pglite.js';
-import { renderSchemaCache } from '../../bench/report/schema-cache.js';
+import { junitFailures, reasonCounts } from '../lib/pglite-suite.js';
+import { summarize, type CaseResult, type Section } from '../lib/results.js';
+import { pgliteNote, pgliteSuiteNote, pgliteWorkloadsNote } from '../report/pglite.js';
+import { renderSchemaCache } from '../report/schema-cache.js';
 
 const XML = `<?xml version="1.0" encoding="utf-8"?><testsuites name="pytest tests"><testsuite name="pytest" errors="1" failures="2" skipped="1" tests="6">
 <testcase classname="test.orm.A" name="test_ok" time="0.1" />

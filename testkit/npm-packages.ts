@@ -18,7 +18,7 @@ interface NpmTable {
 }
 
 const TABLE: NpmTable = JSON.parse(
-  readFileSync(resolve(import.meta.dirname, '..', '..', 'src', 'native', 'source', 'npm', 'packages.json'), 'utf8'),
+  readFileSync(resolve(import.meta.dirname, '..', 'src', 'native', 'source', 'npm', 'packages.json'), 'utf8'),
 ) as NpmTable;
 
 /**

@@ -5,10 +5,10 @@
  * from the medians over repetitions.
  */
 import { describe, expect, it } from 'vitest';
-import { quantile, summarize, type CaseResult } from '../../bench/lib/results.js';
-import { parsePoolId, poolTable } from '../../bench/report/per-test-pool.js';
-import { renderPerTest } from '../../bench/report/per-test.js';
-import { percentiles, statCpuSeconds } from '../../bench/sections/per-test-pool.js';
+import { quantile, summarize, type CaseResult } from '../lib/results.js';
+import { parsePoolId, poolTable } from '../report/per-test-pool.js';
+import { renderPerTest } from '../report/per-test.js';
+import { percentiles, statCpuSeconds } from '../sections/per-test-pool.js';
 
 /** An isolation-table case `per_test/<key>/c<clients>/off-tmpfs` with one detail record per sample. */
 function c(key: string, clients: number, details: Array<Record<string, unknown>>): CaseResult {

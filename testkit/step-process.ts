@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { run } from '../../src/proc.js';
+import { run } from '../src/proc.js';
 
 /** Parses a runner file command file (`name<<DELIMITER\nvalue\nDELIMITER`, or `name=value` lines). */
 export function parseFileCommand(text: string): Record<string, string> {

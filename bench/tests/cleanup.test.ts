@@ -3,7 +3,7 @@
  * engine it was registered under (section 1 switches DOCKER_HOST per measurement).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { Cleanup } from '../../bench/lib/cleanup.js';
+import { Cleanup } from '../lib/cleanup.js';
 
 const saved = process.env.DOCKER_HOST;
 afterEach(() => {

@@ -5,13 +5,13 @@
  * the wait step in section 1, and the line naming the image, its version and the command.
  */
 import { describe, expect, it } from 'vitest';
-import { summarize, type CaseResult, type Section } from '../../bench/lib/results.js';
-import { localPorts } from '../../bench/lib/tuned-service.js';
-import { isTuned, tunedNote } from '../../bench/report/alternatives.js';
-import { renderJobShape } from '../../bench/report/job-shape.js';
-import { renderRealSuite } from '../../bench/report/real-suite.js';
-import { renderStartup } from '../../bench/report/startup.js';
-import { renderWorkloads } from '../../bench/report/workloads.js';
+import { summarize, type CaseResult, type Section } from '../lib/results.js';
+import { localPorts } from '../lib/tuned-service.js';
+import { isTuned, tunedNote } from '../report/alternatives.js';
+import { renderJobShape } from '../report/job-shape.js';
+import { renderRealSuite } from '../report/real-suite.js';
+import { renderStartup } from '../report/startup.js';
+import { renderWorkloads } from '../report/workloads.js';
 
 /** The details every tuned row carries (bench/lib/tuned-service.ts tunedDetails). */
 const ABOUT = { image: 'postgres:17', imageVersion: '17.6-1.pgdg13+1', serverVersion: '17.6 (Debian 17.6-1.pgdg13+1)' };
