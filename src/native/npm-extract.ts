@@ -78,9 +78,11 @@ export function withStallDeadline<T>(what: string, stallMs: number, start: (prog
  * @throws StallError on a stall (the extraction aborted); what node-tar throws (strict: a bad entry; ENOSPC)
  */
 export async function extractPackage(tarball: string, dest: string, stallMs = EXTRACT_STALL_MS): Promise<void> {
-  const tar = await import('tar');
+  // tar/extract, not tar: the same extract (tar.x), without the pre-minified whole of node-tar
+  // (create, list, update) that the CLI's package would carry.
+  const { extract } = await import('tar/extract');
   return withStallDeadline(`extracting ${tarball}`, stallMs, (progress) => {
-    const unpack = tar.x({
+    const unpack = extract({
       cwd: dest,
       strict: true,
       preserveOwner: false,
@@ -120,8 +122,8 @@ export async function extractPackage(tarball: string, dest: string, stallMs = EX
  * @throws what node-tar throws (strict: a bad entry; ENOSPC)
  */
 export async function extractPackageSync(tarball: string, dest: string): Promise<void> {
-  const tar = await import('tar');
-  tar.x({
+  const { extract } = await import('tar/extract');
+  extract({
     file: tarball,
     cwd: dest,
     sync: true,
