@@ -26,7 +26,7 @@ import type { Server } from './server.js';
 export const BACKGROUND_FLAG = '--pg-tmpfs-background';
 
 /** What the launcher hands the child on its stdin. */
-export interface BackgroundJob<Extra = unknown> {
+interface BackgroundJob<Extra = unknown> {
   /** The configuration, with the mode resolved (`docker` or `native`) and the port fixed. */
   config: Config;
   /** The connection the launcher published; the child fails when the server ends up elsewhere. */

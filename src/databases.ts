@@ -12,7 +12,7 @@ import { openClient } from './readiness.js';
 import { BUILT_IN_DATABASES, databaseNameProblem, storedName } from './rules.js';
 
 /** How CREATE DATABASE copies the template (manual: CREATE DATABASE, STRATEGY; PostgreSQL 15+). */
-export type CloneStrategy = 'FILE_COPY' | 'WAL_LOG' | 'default';
+type CloneStrategy = 'FILE_COPY' | 'WAL_LOG' | 'default';
 
 /**
  * The fastest strategy measured for the storage (docs/performance.md, table "per test"): on a
@@ -39,7 +39,7 @@ export function freshName(base: string): string {
  * connection for the length of its CREATE or DROP DATABASE (milliseconds on tmpfs), so the calls
  * beyond max_connections wait their turn instead of failing.
  */
-export const SLOT_WAIT_MS = 30_000;
+const SLOT_WAIT_MS = 30_000;
 
 /**
  * Opens a client on the maintenance database (`postgres`, or template1 when `avoid` is
@@ -76,7 +76,7 @@ async function versionNum(client: pg.Client): Promise<number> {
 }
 
 /** A database made by cloneDatabase. */
-export interface Clone {
+interface Clone {
   /** The new database's name. */
   database: string;
   /** Its connection URI (credentials percent-encoded). */

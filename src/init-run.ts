@@ -92,7 +92,7 @@ export class InitDeadline {
 }
 
 /** How an init file runs: the init files' deadline and what its errors name. */
-export interface InitFileOptions {
+interface InitFileOptions {
   /** The init files' deadline (absent: one of init-timeout's default, 600 s, for this file alone). */
   deadline?: InitDeadline;
   /** The tmpfs-size input (null: not given), named when the data directory fills up. */

@@ -118,7 +118,7 @@ export interface PsqlOnly {
 }
 
 /** A file read once: its statements and what needs psql, in order. */
-export interface ScannedSql {
+interface ScannedSql {
   index: TextIndex;
   statements: StatementStart[];
   /** Backslash commands outside strings, comments and dollar quotes (each one's line). */

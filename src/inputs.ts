@@ -47,13 +47,13 @@ export const DEFAULTS = Object.freeze({
 export const NEWEST_MAJOR = '18';
 
 /** How to start PostgreSQL. */
-export type Mode = 'docker' | 'native' | 'auto';
+type Mode = 'docker' | 'native' | 'auto';
 
 /**
  * Where native mode's server programs come from: `installed` on the machine, a server build from
  * `npm` (src/native/source/npm/binaries.ts), or `auto`: installed when the version is, else npm.
  */
-export type BinariesSource = 'auto' | 'installed' | 'npm';
+type BinariesSource = 'auto' | 'installed' | 'npm';
 
 /** Names of all inputs. */
 export type InputName = keyof typeof DEFAULTS;

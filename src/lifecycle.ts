@@ -37,7 +37,7 @@ import { LOG_TAIL_LINES, type Server, type ServerHandle } from './server.js';
 import { defaultCacheDir } from './store/cache-dir.js';
 
 /** The probes of this machine for choosing a source (the facts of `cache-dir`: no process start on a warm start). */
-export function realSourceProbes(config: Config): SourceProbes {
+function realSourceProbes(config: Config): SourceProbes {
   return {
     installed: realProbe(factsIn(config.cacheDir || defaultCacheDir())),
     platform: realPlatformProbe(),
@@ -47,7 +47,7 @@ export function realSourceProbes(config: Config): SourceProbes {
 }
 
 /** A mode chosen before start: Docker (`npmFailed`: mode auto fell back to it, the npm build's fetch failing so), or native with its source (chooseNative). */
-export type ChosenMode = { mode: 'docker'; npmFailed?: string } | ({ mode: 'native' } & NativeSource);
+type ChosenMode = { mode: 'docker'; npmFailed?: string } | ({ mode: 'native' } & NativeSource);
 
 /**
  * Chooses the mode and, for native mode, the source of its binaries (src/native/source/choose.ts):

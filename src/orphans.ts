@@ -37,7 +37,7 @@ import { findProcesses, type ProcessInfo } from './processes.js';
 export type FolderProcess = ProcessInfo;
 
 /** How long initdb (or a postmaster) may take to end after its signal: 15 000 ms. */
-export const END_GRACE_MS = 15_000;
+const END_GRACE_MS = 15_000;
 /** How long processes may take to vanish after SIGKILL: 5000 ms. */
 const KILL_WAIT_MS = 5_000;
 /** Poll interval while waiting for processes to end: 10 ms. */
@@ -67,7 +67,7 @@ async function waitNone(find: () => FolderProcess[], ms: number): Promise<Folder
  * process excepted. A folder that was removed under them (`/path (deleted)`) still counts.
  * @returns [] off Linux, or when none
  */
-export function processesIn(dir: string): FolderProcess[] {
+function processesIn(dir: string): FolderProcess[] {
   if (!dir) return [];
   // /proc/<pid>/cwd is the resolved path: resolve `dir` too (a symlinked TMPDIR or cache-dir).
   let real = dir;
@@ -252,7 +252,7 @@ export async function awaitProcessesWithArg(arg: string, ms: number): Promise<bo
 }
 
 /** Where a run's marker file lives for a moment (openRunMarker): `<temp folder>/pg-tmpfs-mark-<token>`. */
-export function runMarkerPath(token: string): string {
+function runMarkerPath(token: string): string {
   return join(tmpdir(), `pg-tmpfs-mark-${token}`);
 }
 
@@ -320,7 +320,7 @@ export async function endMarkedProcesses(token: string, graceMs = 5_000): Promis
  * (/proc/<pid>/environ: a process of another user is not readable unless root).
  * @returns their PIDs and process groups; [] off Linux, or when none
  */
-export function processesWithEnv(entry: string): FolderProcess[] {
+function processesWithEnv(entry: string): FolderProcess[] {
   return findProcesses((pid) => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(entry));
 }
 

@@ -69,7 +69,7 @@ function minorOf(postgresVersion: string): number | null {
 }
 
 /** A container name unique to this run: `pg-tmpfs-<run id or pid>-<6 hex>`. */
-export function defaultContainerName(env: NodeJS.ProcessEnv = process.env): string {
+function defaultContainerName(env: NodeJS.ProcessEnv = process.env): string {
   return `pg-tmpfs-${env.GITHUB_RUN_ID ?? process.pid}-${randomBytes(3).toString('hex')}`;
 }
 

@@ -53,7 +53,7 @@ export async function stopActive(graceMs = 2000): Promise<void> {
 const CLOSE_GRACE_MS = 2000;
 
 /** How much of a program's stderr run() keeps: its last 1 MiB (characters). */
-export const STDERR_KEPT = 1 << 20;
+const STDERR_KEPT = 1 << 20;
 
 /** What a finished program left. */
 export interface ProcResult {

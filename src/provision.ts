@@ -51,7 +51,7 @@ function connect(connection: ConnectionInfo, database: string, timeoutMs: number
  * the user, with the password, on the database of the outputs, and a query answered.
  * @throws InputError naming `input` and what broke (verify.ts brokenByInit)
  */
-export async function checkAfterInit(connection: ConnectionInfo, input: 'init' | 'init-command'): Promise<void> {
+async function checkAfterInit(connection: ConnectionInfo, input: 'init' | 'init-command'): Promise<void> {
   let client: pg.Client | null = null;
   try {
     client = await openClient(connection, { connectTimeoutMs: 10_000, queryTimeoutMs: 10_000 });

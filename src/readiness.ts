@@ -24,7 +24,7 @@ function loadPg(): Promise<typeof pg> {
 }
 
 /** Deadlines of a client, in ms. */
-export interface ClientTimeouts {
+interface ClientTimeouts {
   /** Connection deadline. */
   connectTimeoutMs: number;
   /** Client-side deadline of each query (node-postgres query_timeout). */
@@ -94,10 +94,10 @@ export async function openClient(target: Target, timeouts: ClientTimeouts): Prom
 }
 
 /** Deadline of each query on a client waitForQuery returns (a server that stalls after connecting): 60 000 ms. */
-export const QUERY_TIMEOUT_MS = 60_000;
+const QUERY_TIMEOUT_MS = 60_000;
 
 /** Options for waitForQuery. */
-export interface WaitOptions {
+interface WaitOptions {
   /** Give up after this many ms. */
   timeoutMs: number;
   /** Pause between attempts, in ms (default 20). */

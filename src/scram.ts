@@ -8,7 +8,7 @@ import { saslprep } from '@mongodb-js/saslprep';
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 
 /** Iterations PostgreSQL uses by default (scram_iterations, 4096). */
-export const SCRAM_ITERATIONS = 4096;
+const SCRAM_ITERATIONS = 4096;
 
 /**
  * The password as PostgreSQL hashes it (src/common/saslprep.c, pg_saslprep): pure ASCII as it

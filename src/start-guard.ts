@@ -17,7 +17,7 @@ import type { Phases } from './timing.js';
 import type { RemoteCache } from './schema-cache/cache.js';
 
 /** A start that failed or was interrupted: the one failure record of action and CLI. */
-export interface Failure {
+interface Failure {
   /** What was thrown, or for an interrupt the sink's interruptedError. */
   error: unknown;
   /** The same as data (background.ts errorRecord), for a waiter in another process. */
@@ -29,7 +29,7 @@ export interface Failure {
 }
 
 /** Where a guarded start puts what it learns, as it learns it. */
-export interface StartSink {
+interface StartSink {
   /** The handle, each time it grows (before the step it names runs): what an interrupt or a later `down` removes. */
   saveHandle(handle: ServerHandle): void;
   /**
@@ -44,7 +44,7 @@ export interface StartSink {
 }
 
 /** How a guarded start differs between callers. */
-export interface GuardOptions {
+interface GuardOptions {
   /** The connection already published (background starts): the server must answer there. */
   planned?: ConnectionInfo;
   /** Phase timings of the CLI's `up --json`. */

@@ -2,7 +2,7 @@ import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const req
 import {
   require_options,
   require_splitQuery
-} from "./chunk-cli-dbgate-query-splitter-main-post-splitQuery.js";
+} from "./chunk-dbgate-query-splitter-main-post-splitQuery.js";
 import {
   __commonJS
 } from "./chunk-common.js";

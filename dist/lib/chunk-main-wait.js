@@ -1,19 +1,19 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
-  VERSION
-} from "./chunk-cli-main-wait.js";
-import {
   DEFAULTS,
   connectionEnv,
   connectionUri,
   secretForms
-} from "./chunk-cli-main-post-wait.js";
+} from "./chunk-main-post-wait.js";
 import {
   exportVariable,
   setOutput,
   setSecret,
   summary
-} from "./chunk-cache-cli-main-native-source-npm-tool-cache-post-wait.js";
+} from "./chunk-cache-main-post-wait.js";
+
+// src/version.ts
+var VERSION = "1.0.0";
 
 // src/action/outputs.ts
 function outputsOf(s) {

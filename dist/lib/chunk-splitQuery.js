@@ -1,7 +1,7 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
   require_splitQuery
-} from "./chunk-cli-dbgate-query-splitter-main-post-splitQuery.js";
+} from "./chunk-dbgate-query-splitter-main-post-splitQuery.js";
 import "./chunk-common.js";
 export default require_splitQuery();
 //# sourceMappingURL=chunk-splitQuery.js.map

@@ -1,32 +1,29 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
+  LOG_TAIL_LINES,
+  awaitKeep,
+  describe,
   finishBackground,
+  isAlive,
+  logTail,
   removeFolder,
   savedBackground,
   savedHandle,
+  stop,
   uploadSchemaCache
 } from "./chunk-main-post.js";
 import {
   actionsLogger
 } from "./chunk-main-post-wait.js";
 import {
-  LOG_TAIL_LINES,
-  awaitKeep,
-  describe,
-  isAlive,
-  logTail,
-  stop
-} from "./chunk-cli-main-post.js";
-import "./chunk-cli-main-post-wait.js";
-import {
   endGroup,
   info,
   setFailed,
   startGroup,
   warning
-} from "./chunk-cache-cli-main-native-source-npm-tool-cache-post-wait.js";
-import "./chunk-cli-main-native-source-npm-tool-cache-post.js";
-import "./chunk-cli-main-native-source-npm-tool-cache-post-wait.js";
+} from "./chunk-cache-main-post-wait.js";
+import "./chunk-main-native-source-npm-tool-cache-post.js";
+import "./chunk-main-native-source-npm-tool-cache-post-wait.js";
 import "./chunk-common.js";
 
 // src/action/post-step.ts

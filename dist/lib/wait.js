@@ -6,22 +6,19 @@ import {
 import {
   BACKGROUND_ENV,
   awaitStart,
+  errorFrom,
   markShown,
   readLaunch,
   replayLog,
   reportError
 } from "./chunk-main-post-wait.js";
-import "./chunk-cli-main-wait.js";
-import {
-  errorFrom
-} from "./chunk-cli-main-post-wait.js";
 import {
   info,
   setOutput
-} from "./chunk-cache-cli-main-native-source-npm-tool-cache-post-wait.js";
+} from "./chunk-cache-main-post-wait.js";
 import {
   SetupError
-} from "./chunk-cli-main-native-source-npm-tool-cache-post-wait.js";
+} from "./chunk-main-native-source-npm-tool-cache-post-wait.js";
 import "./chunk-common.js";
 
 // src/action/wait-step.ts

@@ -53,7 +53,7 @@ export function publish(s: Server, exportEnv: boolean): void {
 }
 
 /** The summary's part on what ran after start (init, databases, template, pool); '' when nothing did. */
-export function provisionedSummary(s: Server): string {
+function provisionedSummary(s: Server): string {
   const p = s.provisioned;
   if (!p) return '';
   const rows = [

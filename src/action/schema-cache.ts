@@ -20,7 +20,7 @@ const DOWNLOAD_TIMEOUT_MS = 120_000;
 const UPLOAD_TIMEOUT_MS = 600_000;
 
 /** The paths @actions/cache archives for an entry: its folder and its manifest (the same at restore and save). */
-export function cachePaths(dir: string): string[] {
+function cachePaths(dir: string): string[] {
   return [dir, `${dir}${MANIFEST_SUFFIX}`];
 }
 

@@ -19,7 +19,7 @@ const DB_TIMEOUT_MS = 60_000;
  * The running server of an instance, from its record.
  * @throws InputError (name) when there is no record, it cannot be read, or its start has not finished
  */
-export function runningServer(name: string): Server {
+function runningServer(name: string): Server {
   checkInstanceName(name);
   const found = readInstance(name);
   if (found.kind === 'ok' && found.instance.state === 'running' && found.instance.server) return found.instance.server;

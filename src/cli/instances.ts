@@ -50,8 +50,7 @@ export interface Instance {
 }
 
 /** A record as read: none, sound, or unreadable (with the reason). */
-export type ReadRecord =
-  { kind: 'none' } | { kind: 'ok'; instance: Instance } | { kind: 'unreadable'; file: string; problem: string };
+type ReadRecord = { kind: 'none' } | { kind: 'ok'; instance: Instance } | { kind: 'unreadable'; file: string; problem: string };
 
 const NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$/;
 
@@ -69,7 +68,7 @@ export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** The record file of an instance. */
-export function recordFile(name: string): string {
+function recordFile(name: string): string {
   return join(stateDir(), `${name}.json`);
 }
 
@@ -82,7 +81,7 @@ export function logFile(name: string): string {
  * Makes the state folder (0700) and checks that only this user can write it.
  * @throws SetupError naming PG_TMPFS_STATE_DIR when it cannot be made or is not private
  */
-export function prepareStateDir(): string {
+function prepareStateDir(): string {
   const dir = stateDir();
   try {
     makeDirs(dir, 0o700);
@@ -143,7 +142,7 @@ export function readInstance(name: string): ReadRecord {
  * @returns false when a record exists already
  * @throws SetupError when it cannot be written (before anything started)
  */
-export function claimInstance(instance: Instance): boolean {
+function claimInstance(instance: Instance): boolean {
   const file = recordFile(instance.name);
   const tmp = `${file}.tmp-${process.pid}`;
   try {
@@ -165,7 +164,7 @@ export function claimInstance(instance: Instance): boolean {
  * removed): only one run at a time removes a stale record and what it names.
  * @returns false, without running `fn`, when a live process holds it
  */
-export async function withTakeover(name: string, fn: () => Promise<void>): Promise<boolean> {
+async function withTakeover(name: string, fn: () => Promise<void>): Promise<boolean> {
   const file = join(stateDir(), `${name}.takeover`);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
@@ -242,7 +241,7 @@ export function forgetInstance(name: string, ownerPid?: number): void {
  * Removes `<name>.json.tmp-<pid>` files whose process is gone: what a run killed while writing
  * a record leaves.
  */
-export function removeStaleTemps(name: string): void {
+function removeStaleTemps(name: string): void {
   let names: string[] = [];
   try {
     names = readdirSync(stateDir());

@@ -22,7 +22,7 @@ export const PULL_TIMEOUT_MS = 600_000;
 export const RUN_TIMEOUT_MS = 120_000;
 
 /** Result of one docker command. */
-export interface DockerResult {
+interface DockerResult {
   exitCode: number;
   stdout: string;
   stderr: string;
@@ -202,7 +202,7 @@ function imageConfig({ id, env, volumes, entrypoint, os, architecture, variant }
  * How long failed pulls of one image are retried, in ms (120 000): no new attempt starts after
  * it; an attempt already running may take up to PULL_TIMEOUT_MS.
  */
-export const PULL_RETRY_MS = 120_000;
+const PULL_RETRY_MS = 120_000;
 
 /**
  * How long a pull attempt may wait for the registry's first answer, in ms (20 000): `docker pull`
@@ -218,7 +218,7 @@ export const PULL_ANSWER_MS = 20_000;
 const PULL_ANSWERED = /Pulling from |^Digest: |^Status: /m;
 
 /** What a failed `docker pull` means for the next step. */
-export type PullFailure = 'transient' | 'credentials' | 'not-found' | 'no-answer' | 'other';
+type PullFailure = 'transient' | 'credentials' | 'not-found' | 'no-answer' | 'other';
 
 /**
  * Classifies `docker pull` stderr: rate limits (HTTP 429), server errors (5xx) and dropped
@@ -263,7 +263,7 @@ export function registryOf(image: string): string {
 }
 
 /** Options of pullImage. */
-export interface PullOptions {
+interface PullOptions {
   /** How long the registry may take to answer each attempt, in ms (default PULL_ANSWER_MS). */
   answerMs?: number;
   /**

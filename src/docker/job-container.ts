@@ -11,7 +11,7 @@ import { apiGet, localEngineSocket, pathSafeName } from './api.js';
 import { docker, DOCKER_TIMEOUT_MS } from './engine.js';
 
 /** The network of the job container this process runs in. */
-export interface JobNetwork {
+interface JobNetwork {
   /** ID (or host name) of the job container. */
   container: string;
   /** The user-defined network to join, e.g. `github_network_0a1b…`. */

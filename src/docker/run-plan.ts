@@ -13,7 +13,7 @@ export const CONTAINER_PORT = 5432;
 export const CONTAINER_LABEL = 'io.github.pg-tmpfs-action';
 
 /** What `docker run` needs: its arguments, and environment for the docker process itself. */
-export interface RunPlan {
+interface RunPlan {
   /** Arguments after `docker`, starting with `run`. */
   args: string[];
   /**
@@ -110,7 +110,7 @@ export const RESTORE_WRAPPER = [
 ].join('\n');
 
 /** How long the restore wrapper waits for the entry, in seconds: the restore's deadline and wait-timeout, as the restore's `docker exec` has them. */
-export function restoreWaitSeconds(config: Pick<Config, 'waitTimeoutMs'>): number {
+function restoreWaitSeconds(config: Pick<Config, 'waitTimeoutMs'>): number {
   return Math.ceil((RESTORE_TIMEOUT_MS + config.waitTimeoutMs) / 1000);
 }
 

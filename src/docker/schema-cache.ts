@@ -28,7 +28,7 @@ import type { StoreEntry } from '../schema-cache/store.js';
 import { saveCluster } from '../schema-cache/save.js';
 
 /** The file of a Docker-mode entry: pg_basebackup's tar of the cluster, as it came. */
-export const BASE_TAR = 'base.tar';
+const BASE_TAR = 'base.tar';
 
 /** Deadline of the copy after init (pg_basebackup through `docker exec`), in ms: 600 000. */
 const SNAPSHOT_TIMEOUT_MS = 600_000;

@@ -21,7 +21,7 @@ import type { RamMount } from '../server.js';
 /** statfs(2) f_type of tmpfs (linux/magic.h TMPFS_MAGIC). */
 export const TMPFS_MAGIC = 0x01021994;
 /** statfs(2) f_type of ramfs (linux/magic.h RAMFS_MAGIC). */
-export const RAMFS_MAGIC = 0x858458f6;
+const RAMFS_MAGIC = 0x858458f6;
 
 /** One command: program and argument array (never a shell string). */
 export interface Command {
@@ -101,7 +101,7 @@ export function measure(path: string): { ram: boolean; freeBytes: number } | nul
 }
 
 /** Whether this process may mount: root, or passwordless sudo. */
-export function canMount(): { may: boolean; root: boolean } {
+function canMount(): { may: boolean; root: boolean } {
   const root = process.getuid?.() === 0;
   if (root) return { may: true, root };
   try {

@@ -52,7 +52,7 @@ export interface KeeperJob {
  * WAL segments and a checkpoint's files). A tmpfs filled to the last byte makes the checkpointer
  * PANIC ("could not write to file … No space left on device") and the server restart.
  */
-export const HEADROOM_BYTES = 64 * 1048576;
+const HEADROOM_BYTES = 64 * 1048576;
 
 /** Longest pause after a copy failed for lack of room (SQLSTATE 53100), in ms; it doubles from 1 s. */
 const FULL_PAUSE_MAX_MS = 30_000;

@@ -15,7 +15,7 @@ import { effectiveSettings } from '../profile.js';
  * Layout of a schema-cache entry and of this key; part of the key, so an entry of another
  * layout is never read.
  */
-export const SCHEMA_CACHE_FORMAT = 1;
+const SCHEMA_CACHE_FORMAT = 1;
 
 /** What the server is, as far as it shapes a cluster: the image ID, or the binaries' version and folder. */
 export type ServerIdentity =
@@ -43,7 +43,7 @@ export type ServerIdentity =
     };
 
 /** A file of the key: its name (relative to the working folder when inside it) and the sha256 of its bytes. */
-export interface KeyFile {
+interface KeyFile {
   path: string;
   sha256: string;
 }

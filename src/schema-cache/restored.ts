@@ -11,7 +11,7 @@ import { openClient } from '../readiness.js';
 import type { Provisioned, Server } from '../server.js';
 
 /** An entry whose cluster is not what the inputs ask for. */
-export class ForeignEntryError extends Error {
+class ForeignEntryError extends Error {
   constructor(problem: string) {
     super(problem);
     this.name = 'ForeignEntryError';

@@ -79,7 +79,7 @@ export function unloggedProblem(relations: readonly string[]): string {
 }
 
 /** What init left in the configuration files that the running server has not taken (configProblem's input). */
-export interface ConfigChanges {
+interface ConfigChanges {
   /** Settings in postgresql.auto.conf (ALTER SYSTEM), in file order. */
   altered: string[];
   /** Settings of the other configuration files that differ from what the server runs with (not applied). */

@@ -17,7 +17,7 @@ import { prepareCacheDir, placeEntry } from '../store/cache-dir.js';
  * Largest total size of the store, in bytes (2 GiB): a cluster with a schema is tens of MB.
  * PG_TMPFS_SCHEMA_CACHE_MAX_BYTES sets another.
  */
-export const DEFAULT_STORE_MAX_BYTES = 2 * 1024 ** 3;
+const DEFAULT_STORE_MAX_BYTES = 2 * 1024 ** 3;
 
 /** The store folder of a cache folder. */
 export function storeDir(cacheDir: string): string {
@@ -137,7 +137,7 @@ export function prune(cacheDir: string, keep: string, maxBytes = storeMaxBytes()
 }
 
 /** The store's bound: PG_TMPFS_SCHEMA_CACHE_MAX_BYTES when it is a whole number, else DEFAULT_STORE_MAX_BYTES. */
-export function storeMaxBytes(env: NodeJS.ProcessEnv = process.env): number {
+function storeMaxBytes(env: NodeJS.ProcessEnv = process.env): number {
   const v = env.PG_TMPFS_SCHEMA_CACHE_MAX_BYTES;
   return v && /^\d{1,15}$/.test(v) ? Number(v) : DEFAULT_STORE_MAX_BYTES;
 }

@@ -24,7 +24,7 @@ export const PID_NS_HEX = ((): string => {
 })();
 
 /** How often a maker touches its fill, in ms. */
-export const HEARTBEAT_MS = 5_000;
+const HEARTBEAT_MS = 5_000;
 
 /** How old the heartbeat of another namespace's fill must be before it counts as a killed run's, in ms. */
 export const FOREIGN_STALE_MS = 60_000;

@@ -157,7 +157,7 @@ export function checkEntry(entry: string): { manifest: Manifest } | { problem: s
  * @returns null when nothing was added, else e.g. `base/5/99999 was added`
  * @throws Error when a folder cannot be read (ENOENT, ENOTDIR)
  */
-export function addedProblem(root: string, dirs: readonly string[], known: ReadonlySet<string>): string | null {
+function addedProblem(root: string, dirs: readonly string[], known: ReadonlySet<string>): string | null {
   for (const dir of ['', ...dirs]) {
     const added = readdirSync(join(root, dir)).find((name) => !known.has(dir ? join(dir, name) : name));
     if (added !== undefined) return `${dir ? join(dir, added) : added} was added`;

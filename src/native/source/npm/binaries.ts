@@ -119,7 +119,7 @@ async function fillDir(build: NpmBuild, dir: string, options: KeepOptions): Prom
 }
 
 /** What npmBinaries gives startNative. */
-export interface NpmStart {
+interface NpmStart {
   binaries: Binaries;
   /**
    * Puts what the build left to undo into a handle (identity unless the build was taken into

@@ -13,16 +13,16 @@ import type { Logger } from '../../../log.js';
 import { removeTree } from '../../../store/removal.js';
 
 /** How long an extraction may go without a new entry or a read of the tarball: 30 000 ms (a healthy one advances every few ms). */
-export const EXTRACT_STALL_MS = 30_000;
+const EXTRACT_STALL_MS = 30_000;
 
 /** Times an extraction is made before a stall fails the start: 2. */
-export const EXTRACT_ATTEMPTS = 2;
+const EXTRACT_ATTEMPTS = 2;
 
 /** An operation that made no progress for its window (withStallDeadline). */
 export class StallError extends Error {}
 
 /** An operation watched by withStallDeadline: its outcome, and how to stop it. */
-export interface Watched<T> {
+interface Watched<T> {
   /** Settles when the operation ends. */
   done: Promise<T>;
   /** Stops the operation (called once, on a stall, with the StallError). */
@@ -78,9 +78,11 @@ export function withStallDeadline<T>(what: string, stallMs: number, start: (prog
  * @throws StallError on a stall (the extraction aborted); what node-tar throws (strict: a bad entry; ENOSPC)
  */
 export async function extractPackage(tarball: string, dest: string, stallMs = EXTRACT_STALL_MS): Promise<void> {
-  const tar = await import('tar');
+  // tar/extract, not tar: the same extract (tar.x), without the pre-minified whole of node-tar
+  // (create, list, update) that the CLI's package would carry.
+  const { extract } = await import('tar/extract');
   return withStallDeadline(`extracting ${tarball}`, stallMs, (progress) => {
-    const unpack = tar.x({
+    const unpack = extract({
       cwd: dest,
       strict: true,
       preserveOwner: false,
@@ -120,8 +122,8 @@ export async function extractPackage(tarball: string, dest: string, stallMs = EX
  * @throws what node-tar throws (strict: a bad entry; ENOSPC)
  */
 export async function extractPackageSync(tarball: string, dest: string): Promise<void> {
-  const tar = await import('tar');
-  tar.x({
+  const { extract } = await import('tar/extract');
+  extract({
     file: tarball,
     cwd: dest,
     sync: true,

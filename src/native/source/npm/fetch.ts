@@ -24,7 +24,7 @@ export interface NpmCommand {
 }
 
 /** Environment variable that marks an npm fetch and what it starts (fetchBuild), ended when it exits. */
-export const FETCH_ENV = 'PG_TMPFS_NPM_FETCH';
+const FETCH_ENV = 'PG_TMPFS_NPM_FETCH';
 
 /** What npmCommand looks at; tests pass fakes. */
 export interface NpmProbe {
@@ -97,7 +97,7 @@ export function integrityOf(file: string): string {
 }
 
 /** What one fetch needs. */
-export interface FetchOptions {
+interface FetchOptions {
   /** Folder the tarball is written to (made by the caller; removed by the caller on failure). */
   dest: string;
   /** Where npm runs, so the project's .npmrc applies as it would to `npm install` there: the inputs' working folder. */
@@ -110,7 +110,7 @@ export interface FetchOptions {
 }
 
 /** How long naming the registry in an error may take, in ms: the fetch's deadline is already spent or failed. */
-export const REGISTRY_LOOKUP_MS = 2_000;
+const REGISTRY_LOOKUP_MS = 2_000;
 
 /**
  * The registry npm fetches `name` from (`npm config get @scope:registry`, else `registry`, asked
@@ -143,7 +143,7 @@ export async function registryOf(
  * is, which its stderr's last lines leave to its debug log.
  * @returns "summary (code). detail", or null when stdout holds no such object
  */
-export function npmCause(stdout: string): string | null {
+function npmCause(stdout: string): string | null {
   try {
     const error = (JSON.parse(stdout.trim()) as { error?: { code?: string; summary?: string; detail?: string } }).error;
     if (!error?.summary) return null;

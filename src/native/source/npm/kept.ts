@@ -5,18 +5,7 @@
  * against its seal before each use, its Binaries record, where it is kept, and whether the user
  * postgres runs as can reach it.
  */
-import {
-  chmodSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { SetupError } from '../../../errors.js';
 import { initdbPathProblem, pathTrustProblem } from '../../../fsutil.js';
@@ -83,7 +72,7 @@ export function keptName(build: NpmBuild): string {
  * cannot write, read without following a link (withFile).
  * @returns the seal, or why it cannot be used (a predicate of `its manifest`)
  */
-export function readSeal(manifestPath: string): FolderManifest | string {
+function readSeal(manifestPath: string): FolderManifest | string {
   try {
     // Its shape (folders, files, links inside the folder) is checked by folderProblem.
     const seal = withFile(manifestPath, (bytes) => JSON.parse(bytes.toString('utf8')) as unknown, MAX_MANIFEST_BYTES);
@@ -160,13 +149,6 @@ export function unreachableBy(path: string, user: RunAs): string | null {
     }
     if (dirname(at) === at) return null;
   }
-}
-
-/** Writes a kept build's manifest beside it, replacing any (a tmp file renamed into place). */
-export function writeSeal(manifestPath: string, seal: FolderManifest): void {
-  const tmp = `${manifestPath}${fillSuffix()}`;
-  writeFileSync(tmp, JSON.stringify(seal), { mode: 0o600 });
-  renameSync(tmp, manifestPath);
 }
 
 /**

@@ -35,7 +35,7 @@ import { RunAs } from '../../run-as.js';
 export const RAM_BUILD_BASE = '/dev/shm';
 
 /** What a build's folder in RAM is named with after the run folder's name. */
-export const RAM_BUILD_SUFFIX = '.npm';
+const RAM_BUILD_SUFFIX = '.npm';
 
 /** The file in a build's folder in RAM that holds its token: removal checks it. */
 export const RAM_MARKER = '.pg-tmpfs-npm';
@@ -55,7 +55,7 @@ export function ramBuildName(containerName: string, token: string): string {
 }
 
 /** The build's root folder (bin, lib, share) inside its folder in RAM. */
-export function ramBuildRoot(dir: string): string {
+function ramBuildRoot(dir: string): string {
   return join(dir, 'build');
 }
 
@@ -141,7 +141,7 @@ export function ramBuildProblem(record: unknown, base: string = RAM_BUILD_BASE):
 }
 
 /** What takeIntoRam needs besides the build and where it goes. */
-export interface RamOptions {
+interface RamOptions {
   /** The start's container name: the folder is named after it (ramBuildName), as its run folder is. */
   containerName: string;
   /** The token of the fetch (RUN_ENV on npm) and of the folder's name and marker. */

@@ -10,7 +10,7 @@ import { InputError, SetupError } from '../../../errors.js';
 import table from './packages.json' with { type: 'json' };
 
 /** One pinned build: the npm package version and the sha512 integrity of its tarball (SRI form, `sha512-<base64>`). */
-export interface PinnedBuild {
+interface PinnedBuild {
   version: string;
   integrity: string;
 }

