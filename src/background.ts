@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { connectionUri, type ConnectionInfo } from './connection.js';
 import { InputError, SetupError } from './errors.js';
 import type { Config } from './inputs.js';
-import { processAlive } from './processes.js';
+import { argvOf, processAlive } from './processes.js';
 import type { Server } from './server.js';
 
 /** First argument that turns an entry (dist/main.js, dist/cli.js) into a background start. */
@@ -267,7 +267,7 @@ export function readJson<T>(file: string): T | null {
 export function backgroundAlive(pid: number): boolean {
   if (!(pid > 0) || !processAlive(pid)) return false;
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(BACKGROUND_FLAG);
+    return argvOf(pid).includes(BACKGROUND_FLAG);
   } catch (error) {
     return (error as NodeJS.ErrnoException).code !== 'ENOENT' || !existsSync('/proc/self');
   }
