@@ -9,11 +9,11 @@
  * link as sealed, this user's alone); one that fails the check is dropped and fetched again.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
 import type { Logger } from '../log.js';
+import { readMounts } from '../mounts.js';
 import type { Phases } from '../timing.js';
 import type { NativeHandle } from '../server.js';
 import type { Binaries } from './binaries.js';
@@ -139,7 +139,7 @@ function ramBase(config: Config): string | null {
   const bytes = config.tmpfsSize ? sizeToBytes(config.tmpfsSize) : DEFAULT_NATIVE_BYTES;
   try {
     const shm = measure(RAM_BUILD_BASE);
-    const exec = execAllowed(RAM_BUILD_BASE, readFileSync('/proc/self/mounts', 'utf8'));
+    const exec = execAllowed(RAM_BUILD_BASE, readMounts());
     return ramBuildBase(shm && { ...shm, exec }, chooseLinux(bytes, config.tmpfsSize !== null).kind, bytes);
   } catch {
     return null; // tmpfs-size without a way to mount: the start fails on it (prepareRam)
