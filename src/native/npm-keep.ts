@@ -77,8 +77,9 @@ function keepEnv(token: string): NodeJS.ProcessEnv {
 /**
  * Launches the keep of the build a start took into RAM (nothing for any other start): `node
  * <entry> --pg-tmpfs-keep-build <folder> <record as JSON>`, detached (launch.ts spawnDetached: its
- * own process group), its output appended to keep.log in the folder. Call it once the server answers and the step's
- * outputs are published. Never throws: a keep that cannot start is a warning.
+ * own process group), its output appended to keep.log in the folder. Call it once the server
+ * answers and the step's outputs are published. Never throws: a keep that cannot start is a
+ * warning.
  * @param handle the started server (its npmRam and token)
  * @param entry the built entry to run (src/launch.ts entryPath: dist/main.js, dist/cli.js)
  * @returns the keep's PID, or null when nothing was launched
