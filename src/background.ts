@@ -8,18 +8,15 @@
  * the child writes everything it prints to a log file, never to the job's log, and reports its
  * handle and its outcome as JSON data (never commands). The waiter shows the log whole, once the
  * start has ended, so nothing appears out of order.
- * Over 300 lines because launching, the job handover, outcome records and waiting are the two ends of one protocol, kept in one file.
  */
 import { PULL_TIMEOUT_MS, RUN_TIMEOUT_MS } from './docker/engine.js';
-import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { connectionUri, type ConnectionInfo } from './connection.js';
 import { InputError, SetupError } from './errors.js';
 import type { Config } from './inputs.js';
-import { processAlive } from './processes.js';
+import { launchDetached, LaunchError, readStdinJson } from './launch.js';
+import { argvOf, processAlive } from './processes.js';
 import type { Server } from './server.js';
 
 /** First argument that turns an entry (dist/main.js, dist/cli.js) into a background start. */
@@ -73,9 +70,6 @@ export type Awaited =
 /** Time for initdb and the initdb cache in a background start's deadline, in ms. */
 const INITDB_MARGIN_MS = 180_000;
 
-/** How long the child may take to read its job from stdin, and the launcher to hand it over: 10 000 ms. */
-const HANDOVER_TIMEOUT_MS = 10_000;
-
 /**
  * Longest a background start may run, in ms, beyond the configured wait-timeout: the image pull's
  * deadline, `docker run`'s, and a margin for initdb and the cache. Waiters stop waiting (and stop
@@ -97,31 +91,15 @@ export function backgroundDeadline(
 }
 
 /**
- * The built entry `name` (dist/<name>.js) of this package, found upwards from this module (which
- * is dist/lib/*.js when bundled, src/*.ts in tests).
- * @throws SetupError when there is no such file (dist/ not built)
- */
-export function entryPath(name: 'main' | 'cli'): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 6; i++) {
-    const candidate = join(dir, 'dist', `${name}.js`);
-    if (existsSync(candidate)) return candidate;
-    const parent = dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
-  }
-  throw new SetupError(`Cannot find dist/${name}.js to start PostgreSQL in the background`, 'Run npm run build');
-}
-
-/**
  * Starts `node <entry> --pg-tmpfs-background`, detached from this process (its own process group,
- * stdout and stderr appended to `logFile`, created 0600), and hands it `job` as JSON on its stdin.
+ * stdout and stderr appended to `logFile`, created 0600), and hands it `job` as JSON on its stdin
+ * (launch.ts launchDetached).
  * @param env the child's environment (without the step's file commands: the child must not write them)
  * @param beforeJob called with the child's PID before the job is handed over (the CLI records
  *   the child as the owner of the start first, so the child's own record updates come after)
  * @returns the child's PID
- * @throws SetupError when the process cannot be started or takes no job within 10 000 ms (it is
- *   killed then, having made nothing)
+ * @throws SetupError when the process cannot be started or takes no job within
+ *   HANDOVER_TIMEOUT_MS (10 000 ms; it is killed then, having made nothing)
  */
 export async function launchBackground(
   entry: string,
@@ -132,53 +110,16 @@ export async function launchBackground(
 ): Promise<number> {
   const fd = openSync(logFile, 'a', 0o600);
   try {
-    const child = spawn(process.execPath, [entry, BACKGROUND_FLAG], { detached: true, stdio: ['pipe', fd, fd], env });
-    const pid = await new Promise<number>((resolve, reject) => {
-      child.once('spawn', () => resolve(child.pid ?? 0));
-      child.once('error', reject);
-    }).catch((error: unknown) => {
-      throw new SetupError(`Could not start the background process: ${(error as Error).message}`, 'Check that node can run here');
-    });
-    try {
-      beforeJob(pid);
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no handover within ${HANDOVER_TIMEOUT_MS} ms`)), HANDOVER_TIMEOUT_MS);
-        child.stdin?.once('error', reject);
-        child.stdin?.end(JSON.stringify(job), () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    } catch (error) {
-      child.kill('SIGKILL');
-      throw error instanceof SetupError
-        ? error
-        : new SetupError(`Could not hand the start to the background process: ${(error as Error).message}`, 'Try again');
+    return (await launchDetached({ entry, flag: BACKGROUND_FLAG, job, output: fd, env, beforeJob })).pid;
+  } catch (error) {
+    if (error instanceof SetupError) throw error;
+    if (error instanceof LaunchError && error.stage === 'start') {
+      throw new SetupError(`Could not start the background process: ${error.message}`, 'Check that node can run here');
     }
-    child.unref();
-    return pid;
+    throw new SetupError(`Could not hand the start to the background process: ${(error as Error).message}`, 'Try again');
   } finally {
     closeSync(fd);
   }
-}
-
-/**
- * Reads all of stdin and parses it as JSON: how a launcher hands a detached child its job (the
- * password never lands in a file or the command line).
- * @throws Error when stdin closes without valid JSON, or does not close within 10 000 ms
- */
-export async function readStdinJson<T>(): Promise<T> {
-  const chunks: Buffer[] = [];
-  const text = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no job on stdin within ${HANDOVER_TIMEOUT_MS} ms`)), HANDOVER_TIMEOUT_MS);
-    process.stdin.on('data', (c: Buffer) => chunks.push(c));
-    process.stdin.once('end', () => {
-      clearTimeout(timer);
-      resolve(Buffer.concat(chunks).toString('utf8'));
-    });
-    process.stdin.once('error', reject);
-  });
-  return JSON.parse(text) as T;
 }
 
 /**
@@ -267,7 +208,7 @@ export function readJson<T>(file: string): T | null {
 export function backgroundAlive(pid: number): boolean {
   if (!(pid > 0) || !processAlive(pid)) return false;
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(BACKGROUND_FLAG);
+    return argvOf(pid).includes(BACKGROUND_FLAG);
   } catch (error) {
     return (error as NodeJS.ErrnoException).code !== 'ENOENT' || !existsSync('/proc/self');
   }

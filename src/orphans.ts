@@ -26,12 +26,13 @@
  *
  * Linux only (/proc); elsewhere nothing is found and folders are removed as before.
  */
-import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
+import { closeSync, openSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { RUN_ENV, run } from './proc.js';
-import { findProcesses, type ProcessInfo } from './processes.js';
+import { RUN_ENV } from './proc.js';
+import { argvOf, cwdOf, environHas, findProcesses, mappedFiles, openFiles, type ProcessInfo } from './processes.js';
+import { removeSysvSegment, sysvRows } from './sysv.js';
 
 /** A process working in a folder (processes.ts findProcesses). */
 export type FolderProcess = ProcessInfo;
@@ -77,7 +78,7 @@ function processesIn(dir: string): FolderProcess[] {
     // gone: its processes show the path it had
   }
   return findProcesses((pid) => {
-    const cwd = readlinkSync(`/proc/${pid}/cwd`).replace(/ \(deleted\)$/, '');
+    const cwd = cwdOf(pid);
     return within(cwd, real) || within(cwd, dir);
   });
 }
@@ -141,50 +142,12 @@ function signal(pid: number, sig: NodeJS.Signals): void {
 
 /** The /dev/shm files a process has mapped (PostgreSQL's POSIX dynamic shared memory). */
 function mappedShm(pid: number): string[] {
-  try {
-    return readFileSync(`/proc/${pid}/maps`, 'utf8')
-      .split('\n')
-      .map((l) => /\s(\/dev\/shm\/PostgreSQL\.\d+)(?: \(deleted\))?$/.exec(l)?.[1])
-      .filter((f): f is string => f !== undefined);
-  } catch {
-    return [];
-  }
+  return mappedFiles(pid).filter((f) => /^\/dev\/shm\/PostgreSQL\.\d+$/.test(f));
 }
 
-/** Whether any process maps `file`. */
+/** Whether any live process but this one maps `file` (findProcesses: a zombie maps nothing). */
 function mappedByAnyone(file: string): boolean {
-  for (const name of readdirSync('/proc')) {
-    if (/^\d+$/.test(name) && mappedShm(Number(name)).includes(file)) return true;
-  }
-  return false;
-}
-
-/** Rows of /proc/sysvipc/shm, split: key shmid perms size cpid lpid nattch … ([] off Linux). */
-function sysvRows(): string[][] {
-  try {
-    return readFileSync('/proc/sysvipc/shm', 'utf8')
-      .split('\n')
-      .slice(1)
-      .map((l) => l.trim().split(/\s+/))
-      .filter((f) => f.length > 6);
-  } catch {
-    return [];
-  }
-}
-
-/**
- * Removes a System V shared memory segment that no process is attached to any more (a postgres
- * killed with SIGKILL leaves it; PostgreSQL removes it itself on any other exit). Linux only.
- * @returns problems met; [] when it is gone or still in use
- */
-export async function removeSysvSegment(id: number): Promise<string[]> {
-  const row = sysvRows().find((f) => Number(f[1]) === id);
-  if (!row || Number(row[6]) !== 0) return [];
-  const r = await run('ipcrm', ['-m', String(id)], { timeoutMs: 10_000 }).catch((e: unknown) => ({
-    code: 1,
-    stderr: String(e),
-  }));
-  return r.code === 0 ? [] : [`Could not remove shared memory segment ${id}: ${r.stderr.trim()}`];
+  return findProcesses((pid) => mappedFiles(pid).includes(file)).length > 0;
 }
 
 /**
@@ -234,7 +197,7 @@ export async function endProcessesIn(dir: string, graceMs = END_GRACE_MS): Promi
  */
 export function processesWithArg(arg: string): FolderProcess[] {
   if (!arg) return [];
-  return findProcesses((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(arg));
+  return findProcesses((pid) => argvOf(pid).includes(arg));
 }
 
 /**
@@ -291,17 +254,7 @@ export function processesMarked(token: string): FolderProcess[] {
   if (!token) return [];
   const entry = `${RUN_ENV}=${token}`;
   const marker = `${runMarkerPath(token)} (deleted)`;
-  const holds = (pid: number): boolean => {
-    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-      try {
-        if (readlinkSync(`/proc/${pid}/fd/${fd}`) === marker) return true;
-      } catch {
-        // closed meanwhile
-      }
-    }
-    return false;
-  };
-  return findProcesses((pid) => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(entry) || holds(pid));
+  return findProcesses((pid) => environHas(pid, entry) || openFiles(pid).includes(marker));
 }
 
 /**
@@ -321,7 +274,7 @@ export async function endMarkedProcesses(token: string, graceMs = 5_000): Promis
  * @returns their PIDs and process groups; [] off Linux, or when none
  */
 function processesWithEnv(entry: string): FolderProcess[] {
-  return findProcesses((pid) => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(entry));
+  return findProcesses((pid) => environHas(pid, entry));
 }
 
 /**

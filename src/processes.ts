@@ -1,10 +1,11 @@
 /**
  * Processes as /proc shows them (Linux; signal 0 elsewhere): whether one is alive (a zombie counts
  * as exited), its state, parent and process group, the processes a predicate selects (one walk of
- * /proc), and the members of a process group. run() (proc.ts) ends with it what a program left in
- * its group; orphans.ts finds with it what a killed start left running.
+ * /proc), the members of a process group, and what /proc tells of one process (argvOf, environHas,
+ * cwdOf, mappedFiles, openFiles). run() (proc.ts) ends with it what a program left in its group;
+ * orphans.ts finds with it what a killed start left running. Source: proc(5).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 /**
  * Whether a process with this PID exists and has not exited (signal 0; EPERM counts as existing:
@@ -81,7 +82,7 @@ export function findProcesses(match: (pid: number) => boolean): ProcessInfo[] {
     if (!stat || stat.state === 'Z' || stat.state === 'X') continue;
     let argv: string[] = [];
     try {
-      argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+      argv = argvOf(pid).filter(Boolean);
     } catch {
       // exited meanwhile
     }
@@ -107,4 +108,66 @@ export function groupMembers(pgid: number): number[] {
     }
   }
   return findProcesses((pid) => procStat(pid)?.pgid === pgid).map((p) => p.pid);
+}
+
+/**
+ * The command line of `pid`: /proc/<pid>/cmdline split at its NUL bytes (an empty argument kept,
+ * the final terminator dropped), e.g. `['node', '/x/dist/cli.js', '--pg-tmpfs-background']`.
+ * @throws Error from the read (ENOENT: no such process, or no /proc; EACCES: another user's)
+ */
+export function argvOf(pid: number): string[] {
+  const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  if (argv.at(-1) === '') argv.pop();
+  return argv;
+}
+
+/**
+ * Whether the environment `pid` started with holds `entry` (`NAME=value`, whole): /proc/<pid>/environ.
+ * @throws Error from the read (a process of another user is not readable unless root)
+ */
+export function environHas(pid: number, entry: string): boolean {
+  return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(entry);
+}
+
+/**
+ * The working directory of `pid`, resolved (/proc/<pid>/cwd); a folder removed under it still
+ * gives the path it had (without the ` (deleted)` the link then ends with).
+ * @throws Error from readlink (ENOENT: gone; EACCES: another user's)
+ */
+export function cwdOf(pid: number): string {
+  return readlinkSync(`/proc/${pid}/cwd`).replace(/ \(deleted\)$/, '');
+}
+
+/**
+ * The files `pid` has mapped into its memory (/proc/<pid>/maps: the path column; a removed file
+ * without its ` (deleted)`), each once, in the order first mapped.
+ * @returns [] when it cannot be read (gone, another user's, not Linux)
+ */
+export function mappedFiles(pid: number): string[] {
+  try {
+    const paths = readFileSync(`/proc/${pid}/maps`, 'utf8')
+      .split('\n')
+      .map((line) => /^\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+(\/.*)$/.exec(line)?.[1]?.replace(/ \(deleted\)$/, ''))
+      .filter((path): path is string => path !== undefined);
+    return [...new Set(paths)];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * What the open descriptors of `pid` point to (/proc/<pid>/fd/*: a path, with ` (deleted)` when
+ * the file was removed; `pipe:[…]`, `socket:[…]` …). A descriptor closed meanwhile is left out.
+ * @throws Error from reading the folder (gone; another user's unless root)
+ */
+export function openFiles(pid: number): string[] {
+  const targets: string[] = [];
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      targets.push(readlinkSync(`/proc/${pid}/fd/${fd}`));
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return targets;
 }

@@ -6,6 +6,7 @@
 import type pg from 'pg';
 import type { ConnectionInfo } from './connection.js';
 import { InputError, SetupError } from './errors.js';
+import { mountOf, parseMounts } from './mounts.js';
 import type { Setting } from './profile.js';
 
 /** A row of pg_settings (manual: "pg_settings"). */
@@ -160,20 +161,11 @@ async function normalisedRows(
 /**
  * Finds the filesystem type that holds `path`, from the text of /proc/mounts (or
  * /proc/self/mounts): the entry with the longest mount point that is `path` or a parent of it.
- * Mount points in /proc/mounts escape spaces as `\040` (proc(5)).
+ * Mount points in /proc/mounts escape a space, tab, newline or backslash (mounts.ts parseMounts).
  * @returns e.g. `tmpfs`, `overlay`, `ext4`; null when no entry matches
  */
 export function filesystemTypeOf(path: string, procMounts: string): string | null {
-  let best: { point: string; type: string } | null = null;
-  for (const line of procMounts.split('\n')) {
-    const fields = line.split(' ');
-    if (fields.length < 3) continue;
-    const point = (fields[1] ?? '').replace(/\\(\d{3})/g, (_, oct: string) => String.fromCharCode(parseInt(oct, 8)));
-    const type = fields[2] ?? '';
-    const covers = point === '/' || path === point || path.startsWith(point.endsWith('/') ? point : `${point}/`);
-    if (covers && (!best || point.length >= best.point.length)) best = { point, type };
-  }
-  return best?.type ?? null;
+  return mountOf(path, parseMounts(procMounts))?.type ?? null;
 }
 
 /** Filesystem types that live in RAM. */

@@ -3,7 +3,7 @@
  */
 import type { Cleanup } from './cleanup.js';
 import type { Results, Section } from './results.js';
-import { RunAs } from '../../src/native/run-as.js';
+import type { RunAs } from '../../src/native/run-as.js';
 
 /** Command-line options of `npm run bench`. */
 export interface Options {

@@ -45,11 +45,11 @@ var SetupError = class extends Error {
 };
 
 // src/proc.ts
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { performance } from "node:perf_hooks";
 
 // src/processes.ts
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 function processAlive(pid) {
   if (!(pid > 0)) return false;
   try {
@@ -92,7 +92,7 @@ function findProcesses(match) {
     if (!stat || stat.state === "Z" || stat.state === "X") continue;
     let argv = [];
     try {
-      argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+      argv = argvOf(pid).filter(Boolean);
     } catch {
     }
     found.push({ pid, ppid: stat.ppid, pgid: stat.pgid, argv });
@@ -110,6 +110,35 @@ function groupMembers(pgid) {
     }
   }
   return findProcesses((pid) => procStat(pid)?.pgid === pgid).map((p) => p.pid);
+}
+function argvOf(pid) {
+  const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+  if (argv.at(-1) === "") argv.pop();
+  return argv;
+}
+function environHas(pid, entry) {
+  return readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(entry);
+}
+function cwdOf(pid) {
+  return readlinkSync(`/proc/${pid}/cwd`).replace(/ \(deleted\)$/, "");
+}
+function mappedFiles(pid) {
+  try {
+    const paths = readFileSync(`/proc/${pid}/maps`, "utf8").split("\n").map((line) => /^\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+(\/.*)$/.exec(line)?.[1]?.replace(/ \(deleted\)$/, "")).filter((path) => path !== void 0);
+    return [...new Set(paths)];
+  } catch {
+    return [];
+  }
+}
+function openFiles(pid) {
+  const targets = [];
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      targets.push(readlinkSync(`/proc/${pid}/fd/${fd}`));
+    } catch {
+    }
+  }
+  return targets;
 }
 
 // src/proc.ts
@@ -279,6 +308,32 @@ function run(program, args, options) {
 function tail(text, lines = 6) {
   return text.trimEnd().split("\n").slice(-lines).join(" | ");
 }
+function runSync(program, args, options) {
+  const t0 = performance.now();
+  const r = spawnSync(program, args, {
+    cwd: options.cwd,
+    env: withoutNames({ ...options.baseEnv ?? inheritedEnv(), ...options.env }, options.unsetEnv),
+    stdio: ["ignore", "pipe", "pipe"],
+    encoding: "utf8",
+    timeout: options.timeoutMs,
+    killSignal: "SIGKILL",
+    windowsHide: true,
+    ...options.uid !== void 0 ? { uid: options.uid, gid: options.gid } : {}
+  });
+  const why = r.error?.code;
+  if (r.error && !r.pid) throw r.error;
+  const stderr = `${r.stderr ?? ""}${r.error && why !== "ETIMEDOUT" ? r.error.message : ""}`.slice(-STDERR_KEPT);
+  const code = r.error ? null : r.status;
+  return {
+    code,
+    stdout: r.stdout ?? "",
+    stderr,
+    ms: performance.now() - t0,
+    timedOut: why === "ETIMEDOUT",
+    leftovers: 0,
+    leftoverPids: []
+  };
+}
 async function runOk(program, args, options) {
   const r = await run(program, args, options);
   if (r.code !== 0) {
@@ -357,11 +412,17 @@ export {
   SetupError,
   processAlive,
   findProcesses,
+  argvOf,
+  environHas,
+  cwdOf,
+  mappedFiles,
+  openFiles,
   killActive,
   RUN_ENV,
   inheritedEnv,
   run,
   tail,
+  runSync,
   runOk,
   InterruptedError,
   interrupted,

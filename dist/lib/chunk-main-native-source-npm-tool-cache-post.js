@@ -3,7 +3,12 @@ import {
   InputError,
   RUN_ENV,
   SetupError,
+  argvOf,
+  cwdOf,
+  environHas,
   findProcesses,
+  mappedFiles,
+  openFiles,
   processAlive,
   run,
   tail,
@@ -297,14 +302,35 @@ var DamagedEntryError = class extends Error {
 
 // src/store/removal.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
-import { lstatSync as lstatSync3, readdirSync as readdirSync3, renameSync, rmSync as rmSync2 } from "node:fs";
+import { lstatSync as lstatSync3, readdirSync as readdirSync2, renameSync, rmSync as rmSync2 } from "node:fs";
 import { join as join4 } from "node:path";
 
 // src/orphans.ts
-import { closeSync as closeSync2, openSync as openSync2, readdirSync as readdirSync2, readFileSync, readlinkSync, realpathSync, rmSync } from "node:fs";
+import { closeSync as closeSync2, openSync as openSync2, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join as join3 } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+
+// src/sysv.ts
+import { readFileSync } from "node:fs";
+function sysvRows() {
+  try {
+    return readFileSync("/proc/sysvipc/shm", "utf8").split("\n").slice(1).map((l) => l.trim().split(/\s+/)).filter((f) => f.length > 6);
+  } catch {
+    return [];
+  }
+}
+async function removeSysvSegment(id) {
+  const row = sysvRows().find((f) => Number(f[1]) === id);
+  if (!row || Number(row[6]) !== 0) return [];
+  const r = await run("ipcrm", ["-m", String(id)], { timeoutMs: 1e4 }).catch((e) => ({
+    code: 1,
+    stderr: String(e)
+  }));
+  return r.code === 0 ? [] : [`Could not remove shared memory segment ${id}: ${r.stderr.trim()}`];
+}
+
+// src/orphans.ts
 var END_GRACE_MS = 15e3;
 var KILL_WAIT_MS = 5e3;
 var POLL_MS = 10;
@@ -328,7 +354,7 @@ function processesIn(dir) {
   } catch {
   }
   return findProcesses((pid) => {
-    const cwd = readlinkSync(`/proc/${pid}/cwd`).replace(/ \(deleted\)$/, "");
+    const cwd = cwdOf(pid);
     return within(cwd, real) || within(cwd, dir);
   });
 }
@@ -366,33 +392,10 @@ function signal(pid, sig) {
   }
 }
 function mappedShm(pid) {
-  try {
-    return readFileSync(`/proc/${pid}/maps`, "utf8").split("\n").map((l) => /\s(\/dev\/shm\/PostgreSQL\.\d+)(?: \(deleted\))?$/.exec(l)?.[1]).filter((f) => f !== void 0);
-  } catch {
-    return [];
-  }
+  return mappedFiles(pid).filter((f) => /^\/dev\/shm\/PostgreSQL\.\d+$/.test(f));
 }
 function mappedByAnyone(file) {
-  for (const name of readdirSync2("/proc")) {
-    if (/^\d+$/.test(name) && mappedShm(Number(name)).includes(file)) return true;
-  }
-  return false;
-}
-function sysvRows() {
-  try {
-    return readFileSync("/proc/sysvipc/shm", "utf8").split("\n").slice(1).map((l) => l.trim().split(/\s+/)).filter((f) => f.length > 6);
-  } catch {
-    return [];
-  }
-}
-async function removeSysvSegment(id) {
-  const row = sysvRows().find((f) => Number(f[1]) === id);
-  if (!row || Number(row[6]) !== 0) return [];
-  const r = await run("ipcrm", ["-m", String(id)], { timeoutMs: 1e4 }).catch((e) => ({
-    code: 1,
-    stderr: String(e)
-  }));
-  return r.code === 0 ? [] : [`Could not remove shared memory segment ${id}: ${r.stderr.trim()}`];
+  return findProcesses((pid) => mappedFiles(pid).includes(file)).length > 0;
 }
 async function endProcessesIn(dir, graceMs = END_GRACE_MS) {
   const find = () => serverTree(processesIn(dir));
@@ -421,7 +424,7 @@ async function endProcessesIn(dir, graceMs = END_GRACE_MS) {
 }
 function processesWithArg(arg) {
   if (!arg) return [];
-  return findProcesses((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(arg));
+  return findProcesses((pid) => argvOf(pid).includes(arg));
 }
 async function awaitProcessesWithArg(arg, ms) {
   const left = await waitNone(() => processesWithArg(arg), ms);
@@ -449,23 +452,14 @@ function processesMarked(token) {
   if (!token) return [];
   const entry = `${RUN_ENV}=${token}`;
   const marker = `${runMarkerPath(token)} (deleted)`;
-  const holds = (pid) => {
-    for (const fd of readdirSync2(`/proc/${pid}/fd`)) {
-      try {
-        if (readlinkSync(`/proc/${pid}/fd/${fd}`) === marker) return true;
-      } catch {
-      }
-    }
-    return false;
-  };
-  return findProcesses((pid) => readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(entry) || holds(pid));
+  return findProcesses((pid) => environHas(pid, entry) || openFiles(pid).includes(marker));
 }
 async function endMarkedProcesses(token, graceMs = 5e3) {
   if (token) rmSync(runMarkerPath(token), { force: true });
   return endFound(() => processesMarked(token), graceMs, `run ${token}`);
 }
 function processesWithEnv(entry) {
-  return findProcesses((pid) => readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(entry));
+  return findProcesses((pid) => environHas(pid, entry));
 }
 async function endProcessesWithEnv(entry, graceMs = 1e3) {
   return endFound(() => processesWithEnv(entry), graceMs, entry);
@@ -484,10 +478,10 @@ async function endFound(find, graceMs, of) {
 
 // src/store/fill-name.ts
 import { randomBytes } from "node:crypto";
-import { readlinkSync as readlinkSync2, statSync, utimesSync } from "node:fs";
+import { readlinkSync, statSync, utimesSync } from "node:fs";
 var PID_NS_HEX = (() => {
   try {
-    const m = /^pid:\[(\d+)\]$/.exec(readlinkSync2("/proc/self/ns/pid"));
+    const m = /^pid:\[(\d+)\]$/.exec(readlinkSync("/proc/self/ns/pid"));
     return m ? (Number(m[1]) % 2 ** 32).toString(16).padStart(8, "0") : "";
   } catch {
     return "";
@@ -532,7 +526,7 @@ function removalProblem(path) {
     if (!s || !s.isDirectory()) return null;
     const problem = trustProblem(s, "folder");
     if (problem) return `${at} ${problem}`;
-    for (const name of readdirSync3(at)) {
+    for (const name of readdirSync2(at)) {
       seen += 1;
       if (seen > MAX_WALK) return `${path} holds more than ${MAX_WALK} files and folders`;
       const inner = walk(join4(at, name));
@@ -564,7 +558,7 @@ function removeTree(path) {
 }
 function cacheNames(cacheDir) {
   try {
-    return readdirSync3(cacheDir);
+    return readdirSync2(cacheDir);
   } catch {
     return [];
   }
@@ -621,11 +615,11 @@ function dropEntry(entry) {
 }
 
 // src/native/source/npm/kept.ts
-import { chmodSync as chmodSync2, existsSync as existsSync2, lstatSync as lstatSync7, mkdirSync as mkdirSync3, readdirSync as readdirSync6, readFileSync as readFileSync3, renameSync as renameSync3, rmSync as rmSync5, symlinkSync } from "node:fs";
+import { chmodSync as chmodSync2, existsSync as existsSync2, lstatSync as lstatSync7, mkdirSync as mkdirSync3, readdirSync as readdirSync5, readFileSync as readFileSync3, renameSync as renameSync3, rmSync as rmSync5, symlinkSync } from "node:fs";
 import { basename, dirname as dirname3, isAbsolute as isAbsolute3, join as join9 } from "node:path";
 
 // src/fsutil.ts
-import { accessSync, constants as constants2, existsSync, lstatSync as lstatSync4, mkdirSync, readlinkSync as readlinkSync3, realpathSync as realpathSync2, statSync as statSync2 } from "node:fs";
+import { accessSync, constants as constants2, existsSync, lstatSync as lstatSync4, mkdirSync, readlinkSync as readlinkSync2, realpathSync as realpathSync2, statSync as statSync2 } from "node:fs";
 import { dirname, join as join5, relative as relative2, resolve } from "node:path";
 var FolderError = class extends Error {
 };
@@ -656,7 +650,7 @@ function makeDirs(path, mode = 493) {
       const code = error.code;
       if (code === "EEXIST" && statSync2(dir, { throwIfNoEntry: false })?.isDirectory()) continue;
       if (code === "EEXIST" && lstatSync4(dir, { throwIfNoEntry: false })?.isSymbolicLink()) {
-        throw new FolderError(`${dir} is a symbolic link to ${readlinkSync3(dir)}, which does not exist (a dangling link)`);
+        throw new FolderError(`${dir} is a symbolic link to ${readlinkSync2(dir)}, which does not exist (a dangling link)`);
       }
       throw new FolderError(`${dir} cannot be made (${code ?? String(error)})`);
     }
@@ -713,7 +707,7 @@ function initdbPathProblem(path, platform = process.platform) {
 }
 
 // src/store/folder-seal.ts
-import { lstatSync as lstatSync5, readdirSync as readdirSync4, readlinkSync as readlinkSync4, realpathSync as realpathSync3 } from "node:fs";
+import { lstatSync as lstatSync5, readdirSync as readdirSync3, readlinkSync as readlinkSync3, realpathSync as realpathSync3 } from "node:fs";
 import { dirname as dirname2, isAbsolute as isAbsolute2, join as join6, relative as relative3, sep } from "node:path";
 function isWithin(to) {
   return !isAbsolute2(to) && to !== ".." && !to.startsWith(`..${sep}`);
@@ -731,7 +725,7 @@ function sealFolder(dir) {
   const walk = (at) => {
     const problem = trustProblem(lstatSync5(at), "folder");
     if (problem) throw new Error(`${at} ${problem}`);
-    for (const name of readdirSync4(at).sort()) {
+    for (const name of readdirSync3(at).sort()) {
       const path = join6(at, name);
       const rel = relative3(dir, path);
       const s = lstatSync5(path);
@@ -741,7 +735,7 @@ function sealFolder(dir) {
         if (FINGERPRINTS && folder.ctimeNs < since) folders[rel] = fingerprintOf(folder);
         walk(path);
       } else if (s.isSymbolicLink()) {
-        const target = readlinkSync4(path);
+        const target = readlinkSync3(path);
         const leads = resolved(path);
         if (!staysInside(rel, target) || leads !== null && !isWithin(relative3(root, leads))) {
           throw new Error(`${path} points outside ${dir} (${target})`);
@@ -792,14 +786,14 @@ function folderProblem(dir, manifest) {
       const problem = s ? trustProblem(s, "folder") : "is missing";
       if (problem) return `${d || "its folder"} ${problem}`;
       if (s && d && FINGERPRINTS && manifest.folders?.[d] === fingerprintOf(s)) continue;
-      const name = readdirSync4(d ? join6(dir, d) : dir).find((n) => !known.has(d ? join6(d, n) : n));
+      const name = readdirSync3(d ? join6(dir, d) : dir).find((n) => !known.has(d ? join6(d, n) : n));
       if (name !== void 0) return `${d ? join6(d, name) : name} was added`;
     }
     for (const [path, target] of Object.entries(manifest.links)) {
       const s = lstatSync5(join6(dir, path), { throwIfNoEntry: false });
       if (!s) return `${path} is missing`;
       if (!s.isSymbolicLink()) return `${path} is not a symbolic link`;
-      const now = readlinkSync4(join6(dir, path));
+      const now = readlinkSync3(join6(dir, path));
       if (now !== target) return `${path} points to ${now}, not ${target}`;
     }
   } catch (error) {
@@ -912,7 +906,7 @@ async function extractWithRetry(tarball, dest, log, stallMs = EXTRACT_STALL_MS, 
 
 // src/native/source/npm/fetch.ts
 import { createHash as createHash2, randomBytes as randomBytes3 } from "node:crypto";
-import { readdirSync as readdirSync5, readFileSync as readFileSync2, rmSync as rmSync3, statSync as statSync3 } from "node:fs";
+import { readdirSync as readdirSync4, readFileSync as readFileSync2, rmSync as rmSync3, statSync as statSync3 } from "node:fs";
 import { join as join7, posix, win32 } from "node:path";
 var FETCH_ENV = "PG_TMPFS_NPM_FETCH";
 function npmCommand(probe) {
@@ -948,7 +942,7 @@ function realPlatformProbe() {
     env: process.env,
     musl: () => {
       try {
-        return readdirSync5("/lib").some((n) => n.startsWith("ld-musl-"));
+        return readdirSync4("/lib").some((n) => n.startsWith("ld-musl-"));
       } catch {
         return false;
       }
@@ -1017,7 +1011,7 @@ async function fetchBuild(build, options) {
     );
   }).finally(() => endProcessesWithEnv(mark));
   throwIfInterrupted();
-  const tarball = readdirSync5(options.dest).find((n) => n.endsWith(".tgz"));
+  const tarball = readdirSync4(options.dest).find((n) => n.endsWith(".tgz"));
   if (result.code !== 0 || !tarball) {
     const registry = await registryOf(build.name, npm, options.workDir);
     const why = result.timedOut ? `npm did not finish within ${Math.round(options.timeoutMs / 1e3)} s` : result.code === 0 ? `npm pack ended without writing a tarball to ${options.dest}` : result.code === null ? `npm was killed by a signal before it finished (its last output: ${tail(result.stderr || result.stdout, 2).slice(-300) || "none"})` : `npm pack failed: ${npmCause(result.stdout) ?? tail(result.stderr || result.stdout, 4).replace(/\n/g, " | ").slice(-1e3)}`;
@@ -1139,7 +1133,7 @@ function makeRunnable(pkg) {
     if (!lstatSync7(join9(native, "lib", to), { throwIfNoEntry: false })) symlinkSync(from, join9(native, "lib", to));
   }
   const bin = join9(native, "bin");
-  for (const name of readdirSync6(bin)) chmodSync2(join9(bin, name), 493);
+  for (const name of readdirSync5(bin)) chmodSync2(join9(bin, name), 493);
 }
 function unreachableBy(path, user) {
   for (let at = dirname3(path); ; at = dirname3(at)) {

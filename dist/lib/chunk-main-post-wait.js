@@ -13,6 +13,7 @@ import {
   InputError,
   InterruptedError,
   SetupError,
+  argvOf,
   interrupted,
   processAlive,
   run
@@ -464,11 +465,8 @@ async function removeMatching(filters) {
 }
 
 // src/background.ts
-import { spawn } from "node:child_process";
-import { closeSync, existsSync, openSync, readFileSync as readFileSync2, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join as join2 } from "node:path";
+import { closeSync, existsSync as existsSync2, openSync, readFileSync as readFileSync2, renameSync, rmSync, writeFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
 
 // node_modules/get-port/index.js
 import net from "node:net";
@@ -746,15 +744,12 @@ function defaultPasswordWarnings(password, publishHost, env = process.env) {
   ];
 }
 
-// src/background.ts
-var BACKGROUND_FLAG = "--pg-tmpfs-background";
-var INITDB_MARGIN_MS = 18e4;
+// src/launch.ts
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, join as join2 } from "node:path";
+import { fileURLToPath } from "node:url";
 var HANDOVER_TIMEOUT_MS = 1e4;
-var DEADLINE_MARGIN_MS = PULL_TIMEOUT_MS + RUN_TIMEOUT_MS + INITDB_MARGIN_MS;
-function backgroundDeadline(config, startedAtMs) {
-  const init = (config.init?.length ?? 0) > 0 || Boolean(config.initCommand) ? 2 * (config.initTimeoutMs ?? 0) : 0;
-  return startedAtMs + config.waitTimeoutMs + DEADLINE_MARGIN_MS + init;
-}
 function entryPath(name) {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {
@@ -766,35 +761,51 @@ function entryPath(name) {
   }
   throw new SetupError(`Cannot find dist/${name}.js to start PostgreSQL in the background`, "Run npm run build");
 }
-async function launchBackground(entry, job, logFile, env, beforeJob = () => void 0) {
-  const fd = openSync(logFile, "a", 384);
-  try {
-    const child = spawn(process.execPath, [entry, BACKGROUND_FLAG], { detached: true, stdio: ["pipe", fd, fd], env });
-    const pid = await new Promise((resolve, reject) => {
-      child.once("spawn", () => resolve(child.pid ?? 0));
-      child.once("error", reject);
-    }).catch((error2) => {
-      throw new SetupError(`Could not start the background process: ${error2.message}`, "Check that node can run here");
-    });
-    try {
-      beforeJob(pid);
-      await new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no handover within ${HANDOVER_TIMEOUT_MS} ms`)), HANDOVER_TIMEOUT_MS);
-        child.stdin?.once("error", reject);
-        child.stdin?.end(JSON.stringify(job), () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    } catch (error2) {
-      child.kill("SIGKILL");
-      throw error2 instanceof SetupError ? error2 : new SetupError(`Could not hand the start to the background process: ${error2.message}`, "Try again");
-    }
-    child.unref();
-    return pid;
-  } finally {
-    closeSync(fd);
+var LaunchError = class extends Error {
+  constructor(message, stage) {
+    super(message);
+    this.stage = stage;
+    this.name = "LaunchError";
   }
+  stage;
+};
+function spawnDetached(options) {
+  const out = options.output === "stderr" ? ["ignore", "pipe"] : [options.output, options.output];
+  return spawn(process.execPath, [options.entry, options.flag, ...options.args ?? []], {
+    detached: true,
+    stdio: [options.job === void 0 ? "ignore" : "pipe", ...out],
+    env: options.env
+  });
+}
+async function launchDetached(options) {
+  const child = spawnDetached(options);
+  const pid = await new Promise((resolve, reject) => {
+    child.once("spawn", () => resolve(child.pid ?? 0));
+    child.once("error", (error2) => reject(new LaunchError(error2.message, "start")));
+  });
+  try {
+    options.beforeJob?.(pid);
+    if (options.job !== void 0) await handOver(child, options.job, options.handoverMs ?? HANDOVER_TIMEOUT_MS);
+  } catch (error2) {
+    child.kill("SIGKILL");
+    throw error2;
+  }
+  child.unref();
+  return { pid, child };
+}
+async function handOver(child, job, ms) {
+  child.stdin?.on("error", () => void 0);
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new LaunchError(`no handover within ${ms} ms`, "handover")), ms);
+    child.stdin?.once("error", (error2) => {
+      clearTimeout(timer);
+      reject(new LaunchError(error2.message, "handover"));
+    });
+    child.stdin?.end(JSON.stringify(job), () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 async function readStdinJson() {
   const chunks = [];
@@ -808,6 +819,29 @@ async function readStdinJson() {
     process.stdin.once("error", reject);
   });
   return JSON.parse(text);
+}
+
+// src/background.ts
+var BACKGROUND_FLAG = "--pg-tmpfs-background";
+var INITDB_MARGIN_MS = 18e4;
+var DEADLINE_MARGIN_MS = PULL_TIMEOUT_MS + RUN_TIMEOUT_MS + INITDB_MARGIN_MS;
+function backgroundDeadline(config, startedAtMs) {
+  const init = (config.init?.length ?? 0) > 0 || Boolean(config.initCommand) ? 2 * (config.initTimeoutMs ?? 0) : 0;
+  return startedAtMs + config.waitTimeoutMs + DEADLINE_MARGIN_MS + init;
+}
+async function launchBackground(entry, job, logFile, env, beforeJob = () => void 0) {
+  const fd = openSync(logFile, "a", 384);
+  try {
+    return (await launchDetached({ entry, flag: BACKGROUND_FLAG, job, output: fd, env, beforeJob })).pid;
+  } catch (error2) {
+    if (error2 instanceof SetupError) throw error2;
+    if (error2 instanceof LaunchError && error2.stage === "start") {
+      throw new SetupError(`Could not start the background process: ${error2.message}`, "Check that node can run here");
+    }
+    throw new SetupError(`Could not hand the start to the background process: ${error2.message}`, "Try again");
+  } finally {
+    closeSync(fd);
+  }
 }
 async function readJob() {
   const job = await readStdinJson();
@@ -868,9 +902,9 @@ function readJson(file) {
 function backgroundAlive(pid) {
   if (!(pid > 0) || !processAlive(pid)) return false;
   try {
-    return readFileSync2(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(BACKGROUND_FLAG);
+    return argvOf(pid).includes(BACKGROUND_FLAG);
   } catch (error2) {
-    return error2.code !== "ENOENT" || !existsSync("/proc/self");
+    return error2.code !== "ENOENT" || !existsSync2("/proc/self");
   }
 }
 async function awaitOutcome(read, pid, deadlineAtMs, onWaiting = () => void 0, intervalMs = 10) {
@@ -1012,11 +1046,13 @@ export {
   choosePort,
   publishHostWarnings,
   defaultPasswordWarnings,
+  entryPath,
+  spawnDetached,
+  launchDetached,
+  readStdinJson,
   BACKGROUND_FLAG,
   backgroundDeadline,
-  entryPath,
   launchBackground,
-  readStdinJson,
   readJob,
   checkPlanned,
   errorRecord,

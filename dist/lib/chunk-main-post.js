@@ -38,6 +38,7 @@ import {
   isLoopback,
   isRunning,
   launchBackground,
+  launchDetached,
   localEngineSocket,
   logsTail,
   pathSafeName,
@@ -51,6 +52,7 @@ import {
   removeMatching,
   replayLog,
   settingsToArgs,
+  spawnDetached,
   tmpfsPaths,
   writeJson
 } from "./chunk-main-post-wait.js";
@@ -121,11 +123,13 @@ import {
   InterruptedError,
   RUN_ENV,
   SetupError,
+  argvOf,
   cleanupOnInterrupt,
   inheritedEnv,
   processAlive,
   run,
   runOk,
+  runSync,
   tail,
   throwIfInterrupted
 } from "./chunk-main-native-source-npm-tool-cache-post-wait.js";
@@ -480,7 +484,6 @@ var require_node = __commonJS({
 });
 
 // src/native/source/npm/keep.ts
-import { spawn } from "node:child_process";
 import { closeSync, existsSync as existsSync2, lstatSync as lstatSync3, openSync, readdirSync as readdirSync3, rmSync as rmSync2, writeFileSync as writeFileSync2, renameSync as renameSync2 } from "node:fs";
 import { setPriority } from "node:os";
 import { dirname as dirname3, join as join5 } from "node:path";
@@ -510,8 +513,39 @@ function consoleLogger(quiet = false, write = (t) => process.stderr.write(t)) {
 
 // src/native/source/npm/binaries.ts
 import { randomBytes } from "node:crypto";
-import { readFileSync as readFileSync4 } from "node:fs";
 import { join as join4 } from "node:path";
+
+// src/mounts.ts
+import { readFileSync } from "node:fs";
+function decode(field) {
+  return field.replace(/\\([0-7]{3})/g, (_, oct) => String.fromCharCode(parseInt(oct, 8)));
+}
+function parseMounts(text) {
+  const mounts = [];
+  for (const line of text.split("\n")) {
+    const fields = line.split(" ");
+    if (fields.length < 3) continue;
+    mounts.push({
+      source: decode(fields[0] ?? ""),
+      point: decode(fields[1] ?? ""),
+      type: decode(fields[2] ?? ""),
+      options: decode(fields[3] ?? "").split(",")
+    });
+  }
+  return mounts;
+}
+function mountOf(path, mounts) {
+  let best = null;
+  for (const mount of mounts) {
+    const { point } = mount;
+    const covers = point === "/" || path === point || path.startsWith(point.endsWith("/") ? point : `${point}/`);
+    if (covers && (!best || point.length >= best.point.length)) best = mount;
+  }
+  return best;
+}
+function readMounts(file = "/proc/self/mounts") {
+  return parseMounts(readFileSync(file, "utf8"));
+}
 
 // src/native/source/npm/ram.ts
 import { chmodSync, lstatSync as lstatSync2, mkdirSync, readdirSync as readdirSync2, readFileSync as readFileSync3, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -523,8 +557,7 @@ import { tmpdir as tmpdir2 } from "node:os";
 import { basename as basename2, dirname, isAbsolute as isAbsolute2, join as join2, resolve } from "node:path";
 
 // src/native/ramdir.ts
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmdirSync, statfsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmdirSync, statfsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, isAbsolute, join } from "node:path";
 var TMPFS_MAGIC = 16914836;
@@ -571,8 +604,7 @@ function canMount() {
   const root = process.getuid?.() === 0;
   if (root) return { may: true, root };
   try {
-    execFileSync("sudo", ["-n", "true"], { stdio: "ignore", timeout: 2e3 });
-    return { may: true, root };
+    return { may: runSync("sudo", ["-n", "true"], { timeoutMs: 2e3 }).code === 0, root };
   } catch {
     return { may: false, root };
   }
@@ -640,8 +672,7 @@ async function prepareRam(bytes, capped, name, onMount = () => void 0) {
 }
 function isMountPoint(dir) {
   try {
-    const mounts = readFileSync("/proc/self/mounts", "utf8");
-    return mounts.split("\n").some((line) => line.split(" ")[1]?.replace(/\\040/g, " ") === dir);
+    return readMounts().some((mount) => mount.point === dir);
   } catch {
     return true;
   }
@@ -719,14 +750,8 @@ function ramTarballDir(dir) {
   return join3(dir, "tarball");
 }
 function execAllowed(path, mounts) {
-  let best = null;
-  for (const line of mounts.split("\n")) {
-    const fields = line.split(" ");
-    const at = (fields[1] ?? "").replace(/\\040/g, " ");
-    if (!at || !(path === at || path.startsWith(at.endsWith("/") ? at : `${at}/`))) continue;
-    if (!best || at.length >= best.at.length) best = { at, options: (fields[3] ?? "").split(",") };
-  }
-  return best !== null && !best.options.includes("noexec");
+  const mount = mountOf(path, mounts);
+  return mount !== null && !mount.options.includes("noexec");
 }
 function ramBuildBase(shm, pgdata, pgdataBytes, platform = process.platform) {
   if (platform !== "linux" || pgdata === "disk" || !shm?.ram || !shm.exec) return null;
@@ -898,7 +923,7 @@ function ramBase(config) {
   const bytes = config.tmpfsSize ? sizeToBytes(config.tmpfsSize) : DEFAULT_NATIVE_BYTES;
   try {
     const shm = measure(RAM_BUILD_BASE);
-    const exec = execAllowed(RAM_BUILD_BASE, readFileSync4("/proc/self/mounts", "utf8"));
+    const exec = execAllowed(RAM_BUILD_BASE, readMounts());
     return ramBuildBase(shm && { ...shm, exec }, chooseLinux(bytes, config.tmpfsSize !== null).kind, bytes);
   } catch {
     return null;
@@ -1804,11 +1829,8 @@ function launchKeep(handle, entry, log) {
     const problem = ramBuildProblem(record);
     if (problem) throw new Error(`the record names ${record.dir}: ${problem}`);
     fd = openSync(join5(record.dir, KEEP_LOG), "a", 384);
-    const child = spawn(process.execPath, [entry(), KEEP_FLAG, record.dir, JSON.stringify(record)], {
-      detached: true,
-      stdio: ["ignore", fd, fd],
-      env: keepEnv(handle.token)
-    });
+    const args = [record.dir, JSON.stringify(record)];
+    const child = spawnDetached({ entry: entry(), flag: KEEP_FLAG, args, output: fd, env: keepEnv(handle.token) });
     child.on("error", () => void 0);
     child.unref();
     log.info(`Keeping ${named(record)} on disk in the background (pid ${child.pid ?? "?"}), off the start's path`);
@@ -1953,7 +1975,6 @@ async function awaitKeep(handle, log, timeoutMs = KEEP_WAIT_MS) {
 }
 
 // src/pool/start.ts
-import { spawn as spawn2 } from "node:child_process";
 import { statfsSync as statfsSync3 } from "node:fs";
 import { basename as basename4 } from "node:path";
 import { setTimeout as sleep4 } from "node:timers/promises";
@@ -2818,6 +2839,12 @@ async function checkFits(client, server, size, template, log) {
 async function keeperHoldsLock(client) {
   return (await client.query(`SELECT ${POOL_SCHEMA}.keeper_running() AS ok`)).rows[0]?.ok === true;
 }
+function keeperFailed(exited, said) {
+  return new SetupError(
+    `The pool's keeper ${exited !== null ? `ended (exit code ${exited})` : `took no lock within ${KEEPER_START_MS} ms`} before it made a copy${said ? `: ${said.trim().slice(0, 500)}` : ""}`,
+    "Try again; if it keeps failing, leave pool at 0 and report it"
+  );
+}
 async function startPool(server, size, log) {
   const template = server.provisioned?.templateDatabase ?? "";
   if (!template) throw new InputError("pool", "needs a template database, and none was marked", "Set template: true");
@@ -2840,34 +2867,25 @@ async function startPool(server, size, log) {
       ...server.mode === "native" ? { serverDirectory: server.dataDirectory } : {}
     };
     const entry = entryPath(basename4(process.argv[1] ?? "") === "main.js" ? "main" : "cli");
-    const child = spawn2(process.execPath, [entry, KEEPER_FLAG], {
-      detached: true,
-      stdio: ["pipe", "ignore", "pipe"],
-      env: { ...inheritedEnv(), [RUN_ENV]: server.token }
-    });
+    let child;
     let stderr = "";
-    let exited = null;
+    const env = { ...inheritedEnv(), [RUN_ENV]: server.token };
+    try {
+      ({ child } = await launchDetached({ entry, flag: KEEPER_FLAG, job, output: "stderr", env }));
+    } catch (error) {
+      throw keeperFailed(1, error.message);
+    }
     child.stderr?.on("data", (c) => stderr += c.toString("utf8"));
-    child.once("exit", (code) => exited = code ?? 1);
-    child.once("error", (error) => {
-      stderr += error.message;
-      exited = 1;
-    });
-    child.stdin?.on("error", () => void 0);
-    child.stdin?.end(JSON.stringify(job));
     const deadline = Date.now() + KEEPER_START_MS;
     while (!await keeperHoldsLock(client)) {
+      const exited = child.exitCode ?? (child.signalCode ? 1 : null);
       if (exited !== null || Date.now() > deadline) {
         child.kill("SIGKILL");
-        throw new SetupError(
-          `The pool's keeper ${exited !== null ? `ended (exit code ${exited})` : `took no lock within ${KEEPER_START_MS} ms`} before it made a copy${stderr ? `: ${stderr.trim().slice(0, 500)}` : ""}`,
-          "Try again; if it keeps failing, leave pool at 0 and report it"
-        );
+        throw keeperFailed(exited, stderr);
       }
       await sleep4(20);
     }
     child.stderr?.destroy();
-    child.unref();
     log.info(
       `Pool: the keeper (PID ${child.pid}) keeps ${size} copies of ${template} (${mb(copyBytes)} each) ready: SELECT ${POOL_SCHEMA}.take() in database postgres`
     );
@@ -2884,7 +2902,7 @@ import { tmpdir as tmpdir3 } from "node:os";
 import { delimiter, join as join25 } from "node:path";
 
 // src/docker/job-container.ts
-import { existsSync as existsSync4, readFileSync as readFileSync5 } from "node:fs";
+import { existsSync as existsSync4, readFileSync as readFileSync4 } from "node:fs";
 import { hostname } from "node:os";
 var BUILTIN_NETWORKS = /* @__PURE__ */ new Set(["bridge", "host", "none"]);
 function containerIdFromMountinfo(mountinfo) {
@@ -2898,7 +2916,7 @@ async function detectJobNetwork(timeoutMs = DOCKER_TIMEOUT_MS) {
   if (!existsSync4("/.dockerenv")) return null;
   let container = hostname();
   try {
-    container = containerIdFromMountinfo(readFileSync5("/proc/self/mountinfo", "utf8")) ?? container;
+    container = containerIdFromMountinfo(readFileSync4("/proc/self/mountinfo", "utf8")) ?? container;
   } catch {
   }
   const socket = pathSafeName(container) ? localEngineSocket() : null;
@@ -3075,16 +3093,7 @@ async function normalisedRows(client, requested, rows) {
   }
 }
 function filesystemTypeOf(path, procMounts) {
-  let best = null;
-  for (const line of procMounts.split("\n")) {
-    const fields = line.split(" ");
-    if (fields.length < 3) continue;
-    const point = (fields[1] ?? "").replace(/\\(\d{3})/g, (_, oct) => String.fromCharCode(parseInt(oct, 8)));
-    const type = fields[2] ?? "";
-    const covers = point === "/" || path === point || path.startsWith(point.endsWith("/") ? point : `${point}/`);
-    if (covers && (!best || point.length >= best.point.length)) best = { point, type };
-  }
-  return best?.type ?? null;
+  return mountOf(path, parseMounts(procMounts))?.type ?? null;
 }
 function isRamFilesystem(type) {
   return type === "tmpfs" || type === "ramfs";
@@ -3167,10 +3176,10 @@ function scramVerifier(password, salt = randomBytes3(16), iterations = SCRAM_ITE
 
 // src/schema-cache/key.ts
 import { createHash as createHash2 } from "node:crypto";
-import { readFileSync as readFileSync7 } from "node:fs";
+import { readFileSync as readFileSync6 } from "node:fs";
 
 // src/init-files.ts
-import { accessSync, constants, readFileSync as readFileSync6, realpathSync, statSync } from "node:fs";
+import { accessSync, constants, readFileSync as readFileSync5, realpathSync, statSync } from "node:fs";
 import { isAbsolute as isAbsolute4, relative, resolve as resolve3 } from "node:path";
 
 // src/init-sql.ts
@@ -3460,7 +3469,7 @@ async function resolveFiles(entries, workDir, input) {
 async function loadInitFiles(config) {
   const files = (await resolveInitFiles(config)).map((file) => {
     const label = shownPath(config.workDir, file);
-    return { label, text: initText(label, readFileSync6(file)) };
+    return { label, text: initText(label, readFileSync5(file)) };
   });
   for (const file of files) await checkNotPsql(file.label, file.text);
   return files;
@@ -3493,7 +3502,7 @@ function sha2562(data) {
 }
 async function readSchemaInputs(config, initFiles) {
   const matched = await resolveFiles(config.schemaCacheFiles, config.workDir, "schema-cache-files");
-  const files = [...new Set(matched)].map((file) => ({ path: shownPath(config.workDir, file), sha256: sha2562(readFileSync7(file)) })).sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  const files = [...new Set(matched)].map((file) => ({ path: shownPath(config.workDir, file), sha256: sha2562(readFileSync6(file)) })).sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
   return {
     user: config.user,
     database: config.database,
@@ -4022,13 +4031,12 @@ async function containerMounts(client, dir, containerId) {
 }
 
 // src/native/source/installed.ts
-import { execFileSync as execFileSync3 } from "node:child_process";
 import { existsSync as existsSync5, readdirSync as readdirSync4 } from "node:fs";
 import { join as join9, posix, win32 } from "node:path";
 
 // src/native/source/facts.ts
 import { randomBytes as randomBytes5 } from "node:crypto";
-import { readFileSync as readFileSync8, renameSync as renameSync3, statSync as statSync2, writeFileSync as writeFileSync3, rmSync as rmSync3 } from "node:fs";
+import { readFileSync as readFileSync7, renameSync as renameSync3, statSync as statSync2, writeFileSync as writeFileSync3, rmSync as rmSync3 } from "node:fs";
 import { join as join8 } from "node:path";
 var FACTS_FILE = "facts.json";
 var MAX_FACTS = 64;
@@ -4055,7 +4063,7 @@ function factsIn(cacheDir) {
       return loaded;
     }
     try {
-      const parsed = JSON.parse(readFileSync8(file, "utf8"));
+      const parsed = JSON.parse(readFileSync7(file, "utf8"));
       loaded = {};
       if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
         for (const [k, v] of Object.entries(parsed)) if (typeof v === "string") loaded[k] = v;
@@ -4095,7 +4103,6 @@ function factsIn(cacheDir) {
 }
 
 // src/native/source/server-env.ts
-import { execFileSync as execFileSync2 } from "node:child_process";
 import { dirname as dirname4 } from "node:path";
 var KEPT = ["PATH", "LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH", "DYLD_FALLBACK_LIBRARY_PATH"];
 var KEPT_WINDOWS = ["SYSTEMROOT", "WINDIR", "TEMP", "TMP", "COMSPEC", "PATHEXT"];
@@ -4121,19 +4128,17 @@ function zoneSettings(tz, check) {
 function zoneAccepted(postgres, dataDir, zone, runAs, facts) {
   const answer = facts.get(postgres, `-C timezone=${zone}`, () => {
     try {
-      execFileSync2(postgres, ["-C", "timezone", "-D", dataDir, "-c", `timezone=${zone}`, "-c", `log_timezone=${zone}`], {
-        encoding: "utf8",
-        timeout: ZONE_CHECK_TIMEOUT_MS,
-        stdio: ["ignore", "pipe", "pipe"],
-        env: serverEnv(),
+      const r = runSync(postgres, ["-C", "timezone", "-D", dataDir, "-c", `timezone=${zone}`, "-c", `log_timezone=${zone}`], {
+        timeoutMs: ZONE_CHECK_TIMEOUT_MS,
+        baseEnv: serverEnv(),
         cwd: dirname4(dataDir),
         // the run folder: the run-as user may not reach this process's folder
         ...runAs ? { uid: runAs.uid, gid: runAs.gid } : {}
       });
-      return "accepted";
-    } catch (error) {
-      const said = String(error.stderr ?? "");
-      return /"(TimeZone|log_timezone)"/i.test(said) ? "refused" : null;
+      if (r.code === 0) return "accepted";
+      return /"(TimeZone|log_timezone)"/i.test(r.stderr) ? "refused" : null;
+    } catch {
+      return null;
     }
   });
   return answer === "accepted";
@@ -4224,12 +4229,8 @@ function realProbe(facts = noFacts) {
       if (!pgConfig) return null;
       return facts.get(pgConfig, "--bindir", () => {
         try {
-          return execFileSync3(pgConfig, ["--bindir"], {
-            encoding: "utf8",
-            stdio: ["ignore", "pipe", "ignore"],
-            timeout: 1e4,
-            env: serverEnv()
-          }).trim() || null;
+          const r = runSync(pgConfig, ["--bindir"], { timeoutMs: 1e4, baseEnv: serverEnv() });
+          return r.code === 0 && r.stdout.trim() || null;
         } catch {
           return null;
         }
@@ -4249,7 +4250,8 @@ function postgresVersionOutput(bindir, facts) {
   const postgres = join9(bindir, exe("postgres", process.platform));
   return facts.get(postgres, "--version", () => {
     try {
-      return execFileSync3(postgres, ["--version"], { encoding: "utf8", timeout: 1e4, env: serverEnv() });
+      const r = runSync(postgres, ["--version"], { timeoutMs: 1e4, baseEnv: serverEnv() });
+      return r.code === 0 ? r.stdout : null;
     } catch {
       return null;
     }
@@ -4320,21 +4322,21 @@ function keptIn(config) {
 }
 
 // src/native/run/postgres.ts
-import { execFileSync as execFileSync4, spawn as spawn3 } from "node:child_process";
-import { chownSync, closeSync as closeSync3, existsSync as existsSync7, openSync as openSync3, readdirSync as readdirSync6, readFileSync as readFileSync11, rmdirSync as rmdirSync2, rmSync as rmSync6 } from "node:fs";
+import { spawn } from "node:child_process";
+import { chownSync, closeSync as closeSync3, existsSync as existsSync7, openSync as openSync3, readdirSync as readdirSync6, readFileSync as readFileSync10, rmdirSync as rmdirSync2, rmSync as rmSync6 } from "node:fs";
 import { basename as basename5, join as join14 } from "node:path";
 import { setTimeout as sleep7 } from "node:timers/promises";
 
 // src/native/run/tablespaces.ts
 import { isAbsolute as isAbsolute5, join as join11 } from "node:path";
-import { lstatSync as lstatSync4, readdirSync as readdirSync5, readFileSync as readFileSync9, readlinkSync, rmSync as rmSync4 } from "node:fs";
+import { lstatSync as lstatSync4, readdirSync as readdirSync5, readFileSync as readFileSync8, readlinkSync, rmSync as rmSync4 } from "node:fs";
 function removeTablespaces(dataDir) {
   let owner;
   let major;
   let links;
   try {
     owner = lstatSync4(dataDir).uid;
-    major = readFileSync9(join11(dataDir, "PG_VERSION"), "utf8").trim();
+    major = readFileSync8(join11(dataDir, "PG_VERSION"), "utf8").trim();
     links = readdirSync5(join11(dataDir, "pg_tblspc"));
   } catch {
     return [];
@@ -4373,7 +4375,7 @@ function removeTablespaces(dataDir) {
 
 // src/native/run/windows.ts
 import { randomBytes as randomBytes6 } from "node:crypto";
-import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync10, rmSync as rmSync5, writeFileSync as writeFileSync4 } from "node:fs";
+import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync9, rmSync as rmSync5, writeFileSync as writeFileSync4 } from "node:fs";
 import { userInfo } from "node:os";
 import { join as join12 } from "node:path";
 import { setTimeout as sleep6 } from "node:timers/promises";
@@ -4387,7 +4389,7 @@ function newBootstrapSecret() {
 function readBootstrapSecret(dataDir) {
   let text;
   try {
-    text = readFileSync10(join12(dataDir, BOOTSTRAP_FILE), "utf8").trim();
+    text = readFileSync9(join12(dataDir, BOOTSTRAP_FILE), "utf8").trim();
   } catch (error) {
     throw new SetupError(
       `The cluster in ${dataDir} has no bootstrap password (${error.message}), which the first connection needs on Windows`,
@@ -4495,7 +4497,7 @@ async function removeBusyFolder(dir, stopServer, timeoutMs = BUSY_FOLDER_WAIT_MS
 }
 function pidFileProcessAlive(dataDir) {
   try {
-    const pid = Number(readFileSync10(join12(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim());
+    const pid = Number(readFileSync9(join12(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim());
     return Number.isInteger(pid) && pid > 0 && processAlive(pid);
   } catch {
     return false;
@@ -4529,7 +4531,7 @@ async function startWithPgCtl(bindir, runDir, dataDir, logFile, settings, timeou
   if (result.code === 0) return;
   let output = "";
   try {
-    output = readFileSync10(outputFile, "utf8");
+    output = readFileSync9(outputFile, "utf8");
   } catch {
   }
   const said = output.trim().split(/\r?\n/).filter(Boolean).slice(-3).join(" | ");
@@ -4609,7 +4611,9 @@ function dataDirOf(runDir) {
 function runAsUser() {
   if (process.getuid?.() !== 0) return null;
   try {
-    const [name, , uid, gid] = execFileSync4("getent", ["passwd", "postgres"], { encoding: "utf8", timeout: 1e4 }).trim().split(":");
+    const r = runSync("getent", ["passwd", "postgres"], { timeoutMs: 1e4 });
+    if (r.code !== 0) throw new Error(`getent: ${r.timedOut ? "timed out" : `exit code ${r.code}`}`);
+    const [name, , uid, gid] = r.stdout.trim().split(":");
     return { name: name ?? "postgres", uid: Number(uid), gid: Number(gid) };
   } catch {
     throw new SetupError(
@@ -4640,7 +4644,7 @@ function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}, timeo
   }
   const logFd = openSync3(logFile, "a");
   if (runAs) chownSync(logFile, runAs.uid, runAs.gid);
-  const child = spawn3(join14(bindir, exe("postgres", process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
+  const child = spawn(join14(bindir, exe("postgres", process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
     detached: true,
     stdio: ["ignore", logFd, logFd],
     cwd: runDir,
@@ -4655,7 +4659,7 @@ function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}, timeo
 }
 function postmasterRunning(dataDir, pid) {
   try {
-    const first = readFileSync11(join14(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
+    const first = readFileSync10(join14(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
     return first === String(pid) && processAlive(pid);
   } catch {
     return false;
@@ -4666,7 +4670,7 @@ function postmasterPid(handle) {
   if (!handle.runDir) return 0;
   try {
     const pid = Number(
-      readFileSync11(join14(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
+      readFileSync10(join14(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
     );
     return Number.isInteger(pid) && pid > 0 ? pid : 0;
   } catch {
@@ -4680,7 +4684,7 @@ function postgresAlive(handle) {
 function startingPostgres(pid, dataDir) {
   if (process.platform !== "linux" || !processAlive(pid)) return false;
   try {
-    const argv = readFileSync11(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    const argv = argvOf(pid);
     return argv.includes(dataDir) && /postgres$/.test(argv[0] ?? "");
   } catch {
     return false;
@@ -4688,7 +4692,7 @@ function startingPostgres(pid, dataDir) {
 }
 function sysvSegment(dataDir) {
   try {
-    const line = readFileSync11(join14(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
+    const line = readFileSync10(join14(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
     const id = Number(line.trim().split(/\s+/)[1]);
     return Number.isInteger(id) && id >= 0 && line.trim() !== "" ? id : null;
   } catch {
@@ -4699,7 +4703,7 @@ function isOurRunDir(runDir, token) {
   if (!token) return false;
   try {
     const marker = join14(runDir, RUN_MARKER);
-    if (existsSync7(marker)) return readFileSync11(marker, "utf8") === token;
+    if (existsSync7(marker)) return readFileSync10(marker, "utf8") === token;
     return basename5(runDir).endsWith(`-${token}`) && readdirSync6(runDir).length === 0;
   } catch {
     return false;
@@ -4711,7 +4715,7 @@ function nameHasToken(handle) {
 function postgresLogTail(runDir, lines = LOG_TAIL_LINES) {
   if (!runDir) return "";
   try {
-    return readFileSync11(join14(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+    return readFileSync10(join14(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
   } catch {
     return "";
   }
@@ -4775,7 +4779,7 @@ async function stopPostgres(handle) {
 }
 
 // src/native/stop.ts
-import { readdirSync as readdirSync7, readFileSync as readFileSync12 } from "node:fs";
+import { readdirSync as readdirSync7, readFileSync as readFileSync11 } from "node:fs";
 import { join as join15 } from "node:path";
 async function sweepNative(containerName) {
   const removed = [];
@@ -4798,7 +4802,7 @@ async function sweepNative(containerName) {
       const runDir = join15(base, n);
       let token;
       try {
-        token = readFileSync12(join15(runDir, RUN_MARKER), "utf8");
+        token = readFileSync11(join15(runDir, RUN_MARKER), "utf8");
       } catch {
         continue;
       }
@@ -4844,7 +4848,7 @@ function listenWarnings(config) {
 
 // src/native/start.ts
 import { randomBytes as randomBytes7 } from "node:crypto";
-import { chownSync as chownSync5, mkdirSync as mkdirSync5, readFileSync as readFileSync14, writeFileSync as writeFileSync8 } from "node:fs";
+import { chownSync as chownSync5, mkdirSync as mkdirSync5, writeFileSync as writeFileSync8 } from "node:fs";
 import { join as join23 } from "node:path";
 import { performance as performance5 } from "node:perf_hooks";
 
@@ -4951,7 +4955,6 @@ function copyLater(entry, manifest, dest, runAs, later, staging) {
 }
 
 // src/native/cluster/initdb-cache.ts
-import { spawnSync } from "node:child_process";
 import { chmodSync as chmodSync2, chownSync as chownSync3, cpSync, mkdirSync as mkdirSync3, rmSync as rmSync8, writeFileSync as writeFileSync5 } from "node:fs";
 import { join as join18 } from "node:path";
 
@@ -5030,9 +5033,13 @@ async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts
 function initdbVersion(initdb, facts) {
   let versionProblem = "";
   const version = facts.get(initdb, "--version", () => {
-    const r = spawnSync(initdb, ["--version"], { encoding: "utf8", timeout: VERSION_TIMEOUT_MS2, env: serverEnv() });
-    if (r.status === 0) return r.stdout;
-    versionProblem = r.error ? r.error.message : initdbCause(`${r.stderr}${r.stdout}`);
+    try {
+      const r = runSync(initdb, ["--version"], { timeoutMs: VERSION_TIMEOUT_MS2, baseEnv: serverEnv() });
+      if (r.code === 0) return r.stdout;
+      versionProblem = r.timedOut ? `timed out after ${VERSION_TIMEOUT_MS2} ms` : initdbCause(`${r.stderr}${r.stdout}`);
+    } catch (error) {
+      versionProblem = error.message;
+    }
     return null;
   });
   if (version === null) {
@@ -5255,9 +5262,8 @@ function runHba(config) {
 }
 
 // src/native/schema-cache/snapshot.ts
-import { execFileSync as execFileSync5 } from "node:child_process";
 import { createHash as createHash7 } from "node:crypto";
-import { readdirSync as readdirSync9, readFileSync as readFileSync13 } from "node:fs";
+import { readdirSync as readdirSync9, readFileSync as readFileSync12 } from "node:fs";
 import { join as join21 } from "node:path";
 
 // src/native/schema-cache/backup-copy.ts
@@ -5479,12 +5485,8 @@ var SNAPSHOT_TIMEOUT_MS2 = 6e5;
 function ask(facts, program, args) {
   return facts.get(program, args.join(" "), () => {
     try {
-      return execFileSync5(program, args, {
-        encoding: "utf8",
-        timeout: PROBE_TIMEOUT_MS,
-        stdio: ["ignore", "pipe", "ignore"],
-        env: serverEnv()
-      }).trim();
+      const r = runSync(program, args, { timeoutMs: PROBE_TIMEOUT_MS, baseEnv: serverEnv() });
+      return r.code === 0 ? r.stdout.trim() : null;
     } catch {
       return null;
     }
@@ -5508,7 +5510,7 @@ function nativeIdentity(bins, config, facts) {
       continue;
     }
     try {
-      extensionControls[name] = createHash7("sha256").update(readFileSync13(join21(folder, `${name}.control`))).digest("hex");
+      extensionControls[name] = createHash7("sha256").update(readFileSync12(join21(folder, `${name}.control`))).digest("hex");
     } catch {
       extensionControls[name] = "";
     }
@@ -5655,7 +5657,7 @@ async function verifyNative(client, config, plan, dataDir) {
     // native-only extras the user did not ask for.
     nativeSettings(dataDir, config).filter((s) => asked.has(s.name.toLowerCase())),
     async (dir) => {
-      if (process.platform === "linux") return filesystemTypeOf(dir, readFileSync14("/proc/mounts", "utf8")) ?? "unknown";
+      if (process.platform === "linux") return mountOf(dir, readMounts("/proc/mounts"))?.type ?? "unknown";
       return plan.kind === "ramdisk" ? "ramdisk" : "disk";
     },
     plan.kind !== "disk"

@@ -22,7 +22,6 @@ import { delimiter, join } from 'node:path';
 import {
   backgroundAlive,
   backgroundDeadline,
-  entryPath,
   errorFrom,
   launchBackground,
   readJob,
@@ -30,6 +29,7 @@ import {
   writeJson,
   type Outcome,
 } from '../background.js';
+import { entryPath } from '../launch.js';
 import { connectionEnv, connectionUri, type ConnectionInfo } from '../connection.js';
 import { SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';

@@ -7,7 +7,7 @@ import { DEFAULTS, type InputName } from '../inputs.js';
 import { parseInputs } from '../parse-inputs.js';
 import { SetupError } from '../errors.js';
 import { guardedStart } from '../start-guard.js';
-import { entryPath } from '../background.js';
+import { entryPath } from '../launch.js';
 import { launchKeep } from '../native/source/npm/keep.js';
 import { toolCacheProblem } from '../native/source/npm/kept.js';
 import { launchInBackground, type Launched } from './background.js';

@@ -8,7 +8,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { backgroundDeadline, entryPath, errorFrom, launchBackground, readJob } from '../background.js';
+import { backgroundDeadline, errorFrom, launchBackground, readJob } from '../background.js';
+import { entryPath } from '../launch.js';
 import { connectionUri } from '../connection.js';
 import { InputError, SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';

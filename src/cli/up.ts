@@ -9,7 +9,7 @@ import type { InputName } from '../inputs.js';
 import { parseInputs } from '../parse-inputs.js';
 import { consoleLogger } from '../log.js';
 import { guardedStart } from '../start-guard.js';
-import { entryPath } from '../background.js';
+import { entryPath } from '../launch.js';
 import { launchKeep } from '../native/source/npm/keep.js';
 import { Phases } from '../timing.js';
 import { upInBackground } from './background.js';

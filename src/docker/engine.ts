@@ -5,7 +5,8 @@
  * Over 300 lines because every docker CLI call and its output parsing is here, so deadlines and error texts are read in one place.
  */
 import { SetupError } from '../errors.js';
-import { run, type ProcOptions, type ProcResult } from '../proc.js';
+import type { ProcOptions, ProcResult } from '../proc-types.js';
+import { run } from '../proc.js';
 import { apiGet, localEngineSocket, pathSafeName } from './api.js';
 import { parseDockerPort, pgdataFromEnv } from './run-plan.js';
 

@@ -10,12 +10,12 @@
  *   `diskutil erasevolume HFS+ <name> <device>`), detached by the post step.
  * - Windows: RUNNER_TEMP (no RAM disk without third-party drivers); durability is still off.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmdirSync, statfsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmdirSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, isAbsolute, join } from 'node:path';
 import { InputError } from '../errors.js';
-import { runOk } from '../proc.js';
+import { readMounts } from '../mounts.js';
+import { runOk, runSync } from '../proc.js';
 import type { RamMount } from '../server.js';
 
 /** statfs(2) f_type of tmpfs (linux/magic.h TMPFS_MAGIC). */
@@ -105,10 +105,9 @@ function canMount(): { may: boolean; root: boolean } {
   const root = process.getuid?.() === 0;
   if (root) return { may: true, root };
   try {
-    execFileSync('sudo', ['-n', 'true'], { stdio: 'ignore', timeout: 2000 });
-    return { may: true, root };
+    return { may: runSync('sudo', ['-n', 'true'], { timeoutMs: 2000 }).code === 0, root };
   } catch {
-    return { may: false, root };
+    return { may: false, root }; // no sudo
   }
 }
 
@@ -215,8 +214,7 @@ export async function prepareRam(
 /** Whether `dir` is a mount point (Linux: listed in /proc/self/mounts). */
 function isMountPoint(dir: string): boolean {
   try {
-    const mounts = readFileSync('/proc/self/mounts', 'utf8');
-    return mounts.split('\n').some((line) => line.split(' ')[1]?.replace(/\\040/g, ' ') === dir);
+    return readMounts().some((mount) => mount.point === dir);
   } catch {
     return true; // not Linux: let umount decide
   }

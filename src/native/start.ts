@@ -7,7 +7,7 @@
  * About 300 lines: the native start in its steps; placing the cluster is in place-cluster.ts.
  */
 import { randomBytes } from 'node:crypto';
-import { chownSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { choosePort, type ConnectionInfo } from '../connection.js';
@@ -16,11 +16,12 @@ import { InputError, SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
 import type { Logger } from '../log.js';
 import { throwIfInterrupted } from '../interrupt.js';
+import { mountOf, readMounts } from '../mounts.js';
 import { effectiveSettings } from '../profile.js';
 import type pg from 'pg';
 import { NotReadyError, notReadyError, waitForQuery } from '../readiness.js';
 import type { NativeHandle, NativeServer } from '../server.js';
-import { filesystemTypeOf, isRamFilesystem, verifyServer } from '../verify.js';
+import { isRamFilesystem, verifyServer } from '../verify.js';
 import { describeBinaries, exe, findBinaries, realProbe, type Binaries } from './source/installed.js';
 import { npmBinaries } from './source/npm/binaries.js';
 import type { NpmBuild } from './source/npm/table.js';
@@ -89,7 +90,7 @@ async function verifyNative(client: pg.Client, config: Config, plan: RamDirPlan,
     // native-only extras the user did not ask for.
     nativeSettings(dataDir, config).filter((s) => asked.has(s.name.toLowerCase())),
     async (dir) => {
-      if (process.platform === 'linux') return filesystemTypeOf(dir, readFileSync('/proc/mounts', 'utf8')) ?? 'unknown';
+      if (process.platform === 'linux') return mountOf(dir, readMounts('/proc/mounts'))?.type ?? 'unknown';
       return plan.kind === 'ramdisk' ? 'ramdisk' : 'disk';
     },
     plan.kind !== 'disk',

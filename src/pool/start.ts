@@ -6,13 +6,13 @@
  * token, so `down`, the post step and a killed start's cleanup end it with the server's other
  * processes (orphans.ts endMarkedProcesses).
  */
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { statfsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
-import { entryPath, readStdinJson } from '../background.js';
 import { InputError, SetupError } from '../errors.js';
+import { entryPath, launchDetached, readStdinJson } from '../launch.js';
 import type { Logger } from '../log.js';
 import { inheritedEnv, RUN_ENV } from '../proc.js';
 import { openClient } from '../readiness.js';
@@ -119,6 +119,17 @@ async function keeperHoldsLock(client: pg.Client): Promise<boolean> {
 }
 
 /**
+ * The keeper did not take its lock: it ended with exit code `exited` (null: still running at
+ * KEEPER_START_MS), saying `said` (its stderr, or why it could not be launched).
+ */
+function keeperFailed(exited: number | null, said: string): SetupError {
+  return new SetupError(
+    `The pool's keeper ${exited !== null ? `ended (exit code ${exited})` : `took no lock within ${KEEPER_START_MS} ms`} before it made a copy${said ? `: ${said.trim().slice(0, 500)}` : ''}`,
+    'Try again; if it keeps failing, leave pool at 0 and report it',
+  );
+}
+
+/**
  * Starts the pool on a running, provisioned server whose template is marked.
  * Long because the launch waits for the keeper with its own deadline and failure text.
  * @param size the pool input (> 0)
@@ -148,34 +159,26 @@ export async function startPool(server: Server, size: number, log: Logger): Prom
       ...(server.mode === 'native' ? { serverDirectory: server.dataDirectory } : {}),
     };
     const entry = entryPath(basename(process.argv[1] ?? '') === 'main.js' ? 'main' : 'cli');
-    const child = spawn(process.execPath, [entry, KEEPER_FLAG], {
-      detached: true,
-      stdio: ['pipe', 'ignore', 'pipe'],
-      env: { ...inheritedEnv(), [RUN_ENV]: server.token },
-    });
+    let child: ChildProcess;
     let stderr = '';
-    let exited: number | null = null;
+    const env = { ...inheritedEnv(), [RUN_ENV]: server.token };
+    try {
+      ({ child } = await launchDetached({ entry, flag: KEEPER_FLAG, job, output: 'stderr', env }));
+    } catch (error) {
+      throw keeperFailed(1, (error as Error).message); // not started, or its job not taken
+    }
     child.stderr?.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-    child.once('exit', (code) => (exited = code ?? 1));
-    child.once('error', (error) => {
-      stderr += error.message;
-      exited = 1;
-    });
-    child.stdin?.on('error', () => undefined);
-    child.stdin?.end(JSON.stringify(job));
     const deadline = Date.now() + KEEPER_START_MS;
     while (!(await keeperHoldsLock(client))) {
+      // Its exit status, once it has ended (by a signal: 1).
+      const exited = child.exitCode ?? (child.signalCode ? 1 : null);
       if (exited !== null || Date.now() > deadline) {
         child.kill('SIGKILL');
-        throw new SetupError(
-          `The pool's keeper ${exited !== null ? `ended (exit code ${exited})` : `took no lock within ${KEEPER_START_MS} ms`} before it made a copy${stderr ? `: ${stderr.trim().slice(0, 500)}` : ''}`,
-          'Try again; if it keeps failing, leave pool at 0 and report it',
-        );
+        throw keeperFailed(exited, stderr);
       }
       await sleep(20);
     }
     child.stderr?.destroy();
-    child.unref();
     log.info(
       `Pool: the keeper (PID ${child.pid}) keeps ${size} copies of ${template} (${mb(copyBytes)} each) ready: SELECT ${POOL_SCHEMA}.take() in database postgres`,
     );

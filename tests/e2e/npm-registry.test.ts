@@ -20,7 +20,8 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { tarballInfo } from '../../testkit/npm-tarball.js';
 import { processesWithArg } from '../../src/orphans.js';
-import { run, type ProcResult } from '../../src/proc.js';
+import type { ProcResult } from '../../src/proc-types.js';
+import { run } from '../../src/proc.js';
 import {
   npmClient,
   requireNpmPackages,

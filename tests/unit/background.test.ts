@@ -13,12 +13,12 @@ import {
   backgroundAlive,
   backgroundDeadline,
   checkPlanned,
-  entryPath,
   errorFrom,
   errorRecord,
   readJson,
   writeJson,
 } from '../../src/background.js';
+import { entryPath } from '../../src/launch.js';
 import { InputError, SetupError } from '../../src/errors.js';
 import type { Server } from '../../src/server.js';
 import { ROOT } from '../helpers/infra.js';

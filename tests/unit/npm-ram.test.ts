@@ -9,6 +9,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parseMounts } from '../../src/mounts.js';
 import { keptFolder } from '../../src/native/source/npm/kept.js';
 import { KEEP_RESULT, readKeepResult } from '../../src/native/source/npm/keep.js';
 import {
@@ -75,13 +76,15 @@ describe('when a first start takes the build into RAM', () => {
       'overlay / overlay rw,relatime 0 0',
       'shm /dev/shm tmpfs rw,nosuid,nodev,noexec,relatime,size=2097152k 0 0',
     ];
-    expect(execAllowed('/dev/shm', host.join('\n'))).toBe(true);
-    expect(execAllowed('/dev/shm/pg-tmpfs-x.npm/build/bin', host.join('\n'))).toBe(true);
-    expect(execAllowed('/dev/shm', container.join('\n'))).toBe(false);
+    expect(execAllowed('/dev/shm', parseMounts(host.join('\n')))).toBe(true);
+    expect(execAllowed('/dev/shm/pg-tmpfs-x.npm/build/bin', parseMounts(host.join('\n')))).toBe(true);
+    expect(execAllowed('/dev/shm', parseMounts(container.join('\n')))).toBe(false);
     // The one mounted last on the same point counts; a longer mount point is not above a shorter path.
-    expect(execAllowed('/dev/shm', [...container, 'tmpfs /dev/shm tmpfs rw 0 0'].join('\n'))).toBe(true);
-    expect(execAllowed('/dev/shmx', ['tmpfs /dev/shm tmpfs rw,noexec 0 0', '/dev/vda / ext4 rw 0 0'].join('\n'))).toBe(true);
-    expect(execAllowed('/dev/shm', '')).toBe(false);
+    expect(execAllowed('/dev/shm', parseMounts([...container, 'tmpfs /dev/shm tmpfs rw 0 0'].join('\n')))).toBe(true);
+    expect(
+      execAllowed('/dev/shmx', parseMounts(['tmpfs /dev/shm tmpfs rw,noexec 0 0', '/dev/vda / ext4 rw 0 0'].join('\n'))),
+    ).toBe(true);
+    expect(execAllowed('/dev/shm', parseMounts(''))).toBe(false);
   });
 
   it("names the folder after the run folder's name, with its own token", () => {

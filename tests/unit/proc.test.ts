@@ -2,7 +2,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { run } from '../../src/proc.js';
+import { RUN_ENV, run, runSync } from '../../src/proc.js';
 import { groupMembers, processAlive } from '../../src/processes.js';
 
 /** PIDs of processes this file started that may outlive a failed test. */
@@ -80,5 +80,51 @@ describe('run() with outputFd (pg_ctl on Windows: CMD and the server inherit its
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('runSync() (probes in synchronous code: the same deadline and environment rules as run())', () => {
+  it('returns the exit code and output, and never throws for a non-zero exit', () => {
+    expect(runSync('sh', ['-c', 'echo out; echo err >&2; exit 3'], { timeoutMs: 10_000 })).toMatchObject({
+      code: 3,
+      stdout: 'out\n',
+      stderr: 'err\n',
+      timedOut: false,
+      leftovers: 0,
+    });
+  });
+
+  it('strips RUN_ENV as run() does, unless baseEnv is given; env goes over it, unsetEnv removes', () => {
+    const saved = process.env[RUN_ENV];
+    process.env[RUN_ENV] = 'token-1';
+    process.env.PG_TMPFS_SYNC_TEST = 'kept';
+    try {
+      const show = 'echo "${PG_TMPFS_RUN-unset} ${PG_TMPFS_SYNC_TEST-unset} ${EXTRA-unset}"';
+      expect(runSync('sh', ['-c', show], { timeoutMs: 10_000 }).stdout).toBe('unset kept unset\n');
+      expect(
+        runSync('sh', ['-c', show], { timeoutMs: 10_000, env: { EXTRA: 'x' }, unsetEnv: ['PG_TMPFS_SYNC_TEST'] }).stdout,
+      ).toBe('unset unset x\n');
+      const base = { PATH: process.env.PATH ?? '', [RUN_ENV]: 'given' };
+      expect(runSync('sh', ['-c', show], { timeoutMs: 10_000, baseEnv: base }).stdout).toBe('given unset unset\n');
+    } finally {
+      if (saved === undefined) delete process.env[RUN_ENV];
+      else process.env[RUN_ENV] = saved;
+      delete process.env.PG_TMPFS_SYNC_TEST;
+    }
+  });
+
+  it('runs in cwd', () => {
+    expect(runSync('pwd', [], { timeoutMs: 10_000, cwd: '/' }).stdout).toBe('/\n');
+  });
+
+  it('kills the program with SIGKILL at the deadline, whatever it does with SIGTERM', () => {
+    const ignoresTerm = "process.on('SIGTERM', () => undefined); setInterval(() => undefined, 1000)";
+    const r = runSync(process.execPath, ['-e', ignoresTerm], { timeoutMs: 500 });
+    expect([r.code, r.timedOut]).toEqual([null, true]);
+    expect(r.ms).toBeLessThan(5_000);
+  });
+
+  it('throws only when the program cannot be started', () => {
+    expect(() => runSync('/nonexistent/pg-tmpfs-no-such-program', [], { timeoutMs: 10_000 })).toThrow(/ENOENT/);
   });
 });

@@ -8,7 +8,7 @@ import { chownSync, closeSync, fchownSync, fstatSync, mkdirSync, openSync, renam
 import { join, relative } from 'node:path';
 import { DamagedEntryError, foldersProblem, type Manifest } from '../../store/manifest.js';
 import { openTrusted, readChunks, readProblem, unchanged, type FileEntry } from '../../store/file-seal.js';
-import { RunAs } from '../run-as.js';
+import type { RunAs } from '../run-as.js';
 
 /**
  * The databases a server does not read until someone connects to them or copies them: every

@@ -15,13 +15,12 @@
  * a data directory), cache-removal.ts (dropped entries, fills of killed runs, older formats).
  * About 300 lines: ensureCluster in its steps; key, manifest, copy and removal are in cache-*.ts.
  */
-import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError, SetupError } from '../../errors.js';
 import { throwIfInterrupted } from '../../interrupt.js';
 import { endProcessesIn } from '../../orphans.js';
-import { run } from '../../proc.js';
+import { run, runSync } from '../../proc.js';
 import { exe } from '../source/installed.js';
 import { cacheKey, initdbArgs, type ClusterSpec } from './cache-key.js';
 import { checkEntry, entryProblem, listFiles, MANIFEST_SUFFIX, readManifest, type Manifest } from '../../store/manifest.js';
@@ -148,9 +147,13 @@ export async function ensureCluster(
 function initdbVersion(initdb: string, facts: Facts): string {
   let versionProblem = '';
   const version = facts.get(initdb, '--version', () => {
-    const r = spawnSync(initdb, ['--version'], { encoding: 'utf8', timeout: VERSION_TIMEOUT_MS, env: serverEnv() });
-    if (r.status === 0) return r.stdout;
-    versionProblem = r.error ? r.error.message : initdbCause(`${r.stderr}${r.stdout}`);
+    try {
+      const r = runSync(initdb, ['--version'], { timeoutMs: VERSION_TIMEOUT_MS, baseEnv: serverEnv() });
+      if (r.code === 0) return r.stdout;
+      versionProblem = r.timedOut ? `timed out after ${VERSION_TIMEOUT_MS} ms` : initdbCause(`${r.stderr}${r.stdout}`);
+    } catch (error) {
+      versionProblem = (error as Error).message; // not started
+    }
     return null;
   });
   if (version === null) {

@@ -3,14 +3,14 @@
  * and alive, its log, and stopping it with everything its run made.
  * Over 300 lines because it is the one place that spawns, watches and stops the postgres process.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { chownSync, closeSync, existsSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SetupError } from '../../errors.js';
 import type { Config } from '../../inputs.js';
-import { runOk } from '../../proc.js';
-import { processAlive } from '../../processes.js';
+import { runOk, runSync } from '../../proc.js';
+import { argvOf, processAlive } from '../../processes.js';
 import { LOG_TAIL_LINES, type NativeHandle } from '../../server.js';
 import { exe } from '../source/installed.js';
 import { teardownRam } from '../ramdir.js';
@@ -21,10 +21,11 @@ import { serverEnv } from '../source/server-env.js';
 import { NPM_WORK_NAME } from '../source/npm/kept.js';
 import { removeBusyFolder, startWithPgCtl, waitForLauncher } from './windows.js';
 import { postgresArgs, runSettings } from './server-config.js';
-import { endProcessesIn, removeSysvSegment } from '../../orphans.js';
+import { endProcessesIn } from '../../orphans.js';
+import { removeSysvSegment } from '../../sysv.js';
 
 export { RUN_MARKER } from '../run-folder.js';
-import { RunAs } from '../run-as.js';
+import type { RunAs } from '../run-as.js';
 
 /** The server log's file name inside the run folder. */
 const SERVER_LOG = 'server.log';
@@ -42,9 +43,9 @@ export function dataDirOf(runDir: string): string {
 export function runAsUser(): RunAs | null {
   if (process.getuid?.() !== 0) return null;
   try {
-    const [name, , uid, gid] = execFileSync('getent', ['passwd', 'postgres'], { encoding: 'utf8', timeout: 10_000 })
-      .trim()
-      .split(':');
+    const r = runSync('getent', ['passwd', 'postgres'], { timeoutMs: 10_000 });
+    if (r.code !== 0) throw new Error(`getent: ${r.timedOut ? 'timed out' : `exit code ${r.code}`}`);
+    const [name, , uid, gid] = r.stdout.trim().split(':');
     return { name: name ?? 'postgres', uid: Number(uid), gid: Number(gid) };
   } catch {
     throw new SetupError(
@@ -161,7 +162,7 @@ export function postgresAlive(handle: NativeHandle): boolean {
 function startingPostgres(pid: number, dataDir: string): boolean {
   if (process.platform !== 'linux' || !processAlive(pid)) return false;
   try {
-    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const argv = argvOf(pid);
     return argv.includes(dataDir) && /postgres$/.test(argv[0] ?? '');
   } catch {
     return false;

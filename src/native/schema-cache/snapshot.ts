@@ -7,7 +7,6 @@
  * records after backup_label as it starts (manual: "Making a Base Backup Using the Low Level
  * API", "Recovering Using a Continuous Archive Backup").
  */
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,6 +19,7 @@ import { serverEnv } from '../source/server-env.js';
 import type { Manifest } from '../../store/manifest.js';
 import { openClient } from '../../readiness.js';
 import type { NativeServer } from '../../server.js';
+import { runSync } from '../../proc.js';
 import { BackupCopy, labelStartSegment, walSegments } from './backup-copy.js';
 import { fingerprintWritten } from '../../store/file-seal.js';
 import { BOOTSTRAP_FILE, hasPeerSocket, newBootstrapSecret } from '../run/windows.js';
@@ -36,12 +36,8 @@ function ask(facts: Facts, program: string, args: string[]): string {
   return (
     facts.get(program, args.join(' '), () => {
       try {
-        return execFileSync(program, args, {
-          encoding: 'utf8',
-          timeout: PROBE_TIMEOUT_MS,
-          stdio: ['ignore', 'pipe', 'ignore'],
-          env: serverEnv(),
-        }).trim();
+        const r = runSync(program, args, { timeoutMs: PROBE_TIMEOUT_MS, baseEnv: serverEnv() });
+        return r.code === 0 ? r.stdout.trim() : null;
       } catch {
         return null;
       }

@@ -1,10 +1,10 @@
 /**
  * Finding installed PostgreSQL server binaries (initdb, postgres, pg_ctl) by major version.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join, posix, win32 } from 'node:path';
 import { SetupError } from '../../errors.js';
+import { runSync } from '../../proc.js';
 import { noFacts, type Facts } from './facts.js';
 import { serverEnv } from './server-env.js';
 
@@ -176,14 +176,8 @@ export function realProbe(facts: Facts = noFacts): Probe {
       if (!pgConfig) return null;
       return facts.get(pgConfig, '--bindir', () => {
         try {
-          return (
-            execFileSync(pgConfig, ['--bindir'], {
-              encoding: 'utf8',
-              stdio: ['ignore', 'pipe', 'ignore'],
-              timeout: 10_000,
-              env: serverEnv(),
-            }).trim() || null
-          );
+          const r = runSync(pgConfig, ['--bindir'], { timeoutMs: 10_000, baseEnv: serverEnv() });
+          return (r.code === 0 && r.stdout.trim()) || null;
         } catch {
           return null;
         }
@@ -205,7 +199,8 @@ function postgresVersionOutput(bindir: string, facts: Facts): string | null {
   const postgres = join(bindir, exe('postgres', process.platform));
   return facts.get(postgres, '--version', () => {
     try {
-      return execFileSync(postgres, ['--version'], { encoding: 'utf8', timeout: 10_000, env: serverEnv() });
+      const r = runSync(postgres, ['--version'], { timeoutMs: 10_000, baseEnv: serverEnv() });
+      return r.code === 0 ? r.stdout : null;
     } catch {
       return null;
     }

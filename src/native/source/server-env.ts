@@ -8,11 +8,11 @@
  * (PGPASSWORD), and TZ would become the time zone initdb writes into a cached cluster (initdb
  * reads TZ first: src/bin/initdb/findtimezone.c select_default_timezone).
  */
-import { execFileSync } from 'node:child_process';
 import { dirname } from 'node:path';
 import type { Setting } from '../../profile.js';
+import { runSync } from '../../proc.js';
 import type { Facts } from './facts.js';
-import { RunAs } from '../run-as.js';
+import type { RunAs } from '../run-as.js';
 
 /**
  * The caller's variables a PostgreSQL program is given: PATH (commands the server runs:
@@ -82,18 +82,16 @@ export function zoneAccepted(postgres: string, dataDir: string, zone: string, ru
     try {
       // -C first: postgres then skips its refusal of root and of an administrator's token
       // (src/backend/main/main.c), which a Windows runner's job has.
-      execFileSync(postgres, ['-C', 'timezone', '-D', dataDir, '-c', `timezone=${zone}`, '-c', `log_timezone=${zone}`], {
-        encoding: 'utf8',
-        timeout: ZONE_CHECK_TIMEOUT_MS,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: serverEnv(),
+      const r = runSync(postgres, ['-C', 'timezone', '-D', dataDir, '-c', `timezone=${zone}`, '-c', `log_timezone=${zone}`], {
+        timeoutMs: ZONE_CHECK_TIMEOUT_MS,
+        baseEnv: serverEnv(),
         cwd: dirname(dataDir), // the run folder: the run-as user may not reach this process's folder
         ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
       });
-      return 'accepted';
-    } catch (error) {
-      const said = String((error as { stderr?: unknown }).stderr ?? '');
-      return /"(TimeZone|log_timezone)"/i.test(said) ? 'refused' : null;
+      if (r.code === 0) return 'accepted';
+      return /"(TimeZone|log_timezone)"/i.test(r.stderr) ? 'refused' : null;
+    } catch {
+      return null; // not started
     }
   });
   return answer === 'accepted';

@@ -9,7 +9,6 @@
  * link as sealed, this user's alone); one that fails the check is dropped and fetched again.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SetupError } from '../../../errors.js';
 import type { Config } from '../../../inputs.js';
@@ -20,6 +19,7 @@ import type { Binaries } from '../installed.js';
 import { MANIFEST_SUFFIX } from '../../../store/manifest.js';
 import { removeStaleFills } from '../../../store/removal.js';
 import { FetchError, npmCommand, realNpmProbe } from './fetch.js';
+import { readMounts } from '../../../mounts.js';
 import {
   binariesAt,
   dropKept,
@@ -38,7 +38,7 @@ import { execAllowed, RAM_BUILD_BASE, ramBuildBase, takeIntoRam } from './ram.js
 import type { NpmBuild } from './table.js';
 import { chooseLinux, DEFAULT_NATIVE_BYTES, measure, sizeToBytes } from '../../ramdir.js';
 import { prepareCacheDir } from '../../../store/cache-dir.js';
-import { RunAs } from '../../run-as.js';
+import type { RunAs } from '../../run-as.js';
 
 /**
  * The binaries of `build`, kept: the kept copy when it is there and sound, else fetched (or, with
@@ -139,7 +139,7 @@ function ramBase(config: Config): string | null {
   const bytes = config.tmpfsSize ? sizeToBytes(config.tmpfsSize) : DEFAULT_NATIVE_BYTES;
   try {
     const shm = measure(RAM_BUILD_BASE);
-    const exec = execAllowed(RAM_BUILD_BASE, readFileSync('/proc/self/mounts', 'utf8'));
+    const exec = execAllowed(RAM_BUILD_BASE, readMounts());
     return ramBuildBase(shm && { ...shm, exec }, chooseLinux(bytes, config.tmpfsSize !== null).kind, bytes);
   } catch {
     return null; // tmpfs-size without a way to mount: the start fails on it (prepareRam)

@@ -17,7 +17,6 @@
  * fill is named `.tmp-<pid>-<hex>` in the place the handle's npmFills name, so the same stop()
  * removes what a killed keep left there; the folder in RAM goes with the server.
  */
-import { spawn } from 'node:child_process';
 import { closeSync, existsSync, lstatSync, openSync, readdirSync, rmSync, writeFileSync, renameSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -33,6 +32,7 @@ import { ensureNpmBinaries } from './binaries.js';
 import { dropKept, keptProblem } from './kept.js';
 import { ramBuildProblem, ramTarballDir } from './ram.js';
 import { NPM_SCOPE, resolveBuild } from './table.js';
+import { spawnDetached } from '../../../launch.js';
 
 /** First argument that turns an entry (dist/main.js, dist/cli.js) into the keep of a build in RAM. */
 export const KEEP_FLAG = '--pg-tmpfs-keep-build';
@@ -75,11 +75,12 @@ function keepEnv(token: string): NodeJS.ProcessEnv {
 
 /**
  * Launches the keep of the build a start took into RAM (nothing for any other start): `node
- * <entry> --pg-tmpfs-keep-build <folder> <record as JSON>`, detached (its own process group), its
- * output appended to keep.log in the folder. Call it once the server answers and the step's
- * outputs are published. Never throws: a keep that cannot start is a warning.
+ * <entry> --pg-tmpfs-keep-build <folder> <record as JSON>`, detached (launch.ts spawnDetached: its
+ * own process group), its output appended to keep.log in the folder. Call it once the server
+ * answers and the step's outputs are published. Never throws: a keep that cannot start is a
+ * warning.
  * @param handle the started server (its npmRam and token)
- * @param entry the built entry to run (src/background.ts entryPath: dist/main.js, dist/cli.js)
+ * @param entry the built entry to run (src/launch.ts entryPath: dist/main.js, dist/cli.js)
  * @returns the keep's PID, or null when nothing was launched
  */
 export function launchKeep(handle: ServerHandle, entry: () => string, log: Logger): number | null {
@@ -90,11 +91,9 @@ export function launchKeep(handle: ServerHandle, entry: () => string, log: Logge
     const problem = ramBuildProblem(record);
     if (problem) throw new Error(`the record names ${record.dir}: ${problem}`);
     fd = openSync(join(record.dir, KEEP_LOG), 'a', 0o600);
-    const child = spawn(process.execPath, [entry(), KEEP_FLAG, record.dir, JSON.stringify(record)], {
-      detached: true,
-      stdio: ['ignore', fd, fd],
-      env: keepEnv(handle.token),
-    });
+    // The record on the command line (no secret in it): the cleanup finds the keep by its folder there.
+    const args = [record.dir, JSON.stringify(record)];
+    const child = spawnDetached({ entry: entry(), flag: KEEP_FLAG, args, output: fd, env: keepEnv(handle.token) });
     child.on('error', () => undefined); // reported by the waiter: no result
     child.unref();
     log.info(`Keeping ${named(record)} on disk in the background (pid ${child.pid ?? '?'}), off the start's path`);

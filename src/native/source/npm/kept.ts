@@ -21,7 +21,7 @@ import { fetchBuild, integrityOf, type NpmCommand } from './fetch.js';
 import type { NpmBuild } from './table.js';
 import { fillSuffix, heartbeat } from '../../../store/fill-name.js';
 import { placeEntry } from '../../../store/cache-dir.js';
-import { RunAs } from '../../run-as.js';
+import type { RunAs } from '../../run-as.js';
 
 /** Largest manifest read: 4 MiB (a build's is about 150 KB). */
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;

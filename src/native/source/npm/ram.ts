@@ -29,7 +29,8 @@ import { extractPackageSync } from './extract.js';
 import type { NpmBuild } from './table.js';
 import type { LinuxChoice } from '../../ramdir.js';
 import { RUN_FOLDER_PREFIX, runFolderName } from '../../run-folder.js';
-import { RunAs } from '../../run-as.js';
+import type { RunAs } from '../../run-as.js';
+import { mountOf, type Mount } from '../../../mounts.js';
 
 /** The one folder builds are taken into: a tmpfs on every Linux this runs on (GitHub's runners: half the RAM). */
 export const RAM_BUILD_BASE = '/dev/shm';
@@ -65,21 +66,15 @@ export function ramTarballDir(dir: string): string {
 }
 
 /**
- * Whether programs may run from `path`: the mount it is on (the longest mount point at or above it
- * in `mounts`, the text of /proc/self/mounts) has no `noexec` option. Docker mounts a container's
- * /dev/shm noexec, whatever its --shm-size. Pure.
+ * Whether programs may run from `path`: the mount it is on (mounts.ts mountOf: the longest mount
+ * point at or above it, the last of equal ones) has no `noexec` option. Docker mounts a
+ * container's /dev/shm noexec, whatever its --shm-size. Pure.
+ * @param mounts the mount table (mounts.ts readMounts or parseMounts)
  * @returns false when no mount above it is listed
  */
-export function execAllowed(path: string, mounts: string): boolean {
-  let best: { at: string; options: string[] } | null = null;
-  for (const line of mounts.split('\n')) {
-    const fields = line.split(' ');
-    const at = (fields[1] ?? '').replace(/\\040/g, ' ');
-    if (!at || !(path === at || path.startsWith(at.endsWith('/') ? at : `${at}/`))) continue;
-    // The last of equal mount points is the one on top.
-    if (!best || at.length >= best.at.length) best = { at, options: (fields[3] ?? '').split(',') };
-  }
-  return best !== null && !best.options.includes('noexec');
+export function execAllowed(path: string, mounts: readonly Mount[]): boolean {
+  const mount = mountOf(path, mounts);
+  return mount !== null && !mount.options.includes('noexec');
 }
 
 /**
