@@ -21,7 +21,8 @@ import { readProblem, sha256, withFile, type Manifest } from '../native/cache-ma
 import { scramVerifier } from '../native/scram.js';
 import { run, tail } from '../proc.js';
 import { LOG_TAIL_LINES, type DockerServer } from '../server.js';
-import { isRunning, logsTail, type ImageConfig } from '../docker/engine.js';
+import { isRunning, logsTail } from '../docker/engine.js';
+import type { ImageConfig } from '../docker/image.js';
 import { initdbArgsEnv, RESTORE_TIMEOUT_MS, RESTORED_MARKER } from '../docker/run-plan.js';
 import { noManifest, type ServerIdentity } from './key.js';
 import { EMPTY_AUTO_CONF, EntryNotStarted } from './restored.js';
