@@ -120,8 +120,8 @@ for tool in debootstrap rsync; do
 done
 bash "$here/tests/images/build.sh"
 
-# tests/e2e/hostile.test.ts runs a start in a network namespace of its own (unshare -n) with its
-# ephemeral port range used up: `ip` brings that namespace's loopback up.
+# tests/e2e/hostile-sweep-{native,docker}.test.ts run a start in a network namespace of its own
+# (unshare -n) with its ephemeral port range used up: `ip` brings that namespace's loopback up.
 command -v ip >/dev/null 2>&1 || apt_install iproute2
 
 # --- 3. act ---------------------------------------------------------------------------------------
