@@ -1,7 +1,7 @@
 /**
  * The durability profile: the one definition of what "durability off" means in this project.
  * The action (Docker and native modes), the CLI and the GitLab/Woodpecker templates all use it
- * (templates are checked against it by tests/unit/templates.test.ts).
+ * (templates are checked against it by tests/unit/templates-gitlab.test.ts).
  *
  * Source: PostgreSQL manual, "Non-Durable Settings" (runtime-config / non-durability.html),
  * and the measurements in docs/performance.md.

@@ -4,13 +4,8 @@
  * registered for removal (by name) before it is created.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  dockerOk,
-  healthStatus,
-  inspectImage,
-  publishedPort as enginePublishedPort,
-  removeContainer,
-} from '../../src/docker/engine.js';
+import { dockerOk, healthStatus, publishedPort as enginePublishedPort, removeContainer } from '../../src/docker/engine.js';
+import { inspectImage } from '../../src/docker/image.js';
 import { CONTAINER_PORT, type ImageLayout } from '../../src/docker/run-plan.js';
 import { throwIfInterrupted } from './cleanup.js';
 import type { Context } from './context.js';

@@ -343,70 +343,6 @@ async function runOk(program, args, options) {
   return r;
 }
 
-// src/interrupt.ts
-import { constants } from "node:os";
-import { setTimeout as sleep } from "node:timers/promises";
-var SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
-var UNWIND_MS = 5e3;
-var interruptedBy = null;
-var held = null;
-var hold = (signal) => {
-  held ??= signal;
-};
-function releaseSignals() {
-  for (const signal2 of SIGNALS) process.off(signal2, hold);
-  const signal = held;
-  held = null;
-  return signal;
-}
-function signalExitCode(signal) {
-  return 128 + (constants.signals[signal] ?? 15);
-}
-var InterruptedError = class extends Error {
-  constructor(signal) {
-    super(`interrupted by ${signal}`);
-    this.signal = signal;
-    this.name = "InterruptedError";
-  }
-  signal;
-};
-function interrupted() {
-  return interruptedBy;
-}
-function throwIfInterrupted() {
-  if (interruptedBy) throw new InterruptedError(interruptedBy);
-}
-async function cleanupOnInterrupt(fn, cleanup, options = {}) {
-  let settled = Promise.resolve();
-  const handler = (signal) => {
-    if (interruptedBy) return;
-    interruptedBy = signal;
-    void (async () => {
-      await stopActive();
-      await Promise.race([settled.catch(() => void 0), sleep(UNWIND_MS)]);
-      killActive();
-      await cleanup(signal).catch(() => void 0);
-      process.exit(signalExitCode(signal));
-    })();
-  };
-  for (const signal of SIGNALS) process.on(signal, handler);
-  const early = releaseSignals();
-  if (early) {
-    handler(early);
-    return new Promise(() => void 0);
-  }
-  const running = fn();
-  settled = running;
-  const outcome = await running.then(
-    (value) => ({ value }),
-    (error) => ({ error })
-  );
-  if (interruptedBy) return new Promise(() => void 0);
-  if (!options.untilExit) for (const signal of SIGNALS) process.off(signal, handler);
-  if ("error" in outcome) throw outcome.error;
-  return outcome.value;
-}
-
 export {
   InputError,
   SetupError,
@@ -418,15 +354,12 @@ export {
   mappedFiles,
   openFiles,
   killActive,
+  stopActive,
   RUN_ENV,
   inheritedEnv,
   run,
   tail,
   runSync,
-  runOk,
-  InterruptedError,
-  interrupted,
-  throwIfInterrupted,
-  cleanupOnInterrupt
+  runOk
 };
 //# sourceMappingURL=chunk-main-native-source-npm-tool-cache-post-wait.js.map

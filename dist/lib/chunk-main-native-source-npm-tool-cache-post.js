@@ -7,13 +7,78 @@ import {
   cwdOf,
   environHas,
   findProcesses,
+  killActive,
   mappedFiles,
   openFiles,
   processAlive,
   run,
-  tail,
-  throwIfInterrupted
+  stopActive,
+  tail
 } from "./chunk-main-native-source-npm-tool-cache-post-wait.js";
+
+// src/interrupt.ts
+import { constants } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
+var SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
+var UNWIND_MS = 5e3;
+var interruptedBy = null;
+var held = null;
+var hold = (signal2) => {
+  held ??= signal2;
+};
+function releaseSignals() {
+  for (const signal3 of SIGNALS) process.off(signal3, hold);
+  const signal2 = held;
+  held = null;
+  return signal2;
+}
+function signalExitCode(signal2) {
+  return 128 + (constants.signals[signal2] ?? 15);
+}
+var InterruptedError = class extends Error {
+  constructor(signal2) {
+    super(`interrupted by ${signal2}`);
+    this.signal = signal2;
+    this.name = "InterruptedError";
+  }
+  signal;
+};
+function interrupted() {
+  return interruptedBy;
+}
+function throwIfInterrupted() {
+  if (interruptedBy) throw new InterruptedError(interruptedBy);
+}
+async function cleanupOnInterrupt(fn, cleanup, options = {}) {
+  let settled = Promise.resolve();
+  const handler = (signal2) => {
+    if (interruptedBy) return;
+    interruptedBy = signal2;
+    void (async () => {
+      await stopActive();
+      await Promise.race([settled.catch(() => void 0), sleep(UNWIND_MS)]);
+      killActive();
+      await cleanup(signal2).catch(() => void 0);
+      process.exit(signalExitCode(signal2));
+    })();
+  };
+  for (const signal2 of SIGNALS) process.on(signal2, handler);
+  const early = releaseSignals();
+  if (early) {
+    handler(early);
+    return new Promise(() => void 0);
+  }
+  const running = fn();
+  settled = running;
+  const outcome = await running.then(
+    (value) => ({ value }),
+    (error) => ({ error })
+  );
+  if (interruptedBy) return new Promise(() => void 0);
+  if (!options.untilExit) for (const signal2 of SIGNALS) process.off(signal2, handler);
+  if ("error" in outcome) throw outcome.error;
+  return outcome.value;
+}
 
 // src/store/manifest.ts
 import { lstatSync as lstatSync2, readdirSync } from "node:fs";
@@ -22,7 +87,7 @@ import { isAbsolute, join as join2, relative } from "node:path";
 // src/store/file-seal.ts
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { chmodSync, closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
+import { chmodSync, closeSync, constants as constants2, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 function trustProblem(s, kind) {
   if (kind === "folder" ? !s.isDirectory() : !s.isFile()) {
     return s.isSymbolicLink() ? "is a symbolic link" : `is not a ${kind}`;
@@ -36,7 +101,7 @@ function trustProblem(s, kind) {
   }
   return null;
 }
-var READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+var READ_FLAGS = constants2.O_RDONLY | (constants2.O_NOFOLLOW ?? 0) | (constants2.O_NONBLOCK ?? 0);
 var CHUNK_BYTES = 256 * 1024;
 var chunk = null;
 function readChunks(fd, size, each) {
@@ -309,7 +374,7 @@ import { join as join4 } from "node:path";
 import { closeSync as closeSync2, openSync as openSync2, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join as join3 } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
+import { setTimeout as sleep2 } from "node:timers/promises";
 
 // src/sysv.ts
 import { readFileSync } from "node:fs";
@@ -341,7 +406,7 @@ async function waitNone(find, ms) {
   const deadline = Date.now() + ms;
   let left = find();
   while (left.length > 0 && Date.now() < deadline) {
-    await sleep(POLL_MS);
+    await sleep2(POLL_MS);
     left = find();
   }
   return left;
@@ -619,7 +684,7 @@ import { chmodSync as chmodSync2, existsSync as existsSync2, lstatSync as lstatS
 import { basename, dirname as dirname3, isAbsolute as isAbsolute3, join as join9 } from "node:path";
 
 // src/fsutil.ts
-import { accessSync, constants as constants2, existsSync, lstatSync as lstatSync4, mkdirSync, readlinkSync as readlinkSync2, realpathSync as realpathSync2, statSync as statSync2 } from "node:fs";
+import { accessSync, constants as constants3, existsSync, lstatSync as lstatSync4, mkdirSync, readlinkSync as readlinkSync2, realpathSync as realpathSync2, statSync as statSync2 } from "node:fs";
 import { dirname, join as join5, relative as relative2, resolve } from "node:path";
 var FolderError = class extends Error {
 };
@@ -656,7 +721,7 @@ function makeDirs(path, mode = 493) {
     }
   }
   try {
-    accessSync(full, constants2.W_OK | constants2.X_OK);
+    accessSync(full, constants3.W_OK | constants3.X_OK);
   } catch (error) {
     if (error.code === "EROFS") throw new FolderError(`${full} is on a read-only file system (EROFS)`);
     throw new FolderError(`${full} is not writable by this user`);
@@ -1231,6 +1296,10 @@ function dropKept(folder) {
 }
 
 export {
+  InterruptedError,
+  interrupted,
+  throwIfInterrupted,
+  cleanupOnInterrupt,
   removeSysvSegment,
   endProcessesIn,
   processesWithArg,

@@ -11,84 +11,11 @@ import {
 } from "./chunk-cache-main-post-wait.js";
 import {
   InputError,
-  InterruptedError,
   SetupError,
   argvOf,
-  interrupted,
   processAlive,
   run
 } from "./chunk-main-native-source-npm-tool-cache-post-wait.js";
-
-// src/docker/api.ts
-import { readFileSync } from "node:fs";
-import http from "node:http";
-import { homedir } from "node:os";
-import { join } from "node:path";
-var DEFAULT_SOCKET = "/var/run/docker.sock";
-var INTERRUPT_POLL_MS = 50;
-function engineSocket(env, configText, platform) {
-  if (platform !== "linux") return null;
-  if (env.DOCKER_CONTEXT && env.DOCKER_CONTEXT !== "default") return null;
-  if (env.DOCKER_HOST) return /^unix:\/\/\/./.test(env.DOCKER_HOST) ? env.DOCKER_HOST.slice("unix://".length) : null;
-  if (!env.DOCKER_CONTEXT && configText) {
-    try {
-      const current = JSON.parse(configText).currentContext;
-      if (current && current !== "default") return null;
-    } catch {
-      return null;
-    }
-  }
-  return DEFAULT_SOCKET;
-}
-function cliConfigText() {
-  try {
-    return readFileSync(join(process.env.DOCKER_CONFIG || join(homedir(), ".docker"), "config.json"), "utf8");
-  } catch {
-    return null;
-  }
-}
-function localEngineSocket() {
-  return engineSocket(process.env, cliConfigText(), process.platform);
-}
-function pathSafeName(name) {
-  return /^[a-z0-9][a-z0-9._/:@-]*$/i.test(name) && !name.split("/").some((s) => s === "." || s === "..");
-}
-function apiGet(socketPath, path, what, timeoutMs) {
-  return new Promise((resolve, reject) => {
-    let failure = null;
-    const req = http.request({ socketPath, path, method: "GET", agent: false, headers: { host: "docker" } }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk) => body += chunk);
-      res.on("end", () => done(() => resolve({ status: res.statusCode ?? 0, body })));
-      res.on("error", () => done(() => failure ? reject(failure) : resolve(null)));
-    });
-    const stop = (error2) => {
-      failure = error2;
-      req.destroy(error2);
-    };
-    const timer = setTimeout(
-      () => stop(
-        new SetupError(
-          `${what} did not finish within ${Math.round(timeoutMs / 1e3)} s`,
-          "The Docker daemon is not answering; check it (`docker info`) and try again"
-        )
-      ),
-      timeoutMs
-    );
-    const poll = setInterval(() => {
-      const signal = interrupted();
-      if (signal) stop(new InterruptedError(signal));
-    }, INTERRUPT_POLL_MS);
-    const done = (settle) => {
-      clearTimeout(timer);
-      clearInterval(poll);
-      settle();
-    };
-    req.on("error", () => done(() => failure ? reject(failure) : resolve(null)));
-    req.end();
-  });
-}
 
 // src/profile.ts
 var DURABILITY_SETTINGS = Object.freeze([
@@ -319,117 +246,6 @@ async function engineVersion() {
   }
   return result.stdout.trim();
 }
-async function inspectImage(image, timeoutMs = DOCKER_TIMEOUT_MS) {
-  const socket = pathSafeName(image) ? localEngineSocket() : null;
-  const answer = socket ? await apiGet(socket, `/images/${image}/json`, "docker image", timeoutMs) : null;
-  if (answer?.status === 404) return null;
-  if (answer?.status === 200) {
-    try {
-      const { Id, Config, Os, Architecture, Variant } = JSON.parse(answer.body);
-      return imageConfig({
-        id: Id,
-        env: Config?.Env,
-        volumes: Config?.Volumes,
-        entrypoint: Config?.Entrypoint,
-        os: Os,
-        architecture: Architecture,
-        variant: Variant
-      });
-    } catch {
-    }
-  }
-  const result = await docker(
-    [
-      "image",
-      "inspect",
-      "--format",
-      '{"id":{{json .Id}},"env":{{json .Config.Env}},"volumes":{{json .Config.Volumes}},"entrypoint":{{json .Config.Entrypoint}},"os":{{json .Os}},"architecture":{{json .Architecture}},"variant":{{json .Variant}}}',
-      image
-    ],
-    void 0,
-    timeoutMs
-  );
-  if (result.exitCode !== 0) return null;
-  return imageConfig(JSON.parse(result.stdout.trim() || "{}"));
-}
-function imageConfig({ id, env, volumes, entrypoint, os: os2, architecture, variant }) {
-  return {
-    env: env ?? [],
-    pgdata: pgdataFromEnv(env),
-    volumes: Object.keys(volumes ?? {}).sort(),
-    id: id ?? "",
-    platform: [os2 ?? "", architecture ?? "", ...variant ? [variant] : []].join("/"),
-    entrypoint: entrypoint ?? []
-  };
-}
-var PULL_RETRY_MS = 12e4;
-var PULL_ANSWER_MS = 2e4;
-var PULL_ANSWERED = /Pulling from |^Digest: |^Status: /m;
-function classifyPullError(stderr) {
-  const e = stderr.toLowerCase();
-  if (/no basic auth credentials|authentication required/.test(e)) return "credentials";
-  if (/manifest unknown|not found|repository does not exist|name unknown|invalid reference|no such host/.test(e))
-    return "not-found";
-  if (/unauthorized|authentication required|no basic auth credentials|requested access to the resource is denied/.test(e))
-    return "credentials";
-  if (/toomanyrequests|too many requests|\b429\b|\b5\d\d\b|internal server error|bad gateway|service unavailable|gateway time-?out|connection refused|connection reset|i\/o timeout|tls handshake timeout|unexpected eof|\beof\b|temporary failure|client\.timeout exceeded|context deadline exceeded|request canceled|server misbehaving/.test(
-    e
-  ))
-    return "transient";
-  return "other";
-}
-function registryOf(image) {
-  const slash = image.indexOf("/");
-  if (slash < 0) return "docker.io";
-  const first = image.slice(0, slash);
-  return /[.:]/.test(first) || first === "localhost" ? first : "docker.io";
-}
-async function pullImage(image, onRetry = () => void 0, retryMs = PULL_RETRY_MS, options = {}) {
-  const answerMs = options.answerMs ?? PULL_ANSWER_MS;
-  const t0 = Date.now();
-  const deadline = t0 + retryMs;
-  for (let attempt = 1; ; attempt++) {
-    const result = await dockerRun(["pull", image], {
-      timeoutMs: PULL_TIMEOUT_MS,
-      firstOutputMs: answerMs,
-      firstOutputPattern: PULL_ANSWERED,
-      env: options.env
-    });
-    if (result.timedOut && !result.silent) {
-      throw new SetupError(
-        `docker pull did not finish within ${Math.round(PULL_TIMEOUT_MS / 1e3)} s (image "${image}")`,
-        "The Docker daemon or the registry is too slow; check them (`docker info`), or pull the image in an earlier step"
-      );
-    }
-    if (result.code === 0) return;
-    const reason = result.silent ? `no answer within ${formatSeconds(answerMs)}` : result.stderr.trim().split("\n").pop() || `exit code ${result.code ?? "none"}`;
-    const kind = result.silent ? "no-answer" : classifyPullError(result.stderr);
-    if (kind === "credentials") {
-      throw new SetupError(
-        `Image "${image}" needs registry credentials: ${reason}`,
-        "Log in to its registry in an earlier step (e.g. docker/login-action), or check the inputs 'image' and 'registry'"
-      );
-    }
-    if (kind === "no-answer") {
-      throw new SetupError(
-        `Registry ${registryOf(image)} did not answer the pull of image "${image}" within ${formatSeconds(Math.min(answerMs, Date.now() - t0))}: ${reason}`,
-        "Check the inputs 'registry' and 'image' (host and port of a registry that is up and reachable from the Docker daemon); it accepted the connection but sent nothing" + (answerMs < PULL_ANSWER_MS ? `. Input 'wait-timeout' bounds this wait (${formatSeconds(answerMs)}); raise it if the registry is only slow` : "")
-      );
-    }
-    const waitMs = Math.min(1e3 * 2 ** (attempt - 1), 16e3);
-    if (kind !== "transient" || Date.now() + waitMs > deadline) {
-      throw new SetupError(
-        `Could not pull image "${image}"${kind === "transient" ? ` after ${attempt} attempts in ${Math.round((Date.now() - t0) / 1e3)} s` : ""}: ${reason}`,
-        kind === "transient" ? "The registry kept failing; try again later, or pull from a mirror with input 'registry'" : "Check the inputs 'postgres-version', 'image' and 'registry' (does that tag exist? is the registry's name right?), and log in first (docker/login-action) if the image is private"
-      );
-    }
-    onRetry(`Pull of ${image} failed (${reason}); retrying in ${waitMs / 1e3} s (attempt ${attempt + 1})`);
-    await new Promise((resolve) => setTimeout(resolve, waitMs));
-  }
-}
-function formatSeconds(ms) {
-  return `${Math.round(ms / 100) / 10} s`;
-}
 async function isRunning(container) {
   const result = await docker(["container", "inspect", "--format", "{{.State.Running}}", container]);
   return result.exitCode === 0 && result.stdout.trim() === "true";
@@ -465,7 +281,7 @@ async function removeMatching(filters) {
 }
 
 // src/background.ts
-import { closeSync, existsSync as existsSync2, openSync, readFileSync as readFileSync2, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync as existsSync2, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 
 // node_modules/get-port/index.js
@@ -747,13 +563,13 @@ function defaultPasswordWarnings(password, publishHost, env = process.env) {
 // src/launch.ts
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { dirname, join as join2 } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 var HANDOVER_TIMEOUT_MS = 1e4;
 function entryPath(name) {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {
-    const candidate = join2(dir, "dist", `${name}.js`);
+    const candidate = join(dir, "dist", `${name}.js`);
     if (existsSync(candidate)) return candidate;
     const parent = dirname(dir);
     if (parent === dir) break;
@@ -894,7 +710,7 @@ function writeJson(file, value) {
 }
 function readJson(file) {
   try {
-    return JSON.parse(readFileSync2(file, "utf8"));
+    return JSON.parse(readFileSync(file, "utf8"));
   } catch {
     return null;
   }
@@ -967,8 +783,8 @@ function reportError(error2) {
 }
 
 // src/action/background-files.ts
-import { readFileSync as readFileSync3, writeFileSync as writeFileSync2 } from "node:fs";
-import { join as join3 } from "node:path";
+import { readFileSync as readFileSync2, writeFileSync as writeFileSync2 } from "node:fs";
+import { join as join2 } from "node:path";
 var BACKGROUND_ENV = "PG_TMPFS_BACKGROUND";
 var FILES = Object.freeze({
   launch: "launch.json",
@@ -978,7 +794,7 @@ var FILES = Object.freeze({
   shown: "shown"
 });
 function readLaunch(dir) {
-  const launch = readJson(join3(dir, FILES.launch));
+  const launch = readJson(join2(dir, FILES.launch));
   if (!launch || typeof launch.pid !== "number") {
     throw new SetupError(
       `${dir} holds no background start of PostgreSQL`,
@@ -988,14 +804,14 @@ function readLaunch(dir) {
   return launch;
 }
 async function awaitStart(dir, launch, onWaiting) {
-  const got = await awaitOutcome(() => readJson(join3(dir, FILES.outcome)), launch.pid, launch.deadlineAtMs, onWaiting);
+  const got = await awaitOutcome(() => readJson(join2(dir, FILES.outcome)), launch.pid, launch.deadlineAtMs, onWaiting);
   if (got.kind === "timeout") await stopBackground(launch.pid);
   return got;
 }
 function replayLog(dir) {
   let text = "";
   try {
-    text = readFileSync3(join3(dir, FILES.log), "utf8");
+    text = readFileSync2(join2(dir, FILES.log), "utf8");
   } catch {
     return;
   }
@@ -1003,13 +819,10 @@ function replayLog(dir) {
 `);
 }
 function markShown(dir) {
-  writeFileSync2(join3(dir, FILES.shown), "");
+  writeFileSync2(join2(dir, FILES.shown), "");
 }
 
 export {
-  localEngineSocket,
-  pathSafeName,
-  apiGet,
   INITDB_ARGS,
   parseSettings,
   effectiveSettings,
@@ -1022,16 +835,16 @@ export {
   RESTORE_TIMEOUT_MS,
   RESTORE_WRAPPER,
   buildRunPlan,
+  pgdataFromEnv,
   checkDockerSettings,
   DOCKER_TIMEOUT_MS,
   VERSION_TIMEOUT_MS,
+  PULL_TIMEOUT_MS,
   RUN_TIMEOUT_MS,
   docker,
+  dockerRun,
   dockerOk,
   engineVersion,
-  inspectImage,
-  PULL_ANSWER_MS,
-  pullImage,
   isRunning,
   publishedPort,
   logsTail,

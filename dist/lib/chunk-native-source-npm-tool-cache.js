@@ -1,5 +1,6 @@
 import { createRequire as __pgTmpfsCreateRequire } from 'node:module'; const require = __pgTmpfsCreateRequire(import.meta.url);
 import {
+  InterruptedError,
   MANIFEST_SUFFIX,
   dropKept,
   fillFolder,
@@ -10,7 +11,6 @@ import {
   toolCacheVersionDir
 } from "./chunk-main-native-source-npm-tool-cache-post.js";
 import {
-  InterruptedError,
   SetupError
 } from "./chunk-main-native-source-npm-tool-cache-post-wait.js";
 import "./chunk-common.js";

@@ -40,12 +40,12 @@ import {
 } from "./chunk-cache-main-post-wait.js";
 import {
   initdbPathProblem,
+  interrupted,
   toolCacheProblem
 } from "./chunk-main-native-source-npm-tool-cache-post.js";
 import {
   InputError,
   SetupError,
-  interrupted,
   killActive
 } from "./chunk-main-native-source-npm-tool-cache-post-wait.js";
 import "./chunk-common.js";

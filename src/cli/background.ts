@@ -21,11 +21,11 @@ import {
   cliContainerName,
   forgetInstance,
   logFile,
-  ownerAlive,
   readInstance,
   saveInstance,
   type Instance,
 } from './instances.js';
+import { ownerAlive } from './instance-name.js';
 import { formatError, upJson, type Io } from './output.js';
 import { guardedStart } from '../start-guard.js';
 import { launchKeep } from '../native/source/npm/keep.js';

@@ -4,15 +4,8 @@
 import { backgroundAlive, stopBackground } from '../background.js';
 import { InputError } from '../errors.js';
 import { isAlive } from '../lifecycle.js';
-import {
-  checkInstanceName,
-  listInstances,
-  ownerAlive,
-  readInstance,
-  removeInstance,
-  throwIfStarting,
-  type Instance,
-} from './instances.js';
+import { checkInstanceName, listInstances, readInstance, removeInstance, type Instance } from './instances.js';
+import { ownerAlive, throwIfStarting } from './instance-name.js';
 import type { Io } from './output.js';
 import { consoleLogger } from '../log.js';
 import { awaitKeep } from '../native/source/npm/keep.js';

@@ -6,18 +6,17 @@
  * anything starts, which makes it the instance name's lock, and it is rewritten atomically as the
  * start makes things, so a run killed at any point leaves a record that names what to remove.
  * The folder must be private (0700, owned by this user): a record someone else could write would
- * tell `down` what to stop.
- * Over 300 lines because it is everything about an instance record: reading, writing, the name's lock, and taking or removing a name.
+ * tell `down` what to stop. Taking a name (the lock, a takeover of a stale record) is in
+ * instance-name.ts.
  */
-import { linkSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { InputError, SetupError } from '../errors.js';
 import { checkPrivateDir, FolderError, makeDirs } from '../fsutil.js';
-import { backgroundAlive, writeJson, type ErrorRecord } from '../background.js';
-import { isAlive, stop, sweepLeftovers } from '../lifecycle.js';
-import type { Logger } from '../log.js';
+import { writeJson, type ErrorRecord } from '../background.js';
+import { stop, sweepLeftovers } from '../lifecycle.js';
 import { processAlive } from '../processes.js';
 import type { Server, ServerHandle } from '../server.js';
 
@@ -68,7 +67,7 @@ export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** The record file of an instance. */
-function recordFile(name: string): string {
+export function recordFile(name: string): string {
   return join(stateDir(), `${name}.json`);
 }
 
@@ -81,7 +80,7 @@ export function logFile(name: string): string {
  * Makes the state folder (0700) and checks that only this user can write it.
  * @throws SetupError naming PG_TMPFS_STATE_DIR when it cannot be made or is not private
  */
-function prepareStateDir(): string {
+export function prepareStateDir(): string {
   const dir = stateDir();
   try {
     makeDirs(dir, 0o700);
@@ -138,59 +137,10 @@ export function readInstance(name: string): ReadRecord {
 }
 
 /**
- * Creates an instance's record exclusively: the lock on its name.
- * @returns false when a record exists already
- * @throws SetupError when it cannot be written (before anything started)
- */
-function claimInstance(instance: Instance): boolean {
-  const file = recordFile(instance.name);
-  const tmp = `${file}.tmp-${process.pid}`;
-  try {
-    // Written in full first, then linked into place (link fails when the name exists): no other
-    // run ever sees a half-written record.
-    writeFileSync(tmp, JSON.stringify(instance, null, 2), { mode: 0o600 });
-    linkSync(tmp, file);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw recordWriteError(file, error);
-  } finally {
-    rmSync(tmp, { force: true });
-  }
-}
-
-/**
- * Runs `fn` holding `<name>.takeover` (created exclusively; one left by a dead process is
- * removed): only one run at a time removes a stale record and what it names.
- * @returns false, without running `fn`, when a live process holds it
- */
-async function withTakeover(name: string, fn: () => Promise<void>): Promise<boolean> {
-  const file = join(stateDir(), `${name}.takeover`);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      writeFileSync(file, String(process.pid), { flag: 'wx', mode: 0o600 });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number(readFileSync(file, 'utf8'));
-      if (holder > 0 && holder !== process.pid && processAlive(holder)) return false;
-      rmSync(file, { force: true });
-      continue;
-    }
-    try {
-      await fn();
-      return true;
-    } finally {
-      rmSync(file, { force: true });
-    }
-  }
-  return false;
-}
-
-/**
  * The error for a record that could not be written: its path, and the state folder's
  * (PG_TMPFS_STATE_DIR) when it is full (ENOSPC, EDQUOT).
  */
-function recordWriteError(file: string, error: unknown): SetupError {
+export function recordWriteError(file: string, error: unknown): SetupError {
   const code = (error as NodeJS.ErrnoException).code;
   const full = code === 'ENOSPC' || code === 'EDQUOT';
   return new SetupError(
@@ -241,7 +191,7 @@ export function forgetInstance(name: string, ownerPid?: number): void {
  * Removes `<name>.json.tmp-<pid>` files whose process is gone: what a run killed while writing
  * a record leaves.
  */
-function removeStaleTemps(name: string): void {
+export function removeStaleTemps(name: string): void {
   let names: string[] = [];
   try {
     names = readdirSync(stateDir());
@@ -261,77 +211,6 @@ function removeStaleTemps(name: string): void {
  */
 export function cliContainerName(name: string, dir = stateDir()): string {
   return `pg-tmpfs-cli-${name}-${createHash('sha256').update(resolve(dir)).digest('hex').slice(0, 6)}`;
-}
-
-/**
- * Whether the process that owns an instance's start still runs: its `up`, or for `up --no-wait`
- * its background process (background.ts backgroundAlive: not a zombie, not a reused PID).
- */
-export function ownerAlive(instance: Instance): boolean {
-  return instance.log ? backgroundAlive(instance.ownerPid) : processAlive(instance.ownerPid);
-}
-
-/**
- * @throws InputError (name) when another `up` is starting this instance now (its record says
- *   `starting` and the process that wrote it runs)
- */
-export function throwIfStarting(instance: Instance, fix: string): void {
-  if (instance.state === 'starting' && instance.ownerPid !== process.pid && ownerAlive(instance)) {
-    throw new InputError('name', `instance "${instance.name}" is being started by process ${instance.ownerPid}`, fix);
-  }
-}
-
-/**
- * Takes the instance name: creates its record (the lock). A record left by a run that was killed,
- * or whose server died, is cleaned up first (its server removed), and said so.
- * @throws InputError (name) when the instance runs, is being started, or its record cannot be read
- */
-export async function takeName(name: string, log: Logger): Promise<Instance> {
-  prepareStateDir();
-  const mine: Instance = {
-    name,
-    state: 'starting',
-    ownerPid: process.pid,
-    startedAt: new Date().toISOString(),
-    handle: null,
-    server: null,
-  };
-  removeStaleTemps(name);
-  for (let attempt = 0; attempt < 3; attempt++) {
-    if (claimInstance(mine)) return mine;
-    const found = readInstance(name);
-    if (found.kind === 'none') continue;
-    if (found.kind === 'unreadable') {
-      throw new InputError(
-        'name',
-        `the record of instance "${name}" (${found.file}) cannot be read: ${found.problem}`,
-        `Run \`pg-tmpfs down --name ${name}\` (it removes what runs under that name and the record), or pick another --name`,
-      );
-    }
-    const old = found.instance;
-    throwIfStarting(old, `Wait for it (pg-tmpfs wait --name ${name}), or pick another --name`);
-    const handle = old.server ?? old.handle;
-    if (old.state === 'running' && handle && (await isAlive(handle))) {
-      throw new InputError(
-        'name',
-        `an instance named "${name}" is already running`,
-        `Run \`pg-tmpfs down --name ${name}\` first, or pick another --name.`,
-      );
-    }
-    // One run at a time removes a stale record, and only the record it read: another `up` may
-    // have replaced it since.
-    const took = await withTakeover(name, async () => {
-      const again = readInstance(name);
-      if (again.kind !== 'ok' || again.instance.ownerPid !== old.ownerPid || again.instance.startedAt !== old.startedAt) return;
-      log.warning(
-        `Instance "${name}" was left behind (${old.state === 'starting' ? 'its start was killed' : old.state === 'failed' ? 'its background start failed' : 'its server is gone'}): removing it`,
-      );
-      await removeInstance(name, handle, (text) => log.warning(text));
-    });
-    if (!took)
-      throw new InputError('name', `another run is removing what instance "${name}" left behind`, 'Try again in a moment');
-  }
-  throw new SetupError(`Could not take the instance name "${name}": its record keeps changing`, 'Try again');
 }
 
 /**

@@ -13,7 +13,8 @@ import { entryPath } from '../launch.js';
 import { launchKeep } from '../native/source/npm/keep.js';
 import { Phases } from '../timing.js';
 import { upInBackground } from './background.js';
-import { cliContainerName, checkInstanceName, forgetInstance, saveInstance, takeName, type Instance } from './instances.js';
+import { cliContainerName, checkInstanceName, forgetInstance, saveInstance, type Instance } from './instances.js';
+import { takeName } from './instance-name.js';
 import { upJson, type Io } from './output.js';
 import { exportLines } from './shell.js';
 

@@ -20,7 +20,8 @@ import { readProblem, sha256, withFile, type Manifest, DamagedEntryError } from 
 import { scramVerifier } from '../scram.js';
 import { run, tail } from '../proc.js';
 import { LOG_TAIL_LINES, type DockerServer } from '../server.js';
-import { isRunning, logsTail, type ImageConfig } from './engine.js';
+import { isRunning, logsTail } from './engine.js';
+import type { ImageConfig } from './image.js';
 import { initdbArgsEnv, RESTORE_TIMEOUT_MS, RESTORED_MARKER } from './run-plan.js';
 import { noManifest, type ServerIdentity } from '../schema-cache/key.js';
 import { EMPTY_AUTO_CONF, EntryNotStarted } from '../schema-cache/restored.js';

@@ -22,16 +22,14 @@ import {
   docker,
   dockerOk,
   engineVersion,
-  inspectImage,
   isRunning,
   logsTail,
   publishedPort,
-  pullImage,
-  type ImageConfig,
-  PULL_ANSWER_MS,
   RUN_TIMEOUT_MS,
   VERSION_TIMEOUT_MS,
 } from './engine.js';
+import { inspectImage, type ImageConfig } from './image.js';
+import { pullImage, PULL_ANSWER_MS } from './pull.js';
 import { detectJobNetwork } from './job-container.js';
 import type { SchemaCache } from '../schema-cache/cache.js';
 import { dockerIdentity, readEntry, restoreDocker } from './schema-cache.js';

@@ -2,8 +2,9 @@
  * A signal after the start returned, while the action's main step publishes the server (its
  * outputs, the job summary). GITHUB_OUTPUT is made a FIFO, so the step blocks opening it until the
  * test opens the other end: the signal lands in that window every time, not by chance. Found by
- * CI: interrupt.test.ts's 'native: SIGINT during verification' once landed there, and the step
- * died of the signal (no handler was left), leaving postgres to the post step.
+ * CI: 'native: SIGINT during verification' (then in interrupt.test.ts, now
+ * interrupt-action-native.test.ts) once landed there, and the step died of the signal (no handler
+ * was left), leaving postgres to the post step.
  */
 import { spawn, spawnSync, execFileSync, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mainStep } from '../../src/action/main-step.js';
 import { postStep } from '../../src/action/post-step.js';
-import { pullImage } from '../../src/docker/engine.js';
+import { pullImage } from '../../src/docker/pull.js';
 import { processesWithArg } from '../../src/orphans.js';
 import { SetupError } from '../../src/errors.js';
 import { leftoverSnapshot, requireImages, ROOT, runAct, showLines, TEST_IMAGES } from '../helpers/infra.js';

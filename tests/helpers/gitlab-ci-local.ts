@@ -1,5 +1,5 @@
 /**
- * Shared helpers for the tests that run GitLab pipelines with gitlab-ci-local (tests/e2e/gitlab.test.ts,
+ * Shared helpers for the tests that run GitLab pipelines with gitlab-ci-local (tests/e2e/gitlab-{services,runner}.test.ts,
  * tests/e2e/gitlab-schema-cache.test.ts, tests/e2e/gitlab-catalog.test.ts): its binary and images, a
  * throwaway repository with the origin the pipelines name, a run with a deadline, job output and
  * service logs, and what it leaves on Docker. Missing infrastructure fails the test with what to run

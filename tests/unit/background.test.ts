@@ -1,7 +1,7 @@
 /**
  * The background start's pure parts (src/background.ts): errors as data and back, the planned
  * connection check, deadlines, the atomic JSON files, and which process counts as a background
- * start. The starts themselves are in tests/e2e/background.test.ts.
+ * start. The starts themselves are in tests/e2e/background-{action,cli}.test.ts.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';

@@ -182,7 +182,7 @@ describe('pgdataFromEnv', () => {
 
 describe('classifyPullError', () => {
   it('retries rate limits, server and network errors; not credentials or unknown images', async () => {
-    const { classifyPullError } = await import('../../src/docker/engine.js');
+    const { classifyPullError } = await import('../../src/docker/pull.js');
     expect(classifyPullError('Error response from daemon: toomanyrequests: You have reached your pull rate limit.')).toBe(
       'transient',
     );
@@ -241,7 +241,7 @@ describe('classifyPullError', () => {
 
 describe('a registry that does not answer (#26)', () => {
   it("the daemon's own time-outs stay transient (retried): only pullImage's answer deadline means no answer", async () => {
-    const { classifyPullError } = await import('../../src/docker/engine.js');
+    const { classifyPullError } = await import('../../src/docker/pull.js');
     for (const stderr of [
       'Error response from daemon: Get "http://127.0.0.1:45999/v2/": net/http: request canceled (Client.Timeout exceeded while awaiting headers)',
       'Error response from daemon: Get "https://r/v2/": net/http: TLS handshake timeout',
@@ -253,7 +253,7 @@ describe('a registry that does not answer (#26)', () => {
   });
 
   it('names the registry of an image reference as Docker reads it', async () => {
-    const { registryOf } = await import('../../src/docker/engine.js');
+    const { registryOf } = await import('../../src/docker/pull.js');
     expect(registryOf('postgres:18')).toBe('docker.io');
     expect(registryOf('postgis/postgis:17-3.5')).toBe('docker.io');
     expect(registryOf('127.0.0.1:5000/library/postgres:18')).toBe('127.0.0.1:5000');

@@ -1,88 +1,16 @@
 /**
- * The GitLab CI/CD component (templates/postgres.yml), the GitLab Runner settings
- * (templates/gitlab-runner.toml) and the Woodpecker workflow (templates/woodpecker/pipeline.yaml):
- * parsed and checked against the one definition of the durability settings (src/profile.ts),
- * GitLab's component layout rules and Woodpecker's JSON schema.
+ * The GitLab CI/CD component (templates/postgres.yml): parsed and checked against the one
+ * definition of the durability settings (src/profile.ts) and GitLab's component layout rules. Its
+ * wait, the GitLab Runner settings and the Woodpecker workflow are in templates-wait.test.ts.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import getPort from 'get-port';
-import { parseAllDocuments } from 'yaml';
-import { DURABILITY_SETTINGS, INITDB_ARGS, settingsToArgs } from '../../src/profile.js';
-import { asList, loadWorkflow, substitute, type WoodpeckerWorkflow } from '../fixtures/woodpecker/backend.js';
+import { INITDB_ARGS } from '../../src/profile.js';
 import { ROOT } from '../helpers/infra.js';
-
-const TEMPLATES = join(ROOT, 'templates');
-const COMPONENT = join(TEMPLATES, 'postgres.yml');
-const WOODPECKER = join(TEMPLATES, 'woodpecker', 'pipeline.yaml');
-const RUNNER_CONFIG = join(TEMPLATES, 'gitlab-runner.toml');
-
-/** `postgres -c fsync=off -c ...`: what every template must run. */
-const EXPECTED_ARGS = ['postgres', ...settingsToArgs(DURABILITY_SETTINGS)];
-
-interface Input {
-  description?: string;
-  type?: 'string' | 'number' | 'boolean' | 'array';
-  default?: unknown;
-  regex?: string;
-  options?: unknown[];
-}
-
-interface Service {
-  name: string;
-  alias: string;
-  entrypoint: string[];
-  command: string[];
-  variables: Record<string, unknown>;
-}
-
-interface HiddenJob {
-  services: Service[];
-  variables: Record<string, unknown>;
-  before_script: string[];
-  cache: { key: string; paths: string[]; when?: string; policy?: string }[];
-}
-
-function loadComponent(): { text: string; inputs: Record<string, Input>; jobs: Record<string, HiddenJob> } {
-  const text = readFileSync(COMPONENT, 'utf8');
-  const docs = parseAllDocuments(text);
-  if (!Array.isArray(docs)) throw new Error('templates/postgres.yml is empty');
-  for (const doc of docs) expect(doc.errors, `YAML errors in ${COMPONENT}`).toEqual([]);
-  expect(docs).toHaveLength(2); // the spec header, `---`, the job content
-  const header = docs[0]!.toJS() as { spec: { inputs: Record<string, Input> } };
-  const jobs = docs[1]!.toJS() as Record<string, HiddenJob>;
-  return { text, inputs: header.spec.inputs, jobs };
-}
-
-function theJob(): HiddenJob {
-  const { jobs } = loadComponent();
-  const job = jobs['$[[ inputs.job-name ]]'];
-  if (!job) throw new Error('the component defines no job named $[[ inputs.job-name ]]');
-  return job;
-}
-
-function theService(): Service {
-  const services = theJob().services;
-  expect(services).toHaveLength(1);
-  return services[0]!;
-}
-
-/** A GitLab input regex as JavaScript sees it; anchored like GitLab's (RE2, whole value). */
-function inputRegex(input: Input): RegExp {
-  if (input.regex === undefined) throw new Error('input has no regex');
-  return new RegExp(input.regex);
-}
-
-/** Every file under a directory, relative to it, with / separators. */
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => relative(dir, join(e.parentPath, e.name)).split('\\').join('/'))
-    .sort();
-}
+import { TEMPLATES, EXPECTED_ARGS, loadComponent, theJob, theService, inputRegex, filesUnder } from '../helpers/templates.js';
 
 describe('GitLab CI/CD component layout', () => {
   it('has exactly one component, postgres, where the CI/CD catalog looks for components', () => {
@@ -388,97 +316,5 @@ describe('GitLab component job', () => {
     expect(wait).toMatch(/sleep 0\.05/);
     expect(wait).toMatch(/did not answer 'select 1' within \$pg_tmpfs_wait s/);
     expect(wait).toMatch(/psql is not installed in the job image/);
-  });
-});
-
-describe("the component's wait, run by sh and bash against a port where nothing listens (#26)", () => {
-  /** Runs the wait (before_script[0]) with `wait-timeout` as GitLab passes it; killed after 30 s. */
-  async function runWait(shell: string, waitTimeout: string) {
-    const port = await getPort({ host: '127.0.0.1' }); // free: nothing listens there
-    const r = spawnSync(shell, ['-c', theJob().before_script[0]!], {
-      env: {
-        PATH: process.env.PATH,
-        PGHOST: '127.0.0.1',
-        PGPORT: String(port),
-        PGUSER: 'ci',
-        PGPASSWORD: 'ci',
-        PGDATABASE: 'ci',
-        PG_TMPFS_WAIT_TIMEOUT: waitTimeout,
-      },
-      encoding: 'utf8',
-      // stdin not a socket (Node's default pipe): bash would then read ~/.bashrc as for rsh.
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 30_000,
-    });
-    return { status: r.status, stdout: r.stdout, stderr: r.stderr, port };
-  }
-
-  it.each(['sh', 'bash'])(
-    '%s: a wait-timeout that is not whole seconds from 1 to 3600 fails at once, naming the input',
-    async (shell) => {
-      for (const value of ['1.5', '0', '3601', '99999', '-5', '060', '1e3', 'abc']) {
-        const r = await runWait(shell, value);
-        expect(r.status, `${value}: ${r.stderr}`).toBe(1);
-        expect(r.stderr).toBe(
-          `pg-tmpfs: error: wait-timeout input: "${value}" is not a whole number of seconds from 1 to 3600. Give whole seconds, e.g. 60\n`,
-        );
-      }
-    },
-  );
-
-  it.each(['sh', 'bash'])('%s: wait-timeout 1 ends after its deadline, with the last error', async (shell) => {
-    const r = await runWait(shell, '1');
-    expect(r.status, r.stderr).toBe(1);
-    expect(r.stderr).toMatch(
-      new RegExp(
-        `^pg-tmpfs: PostgreSQL at 127\\.0\\.0\\.1:${r.port} did not answer 'select 1' within 1 s \\(\\d+ attempts\\)\\. Last error: .*Connection refused`,
-        'm',
-      ),
-    );
-    expect(r.stderr).not.toMatch(/arithmetic|integer expression/);
-  });
-});
-
-describe('GitLab Runner settings (templates/gitlab-runner.toml)', () => {
-  it('puts a tmpfs on /var/lib/postgresql only (a mount on /var/lib/postgresql/data breaks 18+) and sets shm_size', () => {
-    const toml = readFileSync(RUNNER_CONFIG, 'utf8');
-    const section = toml.slice(toml.indexOf('[runners.docker.services_tmpfs]'));
-    const paths = [...section.matchAll(/^\s*"([^"]+)"\s*=\s*"([^"]*)"/gm)].map((m) => m[1]);
-    expect(paths).toEqual(['/var/lib/postgresql']);
-    expect(toml).toMatch(/^\s*shm_size = 536870912$/m);
-  });
-});
-
-describe('Woodpecker workflow (templates/woodpecker/pipeline.yaml)', () => {
-  const load = (): WoodpeckerWorkflow => loadWorkflow(WOODPECKER).workflow;
-
-  it("survives Woodpecker's variable substitution unchanged in meaning (every $ doubled)", () => {
-    const raw = readFileSync(WOODPECKER, 'utf8');
-    expect(() => substitute(raw)).not.toThrow();
-    // No single $ outside $$ pairs: nothing is left for the substitution to touch.
-    expect(raw.replace(/\$\$/g, '')).not.toMatch(/\$/);
-    expect(substitute('a $$b $${c} \\\\ \\/ \\n')).toBe('a $b ${c} \\ / \\n');
-    expect(() => substitute('${CI_COMMIT_SHA}')).toThrow(/would be substituted/);
-  });
-
-  it('runs the service with exactly the durability settings of src/profile.ts through entrypoint', () => {
-    const postgres = load().services.postgres!;
-    expect(asList(postgres.entrypoint)).toEqual(['docker-entrypoint.sh', ...EXPECTED_ARGS]);
-    expect(postgres.environment?.POSTGRES_INITDB_ARGS).toBe(INITDB_ARGS.join(' '));
-  });
-
-  it('sets one PGDATA for every major and puts it, the VOLUME of every layout and /dev/shm on tmpfs', () => {
-    expect(load().services.postgres!.environment?.PGDATA).toBe('/var/lib/postgresql/data');
-    expect(load().services.postgres!.tmpfs).toEqual(['/var/lib/postgresql', '/var/lib/postgresql/data', '/dev/shm:size=512m']);
-  });
-
-  it('has a wait step before the tests that polls a real query', () => {
-    const steps = load().steps;
-    expect(Object.keys(steps)).toEqual(['wait-for-postgres', 'test']);
-    const wait = asList(steps['wait-for-postgres']!.commands).join('\n');
-    expect(wait).toMatch(/until err=\$\(PGCONNECT_TIMEOUT=2 psql -X -q -t -A -c 'select 1'/);
-    expect(wait).toMatch(/sleep 0\.05/);
-    expect(steps['wait-for-postgres']!.image).toBe(load().services.postgres!.image);
-    expect(steps.test!.environment?.DATABASE_URL).toBe('postgresql://postgres:postgres@postgres:5432/postgres');
   });
 });

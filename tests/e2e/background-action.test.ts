@@ -10,89 +10,28 @@
  *   a start that fails makes the wait step fail with its error, and leaves nothing;
  * - the CLI: `up --no-wait` prints the connection at once, `wait` prints it once it answers;
  *   `down` during the background start stops it; a failed start is reported by `wait`.
+ * This file: through act and the action in processes; the CLI is in background-cli.test.ts.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BACKGROUND_FLAG } from '../../src/background.js';
+import { describe, expect, it } from 'vitest';
+import { NATIVE_MAJOR, runAct, showLines, TEST_IMAGES } from '../helpers/infra.js';
+import { forgetImage } from '../helpers/registry.js';
 import {
-  leftoverSnapshot,
-  liveProcesses,
-  NATIVE_MAJOR,
-  requireImages,
-  ROOT,
-  runAct,
-  showLines,
-  TEST_IMAGES,
-} from '../helpers/infra.js';
-import { forgetImage, pushProbeImage, startRegistry, type Registry } from '../helpers/registry.js';
-import { runStepProcess } from '../helpers/runner-env.js';
+  actStepMs,
+  cacheDir,
+  MAIN,
+  POST,
+  WAIT,
+  pushed,
+  snapshot,
+  step,
+  useBackgroundSetup,
+  work,
+} from '../helpers/background.js';
 
-const CLI = join(ROOT, 'dist', 'cli.js');
-const MAIN = join(ROOT, 'dist', 'main.js');
-const WAIT = join(ROOT, 'dist', 'wait.js');
-const POST = join(ROOT, 'dist', 'post.js');
-const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-background-'));
-const cacheDir = join(work, 'cache');
-let registry: Registry;
-
-/** PIDs of live background starts (their command line carries the flag). */
-function backgroundProcesses(): string[] {
-  return liveProcesses((argv) => argv.includes(BACKGROUND_FLAG)).map((p) => `background ${p.pid}`);
-}
-
-/** leftoverSnapshot() plus background processes. */
-function snapshot(): { added: () => string[] } {
-  const base = leftoverSnapshot();
-  const before = new Set(backgroundProcesses());
-  return { added: () => [...base.added(), ...backgroundProcesses().filter((p) => !before.has(p))] };
-}
-
-beforeAll(async () => {
-  requireImages();
-  registry = await startRegistry();
-});
-afterAll(async () => {
-  await registry?.stop();
-  rmSync(work, { recursive: true, force: true });
-});
-
-// ---------------------------------------------------------------------------------------------
-// The action as a runner starts it: one process per step, file commands in files.
-
-/** One step's process in this file's work folder (runner-env.ts runStepProcess). */
-const step = (
-  script: string,
-  inputs: Record<string, string>,
-  state: Record<string, string> = {},
-  env: Record<string, string> = {},
-) => runStepProcess(work, script, inputs, state, env);
-
-async function query(uri: string, sql: string): Promise<Record<string, unknown>> {
-  const client = new pg.Client({ connectionString: uri, connectionTimeoutMillis: 10_000 });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows[0] as Record<string, unknown>;
-  } finally {
-    await client.end();
-  }
-}
-
-/** Pushes the 18 test image to the registry under a new tag and removes it locally: the start must pull it. */
-function pushed(tag: string): string {
-  return pushProbeImage(TEST_IMAGES[18], registry.address, tag);
-}
-
-/** A step's duration as act prints it (`[942.3ms]`, `[1.2s]`), in ms; NaN when not found. */
-function actStepMs(log: string, title: string): number {
-  const m = new RegExp(`Success - Main ${title} \\[([\\d.]+)(ms|s|m\\d+[\\d.]*s)\\]`).exec(log);
-  if (!m) return NaN;
-  return m[2] === 'ms' ? Number(m[1]) : Number(m[1]) * 1000;
-}
+useBackgroundSetup();
 
 describe('background start through act', () => {
   it.each(['docker', 'native'] as const)(
@@ -258,139 +197,5 @@ describe('background start, the action in processes', () => {
     expect(wait.log).toMatch(
       /::error::There is no background start of PostgreSQL to wait for in this job\. Run the main action with 'wait: false'/,
     );
-  });
-});
-
-// ---------------------------------------------------------------------------------------------
-// The CLI
-
-let stateCount = 0;
-function cli(args: string[], state: string): { status: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args], {
-    encoding: 'utf8',
-    timeout: 120_000,
-    env: { ...process.env, PG_TMPFS_STATE_DIR: state, PG_TMPFS_CACHE_DIR: cacheDir },
-  });
-  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
-function newState(): string {
-  stateCount += 1;
-  return join(work, `cli-state-${stateCount}`);
-}
-function stateFiles(state: string): string[] {
-  return existsSync(state) ? readdirSync(state) : [];
-}
-
-describe('background start, the CLI', () => {
-  it.each([
-    ['native', ['--mode', 'native', '--postgres-version', NATIVE_MAJOR]],
-    ['docker', ['--mode', 'docker', '--image', TEST_IMAGES[18]]],
-  ] as const)(
-    '%s: up --no-wait prints the connection at once; wait prints it once it answers; down removes it',
-    async (_m, args) => {
-      const leftovers = snapshot();
-      const state = newState();
-      const up = cli(['up', ...args, '--no-wait', '--name', 'bg', '--json'], state);
-      expect(up.status, up.stderr).toBe(0);
-      const planned = JSON.parse(up.stdout) as { state: string; connectionUri: string; pid: number; log: string };
-      expect(planned.state).toBe('starting');
-      expect(up.stderr).toContain('Wait for it: pg-tmpfs wait --name bg');
-      const wait = cli(['wait', '--name', 'bg', '--json'], state);
-      expect(wait.status, wait.stderr).toBe(0);
-      const ready = JSON.parse(wait.stdout) as { connectionUri: string; tmpfs: boolean; waitedMs: number; startupMs: number };
-      expect(ready.connectionUri).toBe(planned.connectionUri);
-      expect(ready.tmpfs).toBe(true);
-      expect(wait.stderr).toMatch(/Answered a query after \d+ ms/);
-      console.log(
-        `CLI ${_m}: up --no-wait, then wait: ready ${ready.startupMs} ms after up began; wait waited ${ready.waitedMs} ms`,
-      );
-      expect(await query(ready.connectionUri, "select current_setting('fsync') as fsync")).toEqual({ fsync: 'off' });
-      const exports = cli(['wait', '--name', 'bg'], state);
-      expect(exports.stdout).toContain(`export DATABASE_URL='${planned.connectionUri}'`);
-      expect(cli(['down', '--name', 'bg'], state).status).toBe(0);
-      expect(stateFiles(state)).toEqual([]);
-      expect(leftovers.added()).toEqual([]);
-    },
-  );
-
-  it.each([
-    ['native', ['--mode', 'native', '--postgres-version', NATIVE_MAJOR]],
-    ['docker', ['--mode', 'docker', '--image', TEST_IMAGES[18]]],
-  ] as const)('%s: down during the background start stops it and leaves nothing', (_m, args) => {
-    const leftovers = snapshot();
-    const state = newState();
-    const up = cli(['up', ...args, '--no-wait', '--name', 'bgdown'], state);
-    expect(up.status, up.stderr).toBe(0);
-    const down = cli(['down', '--name', 'bgdown'], state);
-    expect(down.status, `exit ${down.status}: ${down.stderr}`).toBe(0);
-    // Either the start was still under way (stopped), or it had just finished (removed).
-    expect(down.stderr).toMatch(/Stopped "bgdown"/);
-    expect(stateFiles(state)).toEqual([]);
-    expect(leftovers.added()).toEqual([]);
-  });
-
-  it('a background start that fails: wait prints its log and error and exits 1; nothing is left', () => {
-    const leftovers = snapshot();
-    const state = newState();
-    const up = cli(
-      ['up', '--mode', 'docker', '--image', 'pg-tmpfs-test/no-such-image:1', '--no-wait', '--name', 'bgfail'],
-      state,
-    );
-    expect(up.status, up.stderr).toBe(0);
-    const wait = cli(['wait', '--name', 'bgfail'], state);
-    expect(wait.status).toBe(1);
-    expect(wait.stderr).toMatch(/Pulling pg-tmpfs-test\/no-such-image:1/);
-    expect(wait.stderr).toMatch(
-      /error: The background start of "bgfail" failed: Could not pull image "pg-tmpfs-test\/no-such-image:1"/,
-    );
-    // A second waiter gets the same failure, not "no instance" (#26); down forgets it.
-    const again = cli(['wait', '--name', 'bgfail'], state);
-    expect(again.status).toBe(1);
-    expect(again.stderr).toMatch(
-      /error: The background start of "bgfail" failed: Could not pull image "pg-tmpfs-test\/no-such-image:1"/,
-    );
-    expect(cli(['down', '--name', 'bgfail'], state).status).toBe(0);
-    expect(stateFiles(state)).toEqual([]);
-    expect(leftovers.added()).toEqual([]);
-  });
-
-  it('native: SIGTERM to the background process during its init command; every wait says a signal stopped it (#26)', async () => {
-    const leftovers = snapshot();
-    const state = newState();
-    const up = cli(
-      [
-        'up',
-        '--mode',
-        'native',
-        '--postgres-version',
-        NATIVE_MAJOR,
-        '--init-command',
-        'sleep 60',
-        '--no-wait',
-        '--name',
-        'bgterm',
-        '--json',
-      ],
-      state,
-    );
-    expect(up.status, up.stderr).toBe(0);
-    const { pid, log } = JSON.parse(up.stdout) as { pid: number; log: string };
-    // The init command runs: the start is under way, its signal handlers set.
-    const until = Date.now() + 60_000;
-    while (Date.now() < until && !(existsSync(log) && readFileSync(log, 'utf8').includes('Init command: sleep 60')))
-      await sleep(20);
-    expect(readFileSync(log, 'utf8')).toContain('Init command: sleep 60');
-    process.kill(pid, 'SIGTERM');
-    for (let n = 0; n < 2; n++) {
-      const wait = cli(['wait', '--name', 'bgterm'], state);
-      expect(wait.status, wait.stderr).toBe(1);
-      expect(wait.stderr).toMatch(
-        /^error: The background start of "bgterm" failed: it was stopped by SIGTERM before it finished \(pg-tmpfs down sends SIGTERM; so may a CI job's cancellation\)\. Start it again: pg-tmpfs up --name bgterm --no-wait\. Fix what it names/m,
-      );
-    }
-    expect(JSON.parse(cli(['status'], state).stdout)).toMatchObject([{ name: 'bgterm', state: 'failed', handle: null }]);
-    expect(cli(['down', '--name', 'bgterm'], state).status).toBe(0);
-    expect(stateFiles(state)).toEqual([]);
-    expect(leftovers.added()).toEqual([]);
   });
 });
