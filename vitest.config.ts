@@ -9,9 +9,12 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * - Docker: servers only in containers (Docker mode, act job containers, gitlab-ci-local,
  *   woodpecker, native mode inside a container); nothing on the host but a keeper of a pool
  *   started by the CLI (which carries its lane);
- * - native: servers only as host processes (and plain helper containers with no server of ours);
- * - solo: both (or a pool keeper started through act, which does not carry the lane). When a
- *   mixed file is split by mode, move each part to its lane.
+ * - native: servers only as host processes (and containers with no server of ours, or with a
+ *   native-mode server inside: act job containers, `docker run` of a test image);
+ * - either: files that start no server (workflow-lint, npm-registry), placed to balance the lanes;
+ * - solo: both (or a pool keeper started through act, which does not carry the lane).
+ * A file named `*-docker.test.ts` or `*-native.test.ts` is in that lane without a list: split a
+ * mixed file by mode under such names (it must then start only what its name says).
  */
 const DOCKER_LANE = [
   'action-npm',
@@ -21,6 +24,7 @@ const DOCKER_LANE = [
   'gitlab-schema-cache',
   'kill-loop-docker',
   'native-majors',
+  'npm-registry',
   'registry',
   'schema-cache-docker',
   'schema-cache-postgres-only',
@@ -37,7 +41,7 @@ const NATIVE_LANE = [
   'npm-keep-faults',
   'npm-package',
   'npm-ram',
-  'npm-registry',
+  'platforms',
   'pool',
   'pool-holders',
   'pool-hostile',
@@ -46,7 +50,11 @@ const NATIVE_LANE = [
   'schema-cache-native',
   'windows-wine',
 ];
-const files = (names: string[]) => names.map((n) => `tests/e2e/${n}.test.ts`);
+/** The lane's files: those named, and every file whose name ends in `-docker` or `-native`. */
+const files = (names: string[], suffix: string) => [
+  ...names.map((n) => `tests/e2e/${n}.test.ts`),
+  `tests/e2e/*-${suffix}.test.ts`,
+];
 
 /** An e2e project: one file at a time, PG_TMPFS_TEST_LANE for the leftover checks. */
 function lane(name: string, env: string, include: string[], exclude: string[] = []) {
@@ -67,9 +75,9 @@ export default defineConfig({
   test: {
     projects: [
       { test: { name: 'unit', include: ['tests/unit/**/*.test.ts'] } },
-      lane('e2e-docker', 'docker', files(DOCKER_LANE)),
-      lane('e2e-native', 'native', files(NATIVE_LANE)),
-      lane('e2e-solo', 'all', ['tests/e2e/**/*.test.ts'], files([...DOCKER_LANE, ...NATIVE_LANE])),
+      lane('e2e-docker', 'docker', files(DOCKER_LANE, 'docker')),
+      lane('e2e-native', 'native', files(NATIVE_LANE, 'native')),
+      lane('e2e-solo', 'all', ['tests/e2e/**/*.test.ts'], [...files(DOCKER_LANE, 'docker'), ...files(NATIVE_LANE, 'native')]),
     ],
   },
 });

@@ -10,7 +10,7 @@
  *
  * Every draw comes from the seed and the try's number (mulberry32), so one try replays alone:
  * `--seed S --first N --tries 1` (scripts/soak-kills.ts) or PG_TMPFS_KILL_SEED / _FIRST / _TRIES
- * (tests/e2e/kill-loop.test.ts). The kill moment is uniform over 0 to 1.15 times the scenario's
+ * (tests/e2e/kill-loop-native.test.ts, kill-loop-docker.test.ts). The kill moment is uniform over 0 to 1.15 times the scenario's
  * own start time, measured unkilled once per scenario first (calibration, itself checked for
  * leftovers), so kills land in each phase (initdb, copy, spawn, readiness, verification, init
  * files, init command, background) in proportion to the time it takes.
