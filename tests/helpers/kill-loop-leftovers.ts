@@ -14,8 +14,8 @@ import { CONTAINER_LABEL } from '../../src/docker/run-plan.js';
 import { KEEPER_FLAG } from '../../src/pool/start.js';
 import { KEEP_FLAG } from '../../src/native/source/npm/keep.js';
 import { procStat } from '../../src/processes.js';
-import { dockerVolumeNames, ENGINE29_HOST, liveProcesses } from './infra.js';
-import { INIT_MARK } from './kill-loop-plan.js';
+import { countsDocker, countsHost, dockerVolumeNames, ENGINE29_HOST, liveProcesses } from './infra.js';
+import { INIT_MARK, KL } from './kill-loop-plan.js';
 
 /** Reads a /proc file of a process; '' when it cannot. */
 function procText(pid: string, file: string): string {
@@ -37,12 +37,13 @@ function cwdOf(pid: string): string {
 
 /**
  * The names of this loop's servers, in container names and run folders (`<container-name>-<token>`):
- * the action's `pg-tmpfs-kl-<n>`, the CLI's `pg-tmpfs-cli-kl<n>-<hash>` and `pg-tmpfs-cli-klwarm-<hash>`.
+ * the action's `pg-tmpfs-kl-<n>`, the CLI's `pg-tmpfs-cli-kl<n>-<hash>` and `pg-tmpfs-cli-klwarm-<hash>`
+ * (`kd` for `kl` in the Docker lane: KL).
  * Another pg-tmpfs server on the machine has another name: the loop never counts it, nor touches it
  * (one did: a developer's `sqla` server's autovacuum worker, forked during a try, was counted as
  * left and killed; 2026-11-25, seed 736965098 try 18).
  */
-const OURS = /pg-tmpfs-(kl-\d|cli-kl)/;
+const OURS = new RegExp(`pg-tmpfs-(${KL}-\\d|cli-${KL})`);
 
 /**
  * The processes of this loop's starts, and only those: postgres and initdb working in one of the
@@ -152,7 +153,7 @@ function cacheTemps(work: string): string[] {
  * `volume29 NAME`; none when it does not answer).
  */
 function docker(): string[] {
-  const names = ['name=pg-tmpfs-kl-', 'name=pg-tmpfs-cli-kl'].flatMap((f) => ['--filter', f]);
+  const names = [`name=pg-tmpfs-${KL}-`, `name=pg-tmpfs-cli-${KL}`].flatMap((f) => ['--filter', f]);
   return [undefined, ENGINE29_HOST].flatMap((host) => {
     const env = host ? { ...process.env, DOCKER_HOST: host } : process.env;
     const tag = host ? '29' : '';
@@ -160,14 +161,25 @@ function docker(): string[] {
       (spawnSync('docker', args, { encoding: 'utf8', timeout: 60_000, env }).stdout ?? '').split('\n').filter(Boolean);
     return [
       ...lines(['ps', '-aq', '--filter', `label=${CONTAINER_LABEL}`, ...names]).map((id) => `container${tag} ${id}`),
-      ...dockerVolumeNames(env).map((v) => `volume${tag} ${v}`),
+      ...(countsDocker() ? dockerVolumeNames(env).map((v) => `volume${tag} ${v}`) : []),
     ];
   });
 }
 
-/** Everything that could be left, as comparable strings. */
+/**
+ * Everything that could be left, as comparable strings. In the Docker lane (infra/lane.ts) not the
+ * host's SysV segments, DSM files and mounts, which only the native lane's servers make and no name
+ * ties to a loop; in the native lane not the volumes, which the Docker lane's containers make.
+ * The loop's own names (OURS) and folder tell its processes, folders and containers in either.
+ */
 export function snapshot(work: string): Set<string> {
-  return new Set([...sysvSegments(), ...dsmFiles(), ...folders(), ...cacheTemps(work), ...docker(), ...ourProcesses(work)]);
+  return new Set([
+    ...(countsHost() ? [...sysvSegments(), ...dsmFiles()] : []),
+    ...folders().filter((f) => countsHost() || (!f.startsWith('mount ') && !f.includes('/pg-tmpfs-mnt-'))),
+    ...cacheTemps(work),
+    ...docker(),
+    ...ourProcesses(work),
+  ]);
 }
 
 /**

@@ -173,8 +173,15 @@ export function loopContext(work: string, npmEnv?: Record<string, string>): Loop
   return { work, warmCache: join(work, 'cache-warm'), initFile, ...(npmEnv ? { npmEnv } : {}) };
 }
 
+/**
+ * The stem of the loop's names (`pg-tmpfs-kl-<n>`, `kl<n>`, `klwarm`, the init command's mark):
+ * `kl`, or `kd` in the Docker lane (PG_TMPFS_TEST_LANE, tests/helpers/infra/lane.ts), so
+ * kill-loop-docker and kill-loop-native, which run at the same time, never count each other's.
+ */
+export const KL = process.env.PG_TMPFS_TEST_LANE === 'docker' ? 'kd' : 'kl';
+
 /** A word in the init command by which the loop knows its processes. */
-export const INIT_MARK = 'kl_init_command';
+export const INIT_MARK = `${KL}_init_command`;
 /** The init command of the scenarios with init (sleeps in SQL, then makes a table named INIT_MARK). */
 export const INIT_COMMAND = `psql -qAt -c 'SELECT pg_sleep(0.3)' -c 'CREATE TABLE ${INIT_MARK} (id int)'`;
 

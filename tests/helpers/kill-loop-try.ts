@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { KEEP_FLAG } from '../../src/native/source/npm/keep.js';
 import { ENGINE29_HOST, liveProcesses, NATIVE_MAJOR, TEST_IMAGES } from './infra.js';
 import { describeLeft, scrub, snapshot } from './kill-loop-leftovers.js';
-import { INIT_COMMAND, type LoopContext, type Scenario, type TryPlan } from './kill-loop-plan.js';
+import { INIT_COMMAND, KL, type LoopContext, type Scenario, type TryPlan } from './kill-loop-plan.js';
 import {
   awaitGone,
   baseEnv,
@@ -83,7 +83,7 @@ function actionInputs(s: Scenario, ctx: LoopContext, cache: string, n: number): 
     ...(s.pool ? { database: 'app', template: 'true', pool: String(s.pool) } : {}),
     ...schemaInputs(s, ctx, cache, n),
     ...(s.kind === 'action-wait' ? { wait: 'false' } : {}),
-    'container-name': `pg-tmpfs-kl-${n}`,
+    'container-name': `pg-tmpfs-${KL}-${n}`,
     port: '0',
   };
 }
@@ -184,7 +184,7 @@ export async function runTry(
   if (scenario.kind === 'cli' || scenario.kind === 'cli-bg') {
     const state = join(ctx.work, `state-${n}`);
     const env = { ...baseEnv(), ...extraEnv, PG_TMPFS_STATE_DIR: state };
-    const name = `kl${n}`;
+    const name = `${KL}${n}`;
     const upArgs = [
       'up',
       ...cliArgs(scenario, ctx, cache, n),

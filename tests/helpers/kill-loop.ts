@@ -10,7 +10,7 @@
  *
  * Every draw comes from the seed and the try's number (mulberry32), so one try replays alone:
  * `--seed S --first N --tries 1` (scripts/soak-kills.ts) or PG_TMPFS_KILL_SEED / _FIRST / _TRIES
- * (tests/e2e/kill-loop.test.ts). The kill moment is uniform over 0 to 1.15 times the scenario's
+ * (tests/e2e/kill-loop-native.test.ts, kill-loop-docker.test.ts). The kill moment is uniform over 0 to 1.15 times the scenario's
  * own start time, measured unkilled once per scenario first (calibration, itself checked for
  * leftovers), so kills land in each phase (initdb, copy, spawn, readiness, verification, init
  * files, init command, background) in proportion to the time it takes.
@@ -21,7 +21,7 @@
  */
 import { join } from 'node:path';
 import { NATIVE_MAJOR } from './infra.js';
-import { planTry, SCENARIOS, type LoopContext, type Scenario } from './kill-loop-plan.js';
+import { KL, planTry, SCENARIOS, type LoopContext, type Scenario } from './kill-loop-plan.js';
 import { baseEnv, CLI, runToEnd } from './kill-loop-processes.js';
 import { KEEP_PHASE, runTry, type TryResult } from './kill-loop-try.js';
 
@@ -52,17 +52,14 @@ export async function killLoop(
   const leaking: TryResult[] = [];
   const results: TryResult[] = [];
   let cal = 0;
-  // The warm cache is filled before anything is measured.
-  const fill = await runToEnd(
-    CLI,
-    ['up', '--mode', 'native', '--postgres-version', NATIVE_MAJOR, '--cache-dir', ctx.warmCache, '--name', 'klwarm'],
-    {
-      ...baseEnv(),
-      PG_TMPFS_STATE_DIR: join(ctx.work, 'state-warm'),
-    },
-  );
-  if (fill.code !== 0) throw new Error(`could not fill the warm initdb cache: ${fill.output}`);
-  await runToEnd(CLI, ['down', '--name', 'klwarm'], { ...baseEnv(), PG_TMPFS_STATE_DIR: join(ctx.work, 'state-warm') });
+  // The warm cache (native starts only: Docker mode has none) is filled before anything is measured.
+  if (scenarios.some((s) => s.mode === 'native')) {
+    const state = { ...baseEnv(), PG_TMPFS_STATE_DIR: join(ctx.work, 'state-warm') };
+    const warm = ['--mode', 'native', '--postgres-version', NATIVE_MAJOR, '--cache-dir', ctx.warmCache, '--name', `${KL}warm`];
+    const fill = await runToEnd(CLI, ['up', ...warm], state);
+    if (fill.code !== 0) throw new Error(`could not fill the warm initdb cache: ${fill.output}`);
+    await runToEnd(CLI, ['down', '--name', `${KL}warm`], state);
+  }
   for (const s of scenarios) {
     const r = await runTry(ctx, s, 100_000 + cal++, null, 0);
     calibration[s.id] = Math.round(r.startMs);

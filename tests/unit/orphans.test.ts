@@ -1,7 +1,7 @@
 /**
  * Pure parts of the orphan cleanup (src/orphans.ts): which signal ends which process a killed
  * run left working in its folder. The cleanup itself runs against real processes in
- * tests/e2e/interrupt-gaps-native.test.ts (gap D) and tests/e2e/kill-loop.test.ts.
+ * tests/e2e/interrupt-gaps-native.test.ts (gap D) and tests/e2e/kill-loop-native.test.ts (and -docker).
  */
 import { describe, expect, it } from 'vitest';
 import { endSignal, serverTree, type FolderProcess } from '../../src/orphans.js';

@@ -1,0 +1,104 @@
+#!/usr/bin/env node
+/**
+ * The test command's vitest part (npm test): the unit project and the Docker e2e lane in one vitest
+ * process while the native e2e lane runs in another, then the solo lane alone (vitest.config.ts,
+ * tests/helpers/infra/lane.ts). One vitest process cannot do this: vitest 4.1 runs every project
+ * that allows one file at a time in a single sequential group. Each lane's own output is printed
+ * line by line with its name; their blob reports are merged at the end into the reporters given
+ * here (`--reporter=...`, `--outputFile...`; vitest's default reporter when none), so
+ * `.tmp/vitest.json` holds every file as before. Other arguments (file filters, `-t`, ...) go to
+ * every lane. Each vitest has a deadline (PG_TMPFS_LANE_TIMEOUT_MIN, default 45 minutes), after
+ * which it is ended (SIGTERM, then SIGKILL 30 s later). Exit status: 1 when any lane or the merge
+ * failed, else 0.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { clearTimeout, setTimeout } from 'node:timers';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
+const blobs = join(root, '.tmp', 'lanes');
+const deadlineMs = Number(process.env.PG_TMPFS_LANE_TIMEOUT_MIN ?? 45) * 60_000;
+
+const args = process.argv.slice(2);
+const isReport = (a) => /^--(reporter|outputFile)\b/.test(a);
+const reportArgs = args.filter(isReport);
+const laneArgs = args.filter((a) => !isReport(a));
+
+/**
+ * Runs vitest with `projectArgs`, its output prefixed with `[name]`, a blob report in `blobs`.
+ * @returns its exit status (1 when it was ended at the deadline or failed to start) and wall seconds
+ */
+function runLane(name, projectArgs) {
+  const started = Date.now();
+  const child = spawn(
+    process.execPath,
+    [
+      vitest,
+      'run',
+      ...projectArgs,
+      '--passWithNoTests',
+      '--reporter=default',
+      '--reporter=blob',
+      `--outputFile.blob=${join(blobs, `${name}.json`)}`,
+      ...laneArgs,
+    ],
+    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const prefix = (stream, out) => {
+    let rest = '';
+    stream.setEncoding('utf8').on('data', (d) => {
+      const lines = (rest + d).split('\n');
+      rest = lines.pop() ?? '';
+      for (const l of lines) out.write(`[${name}] ${l}\n`);
+    });
+    stream.on('end', () => rest && out.write(`[${name}] ${rest}\n`));
+  };
+  prefix(child.stdout, process.stdout);
+  prefix(child.stderr, process.stderr);
+  let killer;
+  const deadline = setTimeout(() => {
+    console.error(`[${name}] deadline of ${deadlineMs / 60_000} minutes passed: ending vitest`);
+    child.kill('SIGTERM');
+    killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  }, deadlineMs);
+  return new Promise((done) => {
+    const finish = (status) => {
+      clearTimeout(deadline);
+      clearTimeout(killer);
+      const seconds = Math.round((Date.now() - started) / 1000);
+      console.log(`[${name}] finished in ${seconds} s, exit status ${status}`);
+      done({ status, seconds });
+    };
+    child.once('error', (error) => {
+      console.error(`[${name}] could not start vitest: ${error.message}`);
+      finish(1);
+    });
+    child.once('close', (code) => finish(code ?? 1));
+  });
+}
+
+rmSync(blobs, { recursive: true, force: true });
+mkdirSync(blobs, { recursive: true });
+const started = Date.now();
+const lanes = await Promise.all([
+  runLane('docker', ['--project', 'unit', '--project', 'bench', '--project', 'e2e-docker']),
+  runLane('native', ['--project', 'e2e-native']),
+]);
+const solo = await runLane('solo', ['--project', 'e2e-solo']);
+console.log(
+  `lanes: docker ${lanes[0].seconds} s, native ${lanes[1].seconds} s, solo ${solo.seconds} s; ` +
+    `wall ${Math.round((Date.now() - started) / 1000)} s`,
+);
+const merged = await new Promise((done) => {
+  const child = spawn(process.execPath, [vitest, 'run', `--merge-reports=${blobs}`, ...reportArgs], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  const deadline = setTimeout(() => child.kill('SIGKILL'), 5 * 60_000);
+  child.once('error', () => (clearTimeout(deadline), done(1)));
+  child.once('close', (code) => (clearTimeout(deadline), done(code ?? 1)));
+});
+process.exit([...lanes, solo].some((l) => l.status !== 0) || merged !== 0 ? 1 : 0);

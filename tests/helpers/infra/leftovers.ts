@@ -1,0 +1,132 @@
+/**
+ * What a start may leave on the machine, for the end-to-end tests' "nothing is left" checks:
+ * labelled containers and volumes, native run folders, mounts, postgres processes, SysV segments,
+ * postgres ports, pool keepers. Lane-aware (lane.ts): the Docker lane counts what lives in Docker,
+ * the native lane what lives on the host, so the two lanes can run at the same time.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { CONTAINER_LABEL } from '../../../src/docker/run-plan.js';
+import { KEEPER_FLAG } from '../../../src/pool/start.js';
+import { KEEP_FLAG } from '../../../src/native/source/npm/keep.js';
+import { findProcesses, type ProcessInfo } from '../../../src/processes.js';
+import { countsDocker, countsHost, inOurPidNamespace, lanesRun, ofOurLane } from './lane.js';
+
+/**
+ * Volumes that act makes for itself and keeps on purpose: `act-toolcache`, the tool cache of its
+ * container jobs (mounted at the job's RUNNER_TOOL_CACHE), created the first time act runs one
+ * on an engine and reused by every later job. Not left by anything of ours: a
+ * leftover check that snapshots volumes before the first container job on a new engine would
+ * otherwise see it as new (the 2026-11-26 failure of tests/e2e/engine29.test.ts).
+ */
+export const ACT_OWN_VOLUMES: readonly string[] = ['act-toolcache'];
+
+/**
+ * Names of the engine's volumes (`docker volume ls -q`, 60 s deadline; DOCKER_HOST as `env`, by
+ * default this process's, sets it), without act's own (ACT_OWN_VOLUMES). [] when the engine does
+ * not answer. While the lanes run (lane.ts), only dangling volumes (no container refers to them):
+ * the anonymous volume of another lane's running container (a test image declares VOLUME) is not
+ * a leftover, and one a removed container left is dangling.
+ */
+export function dockerVolumeNames(env: NodeJS.ProcessEnv = process.env): string[] {
+  const args = ['volume', 'ls', '-q', ...(lanesRun() ? ['--filter', 'dangling=true'] : [])];
+  return (spawnSync('docker', args, { encoding: 'utf8', timeout: 60_000, env }).stdout ?? '')
+    .split('\n')
+    .filter((v) => v !== '' && !ACT_OWN_VOLUMES.includes(v));
+}
+
+/** IDs of containers this project started (by label), running or not. */
+export function ourContainers(): string[] {
+  return execFileSync('docker', ['ps', '-aq', '--filter', `label=${CONTAINER_LABEL}`], { encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean);
+}
+
+/**
+ * What native mode may leave behind: run folders under /dev/shm and the temp folder, tmpfs mounts
+ * and their `pg-tmpfs-mnt-*` folders, and host postgres processes (in this PID namespace, not in a
+ * container) whose data directory is one of ours. All must be empty after every test.
+ */
+export function nativeLeftovers(): string[] {
+  const tmp = process.env.RUNNER_TEMP || tmpdir();
+  // /dev/shm: every pg-tmpfs-* folder; the temp folder: mount folders and run folders
+  // (`<container-name>-<16 hex token>`), not the tests' own pg-tmpfs-* scratch folders.
+  const dirs = [
+    ...readdirSync('/dev/shm')
+      .filter((n) => n.startsWith('pg-tmpfs-'))
+      .map((n) => `/dev/shm/${n}`),
+    ...readdirSync(tmp)
+      .filter((n) => n.startsWith('pg-tmpfs-mnt-') || (n.startsWith('pg-tmpfs-') && /-[0-9a-f]{16}$/.test(n)))
+      .map((n) => `${tmp}/${n}`),
+  ];
+  const mounts = readFileSync('/proc/self/mounts', 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('/pg-tmpfs-mnt-'))
+    .map((l) => `mount ${l.split(' ')[1]}`);
+  const procs = spawnSync('pgrep', ['-af', 'postgres -D .*/pg-tmpfs-'], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .filter((l) => l !== '' && inOurPidNamespace(l.split(' ')[0] as string))
+    .map((l) => `process ${l}`);
+  return [...dirs, ...mounts, ...procs];
+}
+
+/**
+ * The tests' one walk of /proc: live processes (zombies and this one excluded) whose command line
+ * `match` accepts (src/processes.ts findProcesses, which the product uses to find what a killed start
+ * left). `match` may read more of /proc/<pid>/ and throw when it cannot: that process is skipped.
+ */
+export function liveProcesses(match: (argv: string[], pid: number) => boolean): ProcessInfo[] {
+  return findProcesses((pid) => match(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean), pid));
+}
+
+/** SysV shared memory segments (ipcs -m), which a postmaster that was not stopped keeps: `shm <key> <owner>`. */
+export function sharedMemorySegments(): string[] {
+  return spawnSync('ipcs', ['-m'], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .filter((l) => /^0x[0-9a-f]+\s/.test(l))
+    .map((l) => {
+      const [key, id, owner] = l.trim().split(/\s+/);
+      return `shm ${key} ${id} ${owner}`;
+    });
+}
+
+/** TCP ports a host postgres process (not one in a container) listens on (ss -ltnp): `port <address:port>`. */
+export function postgresPorts(): string[] {
+  return spawnSync('ss', ['-ltnpH'], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .filter((l) => l.includes('"postgres"') && inOurPidNamespace(/pid=(\d+)/.exec(l)?.[1] ?? 'self'))
+    .map((l) => `port ${l.trim().split(/\s+/)[3]}`);
+}
+
+/**
+ * The pool's keeper processes (src/pool/start.ts launches them with KEEPER_FLAG): `keeper <pid>`;
+ * and the keeps of builds taken into RAM (src/native/npm-keep.ts, KEEP_FLAG): `keep of a build in RAM <pid>`.
+ * Host processes only (this PID namespace): one in a container goes with it; in a lane, only that
+ * lane's (ofOurLane: a Docker-mode pool's keeper runs on the host too).
+ */
+export function keeperProcesses(): string[] {
+  const host = (flag: string) => (argv: string[], pid: number) => argv.includes(flag) && inOurPidNamespace(pid) && ofOurLane(pid);
+  return [
+    ...liveProcesses(host(KEEPER_FLAG)).map((p) => `keeper ${p.pid}`),
+    ...liveProcesses(host(KEEP_FLAG)).map((p) => `keep of a build in RAM ${p.pid}`),
+  ];
+}
+
+/**
+ * Snapshot of what a start may leave (our containers, native run folders, mounts, postgres
+ * processes, shared memory segments, postgres ports, pool keepers); `added()` lists what appeared
+ * since. Tests assert `added()` is empty, so instances a developer runs alongside (or another run
+ * on the same engine) do not count. In a lane (lane.ts) only that lane's part: the Docker lane
+ * counts containers, the native lane the host's folders, mounts, processes, segments and ports,
+ * both their own lane's keepers; the solo lane, or a file run by itself, counts everything.
+ */
+export function leftoverSnapshot(): { added: () => string[] } {
+  const all = () => [
+    ...(countsDocker() ? ourContainers() : []),
+    ...(countsHost() ? [...nativeLeftovers(), ...sharedMemorySegments(), ...postgresPorts()] : []),
+    ...keeperProcesses(),
+  ];
+  const before = new Set(all());
+  return { added: () => all().filter((x) => !before.has(x)) };
+}
