@@ -17,7 +17,6 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * mixed file by mode under such names (it must then start only what its name says).
  */
 const DOCKER_LANE = [
-  'action-npm',
   'docker-cli',
   'engine29',
   'engine29-pull',

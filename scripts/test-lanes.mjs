@@ -1,15 +1,16 @@
 #!/usr/bin/env node
 /**
- * The test command's vitest part (npm test): the unit project and the Docker e2e lane in one vitest
- * process while the native e2e lane runs in another, then the solo lane alone (vitest.config.ts,
+ * The test command's vitest part (npm test): the Docker e2e lane in one vitest process while the
+ * unit and bench projects, then the native e2e lane, run in others, then the solo lane alone (vitest.config.ts,
  * tests/helpers/infra/lane.ts). One vitest process cannot do this: vitest 4.1 runs every project
  * that allows one file at a time in a single sequential group. Each lane's own output is printed
  * line by line with its name; their blob reports are merged at the end into the reporters given
  * here (`--reporter=...`, `--outputFile...`; vitest's default reporter when none), so
  * `.tmp/vitest.json` holds every file as before. Other arguments (file filters, `-t`, ...) go to
  * every lane. Each vitest has a deadline (PG_TMPFS_LANE_TIMEOUT_MIN, default 45 minutes), after
- * which it is ended (SIGTERM, then SIGKILL 30 s later). Exit status: 1 when any lane or the merge
- * failed, else 0.
+ * which it is ended with its workers (SIGTERM to its process group, then SIGKILL 30 s later); a
+ * SIGINT, SIGTERM or SIGHUP of this process ends every lane so. Exit status: 1 when any lane or
+ * the merge failed, else 0.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
@@ -22,10 +23,41 @@ const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
 const blobs = join(root, '.tmp', 'lanes');
 const deadlineMs = Number(process.env.PG_TMPFS_LANE_TIMEOUT_MIN ?? 45) * 60_000;
 
-const args = process.argv.slice(2);
-const isReport = (a) => /^--(reporter|outputFile)\b/.test(a);
-const reportArgs = args.filter(isReport);
-const laneArgs = args.filter((a) => !isReport(a));
+/**
+ * The arguments split: reporters and their output files (`--reporter=x`, `--reporter x`,
+ * `--outputFile.json=f`, `--outputFile.json f`) for the merge, the rest for every lane.
+ */
+function splitArgs(args) {
+  const reportArgs = [];
+  const laneArgs = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (!/^--(reporter|outputFile)\b/.test(a)) laneArgs.push(a);
+    else if (a.includes('=') || i + 1 >= args.length) reportArgs.push(a);
+    else reportArgs.push(`${a}=${args[++i]}`);
+  }
+  return { reportArgs, laneArgs };
+}
+const { reportArgs, laneArgs } = splitArgs(process.argv.slice(2));
+
+/** The lanes' vitest processes running now, each the leader of its own process group. */
+const running = new Set();
+/** Ends a lane's vitest and everything it started (its fork workers, their servers' children): its process group. */
+function endGroup(child, signal) {
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // gone
+  }
+}
+/** Set by a signal: the lanes running are ended, and no later lane starts. */
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    stopping = true;
+    for (const child of running) endGroup(child, 'SIGTERM');
+  });
+}
 
 /**
  * Runs vitest with `projectArgs`, its output prefixed with `[name]`, a blob report in `blobs`.
@@ -45,8 +77,10 @@ function runLane(name, projectArgs) {
       `--outputFile.blob=${join(blobs, `${name}.json`)}`,
       ...laneArgs,
     ],
-    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+    // Its own process group, so that the deadline and a signal end its workers too, not vitest alone.
+    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );
+  running.add(child);
   const prefix = (stream, out) => {
     let rest = '';
     stream.setEncoding('utf8').on('data', (d) => {
@@ -61,11 +95,12 @@ function runLane(name, projectArgs) {
   let killer;
   const deadline = setTimeout(() => {
     console.error(`[${name}] deadline of ${deadlineMs / 60_000} minutes passed: ending vitest`);
-    child.kill('SIGTERM');
-    killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    endGroup(child, 'SIGTERM');
+    killer = setTimeout(() => endGroup(child, 'SIGKILL'), 30_000);
   }, deadlineMs);
   return new Promise((done) => {
     const finish = (status) => {
+      running.delete(child);
       clearTimeout(deadline);
       clearTimeout(killer);
       const seconds = Math.round((Date.now() - started) / 1000);
@@ -83,13 +118,20 @@ function runLane(name, projectArgs) {
 rmSync(blobs, { recursive: true, force: true });
 mkdirSync(blobs, { recursive: true });
 const started = Date.now();
+// The unit tests make run folders in /dev/shm for a moment (tests/unit/hostile-names.test.ts), which
+// the native lane's checks would count: that lane starts once they are done, the Docker lane (which
+// counts containers only) at once.
 const lanes = await Promise.all([
-  runLane('docker', ['--project', 'unit', '--project', 'bench', '--project', 'e2e-docker']),
-  runLane('native', ['--project', 'e2e-native']),
-]);
+  runLane('docker', ['--project', 'e2e-docker']),
+  runLane('unit', ['--project', 'unit', '--project', 'bench']).then(async (unit) =>
+    stopping ? [unit] : [unit, await runLane('native', ['--project', 'e2e-native'])],
+  ),
+]).then(([docker, rest]) => [docker, ...rest]);
+if (stopping) process.exit(1);
 const solo = await runLane('solo', ['--project', 'e2e-solo']);
+if (stopping) process.exit(1);
 console.log(
-  `lanes: docker ${lanes[0].seconds} s, native ${lanes[1].seconds} s, solo ${solo.seconds} s; ` +
+  `lanes: docker ${lanes[0].seconds} s, unit ${lanes[1].seconds} s then native ${lanes[2]?.seconds} s, solo ${solo.seconds} s; ` +
     `wall ${Math.round((Date.now() - started) / 1000)} s`,
 );
 const merged = await new Promise((done) => {

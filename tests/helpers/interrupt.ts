@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
 import { CONTAINER_LABEL } from '../../src/docker/run-plan.js';
 import type { ServerHandle } from '../../src/server.js';
-import { dockerVolumeNames, leftoverSnapshot } from './infra.js';
+import { countsDocker, countsHost, dockerVolumeNames, leftoverSnapshot } from './infra.js';
 
 // ---------------------------------------------------------------------------------------------
 // Leftovers
@@ -29,10 +29,14 @@ function dockerVolumes(): string[] {
   return dockerVolumeNames().map((v) => `volume ${v}`);
 }
 
-/** leftoverSnapshot() plus the native servers' POSIX shared memory segments and Docker volumes. */
+/**
+ * leftoverSnapshot() plus the native servers' POSIX shared memory segments and Docker volumes,
+ * each where the lane counts it (tests/helpers/infra/lane.ts: host things in the native lane,
+ * volumes in the Docker lane, both when run alone), as kill-loop-leftovers.ts does.
+ */
 export function snapshot(): { added: () => string[] } {
   const base = leftoverSnapshot();
-  const extra = () => [...dsmSegments(), ...dockerVolumes()];
+  const extra = () => [...(countsHost() ? dsmSegments() : []), ...(countsDocker() ? dockerVolumes() : [])];
   const before = new Set(extra());
   return { added: () => [...base.added(), ...extra().filter((x) => !before.has(x))] };
 }
