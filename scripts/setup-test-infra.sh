@@ -4,7 +4,8 @@
 #      (sections 1 and 8 are in scripts/setup-docker.sh)
 #   2. the local PostgreSQL test images (built from Debian packages, see tests/images/build.sh);
 #   3. act (pinned) to run the action's workflow as a GitHub runner would;
-#   4. gitlab-ci-local (pinned, an npm devDependency) and its helper image;
+#   4. gitlab-ci-local (pinned by tests/tools/gitlab-ci-local/package-lock.json, installed into the
+#      test cache: not a devDependency, since its re2 compiles C++ for over a minute) and its helper image;
 #   5. the CNCF distribution registry (pinned), which the tests start on 127.0.0.1 for real pulls;
 #   6. a C compiler for the benchmark's disk model; for the per-test examples
 #      (docs/examples/per-test-clone, per-test-pool): a Python venv with their pinned
@@ -127,7 +128,25 @@ command -v ip >/dev/null 2>&1 || apt_install iproute2
 # --- 3. act ---------------------------------------------------------------------------------------
 go_tool act github.com/nektos/act "$ACT_VERSION"
 
-# --- 4. gitlab-ci-local helper image ------------------------------------------------------------
+# --- 4. gitlab-ci-local and its helper image -----------------------------------------------------
+# Installed from its own lock file into the test cache, in a folder named by the lock's hash
+# (tests/helpers/gitlab-ci-local.ts computes the same), through npm's own configuration (registry,
+# proxy, .npmrc). Built in a temporary folder and renamed into place, so a killed install leaves no
+# half-built tool; other versions' folders are removed.
+gcl_root=${PG_TMPFS_TEST_CACHE:-$HOME/.cache/pg-tmpfs-test}/gitlab-ci-local
+gcl_lock=$here/tests/tools/gitlab-ci-local/package-lock.json
+gcl_dir=$gcl_root/$(sha256sum "$gcl_lock" | cut -c1-16)
+if [ -x "$gcl_dir/node_modules/.bin/gitlab-ci-local" ]; then
+  log "gitlab-ci-local present ($gcl_dir): skipping"
+else
+  log "installing gitlab-ci-local into $gcl_dir (npm ci; re2 compiles for a minute or two)"
+  mkdir -p "$gcl_root"
+  find "$gcl_root" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
+  gcl_tmp=$(mktemp -d "$gcl_root/.installing-XXXXXX")
+  cp "$here/tests/tools/gitlab-ci-local/package.json" "$gcl_lock" "$gcl_tmp/"
+  (cd "$gcl_tmp" && timeout 1200 npm ci --no-audit --no-fund --loglevel=error)
+  mv "$gcl_tmp" "$gcl_dir"
+fi
 if ! docker image inspect docker.io/firecow/gitlab-ci-local-util:latest >/dev/null 2>&1; then
   log "tagging a local bash image as gitlab-ci-local's helper image"
   docker tag pg-tmpfs-test/postgres:15 docker.io/firecow/gitlab-ci-local-util:latest

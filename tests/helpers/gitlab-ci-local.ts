@@ -6,13 +6,32 @@
  * (never skips).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { git } from './git.js';
 import { requireImages, ROOT } from './infra.js';
 
-export const GITLAB_CI_LOCAL = join(ROOT, 'node_modules', '.bin', 'gitlab-ci-local');
+/**
+ * gitlab-ci-local's binary: installed by scripts/setup-test-infra.sh from
+ * tests/tools/gitlab-ci-local/package-lock.json into the test cache (`$PG_TMPFS_TEST_CACHE`,
+ * default ~/.cache/pg-tmpfs-test), in a folder named by the first 16 hex digits of the lock's
+ * sha256, as the script names it. Not a devDependency: its re2 compiles C++ for over a minute on
+ * every `npm ci`.
+ */
+export const GITLAB_CI_LOCAL = join(
+  process.env.PG_TMPFS_TEST_CACHE || join(homedir(), '.cache', 'pg-tmpfs-test'),
+  'gitlab-ci-local',
+  createHash('sha256')
+    .update(readFileSync(join(ROOT, 'tests', 'tools', 'gitlab-ci-local', 'package-lock.json')))
+    .digest('hex')
+    .slice(0, 16),
+  'node_modules',
+  '.bin',
+  'gitlab-ci-local',
+);
 export const HELPER_IMAGE = 'docker.io/firecow/gitlab-ci-local-util:latest';
 /**
  * The helper image the runs use (--helper-image): a local stand-in with rsync, which gitlab-ci-local
@@ -84,7 +103,8 @@ export function requireGitlabInfra(): void {
   if (spawnSync('docker', ['image', 'inspect', WAIT_IMAGE], { stdio: 'ignore' }).status !== 0) {
     throw new Error(`gitlab-ci-local's health check image ${WAIT_IMAGE} is missing: run bash scripts/setup-test-infra.sh`);
   }
-  if (!existsSync(GITLAB_CI_LOCAL)) throw new Error('gitlab-ci-local is not installed: run npm ci');
+  if (!existsSync(GITLAB_CI_LOCAL))
+    throw new Error(`gitlab-ci-local is not installed (${GITLAB_CI_LOCAL}): run bash scripts/setup-test-infra.sh`);
   if (spawnSync('rsync', ['--version'], { stdio: 'ignore' }).status !== 0) {
     throw new Error('gitlab-ci-local needs rsync: run bash scripts/setup-test-infra.sh');
   }
