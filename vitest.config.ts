@@ -2,16 +2,19 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
  * The e2e files in lanes (tests/helpers/infra/lane.ts). Real Docker and real PostgreSQL: each lane
- * runs one file at a time, and scripts/test-lanes.mjs (npm test) runs the Docker and the native
- * lane at the same time, in two vitest processes (vitest 4.1 puts every project that runs one file
- * at a time into one sequential group, so one process never runs two of them at once), then the
- * solo lane with the machine to itself. A file goes in the lane of everything it starts:
+ * runs one file at a time, and scripts/test-lanes.mjs (npm test) runs the Docker, the native and
+ * the isolated lane at the same time, in vitest processes of their own (vitest 4.1 puts every
+ * project that runs one file at a time into one sequential group, so one process never runs two of
+ * them at once), then the solo lane with the machine to itself. A file goes in the lane of
+ * everything it starts:
  * - Docker: servers only in containers (Docker mode, act job containers, gitlab-ci-local,
  *   woodpecker, native mode inside a container); nothing on the host but a keeper of a pool
  *   started by the CLI (which carries its lane);
  * - native: servers only as host processes (and containers with no server of ours, or with a
  *   native-mode server inside: act job containers, `docker run` of a test image);
  * - either: files that start no server (workflow-lint, npm-registry), placed to balance the lanes;
+ * - isolated (ISOLATED): files that start both but are kept out of the others' sight: in
+ *   namespaces of their own, with names the others' checks pass over;
  * - solo: both (or a pool keeper started through act, which does not carry the lane).
  * A file named `*-docker.test.ts` or `*-native.test.ts` is in that lane without a list: split a
  * mixed file by mode under such names (it must then start only what its name says).
@@ -21,8 +24,10 @@ const DOCKER_LANE = [
   'engine29',
   'engine29-pull',
   'gitlab-catalog',
+  'gitlab-runner',
   'gitlab-schema-cache',
   'gitlab-schema-cache-job',
+  'gitlab-services',
   'hostile-validation',
   'kill-loop-docker',
   'native-majors',
@@ -35,8 +40,10 @@ const DOCKER_LANE = [
   'workflow-lint',
 ];
 const NATIVE_LANE = [
+  'action-npm',
   'examples',
   'examples-pool',
+  'gitlab-before-script',
   'kill-loop-native',
   'native-cli',
   'npm-binaries',
@@ -51,8 +58,13 @@ const NATIVE_LANE = [
   'release',
   'schema-cache-frameworks',
   'schema-cache-native',
-  'windows-wine',
 ];
+/**
+ * Files that run in namespaces of their own (tests/helpers/infra/lane.ts), at the same time as the
+ * two lanes when scripts/test-lanes.mjs can make them (root, `unshare`), else alone after the solo
+ * lane: the benchmark's smoke run (both modes, its own names) and Windows under Wine.
+ */
+const ISOLATED = ['tests/e2e/bench.test.ts', 'tests/e2e/windows-wine.test.ts'];
 /** The lane's files: those named, and every file whose name ends in `-docker` or `-native`. */
 const files = (names: string[], suffix: string) => [
   ...names.map((n) => `tests/e2e/${n}.test.ts`),
@@ -82,7 +94,13 @@ export default defineConfig({
       { test: { name: 'bench', include: ['bench/tests/**/*.test.ts'] } },
       lane('e2e-docker', 'docker', files(DOCKER_LANE, 'docker')),
       lane('e2e-native', 'native', files(NATIVE_LANE, 'native')),
-      lane('e2e-solo', 'all', ['tests/e2e/**/*.test.ts'], [...files(DOCKER_LANE, 'docker'), ...files(NATIVE_LANE, 'native')]),
+      lane('e2e-isolated', 'isolated', ISOLATED),
+      lane(
+        'e2e-solo',
+        'all',
+        ['tests/e2e/**/*.test.ts'],
+        [...files(DOCKER_LANE, 'docker'), ...files(NATIVE_LANE, 'native'), ...ISOLATED],
+      ),
     ],
   },
 });

@@ -1,18 +1,19 @@
 #!/usr/bin/env node
 /**
- * The test command's vitest part (npm test): the Docker e2e lane in one vitest process while the
- * unit and bench projects, then the native e2e lane, run in others, then the solo lane alone (vitest.config.ts,
+ * The test command's checks and vitest runs (npm test, after the set-up): at the same time, the
+ * Docker e2e lane, the native e2e lane, the unit and bench projects, and the static checks
+ * (typecheck, lint, the dist/ check); then the solo lane alone (vitest.config.ts,
  * tests/helpers/infra/lane.ts). One vitest process cannot do this: vitest 4.1 runs every project
  * that allows one file at a time in a single sequential group. Each lane's own output is printed
- * line by line with its name; their blob reports are merged at the end into the reporters given
+ * line by line with its name; the vitest lanes' blob reports are merged at the end into the reporters given
  * here (`--reporter=...`, `--outputFile...`; vitest's default reporter when none), so
  * `.tmp/vitest.json` holds every file as before. Other arguments (file filters, `-t`, ...) go to
- * every lane. Each vitest has a deadline (PG_TMPFS_LANE_TIMEOUT_MIN, default 45 minutes), after
+ * every vitest lane. Each lane has a deadline (PG_TMPFS_LANE_TIMEOUT_MIN, default 45 minutes), after
  * which it is ended with its workers (SIGTERM to its process group, then SIGKILL 30 s later); a
  * SIGINT, SIGTERM or SIGHUP of this process ends every lane so. Exit status: 1 when any lane or
  * the merge failed, else 0.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { clearTimeout, setTimeout } from 'node:timers';
@@ -64,19 +65,28 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
  * @returns its exit status (1 when it was ended at the deadline or failed to start) and wall seconds
  */
 function runLane(name, projectArgs) {
+  return runCommand(name, process.execPath, [
+    vitest,
+    'run',
+    ...projectArgs,
+    '--passWithNoTests',
+    '--reporter=default',
+    '--reporter=blob',
+    `--outputFile.blob=${join(blobs, `${name}.json`)}`,
+    ...laneArgs,
+  ]);
+}
+
+/**
+ * Runs `command` with `args` in the repository, its output prefixed with `[name]`, ended with its
+ * process group at the deadline or on a signal of this process.
+ * @returns its exit status (1 when it was ended at the deadline or failed to start) and wall seconds
+ */
+function runCommand(name, command, args) {
   const started = Date.now();
   const child = spawn(
-    process.execPath,
-    [
-      vitest,
-      'run',
-      ...projectArgs,
-      '--passWithNoTests',
-      '--reporter=default',
-      '--reporter=blob',
-      `--outputFile.blob=${join(blobs, `${name}.json`)}`,
-      ...laneArgs,
-    ],
+    command,
+    args,
     // Its own process group, so that the deadline and a signal end its workers too, not vitest alone.
     { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );
@@ -94,7 +104,7 @@ function runLane(name, projectArgs) {
   prefix(child.stderr, process.stderr);
   let killer;
   const deadline = setTimeout(() => {
-    console.error(`[${name}] deadline of ${deadlineMs / 60_000} minutes passed: ending vitest`);
+    console.error(`[${name}] deadline of ${deadlineMs / 60_000} minutes passed: ending it`);
     endGroup(child, 'SIGTERM');
     killer = setTimeout(() => endGroup(child, 'SIGKILL'), 30_000);
   }, deadlineMs);
@@ -108,7 +118,7 @@ function runLane(name, projectArgs) {
       done({ status, seconds });
     };
     child.once('error', (error) => {
-      console.error(`[${name}] could not start vitest: ${error.message}`);
+      console.error(`[${name}] could not start ${command}: ${error.message}`);
       finish(1);
     });
     child.once('close', (code) => finish(code ?? 1));
@@ -118,21 +128,60 @@ function runLane(name, projectArgs) {
 rmSync(blobs, { recursive: true, force: true });
 mkdirSync(blobs, { recursive: true });
 const started = Date.now();
-// The unit tests make run folders in /dev/shm for a moment (tests/unit/hostile-names.test.ts), which
-// the native lane's checks would count: that lane starts once they are done, the Docker lane (which
-// counts containers only) at once.
-const lanes = await Promise.all([
+/**
+ * Whether the isolated lane can run in namespaces of its own: as root, where `unshare` makes a PID,
+ * IPC and mount namespace (10 s deadline). Else its files run alone after the solo lane.
+ */
+function canIsolate() {
+  if (process.getuid?.() !== 0) return false;
+  const r = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', '--ipc', 'true'], { stdio: 'ignore', timeout: 10_000 });
+  return r.status === 0;
+}
+
+/**
+ * The isolated lane's vitest in a PID, IPC and mount namespace of its own (/proc mounted for it),
+ * under `sh` as the namespace's first process, which reaps the processes left to it (a daemon's
+ * parent that exited) as init would. Its processes, SysV segments and mounts are then out of the
+ * other lanes' sight (tests/helpers/infra/lane.ts); /dev/shm, /tmp and Docker stay shared.
+ */
+function runIsolatedLane() {
+  const args = [vitest, 'run', '--project', 'e2e-isolated', '--passWithNoTests', '--reporter=default', '--reporter=blob'];
+  args.push(`--outputFile.blob=${join(blobs, 'isolated.json')}`, ...laneArgs);
+  return runCommand('isolated', 'unshare', [
+    '--pid',
+    '--fork',
+    '--mount-proc',
+    '--ipc',
+    'sh',
+    '-c',
+    '"$0" "$@"; status=$?; exit $status',
+    process.execPath,
+    ...args,
+  ]);
+}
+
+// At the same time: the Docker lane, the native lane, the isolated lane (when it can be isolated),
+// the unit and bench projects (they make nothing the lanes count: tests/unit/hostile-names.test.ts
+// keeps its run folders out of /dev/shm), and the static checks (typecheck, lint, the dist/
+// check), which need no lane; then the solo lane (and the isolated files, when they could not be).
+const isolate = canIsolate();
+if (!isolate) console.log('[isolated] not root or no unshare: the bench and Wine files run alone after the solo lane');
+const [docker, native, unit, checks, isolatedBeside] = await Promise.all([
   runLane('docker', ['--project', 'e2e-docker']),
-  runLane('unit', ['--project', 'unit', '--project', 'bench']).then(async (unit) =>
-    stopping ? [unit] : [unit, await runLane('native', ['--project', 'e2e-native'])],
-  ),
-]).then(([docker, rest]) => [docker, ...rest]);
+  runLane('native', ['--project', 'e2e-native']),
+  runLane('unit', ['--project', 'unit', '--project', 'bench']),
+  runCommand('checks', 'sh', ['-c', 'npm run -s typecheck && npm run -s lint && npm run -s check-dist']),
+  isolate ? runIsolatedLane() : null,
+]);
 if (stopping) process.exit(1);
 const solo = await runLane('solo', ['--project', 'e2e-solo']);
 if (stopping) process.exit(1);
+const isolated = isolatedBeside ?? (await runLane('isolated', ['--project', 'e2e-isolated']));
+if (stopping) process.exit(1);
 console.log(
-  `lanes: docker ${lanes[0].seconds} s, unit ${lanes[1].seconds} s then native ${lanes[2]?.seconds} s, solo ${solo.seconds} s; ` +
-    `wall ${Math.round((Date.now() - started) / 1000)} s`,
+  `lanes: docker ${docker.seconds} s, native ${native.seconds} s, isolated ${isolated.seconds} s` +
+    `${isolate ? '' : ' (after solo)'}, unit ${unit.seconds} s, checks ${checks.seconds} s; ` +
+    `solo ${solo.seconds} s; wall ${Math.round((Date.now() - started) / 1000)} s`,
 );
 const merged = await new Promise((done) => {
   const child = spawn(process.execPath, [vitest, 'run', `--merge-reports=${blobs}`, ...reportArgs], {
@@ -143,4 +192,4 @@ const merged = await new Promise((done) => {
   child.once('error', () => (clearTimeout(deadline), done(1)));
   child.once('close', (code) => (clearTimeout(deadline), done(code ?? 1)));
 });
-process.exit([...lanes, solo].some((l) => l.status !== 0) || merged !== 0 ? 1 : 0);
+process.exit([docker, native, isolated, unit, checks, solo].some((l) => l.status !== 0) || merged !== 0 ? 1 : 0);

@@ -5,24 +5,17 @@
  * runAndKill, which signals a process at a point of its start.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { constants } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
 import { CONTAINER_LABEL } from '../../src/docker/run-plan.js';
 import type { ServerHandle } from '../../src/server.js';
-import { countsDocker, countsHost, dockerVolumeNames, leftoverSnapshot } from './infra.js';
+import { countsDocker, countsHost, dockerVolumeNames, leakedDsmFiles, leftoverSnapshot } from './infra.js';
 
 // ---------------------------------------------------------------------------------------------
 // Leftovers
-
-/** POSIX dynamic shared memory segments of native servers (/dev/shm/PostgreSQL.<handle>). */
-function dsmSegments(): string[] {
-  return readdirSync('/dev/shm')
-    .filter((n) => n.startsWith('PostgreSQL.'))
-    .map((n) => `dsm /dev/shm/${n}`);
-}
 
 /** Docker volumes (an anonymous volume a container left). */
 function dockerVolumes(): string[] {
@@ -36,7 +29,7 @@ function dockerVolumes(): string[] {
  */
 export function snapshot(): { added: () => string[] } {
   const base = leftoverSnapshot();
-  const extra = () => [...(countsHost() ? dsmSegments() : []), ...(countsDocker() ? dockerVolumes() : [])];
+  const extra = () => [...(countsHost() ? leakedDsmFiles() : []), ...(countsDocker() ? dockerVolumes() : [])];
   const before = new Set(extra());
   return { added: () => [...base.added(), ...extra().filter((x) => !before.has(x))] };
 }

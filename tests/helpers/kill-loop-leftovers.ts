@@ -14,7 +14,7 @@ import { CONTAINER_LABEL } from '../../src/docker/run-plan.js';
 import { KEEPER_FLAG } from '../../src/pool/start.js';
 import { KEEP_FLAG } from '../../src/native/source/npm/keep.js';
 import { procStat } from '../../src/processes.js';
-import { countsDocker, countsHost, dockerVolumeNames, ENGINE29_HOST, liveProcesses } from './infra.js';
+import { countsDocker, countsHost, dockerVolumeNames, ENGINE29_HOST, leakedDsmFiles, liveProcesses } from './infra.js';
 import { INIT_MARK, KL } from './kill-loop-plan.js';
 
 /** Reads a /proc file of a process; '' when it cannot. */
@@ -83,26 +83,6 @@ function sysvSegments(): string[] {
     .map((l) => l.trim().split(/\s+/))
     .filter((f) => f.length > 7 && f[6] === '0')
     .map((f) => `shm ${f[0]} ${f[1]} uid ${f[7]}`);
-}
-
-/** /dev/shm files some process has mapped. */
-function mappedShmFiles(): Set<string> {
-  const mapped = new Set<string>();
-  for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
-    for (const m of procText(pid, 'maps').matchAll(/\s(\/dev\/shm\/PostgreSQL\.\d+)/g)) mapped.add(m[1] as string);
-  }
-  return mapped;
-}
-
-/** POSIX dynamic shared memory of PostgreSQL no process maps (a live server's is mapped by its postmaster). */
-function dsmFiles(): string[] {
-  const files = readdirSync('/dev/shm').filter((n) => n.startsWith('PostgreSQL.'));
-  if (files.length === 0) return [];
-  const mapped = mappedShmFiles();
-  return files
-    .map((n) => `/dev/shm/${n}`)
-    .filter((f) => !mapped.has(f))
-    .map((f) => `dsm ${f}`);
 }
 
 /** The loop's run folders (OURS), tmpfs mount folders and mounts of this project. */
@@ -174,7 +154,7 @@ function docker(): string[] {
  */
 export function snapshot(work: string): Set<string> {
   return new Set([
-    ...(countsHost() ? [...sysvSegments(), ...dsmFiles()] : []),
+    ...(countsHost() ? [...sysvSegments(), ...leakedDsmFiles()] : []),
     ...folders().filter((f) => countsHost() || (!f.startsWith('mount ') && !f.includes('/pg-tmpfs-mnt-'))),
     ...cacheTemps(work),
     ...docker(),

@@ -6,7 +6,7 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { dropDatabase } from '../../src/databases.js';
 import { checkDockerSettings, DOCKER_SETTINGS_MAX_BYTES } from '../../src/docker/run-plan.js';
 import { InputError } from '../../src/errors.js';
@@ -120,7 +120,12 @@ describe('which run folders a record may make down touch (#35 item 11)', () => {
     for (const [file, content] of Object.entries(files)) writeFileSync(join(dir, file), content);
     return dir;
   }
-  const env = { RUNNER_TEMP: '' };
+  // The folders are made under a RUNNER_TEMP of the test's own, never in /dev/shm: the native
+  // e2e lane, which runs at the same time (scripts/test-lanes.mjs), counts every
+  // /dev/shm/pg-tmpfs-* folder as a leftover. /dev/shm itself is checked with a folder that is gone.
+  const runnerTemp = mkdtempSync(join(tmpdir(), 'pg-tmpfs-unit-rt-'));
+  afterAll(() => rmSync(runnerTemp, { recursive: true, force: true }));
+  const env = { RUNNER_TEMP: runnerTemp };
   const token = 'abcd1234';
 
   it('names: pg-tmpfs- in front of a container name that lacks it', () => {
@@ -128,10 +133,11 @@ describe('which run folders a record may make down touch (#35 item 11)', () => {
     expect(runFolderName('mydb', token)).toBe(`pg-tmpfs-mydb-${token}`);
   });
 
-  it('ours: named pg-tmpfs-*-<token> in /dev/shm or the temp folder with the marker; empty; or gone', () => {
-    expect(runFolderProblem(folder('/dev/shm', `pg-tmpfs-u-${token}`, { [RUN_MARKER]: token, f: '' }), token, env)).toBeNull();
+  it('ours: named pg-tmpfs-*-<token> in /dev/shm, RUNNER_TEMP or the temp folder with the marker; empty; or gone', () => {
+    expect(runFolderProblem(folder(runnerTemp, `pg-tmpfs-u-${token}`, { [RUN_MARKER]: token, f: '' }), token, env)).toBeNull();
     expect(runFolderProblem(folder(tmpdir(), `pg-tmpfs-u-${token}`, {}), token, env)).toBeNull();
     expect(runFolderProblem(join(tmpdir(), `pg-tmpfs-gone-${token}`), token, env)).toBeNull();
+    expect(runFolderProblem(`/dev/shm/pg-tmpfs-gone-${token}`, token, env)).toBeNull();
   });
 
   it('not ours: elsewhere, misnamed, without the marker, a wrong marker, a link, a relative path', () => {
@@ -140,13 +146,13 @@ describe('which run folders a record may make down touch (#35 item 11)', () => {
     const cases: Array<[string, string, RegExp]> = [
       [folder(elsewhere, `pg-tmpfs-u-${token}`, { [RUN_MARKER]: token }), token, /not in \/dev\/shm/],
       [folder(elsewhere, `project-${token}`, { 'keep.txt': 'x' }), token, /its name is not/],
-      [folder('/dev/shm', `pg-tmpfs-v-${token}`, { 'keep.txt': 'x' }), token, /holds no \.pg-tmpfs-run marker/],
-      [folder('/dev/shm', `pg-tmpfs-w-${token}`, { [RUN_MARKER]: 'other' }), token, /marker does not hold the token/],
+      [folder(runnerTemp, `pg-tmpfs-v-${token}`, { 'keep.txt': 'x' }), token, /holds no \.pg-tmpfs-run marker/],
+      [folder(runnerTemp, `pg-tmpfs-w-${token}`, { [RUN_MARKER]: 'other' }), token, /marker does not hold the token/],
       [`${tmpdir()}/pg-tmpfs-u-${token}/../pg-tmpfs-x-${token}`, token, /not an absolute path/],
       [`pg-tmpfs-u-${token}`, token, /not an absolute path/],
       ['/dev/shm/pg-tmpfs-u-', '', /token is not a token/],
     ];
-    const link = join('/dev/shm', `pg-tmpfs-link-${token}`);
+    const link = join(runnerTemp, `pg-tmpfs-link-${token}`);
     symlinkSync(elsewhere, link);
     made.push(link);
     cases.push([link, token, /not a folder/]);

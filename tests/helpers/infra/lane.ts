@@ -1,24 +1,28 @@
 /**
  * The e2e lanes (vitest.config.ts): `e2e-docker` runs the files whose servers live in containers,
- * `e2e-native` the files whose servers are host processes, both at the same time (one file at a
- * time in each; scripts/test-lanes.mjs starts them), then `e2e-solo` the files that start both,
- * with the machine to themselves. Each project sets PG_TMPFS_TEST_LANE for its files, and the
- * leftover checks count only what their own lane can leave: the Docker lane the labelled
- * containers and volumes, the native lane the host's run folders, mounts, postgres processes,
- * SysV segments, ports and keepers. The solo lane (or no lane: a file run by itself) counts all.
+ * `e2e-native` the files whose servers are host processes, `e2e-isolated` the benchmark's smoke run
+ * and Windows under Wine in PID, IPC and mount namespaces of their own (scripts/test-lanes.mjs
+ * starts it with `unshare` as root), all at the same time (one file at a time in each), then
+ * `e2e-solo` the files that start both, with the machine to themselves. Each project sets
+ * PG_TMPFS_TEST_LANE for its files, and the leftover checks count only what their own lane can
+ * leave: the Docker lane the labelled containers and volumes, the native lane the host's run
+ * folders, mounts, postgres processes, SysV segments, ports and keepers. What the isolated lane's
+ * processes hold is out of the other lanes' sight (another PID and IPC namespace), but for its
+ * containers and folders, which carry the benchmark's names (leftovers.ts BENCH_NAMES). The solo
+ * lane (or no lane: a file run by itself) counts all.
  */
 import { readFileSync, readlinkSync } from 'node:fs';
 
-/** A lane, from PG_TMPFS_TEST_LANE: `docker`, `native`, or `all` (solo, or unset). */
-export type TestLane = 'docker' | 'native' | 'all';
+/** A lane, from PG_TMPFS_TEST_LANE: `docker`, `native`, `isolated`, or `all` (solo, or unset). */
+export type TestLane = 'docker' | 'native' | 'isolated' | 'all';
 
 /** This file's lane (PG_TMPFS_TEST_LANE, set by its vitest project); `all` when unset or unknown. */
 export function testLane(): TestLane {
   const lane = process.env.PG_TMPFS_TEST_LANE;
-  return lane === 'docker' || lane === 'native' ? lane : 'all';
+  return lane === 'docker' || lane === 'native' || lane === 'isolated' ? lane : 'all';
 }
 
-/** True when the other lane may be running now (this file is in the Docker or the native lane). */
+/** True when other lanes may be running now (this file is in the Docker, the native or the isolated lane). */
 export function lanesRun(): boolean {
   return testLane() !== 'all';
 }
@@ -65,7 +69,7 @@ export function inOurPidNamespace(pid: number | string): boolean {
  */
 export function ofOurLane(pid: number | string): boolean {
   const lane = testLane();
-  if (lane === 'all') return true;
+  if (lane === 'all' || lane === 'isolated') return true;
   let tag: string | undefined;
   try {
     tag = readFileSync(`/proc/${pid}/environ`, 'utf8')

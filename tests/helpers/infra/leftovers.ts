@@ -27,20 +27,49 @@ export const ACT_OWN_VOLUMES: readonly string[] = ['act-toolcache'];
  * default this process's, sets it), without act's own (ACT_OWN_VOLUMES). [] when the engine does
  * not answer. While the lanes run (lane.ts), only dangling volumes (no container refers to them):
  * the anonymous volume of another lane's running container (a test image declares VOLUME) is not
- * a leftover, and one a removed container left is dangling.
+ * a leftover, and one a removed container left is dangling. A volume the other lane is removing
+ * with its container (`docker rm -v`, act and gitlab-ci-local removing a job's volumes) is dangling
+ * for a moment: so in the lanes a list that is not empty is taken again VOLUME_SETTLE_MS later,
+ * and only the volumes in both count (a leftover stays).
  */
 export function dockerVolumeNames(env: NodeJS.ProcessEnv = process.env): string[] {
   const args = ['volume', 'ls', '-q', ...(lanesRun() ? ['--filter', 'dangling=true'] : [])];
-  return (spawnSync('docker', args, { encoding: 'utf8', timeout: 60_000, env }).stdout ?? '')
-    .split('\n')
-    .filter((v) => v !== '' && !ACT_OWN_VOLUMES.includes(v));
+  const list = () =>
+    (spawnSync('docker', args, { encoding: 'utf8', timeout: 60_000, env }).stdout ?? '')
+      .split('\n')
+      .filter((v) => v !== '' && !ACT_OWN_VOLUMES.includes(v));
+  const first = list();
+  if (!lanesRun() || first.length === 0) return first;
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, VOLUME_SETTLE_MS);
+  const again = new Set(list());
+  return first.filter((v) => again.has(v));
 }
 
-/** IDs of containers this project started (by label), running or not. */
+/** How long a dangling volume must stay to count while the lanes run (dockerVolumeNames): 1500 ms. */
+const VOLUME_SETTLE_MS = 1500;
+
+/**
+ * The names the benchmark gives what it starts (`pgtbench-<run id>`: containers, instances, run
+ * folders). Its smoke test runs in the isolated lane (lane.ts), at the same time as the other
+ * lanes, so while the lanes run their checks pass over these names; the benchmark's test checks
+ * them itself.
+ */
+const BENCH_NAMES = 'pgtbench-';
+
+/** True when `name` is the benchmark's and the lanes run (BENCH_NAMES). */
+function benchOwned(name: string): boolean {
+  return lanesRun() && name.includes(BENCH_NAMES);
+}
+
+/** IDs of containers this project started (by label), running or not; while the lanes run, not the benchmark's. */
 export function ourContainers(): string[] {
-  return execFileSync('docker', ['ps', '-aq', '--filter', `label=${CONTAINER_LABEL}`], { encoding: 'utf8' })
+  return execFileSync('docker', ['ps', '-aq', '--filter', `label=${CONTAINER_LABEL}`, '--format', '{{.ID}} {{.Names}}'], {
+    encoding: 'utf8',
+  })
     .split('\n')
-    .filter(Boolean);
+    .filter(Boolean)
+    .filter((l) => !benchOwned(l.split(' ')[1] ?? ''))
+    .map((l) => l.split(' ')[0] as string);
 }
 
 /**
@@ -54,10 +83,10 @@ export function nativeLeftovers(): string[] {
   // (`<container-name>-<16 hex token>`), not the tests' own pg-tmpfs-* scratch folders.
   const dirs = [
     ...readdirSync('/dev/shm')
-      .filter((n) => n.startsWith('pg-tmpfs-'))
+      .filter((n) => n.startsWith('pg-tmpfs-') && !benchOwned(n))
       .map((n) => `/dev/shm/${n}`),
     ...readdirSync(tmp)
-      .filter((n) => n.startsWith('pg-tmpfs-mnt-') || (n.startsWith('pg-tmpfs-') && /-[0-9a-f]{16}$/.test(n)))
+      .filter((n) => !benchOwned(n) && (n.startsWith('pg-tmpfs-mnt-') || (n.startsWith('pg-tmpfs-') && /-[0-9a-f]{16}$/.test(n))))
       .map((n) => `${tmp}/${n}`),
   ];
   const mounts = readFileSync('/proc/self/mounts', 'utf8')
@@ -79,6 +108,39 @@ export function nativeLeftovers(): string[] {
 export function liveProcesses(match: (argv: string[], pid: number) => boolean): ProcessInfo[] {
   return findProcesses((pid) => match(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean), pid));
 }
+
+/**
+ * POSIX dynamic shared memory of PostgreSQL that no process maps (`dsm /dev/shm/PostgreSQL.<n>`):
+ * what a postmaster killed with SIGKILL leaves. A live server's segments are mapped by its
+ * postmaster, whichever lane or PID namespace it runs in, so they never count. A server stopping
+ * unmaps its control segment just before it removes it: a list that is not empty is taken again
+ * DSM_SETTLE_MS later, and only the files in both count.
+ */
+export function leakedDsmFiles(): string[] {
+  const list = () => {
+    const files = readdirSync('/dev/shm').filter((n) => n.startsWith('PostgreSQL.'));
+    if (files.length === 0) return [];
+    const mapped = new Set<string>();
+    for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+      let maps = '';
+      try {
+        maps = readFileSync(`/proc/${pid}/maps`, 'utf8');
+      } catch {
+        continue; // gone, or not ours to read
+      }
+      for (const m of maps.matchAll(/\s\/dev\/shm\/(PostgreSQL\.\d+)/g)) mapped.add(m[1] as string);
+    }
+    return files.filter((n) => !mapped.has(n)).map((n) => `dsm /dev/shm/${n}`);
+  };
+  const first = list();
+  if (first.length === 0) return first;
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, DSM_SETTLE_MS);
+  const again = new Set(list());
+  return first.filter((f) => again.has(f));
+}
+
+/** How long an unmapped DSM file must stay to count (leakedDsmFiles): 300 ms. */
+const DSM_SETTLE_MS = 300;
 
 /** SysV shared memory segments (ipcs -m), which a postmaster that was not stopped keeps: `shm <key> <owner>`. */
 export function sharedMemorySegments(): string[] {
