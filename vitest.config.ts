@@ -44,7 +44,6 @@ const NATIVE_LANE = [
   'examples',
   'examples-pool',
   'gitlab-before-script',
-  'kill-loop-native',
   'native-cli',
   'npm-binaries',
   'npm-faults',
@@ -60,11 +59,12 @@ const NATIVE_LANE = [
   'schema-cache-native',
 ];
 /**
- * Files that run in namespaces of their own (tests/helpers/infra/lane.ts), at the same time as the
- * two lanes when scripts/test-lanes.mjs can make them (root, `unshare`), else alone after the solo
- * lane: the benchmark's smoke run (both modes, its own names) and Windows under Wine.
+ * Files that run in namespaces of their own with a /dev/shm and TMPDIR of their own
+ * (tests/helpers/infra/lane.ts), at the same time as the two lanes when scripts/test-lanes.mjs can
+ * make them (root, `unshare`), else alone after the solo lane: the benchmark's smoke run (both
+ * modes, its own names), Windows under Wine, and the native kill loop (a second native lane).
  */
-const ISOLATED = ['tests/e2e/bench.test.ts', 'tests/e2e/windows-wine.test.ts'];
+const ISOLATED = ['bench', 'windows-wine', 'kill-loop-native'].map((n) => `tests/e2e/${n}.test.ts`);
 /** The lane's files: those named, and every file whose name ends in `-docker` or `-native`. */
 const files = (names: string[], suffix: string) => [
   ...names.map((n) => `tests/e2e/${n}.test.ts`),

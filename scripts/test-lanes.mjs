@@ -15,6 +15,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { clearTimeout, setTimeout } from 'node:timers';
 import { fileURLToPath } from 'node:url';
@@ -78,17 +79,17 @@ function runLane(name, projectArgs) {
 }
 
 /**
- * Runs `command` with `args` in the repository, its output prefixed with `[name]`, ended with its
+ * Runs `command` with `args` (and `env`) in the repository, its output prefixed with `[name]`, ended with its
  * process group at the deadline or on a signal of this process.
  * @returns its exit status (1 when it was ended at the deadline or failed to start) and wall seconds
  */
-function runCommand(name, command, args) {
+function runCommand(name, command, args, env = process.env) {
   const started = Date.now();
   const child = spawn(
     command,
     args,
     // Its own process group, so that the deadline and a signal end its workers too, not vitest alone.
-    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+    { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );
   running.add(child);
   const prefix = (stream, out) => {
@@ -138,26 +139,38 @@ function canIsolate() {
   return r.status === 0;
 }
 
+/** The isolated lane's temporary folder (TMPDIR): on disk, where Docker's bind mounts reach, apart from /tmp's names. */
+const isolatedTmp = join(tmpdir(), 'pg-tmpfs-lane-isolated');
+
 /**
  * The isolated lane's vitest in a PID, IPC and mount namespace of its own (/proc mounted for it),
- * under `sh` as the namespace's first process, which reaps the processes left to it (a daemon's
- * parent that exited) as init would. Its processes, SysV segments and mounts are then out of the
- * other lanes' sight (tests/helpers/infra/lane.ts); /dev/shm, /tmp and Docker stay shared.
+ * with a /dev/shm of its own (a fresh tmpfs) and its own TMPDIR, under `sh` as the namespace's
+ * first process, which reaps the processes left to it (a daemon's parent that exited) as init
+ * would. Its processes, SysV segments, POSIX shared memory, run folders and mounts are then out
+ * of the other lanes' sight (tests/helpers/infra/lane.ts); Docker and the network stay shared.
  */
 function runIsolatedLane() {
+  rmSync(isolatedTmp, { recursive: true, force: true });
+  mkdirSync(isolatedTmp, { recursive: true });
   const args = [vitest, 'run', '--project', 'e2e-isolated', '--passWithNoTests', '--reporter=default', '--reporter=blob'];
   args.push(`--outputFile.blob=${join(blobs, 'isolated.json')}`, ...laneArgs);
-  return runCommand('isolated', 'unshare', [
-    '--pid',
-    '--fork',
-    '--mount-proc',
-    '--ipc',
-    'sh',
-    '-c',
-    '"$0" "$@"; status=$?; exit $status',
-    process.execPath,
-    ...args,
-  ]);
+  const done = runCommand(
+    'isolated',
+    'unshare',
+    [
+      '--pid',
+      '--fork',
+      '--mount-proc',
+      '--ipc',
+      'sh',
+      '-c',
+      'mount -t tmpfs -o mode=1777 shm /dev/shm || exit 1; "$0" "$@"; status=$?; exit $status',
+      process.execPath,
+      ...args,
+    ],
+    { ...process.env, TMPDIR: isolatedTmp },
+  );
+  return done.then((r) => (rmSync(isolatedTmp, { recursive: true, force: true }), r));
 }
 
 // At the same time: the Docker lane, the native lane, the isolated lane (when it can be isolated),

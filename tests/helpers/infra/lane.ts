@@ -1,14 +1,15 @@
 /**
  * The e2e lanes (vitest.config.ts): `e2e-docker` runs the files whose servers live in containers,
- * `e2e-native` the files whose servers are host processes, `e2e-isolated` the benchmark's smoke run
- * and Windows under Wine in PID, IPC and mount namespaces of their own (scripts/test-lanes.mjs
- * starts it with `unshare` as root), all at the same time (one file at a time in each), then
+ * `e2e-native` the files whose servers are host processes, `e2e-isolated` the benchmark's smoke run,
+ * Windows under Wine and the native kill loop in PID, IPC and mount namespaces of their own, with
+ * their own /dev/shm and TMPDIR (scripts/test-lanes.mjs starts it with `unshare` as root), all at
+ * the same time (one file at a time in each), then
  * `e2e-solo` the files that start both, with the machine to themselves. Each project sets
  * PG_TMPFS_TEST_LANE for its files, and the leftover checks count only what their own lane can
  * leave: the Docker lane the labelled containers and volumes, the native lane the host's run
  * folders, mounts, postgres processes, SysV segments, ports and keepers. What the isolated lane's
- * processes hold is out of the other lanes' sight (another PID and IPC namespace), but for its
- * containers and folders, which carry the benchmark's names (leftovers.ts BENCH_NAMES). The solo
+ * processes hold on the host is out of the other lanes' sight; its containers (the benchmark's)
+ * carry names the Docker lane's checks pass over (leftovers.ts BENCH_NAMES). The solo
  * lane (or no lane: a file run by itself) counts all.
  */
 import { readFileSync, readlinkSync } from 'node:fs';

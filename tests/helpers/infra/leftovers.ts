@@ -49,10 +49,9 @@ export function dockerVolumeNames(env: NodeJS.ProcessEnv = process.env): string[
 const VOLUME_SETTLE_MS = 1500;
 
 /**
- * The names the benchmark gives what it starts (`pgtbench-<run id>`: containers, instances, run
- * folders). Its smoke test runs in the isolated lane (lane.ts), at the same time as the other
- * lanes, so while the lanes run their checks pass over these names; the benchmark's test checks
- * them itself.
+ * The names the benchmark gives its containers (`pgtbench-<run id>`). Its smoke test runs in the
+ * isolated lane (lane.ts) at the same time as the Docker lane, whose checks pass over these
+ * names while the lanes run; the benchmark's test checks them itself.
  */
 const BENCH_NAMES = 'pgtbench-';
 
@@ -83,10 +82,10 @@ export function nativeLeftovers(): string[] {
   // (`<container-name>-<16 hex token>`), not the tests' own pg-tmpfs-* scratch folders.
   const dirs = [
     ...readdirSync('/dev/shm')
-      .filter((n) => n.startsWith('pg-tmpfs-') && !benchOwned(n))
+      .filter((n) => n.startsWith('pg-tmpfs-'))
       .map((n) => `/dev/shm/${n}`),
     ...readdirSync(tmp)
-      .filter((n) => !benchOwned(n) && (n.startsWith('pg-tmpfs-mnt-') || (n.startsWith('pg-tmpfs-') && /-[0-9a-f]{16}$/.test(n))))
+      .filter((n) => n.startsWith('pg-tmpfs-mnt-') || (n.startsWith('pg-tmpfs-') && /-[0-9a-f]{16}$/.test(n)))
       .map((n) => `${tmp}/${n}`),
   ];
   const mounts = readFileSync('/proc/self/mounts', 'utf8')
