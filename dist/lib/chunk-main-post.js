@@ -3208,11 +3208,11 @@ function brokenByInit(input, c, error) {
       `Leave that database in place: the tests connect to it (create others with the databases input) ${removed}`
     );
   }
-  const stopped = ["ECONNREFUSED", "ECONNRESET", "EPIPE", "57P01", "57P02", "57P03"].includes(e.code ?? "") || /Connection terminated|timeout/i.test(e.message ?? "");
+  const stopped2 = ["ECONNREFUSED", "ECONNRESET", "EPIPE", "57P01", "57P02", "57P03"].includes(e.code ?? "") || /Connection terminated|timeout/i.test(e.message ?? "");
   return new InputError(
     input,
-    stopped ? `${after}, the server no longer answers at ${c.host}:${c.port}: ${message}; it was stopped or is restarting` : `${after}, the connection the outputs give fails: ${message}`,
-    stopped ? `Leave the server running (pg-tmpfs stops it at the end; restart it from init only with the same settings, and wait for it) ${removed}` : `Leave the server, its user, password and database as the outputs give them ${removed}`
+    stopped2 ? `${after}, the server no longer answers at ${c.host}:${c.port}: ${message}; it was stopped or is restarting` : `${after}, the connection the outputs give fails: ${message}`,
+    stopped2 ? `Leave the server running (pg-tmpfs stops it at the end; restart it from init only with the same settings, and wait for it) ${removed}` : `Leave the server, its user, password and database as the outputs give them ${removed}`
   );
 }
 
@@ -3335,6 +3335,7 @@ function formatSeconds(ms) {
 import { createHash as createHash3 } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { Writable } from "node:stream";
+import { setTimeout as sleep5 } from "node:timers/promises";
 import { join as join8 } from "node:path";
 
 // node_modules/@mongodb-js/saslprep/dist/.esm-wrapper.mjs
@@ -3914,6 +3915,15 @@ function readEntry(entry) {
   if (problem) throw new DamagedEntryError(dir, `${BASE_TAR} ${problem}`);
   return bytes;
 }
+var STOP_REPORT_MS = 1e4;
+async function stopped(containerId, execCode) {
+  const deadline = performance.now() + (execCode === 137 ? STOP_REPORT_MS : 0);
+  for (; ; ) {
+    if (!await isRunning(containerId)) return true;
+    if (performance.now() >= deadline) return false;
+    await sleep5(100);
+  }
+}
 async function restoreDocker(containerId, tar, config) {
   const { user, password, waitTimeoutMs: timeoutMs, tmpfsSize } = config;
   const sql = `ALTER ROLE "${user.replace(/"/g, '""')}" PASSWORD '${scramVerifier(password)}';`;
@@ -3959,7 +3969,7 @@ async function restoreDocker(containerId, tar, config) {
       "Raise tmpfs-size, or leave it empty"
     );
   }
-  if (!r.timedOut && r.code !== 3 && !await isRunning(containerId)) {
+  if (!r.timedOut && r.code !== 3 && await stopped(containerId, r.code)) {
     const log = await logsTail(containerId, LOG_TAIL_LINES);
     const fatal = log.split("\n").filter((l) => /FATAL|could not|invalid/i.test(l));
     throw new EntryNotStarted(`the container stopped: ${fatal.at(-1)?.trim() ?? said}`, log);
@@ -4026,13 +4036,13 @@ async function saveDocker(server, dest) {
 }
 
 // src/docker/stop.ts
-import { setTimeout as sleep5 } from "node:timers/promises";
+import { setTimeout as sleep6 } from "node:timers/promises";
 var ORPHAN_RUN_WAIT_MS = 6e4;
 async function stopDocker(handle) {
   const problems = [];
   const killed = handle.token ? await awaitProcessesWithArg(`${CONTAINER_LABEL}.run=${handle.token}`, ORPHAN_RUN_WAIT_MS) : false;
   for (let pass = 0; pass < (handle.containerId && !killed ? 1 : 2); pass++) {
-    if (pass > 0) await sleep5(1e3);
+    if (pass > 0) await sleep6(1e3);
     const swept = await removeMatching([`label=${CONTAINER_LABEL}.run=${handle.token}`]);
     problems.push(...swept.problems, ...swept.listError ? [swept.listError] : []);
   }
@@ -4511,7 +4521,7 @@ function keptIn(config) {
 import { spawn } from "node:child_process";
 import { chownSync, closeSync as closeSync3, existsSync as existsSync7, openSync as openSync3, readdirSync as readdirSync6, readFileSync as readFileSync11, rmdirSync as rmdirSync2, rmSync as rmSync6 } from "node:fs";
 import { basename as basename5, join as join15 } from "node:path";
-import { setTimeout as sleep7 } from "node:timers/promises";
+import { setTimeout as sleep8 } from "node:timers/promises";
 
 // src/native/run/tablespaces.ts
 import { isAbsolute as isAbsolute5, join as join12 } from "node:path";
@@ -4564,7 +4574,7 @@ import { randomBytes as randomBytes6 } from "node:crypto";
 import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync10, rmSync as rmSync5, writeFileSync as writeFileSync4 } from "node:fs";
 import { userInfo } from "node:os";
 import { join as join13 } from "node:path";
-import { setTimeout as sleep6 } from "node:timers/promises";
+import { setTimeout as sleep7 } from "node:timers/promises";
 function hasPeerSocket(platform = process.platform) {
   return platform !== "win32";
 }
@@ -4658,7 +4668,7 @@ async function waitForLauncher(pid, timeoutMs = LAUNCHER_WAIT_MS) {
   const deadline = Date.now() + timeoutMs;
   while (processAlive(pid)) {
     if (Date.now() > deadline) return [`pg_ctl (pid ${pid}) of a killed start still runs after ${timeoutMs / 1e3} s`];
-    await sleep6(50);
+    await sleep7(50);
   }
   return [];
 }
@@ -4666,18 +4676,18 @@ var BUSY_FOLDER_WAIT_MS = 6e4;
 async function removeBusyFolder(dir, stopServer, timeoutMs = BUSY_FOLDER_WAIT_MS) {
   const deadline = Date.now() + timeoutMs;
   for (; ; ) {
-    const stopped = await stopServer();
+    const stopped2 = await stopServer();
     try {
       rmSync5(dir, { recursive: true, force: true });
-      return stopped;
+      return stopped2;
     } catch (error) {
       const code = error.code ?? "";
       const why = error.message;
-      if (!["EBUSY", "EPERM", "ENOTEMPTY", "EACCES"].includes(code)) return [...stopped, `Could not remove ${dir}: ${why}`];
+      if (!["EBUSY", "EPERM", "ENOTEMPTY", "EACCES"].includes(code)) return [...stopped2, `Could not remove ${dir}: ${why}`];
       if (Date.now() > deadline) {
-        return [...stopped, `Could not remove ${dir} within ${timeoutMs / 1e3} s (${why}): a program still works in it`];
+        return [...stopped2, `Could not remove ${dir} within ${timeoutMs / 1e3} s (${why}): a program still works in it`];
       }
-      await sleep6(250);
+      await sleep7(250);
     }
   }
 }
@@ -4923,12 +4933,12 @@ async function stopPostmaster(handle) {
     }
     const ours = () => postmasterRunning(dataDir, pid) || startingPostgres(pid, dataDir);
     const deadline = Date.now() + IMMEDIATE_STOP_MS;
-    while (ours() && Date.now() < deadline) await sleep7(5);
+    while (ours() && Date.now() < deadline) await sleep8(5);
     if (ours()) {
       if (process.platform === "linux") problems.push(...await endProcessesIn(handle.runDir, 0));
       else process.kill(pid, "SIGKILL");
     }
-    for (let i = 0; i < 200 && processAlive(pid); i++) await sleep7(5);
+    for (let i = 0; i < 200 && processAlive(pid); i++) await sleep8(5);
   } catch (error) {
     problems.push(`Could not stop postgres (pid ${pid}): ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -5736,7 +5746,7 @@ async function snapshotNative(server, dest, bootstrap2 = null) {
     },
     SESSION_TIMEOUTS
   );
-  let stopped;
+  let stopped2;
   let segmentBytes;
   try {
     const facts = await session.query(
@@ -5759,14 +5769,14 @@ async function snapshotNative(server, dest, bootstrap2 = null) {
       throw new SetupError(`${server.dataDirectory} has no ${CONTROL_FILE}`, "See the server log");
     const rows = (await session.query(sql.stop)).rows;
     if (!rows[0]) throw new SetupError("the backup stop returned no row", "See the server log");
-    stopped = rows[0];
+    stopped2 = rows[0];
   } finally {
     await session.end().catch(() => void 0);
   }
-  copy.writeFile("backup_label", stopped.labelfile);
+  copy.writeFile("backup_label", stopped2.labelfile);
   if (bootstrap2) copy.writeFile(BOOTSTRAP_FILE, bootstrap2);
-  if (stopped.spcmapfile) copy.writeFile("tablespace_map", stopped.spcmapfile);
-  await copy.copyWal(walSegments(labelStartSegment(stopped.labelfile), stopped.last_wal, segmentBytes));
+  if (stopped2.spcmapfile) copy.writeFile("tablespace_map", stopped2.spcmapfile);
+  await copy.copyWal(walSegments(labelStartSegment(stopped2.labelfile), stopped2.last_wal, segmentBytes));
   return { ...copy.manifest, ...fingerprintWritten(dest, copy.manifest.files) };
 }
 async function saveNative(server, dest) {

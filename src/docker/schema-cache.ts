@@ -13,6 +13,7 @@
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { InputError, SetupError } from '../errors.js';
 import type { Config } from '../inputs.js';
@@ -82,6 +83,28 @@ export function readEntry(entry: StoreEntry): Buffer {
 }
 
 /**
+ * How long `stopped` waits for the engine to report a container stopped after the restore's exec
+ * was killed (exit code 137).
+ */
+const STOP_REPORT_MS = 10_000;
+
+/**
+ * True when the container no longer runs. The end of a container kills its execs (exit code 137),
+ * and the engine may answer the exec's end before it has handled the container's own (seen on a
+ * loaded machine: the restore's exec killed when the server did not start from the entry, the
+ * container still reported running): after a 137 it is asked again every 100 ms, for
+ * STOP_REPORT_MS at most; after any other exit code once.
+ */
+async function stopped(containerId: string, execCode: number | null): Promise<boolean> {
+  const deadline = performance.now() + (execCode === 137 ? STOP_REPORT_MS : 0);
+  for (;;) {
+    if (!(await isRunning(containerId))) return true;
+    if (performance.now() >= deadline) return false;
+    await sleep(100);
+  }
+}
+
+/**
  * Writes a checked entry's tar (readEntry) to `tar -x` in the container, into PGDATA, makes
  * RESTORED_MARKER so that the container's wrapper runs the image's entrypoint, and then, in the
  * same `docker exec`, sets this run's password over the container's Unix socket (the official
@@ -145,7 +168,7 @@ export async function restoreDocker(
       'Raise tmpfs-size, or leave it empty',
     );
   }
-  if (!r.timedOut && r.code !== 3 && !(await isRunning(containerId))) {
+  if (!r.timedOut && r.code !== 3 && (await stopped(containerId, r.code))) {
     // The tar went in; the server started from it, then the container stopped.
     const log = await logsTail(containerId, LOG_TAIL_LINES);
     const fatal = log.split('\n').filter((l) => /FATAL|could not|invalid/i.test(l));

@@ -1,7 +1,7 @@
 /**
  * The pool (issue #37) under hostile use, in native mode through dist/cli.js (one server per
  * describe, removed in afterAll): many takers at once, a taker killed holding a copy or waiting
- * for one, give-backs of names not taken, an empty pool. pool-faults.test.ts has the rest.
+ * for one, give-backs of names not taken, an empty pool. pool-faults-{native,docker}.test.ts have the rest.
  */
 import { existsSync, rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';

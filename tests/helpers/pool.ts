@@ -147,3 +147,22 @@ export function psql(uri: string, sql: string[]): { child: ChildProcess; lines: 
   child.stdout?.on('data', (c: Buffer) => lines.push(...c.toString('utf8').split('\n').filter(Boolean)));
   return { child, lines };
 }
+
+/**
+ * For a describe of bad input (pool-faults-{native,docker}.test.ts): a leftover snapshot taken in
+ * its beforeAll, and `down` of the instances `names` in its afterAll (a row that wrongly started
+ * one). Read the snapshot inside tests only.
+ */
+export function badInputLeftovers(names: string[]): () => ReturnType<typeof leftoverSnapshot> {
+  let leftovers: ReturnType<typeof leftoverSnapshot> | undefined;
+  beforeAll(() => {
+    leftovers = leftoverSnapshot();
+  });
+  afterAll(() => {
+    for (const name of names) cli(['down', '--name', name]);
+  });
+  return () => {
+    if (!leftovers) throw new Error('badInputLeftovers: read before its beforeAll ran');
+    return leftovers;
+  };
+}

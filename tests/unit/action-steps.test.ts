@@ -1,7 +1,7 @@
 /**
  * The action's main and post steps through their exported functions, with the runner's files
  * (inputs in; outputs, state, env and annotations out). Paths that need no server; the ones that
- * start one are in tests/e2e/action-steps.test.ts.
+ * start one are in tests/e2e/action-steps-{native,docker}.test.ts.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

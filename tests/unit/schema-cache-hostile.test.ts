@@ -1,6 +1,6 @@
 /**
  * Issue #35's schema-cache cases that pure logic decides (the servers are in
- * tests/e2e/hostile-cache.test.ts): the warning of a cluster whose configuration files init
+ * tests/e2e/hostile-schema-cache-{native,docker}.test.ts): the warning of a cluster whose configuration files init
  * changed, initdb's full RAM folder named as tmpfs-size, the restore's empty postgresql.auto.conf,
  * this run's pg_hba.conf on the command line, and the tablespace folders a run's server made
  * outside its data directory (real files in a temporary folder).

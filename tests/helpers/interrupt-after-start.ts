@@ -1,10 +1,8 @@
 /**
- * A signal after the start returned, while the action's main step publishes the server (its
- * outputs, the job summary). GITHUB_OUTPUT is made a FIFO, so the step blocks opening it until the
- * test opens the other end: the signal lands in that window every time, not by chance. Found by
- * CI: 'native: SIGINT during verification' (then in interrupt.test.ts, now
- * interrupt-action-native.test.ts) once landed there, and the step died of the signal (no handler
- * was left), leaving postgres to the post step.
+ * What the after-start interrupt files share (tests/e2e/interrupt-after-start-native.test.ts and
+ * interrupt-after-start-docker.test.ts): the action's main step from dist/ with GITHUB_OUTPUT made
+ * a FIFO, so that the step blocks opening it until the test opens the other end and a SIGINT lands
+ * in that window every time, and the test itself, defined per mode.
  */
 import { spawn, spawnSync, execFileSync, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -12,16 +10,11 @@ import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { leftoverSnapshot, NATIVE_MAJOR, requireImages, ROOT, TEST_IMAGES } from '../helpers/infra.js';
-import { jobFiles } from '../helpers/runner-env.js';
+import { leftoverSnapshot, NATIVE_MAJOR, requireImages, ROOT, TEST_IMAGES } from './infra.js';
+import { jobFiles } from './runner-env.js';
 
 const MAIN = join(ROOT, 'dist', 'main.js');
 const POST = join(ROOT, 'dist', 'post.js');
-const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-after-start-'));
-
-afterAll(() => {
-  rmSync(work, { recursive: true, force: true });
-});
 
 /** The kernel function a process sleeps in (/proc/PID/wchan): `wait_for_partner` while it opens a FIFO no one reads. */
 function wchan(pid: number): string {
@@ -39,13 +32,20 @@ function exitCode(child: ChildProcess): Promise<number> {
   );
 }
 
-describe('action main step: a signal after the start returned, while the outputs are written', () => {
-  it.each([
-    ['native', { mode: 'native', 'postgres-version': NATIVE_MAJOR }],
-    ['docker', { mode: 'docker', image: TEST_IMAGES[18] }],
-  ] as const)(
-    '%s: SIGINT then: the main step still removes the server and exits 130; the post step finds nothing',
-    async (mode, inputs) => {
+/**
+ * The test of the file: the main step in `mode`, SIGINT while it blocks opening GITHUB_OUTPUT; it
+ * must still remove the server and exit 130, and the post step must find nothing.
+ */
+export function defineAfterStartTest(mode: 'native' | 'docker'): void {
+  // The file's scratch folder: the job folders, the post step's output file.
+  const work = mkdtempSync(join(tmpdir(), 'pg-tmpfs-after-start-'));
+  afterAll(() => {
+    rmSync(work, { recursive: true, force: true });
+  });
+  const inputs: Record<string, string> =
+    mode === 'native' ? { mode: 'native', 'postgres-version': NATIVE_MAJOR } : { mode: 'docker', image: TEST_IMAGES[18] };
+  describe('action main step: a signal after the start returned, while the outputs are written', () => {
+    it(`${mode}: SIGINT then: the main step still removes the server and exits 130; the post step finds nothing`, async () => {
       if (mode === 'docker') requireImages();
       const job = jobFiles(mkdtempSync(join(work, 'job-')), { ...inputs, port: '0', 'container-name': `pg-tmpfs-after-${mode}` });
       const fifo = job.env.GITHUB_OUTPUT as string;
@@ -89,6 +89,6 @@ describe('action main step: a signal after the start returned, while the outputs
           timeout: 120_000,
         });
       }
-    },
-  );
-});
+    });
+  });
+}

@@ -1,11 +1,14 @@
 /**
- * The pool (issue #37) under faults: a template changed or held open after the pool filled, a
- * killed keeper, bad input leaving nothing, and take / give-back in Docker mode.
+ * The pool (issue #37) under faults, native mode: a template changed or held open after the pool
+ * filled, a killed keeper, and bad input leaving nothing. Docker mode's (a pool its tmpfs cannot
+ * hold, take / give-back) are in pool-faults-docker.test.ts; what both share in
+ * tests/helpers/pool.ts.
  */
 import { existsSync, readdirSync, rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { leftoverSnapshot, requireImages, NATIVE_MAJOR, TEST_IMAGES } from '../helpers/infra.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { NATIVE_MAJOR } from '../helpers/infra.js';
 import {
+  badInputLeftovers,
   cli,
   connect,
   env,
@@ -20,7 +23,6 @@ import {
   poolServer,
   withClient,
   work,
-  type UpJson,
 } from '../helpers/pool.js';
 
 afterAll(() => {
@@ -119,13 +121,7 @@ describe('pool: a killed keeper', () => {
 });
 
 describe('pool: bad input leaves nothing', () => {
-  let leftovers: ReturnType<typeof leftoverSnapshot>;
-  beforeAll(() => {
-    leftovers = leftoverSnapshot();
-  });
-  afterAll(() => {
-    for (const name of ['notemplate', 'toomany', 'toobig']) cli(['down', '--name', name]);
-  });
+  const leftovers = badInputLeftovers(['notemplate', 'toomany']);
   const state = () => (existsSync(env.PG_TMPFS_STATE_DIR) ? readdirSync(env.PG_TMPFS_STATE_DIR) : []);
 
   it('a pool without --template is refused before anything starts, naming pool and template', () => {
@@ -136,7 +132,7 @@ describe('pool: bad input leaves nothing', () => {
     expect(r.stderr).toMatch(/--pool: is 2, and the template input is false/);
     expect(r.stderr).toContain('template: true');
     expect(state()).toEqual(before);
-    expect(leftovers.added()).toEqual([]);
+    expect(leftovers().added()).toEqual([]);
   });
 
   it('a pool larger than max_connections leaves room for is refused, naming pool and max_connections', () => {
@@ -145,66 +141,6 @@ describe('pool: bad input leaves nothing', () => {
     expect(r.status).not.toBe(0);
     expect(r.stderr).toMatch(/--pool: is 8, more copies than tests can connect to at once: max_connections leaves 7 connections/);
     expect(JSON.parse(cli(['status']).stdout)).toEqual([]);
-    expect(leftovers.added()).toEqual([]);
-  });
-
-  it('Docker mode: a pool the tmpfs cannot hold is refused, naming tmpfs-size; no container is left', () => {
-    requireImages();
-    const r = cli(
-      ['up', '--mode', 'docker', '--image', TEST_IMAGES[18], '--name', 'toobig', '--database', 'app', '--template'].concat([
-        '--init',
-        initFile,
-        '--pool',
-        '9',
-        '--tmpfs-size',
-        '64m',
-      ]),
-    );
-    expect(r.status).not.toBe(0);
-    expect(r.stderr).toMatch(/--pool: is 9: .* PGDATA's tmpfs has [\d.]+ MB free/);
-    expect(r.stderr).toContain('tmpfs-size');
-    expect(leftovers.added()).toEqual([]); // containers included (leftoverSnapshot)
-  });
-});
-
-describe('pool: Docker mode', () => {
-  let s: UpJson;
-  // A diff, not "no containers at all": the engine is shared with whatever else runs on the machine.
-  let leftovers: ReturnType<typeof leftoverSnapshot>;
-  beforeAll(() => {
-    requireImages();
-    leftovers = leftoverSnapshot();
-    const r = cli(
-      ['up', '--mode', 'docker', '--image', TEST_IMAGES[18], '--name', 'docker', '--database', 'app', '--template'].concat([
-        '--init',
-        initFile,
-        '--pool',
-        '2',
-        '--json',
-      ]),
-    );
-    expect(r.status, r.stderr).toBe(0);
-    s = JSON.parse(r.stdout) as UpJson;
-  });
-  afterAll(() => {
-    cli(['down', '--name', 'docker']);
-  });
-
-  it('db take hands out a fresh copy of the template, db give-back returns it and the keeper drops it', async () => {
-    expect(s.pool.size).toBe(2);
-    const names: string[] = [];
-    for (let i = 0; i < 3; i++) {
-      const r = cli(['db', 'take', '--name', 'docker', '--json']);
-      expect(r.status, r.stderr).toBe(0);
-      const taken = JSON.parse(r.stdout) as { database: string; uri: string };
-      const t = await withClient(taken.uri, taken.database, async (c) => (await c.query('SELECT id FROM t')).rows);
-      expect(t).toEqual([{ id: 1 }]);
-      expect(cli(['db', 'give-back', taken.database, '--name', 'docker']).status).toBe(0);
-      names.push(taken.database);
-    }
-    expect(new Set(names).size).toBe(3);
-    expect(await until(async () => (await poolDatabases(s.connectionUri)).every((n) => !names.includes(n)))).toBe(true);
-    expect(cli(['down', '--name', 'docker']).status).toBe(0);
-    expect(leftovers.added()).toEqual([]);
+    expect(leftovers().added()).toEqual([]);
   });
 });

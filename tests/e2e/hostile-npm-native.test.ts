@@ -4,6 +4,8 @@
  * 1, names the input at fault or the setup error's key phrase, and leaves nothing behind. The
  * builds come from a registry of the test's own on 127.0.0.1 (it answers from this process's
  * event loop, which the in-process CLI leaves free), told to refuse, stall or tamper per row.
+ * Native mode only (builds from npm are native mode's; the Docker-mode and mode-auto rows fail
+ * before a container starts, or find no Docker at all), so the file is in the native lane.
  */
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';

@@ -1,71 +1,24 @@
 /**
- * Issue #35 (third hostile sweep), through the CLI in-process (runCli): database names over 63
- * bytes in `db` commands, `down` on a record that names a folder pg-tmpfs did not make, settings
- * another input or the project owns, settings the server refuses together, a full state folder,
- * Docker-mode settings too long to pass, and many parallel `db create` on a small max_connections.
- * Every row fails with the input named and leaves nothing (tests/helpers/hostile-rows.ts).
+ * Issue #35 (third hostile sweep), native mode, through the CLI in-process (runCli): settings the
+ * server refuses together, a full state folder, `down` on a record that names a folder pg-tmpfs did
+ * not make, database names over 63 bytes in `db` commands, and many parallel `db create` on a
+ * small max_connections. Every row fails with the input named and leaves nothing
+ * (tests/helpers/hostile-rows.ts). Docker mode's rows, and the settings refused before anything
+ * starts (both modes), are in hostile-names-docker.test.ts; what both share in
+ * tests/helpers/hostile-names.ts.
  */
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { leftoverSnapshot, requireImages } from '../helpers/infra.js';
-import { cleanupCase, cli, IMAGE, NAME, newCase, plantRecord, runRow, stateEntries, type Row } from '../helpers/hostile-rows.js';
+import { leftoverSnapshot } from '../helpers/infra.js';
+import { defineRefusedTogetherTests, SHORT } from '../helpers/hostile-names.js';
+import { cleanupCase, cli, NAME, newCase, plantRecord, stateEntries } from '../helpers/hostile-rows.js';
 
 afterEach(cleanupCase);
-beforeAll(requireImages);
 
-const MODES = [
-  { mode: 'native', args: ['--mode', 'native'] },
-  // The image is local: a row that wrongly passed validation would start it, never pull.
-  { mode: 'docker', args: ['--mode', 'docker', '--image', IMAGE] },
-];
-
-/** A bounded wait: a row that wrongly starts fails in seconds, not after the default wait-timeout. */
-const SHORT = ['--wait-timeout', '20'];
-
-describe('#35: settings another input or pg-tmpfs owns are refused before anything starts', () => {
-  describe.each(MODES)('$mode mode', ({ args }) => {
-    it.each<Row>(
-      [
-        'port=5999',
-        'PORT=5999',
-        'listen_addresses=127.0.0.1',
-        'unix_socket_directories=/tmp',
-        'data_directory=/tmp',
-        'hba_file=/tmp/pg-tmpfs-trust.conf',
-        'ident_file=/tmp/pg-tmpfs-ident.conf',
-        'config_file=/tmp/pg-tmpfs.conf',
-      ].map((setting) => ({ title: setting, argv: [...SHORT, '--setting', setting], input: '--settings' })),
-    )('$title', (row) => runRow(row, args), 60_000);
-  });
-});
-
-describe('#35: settings the server refuses together name settings (from its log)', () => {
-  it.each(MODES)(
-    'max_connections=1 ($mode mode)',
-    ({ args }) =>
-      runRow({ title: 'max_connections=1', argv: [...SHORT, '--setting', 'max_connections=1'], input: '--settings' }, args),
-    90_000,
-  );
-});
-
-describe('#35: Docker mode refuses settings too long to pass to the image', () => {
-  it(
-    'a 100 KB search_path names settings',
-    () =>
-      runRow(
-        {
-          title: '100 KB search_path',
-          argv: [...SHORT, '--setting', `search_path=${'s,'.repeat(50_000)}public`],
-          input: '--settings',
-        },
-        ['--mode', 'docker', '--image', IMAGE],
-      ),
-    90_000,
-  );
-});
+defineRefusedTogetherTests('native');
 
 describe('#35: a full state folder names the record and PG_TMPFS_STATE_DIR', () => {
   it('a state folder on a 4 KiB tmpfs: the record is made, its first rewrite fails; nothing is left', async () => {
