@@ -3,7 +3,7 @@
  * servers: native mode on the installed binaries, Docker mode on the local test image. Inputs
  * go in as INPUT_*; the outputs, exported env, job summary and the handle in GITHUB_STATE come
  * out; the post step, given that state, leaves nothing behind. act runs the same steps from
- * dist/ in tests/e2e/action.test.ts.
+ * dist/ in tests/e2e/action-docker.test.ts and action-native.test.ts.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
