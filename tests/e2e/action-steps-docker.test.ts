@@ -4,7 +4,7 @@
  * handle in GITHUB_STATE; the post step, given that state, leaves nothing behind, and warns (and
  * still removes it) when the container died. Native mode's test is in
  * action-steps-native.test.ts, what both share in tests/helpers/action-steps.ts; act runs the same
- * steps from dist/ in tests/e2e/action.test.ts.
+ * steps from dist/ in tests/e2e/action-docker.test.ts.
  */
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';

@@ -4,7 +4,7 @@
  * exported env, job summary and the handle in GITHUB_STATE come out; the post step, given that
  * state, leaves nothing behind. Docker mode's tests are in action-steps-docker.test.ts, what both
  * share in tests/helpers/action-steps.ts; act runs the same steps from dist/ in
- * tests/e2e/action.test.ts.
+ * tests/e2e/action-native.test.ts.
  */
 import { defineMainPostTests } from '../helpers/action-steps.js';
 

@@ -1,8 +1,9 @@
 /**
- * What the background-start files (tests/e2e/background-{action,cli}.test.ts, issue #12) share:
- * the bundled entries, the file's work folder and initdb cache, a snapshot that also sees
- * background starts, a registry on 127.0.0.1 to pull from (started in beforeAll), the action's
- * step processes, and queries.
+ * What the background-start files (tests/e2e/background-{action,cli}-{docker,native}.test.ts,
+ * issue #12) share: the bundled entries, the file's work folder and initdb cache, a snapshot that
+ * also sees background starts (of this file's lane), a registry on 127.0.0.1 to pull from (started
+ * in beforeAll, Docker mode's files), the action's step processes, and queries. The tests both
+ * modes run are in background-action.ts and background-cli.ts.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { BACKGROUND_FLAG } from '../../src/background.js';
-import { leftoverSnapshot, liveProcesses, requireImages, ROOT, TEST_IMAGES } from './infra.js';
+import { leftoverSnapshot, liveProcesses, ofOurLane, requireImages, ROOT, TEST_IMAGES } from './infra.js';
 import { pushProbeImage, startRegistry, type Registry } from './registry.js';
 import { runStepProcess } from './runner-env.js';
 
@@ -26,10 +27,17 @@ export const cacheDir = join(work, 'cache');
 /** The file's registry (set in beforeAll). */
 export const bg: { registry: Registry | null } = { registry: null };
 
-/** PIDs of live background starts (their command line carries the flag). */
+/**
+ * PIDs of live background starts (their command line carries the flag) of this file's lane
+ * (ofOurLane: a background start inherits PG_TMPFS_TEST_LANE from the step, CLI or act run that
+ * launched it), so that the other lane's, running at the same time, do not count.
+ */
 export function backgroundProcesses(): string[] {
-  return liveProcesses((argv) => argv.includes(BACKGROUND_FLAG)).map((p) => `background ${p.pid}`);
+  return liveProcesses((argv, pid) => argv.includes(BACKGROUND_FLAG) && ofOurLane(pid)).map((p) => `background ${p.pid}`);
 }
+
+/** A mode of the background starts: each file runs one. */
+export type BackgroundMode = 'docker' | 'native';
 
 /** leftoverSnapshot() plus background processes. */
 export function snapshot(): { added: () => string[] } {
@@ -38,9 +46,13 @@ export function snapshot(): { added: () => string[] } {
   return { added: () => [...base.added(), ...backgroundProcesses().filter((p) => !before.has(p))] };
 }
 
-/** Registers beforeAll (the images checked, the registry started) and afterAll (the registry stopped, the work folder removed). */
-export function useBackgroundSetup(): void {
+/**
+ * Registers beforeAll (in Docker mode: the images checked, the registry started) and afterAll
+ * (the registry stopped, the work folder removed).
+ */
+export function useBackgroundSetup(mode: BackgroundMode): void {
   beforeAll(async () => {
+    if (mode !== 'docker') return;
     requireImages();
     bg.registry = await startRegistry();
   });

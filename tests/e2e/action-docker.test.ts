@@ -1,12 +1,12 @@
 /**
- * The action end to end, as a GitHub runner runs it: .github/workflows/e2e.yml through act on
- * the real Docker engine, on PostgreSQL 15, 17 and 18 (both PGDATA layouts of the official image),
- * then a check that nothing is left behind.
+ * The action end to end in Docker mode, as a GitHub runner runs it: .github/workflows/e2e.yml
+ * through act on the real Docker engine, on PostgreSQL 15, 17 and 18 (both PGDATA layouts of the
+ * official image), a container job on a bridge network, and bad input, each followed by a check
+ * that nothing is left behind. Native mode through act is in action-native.test.ts.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   leftoverSnapshot,
-  NATIVE_MAJOR,
   officialPgdata,
   requireImages,
   runAct,
@@ -51,22 +51,7 @@ describe('action through act', () => {
     expect(leftovers.added()).toEqual([]);
   });
 
-  it('native mode: fills the initdb cache, then uses it; the post step removes both servers', () => {
-    const r = runAct('.github/workflows/e2e.yml', ['-j', 'native-mode', '--var', `PG_TMPFS_NATIVE_VERSION=${NATIVE_MAJOR}`]);
-    showLines(r.log, /e2e-check|initdb cache|Answered a query/);
-    expect(r.status, r.log.slice(-6000)).toBe(0);
-    expect(r.log).toContain('e2e-check native: ok');
-    // The init command printed the password as quote_plus, quote and in DATABASE_URL: all masked (#26).
-    expect(r.log).toMatch(/init-command forms: \*\*\* \*\*\* postgresql:\/\/app_user:\*\*\*@/);
-    for (const form of ['p@ss:w/rd?#%&= x', 'p%40ss%3Aw%2Frd%3F%23%25%26%3D+x', 'p%40ss%3Aw/rd%3F%23%25%26%3D%20x']) {
-      expect(r.log).not.toContain(form);
-    }
-    expect(r.log).toMatch(/initdb cache miss: ran initdb --nosync/);
-    expect(r.log).toMatch(/initdb cache hit:/);
-    expect(r.log.match(/Stopped PostgreSQL \(pid \d+\) and removed/g)).toHaveLength(2);
-    expect(leftovers.added()).toEqual([]);
-  });
-
+  // A bad port fails before any start; the missing image is a Docker-mode start that cannot pull.
   it('fails bad input and an image that cannot be had, leaving no container', () => {
     const r = runAct('.github/workflows/e2e.yml', ['-j', 'bad-input']);
     expect(r.status, r.log.slice(-6000)).toBe(0);
