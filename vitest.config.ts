@@ -9,17 +9,18 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * everything it starts:
  * - Docker: servers only in containers (Docker mode, act job containers, gitlab-ci-local,
  *   woodpecker, native mode inside a container); nothing on the host but a keeper of a pool
- *   started by the CLI (which carries its lane);
+ *   started by the CLI or through act (act on the host passes its environment, the lane too);
  * - native: servers only as host processes (and containers with no server of ours, or with a
  *   native-mode server inside: act job containers, `docker run` of a test image);
  * - either: files that start no server (workflow-lint, npm-registry), placed to balance the lanes;
- * - isolated (ISOLATED): files that start both but are kept out of the others' sight: in
- *   namespaces of their own, with names the others' checks pass over;
- * - solo: both (or a pool keeper started through act, which does not carry the lane).
+ * - isolated (ISOLATED): files kept out of the others' sight, in namespaces of their own (with
+ *   their own /dev/shm and TMPDIR; the benchmark's containers carry names the others pass over);
+ * - solo: both modes in one test (init's act jobs).
  * A file named `*-docker.test.ts` or `*-native.test.ts` is in that lane without a list: split a
  * mixed file by mode under such names (it must then start only what its name says).
  */
 const DOCKER_LANE = [
+  'action-pool',
   'docker-cli',
   'engine29',
   'engine29-pull',
@@ -92,8 +93,8 @@ export default defineConfig({
       { test: { name: 'unit', include: ['tests/unit/**/*.test.ts'] } },
       // The benchmark's own code (its reports, results, undo list): pure logic, fast like unit.
       { test: { name: 'bench', include: ['bench/tests/**/*.test.ts'] } },
-      lane('e2e-docker', 'docker', files(DOCKER_LANE, 'docker')),
-      lane('e2e-native', 'native', files(NATIVE_LANE, 'native')),
+      lane('e2e-docker', 'docker', files(DOCKER_LANE, 'docker'), ISOLATED),
+      lane('e2e-native', 'native', files(NATIVE_LANE, 'native'), ISOLATED),
       lane('e2e-isolated', 'isolated', ISOLATED),
       lane(
         'e2e-solo',

@@ -65,7 +65,8 @@ export function inOurPidNamespace(pid: number | string): boolean {
  * True when process `pid` counts in this lane's checks, by the PG_TMPFS_TEST_LANE its environment
  * inherited from the file that started it (as the pool's keeper inherits its start's): in the
  * Docker lane only the Docker lane's; in the native lane all but the Docker lane's (a process
- * started through act, whose environment carries no lane, counts there); outside the lanes, all.
+ * started through act carries the lane: act on the host passes its environment to the steps; one
+ * that carries none counts there); outside the lanes, all.
  * An environment that cannot be read names no lane.
  */
 export function ofOurLane(pid: number | string): boolean {

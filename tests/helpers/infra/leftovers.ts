@@ -103,9 +103,15 @@ export function nativeLeftovers(): string[] {
  * The tests' one walk of /proc: live processes (zombies and this one excluded) whose command line
  * `match` accepts (src/processes.ts findProcesses, which the product uses to find what a killed start
  * left). `match` may read more of /proc/<pid>/ and throw when it cannot: that process is skipped.
+ * While the lanes run (lane.ts), only this lane's: in this PID namespace (not the isolated lane's,
+ * not a container's) and of its lane by PG_TMPFS_TEST_LANE (ofOurLane).
  */
 export function liveProcesses(match: (argv: string[], pid: number) => boolean): ProcessInfo[] {
-  return findProcesses((pid) => match(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean), pid));
+  return findProcesses(
+    (pid) =>
+      (!lanesRun() || (inOurPidNamespace(pid) && ofOurLane(pid))) &&
+      match(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean), pid),
+  );
 }
 
 /**
