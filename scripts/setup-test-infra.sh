@@ -129,13 +129,14 @@ command -v ip >/dev/null 2>&1 || apt_install iproute2
 go_tool act github.com/nektos/act "$ACT_VERSION"
 
 # --- 4. gitlab-ci-local and its helper image -----------------------------------------------------
-# Installed from its own lock file into the test cache, in a folder named by the lock's hash
-# (tests/helpers/gitlab-ci-local.ts computes the same), through npm's own configuration (registry,
-# proxy, .npmrc). Built in a temporary folder and renamed into place, so a killed install leaves no
-# half-built tool; other versions' folders are removed.
+# Installed from its own lock file into the test cache, in a folder named by the lock's hash and
+# this Node's ABI and arch (tests/helpers/gitlab-ci-local.ts computes the same), through npm's own
+# configuration (registry, proxy, .npmrc). Built in a temporary folder and renamed into place once
+# it runs, so a killed install leaves no half-built tool; other versions' folders are removed.
 gcl_root=${PG_TMPFS_TEST_CACHE:-$HOME/.cache/pg-tmpfs-test}/gitlab-ci-local
 gcl_lock=$here/tests/tools/gitlab-ci-local/package-lock.json
-gcl_dir=$gcl_root/$(sha256sum "$gcl_lock" | cut -c1-16)
+# re2 is compiled for this Node's ABI and this machine's arch: both name the folder too.
+gcl_dir=$gcl_root/$(sha256sum "$gcl_lock" | cut -c1-16)-node$(node -p process.versions.modules)-$(node -p process.arch)
 if [ -x "$gcl_dir/node_modules/.bin/gitlab-ci-local" ]; then
   log "gitlab-ci-local present ($gcl_dir): skipping"
 else
@@ -145,7 +146,9 @@ else
   gcl_tmp=$(mktemp -d "$gcl_root/.installing-XXXXXX")
   cp "$here/tests/tools/gitlab-ci-local/package.json" "$gcl_lock" "$gcl_tmp/"
   (cd "$gcl_tmp" && timeout 1200 npm ci --no-audit --no-fund --loglevel=error)
-  mv "$gcl_tmp" "$gcl_dir"
+  # It must run (re2 built: an .npmrc with ignore-scripts would leave it out) before it is put in place.
+  timeout 60 "$gcl_tmp/node_modules/.bin/gitlab-ci-local" --version >/dev/null
+  mv -T "$gcl_tmp" "$gcl_dir"
 fi
 if ! docker image inspect docker.io/firecow/gitlab-ci-local-util:latest >/dev/null 2>&1; then
   log "tagging a local bash image as gitlab-ci-local's helper image"

@@ -14,7 +14,7 @@
  * the merge failed, else 0.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { clearTimeout, setTimeout } from 'node:timers';
@@ -131,30 +131,36 @@ mkdirSync(blobs, { recursive: true });
 const started = Date.now();
 /**
  * Whether the isolated lane can run in namespaces of its own: as root, where `unshare` makes a PID,
- * IPC and mount namespace (10 s deadline). Else its files run alone after the solo lane.
+ * IPC and mount namespace with a tmpfs on its /dev/shm (10 s deadline). Else its files run alone
+ * after the solo lane.
  */
 function canIsolate() {
   if (process.getuid?.() !== 0) return false;
-  const r = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', '--ipc', 'true'], { stdio: 'ignore', timeout: 10_000 });
+  const r = spawnSync(
+    'unshare',
+    ['--pid', '--fork', '--mount-proc', '--ipc', 'sh', '-c', 'mount -t tmpfs -o mode=1777 shm /dev/shm'],
+    {
+      stdio: 'ignore',
+      timeout: 10_000,
+    },
+  );
   return r.status === 0;
 }
 
-/** The isolated lane's temporary folder (TMPDIR): on disk, where Docker's bind mounts reach, apart from /tmp's names. */
-const isolatedTmp = join(tmpdir(), 'pg-tmpfs-lane-isolated');
-
 /**
  * The isolated lane's vitest in a PID, IPC and mount namespace of its own (/proc mounted for it),
- * with a /dev/shm of its own (a fresh tmpfs) and its own TMPDIR, under `sh` as the namespace's
- * first process, which reaps the processes left to it (a daemon's parent that exited) as init
- * would. Its processes, SysV segments, POSIX shared memory, run folders and mounts are then out
- * of the other lanes' sight (tests/helpers/infra/lane.ts); Docker and the network stay shared.
+ * with a /dev/shm of its own (a fresh tmpfs) and its own TMPDIR (a new folder on disk, where
+ * Docker's bind mounts reach), under `sh` as the namespace's first process, which reaps the
+ * processes left to it (a daemon's parent that exited) as init would. Its processes, SysV
+ * segments, POSIX shared memory, run folders and mounts are then out of the other lanes' sight
+ * (tests/helpers/infra/lane.ts); Docker and the network stay shared. Afterwards the benchmark's
+ * containers (`pgtbench-*`) are removed on both engines, in case the lane was ended at its deadline.
  */
-function runIsolatedLane() {
-  rmSync(isolatedTmp, { recursive: true, force: true });
-  mkdirSync(isolatedTmp, { recursive: true });
+async function runIsolatedLane() {
+  const tmp = mkdtempSync(join(tmpdir(), 'pg-tmpfs-lane-isolated-'));
   const args = [vitest, 'run', '--project', 'e2e-isolated', '--passWithNoTests', '--reporter=default', '--reporter=blob'];
   args.push(`--outputFile.blob=${join(blobs, 'isolated.json')}`, ...laneArgs);
-  const done = runCommand(
+  const result = await runCommand(
     'isolated',
     'unshare',
     [
@@ -168,9 +174,28 @@ function runIsolatedLane() {
       process.execPath,
       ...args,
     ],
-    { ...process.env, TMPDIR: isolatedTmp },
+    { ...process.env, TMPDIR: tmp },
   );
-  return done.then((r) => (rmSync(isolatedTmp, { recursive: true, force: true }), r));
+  try {
+    rmSync(tmp, { recursive: true, force: true });
+  } catch (error) {
+    console.error(`[isolated] could not remove ${tmp}: ${error.message}`);
+  }
+  // The second engine where testkit/engines.ts says it is.
+  const engine29 = process.env.PG_TMPFS_ENGINE29_HOST || 'unix:///run/pg-tmpfs-engine29/docker.sock';
+  for (const host of [process.env.DOCKER_HOST, engine29]) {
+    const env = { ...process.env, ...(host ? { DOCKER_HOST: host } : {}) };
+    const ids = (
+      spawnSync('docker', ['ps', '-aq', '--filter', 'name=pgtbench-'], { encoding: 'utf8', env, timeout: 60_000 }).stdout ?? ''
+    )
+      .split('\n')
+      .filter(Boolean);
+    if (ids.length) {
+      console.error(`[isolated] removing ${ids.length} benchmark container(s) left on ${host ?? 'the default engine'}`);
+      spawnSync('docker', ['rm', '-f', '-v', ...ids], { stdio: 'ignore', env, timeout: 120_000 });
+    }
+  }
+  return result;
 }
 
 // At the same time: the Docker lane, the native lane, the isolated lane (when it can be isolated),

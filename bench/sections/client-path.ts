@@ -21,8 +21,11 @@ export async function runClientPath(ctx: Context): Promise<void> {
   const layout = await imageLayout(image);
   const containers: DockerServer[] = [];
   try {
-    // A: the action's flags (published port), plus the socket folder bind-mounted to the host.
-    const sockDir = mkdtempSync(join(ctx.shmWork, 'socket-'));
+    // A: the action's flags (published port), plus the socket folder bind-mounted to the host. The
+    // folder is on disk (a socket's traffic never touches it): the daemon resolves a bind mount's
+    // path in its own mount namespace, where a /dev/shm of the run's own (the isolated test lane's)
+    // is not the same folder.
+    const sockDir = mkdtempSync(join(ctx.diskWork, 'socket-'));
     chmodSync(sockDir, 0o777);
     const a = await startDockerServer(ctx, {
       name: `${ctx.prefix}-path-bridge`,

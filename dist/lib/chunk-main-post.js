@@ -3917,10 +3917,13 @@ function readEntry(entry) {
 }
 var STOP_REPORT_MS = 1e4;
 async function stopped(containerId, execCode) {
-  const deadline = performance.now() + (execCode === 137 ? STOP_REPORT_MS : 0);
+  if (execCode !== 137) return !await isRunning(containerId);
+  const deadline = performance.now() + STOP_REPORT_MS;
   for (; ; ) {
-    if (!await isRunning(containerId)) return true;
-    if (performance.now() >= deadline) return false;
+    const r = await docker(["container", "inspect", "--format", "{{.State.Running}}", containerId]);
+    if (r.exitCode === 0 && r.stdout.trim() === "false") return true;
+    if (r.exitCode !== 0 && /No such (container|object)/i.test(r.stderr)) return true;
+    if (performance.now() >= deadline) return !(r.exitCode === 0 && r.stdout.trim() === "true");
     await sleep5(100);
   }
 }

@@ -21,7 +21,7 @@ import { readProblem, sha256, withFile, type Manifest, DamagedEntryError } from 
 import { scramVerifier } from '../scram.js';
 import { run, tail } from '../proc.js';
 import { LOG_TAIL_LINES, type DockerServer } from '../server.js';
-import { isRunning, logsTail } from './engine.js';
+import { docker, isRunning, logsTail } from './engine.js';
 import type { ImageConfig } from './image.js';
 import { initdbArgsEnv, RESTORE_TIMEOUT_MS, RESTORED_MARKER } from './run-plan.js';
 import { noManifest, type ServerIdentity } from '../schema-cache/key.js';
@@ -93,13 +93,17 @@ const STOP_REPORT_MS = 10_000;
  * and the engine may answer the exec's end before it has handled the container's own (seen on a
  * loaded machine: the restore's exec killed when the server did not start from the entry, the
  * container still reported running): after a 137 it is asked again every 100 ms, for
- * STOP_REPORT_MS at most; after any other exit code once.
+ * STOP_REPORT_MS at most, and only a clear answer (running or not; gone counts as not) ends the
+ * wait early, not an inspect that failed; after any other exit code it is asked once.
  */
 async function stopped(containerId: string, execCode: number | null): Promise<boolean> {
-  const deadline = performance.now() + (execCode === 137 ? STOP_REPORT_MS : 0);
+  if (execCode !== 137) return !(await isRunning(containerId));
+  const deadline = performance.now() + STOP_REPORT_MS;
   for (;;) {
-    if (!(await isRunning(containerId))) return true;
-    if (performance.now() >= deadline) return false;
+    const r = await docker(['container', 'inspect', '--format', '{{.State.Running}}', containerId]);
+    if (r.exitCode === 0 && r.stdout.trim() === 'false') return true;
+    if (r.exitCode !== 0 && /No such (container|object)/i.test(r.stderr)) return true;
+    if (performance.now() >= deadline) return !(r.exitCode === 0 && r.stdout.trim() === 'true');
     await sleep(100);
   }
 }

@@ -1,11 +1,11 @@
 /**
- * Issue #35 (third hostile sweep), native mode, through the CLI in-process (runCli): settings the
- * server refuses together, a full state folder, `down` on a record that names a folder pg-tmpfs did
- * not make, database names over 63 bytes in `db` commands, and many parallel `db create` on a
- * small max_connections. Every row fails with the input named and leaves nothing
- * (tests/helpers/hostile-rows.ts). Docker mode's rows, and the settings refused before anything
- * starts (both modes), are in hostile-names-docker.test.ts; what both share in
- * tests/helpers/hostile-names.ts.
+ * Issue #35 (third hostile sweep), native mode, through the CLI in-process (runCli): settings
+ * another input or the project owns, refused before anything starts; settings the server refuses
+ * together; a full state folder; `down` on a record that names a folder pg-tmpfs did not make;
+ * database names over 63 bytes in `db` commands; many parallel `db create` on a small
+ * max_connections. Every row fails with the input named and leaves nothing
+ * (tests/helpers/hostile-rows.ts). Docker mode's rows are in hostile-names-docker.test.ts; what
+ * both share in tests/helpers/hostile-names.ts.
  */
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,11 +13,12 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { leftoverSnapshot } from '../helpers/infra.js';
-import { defineRefusedTogetherTests, SHORT } from '../helpers/hostile-names.js';
+import { defineRefusedBeforeStartTests, defineRefusedTogetherTests, SHORT } from '../helpers/hostile-names.js';
 import { cleanupCase, cli, NAME, newCase, plantRecord, stateEntries } from '../helpers/hostile-rows.js';
 
 afterEach(cleanupCase);
 
+defineRefusedBeforeStartTests('native');
 defineRefusedTogetherTests('native');
 
 describe('#35: a full state folder names the record and PG_TMPFS_STATE_DIR', () => {

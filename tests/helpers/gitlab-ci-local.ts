@@ -18,16 +18,16 @@ import { requireImages, ROOT } from './infra.js';
  * gitlab-ci-local's binary: installed by scripts/setup-test-infra.sh from
  * tests/tools/gitlab-ci-local/package-lock.json into the test cache (`$PG_TMPFS_TEST_CACHE`,
  * default ~/.cache/pg-tmpfs-test), in a folder named by the first 16 hex digits of the lock's
- * sha256, as the script names it. Not a devDependency: its re2 compiles C++ for over a minute on
+ * sha256, this Node's ABI and arch (its re2 is compiled for them), as the script names it. Not a devDependency: its re2 compiles C++ for over a minute on
  * every `npm ci`.
  */
 export const GITLAB_CI_LOCAL = join(
   process.env.PG_TMPFS_TEST_CACHE || join(homedir(), '.cache', 'pg-tmpfs-test'),
   'gitlab-ci-local',
-  createHash('sha256')
+  `${createHash('sha256')
     .update(readFileSync(join(ROOT, 'tests', 'tools', 'gitlab-ci-local', 'package-lock.json')))
     .digest('hex')
-    .slice(0, 16),
+    .slice(0, 16)}-node${process.versions.modules}-${process.arch}`,
   'node_modules',
   '.bin',
   'gitlab-ci-local',

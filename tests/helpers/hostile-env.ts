@@ -19,8 +19,14 @@ export interface UpJson {
   cacheHit: boolean;
 }
 
-/** The test process's environment without what the rows set (TZ and libpq's variables). */
-const BASE = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^PG|^TZ$/.test(k))) as Record<string, string>;
+/**
+ * The test process's environment without what the rows set (TZ and libpq's variables), keeping
+ * PG_TMPFS_TEST_LANE, which tells the lanes' checks whose processes these are (infra/lane.ts).
+ */
+const BASE = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^PG(?!_TMPFS_TEST_LANE$)|^TZ$/.test(k))) as Record<
+  string,
+  string
+>;
 
 let work = '';
 let names: string[] = [];

@@ -28,9 +28,13 @@ export function lanesRun(): boolean {
   return testLane() !== 'all';
 }
 
-/** True when this lane's leftover checks count what lives in Docker (containers, volumes). */
+/**
+ * True when this lane's leftover checks count what lives in Docker (containers, volumes): not in
+ * the native lane, nor in the isolated one (native files, and the benchmark, which checks its own).
+ */
 export function countsDocker(): boolean {
-  return testLane() !== 'native';
+  const lane = testLane();
+  return lane !== 'native' && lane !== 'isolated';
 }
 
 /** True when this lane's leftover checks count what lives on the host (folders, mounts, processes, segments, ports). */

@@ -62,7 +62,8 @@ function benchOwned(name: string): boolean {
 
 /** IDs of containers this project started (by label), running or not; while the lanes run, not the benchmark's. */
 export function ourContainers(): string[] {
-  return execFileSync('docker', ['ps', '-aq', '--filter', `label=${CONTAINER_LABEL}`, '--format', '{{.ID}} {{.Names}}'], {
+  // Not -q: the docker CLI ignores --format when --quiet is given.
+  return execFileSync('docker', ['ps', '-a', '--filter', `label=${CONTAINER_LABEL}`, '--format', '{{.ID}} {{.Names}}'], {
     encoding: 'utf8',
   })
     .split('\n')
