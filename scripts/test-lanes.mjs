@@ -208,7 +208,8 @@ const [docker, native, unit, checks, isolatedBeside] = await Promise.all([
   runLane('docker', ['--project', 'e2e-docker']),
   runLane('native', ['--project', 'e2e-native']),
   runLane('unit', ['--project', 'unit', '--project', 'bench']),
-  runCommand('checks', 'sh', ['-c', 'npm run -s typecheck && npm run -s lint && npm run -s check-dist']),
+  // At a lower priority: nothing in them waits on time, and the e2e lanes' deadlines do.
+  runCommand('checks', 'nice', ['-n', '10', 'sh', '-c', 'npm run -s typecheck && npm run -s lint && npm run -s check-dist']),
   isolate ? runIsolatedLane() : null,
 ]);
 if (stopping) process.exit(1);
