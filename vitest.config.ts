@@ -32,13 +32,11 @@ const DOCKER_LANE = [
   'hostile-validation',
   'kill-loop-docker',
   'native-majors',
-  'npm-registry',
   'registry',
   'schema-cache-docker',
   'schema-cache-postgres-only',
   'services-template',
   'woodpecker',
-  'workflow-lint',
 ];
 const NATIVE_LANE = [
   'action-npm',
@@ -51,6 +49,7 @@ const NATIVE_LANE = [
   'npm-keep-faults',
   'npm-package',
   'npm-ram',
+  'npm-registry',
   'platforms',
   'pool',
   'pool-holders',
@@ -58,6 +57,7 @@ const NATIVE_LANE = [
   'release',
   'schema-cache-frameworks',
   'schema-cache-native',
+  'workflow-lint',
 ];
 /**
  * Files that run in namespaces of their own with a /dev/shm and TMPDIR of their own

@@ -160,10 +160,14 @@ async function runIsolatedLane() {
   const tmp = mkdtempSync(join(tmpdir(), 'pg-tmpfs-lane-isolated-'));
   const args = [vitest, 'run', '--project', 'e2e-isolated', '--passWithNoTests', '--reporter=default', '--reporter=blob'];
   args.push(`--outputFile.blob=${join(blobs, 'isolated.json')}`, ...laneArgs);
+  // At nice 5: its files have the most room before the Docker lane, the longest, ends.
   const result = await runCommand(
     'isolated',
-    'unshare',
+    'nice',
     [
+      '-n',
+      '5',
+      'unshare',
       '--pid',
       '--fork',
       '--mount-proc',
@@ -208,8 +212,9 @@ const [docker, native, unit, checks, isolatedBeside] = await Promise.all([
   runLane('docker', ['--project', 'e2e-docker']),
   runLane('native', ['--project', 'e2e-native']),
   runLane('unit', ['--project', 'unit', '--project', 'bench']),
-  // At a lower priority: nothing in them waits on time, and the e2e lanes' deadlines do.
-  runCommand('checks', 'nice', ['-n', '10', 'sh', '-c', 'npm run -s typecheck && npm run -s lint && npm run -s check-dist']),
+  // At the lowest priority: nothing in them waits on time, and the e2e lanes' deadlines do; they
+  // take what CPU the lanes leave.
+  runCommand('checks', 'nice', ['-n', '19', 'sh', '-c', 'npm run -s typecheck && npm run -s lint && npm run -s check-dist']),
   isolate ? runIsolatedLane() : null,
 ]);
 if (stopping) process.exit(1);
