@@ -4,8 +4,10 @@
  * tests/helpers/kill-loop.ts (CLI up and up --no-wait, the action's main and wait steps; cold and
  * warm, a server build from npm fetched every try from a registry of the test's own; init files
  * and an init command; SIGKILL, SIGTERM, SIGINT and the runner's cancel), each followed by `down`
- * (or `up` again, then `down`) or the post step, and nothing may be left; and a pool's keeper, or
- * a backend of its server (a crash restart), killed while a client takes copies. The seed is
+ * (or `up` again, then `down`) or the post step, and nothing may be left; and a backend of a pool's
+ * server (a crash restart) killed while a client takes copies. It runs in the isolated lane
+ * (vitest.config.ts), so it starts no Docker-mode server: the pool's keeper killed (a Docker-mode
+ * pool) is in kill-loop-docker.test.ts. The seed is
  * printed; replay a failure with
  * `PG_TMPFS_KILL_SEED=S PG_TMPFS_KILL_FIRST=N PG_TMPFS_KILL_TRIES=1 npx vitest run tests/e2e/kill-loop-native.test.ts`,
  * or soak longer with `npm run soak:kills -- --tries 500`. It counts only what the loop's own
@@ -13,31 +15,10 @@
  */
 import { expect, it } from 'vitest';
 import { backendKillTry } from '../helpers/kill-backend.js';
-import { keeperKillTry } from '../helpers/kill-keeper.js';
 import { killLoopFile } from '../helpers/kill-loop-file.js';
 
 const loop = killLoopFile('native');
 const seed = loop.seed;
-
-/** PG_TMPFS_KEEPER_TRIES: tries of the keeper kill (default 3). */
-const keeperTries = Number(process.env.PG_TMPFS_KEEPER_TRIES ?? 3);
-
-// Each try: up with a pool (~5 s), the takes, down; 60 s each bounds it.
-it(
-  `the pool's keeper killed at a random moment while a client takes copies (${keeperTries} tries): the next take says so, down leaves nothing`,
-  { timeout: 60_000 * keeperTries },
-  async () => {
-    for (let n = 0; n < keeperTries; n++) {
-      const r = await keeperKillTry(loop.context(), seed, n);
-      console.log(
-        `keeper kill ${n} [seed ${seed}]: SIGKILL at ${r.killedAtMs} ms after ${r.takenBefore} copies; next take: ${r.failure.slice(0, 160)}; ${r.leaks.length ? `LEFT ${r.leaks.join('; ')}` : 'nothing left'}`,
-      );
-      expect(r.leaks, `seed ${seed}, keeper try ${n}`).toEqual([]);
-      expect(r.killedAtMs).toBeGreaterThanOrEqual(0);
-      expect(r.failure).toMatch(/^pg-tmpfs pool: the keeper of the pool of app is not running, so no copy is made/);
-    }
-  },
-);
 
 /** PG_TMPFS_BACKEND_TRIES: tries of the backend kill (default 3). */
 const backendTries = Number(process.env.PG_TMPFS_BACKEND_TRIES ?? 3);

@@ -290,7 +290,8 @@ describe('faults of the npm source: a clear error, nothing half made', () => {
           stdio: 'ignore',
         },
       );
-      for (let i = 0; i < 200 && npmProcesses().length === 0; i++) await sleep(50);
+      // Up to 60 s for its npm to start (10 s were not enough once, the test lanes loading both cores).
+      for (let i = 0; i < 1200 && npmProcesses().length === 0; i++) await sleep(50);
       expect(npmProcesses().length).toBeGreaterThan(0);
       child.kill('SIGKILL');
       await new Promise((resolve) => child.once('exit', resolve));

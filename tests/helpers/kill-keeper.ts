@@ -13,7 +13,7 @@ import pg from 'pg';
 import { procStat } from '../../src/processes.js';
 import { ROOT, TEST_IMAGES } from './infra.js';
 import { snapshot } from './kill-loop-leftovers.js';
-import { prng, type LoopContext } from './kill-loop-plan.js';
+import { KL, prng, type LoopContext } from './kill-loop-plan.js';
 
 const CLI = join(ROOT, 'dist', 'cli.js');
 
@@ -54,12 +54,12 @@ async function session<T>(connection: pg.ClientConfig, database: string, fn: (c:
 
 /**
  * One try: start with a pool, take copies while the keeper is killed, down, compare.
- * @param n the try's number (its draws, its name `klkeeper<n>`)
+ * @param n the try's number (its draws, its name `<KL>keeper<n>`: the loop's names)
  */
 export async function keeperKillTry(ctx: LoopContext, seed: number, n: number): Promise<KeeperKillResult> {
   const rand = prng((seed * 1000003 + n + 7919) >>> 0);
   const before = snapshot(ctx.work);
-  const name = `klkeeper${n}`;
+  const name = `${KL}keeper${n}`;
   const env = { ...process.env, PG_TMPFS_STATE_DIR: join(ctx.work, `state-keeper-${n}`) };
   const leaks: string[] = [];
   let killedAtMs = -1;
