@@ -38,15 +38,23 @@ export function dockerVolumeNames(env: NodeJS.ProcessEnv = process.env): string[
     (spawnSync('docker', args, { encoding: 'utf8', timeout: 60_000, env }).stdout ?? '')
       .split('\n')
       .filter((v) => v !== '' && !ACT_OWN_VOLUMES.includes(v));
-  const first = list();
-  if (!lanesRun() || first.length === 0) return first;
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, VOLUME_SETTLE_MS);
-  const again = new Set(list());
-  return first.filter((v) => again.has(v));
+  return lanesRun() ? settled(list, VOLUME_SETTLE_MS) : list();
 }
 
 /** How long a dangling volume must stay to count while the lanes run (dockerVolumeNames): 1500 ms. */
 const VOLUME_SETTLE_MS = 1500;
+
+/**
+ * What `list()` gives now and still gives `ms` later (a blocking wait, only when the first list is
+ * not empty): a leftover stays, while what another lane is removing at that moment goes.
+ */
+function settled(list: () => string[], ms: number): string[] {
+  const first = list();
+  if (first.length === 0) return first;
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+  const again = new Set(list());
+  return first.filter((x) => again.has(x));
+}
 
 /**
  * The names the benchmark gives its containers (`pgtbench-<run id>`). Its smoke test runs in the
@@ -110,8 +118,8 @@ export function nativeLeftovers(): string[] {
 export function liveProcesses(match: (argv: string[], pid: number) => boolean): ProcessInfo[] {
   return findProcesses(
     (pid) =>
-      (!lanesRun() || (inOurPidNamespace(pid) && ofOurLane(pid))) &&
-      match(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean), pid),
+      match(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean), pid) &&
+      (!lanesRun() || (inOurPidNamespace(pid) && ofOurLane(pid))),
   );
 }
 
@@ -138,11 +146,7 @@ export function leakedDsmFiles(): string[] {
     }
     return files.filter((n) => !mapped.has(n)).map((n) => `dsm /dev/shm/${n}`);
   };
-  const first = list();
-  if (first.length === 0) return first;
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, DSM_SETTLE_MS);
-  const again = new Set(list());
-  return first.filter((f) => again.has(f));
+  return settled(list, DSM_SETTLE_MS);
 }
 
 /** How long an unmapped DSM file must stay to count (leakedDsmFiles): 300 ms. */
