@@ -225,7 +225,9 @@ export async function runJobShape(ctx: Context): Promise<void> {
       'container-name': `${ctx.prefix}-jobwarm`,
       'cache-dir': cacheDir,
     });
-    const docker = { mode: 'docker', image: ref, port: '0' };
+    // Named with the run's prefix, as every container of the benchmark is: the test lanes' checks
+    // and the run's own safety net know its containers by it.
+    const docker = { mode: 'docker', image: ref, port: '0', 'container-name': `${ctx.prefix}-jobdocker` };
     const native = { mode: 'native', 'postgres-version': major, port: '0', 'cache-dir': cacheDir };
     const pulled =
       (fn: Timed): Timed =>
